@@ -1,0 +1,96 @@
+import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { parse } from 'yaml';
+import { fromRoot } from '../paths.ts';
+
+/** A JSON Schema (2020-12) node as it appears in `schemas/openapi.yaml`, including the OpenAPI `xml` object. */
+export interface SchemaNode {
+  $ref?: string;
+  type?: string;
+  description?: string;
+  pattern?: string;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  format?: string;
+  const?: unknown;
+  properties?: Record<string, SchemaNode>;
+  items?: SchemaNode;
+  xml?: { name?: string; wrapped?: boolean };
+  [keyword: string]: unknown;
+}
+
+export interface ParameterObject {
+  $ref?: string;
+  name: string;
+  in: 'query' | 'header' | 'path' | 'cookie';
+  description?: string;
+  schema: SchemaNode;
+}
+
+export interface MediaTypeObject {
+  schema?: SchemaNode;
+}
+
+export interface OperationObject {
+  operationId: string;
+  summary: string;
+  'x-section': string;
+  parameters?: ParameterObject[];
+  requestBody?: { description?: string; content: Record<string, MediaTypeObject> };
+  responses: Record<string, { description: string; content?: Record<string, MediaTypeObject> }>;
+}
+
+export interface OpenApiDocument {
+  openapi: string;
+  info: { title: string; version: string };
+  paths: Record<string, Partial<Record<'get' | 'post' | 'put' | 'patch' | 'delete', OperationObject>>>;
+  components: {
+    schemas: Record<string, SchemaNode>;
+    parameters: Record<string, ParameterObject>;
+    securitySchemes: Record<string, { type: string; in: string; name: string }>;
+  };
+}
+
+export const OPENAPI_PATH = fromRoot('schemas', 'openapi.yaml');
+
+let cached: OpenApiDocument | undefined;
+
+/** The contract, parsed once per process. */
+export function openApi(): OpenApiDocument {
+  cached ??= parse(readFileSync(OPENAPI_PATH, 'utf8')) as OpenApiDocument;
+  return cached;
+}
+
+/** Resolves a local `#/components/...` reference; other references are not used in this contract. */
+export function resolveRef<T>(ref: string): T {
+  if (!ref.startsWith('#/')) throw new Error(`Only local references are supported, got ${ref}`);
+  let node: unknown = openApi();
+  for (const part of ref.slice(2).split('/')) {
+    node = (node as Record<string, unknown>)[part];
+    if (node === undefined) throw new Error(`Unresolvable reference ${ref}`);
+  }
+  return node as T;
+}
+
+/** Follows `$ref` (keeping sibling keywords such as `xml`, which OpenAPI 3.1 allows next to `$ref`). */
+export function deref(node: SchemaNode): SchemaNode {
+  if (!node.$ref) return node;
+  const { $ref, ...siblings } = node;
+  return { ...deref(resolveRef<SchemaNode>($ref)), ...siblings };
+}
+
+export function componentName(ref: string): string {
+  return ref.slice(ref.lastIndexOf('/') + 1);
+}
+
+/** The name of the subscription-key header, from the security scheme. */
+export function subscriptionKeyHeader(): string {
+  return openApi().components.securitySchemes.subscriptionKey.name;
+}
+
+/** SHA-256 of a file, for report metadata (document and schema digests). */
+export function digestOf(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}

@@ -1,0 +1,72 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import * as addFormatsModule from 'ajv-formats';
+import type { ResourceName } from './json-schema.ts';
+import { componentNames, schemaFileName, standaloneSchema } from './json-schema.ts';
+import { readFileSync } from 'node:fs';
+import { fromRoot } from '../paths.ts';
+import type { SchemaNode } from './openapi.ts';
+
+// ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
+type AddFormats = (ajv: Ajv2020, formats: string[]) => Ajv2020;
+const addFormats = (addFormatsModule as unknown as { default: AddFormats }).default;
+
+/** One reason a value does not satisfy the contract, with the JSON pointer of the offending value. */
+export interface SchemaViolation {
+  path: string;
+  message: string;
+  keyword: string;
+}
+
+export function createAjv(): Ajv2020 {
+  // `unicode: true` (the default) makes minLength/maxLength count code points, as the readings require.
+  const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, unicodeRegExp: true });
+  addFormats(ajv, ['int32']);
+  ajv.addKeyword({ keyword: 'xml', schemaType: 'object' });
+  for (const name of componentNames()) ajv.addSchema(standaloneSchema(name));
+  return ajv;
+}
+
+/** Reads a JSON Schema of `schemas/` that is kept by hand (target profile, report, scenario). */
+export function handWrittenSchema(file: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(fromRoot('schemas', file), 'utf8')) as Record<string, unknown>;
+}
+
+const ajv = createAjv();
+const compiled = new Map<string, ValidateFunction>();
+
+function toViolations(errors: ErrorObject[] | null | undefined): SchemaViolation[] {
+  return (errors ?? []).map((e) => ({ path: e.instancePath || '/', message: e.message ?? e.keyword, keyword: e.keyword }));
+}
+
+function byId(id: string): ValidateFunction {
+  let validate = compiled.get(id);
+  if (!validate) {
+    validate = ajv.getSchema(id) ?? ajv.compile(handWrittenSchema(id));
+    compiled.set(id, validate);
+  }
+  return validate;
+}
+
+/** Validates a value against one resource of section 2. An empty list means valid. */
+export function validateResource(resource: ResourceName, value: unknown): SchemaViolation[] {
+  const validate = byId(schemaFileName(resource));
+  return validate(value) ? [] : toViolations(validate.errors);
+}
+
+/** Validates a value against a hand-kept schema of `schemas/` by file name (e.g. target-profile.schema.json). */
+export function validateWith(schemaFile: string, value: unknown): SchemaViolation[] {
+  const validate = byId(schemaFile);
+  return validate(value) ? [] : toViolations(validate.errors);
+}
+
+/** Validates a value against an arbitrary (dereferenced) schema node, e.g. a query parameter's schema. */
+export function validateNode(node: SchemaNode, value: unknown): SchemaViolation[] {
+  const key = JSON.stringify(node);
+  let validate = compiled.get(key);
+  if (!validate) {
+    validate = ajv.compile(node);
+    compiled.set(key, validate);
+  }
+  return validate(value) ? [] : toViolations(validate.errors);
+}
