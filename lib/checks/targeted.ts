@@ -1,0 +1,261 @@
+import type { OperationId } from '../contract/operations.ts';
+import { methodsOnPath, operation } from '../contract/operations.ts';
+import { describeAnswer, statusOf } from './answer.ts';
+import type { Check, JudgeInput, Judgement, Level } from './types.ts';
+
+/**
+ * Checks a case asks for, with parameters: each says which status (or answer) the document requires
+ * for the request the case built. Every one of them fails on a missing answer.
+ */
+
+/** Parameters shared by targeted checks: what the request was built to show, for the report. */
+export interface Because {
+  /** One line: why this answer is expected (e.g. 'agencyCode "1234" is 4 characters, the limit is exactly 3'). */
+  because: string;
+  /** Sections to report instead of the check's own (e.g. the field's sections for a limit). */
+  sections?: string[];
+}
+
+function opSection(opId: OperationId | null): string {
+  return opId ? operation(opId).section : '?';
+}
+
+function statusCheck<P extends Because>(
+  id: string,
+  level: Level,
+  sections: string[],
+  description: string,
+  allowed: (input: JudgeInput<P>) => { statuses: number[]; label: string },
+): Check<P> {
+  return {
+    id,
+    level,
+    sections,
+    description,
+    scope: 'targeted',
+    judge(input): Judgement {
+      const { statuses, label } = allowed(input);
+      const expected = `${label} because ${input.params.because}`;
+      const status = statusOf(input.exchange);
+      if (status === null) return { verdict: 'fail', expected, received: describeAnswer(input.exchange) };
+      return { verdict: statuses.includes(status) ? 'pass' : 'fail', expected, received: describeAnswer(input.exchange) };
+    },
+  };
+}
+
+/** Section 4: a valid request on existing data gets the documented success status. */
+export const success = statusCheck<Because>(
+  'status.success',
+  'spec',
+  ['4'],
+  'A valid request on data that exists gets the documented success status (200 for the run notification, 204 for the others).',
+  ({ operation: opId }) => {
+    const status = opId ? operation(opId).successStatus : 200;
+    return { statuses: [status], label: `${status} (section ${opSection(opId)})` };
+  },
+);
+
+/** Sections 4.2-4.4 and 7: 404 when the ISWC or the submission is not found. */
+export const notFound = statusCheck<Because>(
+  'status.not-found',
+  'spec',
+  ['4.2', '4.3', '4.4', '7'],
+  'A request naming an ISWC or a submission that does not exist gets 404.',
+  ({ operation: opId }) => ({ statuses: [404], label: `404 (section ${opSection(opId)}, 7)` }),
+);
+
+/** Section 5: every operation requires the subscription key; 4.1 documents 401 for the run notification. */
+export const authRequired = statusCheck<Because>(
+  'auth.required',
+  'spec',
+  ['5', '4.1'],
+  'A request without the key, or with a wrong key, is refused: 401 on the run notification, 401 or 403 on the others.',
+  ({ operation: opId }) =>
+    opId === 'notifyAgentRun' ? { statuses: [401], label: '401 (sections 4.1, 5.2)' } : { statuses: [401, 403], label: '401 or 403 (section 5; the answer is not shown for this operation)' },
+);
+
+/** Sections 2 and 8: a value past a stated limit is a bad request. */
+export const limitRejected = statusCheck<Because>(
+  'limit.rejected',
+  'spec',
+  ['8'],
+  'A value one past a stated limit (length, pattern, 32-bit range) is refused with 400.',
+  () => ({ statuses: [400], label: '400 (section 8)' }),
+);
+
+export interface AcceptParams extends Because {
+  /** The request names data that may not exist: any answer but 400 (and 5xx) counts as acceptance. */
+  mayNotExist: boolean;
+}
+
+/** Sections 2 and 8: a value at a stated limit is accepted. */
+export const limitAccepted: Check<AcceptParams> = {
+  id: 'limit.accepted',
+  level: 'spec',
+  sections: ['8'],
+  description: 'A value at a stated limit is accepted: the success status, or where the named data may not exist, any documented answer but 400.',
+  scope: 'targeted',
+  judge({ operation: opId, exchange, params }) {
+    const status = statusOf(exchange);
+    const op = opId ? operation(opId) : null;
+    if (!params.mayNotExist) {
+      const want = op?.successStatus ?? 200;
+      const expected = `${want} because ${params.because}`;
+      return { verdict: status === want ? 'pass' : 'fail', expected, received: describeAnswer(exchange) };
+    }
+    const expected = `any documented answer but 400 because ${params.because}`;
+    const ok = status !== null && status !== 400 && status < 500;
+    return { verdict: ok ? 'pass' : 'fail', expected, received: describeAnswer(exchange) };
+  },
+};
+
+/** Section 2 (reading): a JSON value of the wrong type for its field is a bad request. */
+export const typeRejected = statusCheck<Because>(
+  'type.rejected',
+  'spec',
+  ['2.1', '2.3', '2.4', '7'],
+  'A value of the wrong type for its field (number as string, fraction for an int32, array or object for a scalar, a body that is not an object) is refused with 400.',
+  () => ({ statuses: [400], label: '400 (sections 2, 7)' }),
+);
+
+/** Section 7: a body that is not the resource at all (malformed JSON or XML, wrong XML root) is a bad request. */
+export const malformedRejected = statusCheck<Because>(
+  'body.malformed',
+  'spec',
+  ['2.1', '2.3', '7'],
+  'A malformed JSON or XML body, or XML with another root element than the document names, is refused with 400.',
+  () => ({ statuses: [400], label: '400 (section 7)' }),
+);
+
+/** Section 4: Content-Type is optional, so a body without it is still understood. */
+export const contentTypeOptional = statusCheck<Because>(
+  'content-type.optional',
+  'spec',
+  ['4.1', '4.2'],
+  'A JSON or XML body sent without Content-Type (optional, section 4) is understood: the documented success status.',
+  ({ operation: opId }) => {
+    const status = opId ? operation(opId).successStatus : 200;
+    return { statuses: [status], label: `${status} (section 4: Content-Type is optional)` };
+  },
+);
+
+/** Section 3: a successful merge makes the merged metadata part of the preferred ISWC (demergeable). */
+export const outcomeMerge = statusCheck<Because>(
+  'outcome.merge',
+  'spec',
+  ['3', '4.2', '4.4'],
+  'After a successful merge, the merged agency work can be demerged from the preferred ISWC (204).',
+  () => ({ statuses: [204], label: '204 (sections 3, 4.4)' }),
+);
+
+/** Section 3: a successful demerge removes the metadata, so repeating it finds nothing. */
+export const outcomeDemerge = statusCheck<Because>(
+  'outcome.demerge',
+  'spec',
+  ['3', '4.4'],
+  'After a successful demerge, the same demerge gets 404: the metadata is gone.',
+  () => ({ statuses: [404], label: '404 (sections 3, 4.4)' }),
+);
+
+/** Section 3: a successful delete removes the submission, so repeating it finds nothing. */
+export const outcomeDelete = statusCheck<Because>(
+  'outcome.delete',
+  'spec',
+  ['3', '4.3'],
+  'After a successful submission delete, the same delete gets 404: the submission is gone.',
+  () => ({ statuses: [404], label: '404 (sections 3, 4.3)' }),
+);
+
+/** Section 2.5: a submission is identified by preferred ISWC, agency, work code and source database together. */
+export const outcomeIdentity = statusCheck<Because>(
+  'outcome.identity',
+  'spec',
+  ['2.5', '4.3'],
+  'A delete naming another source database leaves the submission in place: deleting it afterwards still succeeds (204).',
+  () => ({ statuses: [204], label: '204 (section 2.5: the submission is identified by all four values)' }),
+);
+
+export interface MethodParams extends Because {
+  path: string;
+}
+
+/** RFC 9110 section 15.5.6: 405 lists the allowed methods in Allow. */
+export const methodNotAllowed: Check<MethodParams> = {
+  id: 'http.method-not-allowed',
+  level: 'http',
+  sections: ['RFC 9110 §15.5.6', 'RFC 9110 §10.2.1'],
+  description: 'A method the document does not define on a documented path gets 405 with an Allow header naming the documented methods.',
+  scope: 'targeted',
+  judge({ exchange, params }) {
+    const methods = methodsOnPath(params.path);
+    const expected = `405 with Allow: ${methods.join(', ')} because ${params.because}`;
+    const status = statusOf(exchange);
+    if (status !== 405) return { verdict: 'fail', expected, received: describeAnswer(exchange) };
+    const allow = exchange.response?.headers.allow;
+    if (!allow) return { verdict: 'fail', expected, received: '405 without an Allow header' };
+    const listed = allow.split(',').map((m) => m.trim().toUpperCase());
+    const missing = methods.filter((m) => !listed.includes(m));
+    return missing.length > 0
+      ? { verdict: 'fail', expected, received: `405 with Allow: ${allow} (missing ${missing.join(', ')})` }
+      : { verdict: 'pass', expected, received: `405 with Allow: ${allow}` };
+  },
+};
+
+/** RFC 9110 section 15.5.5: a path the API does not have is not found. */
+export const unknownPath = statusCheck<Because>(
+  'http.unknown-path',
+  'http',
+  ['RFC 9110 §15.5.5'],
+  'A path the document does not define gets 404.',
+  () => ({ statuses: [404], label: '404' }),
+);
+
+/** RFC 9110 section 15.5.16: a body in a media type the API does not take is refused. */
+export const unsupportedMediaType = statusCheck<Because>(
+  'http.unsupported-media-type',
+  'http',
+  ['RFC 9110 §15.5.16'],
+  'A body in a media type other than JSON or XML is refused with 415 or 400.',
+  () => ({ statuses: [415, 400], label: '415 or 400' }),
+);
+
+/** RFC 9110 section 15.5.14: an oversized body is refused, or taken, but never breaks the server. */
+export const payloadTooLarge: Check<Because> = {
+  id: 'http.payload-too-large',
+  level: 'http',
+  sections: ['RFC 9110 §15.5.14'],
+  description: 'An oversized body is refused with 413 or 400 (the connection may be closed), or taken with a documented answer; never 5xx.',
+  scope: 'targeted',
+  judge({ operation: opId, exchange, params }) {
+    const expected = `413 or 400, or a documented answer, because ${params.because}`;
+    const status = statusOf(exchange);
+    if (status === null) {
+      const closed = exchange.error?.code === 'CONNECTION_RESET';
+      return { verdict: closed ? 'pass' : 'fail', expected, received: describeAnswer(exchange) };
+    }
+    const documented = opId ? operation(opId).statuses : [];
+    const ok = status === 413 || status === 400 || documented.includes(status);
+    return { verdict: ok ? 'pass' : 'fail', expected, received: describeAnswer(exchange) };
+  },
+};
+
+export interface EntityParams extends Because {
+  /** The text the declared entity stands for: it must never come back in an answer. */
+  marker: string;
+}
+
+/** Safe handling (XXE): entities declared in a DOCTYPE are never expanded. */
+export const xmlEntities: Check<EntityParams> = {
+  id: 'http.xml-entities',
+  level: 'http',
+  sections: ['RFC 9110 §17', 'OWASP XXE'],
+  description: 'XML with a DOCTYPE declaring entities is refused or taken without expanding them (the entity text never comes back).',
+  scope: 'targeted',
+  judge({ exchange, params }) {
+    const expected = `400, or an answer without the entity's text, because ${params.because}`;
+    const status = statusOf(exchange);
+    if (status === null) return { verdict: 'fail', expected, received: describeAnswer(exchange) };
+    const leaked = exchange.response?.body.includes(params.marker) ?? false;
+    return { verdict: leaked || status >= 500 ? 'fail' : 'pass', expected, received: describeAnswer(exchange) };
+  },
+};

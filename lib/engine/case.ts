@@ -1,0 +1,68 @@
+import type { Check, CheckExecution } from '../checks/types.ts';
+import type { Format } from '../codec/index.ts';
+import type { OperationId } from '../contract/operations.ts';
+import type { Exchange, RequestSpec } from '../http/types.ts';
+import type { DisposableKind, TargetProfile } from '../profile/types.ts';
+
+/** The format a case is run in: a body format, or 'none' for operations without a body. */
+export type CaseFormat = Format | 'none';
+
+/** A targeted check with the parameters this request gives it. */
+export interface Expectation {
+  check: Check<never>;
+  params: unknown;
+}
+
+/** Typed constructor for an expectation (keeps check and params in step). */
+export function expectCheck<P>(check: Check<P>, params: P): Expectation {
+  return { check: check as unknown as Check<never>, params };
+}
+
+export interface Step {
+  /** Short label shown in reports: 'merge profile entry', 'repeat demerge'. */
+  label: string;
+  operation: OperationId | null;
+  request: RequestSpec;
+  expect: Expectation[];
+  /** Statuses that are documented answers for this request beyond the operation's (401/403 for auth probes). */
+  extraStatuses?: number[];
+  /** A request outside the document (other method, oversized body, other media type): judged at `http` level only. */
+  outsideDocument?: boolean;
+}
+
+export interface CaseInput {
+  format: CaseFormat;
+  profile: TargetProfile;
+  /** Disposable entries given to this case (in claim order), when it claims any. */
+  entries: Partial<Record<DisposableKind, unknown[]>>;
+}
+
+/** What a case can do while it runs. */
+export interface CaseContext extends CaseInput {
+  send(step: Step): Promise<Exchange>;
+}
+
+/**
+ * A case: one request or a short chain of requests that shows one thing about the API, with the checks
+ * that judge its answers. Cases are data plus a small run function; the runner (Playwright, or the
+ * in-process self-check) loops over them.
+ */
+export interface CaseDef {
+  /** Stable id, e.g. `merge.limit.rejected.agencyWorks[].agencyCode.above-max`. */
+  id: string;
+  title: string;
+  operation: OperationId | null;
+  formats: readonly CaseFormat[];
+  tags: readonly string[];
+  /** Targeted check ids this case runs (every-exchange checks always run too). */
+  checks: readonly string[];
+  /** Disposable entries consumed per format. A case with claims is destructive. */
+  claims?: ReadonlyArray<{ kind: DisposableKind; count: number }>;
+  /** Requests that may change data even on a conforming server (beyond consuming claims). */
+  changesData?: boolean;
+  /** Number of requests the case sends (for plans). */
+  requests: number;
+  run(ctx: CaseContext): Promise<void>;
+}
+
+export type { CheckExecution };

@@ -1,0 +1,122 @@
+import * as targeted from '../../checks/targeted.ts';
+import type { Format } from '../../codec/index.ts';
+import { documentedPaths, methodsOnPath, operation } from '../../contract/operations.ts';
+import type { TargetProfile } from '../../profile/types.ts';
+import type { CaseDef } from '../case.ts';
+import { expectCheck } from '../case.ts';
+import { bodyRequest, rawBodyRequest } from '../requests.ts';
+import { existingIswc, queryFor, validAgentRun } from '../templates.ts';
+
+const RUN = 'notifyAgentRun';
+const MERGE = 'mergeIswcMetadata';
+/** Size of the oversized body: larger than any sensible cap for these small resources. */
+const OVERSIZED_BYTES = 2 * 1024 * 1024;
+const ENTITY_MARKER = 'ISWC-CONFORMANCE-ENTITY-7f3a';
+
+/** `http`-level cases: requests outside the document, judged against RFC 9110 and safe handling. */
+export function httpCases(profile: TargetProfile): CaseDef[] {
+  const unusedMethod = (path: string) => ['PUT', 'PATCH', 'GET', 'POST', 'DELETE'].find((m) => !methodsOnPath(path).includes(m as never)) ?? 'PUT';
+  return [
+    ...documentedPaths().map(
+      (path): CaseDef => ({
+        id: `http.method-not-allowed.${path}`,
+        title: `${unusedMethod(path)} ${path}: 405 with Allow`,
+        operation: null,
+        formats: ['none'],
+        tags: ['@http'],
+        checks: [targeted.methodNotAllowed.id],
+        requests: 1,
+        async run(ctx) {
+          await ctx.send({
+            label: `${unusedMethod(path)} ${path}`,
+            operation: null,
+            request: { method: unusedMethod(path), path, auth: 'key' },
+            expect: [expectCheck(targeted.methodNotAllowed, { path, because: `the document defines only ${methodsOnPath(path).join(', ')} on ${path}` })],
+          });
+        },
+      }),
+    ),
+    {
+      id: 'http.unknown-path',
+      title: 'GET an unknown path: 404',
+      operation: null,
+      formats: ['none'],
+      tags: ['@http'],
+      checks: [targeted.unknownPath.id],
+      requests: 1,
+      async run(ctx) {
+        const path = '/iswc-conformance/no-such-resource';
+        await ctx.send({ label: `GET ${path}`, operation: null, outsideDocument: true, request: { method: 'GET', path, auth: 'key' }, expect: [expectCheck(targeted.unknownPath, { because: `the document defines no ${path}` })] });
+      },
+    },
+    {
+      id: 'http.unsupported-media-type',
+      title: 'A CSV body: 415 or 400',
+      operation: RUN,
+      formats: ['none'],
+      tags: ['@http'],
+      checks: [targeted.unsupportedMediaType.id],
+      requests: 2,
+      async run(ctx) {
+        const csv = 'agencyCode,runId\n128,x\n';
+        await ctx.send({
+          label: 'run notification as text/csv',
+          operation: RUN,
+          outsideDocument: true,
+          request: rawBodyRequest(RUN, 'json', csv, { contentType: 'text/csv' }),
+          expect: [expectCheck(targeted.unsupportedMediaType, { because: 'the document takes JSON or XML bodies only (section 4.1)' })],
+        });
+        await ctx.send({
+          label: 'merge as text/csv',
+          operation: MERGE,
+          outsideDocument: true,
+          request: rawBodyRequest(MERGE, 'json', csv, { contentType: 'text/csv', query: queryFor(MERGE, { preferredIswc: existingIswc(profile), agency: profile.agency }) }),
+          expect: [expectCheck(targeted.unsupportedMediaType, { because: 'the document takes JSON or XML bodies only (section 4.2)' })],
+        });
+      },
+    },
+    {
+      id: 'http.payload-too-large',
+      title: `A ${OVERSIZED_BYTES / 1024 / 1024} MiB run notification: 413 or 400, never 5xx`,
+      operation: RUN,
+      formats: ['json', 'xml'],
+      tags: ['@http'],
+      checks: [targeted.payloadTooLarge.id],
+      requests: 1,
+      async run(ctx) {
+        const format: Format = ctx.format === 'xml' ? 'xml' : 'json';
+        // Valid body padded with insignificant whitespace, so a server that takes it stores nothing odd.
+        const body = `${bodyRequest(RUN, format, validAgentRun(profile)).body as string}${' '.repeat(OVERSIZED_BYTES)}`;
+        await ctx.send({
+          label: `${OVERSIZED_BYTES} bytes`,
+          operation: RUN,
+          outsideDocument: true,
+          request: rawBodyRequest(RUN, format, body),
+          expect: [expectCheck(targeted.payloadTooLarge, { because: `the body is ${OVERSIZED_BYTES} bytes of which all but a few hundred are padding` })],
+        });
+      },
+    },
+    {
+      id: 'http.xml-entities',
+      title: 'XML with a DOCTYPE declaring an entity: refused or not expanded',
+      operation: RUN,
+      formats: ['xml'],
+      tags: ['@http', '@security'],
+      checks: [targeted.xmlEntities.id],
+      requests: 1,
+      async run(ctx) {
+        const root = operation(RUN).body?.xmlRoot ?? 'AgentRun';
+        const valid = bodyRequest(RUN, 'xml', { ...validAgentRun(profile), runId: 'RUNID' }).body as string;
+        const body = valid
+          .replace('<?xml version="1.0" encoding="UTF-8"?>', `<?xml version="1.0" encoding="UTF-8"?><!DOCTYPE ${root} [<!ENTITY m "${ENTITY_MARKER}">]>`)
+          .replace('RUNID', '&m;');
+        await ctx.send({
+          label: 'DOCTYPE with an internal entity in runId',
+          operation: RUN,
+          request: rawBodyRequest(RUN, 'xml', body),
+          expect: [expectCheck(targeted.xmlEntities, { marker: ENTITY_MARKER, because: 'entities must never be expanded (XXE); the document names no DOCTYPE' })],
+        });
+      },
+    },
+  ];
+}

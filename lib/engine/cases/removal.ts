@@ -1,0 +1,192 @@
+import * as observed from '../../checks/observed.ts';
+import * as targeted from '../../checks/targeted.ts';
+import { operation } from '../../contract/operations.ts';
+import { withWrongCheckDigit } from '../../domain/iswc.ts';
+import type { DemergeEntry, SubmissionEntry, TargetProfile } from '../../profile/types.ts';
+import type { CaseDef } from '../case.ts';
+import { expectCheck } from '../case.ts';
+import { queryRequest } from '../requests.ts';
+import { REASON_CODE, baseQuery, existingIswc, queryFor, sampleWorkCode, unknownIswc } from '../templates.ts';
+
+const DELETE = 'deleteSubmission';
+const DEMERGE = 'demergeIswcMetadata';
+
+function submissionQuery(s: SubmissionEntry, sourceDb = s.sourceDb) {
+  return queryFor(DELETE, { preferredIswc: s.preferredIswc, agency: s.agency, workcode: s.workcode, sourceDb, reasonCode: REASON_CODE });
+}
+
+/** Submission delete (4.3) and demerge (4.4): operations without a body, run once ('none' format). */
+export function removalCases(profile: TargetProfile): CaseDef[] {
+  const del = operation(DELETE);
+  const dem = operation(DEMERGE);
+  const authCases = (opId: typeof DELETE | typeof DEMERGE): CaseDef[] =>
+    (['none', 'wrong'] as const).map((auth) => ({
+      id: `${opId === DELETE ? 'delete' : 'demerge'}.auth.${auth}`,
+      title: `${operation(opId).method} ${operation(opId).path} with ${auth === 'none' ? 'no' : 'a wrong'} key: refused (401 or 403)`,
+      operation: opId,
+      formats: ['none'],
+      tags: ['@smoke', '@auth'],
+      checks: [targeted.authRequired.id, observed.observedAuthAnswer.id],
+      requests: 1,
+      async run(ctx) {
+        await ctx.send({
+          label: `${auth === 'none' ? 'missing' : 'wrong'} key`,
+          operation: opId,
+          request: queryRequest(opId, queryFor(opId, baseQuery(opId, profile, unknownIswc(profile))), { auth }),
+          expect: [
+            expectCheck(targeted.authRequired, { because: `the subscription key is ${auth === 'none' ? 'missing' : 'wrong'} (section 5.1)` }),
+            expectCheck(observed.observedAuthAnswer, { because: `${operation(opId).summary} with ${auth === 'none' ? 'no' : 'a wrong'} key` }),
+          ],
+        });
+      },
+    }));
+  return [
+    {
+      id: 'delete.success-then-repeat',
+      title: `DELETE ${del.path}: a profile submission deletes (204); a repeat gets 404 @smoke @destructive`,
+      operation: DELETE,
+      formats: ['none'],
+      tags: ['@smoke', '@destructive'],
+      checks: [targeted.success.id, targeted.outcomeDelete.id],
+      claims: [{ kind: 'submissions', count: 1 }],
+      requests: 2,
+      async run(ctx) {
+        const s = ctx.entries.submissions?.[0] as SubmissionEntry | undefined;
+        if (!s) throw new Error('no submission entry allocated');
+        const request = queryRequest(DELETE, submissionQuery(s));
+        await ctx.send({ label: 'delete profile submission', operation: DELETE, request, expect: [expectCheck(targeted.success, { because: `the target profile lists this submission (section ${del.section})` })] });
+        await ctx.send({ label: 'repeat the delete', operation: DELETE, request, expect: [expectCheck(targeted.outcomeDelete, { because: 'the delete just removed this submission (section 3)' })] });
+      },
+    },
+    {
+      id: 'delete.wrong-source-db',
+      title: `DELETE ${del.path} naming another sourceDb: 404, and the submission is still there (204) @destructive`,
+      operation: DELETE,
+      formats: ['none'],
+      tags: ['@destructive'],
+      checks: [targeted.notFound.id, targeted.outcomeIdentity.id],
+      claims: [{ kind: 'submissions', count: 1 }],
+      requests: 2,
+      async run(ctx) {
+        const s = ctx.entries.submissions?.[0] as SubmissionEntry | undefined;
+        if (!s) throw new Error('no submission entry allocated');
+        const other = s.sourceDb === 300 ? 301 : 300;
+        await ctx.send({
+          label: `delete with sourceDb ${other}`,
+          operation: DELETE,
+          request: queryRequest(DELETE, submissionQuery(s, other)),
+          expect: [expectCheck(targeted.notFound, { because: `no submission has sourceDb ${other}; the profile's has ${s.sourceDb} (sections 2.5, 4.3)`, sections: ['2.5', '4.3'] })],
+        });
+        await ctx.send({
+          label: 'delete with the right sourceDb',
+          operation: DELETE,
+          request: queryRequest(DELETE, submissionQuery(s)),
+          expect: [expectCheck(targeted.outcomeIdentity, { because: 'the delete naming another sourceDb must have left this submission in place (section 2.5)' })],
+        });
+      },
+    },
+    {
+      id: 'delete.unknown',
+      title: `DELETE ${del.path} of submissions that do not exist: 404 @smoke`,
+      operation: DELETE,
+      formats: ['none'],
+      tags: ['@smoke'],
+      checks: [targeted.notFound.id],
+      requests: 2,
+      async run(ctx) {
+        await ctx.send({
+          label: 'unknown preferred ISWC',
+          operation: DELETE,
+          request: queryRequest(DELETE, queryFor(DELETE, baseQuery(DELETE, profile, unknownIswc(profile)))),
+          expect: [expectCheck(targeted.notFound, { because: `${unknownIswc(profile)} does not exist (section ${del.section})` })],
+        });
+        await ctx.send({
+          label: 'work code never submitted',
+          operation: DELETE,
+          request: queryRequest(DELETE, queryFor(DELETE, baseQuery(DELETE, profile))),
+          expect: [expectCheck(targeted.notFound, { because: `no submission of ${sampleWorkCode(profile)} exists on ${existingIswc(profile)} (section ${del.section})` })],
+        });
+      },
+    },
+    {
+      id: 'delete.observed',
+      title: `DELETE ${del.path} with points the document leaves open (observed)`,
+      operation: DELETE,
+      formats: ['none'],
+      tags: ['@observed'],
+      checks: [observed.observedReasonCode.id, observed.observedIswcHandling.id],
+      requests: 4,
+      async run(ctx) {
+        const base = baseQuery(DELETE, profile);
+        const steps = [
+          { label: 'no reasonCode', query: { ...base, reasonCode: undefined }, check: observed.observedReasonCode },
+          { label: 'blank reasonCode', query: { ...base, reasonCode: ' ' }, check: observed.observedReasonCode },
+          { label: 'malformed preferredIswc', query: { ...base, preferredIswc: 't123' }, check: observed.observedIswcHandling },
+          { label: 'preferredIswc with a wrong check digit', query: { ...base, preferredIswc: withWrongCheckDigit(existingIswc(profile)) }, check: observed.observedIswcHandling },
+        ];
+        for (const s of steps) {
+          await ctx.send({ label: s.label, operation: DELETE, request: queryRequest(DELETE, queryFor(DELETE, s.query)), expect: [expectCheck(s.check, { because: `submission delete: ${s.label}` })] });
+        }
+      },
+    },
+    ...authCases(DELETE),
+    {
+      id: 'demerge.success-then-repeat',
+      title: `DELETE ${dem.path}: profile metadata demerges (204); a repeat gets 404 @smoke @destructive`,
+      operation: DEMERGE,
+      formats: ['none'],
+      tags: ['@smoke', '@destructive'],
+      checks: [targeted.success.id, targeted.outcomeDemerge.id],
+      claims: [{ kind: 'demerges', count: 1 }],
+      requests: 2,
+      async run(ctx) {
+        const d = ctx.entries.demerges?.[0] as DemergeEntry | undefined;
+        if (!d) throw new Error('no demerge entry allocated');
+        const request = queryRequest(DEMERGE, queryFor(DEMERGE, { preferredIswc: d.preferredIswc, agency: d.agency, workcode: d.workcode }));
+        await ctx.send({ label: 'demerge profile metadata', operation: DEMERGE, request, expect: [expectCheck(targeted.success, { because: `the target profile lists this metadata as merged (section ${dem.section})` })] });
+        await ctx.send({ label: 'repeat the demerge', operation: DEMERGE, request, expect: [expectCheck(targeted.outcomeDemerge, { because: 'the demerge just removed this metadata (section 3)' })] });
+      },
+    },
+    {
+      id: 'demerge.unknown',
+      title: `DELETE ${dem.path} of metadata that is not merged: 404 @smoke`,
+      operation: DEMERGE,
+      formats: ['none'],
+      tags: ['@smoke'],
+      checks: [targeted.notFound.id],
+      requests: 2,
+      async run(ctx) {
+        await ctx.send({
+          label: 'unknown preferred ISWC',
+          operation: DEMERGE,
+          request: queryRequest(DEMERGE, queryFor(DEMERGE, baseQuery(DEMERGE, profile, unknownIswc(profile)))),
+          expect: [expectCheck(targeted.notFound, { because: `${unknownIswc(profile)} does not exist (section ${dem.section})` })],
+        });
+        await ctx.send({
+          label: 'work never merged',
+          operation: DEMERGE,
+          request: queryRequest(DEMERGE, queryFor(DEMERGE, baseQuery(DEMERGE, profile))),
+          expect: [expectCheck(targeted.notFound, { because: `${sampleWorkCode(profile)} was never merged into ${existingIswc(profile)} (section ${dem.section})` })],
+        });
+      },
+    },
+    {
+      id: 'demerge.observed',
+      title: `DELETE ${dem.path} with a malformed preferredIswc (observed)`,
+      operation: DEMERGE,
+      formats: ['none'],
+      tags: ['@observed'],
+      checks: [observed.observedIswcHandling.id],
+      requests: 1,
+      async run(ctx) {
+        await ctx.send({
+          label: 'malformed preferredIswc',
+          operation: DEMERGE,
+          request: queryRequest(DEMERGE, queryFor(DEMERGE, { ...baseQuery(DEMERGE, profile), preferredIswc: 'T12345' })),
+          expect: [expectCheck(observed.observedIswcHandling, { because: 'demerge: malformed preferredIswc' })],
+        });
+      },
+    },
+    ...authCases(DEMERGE),
+  ];
+}

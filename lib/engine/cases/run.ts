@@ -1,0 +1,200 @@
+import * as observed from '../../checks/observed.ts';
+import * as targeted from '../../checks/targeted.ts';
+import type { Format } from '../../codec/index.ts';
+import { MEDIA_TYPE, decodeBody, formatOfContentType, sniffFormat } from '../../codec/index.ts';
+import { operation } from '../../contract/operations.ts';
+import type { Exchange } from '../../http/types.ts';
+import type { TargetProfile } from '../../profile/types.ts';
+import type { CaseDef } from '../case.ts';
+import { expectCheck } from '../case.ts';
+import { bodyRequest, rawBodyRequest } from '../requests.ts';
+import { validAgentRun } from '../templates.ts';
+
+const OP = 'notifyAgentRun';
+const op = () => operation(OP);
+const BOTH: readonly Format[] = ['json', 'xml'];
+
+/** The runId of a 200 answer, whatever representation the server chose (not shown, section 4.1). */
+export function runIdOf(exchange: Exchange): string | undefined {
+  const response = exchange.response;
+  if (!response || response.status !== 200) return undefined;
+  const declared = formatOfContentType(response.headers['content-type']);
+  const format = declared === 'json' || declared === 'xml' ? declared : sniffFormat(response.body);
+  if (!format) return undefined;
+  const decoded = decodeBody(format, 'CsnNotification', response.body);
+  const runId = decoded.ok ? (decoded.value as { runId?: unknown }).runId : undefined;
+  return typeof runId === 'string' ? runId : undefined;
+}
+
+function asFormat(format: string): Format {
+  return format === 'xml' ? 'xml' : 'json';
+}
+
+export function runCases(profile: TargetProfile): CaseDef[] {
+  const section = op().section;
+  return [
+    {
+      id: 'run.start-and-end',
+      title: `POST ${op().path}: a run starts (200 + runId) and ends with that runId (200) @smoke`,
+      operation: OP,
+      formats: BOTH,
+      tags: ['@smoke'],
+      checks: [targeted.success.id, observed.observedRunId.id],
+      requests: 2,
+      async run(ctx) {
+        const format = asFormat(ctx.format);
+        const start = await ctx.send({
+          label: 'start run',
+          operation: OP,
+          request: bodyRequest(OP, format, validAgentRun(profile)),
+          expect: [expectCheck(targeted.success, { because: `a valid agent run (section 2.1) gets 200 (section ${section})` })],
+        });
+        const runId = runIdOf(start) ?? `iswc-conformance-${Date.now()}`;
+        await ctx.send({
+          label: 'end run',
+          operation: OP,
+          request: bodyRequest(OP, format, { ...validAgentRun(profile, 2), runId }),
+          expect: [
+            expectCheck(targeted.success, { because: `a valid agent run carrying a runId (section 2.1) gets 200 (section ${section})` }),
+            expectCheck(observed.observedRunId, { because: 'the runId answered when a run is ended' }),
+          ],
+        });
+      },
+    },
+    {
+      id: 'run.no-content-type',
+      title: `POST ${op().path} without Content-Type is understood (200)`,
+      operation: OP,
+      formats: BOTH,
+      tags: ['@smoke'],
+      checks: [targeted.contentTypeOptional.id],
+      requests: 1,
+      async run(ctx) {
+        await ctx.send({
+          label: 'no Content-Type',
+          operation: OP,
+          request: bodyRequest(OP, asFormat(ctx.format), validAgentRun(profile), { contentType: null }),
+          expect: [expectCheck(targeted.contentTypeOptional, { because: 'the body is a valid agent run and Content-Type is optional (section 4.1)' })],
+        });
+      },
+    },
+    ...(['none', 'wrong'] as const).map(
+      (auth): CaseDef => ({
+        id: `run.auth.${auth}`,
+        title: `POST ${op().path} with ${auth === 'none' ? 'no' : 'a wrong'} key: 401 "Not Authorized"`,
+        operation: OP,
+        formats: BOTH,
+        tags: ['@smoke', '@auth'],
+        checks: [targeted.authRequired.id],
+        requests: 1,
+        async run(ctx) {
+          await ctx.send({
+            label: `${auth === 'none' ? 'missing' : 'wrong'} key`,
+            operation: OP,
+            request: bodyRequest(OP, asFormat(ctx.format), validAgentRun(profile), { auth }),
+            expect: [expectCheck(targeted.authRequired, { because: `the subscription key is ${auth === 'none' ? 'missing' : 'wrong'} (section 5.1)` })],
+          });
+        },
+      }),
+    ),
+    {
+      id: 'run.body-not-object',
+      title: `POST ${op().path} with a JSON body that is not an object: 400`,
+      operation: OP,
+      formats: ['json'],
+      tags: ['@types'],
+      checks: [targeted.typeRejected.id],
+      requests: 4,
+      async run(ctx) {
+        for (const body of ['[]', '42', '"AgentRun"', 'null']) {
+          await ctx.send({
+            label: `body ${body}`,
+            operation: OP,
+            request: rawBodyRequest(OP, 'json', body),
+            expect: [expectCheck(targeted.typeRejected, { because: `the body ${body} is not an agent run object (section 2.1)` })],
+          });
+        }
+      },
+    },
+    {
+      id: 'run.malformed',
+      title: `POST ${op().path} with a malformed body: 400 "Bad Request"`,
+      operation: OP,
+      formats: BOTH,
+      tags: ['@syntax'],
+      checks: [targeted.malformedRejected.id],
+      requests: 3,
+      async run(ctx) {
+        const format = asFormat(ctx.format);
+        const valid = bodyRequest(OP, format, validAgentRun(profile)).body as string;
+        const bodies =
+          format === 'json'
+            ? [
+                { label: 'truncated JSON', body: valid.slice(0, Math.floor(valid.length / 2)) },
+                { label: 'trailing garbage', body: `${valid}}` },
+                { label: 'single quotes', body: valid.replace(/"/g, "'") },
+              ]
+            : [
+                { label: 'unclosed element', body: valid.replace(/<\/AgentRun>$/, '') },
+                { label: 'wrong root element', body: valid.replace(/AgentRun>/g, 'CsnNotification>').replace('<AgentRun>', '<CsnNotification>') },
+                { label: 'text root', body: `<?xml version="1.0"?><${op().body?.xmlRoot}>not an agent run</${op().body?.xmlRoot}>` },
+              ];
+        for (const { label, body } of bodies) {
+          await ctx.send({
+            label,
+            operation: OP,
+            request: rawBodyRequest(OP, format, body),
+            expect: [expectCheck(targeted.malformedRejected, { because: `the body is ${label}, not an agent run (section 2.1)` })],
+          });
+        }
+      },
+    },
+    {
+      id: 'run.requiredness',
+      title: `POST ${op().path} with missing, null and extra fields (observed)`,
+      operation: OP,
+      formats: BOTH,
+      tags: ['@observed'],
+      checks: [observed.observedRequiredness.id],
+      requests: 3,
+      async run(ctx) {
+        const format = asFormat(ctx.format);
+        const nulls = Object.fromEntries(Object.keys(validAgentRun(profile)).map((k) => [k, null]));
+        const variants = [
+          { label: 'all fields missing', body: {} },
+          { label: 'all fields null', body: nulls },
+          { label: 'an extra field', body: { ...validAgentRun(profile), iswcConformanceExtra: 'x' } },
+        ];
+        for (const { label, body } of variants) {
+          await ctx.send({
+            label,
+            operation: OP,
+            request: bodyRequest(OP, format, body),
+            expect: [expectCheck(observed.observedRequiredness, { because: `agent run with ${label}` })],
+          });
+        }
+      },
+    },
+    {
+      id: 'run.accept',
+      title: `POST ${op().path} with each Accept header (observed: which representation answers)`,
+      operation: OP,
+      formats: BOTH,
+      tags: ['@observed'],
+      checks: [observed.observedResponseFormat.id],
+      requests: 3,
+      async run(ctx) {
+        const format = asFormat(ctx.format);
+        for (const accept of [undefined, MEDIA_TYPE.json, MEDIA_TYPE.xml]) {
+          await ctx.send({
+            label: `Accept ${accept ?? 'absent'}`,
+            operation: OP,
+            request: bodyRequest(OP, format, validAgentRun(profile), accept ? { headers: { Accept: accept } } : {}),
+            expect: [expectCheck(observed.observedResponseFormat, { because: `${format.toUpperCase()} request, Accept ${accept ?? 'absent'}` })],
+            extraStatuses: accept ? [406] : [],
+          });
+        }
+      },
+    },
+  ];
+}

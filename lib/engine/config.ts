@@ -1,0 +1,80 @@
+import path from 'node:path';
+import { fromRoot } from '../paths.ts';
+
+/** The run's configuration, read from the environment (all documented in the README). */
+export interface RunConfig {
+  /** API under test; undefined until the global setup has started the embedded server. */
+  baseUrl: string | undefined;
+  /** True when the harness started the embedded reference server itself. */
+  embedded: boolean;
+  key: string;
+  targetFile: string;
+  destructive: boolean;
+  strict: boolean;
+  runs: number;
+  seed: number | undefined;
+  reportDir: string;
+  timeoutMs: number;
+  maxBodyBytes: number;
+  /** Requests per second over the whole run (all workers), or null for no limit. */
+  rate: string | undefined;
+}
+
+export class ConfigError extends Error {
+  readonly code = 'ISWC_CONFIG';
+}
+
+/** The key of the embedded reference server when ISWC_SUBSCRIPTION_KEY is not set. */
+export const EMBEDDED_DEFAULT_KEY = 'local-dev-key';
+
+function env(name: string): string | undefined {
+  const value = process.env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function flag(name: string, fallback: boolean): boolean {
+  const value = env(name);
+  if (value === undefined) return fallback;
+  if (['1', 'true', 'yes'].includes(value.toLowerCase())) return true;
+  if (['0', 'false', 'no'].includes(value.toLowerCase())) return false;
+  throw new ConfigError(`${name} must be 1 or 0, got "${value}"`);
+}
+
+function positiveInt(name: string, fallback: number): number {
+  const value = env(name);
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new ConfigError(`${name} must be a positive integer, got "${value}"`);
+  return n;
+}
+
+export function readConfig(): RunConfig {
+  const embedded = env('ISWC_EMBEDDED') === '1' || env('ISWC_BASE_URL') === undefined;
+  const baseUrl = env('ISWC_BASE_URL');
+  const key = env('ISWC_SUBSCRIPTION_KEY');
+  if (!embedded && key === undefined) {
+    throw new ConfigError('ISWC_SUBSCRIPTION_KEY is not set: a remote base URL needs the subscription key in the environment (it is never taken from a flag or a file).');
+  }
+  const seedText = env('ISWC_SEED');
+  const seed = seedText === undefined ? undefined : Number(seedText);
+  if (seed !== undefined && !Number.isSafeInteger(seed)) throw new ConfigError(`ISWC_SEED must be an integer, got "${seedText}"`);
+  return {
+    baseUrl,
+    embedded,
+    key: key ?? EMBEDDED_DEFAULT_KEY,
+    targetFile: path.resolve(env('ISWC_TARGET') ?? fromRoot('fixtures', 'targets', 'embedded.json')),
+    destructive: flag('ISWC_DESTRUCTIVE', embedded),
+    strict: flag('ISWC_STRICT', false),
+    runs: positiveInt('ISWC_RUNS', 100),
+    seed,
+    reportDir: path.resolve(env('ISWC_REPORT_DIR') ?? 'reports'),
+    timeoutMs: positiveInt('ISWC_TIMEOUT_MS', 10_000),
+    maxBodyBytes: positiveInt('ISWC_MAX_BODY', 1024 * 1024),
+    rate: env('ISWC_RATE'),
+  };
+}
+
+/** Does a failure at this level fail the run? */
+export function gating(level: 'spec' | 'http' | 'observed', strict: boolean): boolean {
+  return level === 'spec' || (level === 'http' && strict);
+}

@@ -1,0 +1,84 @@
+import { checkById, everyExchangeChecks } from '../checks/registry.ts';
+import type { Check, CheckExecution, Judgement } from '../checks/types.ts';
+import type { HttpClient } from '../http/types.ts';
+import type { CaseContext, CaseDef, CaseFormat, CaseInput, Step } from './case.ts';
+
+/** Runs one case in one format: sends each step, applies every check, records each execution. */
+export class CaseRun implements CaseContext {
+  readonly executions: CheckExecution[] = [];
+  /** Requests sent, resends after throttling, and time waited for the pace or Retry-After. */
+  readonly stats = { requests: 0, retries: 0, waitedMs: 0 };
+  readonly format: CaseFormat;
+  readonly profile: CaseInput['profile'];
+  readonly entries: CaseInput['entries'];
+
+  constructor(
+    private readonly def: CaseDef,
+    input: CaseInput,
+    private readonly client: HttpClient,
+  ) {
+    this.format = input.format;
+    this.profile = input.profile;
+    this.entries = input.entries;
+  }
+
+  async send(step: Step) {
+    const exchange = await this.client.send(step.request);
+    this.stats.requests += 1;
+    this.stats.retries += exchange.attempts - 1;
+    this.stats.waitedMs += exchange.waitedMs;
+    const authProbe = step.request.auth === 'none' || step.request.auth === 'wrong';
+    const extraStatuses = [...(authProbe ? [401, 403] : []), ...(step.extraStatuses ?? [])];
+    const format = this.format === 'none' ? 'json' : this.format;
+    const judged: Array<{ check: Check<never>; params: unknown; judgement: Judgement }> = [];
+    for (const check of everyExchangeChecks()) {
+      if (step.outsideDocument && check.level === 'spec') continue;
+      const judgement = check.judge({ operation: step.operation, format, exchange, params: undefined as never, authProbe, extraStatuses });
+      if (judgement) judged.push({ check, params: undefined, judgement });
+    }
+    for (const { check, params } of step.expect) {
+      const judgement = check.judge({ operation: step.operation, format, exchange, params: params as never, authProbe, extraStatuses });
+      if (judgement) judged.push({ check, params, judgement });
+    }
+    let curl: string | undefined;
+    for (const { check, params, judgement } of judged) {
+      const keep = judgement.verdict !== 'pass';
+      if (keep) curl ??= this.client.curl(step.request);
+      const sections = (params as { sections?: string[] } | undefined)?.sections ?? [...check.sections];
+      this.executions.push({
+        checkId: check.id,
+        level: check.level,
+        sections,
+        operation: step.operation,
+        format: this.format === 'none' ? 'json' : this.format,
+        caseId: this.def.id,
+        step: step.label,
+        verdict: judgement.verdict,
+        expected: judgement.expected,
+        received: judgement.received,
+        ...(judgement.observation ? { observation: judgement.observation } : {}),
+        ...(keep ? { exchange, curl } : {}),
+        durationMs: Math.round(exchange.durationMs),
+      });
+    }
+    return exchange;
+  }
+
+  /** Records that the case's checks did not run, and why (for reports and certificates). */
+  skip(reason: string): void {
+    for (const checkId of this.def.checks) {
+      const check = checkById(checkId);
+      this.executions.push({
+        checkId,
+        level: check.level,
+        sections: [...check.sections],
+        operation: this.def.operation,
+        format: this.format === 'none' ? 'json' : this.format,
+        caseId: this.def.id,
+        step: '-',
+        verdict: 'skip',
+        skipReason: reason,
+      });
+    }
+  }
+}

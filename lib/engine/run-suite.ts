@@ -1,0 +1,54 @@
+import type { CheckExecution } from '../checks/types.ts';
+import { createHttpClient } from '../http/client.ts';
+import type { HttpClient } from '../http/types.ts';
+import type { TargetProfile } from '../profile/types.ts';
+import { CaseRun } from './context.ts';
+import type { PlannedCase } from './suite.ts';
+import { planSuite } from './suite.ts';
+
+export interface InProcessOptions {
+  baseUrl: string;
+  key: string;
+  profile: TargetProfile;
+  destructive: boolean;
+  /** Cases run at once (each case's own steps stay in order). */
+  concurrency?: number;
+  timeoutMs?: number;
+  filter?: (p: PlannedCase) => boolean;
+}
+
+export interface CaseOutcome {
+  executions: CheckExecution[];
+  stats: CaseRun['stats'];
+}
+
+/** Runs one planned case and returns its check executions (a skip records the reason). */
+export async function runPlannedCase(p: PlannedCase, client: HttpClient, profile: TargetProfile): Promise<CaseOutcome> {
+  const run = new CaseRun(p.def, { format: p.format, profile, entries: p.entries }, client);
+  if (p.skipReason) run.skip(p.skipReason);
+  else await p.def.run(run);
+  return { executions: run.executions, stats: run.stats };
+}
+
+/**
+ * The whole suite in this process, without Playwright: what the fault self-check uses to run the
+ * harness against one faulty server after another in seconds.
+ */
+export async function runSuiteInProcess(options: InProcessOptions): Promise<CheckExecution[]> {
+  const client = createHttpClient({ baseUrl: options.baseUrl, key: options.key, timeoutMs: options.timeoutMs ?? 5000 });
+  const planned = planSuite(options.profile, { destructive: options.destructive }).filter(options.filter ?? (() => true));
+  const results: CheckExecution[][] = new Array<CheckExecution[]>(planned.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < planned.length) {
+      const index = next++;
+      results[index] = (await runPlannedCase(planned[index] as PlannedCase, client, options.profile)).executions;
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: options.concurrency ?? 8 }, worker));
+  } finally {
+    await client.close();
+  }
+  return results.flat();
+}

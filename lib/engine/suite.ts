@@ -1,0 +1,74 @@
+import type { TargetProfile } from '../profile/types.ts';
+import type { Claim } from '../profile/allocate.ts';
+import { partition } from '../profile/allocate.ts';
+import type { Allocation } from '../profile/allocate.ts';
+import type { CaseDef, CaseFormat } from './case.ts';
+import { httpCases } from './cases/http.ts';
+import { limitCases } from './cases/limits.ts';
+import { mergeCases } from './cases/merge.ts';
+import { removalCases } from './cases/removal.ts';
+import { runCases } from './cases/run.ts';
+import type { DisposableKind } from '../profile/types.ts';
+
+/** A case in one format, the unit the runners execute. */
+export interface PlannedCase {
+  def: CaseDef;
+  format: CaseFormat;
+  /** The Playwright project that runs it: body formats run in their own, 'none' in json. */
+  project: 'json' | 'xml';
+  key: string;
+  entries: Partial<Record<DisposableKind, unknown[]>>;
+  /** Why it cannot run here (entries ran out, destructive mode off). */
+  skipReason?: string;
+}
+
+export interface SuiteOptions {
+  destructive: boolean;
+  /** Explain why destructive cases are off (remote target without ISWC_DESTRUCTIVE=1). */
+  destructiveOffReason?: string;
+}
+
+export function allCases(profile: TargetProfile): CaseDef[] {
+  const cases = [...runCases(profile), ...mergeCases(profile), ...removalCases(profile), ...limitCases(profile), ...httpCases(profile)];
+  const ids = new Set<string>();
+  for (const c of cases) {
+    if (ids.has(c.id)) throw new Error(`Duplicate case id ${c.id}`);
+    ids.add(c.id);
+  }
+  return cases;
+}
+
+/**
+ * Every case in every format, with disposable entries partitioned deterministically: every worker of
+ * every project computes the same plan, so no entry is used twice in a run.
+ */
+export function planSuite(profile: TargetProfile, options: SuiteOptions): PlannedCase[] {
+  const planned: PlannedCase[] = [];
+  for (const def of allCases(profile)) {
+    for (const format of def.formats) {
+      planned.push({ def, format, project: format === 'xml' ? 'xml' : 'json', key: `${def.id}@${format}`, entries: {} });
+    }
+  }
+  const claims: Claim[] = [];
+  for (const p of planned) {
+    if (!options.destructive) continue;
+    for (const claim of p.def.claims ?? []) claims.push({ key: `${p.key}#${claim.kind}`, kind: claim.kind, count: claim.count });
+  }
+  const allocation: Map<string, Allocation<unknown>> = partition(profile, claims);
+  for (const p of planned) {
+    if (!p.def.claims?.length) continue;
+    if (!options.destructive) {
+      p.skipReason = options.destructiveOffReason ?? 'consumes disposable profile entries and destructive checks are off (ISWC_DESTRUCTIVE=0)';
+      continue;
+    }
+    for (const claim of p.def.claims) {
+      const got = allocation.get(`${p.key}#${claim.kind}`);
+      if (!got || !got.ok) {
+        p.skipReason = got?.ok === false ? got.reason : 'no allocation';
+        break;
+      }
+      p.entries[claim.kind] = got.entries;
+    }
+  }
+  return planned;
+}

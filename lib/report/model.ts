@@ -1,0 +1,45 @@
+import type { CheckExecution, Level, Verdict } from '../checks/types.ts';
+
+/** `reports/conformance.json`: one run, every check execution. Every writer reads this; none re-derives verdicts. */
+export interface RunMeta {
+  harnessVersion: string;
+  documentDigest: string;
+  schemasDigest: string;
+  baseUrl: string | null;
+  embedded: boolean;
+  profile: string;
+  seed: number | null;
+  runs: number;
+  strict: boolean;
+  destructive: boolean;
+  startedAt: string;
+  finishedAt: string;
+  requests: number;
+  retries: number;
+  waitedMs: number;
+}
+
+export type Tally = Record<Verdict, number>;
+
+export interface ConformanceReport {
+  meta: RunMeta;
+  summary: { byLevel: Record<Level, Tally>; gatingFailures: number; verdict: 'conformant' | 'not conformant' };
+  executions: CheckExecution[];
+}
+
+export function emptyTally(): Tally {
+  return { pass: 0, fail: 0, skip: 0, observed: 0 };
+}
+
+export function tallyByLevel(executions: readonly CheckExecution[]): Record<Level, Tally> {
+  const out: Record<Level, Tally> = { spec: emptyTally(), http: emptyTally(), observed: emptyTally() };
+  for (const e of executions) out[e.level][e.verdict] += 1;
+  return out;
+}
+
+/** Stable order: by case, format, step, check — so two runs diff cleanly whatever the worker order was. */
+export function sortExecutions(executions: CheckExecution[]): CheckExecution[] {
+  return executions.sort(
+    (a, b) => a.caseId.localeCompare(b.caseId) || a.format.localeCompare(b.format) || a.step.localeCompare(b.step) || a.checkId.localeCompare(b.checkId),
+  );
+}

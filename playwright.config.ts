@@ -1,0 +1,30 @@
+import { defineConfig } from '@playwright/test';
+
+const reportDir = process.env.ISWC_REPORT_DIR?.trim() || 'reports';
+
+/**
+ * Projects: `json` and `xml` run the conformance suite in each body format against ISWC_BASE_URL (or the
+ * embedded reference server, started by the global setup); `unit` holds the harness's own unit tests;
+ * `selfcheck` proves every check by running the suite against each injected fault of the reference server.
+ */
+export default defineConfig({
+  globalSetup: './tests/global-setup.ts',
+  forbidOnly: !!process.env.CI,
+  fullyParallel: true,
+  workers: process.env.ISWC_WORKERS ? Number(process.env.ISWC_WORKERS) : 2,
+  retries: 0,
+  // Generous per test: a paced run against a remote server spends most of its time waiting its turn.
+  timeout: process.env.ISWC_BASE_URL ? 30 * 60_000 : 60_000,
+  outputDir: 'test-results',
+  reporter: [
+    ['list'],
+    ['junit', { outputFile: `${reportDir}/junit.xml` }],
+    ['./reporters/conformance-reporter.ts'],
+  ],
+  projects: [
+    { name: 'unit', testDir: 'tests/unit' },
+    { name: 'json', testDir: 'tests/conformance', testMatch: 'json.spec.ts' },
+    { name: 'xml', testDir: 'tests/conformance', testMatch: 'xml.spec.ts' },
+    { name: 'selfcheck', testDir: 'tests/selfcheck' },
+  ],
+});

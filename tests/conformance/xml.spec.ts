@@ -1,0 +1,3 @@
+import { declareConformance } from './declare.ts';
+
+declareConformance('xml');

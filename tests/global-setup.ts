@@ -1,0 +1,44 @@
+import type { FullConfig } from '@playwright/test';
+import { readConfig } from '../lib/engine/config.ts';
+import { startPacer } from '../lib/http/pacer.ts';
+import type { Pacer } from '../lib/http/pacer.ts';
+import { parseRate } from '../lib/http/rate.ts';
+import { loadProfile } from '../lib/profile/load.ts';
+import { startReferenceServer } from '../server/index.ts';
+import type { RunningServer } from '../server/index.ts';
+
+/** The published production limit (DOMAIN.md): the default pace against a remote base URL. */
+const REMOTE_DEFAULT_RATE = '10/min';
+
+/**
+ * Runs once before the workers start: starts the embedded reference server when no base URL is given,
+ * fixes the seed for every worker, and starts the pacer that holds the rate limit across workers.
+ * Whatever it decides reaches the workers and the reporters through the environment.
+ */
+export default async function globalSetup(_config: FullConfig): Promise<() => Promise<void>> {
+  const config = readConfig();
+  const profile = loadProfile(config.targetFile);
+  let server: RunningServer | undefined;
+  if (!config.baseUrl) {
+    server = await startReferenceServer({ profile, key: config.key });
+    process.env.ISWC_BASE_URL = server.url;
+    process.env.ISWC_EMBEDDED = '1';
+  }
+  if (!process.env.ISWC_SEED) process.env.ISWC_SEED = String(Math.floor(Math.random() * 2 ** 31));
+  const rate = parseRate(config.rate ?? (config.embedded ? undefined : REMOTE_DEFAULT_RATE));
+  let pacer: Pacer | undefined;
+  if (rate !== null) {
+    pacer = await startPacer(rate);
+    process.env.ISWC_PACER_URL = pacer.url;
+  }
+  process.env.ISWC_RUN_STARTED = new Date().toISOString();
+  const lines = [
+    `iswc-conformance: target ${process.env.ISWC_BASE_URL}${server ? ' (embedded reference server)' : ''}, profile "${profile.name}"`,
+    `  destructive ${config.destructive ? 'on' : 'off'}, strict ${config.strict ? 'on' : 'off'}, ISWC_RUNS=${config.runs}, ISWC_SEED=${process.env.ISWC_SEED}, rate ${rate === null ? 'unlimited' : `${rate.toFixed(3)}/s`}`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+  return async () => {
+    await pacer?.close();
+    await server?.close();
+  };
+}
