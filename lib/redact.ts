@@ -1,0 +1,187 @@
+/**
+ * The one redaction module every writer calls before anything leaves the process (reports, traces,
+ * logs, curl lines). It removes the subscription key in every form it can take on the wire or in a
+ * text artefact, and blanks values of headers and query parameters whose name marks a secret.
+ */
+import { KEY_PLACEHOLDER, WRONG_KEY } from './http/types.ts';
+
+export interface Redactor {
+  /** Replaces every known form of every secret with the placeholder. */
+  text(s: string): string;
+  /** text() on every value; values of secret-looking header names become `<redacted>`. */
+  headers(h: Record<string, string>): Record<string, string>;
+  /** text() on the URL; values of secret-looking query parameters (and a URL password) become `<redacted>`. */
+  url(u: string): string;
+  /** A copy with text() applied to every string (headers() under a `headers` key, url() under a `url` key). */
+  deep<T>(value: T): T;
+}
+
+export const REDACTED = '<redacted>';
+/** Secrets shorter than this are ignored: replacing them would destroy reports and hide nothing. */
+export const MIN_SECRET_LENGTH = 4;
+
+const SECRET_NAME = /key|token|secret|auth|password|signature|cookie|subscription/i;
+
+/** True when a header or query-parameter name marks its value as a secret. */
+export function isSecretName(name: string): boolean {
+  return SECRET_NAME.test(name);
+}
+
+function keepsValue(value: string): boolean {
+  return value === KEY_PLACEHOLDER || value === WRONG_KEY || value === REDACTED;
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function htmlEscape(s: string, apos: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, apos);
+}
+
+/** The forms a secret can take in a text artefact. */
+function formsOf(secret: string): string[] {
+  const forms = new Set<string>([secret]);
+  let uri: string | undefined;
+  try {
+    uri = encodeURIComponent(secret);
+  } catch {
+    uri = undefined; // lone surrogates: no URL-encoded form exists
+  }
+  if (uri !== undefined) {
+    forms.add(uri);
+    forms.add(uri.replace(/%20/g, '+'));
+    forms.add(new URLSearchParams([['k', secret]]).toString().slice(2));
+    forms.add(encodeURI(secret));
+  }
+  const json = JSON.stringify(secret).slice(1, -1);
+  forms.add(json);
+  // JSON written with every non-ASCII character escaped.
+  forms.add(json.replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  const bytes = Buffer.from(secret, 'utf8');
+  const b64 = bytes.toString('base64');
+  forms.add(b64);
+  forms.add(b64.replace(/=+$/, ''));
+  forms.add(bytes.toString('base64url'));
+  forms.add(htmlEscape(secret, '&#39;'));
+  forms.add(htmlEscape(secret, '&#x27;'));
+  forms.add(htmlEscape(secret, '&apos;'));
+  return [...forms].filter((f) => f.length >= MIN_SECRET_LENGTH);
+}
+
+/** Regex source of one form; percent escapes match in either hex case. */
+function patternOf(form: string): string {
+  return escapeRegExp(form).replace(/%([0-9A-F])([0-9A-F])/g, (_m, a: string, b: string) => {
+    const cls = (c: string): string => (/[A-F]/.test(c) ? `[${c}${c.toLowerCase()}]` : c);
+    return `%${cls(a)}${cls(b)}`;
+  });
+}
+
+function redactQueryValues(query: string): string {
+  return query
+    .split('&')
+    .map((part) => {
+      const eq = part.indexOf('=');
+      if (eq < 0) return part;
+      const rawName = part.slice(0, eq);
+      let name = rawName;
+      try {
+        name = decodeURIComponent(rawName.replace(/\+/g, ' '));
+      } catch {
+        name = rawName;
+      }
+      const rawValue = part.slice(eq + 1);
+      let value = rawValue;
+      try {
+        value = decodeURIComponent(rawValue.replace(/\+/g, ' '));
+      } catch {
+        value = rawValue;
+      }
+      if (!isSecretName(name) || keepsValue(value) || keepsValue(rawValue)) return part;
+      return `${rawName}=${REDACTED}`;
+    })
+    .join('&');
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object') return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+export function createRedactor(secrets: readonly string[]): Redactor {
+  const forms = [...new Set(secrets.filter((s) => s.length >= MIN_SECRET_LENGTH).flatMap(formsOf))];
+  // Longest first, so that an alternative never stops inside a longer form of the same secret.
+  forms.sort((a, b) => b.length - a.length);
+  const pattern = forms.length > 0 ? new RegExp(forms.map(patternOf).join('|'), 'g') : undefined;
+
+  const text = (s: string): string => (pattern && s.length >= MIN_SECRET_LENGTH ? s.replace(pattern, () => KEY_PLACEHOLDER) : s);
+
+  const headerValue = (name: string, value: string): string => {
+    const v = text(value); // the known key becomes the placeholder, which is then kept
+    if (isSecretName(name) && !keepsValue(v)) return REDACTED;
+    return v;
+  };
+
+  const headers = (h: Record<string, string>): Record<string, string> => {
+    const out: Record<string, string> = {};
+    for (const [name, value] of Object.entries(h)) out[text(name)] = headerValue(name, value);
+    return out;
+  };
+
+  const url = (u: string): string => {
+    // Secrets first (a raw key may itself contain '&' or '='), then names.
+    let out = text(u);
+    // A password in the authority part.
+    out = out.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*):([^/?#@]*)@/i, (_m, user: string) => `${user}:${REDACTED}@`);
+    const q = out.indexOf('?');
+    if (q >= 0) {
+      const hash = out.indexOf('#', q);
+      const query = hash >= 0 ? out.slice(q + 1, hash) : out.slice(q + 1);
+      const rest = hash >= 0 ? out.slice(hash) : '';
+      out = `${out.slice(0, q + 1)}${redactQueryValues(query)}${rest}`;
+    }
+    return out;
+  };
+
+  const walk = (value: unknown, parentKey: string | undefined, seen: WeakMap<object, unknown>): unknown => {
+    if (typeof value === 'string') return parentKey === 'url' ? url(value) : text(value);
+    if (Array.isArray(value)) {
+      const known = seen.get(value);
+      if (known !== undefined) return known;
+      const out: unknown[] = [];
+      seen.set(value, out);
+      for (const item of value) out.push(walk(item, undefined, seen));
+      return out;
+    }
+    if (isPlainObject(value)) {
+      const known = seen.get(value);
+      if (known !== undefined) return known;
+      const out: Record<string, unknown> = {};
+      seen.set(value, out);
+      const isHeaders = parentKey !== undefined && parentKey.toLowerCase() === 'headers';
+      for (const [k, v] of Object.entries(value)) {
+        if (isHeaders && typeof v === 'string') out[text(k)] = headerValue(k, v);
+        else if (isHeaders && Array.isArray(v)) out[text(k)] = v.map((item) => (typeof item === 'string' ? headerValue(k, item) : walk(item, undefined, seen)));
+        else out[text(k)] = walk(v, k, seen);
+      }
+      return out;
+    }
+    return value;
+  };
+
+  return {
+    text,
+    headers,
+    url,
+    deep<T>(value: T): T {
+      return walk(value, undefined, new WeakMap()) as T;
+    },
+  };
+}
+
+/** The redactor for this process: the secret is ISWC_SUBSCRIPTION_KEY when set and non-empty. */
+export function redactorFromEnv(env: NodeJS.ProcessEnv = process.env): Redactor {
+  const key = env.ISWC_SUBSCRIPTION_KEY;
+  return createRedactor(key !== undefined && key !== '' ? [key] : []);
+}

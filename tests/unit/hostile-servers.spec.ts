@@ -1,0 +1,319 @@
+/**
+ * The HTTP client against servers that misbehave on purpose. Every case: `send` resolves (never
+ * rejects), with a clear transport error code (or the 3xx answer), within a bounded time; servers and
+ * clients are closed after each test.
+ */
+import { test, expect } from '@playwright/test';
+import { Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
+import { createHttpClient } from '../../lib/http/client.ts';
+import type { Exchange, HttpClient, HttpClientOptions, RequestSpec } from '../../lib/http/types.ts';
+import { decodeJson } from '../../lib/codec/json.ts';
+import { decodeXml } from '../../lib/codec/xml.ts';
+import { Cleanup, closedPort, httpServer, rawServer } from '../support/hostile/servers.ts';
+
+const KEY = 'hostile-test-key-5f1c2a9e';
+const TIMEOUT_MS = 1500;
+const MIB = 1024 * 1024;
+const SLACK_MS = 1000;
+
+const cleanup = new Cleanup();
+test.afterEach(async () => {
+  await cleanup.run();
+});
+
+function client(baseUrl: string, extra: Partial<HttpClientOptions> = {}): HttpClient {
+  return cleanup.add(createHttpClient({ baseUrl, key: KEY, timeoutMs: TIMEOUT_MS, maxBodyBytes: MIB, ...extra }));
+}
+
+const GET: RequestSpec = { method: 'GET', path: '/agent/run' };
+
+/** Sends, asserting that the promise resolves; returns the exchange and the elapsed time. */
+async function timedSend(c: HttpClient, spec: RequestSpec = GET): Promise<{ ex: Exchange; ms: number }> {
+  const started = performance.now();
+  const pending = c.send(spec);
+  await expect(pending).resolves.toBeDefined();
+  const ex = await pending;
+  const ms = performance.now() - started;
+  test.info().annotations.push({ type: 'elapsed', description: `${Math.round(ms)} ms` });
+  expect(JSON.stringify(ex)).not.toContain(KEY);
+  return { ex, ms };
+}
+
+test('a server that never answers gives TIMEOUT within the timeout', async () => {
+  const server = cleanup.add(await rawServer(() => undefined));
+  const { ex, ms } = await timedSend(client(server.url));
+  expect(ex.error?.code).toBe('TIMEOUT');
+  expect(ex.response).toBeUndefined();
+  expect(ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
+  expect(ms).toBeLessThan(TIMEOUT_MS + SLACK_MS);
+});
+
+test('a server that closes the connection at once gives CONNECTION_RESET', async () => {
+  const server = cleanup.add(await rawServer((socket) => socket.destroy()));
+  const { ex, ms } = await timedSend(client(server.url));
+  expect(ex.error?.code).toBe('CONNECTION_RESET');
+  expect(ms).toBeLessThan(SLACK_MS);
+});
+
+test('a reset in the middle of the headers gives CONNECTION_RESET', async () => {
+  const server = cleanup.add(
+    await rawServer((socket) => {
+      socket.once('data', () => {
+        socket.write('HTTP/1.1 200 OK\r\nContent-Type: appl', () => socket.resetAndDestroy());
+      });
+    }),
+  );
+  const { ex, ms } = await timedSend(client(server.url));
+  expect(ex.error?.code).toBe('CONNECTION_RESET');
+  expect(ms).toBeLessThan(SLACK_MS);
+});
+
+test('bytes that are not HTTP give PROTOCOL', async () => {
+  const server = cleanup.add(
+    await rawServer((socket) => {
+      socket.once('data', () => socket.end('SSH-2.0-OpenSSH_9.6 not http at all\r\n\r\n'));
+    }),
+  );
+  const { ex, ms } = await timedSend(client(server.url));
+  expect(ex.error?.code).toBe('PROTOCOL');
+  expect(ms).toBeLessThan(SLACK_MS);
+});
+
+test('a body shorter than its Content-Length gives PROTOCOL', async () => {
+  const server = cleanup.add(
+    await rawServer((socket) => {
+      socket.once('data', () => socket.end('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"runId":'));
+    }),
+  );
+  const { ex, ms } = await timedSend(client(server.url));
+  expect(ex.error?.code).toBe('PROTOCOL');
+  expect(ex.response).toBeUndefined();
+  expect(ms).toBeLessThan(SLACK_MS);
+});
+
+test('a body of 300 MiB gives BODY_TOO_LARGE quickly, in bounded memory', async () => {
+  const total = 300 * MIB;
+  const chunk = Buffer.alloc(64 * 1024, 0x61);
+  let written = 0;
+  const server = cleanup.add(
+    await httpServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(total) });
+      const body = new Readable({
+        read() {
+          if (written >= total) {
+            this.push(null);
+            return;
+          }
+          written += chunk.length;
+          this.push(chunk);
+        },
+      });
+      res.on('close', () => body.destroy());
+      body.pipe(res);
+    }),
+  );
+  const rssBefore = process.memoryUsage().rss;
+  let rssPeak = rssBefore;
+  const sampler = setInterval(() => {
+    rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
+  }, 10);
+  cleanup.defer(() => clearInterval(sampler));
+  const { ex, ms } = await timedSend(client(server.url));
+  clearInterval(sampler);
+  rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
+  expect(ex.error?.code).toBe('BODY_TOO_LARGE');
+  expect(ex.error?.message).toContain(String(total));
+  expect(ex.response?.truncated).toBe(true);
+  expect(ex.response?.body.length).toBe(MIB);
+  expect(ex.response?.bodyBytes).toBeGreaterThan(MIB);
+  expect(ex.response?.bodyBytes).toBeLessThan(2 * MIB);
+  expect(ms).toBeLessThan(SLACK_MS);
+  expect(rssPeak - rssBefore).toBeLessThan(100 * MIB);
+  // The server stopped long before the end: the client dropped the connection.
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  expect(written).toBeLessThan(32 * MIB);
+  test.info().annotations.push({ type: 'rss growth', description: `${((rssPeak - rssBefore) / MIB).toFixed(1)} MiB; server wrote ${(written / MIB).toFixed(1)} MiB` });
+});
+
+test('JSON nested 200,000 levels deep is returned and decodeJson does not throw', async () => {
+  const depth = 200_000;
+  const body = '['.repeat(depth) + ']'.repeat(depth);
+  const server = cleanup.add(
+    await httpServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(body);
+    }),
+  );
+  const { ex, ms } = await timedSend(client(server.url));
+  expect(ex.error).toBeUndefined();
+  expect(ex.response?.status).toBe(200);
+  expect(ex.response?.bodyBytes).toBe(2 * depth);
+  expect(ms).toBeLessThan(SLACK_MS);
+  const text = ex.response?.body ?? '';
+  let decoded: ReturnType<typeof decodeJson> | undefined;
+  expect(() => {
+    decoded = decodeJson(text);
+  }).not.toThrow();
+  expect(decoded).toBeDefined();
+});
+
+test('an XML entity bomb is returned and decodeXml refuses it as a doctype', async () => {
+  const entities = ['<!ENTITY lol "lol">'];
+  for (let i = 1; i <= 9; i += 1) entities.push(`<!ENTITY lol${i} "${`&lol${i === 1 ? '' : i - 1};`.repeat(10)}">`);
+  const bomb = `<?xml version="1.0"?>\n<!DOCTYPE CsnNotification [\n${entities.join('\n')}\n]>\n<CsnNotification><runId>&lol9;</runId></CsnNotification>`;
+  const server = cleanup.add(
+    await httpServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/xml' });
+      res.end(bomb);
+    }),
+  );
+  const { ex, ms } = await timedSend(client(server.url));
+  expect(ex.error).toBeUndefined();
+  expect(ex.response?.body).toBe(bomb);
+  expect(ms).toBeLessThan(SLACK_MS);
+  const started = performance.now();
+  const decoded = decodeXml('CsnNotification', ex.response?.body ?? '');
+  expect(performance.now() - started).toBeLessThan(100);
+  expect(decoded.ok).toBe(false);
+  if (!decoded.ok) expect(decoded.code).toBe('doctype');
+});
+
+/** Gzip members of 16 MiB of zeros each, concatenated: a valid gzip stream that inflates to `members` x 16 MiB. */
+function gzipBomb(members: number): Buffer {
+  const member = gzipSync(Buffer.alloc(16 * MIB), { level: 9 });
+  return Buffer.concat(Array.from({ length: members }, () => member));
+}
+
+test('a gzip bomb under the cap is kept raw, never inflated', async () => {
+  const bomb = gzipBomb(256); // ~4 MiB on the wire, 4 GiB inflated
+  const server = cleanup.add(
+    await httpServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(bomb.length) });
+      res.end(bomb);
+    }),
+  );
+  const rssBefore = process.memoryUsage().rss;
+  const { ex, ms } = await timedSend(client(server.url, { maxBodyBytes: 8 * MIB }));
+  const growth = process.memoryUsage().rss - rssBefore;
+  expect(ex.error).toBeUndefined();
+  expect(ex.response?.headers['content-encoding']).toBe('gzip');
+  expect(ex.response?.bodyBytes).toBe(bomb.length);
+  // The body text is the raw bytes as latin1.
+  expect(Buffer.from(ex.response?.body ?? '', 'latin1').equals(bomb)).toBe(true);
+  expect(ms).toBeLessThan(SLACK_MS);
+  expect(growth).toBeLessThan(100 * MIB);
+  test.info().annotations.push({ type: 'gzip', description: `${(bomb.length / MIB).toFixed(1)} MiB on the wire; rss growth ${(growth / MIB).toFixed(1)} MiB` });
+});
+
+test('a gzip bomb over the cap gives BODY_TOO_LARGE on the raw bytes', async () => {
+  const bomb = gzipBomb(256);
+  const server = cleanup.add(
+    await httpServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      res.end(bomb);
+    }),
+  );
+  const { ex, ms } = await timedSend(client(server.url));
+  expect(ex.error?.code).toBe('BODY_TOO_LARGE');
+  expect(ex.response?.bodyBytes).toBeLessThanOrEqual(bomb.length);
+  expect(ex.response?.body.length).toBe(MIB);
+  expect(ms).toBeLessThan(SLACK_MS);
+});
+
+test('a body dripping one byte per second gives TIMEOUT', async () => {
+  const timers = new Set<NodeJS.Timeout>();
+  cleanup.defer(() => timers.forEach((t) => clearInterval(t)));
+  const server = cleanup.add(
+    await rawServer((socket) => {
+      socket.once('data', () => {
+        socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 60\r\n\r\n{');
+        let sent = 0;
+        const t = setInterval(() => {
+          sent += 1;
+          if (sent > 60 || socket.destroyed) {
+            clearInterval(t);
+            return;
+          }
+          socket.write(' ');
+        }, 1000);
+        timers.add(t);
+        socket.on('close', () => clearInterval(t));
+      });
+    }),
+  );
+  const { ex, ms } = await timedSend(client(server.url));
+  expect(ex.error?.code).toBe('TIMEOUT');
+  expect(ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
+  expect(ms).toBeLessThan(TIMEOUT_MS + SLACK_MS);
+});
+
+test('a 302 to another origin is returned as the answer and the other server sees nothing', async () => {
+  const other = cleanup.add(
+    await httpServer((_req, res) => {
+      res.writeHead(200);
+      res.end('stolen');
+    }),
+  );
+  const server = cleanup.add(
+    await httpServer((_req, res) => {
+      res.writeHead(302, { location: `${other.url}/steal?from=redirect` });
+      res.end();
+    }),
+  );
+  expect(other.url).not.toBe(server.url);
+  const { ex, ms } = await timedSend(client(server.url), { method: 'POST', path: '/agent/run', body: '{}', headers: { 'Content-Type': 'application/json' } });
+  expect(ex.error).toBeUndefined();
+  expect(ex.response?.status).toBe(302);
+  expect(ex.response?.headers.location).toBe(`${other.url}/steal?from=redirect`);
+  expect(ex.attempts).toBe(1);
+  expect(ms).toBeLessThan(SLACK_MS);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  expect(other.seen).toHaveLength(0);
+  expect(server.seen).toHaveLength(1);
+});
+
+test('429 with Retry-After: 1, then 200: two attempts, about a second waited', async () => {
+  const server = cleanup.add(
+    await httpServer((_req, res) => {
+      if (server.seen.length === 1) {
+        res.writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' });
+        res.end('{"statusCode":429,"message":"Rate limit is exceeded. Try again in 1 seconds."}');
+      } else {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"runId":"r"}');
+      }
+    }),
+  );
+  const { ex, ms } = await timedSend(client(server.url));
+  expect(ex.error).toBeUndefined();
+  expect(ex.response?.status).toBe(200);
+  expect(ex.attempts).toBe(2);
+  expect(ex.waitedMs).toBeGreaterThanOrEqual(990);
+  expect(ms).toBeLessThan(1000 + SLACK_MS);
+  expect(server.seen).toHaveLength(2);
+});
+
+test('429 forever gives THROTTLED after maxRetries, keeping the last answer', async () => {
+  const server = cleanup.add(
+    await httpServer((_req, res) => {
+      res.writeHead(429, { 'retry-after': '120' });
+      res.end('{"statusCode":429}');
+    }),
+  );
+  const { ex, ms } = await timedSend(client(server.url, { maxRetries: 2, maxRetryWaitMs: 50 }));
+  expect(ex.error?.code).toBe('THROTTLED');
+  expect(ex.error?.message).toContain('429');
+  expect(ex.response?.status).toBe(429);
+  expect(ex.attempts).toBe(3);
+  expect(server.seen).toHaveLength(3);
+  expect(ex.waitedMs).toBeGreaterThanOrEqual(95);
+  expect(ms).toBeLessThan(SLACK_MS);
+});
+
+test('a refused connection gives CONNECTION_REFUSED', async () => {
+  const port = await closedPort();
+  const { ex, ms } = await timedSend(client(`http://127.0.0.1:${port}`));
+  expect(ex.error?.code).toBe('CONNECTION_REFUSED');
+  expect(ms).toBeLessThan(SLACK_MS);
+});

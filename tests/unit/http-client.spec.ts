@@ -1,0 +1,338 @@
+import { test, expect } from '@playwright/test';
+import { execFile, spawnSync } from 'node:child_process';
+import { createHttpClient, retryAfterMs } from '../../lib/http/client.ts';
+import { KEY_PLACEHOLDER, WRONG_KEY } from '../../lib/http/types.ts';
+import type { HttpClient, HttpClientOptions, RequestSpec } from '../../lib/http/types.ts';
+import { subscriptionKeyHeader } from '../../lib/contract/openapi.ts';
+import { Cleanup, httpServer } from '../support/hostile/servers.ts';
+import type { SeenRequest, TestServer } from '../support/hostile/servers.ts';
+
+const KEY = 'unit-test-key-0f9e8d7c6b5a4321';
+const KEY_HEADER = subscriptionKeyHeader();
+const KEY_HEADER_LOWER = KEY_HEADER.toLowerCase();
+
+const cleanup = new Cleanup();
+test.afterEach(async () => {
+  await cleanup.run();
+});
+
+type EchoServer = TestServer & { seen: SeenRequest[] };
+
+/** Answers 200 with a small JSON body (or what `answer` writes). */
+async function echoServer(answer?: Parameters<typeof httpServer>[0]): Promise<EchoServer> {
+  return cleanup.add(
+    await httpServer(
+      answer ??
+        ((_req, res) => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end('{"ok":true}');
+        }),
+    ),
+  );
+}
+
+function client(baseUrl: string, extra: Partial<HttpClientOptions> = {}): HttpClient {
+  return cleanup.add(createHttpClient({ baseUrl, key: KEY, timeoutMs: 3000, ...extra }));
+}
+
+test('auth key: the server gets the key, the record holds the placeholder', async () => {
+  const server = await echoServer();
+  const c = client(server.url);
+  const ex = await c.send({ method: 'POST', path: '/agent/run', body: '{"agencyCode":"128"}', headers: { 'Content-Type': 'application/json' } });
+  expect(ex.error).toBeUndefined();
+  expect(ex.response).toEqual({ status: 200, headers: expect.objectContaining({ 'content-type': 'application/json' }) as unknown, body: '{"ok":true}', bodyBytes: 11, truncated: false });
+  expect(ex.attempts).toBe(1);
+  expect(ex.request).toEqual({
+    method: 'POST',
+    url: `${server.url}/agent/run`,
+    headers: { 'User-Agent': 'iswc-conformance', 'Content-Type': 'application/json', [KEY_HEADER]: KEY_PLACEHOLDER },
+    body: '{"agencyCode":"128"}',
+    bodyBytes: 20,
+    bodyTruncated: false,
+    auth: 'key',
+  });
+  const seen = server.seen[0];
+  expect(seen?.headers[KEY_HEADER_LOWER]).toBe(KEY);
+  expect(seen?.headers['user-agent']).toBe('iswc-conformance');
+  expect(seen?.headers['accept-encoding']).toBeUndefined();
+  expect(seen?.body.toString()).toBe('{"agencyCode":"128"}');
+  expect(JSON.stringify(ex)).not.toContain(KEY);
+});
+
+test('auth wrong sends WRONG_KEY and records it; auth none sends no key header', async () => {
+  const server = await echoServer();
+  const c = client(server.url, { userAgent: 'iswc-conformance/test' });
+  const wrong = await c.send({ method: 'GET', path: '/x', auth: 'wrong' });
+  const none = await c.send({ method: 'GET', path: '/x', auth: 'none' });
+  expect(server.seen[0]?.headers[KEY_HEADER_LOWER]).toBe(WRONG_KEY);
+  expect(wrong.request.headers[KEY_HEADER]).toBe(WRONG_KEY);
+  expect(wrong.request.auth).toBe('wrong');
+  expect(server.seen[1]?.headers[KEY_HEADER_LOWER]).toBeUndefined();
+  expect(Object.keys(none.request.headers).map((h) => h.toLowerCase())).not.toContain(KEY_HEADER_LOWER);
+  expect(server.seen[1]?.headers['user-agent']).toBe('iswc-conformance/test');
+});
+
+test('a key header passed in spec.headers is ignored: the client owns it', async () => {
+  const server = await echoServer();
+  const c = client(server.url);
+  const ex = await c.send({ method: 'GET', path: '/x', headers: { [KEY_HEADER_LOWER]: 'injected', 'X-Trace': 'abc' }, auth: 'none' });
+  expect(server.seen[0]?.headers[KEY_HEADER_LOWER]).toBeUndefined();
+  expect(server.seen[0]?.headers['x-trace']).toBe('abc');
+  expect(ex.request.headers).toEqual({ 'User-Agent': 'iswc-conformance', 'X-Trace': 'abc' });
+  await c.send({ method: 'GET', path: '/x', headers: { [KEY_HEADER.toUpperCase()]: 'injected' } });
+  expect(server.seen[1]?.headers[KEY_HEADER_LOWER]).toBe(KEY);
+});
+
+test('base URL validation', () => {
+  const bad = ['ftp://127.0.0.1/', 'http://user:pass@127.0.0.1/', 'https://user@127.0.0.1/', 'http://127.0.0.1/?a=1', 'http://127.0.0.1/#x', 'http://127.0.0.1/?', 'not a url', 'file:///etc/passwd', ''];
+  for (const baseUrl of bad) {
+    let thrown: unknown;
+    try {
+      createHttpClient({ baseUrl, key: KEY });
+    } catch (e) {
+      thrown = e;
+    }
+    expect(thrown, baseUrl).toBeInstanceOf(Error);
+    expect((thrown as { code?: string }).code, baseUrl).toBe('ISWC_BAD_BASE_URL');
+    expect((thrown as Error).message).toContain('Invalid base URL');
+  }
+  for (const baseUrl of ['http://127.0.0.1:1', 'https://example.org/api/', 'http://[::1]:8080/prefix']) {
+    const c = createHttpClient({ baseUrl, key: KEY });
+    void c.close();
+  }
+});
+
+test('a base URL with a path prefix: spec.path is appended', async () => {
+  const server = await echoServer();
+  for (const prefix of ['/api', '/api/', '/api//']) {
+    const c = client(`${server.url}${prefix}`);
+    const ex = await c.send({ method: 'GET', path: '/agent/run' });
+    expect(ex.request.url).toBe(`${server.url}/api/agent/run`);
+  }
+  expect(server.seen.map((s) => s.url)).toEqual(['/api/agent/run', '/api/agent/run', '/api/agent/run']);
+});
+
+test('paths that leave the base URL are INVALID_URL and nothing is sent', async () => {
+  const server = await echoServer();
+  const c = client(server.url);
+  for (const path of ['agent/run', '//evil.example/x', 'http://evil.example/x', '/a?b=1', '/a#frag', '/a b', '/caf\u00e9']) {
+    const pending = c.send({ method: 'GET', path });
+    await expect(pending).resolves.toBeDefined();
+    const ex = await pending;
+    expect(ex.error?.code, path).toBe('INVALID_URL');
+    expect(ex.attempts).toBe(0);
+    expect(c.curl({ method: 'GET', path })).toMatch(/^# not replayable/);
+  }
+  const lone = await c.send({ method: 'GET', path: '/x', query: [['a', '\ud800']] });
+  expect(lone.error?.code).toBe('INVALID_URL');
+  expect(server.seen).toHaveLength(0);
+});
+
+test('query parameters keep their order and are encoded with encodeURIComponent; rawQuery goes verbatim', async () => {
+  const server = await echoServer();
+  const c = client(server.url);
+  const query = [
+    ['b', '1 2'],
+    ['a', 'ä&=+/'],
+    ['b', 'x'],
+    ['', ''],
+  ] as const;
+  const ex = await c.send({ method: 'GET', path: '/search', query });
+  expect(server.seen[0]?.url).toBe('/search?b=1%202&a=%C3%A4%26%3D%2B%2F&b=x&=');
+  expect(ex.request.url).toBe(`${server.url}/search?b=1%202&a=%C3%A4%26%3D%2B%2F&b=x&=`);
+  const raw = await c.send({ method: 'GET', path: '/search', rawQuery: 'a=%2f%2F&b=+&c=%zz&&d', query });
+  expect(server.seen[1]?.url).toBe('/search?a=%2f%2F&b=+&c=%zz&&d');
+  expect(raw.request.url).toBe(`${server.url}/search?a=%2f%2F&b=+&c=%zz&&d`);
+  await c.send({ method: 'GET', path: '/search', rawQuery: '' });
+  expect(server.seen[2]?.url).toBe('/search?');
+});
+
+test('the recorded request body is cut at 64 KiB on a character boundary; the server gets it all', async () => {
+  const server = await echoServer();
+  const c = client(server.url);
+  const body = 'a'.repeat(65535) + '\u00e9' + 'b'.repeat(40_000); // é straddles the 64 KiB boundary
+  const ex = await c.send({ method: 'POST', path: '/x', body });
+  const bytes = Buffer.byteLength(body);
+  expect(ex.request.bodyBytes).toBe(bytes);
+  expect(ex.request.bodyTruncated).toBe(true);
+  expect(ex.request.body).toBe('a'.repeat(65535));
+  expect(server.seen[0]?.body.length).toBe(bytes);
+  const small = await c.send({ method: 'POST', path: '/x', body: new Uint8Array([0x68, 0x69]) });
+  expect(small.request).toMatchObject({ body: 'hi', bodyBytes: 2, bodyTruncated: false });
+});
+
+test('response headers are lower-cased and repeated headers joined', async () => {
+  const server = await echoServer((_req, res) => {
+    res.setHeader('X-Multi', ['one', 'two']);
+    res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+    res.writeHead(404);
+    res.end('Iswc not found \u2713');
+  });
+  const ex = await client(server.url).send({ method: 'GET', path: '/x' });
+  expect(ex.response?.status).toBe(404);
+  expect(ex.response?.headers['x-multi']).toBe('one, two');
+  expect(ex.response?.headers['content-type']).toBe('text/plain; charset=utf-8');
+  expect(ex.response?.body).toBe('Iswc not found \u2713');
+  expect(ex.response?.bodyBytes).toBe(Buffer.byteLength('Iswc not found \u2713'));
+});
+
+test('a server that echoes the key never gets it into the record', async () => {
+  const server = await echoServer((req, res) => {
+    const key = String(req.headers[KEY_HEADER_LOWER]);
+    res.writeHead(401, { 'content-type': 'application/json', 'x-echo': key });
+    res.end(JSON.stringify({ statusCode: 401, message: `key ${key} / ${encodeURIComponent(key)} / ${Buffer.from(key).toString('base64')}` }));
+  });
+  const ex = await client(server.url).send({ method: 'POST', path: '/x', body: `{"k":"${KEY}"}`, rawQuery: `subscription-key=${KEY}` });
+  const json = JSON.stringify(ex);
+  expect(json).not.toContain(KEY);
+  expect(json).not.toContain(Buffer.from(KEY).toString('base64'));
+  expect(ex.response?.headers['x-echo']).toBe(KEY_PLACEHOLDER);
+  expect(ex.request.url).toContain(`subscription-key=${KEY_PLACEHOLDER}`);
+});
+
+test('503 with Retry-After is retried; 503 without it and other statuses are answers', async () => {
+  let calls = 0;
+  const server = await echoServer((req, res) => {
+    calls += 1;
+    if (req.url === '/retry' && calls === 1) {
+      res.writeHead(503, { 'retry-after': '0' });
+      res.end('maintenance');
+      return;
+    }
+    res.writeHead(req.url === '/plain503' ? 503 : 204);
+    res.end();
+  });
+  let gates = 0;
+  const c = client(server.url, {
+    beforeSend: async () => {
+      gates += 1;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    },
+  });
+  const retried = await c.send({ method: 'DELETE', path: '/retry' });
+  expect(retried.response?.status).toBe(204);
+  expect(retried.attempts).toBe(2);
+  expect(gates).toBe(2);
+  expect(retried.waitedMs).toBeGreaterThanOrEqual(38);
+  const plain = await c.send({ method: 'DELETE', path: '/plain503' });
+  expect(plain.response?.status).toBe(503);
+  expect(plain.attempts).toBe(1);
+  expect(plain.error).toBeUndefined();
+});
+
+test('429 without Retry-After backs off from 1 s, capped by maxRetryWaitMs', async () => {
+  const server = await echoServer((_req, res) => {
+    res.writeHead(server.seen.length < 3 ? 429 : 200);
+    res.end();
+  });
+  const ex = await client(server.url, { maxRetryWaitMs: 100 }).send({ method: 'GET', path: '/x' });
+  expect(ex.response?.status).toBe(200);
+  expect(ex.attempts).toBe(3);
+  expect(ex.waitedMs).toBeGreaterThanOrEqual(195);
+  expect(ex.waitedMs).toBeLessThan(1000);
+});
+
+test('Retry-After parsing: seconds and HTTP-date', () => {
+  const now = Date.parse('Wed, 21 Oct 2015 07:28:00 GMT');
+  expect(retryAfterMs('1', now)).toBe(1000);
+  expect(retryAfterMs(' 120 ', now)).toBe(120_000);
+  expect(retryAfterMs('Wed, 21 Oct 2015 07:28:30 GMT', now)).toBe(30_000);
+  expect(retryAfterMs('Wed, 21 Oct 2015 07:27:00 GMT', now)).toBe(0);
+  expect(retryAfterMs('soon', now)).toBeUndefined();
+  expect(retryAfterMs('-1', now)).toBeUndefined();
+  expect(retryAfterMs(undefined, now)).toBeUndefined();
+});
+
+test('close is idempotent and a send after close resolves with an error', async () => {
+  const server = await echoServer();
+  const c = createHttpClient({ baseUrl: server.url, key: KEY });
+  await c.close();
+  await c.close();
+  const ex = await c.send({ method: 'GET', path: '/x' });
+  expect(ex.error?.code).toBe('CONNECTION_RESET');
+});
+
+test('keep-alive: thousands of small requests are fast', async () => {
+  const server = await echoServer();
+  const c = client(server.url);
+  const n = 2000;
+  const concurrency = 16;
+  let next = 0;
+  const started = performance.now();
+  const statuses: number[] = [];
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) {
+        next += 1;
+        const ex = await c.send({ method: 'POST', path: '/agent/run', body: '{"agencyCode":"128"}', headers: { 'Content-Type': 'application/json' } });
+        statuses.push(ex.response?.status ?? 0);
+      }
+    }),
+  );
+  const ms = performance.now() - started;
+  expect(statuses.filter((s) => s === 200)).toHaveLength(n);
+  test.info().annotations.push({ type: 'throughput', description: `${n} requests in ${Math.round(ms)} ms (${Math.round((n / ms) * 1000)}/s)` });
+  expect(ms).toBeLessThan(10_000);
+});
+
+const SPEC: RequestSpec = {
+  method: 'POST',
+  path: '/agent/run',
+  query: [['x', '1']],
+  headers: { 'Content-Type': 'application/json' },
+  body: `{"agentVersion":"it's 1.0"}`,
+};
+
+test('the curl line: shape, quoting, and never the key', () => {
+  const c = createHttpClient({ baseUrl: 'https://iswc.example/api', key: KEY });
+  cleanup.add(c);
+  expect(c.curl(SPEC)).toBe(
+    `curl -sS -i -X POST 'https://iswc.example/api/agent/run?x=1' -H "${KEY_HEADER}: $ISWC_SUBSCRIPTION_KEY" -H 'User-Agent: iswc-conformance' -H 'Content-Type: application/json' -H 'Accept:' --data-binary '{"agentVersion":"it'\\''s 1.0"}'`,
+  );
+  expect(c.curl({ method: 'GET', path: '/x', auth: 'none' })).toBe(`curl -sS -i -X GET 'https://iswc.example/api/x' -H 'User-Agent: iswc-conformance' -H 'Accept:'`);
+  expect(c.curl({ method: 'GET', path: '/x', auth: 'wrong' })).toContain(`-H '${KEY_HEADER}: ${WRONG_KEY}'`);
+  const sneaky = c.curl({ method: 'POST', path: '/x', rawQuery: `k=${KEY}`, headers: { [KEY_HEADER]: KEY, 'X-K': KEY }, body: `${KEY}\u0000` });
+  expect(sneaky).not.toContain(KEY);
+  expect(sneaky.split('\n')).toHaveLength(1);
+  expect(c.curl({ method: 'POST', path: '/x', body: 'a\u0000b\n' })).toMatch(/^printf 'a\\000b\\012' \| curl .* --data-binary @-$/);
+});
+
+const hasCurl = spawnSync('curl', ['--version']).status === 0;
+
+test('the curl line replays the request exactly', async () => {
+  test.skip(!hasCurl, 'curl is not installed');
+  const server = await echoServer();
+  const c = client(server.url);
+  const cases: RequestSpec[] = [
+    SPEC,
+    { method: 'POST', path: '/bin', body: new Uint8Array([0x00, 0x0a, 0x25, 0x5c, 0x27, 0x22, 0x24, 0xff, 0x41, 0x0a, 0x0a]) },
+    { method: 'POST', path: '/at', body: '@/etc/passwd', headers: { 'Content-Type': 'text/plain' } },
+    { method: 'PUT', path: '/empty', body: '', auth: 'wrong' },
+    { method: 'DELETE', path: '/agent/run/[1]/{x}', rawQuery: 'iswc=T0345246801&sp=%20a+b', auth: 'none' },
+    { method: 'GET', path: '/a/../b', headers: { 'X-Empty': '', 'X-Q': `"quoted" $HOME \`x\`` } },
+  ];
+  for (const spec of cases) {
+    const before = server.seen.length;
+    await c.send(spec);
+    const line = c.curl(spec);
+    expect(line).not.toContain(KEY);
+    // Asynchronously: the server runs in this process.
+    const run = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+      execFile('sh', ['-c', line], { env: { PATH: process.env.PATH ?? '', ISWC_SUBSCRIPTION_KEY: KEY, HOME: '/nonexistent' }, timeout: 5000, encoding: 'utf8' }, (err, stdout, stderr) => {
+        resolve({ status: err ? ((err as { code?: unknown }).code as number | null) : 0, stdout, stderr });
+      });
+    });
+    expect(run.status, `${line}\n${run.stderr}`).toBe(0);
+    expect(run.stdout).toMatch(/^HTTP\/1\.1 200/);
+    const viaClient = server.seen[before];
+    const viaCurl = server.seen[before + 1];
+    expect(viaCurl?.method).toBe(viaClient?.method);
+    expect(viaCurl?.url, line).toBe(viaClient?.url);
+    expect(viaCurl?.body.equals(viaClient?.body ?? Buffer.alloc(0)), line).toBe(true);
+    for (const name of [KEY_HEADER_LOWER, 'content-type', 'user-agent', 'x-empty', 'x-q', 'accept', 'content-length']) {
+      expect(viaCurl?.headers[name], `${name} in ${line}`).toBe(viaClient?.headers[name]);
+    }
+  }
+  // Four cases use the real key, each sent twice (client, curl).
+  expect(server.seen.filter((s) => s.headers[KEY_HEADER_LOWER] === KEY).length).toBe(8);
+});
