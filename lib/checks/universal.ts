@@ -107,7 +107,15 @@ export const noBodyOn204: Check = {
   judge({ exchange }) {
     const response = exchange.response;
     if (!response || exchange.error || response.status !== 204) return null;
-    return response.bodyBytes === 0 ? pass('no body', 'no body') : fail('no body', `${response.bodyBytes} bytes: ${JSON.stringify(response.body.slice(0, 80))}`);
+    if (response.bodyBytes > 0) return fail('no body', `${response.bodyBytes} bytes: ${JSON.stringify(response.body.slice(0, 80))}`);
+    // HTTP/1.1 parsers drop bytes sent after a 204, but the framing headers that announce them stay
+    // visible (RFC 9110 §8.6: no Content-Length other than 0 on a 204; RFC 9112 §6.1: no Transfer-Encoding).
+    const length = response.headers['content-length'];
+    const encoding = response.headers['transfer-encoding'];
+    if ((length !== undefined && length.trim() !== '0') || encoding !== undefined) {
+      return fail('no body', `204 announcing a body (${length !== undefined ? `Content-Length: ${length}` : `Transfer-Encoding: ${encoding}`})`);
+    }
+    return pass('no body', 'no body');
   },
 };
 

@@ -1,0 +1,38 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import { readConfig } from '../../lib/engine/config.ts';
+import { faultTable, selfCheck, unprovenChecks } from '../../lib/engine/selfcheck.ts';
+import { loadProfile } from '../../lib/profile/load.ts';
+import { fromRoot } from '../../lib/paths.ts';
+import { EMBEDDED_KEY, FAULTS, startReferenceServer } from '../../server/index.ts';
+
+test.describe.configure({ timeout: 10 * 60_000 });
+
+/**
+ * Principle 3: a check that cannot fail is a defect. The suite runs against the clean reference server
+ * (no failure, even in strict mode) and against each fault of its catalogue (each caught), and every
+ * spec and http check must catch at least one fault.
+ */
+test('every injected fault is caught, and every check catches a fault @selfcheck', async ({}, testInfo) => {
+  const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
+  const { clean, results } = await selfCheck(FAULTS, (faultId) => startReferenceServer({ profile, key: EMBEDDED_KEY, faults: faultId ? [faultId] : [] }), {
+    key: EMBEDDED_KEY,
+    profile,
+  });
+  const table = faultTable(results);
+  process.stdout.write(`\nFault catalogue self-check (fault -> catching checks):\n${table}\n`);
+  await testInfo.attach('fault-table.txt', { body: table, contentType: 'text/plain' });
+  const dir = readConfig().reportDir;
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    path.join(dir, 'fault-catalogue.json'),
+    `${JSON.stringify(results.map((r) => ({ fault: r.fault.id, level: r.fault.level, section: r.fault.section, caughtBy: r.caughtBy, failures: r.failures })), null, 2)}\n`,
+  );
+
+  const cleanFailures = clean.filter((e) => e.verdict === 'fail');
+  expect(cleanFailures.map((e) => `${e.checkId} ${e.caseId}: ${e.received}`), 'the clean reference server passes every check, strict included').toEqual([]);
+  expect(results.filter((r) => r.caughtBy.length === 0).map((r) => r.fault.id), 'faults no check caught').toEqual([]);
+  expect(unprovenChecks(results), 'checks that no fault makes fail').toEqual([]);
+  expect(results.length).toBeGreaterThanOrEqual(30);
+});

@@ -1,0 +1,120 @@
+import { expect, test } from '@playwright/test';
+import { allChecks, checkById } from '../../lib/checks/registry.ts';
+import { fieldConstraints } from '../../lib/contract/constraints.ts';
+import { planSuite } from '../../lib/engine/suite.ts';
+import { boundaryValues, codePoints } from '../../lib/engine/values.ts';
+import type { Exchange } from '../../lib/http/types.ts';
+import { partition } from '../../lib/profile/allocate.ts';
+import { loadProfile } from '../../lib/profile/load.ts';
+import { fromRoot } from '../../lib/paths.ts';
+
+const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
+
+test('boundary values are labelled by the validator: astral characters count as one', () => {
+  const agency = fieldConstraints().find((c) => c.id === 'notifyAgentRun.body.agencyCode');
+  if (!agency) throw new Error('agencyCode constraint missing');
+  const values = boundaryValues(agency, '128');
+  const byLabel = Object.fromEntries(values.map((v) => [v.label, v]));
+  expect(byLabel['at-min']?.valid).toBe(true);
+  expect(byLabel['below-min']?.valid).toBe(false);
+  expect(byLabel['above-max']?.valid).toBe(false);
+  const astralAt = byLabel['astral-at-min'];
+  expect(astralAt?.valid).toBe(true);
+  expect(codePoints(String(astralAt?.value))).toBe(3);
+  expect(String(astralAt?.value).length).toBe(4);
+  const astralBelow = byLabel['astral-below-min'];
+  expect(astralBelow?.valid).toBe(false);
+  expect(String(astralBelow?.value).length).toBe(3);
+  const count = fieldConstraints().find((c) => c.id === 'notifyAgentRun.body.newRecordCount');
+  if (!count) throw new Error('counter constraint missing');
+  expect(boundaryValues(count, 1).map((v) => [v.value, v.valid])).toEqual([
+    [-2147483648, true],
+    [-2147483649, false],
+    [2147483647, true],
+    [2147483648, false],
+  ]);
+});
+
+test('disposable entries are partitioned deterministically, never twice, and run out with a reason', () => {
+  const claims = [
+    { key: 'a@json', kind: 'merges' as const, count: 1 },
+    { key: 'a@xml', kind: 'merges' as const, count: 1 },
+    { key: 'b@json', kind: 'merges' as const, count: profile.merges.length },
+  ];
+  const first = partition(profile, claims);
+  const second = partition(profile, claims);
+  expect([...first.entries()]).toEqual([...second.entries()]);
+  const a = first.get('a@json');
+  const b = first.get('a@xml');
+  expect(a?.ok && b?.ok && a.entries[0] !== b.entries[0]).toBe(true);
+  const c = first.get('b@json');
+  expect(c?.ok).toBe(false);
+  if (c && !c.ok) expect(c.reason).toMatch(/no merges entry left/);
+});
+
+test('the suite plan uses every disposable entry at most once across projects', () => {
+  const plan = planSuite(profile, { destructive: true });
+  const used = plan.flatMap((p) => Object.values(p.entries).flat());
+  expect(new Set(used).size).toBe(used.length);
+  expect(plan.filter((p) => p.skipReason).map((p) => p.key)).toEqual([]);
+  const safe = planSuite(profile, { destructive: false });
+  expect(safe.filter((p) => p.def.claims?.length).every((p) => p.skipReason)).toBe(true);
+});
+
+test('every check names a level and a section; ids are unique', () => {
+  const ids = allChecks().map((c) => c.id);
+  expect(new Set(ids).size).toBe(ids.length);
+  for (const c of allChecks()) {
+    expect(c.sections.length, c.id).toBeGreaterThan(0);
+    expect(['spec', 'http', 'observed']).toContain(c.level);
+  }
+});
+
+function exchange(status: number, body = '', headers: Record<string, string> = {}): Exchange {
+  return {
+    request: { method: 'POST', url: 'http://x/agent/run', headers: {}, body: '', bodyBytes: 0, bodyTruncated: false, auth: 'key' },
+    response: { status, headers, body, bodyBytes: Buffer.byteLength(body), truncated: false },
+    durationMs: 1,
+    attempts: 1,
+    waitedMs: 0,
+  };
+}
+
+const judge = (id: string, ex: Exchange, params: unknown = undefined, extra: number[] = []) =>
+  checkById(id).judge({ operation: 'notifyAgentRun', format: 'json', exchange: ex, params: params as never, authProbe: false, extraStatuses: extra })?.verdict;
+
+const cases: Array<[string, string, Exchange, unknown, string | undefined]> = [
+  ['documented status', 'status.documented', exchange(200, '{"runId":"a"}', { 'content-type': 'application/json' }), undefined, 'pass'],
+  ['undocumented 404 on the run notification', 'status.documented', exchange(404), undefined, 'fail'],
+  ['5xx', 'http.no-5xx', exchange(502), undefined, 'fail'],
+  ['text Bad Request', 'text.bad-request', exchange(400, 'Bad Request', { 'content-type': 'text/plain' }), undefined, 'pass'],
+  ['text Bad Request as a JSON string', 'text.bad-request', exchange(400, '"Bad Request"', { 'content-type': 'application/json' }), undefined, 'pass'],
+  ['other text on 400', 'text.bad-request', exchange(400, 'Invalid', { 'content-type': 'text/plain' }), undefined, 'fail'],
+  ['CsnNotification JSON', 'response.schema', exchange(200, '{"runId":"r"}', { 'content-type': 'application/json' }), undefined, 'pass'],
+  ['CsnNotification XML without Content-Type', 'response.schema', exchange(200, '<CsnNotification><runId>r</runId></CsnNotification>'), undefined, 'pass'],
+  ['runId as a number', 'response.schema', exchange(200, '{"runId":5}', { 'content-type': 'application/json' }), undefined, 'fail'],
+  ['wrong XML root', 'response.schema', exchange(200, '<AgentRun><runId>r</runId></AgentRun>', { 'content-type': 'application/xml' }), undefined, 'fail'],
+  ['missing Content-Type', 'http.content-type', exchange(400, 'x'), undefined, 'fail'],
+  ['JSON labelled XML', 'http.content-type', exchange(200, '{"a":1}', { 'content-type': 'application/xml' }), undefined, 'fail'],
+  ['stack trace', 'http.no-internals', exchange(400, 'Error: x\n    at f (/srv/app/server.js:1:2)', { 'content-type': 'text/plain' }), undefined, 'fail'],
+  ['204 with a body', 'response.no-body-204', exchange(204, '{}'), undefined, 'fail'],
+  ['limit accepted where data may not exist', 'limit.accepted', exchange(404), { because: 'x', mayNotExist: true }, 'pass'],
+  ['limit accepted refused with 400', 'limit.accepted', exchange(400), { because: 'x', mayNotExist: true }, 'fail'],
+  ['405 without Allow', 'http.method-not-allowed', exchange(405), { because: 'x', path: '/agent/run' }, 'fail'],
+  ['405 with Allow', 'http.method-not-allowed', exchange(405, '', { allow: 'POST' }), { because: 'x', path: '/agent/run' }, 'pass'],
+  ['auth probe 401', 'auth.required', exchange(401), { because: 'x' }, 'pass'],
+  ['observed never fails', 'observed.requiredness', exchange(400), { because: 'x' }, 'observed'],
+];
+for (const [label, id, ex, params, verdict] of cases) {
+  test(`check ${id}: ${label} -> ${verdict}`, () => {
+    expect(judge(id, ex, params)).toBe(verdict);
+  });
+}
+
+test('transport failures fail the targeted checks with the error code', () => {
+  const ex: Exchange = { ...exchange(200), response: undefined, error: { code: 'TIMEOUT', message: 'no answer in 10 s' } };
+  const judgement = checkById('status.success').judge({ operation: 'notifyAgentRun', format: 'json', exchange: ex, params: { because: 'x' } as never, authProbe: false, extraStatuses: [] });
+  expect(judgement?.verdict).toBe('fail');
+  expect(judgement?.received).toContain('TIMEOUT');
+  expect(judge('http.answered', ex)).toBe('fail');
+});

@@ -1,0 +1,90 @@
+import { readFileSync } from 'node:fs';
+import { expect, test } from '@playwright/test';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { parse } from 'yaml';
+import { componentNames, schemaFileName } from '../../lib/contract/json-schema.ts';
+import { fieldConstraints } from '../../lib/contract/constraints.ts';
+import { OPENAPI_PATH } from '../../lib/contract/openapi.ts';
+import { validateResource } from '../../lib/contract/validators.ts';
+import { fromRoot } from '../../lib/paths.ts';
+import { loadProfile, parseProfile } from '../../lib/profile/load.ts';
+import { renderSchemaFile } from '../../scripts/build-schemas.ts';
+
+test('schemas/openapi.yaml is a valid OpenAPI 3.1 document', async () => {
+  const result = await new Validator().validate(parse(readFileSync(OPENAPI_PATH, 'utf8')) as object);
+  expect(result.errors ?? [], JSON.stringify(result.errors)).toEqual([]);
+  expect(result.valid).toBe(true);
+});
+
+test('the standalone JSON Schemas are generated from openapi.yaml and up to date (npm run schemas:build)', () => {
+  for (const name of componentNames()) {
+    expect(readFileSync(fromRoot('schemas', schemaFileName(name)), 'utf8'), schemaFileName(name)).toBe(renderSchemaFile(name));
+  }
+});
+
+test('no required lists: the document does not show required-ness', () => {
+  expect(readFileSync(OPENAPI_PATH, 'utf8')).not.toMatch(/^\s*required:\s*\[/m);
+  expect(validateResource('AgentRun', {})).toEqual([]);
+  expect(validateResource('MergeRequest', {})).toEqual([]);
+});
+
+const table: Array<[string, unknown, boolean]> = [
+  ['AgentRun agencyCode 3 code points', { agencyCode: '128' }, true],
+  ['AgentRun agencyCode astral 3 code points / 4 units', { agencyCode: 'A😀B' }, true],
+  ['AgentRun agencyCode 2 code points / 3 units', { agencyCode: '0😀' }, false],
+  ['AgentRun agencyCode 4', { agencyCode: '1280' }, false],
+  ['AgentRun int32 max', { newRecordCount: 2147483647 }, true],
+  ['AgentRun int32 min', { newRecordCount: -2147483648 }, true],
+  ['AgentRun int32 max+1', { newRecordCount: 2147483648 }, false],
+  ['AgentRun int32 min-1', { newRecordCount: -2147483649 }, false],
+  ['AgentRun fraction', { newRecordCount: 1.5 }, false],
+  ['AgentRun number as string', { newRecordCount: '1' }, false],
+  ['AgentRun runId number', { runId: 5 }, false],
+  ['MergeRequest iswc', { iswcs: ['T0345246801'] }, true],
+  ['MergeRequest iswc lower case', { iswcs: ['t0345246801'] }, false],
+  ['MergeRequest iswc 9 digits', { iswcs: ['T034524680'] }, false],
+  ['MergeRequest iswc full-width digits', { iswcs: ['T０３４５２４６８０１'] }, false],
+  ['MergeRequest work code 20', { agencyWorks: [{ agencyCode: '128', agencyWorkCode: 'X'.repeat(20) }] }, true],
+  ['MergeRequest work code 21', { agencyWorks: [{ agencyCode: '128', agencyWorkCode: 'X'.repeat(21) }] }, false],
+];
+for (const [label, value, valid] of table) {
+  test(`validator boundary: ${label} is ${valid ? 'valid' : 'invalid'}`, () => {
+    const resource = label.startsWith('AgentRun') ? 'AgentRun' : 'MergeRequest';
+    expect(validateResource(resource, value).length === 0).toBe(valid);
+  });
+}
+
+test('every limit of section 8 is found in the contract', () => {
+  const limited = fieldConstraints().filter((c) => c.sections.includes('8')).map((c) => c.id);
+  expect(limited).toEqual(
+    expect.arrayContaining([
+      'notifyAgentRun.body.agencyCode',
+      'notifyAgentRun.body.newRecordCount',
+      'mergeIswcMetadata.body.iswcs[]',
+      'mergeIswcMetadata.body.agencyWorks[].agencyCode',
+      'mergeIswcMetadata.body.agencyWorks[].agencyWorkCode',
+      'mergeIswcMetadata.query.agency',
+      'deleteSubmission.query.workcode',
+      'deleteSubmission.query.sourceDb',
+      'demergeIswcMetadata.query.workcode',
+    ]),
+  );
+});
+
+test('the embedded profile loads; a broken profile fails with the path inside it', () => {
+  expect(loadProfile(fromRoot('fixtures', 'targets', 'embedded.json')).merges.length).toBeGreaterThanOrEqual(20);
+  expect(() => parseProfile({ name: 'x', agency: '12', iswcs: ['T1'], unknownIswcs: ['T0000000000'], merges: [], demerges: [], submissions: [] }, 'bad.json')).toThrow(
+    /bad\.json[\s\S]*at \/agency[\s\S]*at \/iswcs\/0/,
+  );
+  expect(() => parseProfile({ name: 'x', agency: '128', iswcs: ['T0345246801'], unknownIswcs: ['T0345246801'], merges: [], demerges: [], submissions: [] }, 'p.json')).toThrow(/both in iswcs and in unknownIswcs/);
+});
+
+test('the vendored interface document is the one in ../shared when it is there', () => {
+  let shared: string | undefined;
+  try {
+    shared = readFileSync(fromRoot('..', 'shared', 'spec', 'iswc-agency-api.md'), 'utf8');
+  } catch {
+    test.skip(true, '../shared/spec/iswc-agency-api.md is not beside this clone');
+  }
+  expect(readFileSync(fromRoot('docs', 'spec', 'iswc-agency-api.md'), 'utf8')).toBe(shared);
+});
