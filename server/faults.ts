@@ -1,0 +1,124 @@
+/**
+ * The fault catalogue of the reference server. A fault is one named, deliberate deviation from the
+ * interface document (level `spec`) or from plain HTTP hygiene (level `http`). Each is a small predicate
+ * consulted in the handlers (`faults.has('...')`); everything a fault does not name stays correct, so the
+ * self-check can start one server per fault and expect exactly the matching checks to fail.
+ */
+
+export interface Fault {
+  id: string;
+  level: 'spec' | 'http';
+  /** Sections of the interface document the fault breaks ("4.1", "2.3, 8"). */
+  section: string;
+  description: string;
+}
+
+const CATALOGUE = [
+  // Limits too loose (section 8).
+  { id: 'run-agency-code-loose', level: 'spec', section: '2.1', description: 'Agent run agencyCode length is not checked.' },
+  { id: 'run-int32-loose', level: 'spec', section: '2.1', description: 'Agent run counters accept any safe integer beyond int32.' },
+  { id: 'merge-iswc-pattern-loose', level: 'spec', section: '2.3', description: 'Items of iswcs are not checked against the pattern (a malformed item is then simply not found: 404).' },
+  { id: 'merge-agency-code-loose', level: 'spec', section: '2.4', description: 'agencyWorks[].agencyCode length is not checked.' },
+  { id: 'merge-work-code-loose', level: 'spec', section: '2.4', description: 'agencyWorks[].agencyWorkCode length is not checked.' },
+  { id: 'query-agency-loose', level: 'spec', section: '4.2-4.4', description: 'Query agency length is not checked on merge, demerge and delete.' },
+  { id: 'query-workcode-loose', level: 'spec', section: '4.3, 4.4', description: 'Query workcode length is not checked.' },
+  { id: 'source-db-loose', level: 'spec', section: '4.3', description: 'sourceDb beyond int32 is accepted (then simply not found: 404).' },
+  { id: 'utf16-length', level: 'spec', section: '8', description: 'All lengths are counted in UTF-16 code units instead of code points ("A😀B" rejected, "0😀" accepted).' },
+  { id: 'int32-off-by-one', level: 'spec', section: '8', description: 'The int32 maximum check lets 2147483648 through (counters and sourceDb).' },
+  { id: 'drop-invalid-iswcs', level: 'spec', section: '2.3', description: 'Invalid items of iswcs are silently dropped instead of rejected with 400; the merge proceeds with the rest.' },
+  // Limits too tight.
+  { id: 'work-code-tight', level: 'spec', section: '8', description: 'agencyWorkCode and query workcode are limited to one character less than the document states.' },
+  { id: 'int32-tight', level: 'spec', section: '8', description: 'Counters and sourceDb reject the int32 bounds themselves (2147483647 and -2147483648).' },
+  { id: 'agency-code-digits', level: 'spec', section: '2.1', description: 'agencyCode (body and query) must be ASCII digits (rejects "ABC", "A😀B").' },
+  // Statuses swapped.
+  { id: 'run-success-201', level: 'spec', section: '4.1', description: 'A successful run notification answers 201 (same body).' },
+  { id: 'merge-success-200', level: 'spec', section: '4.2', description: 'A successful merge answers 200 with an empty JSON object.' },
+  { id: 'run-400-as-422', level: 'spec', section: '4.1', description: 'An invalid agent run answers 422 (same text).' },
+  { id: 'merge-400-as-422', level: 'spec', section: '4.2', description: 'An invalid merge request (body or query) answers 422.' },
+  { id: 'merge-404-as-400', level: 'spec', section: '4.2', description: 'An unknown ISWC in a merge answers 400.' },
+  { id: 'delete-404-as-400', level: 'spec', section: '4.3', description: 'Submission not found answers 400.' },
+  { id: 'demerge-404-as-410', level: 'spec', section: '4.4', description: 'Demerge of something not found answers 410.' },
+  { id: 'delete-400-as-404', level: 'spec', section: '4.3', description: 'Submission delete with an invalid agency or work code answers 404.' },
+  { id: 'run-401-as-403', level: 'spec', section: '4.1, 5', description: 'Run notification with a missing or wrong key answers 403.' },
+  // Texts.
+  { id: 'run-bad-request-text', level: 'spec', section: '4.1', description: 'Run notification 400 body is "Invalid request" instead of "Bad Request".' },
+  { id: 'run-not-authorized-text', level: 'spec', section: '4.1', description: 'Run notification 401 body is "Unauthorized" instead of "Not Authorized".' },
+  // Authentication.
+  { id: 'auth-missing-run', level: 'spec', section: '5', description: 'The run notification does not check the key at all.' },
+  { id: 'auth-missing-merge', level: 'spec', section: '5', description: 'The merge does not check the key at all.' },
+  { id: 'auth-missing-delete', level: 'spec', section: '5', description: 'The submission delete does not check the key at all.' },
+  { id: 'auth-missing-demerge', level: 'spec', section: '5', description: 'The demerge does not check the key at all.' },
+  { id: 'auth-wrong-key-accepted', level: 'spec', section: '5', description: 'Any non-empty key is accepted on every operation (a missing key is still 401).' },
+  // Bodies, formats, content types.
+  { id: 'run-response-schema', level: 'spec', section: '2.2', description: 'The 200 body breaks CsnNotification: JSON runId is a number; XML repeats the runId element.' },
+  { id: 'xml-wrong-root-response', level: 'spec', section: '2.2', description: 'XML answers of the run notification use root AgentRun instead of CsnNotification.' },
+  { id: 'xml-request-unsupported', level: 'spec', section: '2.1, 2.3', description: 'XML request bodies are answered 400 (only JSON is understood).' },
+  { id: 'content-type-required', level: 'spec', section: '4.1, 4.2', description: 'Bodies without a Content-Type header are answered 400.' },
+  { id: 'wrong-type-accepted', level: 'spec', section: '2.1', description: 'Agent run counters written as numeric strings ("12") or fractions (1.5) are coerced and accepted.' },
+  { id: 'json-content-type-mislabelled', level: 'http', section: '4.1', description: 'JSON response bodies are labelled application/xml.' },
+  { id: 'missing-content-type', level: 'http', section: '4.1', description: 'Responses with a body carry no Content-Type.' },
+  { id: 'no-body-204-violated', level: 'spec', section: '4.2', description: '204 answers of the merge carry a body "{}".' },
+  // Stated outcomes not happening (section 3).
+  { id: 'merge-no-effect', level: 'spec', section: '3', description: 'Merge answers 204 but changes nothing (the agency works do not become demergeable).' },
+  { id: 'demerge-no-effect', level: 'spec', section: '3', description: 'Demerge answers 204 but changes nothing (a repeat answers 204 again).' },
+  { id: 'delete-no-effect', level: 'spec', section: '3', description: 'Submission delete answers 204 but changes nothing (a repeat answers 204 again).' },
+  { id: 'after-merge-demerge-any', level: 'spec', section: '3, 4.4', description: 'After a successful merge into a preferred ISWC, any well-formed demerge on it answers 204, even for works never merged.' },
+  // HTTP level.
+  { id: 'crash-on-malformed', level: 'http', section: '7', description: 'Malformed JSON or XML bodies answer 500 with a generic text.' },
+  { id: '405-without-allow', level: 'http', section: '4', description: '405 answers carry no Allow header.' },
+  { id: 'stack-trace-in-error', level: 'http', section: '7', description: '400 bodies of merge, delete and demerge include a Node-style stack trace with internal paths.' },
+  { id: 'xml-entities-expanded', level: 'http', section: '2.1', description: 'XML with a DOCTYPE is accepted and internal entities are expanded (one level, capped at 64 KiB).' },
+  { id: 'unknown-path-200', level: 'http', section: '4', description: 'Unknown paths answer 200 with an empty JSON object.' },
+  { id: 'unsupported-media-500', level: 'http', section: '4.1, 4.2', description: 'A request body with an unsupported Content-Type answers 500.' },
+] as const satisfies readonly Fault[];
+
+export type FaultId = (typeof CATALOGUE)[number]['id'];
+
+/** The catalogue, in the order of the docs table. */
+export const FAULTS: readonly Fault[] = CATALOGUE;
+
+const IDS: ReadonlySet<string> = new Set(FAULTS.map((f) => f.id));
+if (IDS.size !== FAULTS.length) throw new Error('server/faults.ts: duplicate fault id in the catalogue');
+
+export function isFaultId(id: string): id is FaultId {
+  return IDS.has(id);
+}
+
+/** The faults one server instance plays; immutable once built. */
+export class FaultSet {
+  readonly #ids: ReadonlySet<FaultId>;
+
+  constructor(ids: readonly string[] = []) {
+    const unknown = ids.filter((id) => !isFaultId(id));
+    if (unknown.length > 0) {
+      throw new Error(
+        `Unknown fault id${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}. Valid ids: ${FAULTS.map((f) => f.id).join(', ')}`,
+      );
+    }
+    this.#ids = new Set(ids.filter(isFaultId));
+  }
+
+  has(id: FaultId): boolean {
+    return this.#ids.has(id);
+  }
+
+  get size(): number {
+    return this.#ids.size;
+  }
+
+  list(): FaultId[] {
+    return [...this.#ids];
+  }
+}
+
+/** The catalogue as a Markdown table (pasted into docs/reference-server.md; a unit test keeps them equal). */
+export function faultTable(): string {
+  const rows = FAULTS.map((f) => [`\`${f.id}\``, f.level, f.section, f.description.replace(/\|/g, '\\|')]);
+  const header = ['id', 'level', 'section', 'description'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  // The description column is not padded: it is the last one, and padding would only add trailing spaces.
+  const line = (cells: string[]): string =>
+    `| ${cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join(' | ')} |`;
+  const rule = `|${widths.map((w, i) => '-'.repeat(i === widths.length - 1 ? (header[i] ?? '').length + 2 : w + 2)).join('|')}|`;
+  return [line(header), rule, ...rows.map(line)].join('\n');
+}

@@ -1,0 +1,162 @@
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { subscriptionKeyHeader } from '../lib/contract/openapi.ts';
+import type { Operation } from '../lib/contract/operations.ts';
+import { methodsOnPath, operations } from '../lib/contract/operations.ts';
+import type { TargetProfile } from '../lib/profile/types.ts';
+import { authenticate, unauthorized } from './auth.ts';
+import type { Context } from './context.ts';
+import { FaultSet } from './faults.ts';
+import { Limits } from './limits.ts';
+import { handleDemerge, handleMerge } from './merge.ts';
+import { assertQueryNames, Q } from './query.ts';
+import { handleRun } from './run.ts';
+import { ServerState } from './state.ts';
+import { handleDelete } from './submission.ts';
+import type { Reply } from './wire.ts';
+import { json, splitTarget, text, writeReply } from './wire.ts';
+
+export { FAULTS, faultTable } from './faults.ts';
+export type { Fault, FaultId } from './faults.ts';
+
+/** The key the embedded server accepts when none is given (not a secret: it guards nothing). */
+export const EMBEDDED_KEY = 'local-dev-key';
+
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+export interface ReferenceServerOptions {
+  profile: TargetProfile;
+  key: string;
+  /** Fault ids from FAULTS; an unknown id throws. */
+  faults?: readonly string[];
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0 (a free port). */
+  port?: number;
+  /** Request bodies over this size are answered 413 and the connection is closed. Default 1 MiB. */
+  maxBodyBytes?: number;
+}
+
+export interface RunningServer {
+  /** http://HOST:PORT, no trailing slash. */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+type Routes = Map<string, Map<string, Operation>>;
+
+function buildRoutes(): Routes {
+  const routes: Routes = new Map();
+  for (const op of operations()) {
+    let byMethod = routes.get(op.path);
+    if (!byMethod) {
+      byMethod = new Map();
+      routes.set(op.path, byMethod);
+    }
+    byMethod.set(op.method, op);
+    // Fail at start-up, not per request, when the contract lacks a parameter a handler uses.
+    if (op.id === 'mergeIswcMetadata') assertQueryNames(op, [Q.preferredIswc, Q.agency]);
+    if (op.id === 'demergeIswcMetadata') assertQueryNames(op, [Q.preferredIswc, Q.agency, Q.workcode]);
+    if (op.id === 'deleteSubmission') assertQueryNames(op, [Q.preferredIswc, Q.agency, Q.workcode, Q.sourceDb, Q.reasonCode]);
+  }
+  return routes;
+}
+
+async function route(ctx: Context, routes: Routes, req: IncomingMessage): Promise<Reply | null> {
+  const { path, query } = splitTarget(req.url ?? '/');
+  const byMethod = routes.get(path);
+  if (!byMethod) return ctx.faults.has('unknown-path-200') ? json(200, {}) : text(404, 'Not Found');
+  const op = byMethod.get(req.method ?? '');
+  if (!op) {
+    const allow = ctx.faults.has('405-without-allow') ? undefined : { Allow: methodsOnPath(path).join(', ') };
+    return text(405, 'Method Not Allowed', allow);
+  }
+  const auth = authenticate(ctx, req, op);
+  if (auth !== 'ok') return unauthorized(ctx, op, auth);
+  switch (op.id) {
+    case 'notifyAgentRun':
+      return handleRun(ctx, req, op);
+    case 'mergeIswcMetadata':
+      return handleMerge(ctx, req, op, query);
+    case 'demergeIswcMetadata':
+      return handleDemerge(ctx, op, query);
+    case 'deleteSubmission':
+      return handleDelete(ctx, op, query);
+  }
+}
+
+/** Never a 5xx the faults did not ask for: an unexpected exception is answered 400 "Bad Request". */
+async function serve(ctx: Context, routes: Routes, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  let reply: Reply | null;
+  try {
+    reply = await route(ctx, routes, req);
+  } catch (e) {
+    if (ctx.debug) process.stderr.write(`iswc reference server: ${(e as Error).stack ?? String(e)}\n`);
+    reply = text(400, 'Bad Request');
+  }
+  if (reply === null) {
+    res.destroy();
+    return;
+  }
+  try {
+    writeReply(res, reply, ctx.faults);
+  } catch (e) {
+    if (ctx.debug) process.stderr.write(`iswc reference server: ${(e as Error).stack ?? String(e)}\n`);
+    res.destroy();
+  }
+}
+
+/** Starts one embedded reference server with its own in-memory state, seeded from the profile. */
+export async function startReferenceServer(options: ReferenceServerOptions): Promise<RunningServer> {
+  const faults = new FaultSet(options.faults ?? []);
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 0) throw new Error(`maxBodyBytes must be a non-negative integer, got ${maxBodyBytes}`);
+  if (options.key === '') throw new Error('The subscription key must not be empty');
+  const host = options.host ?? '127.0.0.1';
+  const port = options.port ?? 0;
+  const routes = buildRoutes();
+  const ctx: Context = {
+    key: options.key,
+    keyHeader: subscriptionKeyHeader().toLowerCase(),
+    faults,
+    limits: new Limits(faults),
+    state: new ServerState(options.profile),
+    maxBodyBytes,
+    debug: process.env.ISWC_SERVER_DEBUG === '1',
+  };
+
+  const server = createServer((req, res) => {
+    serve(ctx, routes, req, res).catch(() => res.destroy());
+  });
+  server.headersTimeout = 15_000;
+  server.requestTimeout = 30_000;
+  server.keepAliveTimeout = 10_000;
+  server.maxRequestsPerSocket = 0;
+
+  await new Promise<void>((resolve, reject) => {
+    const onError = (e: Error): void => reject(e);
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${address.port}`;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port: address.port,
+    close(): Promise<void> {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,24 @@
+import type { BodyOutcome } from './body.ts';
+import type { Context } from './context.ts';
+import type { Reply } from './wire.ts';
+import { text } from './wire.ts';
+
+/**
+ * The answer to a body that could not be decoded, shared by the run notification and the merge:
+ * 413 over the size cap (the connection is closed), 415 for a media type that is neither JSON nor XML
+ * (an HTTP-level choice), the operation's own 400 otherwise. `null` when the client went away.
+ */
+export function mediaFailure(ctx: Context, outcome: Extract<BodyOutcome, { ok: false }>, badRequest: () => Reply): Reply | null {
+  switch (outcome.kind) {
+    case 'aborted':
+      return null;
+    case 'too-large':
+      return { ...text(413, 'Payload Too Large'), close: true };
+    case 'unsupported-media':
+      return ctx.faults.has('unsupported-media-500') ? text(500, 'Internal Server Error') : text(415, 'Unsupported Media Type');
+    case 'malformed':
+      return ctx.faults.has('crash-on-malformed') ? text(500, 'Internal Server Error') : badRequest();
+    case 'invalid':
+      return badRequest();
+  }
+}

@@ -1,0 +1,100 @@
+import type { IncomingMessage } from 'node:http';
+import type { Operation } from '../lib/contract/operations.ts';
+import { validateNode } from '../lib/contract/validators.ts';
+import type { AgencyWorkRef } from '../lib/profile/types.ts';
+import { decodeRequestBody } from './body.ts';
+import type { Context } from './context.ts';
+import { errorReply } from './errors.ts';
+import { iswcSchema } from './limits.ts';
+import { mediaFailure } from './media.ts';
+import { problemCode, Q, Query } from './query.ts';
+import type { Reply } from './wire.ts';
+import { empty, json, text } from './wire.ts';
+
+/** The fields of a merge request the server acts on (2.3, 2.4). */
+interface MergeBody {
+  iswcs?: string[];
+  agencyWorks?: AgencyWorkRef[];
+}
+
+/** 404 text of merge and demerge (not shown by the document: choice, like production). */
+export const ISWC_NOT_FOUND = 'Iswc not found';
+
+/** Fault `drop-invalid-iswcs`: items of iswcs that break the Iswc schema are silently left out. */
+function dropInvalidIswcs(value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const body = value as MergeBody;
+  if (!Array.isArray(body.iswcs)) return value;
+  return { ...body, iswcs: (body.iswcs as unknown[]).filter((item) => validateNode(iswcSchema(), item).length === 0) };
+}
+
+/**
+ * 4.2 Merge. 400 for a body that does not decode or breaks MergeRequest, for a missing or invalid
+ * `agency`, and for a missing or malformed `preferredIswc` (pattern and check digit: server's choice).
+ * 404 when the preferred ISWC or any ISWC of `iswcs` does not exist. On 204 the ISWCs and agency works
+ * become children of the preferred ISWC, and the works can then be demerged.
+ */
+export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operation, rawQuery: string): Promise<Reply | null> {
+  const f = ctx.faults;
+  const spec = op.body;
+  if (!spec) throw new Error(`${op.id}: the contract lacks its request body`);
+  const bad = (code: Parameters<typeof errorReply>[2], message: string): Reply =>
+    errorReply(ctx, f.has('merge-400-as-422') ? 422 : 400, code, message, 'handleMerge');
+
+  const body = await decodeRequestBody(ctx, req, spec);
+  if (!body.ok) return mediaFailure(ctx, body, () => bad('BAD_BODY', body.error));
+
+  const query = new Query(ctx, op, rawQuery);
+  const repeated = query.repeated();
+  if (repeated) return bad(problemCode(repeated), repeated.message);
+  const preferred = query.iswc(Q.preferredIswc);
+  if (!preferred.ok) return bad(problemCode(preferred.problem), preferred.problem.message);
+  const agency = query.string(Q.agency);
+  if (!agency.ok) return bad(problemCode(agency.problem), agency.problem.message);
+
+  const value = f.has('drop-invalid-iswcs') ? dropInvalidIswcs(body.value) : body.value;
+  const violations = ctx.limits.checkBody(op.id, spec.resource, value);
+  const first = violations[0];
+  if (first) return bad('BAD_BODY', `${first.field} ${first.message}`);
+
+  const merge = value as MergeBody;
+  const iswcs = merge.iswcs ?? [];
+  const works = merge.agencyWorks ?? [];
+  if (!ctx.state.iswcExists(preferred.value) || iswcs.some((iswc) => !ctx.state.iswcExists(iswc))) {
+    return f.has('merge-404-as-400') ? errorReply(ctx, 400, 'NOT_FOUND', ISWC_NOT_FOUND, 'handleMerge') : text(404, ISWC_NOT_FOUND);
+  }
+
+  if (!f.has('merge-no-effect')) ctx.state.merge(preferred.value, iswcs, works);
+  if (f.has('merge-success-200')) return json(200, {});
+  if (f.has('no-body-204-violated')) return { status: op.successStatus, bodyOn204: '{}' };
+  return empty(op.successStatus);
+}
+
+/**
+ * 4.4 Demerge. 400 for a missing or invalid `agency`/`workcode` and a missing or malformed
+ * `preferredIswc`; 404 when the preferred ISWC does not exist or the work (agency, workcode) is not
+ * currently merged into it. On 204 the work is detached, so a repeat answers 404.
+ */
+export function handleDemerge(ctx: Context, op: Operation, rawQuery: string): Reply {
+  const f = ctx.faults;
+  const bad = (code: Parameters<typeof errorReply>[2], message: string): Reply => errorReply(ctx, 400, code, message, 'handleDemerge');
+
+  const query = new Query(ctx, op, rawQuery);
+  const repeated = query.repeated();
+  if (repeated) return bad(problemCode(repeated), repeated.message);
+  const preferred = query.iswc(Q.preferredIswc);
+  if (!preferred.ok) return bad(problemCode(preferred.problem), preferred.problem.message);
+  const agency = query.string(Q.agency);
+  if (!agency.ok) return bad(problemCode(agency.problem), agency.problem.message);
+  const workcode = query.string(Q.workcode);
+  if (!workcode.ok) return bad(problemCode(workcode.problem), workcode.problem.message);
+
+  const notFound = (): Reply => text(f.has('demerge-404-as-410') ? 410 : 404, ISWC_NOT_FOUND);
+  if (!ctx.state.iswcExists(preferred.value)) return notFound();
+  if (!ctx.state.isMerged(preferred.value, agency.value, workcode.value)) {
+    if (f.has('after-merge-demerge-any') && ctx.state.wasMergedInto(preferred.value)) return empty(op.successStatus);
+    return notFound();
+  }
+  if (!f.has('demerge-no-effect')) ctx.state.demerge(preferred.value, agency.value, workcode.value);
+  return empty(op.successStatus);
+}

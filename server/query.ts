@@ -1,0 +1,123 @@
+import type { Operation, QueryParameter } from '../lib/contract/operations.ts';
+import { validateNode } from '../lib/contract/validators.ts';
+import { hasValidCheckDigit } from '../lib/domain/iswc.ts';
+import type { Context } from './context.ts';
+import { iswcSchema } from './limits.ts';
+
+/**
+ * Query parameters of merge, delete and demerge (4.2-4.4), decoded with URLSearchParams semantics
+ * (percent-decoding, `+` as space). Limits come from each parameter's schema in the contract; the
+ * server's own choices (required parameters, the ISWC pattern and check digit on `preferredIswc`, an
+ * integer syntax for `sourceDb`, a non-blank `reasonCode`) are marked where they are made.
+ */
+
+export interface Problem {
+  param: string;
+  /** missing: absent; repeated: given more than once; invalid: breaks a limit or the server's syntax. */
+  kind: 'missing' | 'repeated' | 'invalid';
+  message: string;
+}
+
+export type Checked<T> = { ok: true; value: T } | { ok: false; problem: Problem };
+
+/**
+ * Names of the query parameters the handlers act on. Each is looked up in the contract (`param`), so a
+ * name the contract lacks fails loudly at server start (see `assertQueryNames`).
+ */
+export const Q = {
+  preferredIswc: 'preferredIswc',
+  agency: 'agency',
+  workcode: 'workcode',
+  sourceDb: 'sourceDb',
+  reasonCode: 'reasonCode',
+} as const;
+
+const INTEGER_TEXT = /^[+-]?[0-9]+$/;
+
+/** The documented parameter of an operation; a name the contract lacks is a programming error. */
+export function param(op: Operation, name: string): QueryParameter {
+  const p = op.params.find((x) => x.name === name);
+  if (!p) throw new Error(`schemas/openapi.yaml: ${op.id} has no query parameter ${name}`);
+  return p;
+}
+
+/** Fails at start-up when an operation lacks a parameter a handler uses. */
+export function assertQueryNames(op: Operation, names: readonly string[]): void {
+  for (const name of names) param(op, name);
+}
+
+export function problemCode(problem: Problem): 'MISSING_PARAMETER' | 'REPEATED_PARAMETER' | 'BAD_PARAMETER' {
+  return problem.kind === 'missing' ? 'MISSING_PARAMETER' : problem.kind === 'repeated' ? 'REPEATED_PARAMETER' : 'BAD_PARAMETER';
+}
+
+export class Query {
+  readonly #ctx: Context;
+  readonly #op: Operation;
+  readonly #values = new Map<string, string[]>();
+
+  constructor(ctx: Context, op: Operation, raw: string) {
+    this.#ctx = ctx;
+    this.#op = op;
+    for (const [name, value] of new URLSearchParams(raw)) {
+      const list = this.#values.get(name);
+      if (list) list.push(value);
+      else this.#values.set(name, [value]);
+    }
+  }
+
+  /** The first documented parameter given more than once (the server refuses repeats: choice). */
+  repeated(): Problem | undefined {
+    for (const p of this.#op.params) {
+      if ((this.#values.get(p.name)?.length ?? 0) > 1) return { param: p.name, kind: 'repeated', message: `${p.name} is given more than once` };
+    }
+    return undefined;
+  }
+
+  #raw(name: string): Checked<string> {
+    const list = this.#values.get(param(this.#op, name).name);
+    const value = list?.[0];
+    if (value === undefined) return { ok: false, problem: { param: name, kind: 'missing', message: `${name} is required` } };
+    return { ok: true, value };
+  }
+
+  /** A string parameter checked against its schema's limits (with the limit faults applied). */
+  string(name: string): Checked<string> {
+    const raw = this.#raw(name);
+    if (!raw.ok) return raw;
+    const p = param(this.#op, name);
+    const violations = this.#ctx.limits.checkValue(this.#ctx.limits.constraint(this.#op.id, 'query', name), p.schema, raw.value);
+    if (violations.length > 0) return { ok: false, problem: { param: name, kind: 'invalid', message: `${name} ${violations[0]?.message ?? 'is invalid'}` } };
+    return raw;
+  }
+
+  /** The preferred ISWC: the Iswc pattern of 2.3 and a valid check digit (server's choice, as production). */
+  iswc(name: string): Checked<string> {
+    const raw = this.string(name);
+    if (!raw.ok) return raw;
+    if (validateNode(iswcSchema(), raw.value).length > 0) {
+      return { ok: false, problem: { param: name, kind: 'invalid', message: `${name} is not an ISWC (T and 10 digits)` } };
+    }
+    if (!hasValidCheckDigit(raw.value)) return { ok: false, problem: { param: name, kind: 'invalid', message: `${name} has a wrong check digit` } };
+    return raw;
+  }
+
+  /** An integer parameter: decimal digits with an optional sign, then its schema's range (Int32). */
+  integer(name: string): Checked<number> {
+    const raw = this.#raw(name);
+    if (!raw.ok) return raw;
+    if (!INTEGER_TEXT.test(raw.value)) return { ok: false, problem: { param: name, kind: 'invalid', message: `${name} is not an integer` } };
+    const value = Number(raw.value);
+    const p = param(this.#op, name);
+    const violations = this.#ctx.limits.checkValue(this.#ctx.limits.constraint(this.#op.id, 'query', name), p.schema, value);
+    if (violations.length > 0) return { ok: false, problem: { param: name, kind: 'invalid', message: `${name} ${violations[0]?.message ?? 'is invalid'}` } };
+    return { ok: true, value };
+  }
+
+  /** A string that must not be blank (reasonCode: production rejects a blank one; server's choice). */
+  nonBlank(name: string): Checked<string> {
+    const raw = this.string(name);
+    if (!raw.ok) return raw;
+    if (raw.value.trim() === '') return { ok: false, problem: { param: name, kind: 'invalid', message: `${name} must not be blank` } };
+    return raw;
+  }
+}

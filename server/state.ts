@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import type { AgencyWorkRef, TargetProfile } from '../lib/profile/types.ts';
+
+/** What the server keeps about one agent run (the counters are stored as received, never interpreted). */
+export interface RunRecord {
+  runId: string;
+  started?: Record<string, unknown>;
+  ended?: Record<string, unknown>;
+}
+
+/** Runs kept in memory; the oldest are forgotten beyond this, so a long harness run cannot grow the heap. */
+const MAX_RUNS = 100_000;
+
+const workKey = (agency: string, workcode: string): string => JSON.stringify([agency, workcode]);
+const submissionKey = (preferredIswc: string, agency: string, workcode: string, sourceDb: number): string =>
+  JSON.stringify([preferredIswc, agency, workcode, sourceDb]);
+
+/**
+ * The in-memory store of one server instance, seeded from a target profile. Nothing here is shared
+ * between instances.
+ *
+ * - existing ISWCs: `iswcs`, plus every ISWC named by the disposable entries, minus `unknownIswcs`;
+ * - demergeable works: the `demerges` entries (metadata currently merged into their preferred ISWC);
+ * - submissions: the `submissions` entries, identified by (preferredIswc, agency, workcode, sourceDb).
+ */
+export class ServerState {
+  readonly #iswcs = new Set<string>();
+  /** preferred ISWC -> ISWCs merged into it. */
+  readonly #childIswcs = new Map<string, Set<string>>();
+  /** preferred ISWC -> keys of the agency works merged into it (what a demerge can remove). */
+  readonly #works = new Map<string, Set<string>>();
+  /** Preferred ISWCs that received a successful merge through this server (for `after-merge-demerge-any`). */
+  readonly #mergedInto = new Set<string>();
+  readonly #submissions = new Set<string>();
+  readonly #runs = new Map<string, RunRecord>();
+  /** For the fault `run-response-schema`: runIds answered as numbers. */
+  #nextRunNumber = 12345;
+
+  constructor(profile: TargetProfile) {
+    const unknown = new Set(profile.unknownIswcs);
+    const add = (iswc: string): void => {
+      if (!unknown.has(iswc)) this.#iswcs.add(iswc);
+    };
+    profile.iswcs.forEach(add);
+    for (const m of profile.merges) {
+      add(m.preferredIswc);
+      m.iswcs?.forEach(add);
+    }
+    for (const d of profile.demerges) {
+      add(d.preferredIswc);
+      this.#worksOf(d.preferredIswc).add(workKey(d.agency, d.workcode));
+    }
+    for (const s of profile.submissions) {
+      add(s.preferredIswc);
+      this.#submissions.add(submissionKey(s.preferredIswc, s.agency, s.workcode, s.sourceDb));
+    }
+  }
+
+  #worksOf(preferredIswc: string): Set<string> {
+    let set = this.#works.get(preferredIswc);
+    if (!set) {
+      set = new Set();
+      this.#works.set(preferredIswc, set);
+    }
+    return set;
+  }
+
+  iswcExists(iswc: string): boolean {
+    return this.#iswcs.has(iswc);
+  }
+
+  /** Makes the ISWCs and agency works children of the preferred ISWC (4.2); the works become demergeable. */
+  merge(preferredIswc: string, iswcs: readonly string[], works: readonly AgencyWorkRef[]): void {
+    let children = this.#childIswcs.get(preferredIswc);
+    if (!children) {
+      children = new Set();
+      this.#childIswcs.set(preferredIswc, children);
+    }
+    for (const iswc of iswcs) if (iswc !== preferredIswc) children.add(iswc);
+    const set = this.#worksOf(preferredIswc);
+    for (const w of works) set.add(workKey(w.agencyCode, w.agencyWorkCode));
+    this.#mergedInto.add(preferredIswc);
+  }
+
+  wasMergedInto(preferredIswc: string): boolean {
+    return this.#mergedInto.has(preferredIswc);
+  }
+
+  isMerged(preferredIswc: string, agency: string, workcode: string): boolean {
+    return this.#works.get(preferredIswc)?.has(workKey(agency, workcode)) ?? false;
+  }
+
+  /** Removes one agency work from a preferred ISWC (4.4). */
+  demerge(preferredIswc: string, agency: string, workcode: string): void {
+    this.#works.get(preferredIswc)?.delete(workKey(agency, workcode));
+  }
+
+  hasSubmission(preferredIswc: string, agency: string, workcode: string, sourceDb: number): boolean {
+    return this.#submissions.has(submissionKey(preferredIswc, agency, workcode, sourceDb));
+  }
+
+  deleteSubmission(preferredIswc: string, agency: string, workcode: string, sourceDb: number): void {
+    this.#submissions.delete(submissionKey(preferredIswc, agency, workcode, sourceDb));
+  }
+
+  /** A run notification without runId starts a run: a new GUID is allocated. */
+  startRun(fields: Record<string, unknown>): string {
+    const runId = randomUUID();
+    this.#remember({ runId, started: fields });
+    return runId;
+  }
+
+  /** A run notification with a runId ends that run (known or not: the document lists no 404 for it). */
+  endRun(runId: string, fields: Record<string, unknown>): void {
+    const known = this.#runs.get(runId);
+    this.#remember({ runId, ...(known?.started ? { started: known.started } : {}), ended: fields });
+  }
+
+  /** A number standing for a runId (fault `run-response-schema` only). */
+  runNumber(_runId: string): number {
+    return this.#nextRunNumber++;
+  }
+
+  run(runId: string): RunRecord | undefined {
+    return this.#runs.get(runId);
+  }
+
+  #remember(record: RunRecord): void {
+    this.#runs.delete(record.runId);
+    this.#runs.set(record.runId, record);
+    if (this.#runs.size > MAX_RUNS) {
+      const oldest = this.#runs.keys().next();
+      if (!oldest.done) this.#runs.delete(oldest.value);
+    }
+  }
+}

@@ -1,0 +1,158 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Format } from '../lib/codec/index.ts';
+import { formatOfContentType } from '../lib/codec/index.ts';
+import type { FaultSet } from './faults.ts';
+
+/**
+ * Bytes on the wire: what a handler answers (a Reply, a plain value), how request bodies are read under
+ * the size cap, how the request target and the Accept header are read, and how a Reply is written, with
+ * the HTTP-level faults on Content-Type and on 204 bodies applied in this one place.
+ */
+
+export type BodyKind = 'json' | 'xml' | 'text';
+
+export interface Reply {
+  status: number;
+  body?: { kind: BodyKind; text: string };
+  headers?: Record<string, string>;
+  /** Close the connection after the answer (413: the rest of the body is never read). */
+  close?: boolean;
+  /** Fault `no-body-204-violated`: bytes put on the wire after a 204 head, by a raw socket write. */
+  bodyOn204?: string;
+}
+
+const CONTENT_TYPE: Record<BodyKind, string> = {
+  json: 'application/json; charset=utf-8',
+  xml: 'application/xml; charset=utf-8',
+  text: 'text/plain; charset=utf-8',
+};
+
+export const text = (status: number, body: string, headers?: Record<string, string>): Reply => ({
+  status,
+  body: { kind: 'text', text: body },
+  ...(headers ? { headers } : {}),
+});
+
+export const json = (status: number, value: unknown): Reply => ({ status, body: { kind: 'json', text: JSON.stringify(value) } });
+
+export const empty = (status: number): Reply => ({ status });
+
+const REASON: Record<number, string> = { 204: 'No Content' };
+
+/** Writes a Reply. `json-content-type-mislabelled` and `missing-content-type` act here, on every answer. */
+export function writeReply(res: ServerResponse, reply: Reply, faults: FaultSet): void {
+  if (reply.bodyOn204 !== undefined && res.socket) {
+    // Node refuses to write a body on 204, so the whole answer goes to the socket by hand; the
+    // connection is closed afterwards because a client cannot know where such a response ends.
+    const payload = Buffer.from(reply.bodyOn204, 'utf8');
+    const head =
+      `HTTP/1.1 ${reply.status} ${REASON[reply.status] ?? 'No Content'}\r\n` +
+      `Date: ${new Date().toUTCString()}\r\n` +
+      `Content-Type: ${CONTENT_TYPE.json}\r\n` +
+      `Content-Length: ${payload.length}\r\n` +
+      'Connection: close\r\n\r\n';
+    res.socket.end(Buffer.concat([Buffer.from(head, 'latin1'), payload]));
+    return;
+  }
+  const headers: Record<string, string | number> = { ...reply.headers };
+  if (reply.close) headers.Connection = 'close';
+  if (!reply.body) {
+    res.writeHead(reply.status, headers);
+    res.end();
+    return;
+  }
+  const payload = Buffer.from(reply.body.text, 'utf8');
+  if (!faults.has('missing-content-type')) {
+    const kind = reply.body.kind === 'json' && faults.has('json-content-type-mislabelled') ? 'xml' : reply.body.kind;
+    headers['Content-Type'] = CONTENT_TYPE[kind];
+  }
+  headers['Content-Length'] = payload.length;
+  res.writeHead(reply.status, headers);
+  res.end(payload);
+}
+
+export type BodyRead = { kind: 'ok'; bytes: Buffer } | { kind: 'too-large' } | { kind: 'aborted' };
+
+/**
+ * Reads a request body up to `max` bytes. Over the cap (by Content-Length, or while streaming) it stops
+ * keeping bytes at once and reports `too-large`; the caller answers 413 and closes the connection.
+ */
+export function readBody(req: IncomingMessage, max: number): Promise<BodyRead> {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && /^[0-9]+$/.test(declared) && Number(declared) > max) {
+    return Promise.resolve({ kind: 'too-large' });
+  }
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let settled = false;
+    const settle = (result: BodyRead): void => {
+      if (settled) return;
+      settled = true;
+      req.off('data', onData);
+      req.off('end', onEnd);
+      resolve(result);
+    };
+    const onData = (chunk: Buffer): void => {
+      total += chunk.length;
+      if (total > max) {
+        chunks.length = 0;
+        // Keep the stream flowing (discarding) until the connection is closed after the 413.
+        req.resume();
+        settle({ kind: 'too-large' });
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => settle({ kind: 'ok', bytes: Buffer.concat(chunks, total) });
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.once('error', () => settle({ kind: 'aborted' }));
+    req.once('close', () => {
+      if (!req.complete) settle({ kind: 'aborted' });
+    });
+  });
+}
+
+/** Splits the request target into path and raw query (origin-form, or absolute-form as a proxy would send). */
+export function splitTarget(target: string): { path: string; query: string } {
+  let rest = target;
+  if (/^https?:\/\//i.test(rest)) {
+    try {
+      const url = new URL(rest);
+      rest = `${url.pathname}${url.search}`;
+    } catch {
+      return { path: rest, query: '' };
+    }
+  }
+  const q = rest.indexOf('?');
+  return q < 0 ? { path: rest, query: '' } : { path: rest.slice(0, q), query: rest.slice(q + 1) };
+}
+
+/**
+ * The representation asked for by Accept (application/json, +json, application/xml, text/xml, +xml),
+ * the highest q first and the first listed on a tie; `fallback` when Accept names neither.
+ */
+export function negotiate(accept: string | undefined, fallback: Format): Format {
+  if (!accept) return fallback;
+  let best: { format: Format; q: number } | undefined;
+  for (const range of accept.split(',')) {
+    const [type = '', ...params] = range.split(';');
+    const format = formatOfContentType(type.trim());
+    if (format !== 'json' && format !== 'xml') continue;
+    let q = 1;
+    for (const p of params) {
+      const m = /^\s*q\s*=\s*([0-9.]+)\s*$/i.exec(p);
+      if (m) q = Number(m[1]);
+    }
+    if (!(q > 0)) continue;
+    if (!best || q > best.q) best = { format, q };
+  }
+  return best?.format ?? fallback;
+}
+
+/** A header as one string (repeated headers joined), or undefined when absent. */
+export function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name.toLowerCase()];
+  return Array.isArray(value) ? value.join(', ') : value;
+}

@@ -1,0 +1,403 @@
+import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { test, expect } from '@playwright/test';
+import { fromRoot } from '../../lib/paths.ts';
+import { loadProfile } from '../../lib/profile/load.ts';
+import type { TargetProfile } from '../../lib/profile/types.ts';
+import { FAULTS, faultTable } from '../../server/faults.ts';
+import type { RunningServer } from '../../server/index.ts';
+import { startReferenceServer } from '../../server/index.ts';
+
+const KEY = 'unit-test-key';
+const profile: TargetProfile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
+
+function at<T>(list: readonly T[], index: number): T {
+  const item = list[index];
+  if (item === undefined) throw new Error(`the embedded profile has no entry ${index}`);
+  return item;
+}
+
+interface Call {
+  method?: string;
+  path: string;
+  query?: Record<string, string>;
+  body?: string;
+  headers?: Record<string, string>;
+  /** 'key' (default), 'none', or any other text sent as a wrong key. */
+  auth?: string;
+}
+
+interface Answer {
+  status: number;
+  text: string;
+  contentType: string | null;
+  headers: Headers;
+}
+
+async function call(server: RunningServer, c: Call): Promise<Answer> {
+  const url = new URL(`${server.url}${c.path}`);
+  for (const [k, v] of Object.entries(c.query ?? {})) url.searchParams.append(k, v);
+  const headers: Record<string, string> = { ...c.headers };
+  const auth = c.auth ?? 'key';
+  if (auth === 'key') headers['Ocp-Apim-Subscription-Key'] = KEY;
+  else if (auth !== 'none') headers['Ocp-Apim-Subscription-Key'] = auth;
+  // Bytes, not a string: fetch labels a string body text/plain, and Content-Type must stay the test's choice.
+  const body = c.body !== undefined ? { body: new TextEncoder().encode(c.body) } : {};
+  const res = await fetch(url, { method: c.method ?? 'POST', headers, ...body });
+  return { status: res.status, text: await res.text(), contentType: res.headers.get('content-type'), headers: res.headers };
+}
+
+const JSON_TYPE = { 'Content-Type': 'application/json' };
+const XML_TYPE = { 'Content-Type': 'application/xml' };
+const run = (body: unknown, extra: Partial<Call> = {}): Call => ({ path: '/agent/run', body: JSON.stringify(body), headers: JSON_TYPE, ...extra });
+
+const mergeOf = (index: number): Call => {
+  const m = at(profile.merges, index);
+  return {
+    path: '/iswc/merge',
+    query: { preferredIswc: m.preferredIswc, agency: profile.agency },
+    body: JSON.stringify({ iswcs: m.iswcs, agencyWorks: m.agencyWorks }),
+    headers: JSON_TYPE,
+  };
+};
+const demergeOf = (preferredIswc: string, agency: string, workcode: string): Call => ({
+  method: 'DELETE',
+  path: '/iswc/merge',
+  query: { preferredIswc, agency, workcode },
+});
+const deleteOf = (index: number, overrides: Record<string, string> = {}): Call => {
+  const s = at(profile.submissions, index);
+  return {
+    method: 'DELETE',
+    path: '/submission',
+    query: { preferredIswc: s.preferredIswc, agency: s.agency, workcode: s.workcode, sourceDb: String(s.sourceDb), reasonCode: 'EdiV1', ...overrides },
+  };
+};
+
+/** Raw HTTP/1.1 exchange on a fresh connection, read until the server closes it (for bytes fetch hides). */
+function raw(server: RunningServer, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(server.port, '127.0.0.1', () => socket.write(request));
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    socket.on('error', reject);
+    socket.setTimeout(2000, () => {
+      socket.destroy();
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    });
+  });
+}
+
+async function withServer(faults: readonly string[], body: (server: RunningServer) => Promise<void>, maxBodyBytes?: number): Promise<void> {
+  const server = await startReferenceServer({ profile, key: KEY, faults, ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}) });
+  try {
+    await body(server);
+  } finally {
+    await server.close();
+  }
+}
+
+let clean: RunningServer;
+test.beforeAll(async () => {
+  clean = await startReferenceServer({ profile, key: KEY, maxBodyBytes: 1024 });
+});
+test.afterAll(async () => {
+  await clean.close();
+});
+
+test.describe('run notification (4.1)', () => {
+  test('a JSON run without runId starts a run with a new GUID; with a runId it is echoed', async () => {
+    const start = await call(clean, run({ agencyCode: '128', agentVersion: '1.0', newRecordCount: 3 }));
+    expect(start.status).toBe(200);
+    expect(start.contentType).toBe('application/json; charset=utf-8');
+    const { runId } = JSON.parse(start.text) as { runId: string };
+    expect(runId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    const end = await call(clean, run({ runId, agencyCode: '128', successfulCount: 3 }));
+    expect(JSON.parse(end.text)).toEqual({ runId });
+    const unknown = await call(clean, run({ runId: 'never-started' }));
+    expect([unknown.status, JSON.parse(unknown.text)]).toEqual([200, { runId: 'never-started' }]);
+  });
+
+  test('XML in, XML out with root CsnNotification; Accept selects the format; Content-Type is optional', async () => {
+    const xml = '<AgentRun><agencyCode>128</agencyCode><runId>r-1</runId><overallSent>7</overallSent></AgentRun>';
+    const a = await call(clean, { path: '/agent/run', body: xml, headers: XML_TYPE });
+    expect([a.status, a.contentType]).toEqual([200, 'application/xml; charset=utf-8']);
+    expect(a.text).toContain('<CsnNotification><runId>r-1</runId></CsnNotification>');
+    const sniffed = await call(clean, { path: '/agent/run', body: `  ${xml}` });
+    expect([sniffed.status, sniffed.contentType]).toEqual([200, 'application/xml; charset=utf-8']);
+    const asJson = await call(clean, { path: '/agent/run', body: xml, headers: { ...XML_TYPE, Accept: 'application/json' } });
+    expect(JSON.parse(asJson.text)).toEqual({ runId: 'r-1' });
+    const asXml = await call(clean, run({ runId: 'r-2' }, { headers: { Accept: 'text/xml' } }));
+    expect(asXml.text).toContain('<runId>r-2</runId>');
+  });
+
+  test('the stated texts: 400 "Bad Request" and 401 "Not Authorized", as text/plain', async () => {
+    for (const body of ['{"overallSent":"12"}', '{"overallSent":1.5}', '{"agencyCode":null}', '[]', '{oops', '']) {
+      const a = await call(clean, { path: '/agent/run', body, headers: JSON_TYPE });
+      expect([a.status, a.text, a.contentType], body).toEqual([400, 'Bad Request', 'text/plain; charset=utf-8']);
+    }
+    for (const auth of ['none', 'wrong-key']) {
+      const a = await call(clean, run({}, { auth }));
+      expect([a.status, a.text, a.contentType]).toEqual([401, 'Not Authorized', 'text/plain; charset=utf-8']);
+    }
+    const merge = await call(clean, { ...mergeOf(0), auth: 'none' });
+    expect(merge.status).toBe(401);
+    expect(JSON.parse(merge.text)).toMatchObject({ statusCode: 401 });
+  });
+
+  test('lengths count code points: "A😀B" is accepted, "0😀" is refused; int32 bounds are exact', async () => {
+    expect((await call(clean, run({ agencyCode: 'A😀B' }))).status).toBe(200);
+    expect((await call(clean, run({ agencyCode: '0😀' }))).status).toBe(400);
+    expect((await call(clean, run({ overallSent: 2147483647, overallRejected: -2147483648 }))).status).toBe(200);
+    expect((await call(clean, run({ overallSent: 2147483648 }))).status).toBe(400);
+    expect((await call(clean, run({ overallSent: -2147483649 }))).status).toBe(400);
+  });
+
+  test('XML with a DOCTYPE is refused and entities are never expanded', async () => {
+    const xml = '<?xml version="1.0"?><!DOCTYPE AgentRun [<!ENTITY e "expanded">]><AgentRun><runId>&e;</runId></AgentRun>';
+    const a = await call(clean, { path: '/agent/run', body: xml, headers: XML_TYPE });
+    expect([a.status, a.text]).toEqual([400, 'Bad Request']);
+  });
+
+  test('a body over the cap is answered 413 and the connection is closed; other media types 415', async () => {
+    const a = await call(clean, { path: '/agent/run', body: JSON.stringify({ agentVersion: 'x'.repeat(2000) }), headers: JSON_TYPE });
+    expect(a.status).toBe(413);
+    const chunked = await raw(
+      clean,
+      `POST /agent/run HTTP/1.1\r\nHost: x\r\nOcp-Apim-Subscription-Key: ${KEY}\r\nTransfer-Encoding: chunked\r\n\r\n${'400\r\n' + 'x'.repeat(1024) + '\r\n'}${'400\r\n' + 'x'.repeat(1024) + '\r\n'}0\r\n\r\n`,
+    );
+    expect(chunked).toMatch(/^HTTP\/1\.1 413 /);
+    expect(chunked.toLowerCase()).toContain('connection: close');
+    expect((await call(clean, run({}, { headers: { 'Content-Type': 'text/plain' } }))).status).toBe(415);
+  });
+});
+
+test.describe('routes and methods', () => {
+  test('405 carries Allow with the documented methods; unknown paths 404', async () => {
+    const a = await call(clean, { method: 'GET', path: '/iswc/merge' });
+    expect([a.status, a.headers.get('allow')]).toEqual([405, 'POST, DELETE']);
+    const b = await call(clean, { method: 'PUT', path: '/agent/run' });
+    expect([b.status, b.headers.get('allow')]).toEqual([405, 'POST']);
+    expect((await call(clean, { method: 'GET', path: '/nowhere' })).status).toBe(404);
+    expect((await call(clean, { path: '/agent/run/' })).status).toBe(404);
+  });
+});
+
+test.describe('merge, demerge and delete (4.2-4.4)', () => {
+  test('merge then demerge then a repeat demerge: 204, 204, 404', async () => {
+    const m = at(profile.merges, 0);
+    const work = at(m.agencyWorks ?? [], 0);
+    const merged = await call(clean, mergeOf(0));
+    expect([merged.status, merged.text, merged.contentType]).toEqual([204, '', null]);
+    const demerge = demergeOf(m.preferredIswc, work.agencyCode, work.agencyWorkCode);
+    expect((await call(clean, demerge)).status).toBe(204);
+    const again = await call(clean, demerge);
+    expect([again.status, again.text]).toEqual([404, 'Iswc not found']);
+  });
+
+  test('a seeded demerge entry can be demerged once', async () => {
+    const d = at(profile.demerges, 0);
+    expect((await call(clean, demergeOf(d.preferredIswc, d.agency, d.workcode))).status).toBe(204);
+    expect((await call(clean, demergeOf(d.preferredIswc, d.agency, d.workcode))).status).toBe(404);
+  });
+
+  test('merge answers 404 for an unknown ISWC and 400 for malformed input', async () => {
+    const unknown = at(profile.unknownIswcs, 0);
+    const base = mergeOf(1);
+    expect((await call(clean, { ...base, body: JSON.stringify({ iswcs: [unknown] }) })).status).toBe(404);
+    expect((await call(clean, { ...base, query: { preferredIswc: unknown, agency: profile.agency } })).status).toBe(404);
+    const bad = await call(clean, { ...base, body: JSON.stringify({ iswcs: ['T123'] }) });
+    expect([bad.status, bad.contentType]).toEqual([400, 'application/json; charset=utf-8']);
+    expect(JSON.parse(bad.text)).toMatchObject({ code: 'BAD_BODY' });
+    expect((await call(clean, { ...base, query: { preferredIswc: at(profile.merges, 1).preferredIswc } })).status).toBe(400);
+    expect((await call(clean, { ...base, body: '{"agencyWorks":[{"agencyCode":"1288"}]}' })).status).toBe(400);
+    const xml = `<MergeRequest><iswcs>${at(at(profile.merges, 1).iswcs ?? [], 0)}</iswcs></MergeRequest>`;
+    expect((await call(clean, { ...base, body: xml, headers: XML_TYPE })).status).toBe(204);
+  });
+
+  test('delete then a repeat delete: 204, 404; a wrong sourceDb is 404; bad codes 400', async () => {
+    expect((await call(clean, deleteOf(1, { sourceDb: '129' }))).status).toBe(404);
+    expect((await call(clean, deleteOf(1))).status).toBe(204);
+    const again = await call(clean, deleteOf(1));
+    expect([again.status, again.text, again.contentType]).toEqual([404, 'Submission not found', 'text/plain; charset=utf-8']);
+    const invalid: Record<string, string>[] = [{ agency: '12' }, { workcode: 'W'.repeat(21) }, { sourceDb: '2147483648' }, { sourceDb: '1e3' }, { reasonCode: ' ' }];
+    for (const overrides of invalid) {
+      expect((await call(clean, deleteOf(2, overrides))).status, JSON.stringify(overrides)).toBe(400);
+    }
+    expect((await call(clean, deleteOf(2, { workcode: 'W'.repeat(20) }))).status).toBe(404);
+  });
+
+  test('instances do not share state', async () => {
+    await withServer([], async (a) => {
+      await withServer([], async (b) => {
+        expect((await call(a, deleteOf(3))).status).toBe(204);
+        expect((await call(b, deleteOf(3))).status).toBe(204);
+      });
+    });
+  });
+});
+
+test.describe('robustness', () => {
+  test('hostile bodies and targets never get a 5xx', async () => {
+    const bodies = ['\u0000', '<', '<AgentRun>', '<Other/>', '{"a":' + '['.repeat(5000), '\uFEFF{}', 'null', '"x"', '<AgentRun><runId><x/></runId></AgentRun>'];
+    for (const body of bodies) {
+      for (const path of ['/agent/run', '/iswc/merge?preferredIswc=%ZZ&agency=%E0%A4%A']) {
+        const a = await call(clean, { path, body });
+        expect(a.status, `${path} ${body.slice(0, 20)}`).toBeLessThan(500);
+      }
+    }
+    const badUtf8 = await fetch(`${clean.url}/agent/run`, { method: 'POST', headers: { 'Ocp-Apim-Subscription-Key': KEY }, body: new Uint8Array([0x7b, 0xff, 0x7d]) });
+    expect(badUtf8.status).toBe(400);
+  });
+});
+
+type Observed = string | number | boolean | null;
+
+/** One request sequence per fault: the clean server and the faulty one must answer the last call differently. */
+interface Probe {
+  fault: string;
+  calls: Call[];
+  observe?: (a: Answer) => Observed;
+  clean: Observed;
+  faulty: Observed;
+}
+
+const noType = (c: Call): Call => ({ ...c, headers: {} });
+const xmlRun = (inner: string): Call => ({ path: '/agent/run', body: `<AgentRun>${inner}</AgentRun>`, headers: XML_TYPE });
+const mergeBody = (body: unknown): Call => ({ ...mergeOf(0), body: JSON.stringify(body) });
+const seededDemerge = (): Call => {
+  const d = at(profile.demerges, 0);
+  return demergeOf(d.preferredIswc, d.agency, d.workcode);
+};
+const mergedWork = (): Call => {
+  const m = at(profile.merges, 0);
+  const w = at(m.agencyWorks ?? [], 0);
+  return demergeOf(m.preferredIswc, w.agencyCode, w.agencyWorkCode);
+};
+const neverMerged = (): Call => demergeOf(at(profile.merges, 0).preferredIswc, profile.agency, 'NEVER-MERGED');
+const text = (a: Answer): string => a.text;
+const contentType = (a: Answer): string | null => a.contentType;
+
+const PROBES: Probe[] = [
+  { fault: 'run-agency-code-loose', calls: [run({ agencyCode: 'ABCD' })], clean: 400, faulty: 200 },
+  { fault: 'run-int32-loose', calls: [run({ overallSent: 2 ** 40 })], clean: 400, faulty: 200 },
+  { fault: 'merge-iswc-pattern-loose', calls: [mergeBody({ iswcs: ['T123'] })], clean: 400, faulty: 404 },
+  { fault: 'merge-agency-code-loose', calls: [mergeBody({ agencyWorks: [{ agencyCode: 'ABCD', agencyWorkCode: 'W1' }] })], clean: 400, faulty: 204 },
+  { fault: 'merge-work-code-loose', calls: [mergeBody({ agencyWorks: [{ agencyCode: '128', agencyWorkCode: 'W'.repeat(21) }] })], clean: 400, faulty: 204 },
+  { fault: 'query-agency-loose', calls: [deleteOf(0, { agency: '1288' })], clean: 400, faulty: 404 },
+  { fault: 'query-workcode-loose', calls: [deleteOf(0, { workcode: 'W'.repeat(21) })], clean: 400, faulty: 404 },
+  { fault: 'source-db-loose', calls: [deleteOf(0, { sourceDb: '99999999999' })], clean: 400, faulty: 404 },
+  { fault: 'utf16-length', calls: [run({ agencyCode: '0😀' })], clean: 400, faulty: 200 },
+  { fault: 'int32-off-by-one', calls: [run({ overallSent: 2147483648 })], clean: 400, faulty: 200 },
+  { fault: 'drop-invalid-iswcs', calls: [mergeBody({ iswcs: ['T123'] })], clean: 400, faulty: 204 },
+  { fault: 'work-code-tight', calls: [deleteOf(0, { workcode: 'W'.repeat(20) })], clean: 404, faulty: 400 },
+  { fault: 'int32-tight', calls: [deleteOf(0, { sourceDb: '-2147483648' })], clean: 404, faulty: 400 },
+  { fault: 'agency-code-digits', calls: [run({ agencyCode: 'ABC' })], clean: 200, faulty: 400 },
+  { fault: 'run-success-201', calls: [run({})], clean: 200, faulty: 201 },
+  { fault: 'merge-success-200', calls: [mergeOf(0)], clean: 204, faulty: 200 },
+  { fault: 'run-400-as-422', calls: [run({ overallSent: 'x' })], clean: 400, faulty: 422 },
+  { fault: 'merge-400-as-422', calls: [{ ...mergeOf(0), query: { preferredIswc: at(profile.merges, 0).preferredIswc, agency: '1' } }], clean: 400, faulty: 422 },
+  { fault: 'merge-404-as-400', calls: [mergeBody({ iswcs: [at(profile.unknownIswcs, 0)] })], clean: 404, faulty: 400 },
+  { fault: 'delete-404-as-400', calls: [deleteOf(0, { sourceDb: '1' })], clean: 404, faulty: 400 },
+  { fault: 'demerge-404-as-410', calls: [neverMerged()], clean: 404, faulty: 410 },
+  { fault: 'delete-400-as-404', calls: [deleteOf(0, { agency: '1' })], clean: 400, faulty: 404 },
+  { fault: 'run-401-as-403', calls: [run({}, { auth: 'none' })], clean: 401, faulty: 403 },
+  { fault: 'run-bad-request-text', calls: [run({ overallSent: 'x' })], observe: text, clean: 'Bad Request', faulty: 'Invalid request' },
+  { fault: 'run-not-authorized-text', calls: [run({}, { auth: 'wrong' })], observe: text, clean: 'Not Authorized', faulty: 'Unauthorized' },
+  { fault: 'auth-missing-run', calls: [run({}, { auth: 'none' })], clean: 401, faulty: 200 },
+  { fault: 'auth-missing-merge', calls: [{ ...mergeOf(0), auth: 'wrong' }], clean: 401, faulty: 204 },
+  { fault: 'auth-missing-delete', calls: [{ ...deleteOf(0), auth: 'none' }], clean: 401, faulty: 204 },
+  { fault: 'auth-missing-demerge', calls: [{ ...seededDemerge(), auth: 'none' }], clean: 401, faulty: 204 },
+  { fault: 'auth-wrong-key-accepted', calls: [{ ...deleteOf(0), auth: 'wrong' }], clean: 401, faulty: 204 },
+  { fault: 'run-response-schema', calls: [run({})], observe: (a) => typeof (JSON.parse(a.text) as { runId: unknown }).runId, clean: 'string', faulty: 'number' },
+  { fault: 'xml-wrong-root-response', calls: [xmlRun('<runId>r</runId>')], observe: (a) => /<(\w+)>/.exec(a.text.replace(/<\?.*?\?>/, ''))?.[1] ?? null, clean: 'CsnNotification', faulty: 'AgentRun' },
+  { fault: 'xml-request-unsupported', calls: [xmlRun('<runId>r</runId>')], clean: 200, faulty: 400 },
+  { fault: 'content-type-required', calls: [noType(run({}))], clean: 200, faulty: 400 },
+  { fault: 'wrong-type-accepted', calls: [run({ overallSent: '12', newRecordCount: 1.5 })], clean: 400, faulty: 200 },
+  { fault: 'json-content-type-mislabelled', calls: [run({})], observe: contentType, clean: 'application/json; charset=utf-8', faulty: 'application/xml; charset=utf-8' },
+  { fault: 'missing-content-type', calls: [run({}, { auth: 'none' })], observe: contentType, clean: 'text/plain; charset=utf-8', faulty: null },
+  { fault: 'merge-no-effect', calls: [mergeOf(0), mergedWork()], clean: 204, faulty: 404 },
+  { fault: 'demerge-no-effect', calls: [seededDemerge(), seededDemerge()], clean: 404, faulty: 204 },
+  { fault: 'delete-no-effect', calls: [deleteOf(0), deleteOf(0)], clean: 404, faulty: 204 },
+  { fault: 'after-merge-demerge-any', calls: [mergeOf(0), neverMerged()], clean: 404, faulty: 204 },
+  { fault: 'crash-on-malformed', calls: [{ ...mergeOf(0), body: '{"iswcs": [' }], clean: 400, faulty: 500 },
+  { fault: '405-without-allow', calls: [{ method: 'GET', path: '/agent/run' }], observe: (a) => a.headers.get('allow'), clean: 'POST', faulty: null },
+  { fault: 'stack-trace-in-error', calls: [deleteOf(0, { agency: '1' })], observe: (a) => a.text.includes('at handleDelete (/srv/iswc/'), clean: false, faulty: true },
+  { fault: 'xml-entities-expanded', calls: [{ path: '/agent/run', body: '<!DOCTYPE AgentRun [<!ENTITY e "x">]><AgentRun><runId>&e;</runId></AgentRun>', headers: XML_TYPE }], clean: 400, faulty: 200 },
+  { fault: 'unknown-path-200', calls: [{ method: 'GET', path: '/nowhere' }], clean: 404, faulty: 200 },
+  { fault: 'unsupported-media-500', calls: [run({}, { headers: { 'Content-Type': 'text/csv' } })], clean: 415, faulty: 500 },
+];
+
+/** Faults whose effect fetch cannot see; they have their own test below. */
+const COVERED_ELSEWHERE = ['no-body-204-violated'];
+
+test.describe('faults', () => {
+  test('an unknown fault id throws and lists the valid ids', async () => {
+    await expect(startReferenceServer({ profile, key: KEY, faults: ['no-such-fault'] })).rejects.toThrow(/no-such-fault.*Valid ids: .*run-agency-code-loose/s);
+  });
+
+  test('every fault of the catalogue starts', async () => {
+    expect(FAULTS.length).toBeGreaterThanOrEqual(45);
+    for (const fault of FAULTS) {
+      const server = await startReferenceServer({ profile, key: KEY, faults: [fault.id] });
+      expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:[0-9]+$/);
+      await server.close();
+    }
+  });
+
+  test('the docs hold the generated fault table', () => {
+    expect(readFileSync(fromRoot('docs', 'reference-server.md'), 'utf8')).toContain(faultTable());
+  });
+
+  test('utf16-length counts UTF-16 units', async () => {
+    await withServer(['utf16-length'], async (s) => {
+      expect((await call(s, run({ agencyCode: 'A😀B' }))).status).toBe(400);
+      expect((await call(s, run({ agencyCode: '0😀' }))).status).toBe(200);
+    });
+  });
+
+  test('no-body-204-violated puts a body on the wire after a 204', async () => {
+    await withServer(['no-body-204-violated'], async (s) => {
+      const m = mergeOf(0);
+      const body = m.body ?? '';
+      const path = `/iswc/merge?${new URLSearchParams(m.query).toString()}`;
+      const answer = await raw(
+        s,
+        `POST ${path} HTTP/1.1\r\nHost: x\r\nOcp-Apim-Subscription-Key: ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+      expect(answer).toMatch(/^HTTP\/1\.1 204 /);
+      expect(answer.endsWith('\r\n\r\n{}')).toBe(true);
+    });
+  });
+
+  test('xml-entities-expanded echoes an entity used in runId', async () => {
+    await withServer(['xml-entities-expanded'], async (s) => {
+      const xml = '<?xml version="1.0"?><!DOCTYPE AgentRun [<!ENTITY e "expanded">]><AgentRun><runId>&e;</runId></AgentRun>';
+      const a = await call(s, { path: '/agent/run', body: xml, headers: XML_TYPE });
+      expect([a.status, a.text]).toEqual([200, expect.stringContaining('<runId>expanded</runId>')]);
+      const bomb = `<!DOCTYPE AgentRun [<!ENTITY e "${'x'.repeat(1000)}">]><AgentRun><runId>${'&e;'.repeat(100)}</runId></AgentRun>`;
+      expect((await call(s, { path: '/agent/run', body: bomb, headers: XML_TYPE })).status).toBe(400);
+    });
+  });
+
+  for (const probe of PROBES) {
+    test(`${probe.fault} changes what it names`, async () => {
+      const answers: Record<'clean' | 'faulty', Observed> = { clean: null, faulty: null };
+      for (const which of ['clean', 'faulty'] as const) {
+        await withServer(which === 'clean' ? [] : [probe.fault], async (s) => {
+          let last: Answer | undefined;
+          for (const c of probe.calls) last = await call(s, c);
+          if (!last) throw new Error('a probe needs at least one call');
+          answers[which] = (probe.observe ?? ((a: Answer) => a.status))(last);
+        });
+      }
+      expect(answers).toEqual({ clean: probe.clean, faulty: probe.faulty });
+    });
+  }
+
+  test('every fault has a probe', () => {
+    const covered = new Set([...PROBES.map((p) => p.fault), ...COVERED_ELSEWHERE]);
+    expect(FAULTS.map((f) => f.id).filter((id) => !covered.has(id))).toEqual([]);
+  });
+});
