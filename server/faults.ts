@@ -62,6 +62,7 @@ const CATALOGUE = [
   { id: 'merge-no-effect', level: 'spec', section: '3', description: 'Merge answers 204 but changes nothing (the agency works do not become demergeable).' },
   { id: 'demerge-no-effect', level: 'spec', section: '3', description: 'Demerge answers 204 but changes nothing (a repeat answers 204 again).' },
   { id: 'delete-no-effect', level: 'spec', section: '3', description: 'Submission delete answers 204 but changes nothing (a repeat answers 204 again).' },
+  { id: 'delete-ignores-source-db', level: 'spec', section: '2.5, 4.3', description: 'Submission delete matches on preferred ISWC, agency and work code only: a delete naming another sourceDb removes the submission.' },
   { id: 'after-merge-demerge-any', level: 'spec', section: '3, 4.4', description: 'After a successful merge into a preferred ISWC, any well-formed demerge on it answers 204, even for works never merged.' },
   // HTTP level.
   { id: 'crash-on-malformed', level: 'http', section: '7', description: 'Malformed JSON or XML bodies answer 500 with a generic text.' },
@@ -69,6 +70,8 @@ const CATALOGUE = [
   { id: 'stack-trace-in-error', level: 'http', section: '7', description: '400 bodies of merge, delete and demerge include a Node-style stack trace with internal paths.' },
   { id: 'xml-entities-expanded', level: 'http', section: '2.1', description: 'XML with a DOCTYPE is accepted and internal entities are expanded (one level, capped at 64 KiB).' },
   { id: 'unknown-path-200', level: 'http', section: '4', description: 'Unknown paths answer 200 with an empty JSON object.' },
+  { id: 'oversized-body-500', level: 'http', section: '8', description: 'A request body over the size cap answers 500 instead of 413.' },
+  { id: 'hang-on-unsupported-media', level: 'http', section: '4.1, 4.2', description: 'A request body with an unsupported Content-Type never gets an answer (the connection stays open).' },
   { id: 'unsupported-media-500', level: 'http', section: '4.1, 4.2', description: 'A request body with an unsupported Content-Type answers 500.' },
 ] as const satisfies readonly Fault[];
 

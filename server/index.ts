@@ -100,6 +100,7 @@ async function serve(ctx: Context, routes: Routes, req: IncomingMessage, res: Se
     res.destroy();
     return;
   }
+  if (reply.hang) return;
   try {
     writeReply(res, reply, ctx.faults);
   } catch (e) {

@@ -99,6 +99,15 @@ export class ServerState {
     return this.#submissions.has(submissionKey(preferredIswc, agency, workcode, sourceDb));
   }
 
+  /** The sourceDb of the submission of this work on this ISWC, if there is one (for a fault only). */
+  sourceDbOf(preferredIswc: string, agency: string, workcode: string): number | undefined {
+    for (const key of this.#submissions) {
+      const [p, a, w, db] = JSON.parse(key) as [string, string, string, number];
+      if (p === preferredIswc && a === agency && w === workcode) return db;
+    }
+    return undefined;
+  }
+
   deleteSubmission(preferredIswc: string, agency: string, workcode: string, sourceDb: number): void {
     this.#submissions.delete(submissionKey(preferredIswc, agency, workcode, sourceDb));
   }

@@ -35,9 +35,11 @@ export function handleDelete(ctx: Context, op: Operation, rawQuery: string): Rep
   const reasonCode = query.nonBlank(Q.reasonCode);
   if (!reasonCode.ok) return bad(reasonCode.problem);
 
-  if (!ctx.state.hasSubmission(preferred.value, agency.value, workcode.value, sourceDb.value)) {
+  // Fault `delete-ignores-source-db`: the stored submission's own sourceDb stands in for the one asked.
+  const effectiveSourceDb = f.has('delete-ignores-source-db') ? (ctx.state.sourceDbOf(preferred.value, agency.value, workcode.value) ?? sourceDb.value) : sourceDb.value;
+  if (!ctx.state.hasSubmission(preferred.value, agency.value, workcode.value, effectiveSourceDb)) {
     return f.has('delete-404-as-400') ? errorReply(ctx, 400, 'NOT_FOUND', SUBMISSION_NOT_FOUND, 'handleDelete') : text(404, SUBMISSION_NOT_FOUND);
   }
-  if (!f.has('delete-no-effect')) ctx.state.deleteSubmission(preferred.value, agency.value, workcode.value, sourceDb.value);
+  if (!f.has('delete-no-effect')) ctx.state.deleteSubmission(preferred.value, agency.value, workcode.value, effectiveSourceDb);
   return empty(op.successStatus);
 }

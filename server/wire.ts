@@ -19,6 +19,8 @@ export interface Reply {
   close?: boolean;
   /** Fault `no-body-204-violated`: bytes put on the wire after a 204 head, by a raw socket write. */
   bodyOn204?: string;
+  /** Fault `hang-on-unsupported-media`: write nothing and keep the connection open. */
+  hang?: boolean;
 }
 
 const CONTENT_TYPE: Record<BodyKind, string> = {

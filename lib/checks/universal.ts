@@ -106,7 +106,8 @@ export const noBodyOn204: Check = {
   scope: 'every-exchange',
   judge({ exchange }) {
     const response = exchange.response;
-    if (!response || exchange.error || response.status !== 204) return null;
+    // A transport error after a 204 head still leaves the head to judge (undici refuses a 204 that announces a body).
+    if (!response || response.status !== 204 || (exchange.error && exchange.error.code !== 'PROTOCOL')) return null;
     if (response.bodyBytes > 0) return fail('no body', `${response.bodyBytes} bytes: ${JSON.stringify(response.body.slice(0, 80))}`);
     // HTTP/1.1 parsers drop bytes sent after a 204, but the framing headers that announce them stay
     // visible (RFC 9110 §8.6: no Content-Length other than 0 on a 204; RFC 9112 §6.1: no Transfer-Encoding).

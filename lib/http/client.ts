@@ -262,6 +262,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     let phase: Phase = 'headers';
     let status = 0;
     let seen = 0;
+    // Headers that did arrive before a failure in the body: kept, so checks can still read the framing.
+    let partialHeaders: Record<string, string> | undefined;
     try {
       const res: Dispatcher.ResponseData = await pool.request({
         method,
@@ -275,6 +277,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       phase = 'body';
       status = res.statusCode;
       const responseHeaders = flattenHeaders(res.headers);
+      partialHeaders = responseHeaders;
       const chunks: Buffer[] = [];
       let kept = 0;
       let tooLarge = false;
@@ -323,7 +326,13 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       const code = classify(err, phase);
       const errCode = errorCode(err);
       const refused = errCode === 'UND_ERR_INVALID_ARG' || errCode === 'UND_ERR_NOT_SUPPORTED' ? 'request refused by the HTTP client: ' : '';
-      return { durationMs, error: { code, message: `${refused}${errCode ? `${errCode}: ` : ''}${errorMessage(err)}${where}` } };
+      const error = { code, message: `${refused}${errCode ? `${errCode}: ` : ''}${errorMessage(err)}${where}` };
+      if (phase === 'body' && partialHeaders) {
+        const headersSeen: Record<string, string> = {};
+        for (const [n, v] of Object.entries(partialHeaders)) headersSeen[n] = scrub(v);
+        return { durationMs, error, response: { status, headers: headersSeen, body: '', bodyBytes: seen, truncated: true } };
+      }
+      return { durationMs, error };
     } finally {
       clearTimeout(timer);
     }

@@ -280,6 +280,8 @@ const text = (a: Answer): string => a.text;
 const contentType = (a: Answer): string | null => a.contentType;
 
 const PROBES: Probe[] = [
+  { fault: 'delete-ignores-source-db', calls: [deleteOf(0, { sourceDb: '300' })], clean: 404, faulty: 204 },
+  { fault: 'oversized-body-500', calls: [{ path: '/agent/run', body: `{}${' '.repeat(1100 * 1024)}`, headers: JSON_TYPE }], clean: 413, faulty: 500 },
   { fault: 'run-agency-code-loose', calls: [run({ agencyCode: 'ABCD' })], clean: 400, faulty: 200 },
   { fault: 'run-int32-loose', calls: [run({ overallSent: 2 ** 40 })], clean: 400, faulty: 200 },
   { fault: 'merge-iswc-pattern-loose', calls: [mergeBody({ iswcs: ['T123'] })], clean: 400, faulty: 404 },
@@ -330,7 +332,7 @@ const PROBES: Probe[] = [
 ];
 
 /** Faults whose effect fetch cannot see; they have their own test below. */
-const COVERED_ELSEWHERE = ['no-body-204-violated'];
+const COVERED_ELSEWHERE = ['no-body-204-violated', 'hang-on-unsupported-media'];
 
 test.describe('faults', () => {
   test('an unknown fault id throws and lists the valid ids', async () => {
@@ -354,6 +356,16 @@ test.describe('faults', () => {
     await withServer(['utf16-length'], async (s) => {
       expect((await call(s, run({ agencyCode: 'A😀B' }))).status).toBe(400);
       expect((await call(s, run({ agencyCode: '0😀' }))).status).toBe(200);
+    });
+  });
+
+  test('hang-on-unsupported-media never answers an unsupported media type', async () => {
+    await withServer(['hang-on-unsupported-media'], async (s) => {
+      const pending = fetch(`${s.url}/agent/run`, { method: 'POST', headers: { 'Content-Type': 'text/csv', 'Ocp-Apim-Subscription-Key': KEY }, body: 'a,b', signal: AbortSignal.timeout(300) });
+      await expect(pending).rejects.toThrow(/abort|timeout/i);
+    });
+    await withServer([], async (s) => {
+      expect((await call(s, { path: '/agent/run', body: 'a,b', headers: { 'Content-Type': 'text/csv' } })).status).toBe(415);
     });
   });
 

@@ -11,7 +11,7 @@ import { loadProfile, parseProfile } from '../../lib/profile/load.ts';
 import { renderSchemaFile } from '../../scripts/build-schemas.ts';
 
 test('schemas/openapi.yaml is a valid OpenAPI 3.1 document', async () => {
-  const result = await new Validator().validate(parse(readFileSync(OPENAPI_PATH, 'utf8')) as object);
+  const result = await new Validator().validate(parse(readFileSync(OPENAPI_PATH, 'utf8')) as Parameters<Validator['validate']>[0]);
   expect(result.errors ?? [], JSON.stringify(result.errors)).toEqual([]);
   expect(result.valid).toBe(true);
 });

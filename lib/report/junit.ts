@@ -1,0 +1,104 @@
+import type { CheckExecution } from '../checks/types.ts';
+import { cut, escapeXmlAttr, escapeXmlText } from './escape.ts';
+import type { ConformanceReport } from './model.ts';
+import { FORMATS, OPERATION_KEYS, exchangeLine, groupBy, operationKey, sectionsText, tallyOf } from './view.ts';
+
+const BODY_LIMIT = 4000;
+
+function seconds(ms: number | undefined): string {
+  return ((ms ?? 0) / 1000).toFixed(3);
+}
+
+/** `[spec, §4.1, §7] expected: …; received: …` — the one-line failure message. */
+export function failureMessage(e: CheckExecution): string {
+  return `[${e.level}, section ${sectionsText(e.sections)}] expected: ${e.expected ?? ''}; received: ${e.received ?? ''}`;
+}
+
+/** The failure text: section, expected vs received, the minimal exchange, the curl line. */
+export function failureText(e: CheckExecution): string {
+  const lines = [
+    `${e.checkId} [${e.level}] section ${sectionsText(e.sections)}`,
+    `case ${e.caseId} / ${e.step} (${e.format})`,
+    `Documented: ${e.expected ?? ''}`,
+    `Received:   ${e.received ?? ''}`,
+  ];
+  if (e.seed !== undefined) lines.push(`Seed: ${e.seed}${e.path ? `  path: ${e.path}` : ''}`);
+  if (e.exchange) {
+    lines.push(`Exchange:   ${exchangeLine(e.exchange)}`);
+    if (e.exchange.request.body) lines.push(`Request body: ${cut(e.exchange.request.body, BODY_LIMIT)}`);
+    if (e.exchange.response) lines.push(`Response body: ${cut(e.exchange.response.body, BODY_LIMIT)}`);
+  }
+  if (e.curl) lines.push(`Reproduce with: ${e.curl}`);
+  return lines.join('\n');
+}
+
+function observationText(e: CheckExecution): string {
+  const lines = [`observed (the document leaves this open): ${e.received ?? ''}`];
+  for (const [k, v] of Object.entries(e.observation ?? {})) lines.push(`  ${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`);
+  if (e.exchange) lines.push(`exchange: ${exchangeLine(e.exchange)}`);
+  if (e.curl) lines.push(`reproduce with: ${e.curl}`);
+  return lines.join('\n');
+}
+
+function testcase(e: CheckExecution, classname: string): string {
+  const name = `${e.checkId} · ${e.caseId} · ${e.step}`;
+  const open = `    <testcase classname="${escapeXmlAttr(classname)}" name="${escapeXmlAttr(name)}" time="${seconds(e.durationMs)}"`;
+  switch (e.verdict) {
+    case 'fail':
+      return `${open}>\n      <failure message="${escapeXmlAttr(failureMessage(e))}" type="${escapeXmlAttr(`${e.level}:${e.checkId}`)}">${escapeXmlText(failureText(e))}</failure>\n    </testcase>`;
+    case 'skip':
+      return `${open}>\n      <skipped message="${escapeXmlAttr(e.skipReason ?? 'skipped')}"/>\n    </testcase>`;
+    case 'observed':
+      return `${open}>\n      <system-out>${escapeXmlText(observationText(e))}</system-out>\n    </testcase>`;
+    default:
+      return `${open}/>`;
+  }
+}
+
+/**
+ * JUnit XML with one testcase per check execution: classname = operation.format, name = check · case ·
+ * step. Failures carry section, expected vs received and the curl line; skips their reason; observed
+ * behaviour is a passed testcase with the observation as system-out. Expects a redacted report.
+ */
+export function renderJunit(report: ConformanceReport): string {
+  const { meta } = report;
+  const props: Array<[string, string]> = [
+    ['target', meta.baseUrl ?? ''],
+    ['profile', meta.profile],
+    ['seed', meta.seed === null ? '' : String(meta.seed)],
+    ['runs', String(meta.runs)],
+    ['strict', String(meta.strict)],
+    ['destructive', String(meta.destructive)],
+    ['harnessVersion', meta.harnessVersion],
+    ['documentDigest', meta.documentDigest],
+    ['schemasDigest', meta.schemasDigest],
+    ['verdict', report.summary.verdict],
+  ];
+  const propertyXml = `    <properties>\n${props.map(([k, v]) => `      <property name="${escapeXmlAttr(k)}" value="${escapeXmlAttr(v)}"/>`).join('\n')}\n    </properties>`;
+  const groups = groupBy(report.executions, (e) => `${operationKey(e)}.${e.format}`);
+  const order = OPERATION_KEYS.flatMap((op) => FORMATS.map((f) => `${op}.${f}`));
+  const names = [...groups.keys()].sort((a, b) => (order.indexOf(a) + 1 || 1e9) - (order.indexOf(b) + 1 || 1e9) || a.localeCompare(b));
+  const suites: string[] = [];
+  for (const name of names) {
+    const list = groups.get(name) ?? [];
+    const t = tallyOf(list);
+    const time = list.reduce((n, e) => n + (e.durationMs ?? 0), 0);
+    suites.push(
+      [
+        `  <testsuite name="${escapeXmlAttr(name)}" tests="${list.length}" failures="${t.fail}" errors="0" skipped="${t.skip}" time="${seconds(time)}" timestamp="${escapeXmlAttr(meta.startedAt)}">`,
+        propertyXml,
+        ...list.map((e) => testcase(e, name)),
+        '  </testsuite>',
+      ].join('\n'),
+    );
+  }
+  const all = tallyOf(report.executions);
+  const total = (Date.parse(meta.finishedAt) - Date.parse(meta.startedAt)) / 1000;
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="ISWC conformance" tests="${report.executions.length}" failures="${all.fail}" errors="0" skipped="${all.skip}" time="${Number.isFinite(total) ? total.toFixed(3) : '0'}">`,
+    ...suites,
+    '</testsuites>',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,91 @@
+/** Small read-only helpers shared by the writers: labels, grouping and ordering of executions. */
+import type { CheckExecution, Level, Verdict } from '../checks/types.ts';
+import { allChecks } from '../checks/registry.ts';
+import { OPERATION_IDS, OPERATION_LABEL } from '../contract/operations.ts';
+import type { OperationId } from '../contract/operations.ts';
+import type { Exchange } from '../http/types.ts';
+import type { Tally } from './model.ts';
+import { emptyTally } from './model.ts';
+
+export const FORMATS = ['json', 'xml'] as const;
+export const VERDICTS: readonly Verdict[] = ['fail', 'skip', 'observed', 'pass'];
+export const OTHER = 'other';
+
+/** Operation ids in document order, then `other` for requests outside the documented operations. */
+export const OPERATION_KEYS: readonly string[] = [...OPERATION_IDS, OTHER];
+
+export function operationKey(e: Pick<CheckExecution, 'operation'>): string {
+  return e.operation ?? OTHER;
+}
+
+export function operationLabel(key: string): string {
+  return key === OTHER ? 'outside the documented operations' : (OPERATION_LABEL[key as OperationId] ?? key);
+}
+
+/** The worst verdict of a group: fail, then skip, then observed, then pass. */
+export function worstVerdict(t: Tally): Verdict | null {
+  for (const v of VERDICTS) if (t[v] > 0) return v;
+  return null;
+}
+
+export function tallyOf(executions: readonly CheckExecution[]): Tally {
+  const t = emptyTally();
+  for (const e of executions) t[e.verdict] += 1;
+  return t;
+}
+
+export interface CheckInfo {
+  id: string;
+  level: Level;
+  sections: string[];
+  description: string;
+}
+
+/** Check descriptions from the registry; a report from another harness version may name unknown checks. */
+export function checkInfo(executions: readonly CheckExecution[]): Map<string, CheckInfo> {
+  const out = new Map<string, CheckInfo>();
+  const known = new Map(allChecks().map((c) => [c.id, c]));
+  const order = new Map(allChecks().map((c, i) => [c.id, i]));
+  for (const e of executions) {
+    if (out.has(e.checkId)) continue;
+    out.set(e.checkId, { id: e.checkId, level: e.level, sections: e.sections, description: known.get(e.checkId)?.description ?? '' });
+  }
+  return new Map([...out.entries()].sort(([a], [b]) => (order.get(a) ?? 1e9) - (order.get(b) ?? 1e9) || a.localeCompare(b)));
+}
+
+export function groupBy<T>(items: readonly T[], key: (t: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = out.get(k);
+    if (list) list.push(item);
+    else out.set(k, [item]);
+  }
+  return out;
+}
+
+/** One line per exchange: `POST /agent/run → 400 text/plain (11 bytes)`. */
+export function exchangeLine(x: Exchange): string {
+  let target = x.request.url;
+  try {
+    const u = new URL(x.request.url);
+    target = `${u.pathname}${u.search}`;
+  } catch {
+    // keep the URL as recorded
+  }
+  const answer = x.response
+    ? `${x.response.status} ${x.response.headers['content-type'] ?? '(no content type)'} (${x.response.bodyBytes} bytes)`
+    : `transport error ${x.error?.code ?? '?'}: ${x.error?.message ?? ''}`;
+  return `${x.request.method} ${target} → ${answer}`;
+}
+
+/** Headers as `Name: value` lines. */
+export function headerLines(h: Record<string, string>): string {
+  return Object.entries(h)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\n');
+}
+
+export function sectionsText(sections: readonly string[]): string {
+  return sections.map((s) => (/^\d/.test(s) ? `§${s}` : s)).join(', ');
+}
