@@ -121,7 +121,7 @@ function generic(element: RawElement): unknown {
   if (text !== null) return text;
   const out: Record<string, unknown> = {};
   for (const [key, children] of childEntries(element as Exclude<RawElement, string>)) {
-    out[key] = children.length === 1 ? generic(children[0] as RawElement) : children.map(generic);
+    out[key] = children.length === 1 ? generic(children[0]) : children.map(generic);
   }
   return out;
 }
@@ -144,7 +144,7 @@ function fromElement(element: RawElement, raw: SchemaNode | undefined): unknown 
       if (prop?.type === 'array') {
         out[key] = children.map((child) => fromElement(child, prop.items));
       } else {
-        out[key] = children.length === 1 ? fromElement(children[0] as RawElement, propRaw) : children.map((c) => fromElement(c, propRaw));
+        out[key] = children.length === 1 ? fromElement(children[0], propRaw) : children.map((c) => fromElement(c, propRaw));
       }
     }
     return out;

@@ -18,7 +18,7 @@ export function makeIswc(nineDigits: string): string {
 
 export function hasValidCheckDigit(iswc: string): boolean {
   const m = /^T([0-9]{9})([0-9])$/.exec(iswc);
-  return m !== null && iswcCheckDigit(m[1] as string) === Number(m[2]);
+  return m !== null && iswcCheckDigit(m[1]) === Number(m[2]);
 }
 
 /** The same ISWC with a wrong check digit (for the `observed` check-digit check). */

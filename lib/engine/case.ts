@@ -15,7 +15,7 @@ export interface Expectation {
 
 /** Typed constructor for an expectation (keeps check and params in step). */
 export function expectCheck<P>(check: Check<P>, params: P): Expectation {
-  return { check: check as unknown as Check<never>, params };
+  return { check: check, params };
 }
 
 export interface Step {

@@ -42,7 +42,7 @@ export async function runSuiteInProcess(options: InProcessOptions): Promise<Chec
   const worker = async () => {
     while (next < planned.length) {
       const index = next++;
-      results[index] = (await runPlannedCase(planned[index] as PlannedCase, client, options.profile)).executions;
+      results[index] = (await runPlannedCase(planned[index], client, options.profile)).executions;
     }
   };
   try {

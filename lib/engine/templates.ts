@@ -52,11 +52,11 @@ export function validWork(profile: TargetProfile): Record<string, string> {
 }
 
 export function existingIswc(profile: TargetProfile): string {
-  return profile.iswcs[0] as string;
+  return profile.iswcs[0];
 }
 
 export function unknownIswc(profile: TargetProfile, index = 0): string {
-  return profile.unknownIswcs[index % profile.unknownIswcs.length] as string;
+  return profile.unknownIswcs[index % profile.unknownIswcs.length];
 }
 
 export function sourceDbOf(profile: TargetProfile): number {
@@ -98,12 +98,12 @@ export function bodyWith(base: Record<string, unknown>, field: string, value: un
   const body = structuredClone(base);
   const arrayItem = /^(\w+)\[\]$/.exec(field);
   if (arrayItem) {
-    body[arrayItem[1] as string] = [value];
+    body[arrayItem[1]] = [value];
     return body;
   }
   const nested = /^(\w+)\[\]\.(\w+)$/.exec(field);
   if (nested) {
-    body[nested[1] as string] = [{ ...validWork(profile), [nested[2] as string]: value }];
+    body[nested[1]] = [{ ...validWork(profile), [nested[2]]: value }];
     return body;
   }
   body[field] = value;

@@ -16,7 +16,7 @@ export interface BoundaryValue {
 export function constraintSchema(c: FieldConstraint): SchemaNode {
   const node: Record<string, unknown> = { type: c.type };
   for (const key of ['minLength', 'maxLength', 'pattern', 'minimum', 'maximum'] as const) if (c[key] !== undefined) node[key] = c[key];
-  return node as SchemaNode;
+  return node;
 }
 
 export function codePoints(s: string): number {

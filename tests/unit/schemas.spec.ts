@@ -88,3 +88,8 @@ test('the vendored interface document is the one in ../shared when it is there',
   }
   expect(readFileSync(fromRoot('docs', 'spec', 'iswc-agency-api.md'), 'utf8')).toBe(shared);
 });
+
+test('docs/checks.md is generated from the check registry and up to date (npm run docs:build)', async () => {
+  const { renderChecksDoc } = await import('../../scripts/build-docs.ts');
+  expect(readFileSync(fromRoot('docs', 'checks.md'), 'utf8')).toBe(renderChecksDoc());
+});
