@@ -26,6 +26,10 @@ const CATALOGUE = [
   { id: 'utf16-length', level: 'spec', section: '8', description: 'All lengths are counted in UTF-16 code units instead of code points ("A😀B" rejected, "0😀" accepted).' },
   { id: 'int32-off-by-one', level: 'spec', section: '8', description: 'The int32 maximum check lets 2147483648 through (counters and sourceDb).' },
   { id: 'drop-invalid-iswcs', level: 'spec', section: '2.3', description: 'Invalid items of iswcs are silently dropped instead of rejected with 400; the merge proceeds with the rest.' },
+  { id: 'nfc-length', level: 'spec', section: '8', description: 'Lengths are counted after NFC normalization, so combining marks that compose are not counted (only generated Unicode finds it).' },
+  { id: 'array-tail-unchecked', level: 'spec', section: '2.3, 8', description: 'Only the first three items of iswcs are checked against the pattern (only generated arrays find it).' },
+  { id: 'double-percent-decoding', level: 'spec', section: '4.2-4.4, 8', description: 'Query values are percent-decoded twice, so "%41%42%43" counts as "ABC" (only generated query strings find it).' },
+  { id: 'duplicate-items-500', level: 'http', section: '2.3', description: 'A merge request repeating an ISWC in iswcs answers 500 (only generated duplicates find it).' },
   // Limits too tight.
   { id: 'work-code-tight', level: 'spec', section: '8', description: 'agencyWorkCode and query workcode are limited to one character less than the document states.' },
   { id: 'int32-tight', level: 'spec', section: '8', description: 'Counters and sourceDb reject the int32 bounds themselves (2147483647 and -2147483648).' },

@@ -59,6 +59,7 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
 
   const merge = value as MergeBody;
   const iswcs = merge.iswcs ?? [];
+  if (f.has('duplicate-items-500') && new Set(iswcs).size < iswcs.length) return text(500, 'Internal Server Error');
   const works = merge.agencyWorks ?? [];
   if (!ctx.state.iswcExists(preferred.value) || iswcs.some((iswc) => !ctx.state.iswcExists(iswc))) {
     return f.has('merge-404-as-400') ? errorReply(ctx, 400, 'NOT_FOUND', ISWC_NOT_FOUND, 'handleMerge') : text(404, ISWC_NOT_FOUND);

@@ -58,7 +58,8 @@ export class Query {
   constructor(ctx: Context, op: Operation, raw: string) {
     this.#ctx = ctx;
     this.#op = op;
-    for (const [name, value] of new URLSearchParams(raw)) {
+    for (const [name, once] of new URLSearchParams(raw)) {
+      const value = ctx.faults.has('double-percent-decoding') ? decodeTwice(once) : once;
       const list = this.#values.get(name);
       if (list) list.push(value);
       else this.#values.set(name, [value]);
@@ -120,4 +121,9 @@ export class Query {
     if (raw.value.trim() === '') return { ok: false, problem: { param: name, kind: 'invalid', message: `${name} must not be blank` } };
     return raw;
   }
+}
+
+/** Fault `double-percent-decoding`: a second percent-decoding of an already decoded value. */
+function decodeTwice(value: string): string {
+  return value.replace(/%([0-7][0-9A-Fa-f])/g, (_escape, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }

@@ -31,6 +31,7 @@ const ALL: readonly Check<never>[] = [
   targeted.unsupportedMediaType,
   targeted.payloadTooLarge,
   targeted.xmlEntities,
+  targeted.outcomeSequence,
   observed.observedRequiredness,
   observed.observedResponseFormat,
   observed.observedAuthAnswer,

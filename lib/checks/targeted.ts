@@ -259,3 +259,21 @@ export const xmlEntities: Check<EntityParams> = {
     return { verdict: leaked || status >= 500 ? 'fail' : 'pass', expected, received: describeAnswer(exchange) };
   },
 };
+
+export interface SequenceParams extends Because {
+  /** The status the model predicts from what was merged, demerged and deleted before. */
+  status: number;
+}
+
+/** Section 3: the outcomes of merge, demerge and delete, over a sequence of commands. */
+export const outcomeSequence: Check<SequenceParams> = {
+  id: 'outcome.sequence',
+  level: 'spec',
+  sections: ['3', '4.2', '4.3', '4.4'],
+  description: 'Over a generated sequence of merges, demerges and deletes, each answer is the one a model of the stated outcomes predicts (204 or 404).',
+  scope: 'targeted',
+  judge({ exchange, params }) {
+    const expected = `${params.status} because ${params.because}`;
+    return { verdict: statusOf(exchange) === params.status ? 'pass' : 'fail', expected, received: describeAnswer(exchange) };
+  },
+};

@@ -35,11 +35,35 @@ export interface CaseInput {
   profile: TargetProfile;
   /** Disposable entries given to this case (in claim order), when it claims any. */
   entries: Partial<Record<DisposableKind, unknown[]>>;
+  /** fast-check seed of the run (ISWC_SEED) and runs per property (ISWC_RUNS). */
+  seed: number;
+  runs: number;
+  /** ISWC_STRICT: http-level failures count as failures of a property too. */
+  strict: boolean;
+}
+
+/** How to replay a generated input: the fast-check seed and the path of the shrunk counterexample. */
+export interface Replay {
+  seed: number;
+  path?: string;
+}
+
+/** A step sent and judged but not recorded: what a property tries many times. */
+export interface Probe {
+  step: Step;
+  exchange: Exchange;
+  /** Gating failures, one line each (empty when the answer is conformant). */
+  failures: string[];
 }
 
 /** What a case can do while it runs. */
 export interface CaseContext extends CaseInput {
-  send(step: Step): Promise<Exchange>;
+  /** Sends, judges and records a step. */
+  send(step: Step, replay?: Replay): Promise<Exchange>;
+  /** Sends and judges a step without recording it. */
+  probe(step: Step): Promise<Probe>;
+  /** Records an exchange already sent (the last or the minimal failing input of a property). */
+  record(step: Step, exchange: Exchange, replay?: Replay): void;
 }
 
 /**

@@ -1,7 +1,14 @@
 import { checkById, everyExchangeChecks } from '../checks/registry.ts';
 import type { Check, CheckExecution, Judgement } from '../checks/types.ts';
-import type { HttpClient } from '../http/types.ts';
-import type { CaseContext, CaseDef, CaseFormat, CaseInput, Step } from './case.ts';
+import type { Exchange, HttpClient } from '../http/types.ts';
+import type { CaseContext, CaseDef, CaseFormat, CaseInput, Probe, Replay, Step } from './case.ts';
+import { gating } from './config.ts';
+
+interface Judged {
+  check: Check<never>;
+  params: unknown;
+  judgement: Judgement;
+}
 
 /** Runs one case in one format: sends each step, applies every check, records each execution. */
 export class CaseRun implements CaseContext {
@@ -11,6 +18,9 @@ export class CaseRun implements CaseContext {
   readonly format: CaseFormat;
   readonly profile: CaseInput['profile'];
   readonly entries: CaseInput['entries'];
+  readonly seed: number;
+  readonly runs: number;
+  readonly strict: boolean;
 
   constructor(
     private readonly def: CaseDef,
@@ -20,17 +30,16 @@ export class CaseRun implements CaseContext {
     this.format = input.format;
     this.profile = input.profile;
     this.entries = input.entries;
+    this.seed = input.seed;
+    this.runs = input.runs;
+    this.strict = input.strict;
   }
 
-  async send(step: Step) {
-    const exchange = await this.client.send(step.request);
-    this.stats.requests += 1;
-    this.stats.retries += exchange.attempts - 1;
-    this.stats.waitedMs += exchange.waitedMs;
+  private judge(step: Step, exchange: Exchange): Judged[] {
     const authProbe = step.request.auth === 'none' || step.request.auth === 'wrong';
     const extraStatuses = [...(authProbe ? [401, 403] : []), ...(step.extraStatuses ?? [])];
     const format = this.format === 'none' ? 'json' : this.format;
-    const judged: Array<{ check: Check<never>; params: unknown; judgement: Judgement }> = [];
+    const judged: Judged[] = [];
     for (const check of everyExchangeChecks()) {
       if (step.outsideDocument && check.level === 'spec') continue;
       const judgement = check.judge({ operation: step.operation, format, exchange, params: undefined as never, authProbe, extraStatuses });
@@ -40,8 +49,34 @@ export class CaseRun implements CaseContext {
       const judgement = check.judge({ operation: step.operation, format, exchange, params: params as never, authProbe, extraStatuses });
       if (judgement) judged.push({ check, params, judgement });
     }
+    return judged;
+  }
+
+  private async exchangeFor(step: Step): Promise<Exchange> {
+    const exchange = await this.client.send(step.request);
+    this.stats.requests += 1;
+    this.stats.retries += exchange.attempts - 1;
+    this.stats.waitedMs += exchange.waitedMs;
+    return exchange;
+  }
+
+  async send(step: Step, replay?: Replay): Promise<Exchange> {
+    const exchange = await this.exchangeFor(step);
+    this.record(step, exchange, replay);
+    return exchange;
+  }
+
+  async probe(step: Step): Promise<Probe> {
+    const exchange = await this.exchangeFor(step);
+    const failures = this.judge(step, exchange)
+      .filter((j) => j.judgement.verdict === 'fail' && gating(j.check.level, this.strict))
+      .map((j) => `${j.check.id} [${j.check.level}]: expected ${j.judgement.expected}; received ${j.judgement.received}`);
+    return { step, exchange, failures };
+  }
+
+  record(step: Step, exchange: Exchange, replay?: Replay): void {
     let curl: string | undefined;
-    for (const { check, params, judgement } of judged) {
+    for (const { check, params, judgement } of this.judge(step, exchange)) {
       const keep = judgement.verdict !== 'pass';
       if (keep) curl ??= this.client.curl(step.request);
       const sections = (params as { sections?: string[] } | undefined)?.sections ?? [...check.sections];
@@ -58,10 +93,10 @@ export class CaseRun implements CaseContext {
         received: judgement.received,
         ...(judgement.observation ? { observation: judgement.observation } : {}),
         ...(keep ? { exchange, curl } : {}),
+        ...(replay ? { seed: replay.seed, ...(replay.path !== undefined ? { path: replay.path } : {}) } : {}),
         durationMs: Math.round(exchange.durationMs),
       });
     }
-    return exchange;
   }
 
   /** Records that the case's checks did not run, and why (for reports and certificates). */

@@ -15,6 +15,8 @@ export interface InProcessOptions {
   concurrency?: number;
   timeoutMs?: number;
   filter?: (p: PlannedCase) => boolean;
+  /** Defaults: seed 1, 25 runs per property, not strict. */
+  settings?: Partial<RunSettings>;
 }
 
 export interface CaseOutcome {
@@ -23,8 +25,14 @@ export interface CaseOutcome {
 }
 
 /** Runs one planned case and returns its check executions (a skip records the reason). */
-export async function runPlannedCase(p: PlannedCase, client: HttpClient, profile: TargetProfile): Promise<CaseOutcome> {
-  const run = new CaseRun(p.def, { format: p.format, profile, entries: p.entries }, client);
+export interface RunSettings {
+  seed: number;
+  runs: number;
+  strict: boolean;
+}
+
+export async function runPlannedCase(p: PlannedCase, client: HttpClient, profile: TargetProfile, settings: RunSettings): Promise<CaseOutcome> {
+  const run = new CaseRun(p.def, { format: p.format, profile, entries: p.entries, ...settings }, client);
   if (p.skipReason) run.skip(p.skipReason);
   else await p.def.run(run);
   return { executions: run.executions, stats: run.stats };
@@ -36,13 +44,14 @@ export async function runPlannedCase(p: PlannedCase, client: HttpClient, profile
  */
 export async function runSuiteInProcess(options: InProcessOptions): Promise<CheckExecution[]> {
   const client = createHttpClient({ baseUrl: options.baseUrl, key: options.key, timeoutMs: options.timeoutMs ?? 5000 });
+  const settings: RunSettings = { seed: 1, runs: 25, strict: false, ...options.settings };
   const planned = planSuite(options.profile, { destructive: options.destructive }).filter(options.filter ?? (() => true));
   const results: CheckExecution[][] = new Array<CheckExecution[]>(planned.length);
   let next = 0;
   const worker = async () => {
     while (next < planned.length) {
       const index = next++;
-      results[index] = (await runPlannedCase(planned[index], client, options.profile)).executions;
+      results[index] = (await runPlannedCase(planned[index], client, options.profile, settings)).executions;
     }
   };
   try {

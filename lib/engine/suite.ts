@@ -6,6 +6,8 @@ import type { CaseDef, CaseFormat } from './case.ts';
 import { httpCases } from './cases/http.ts';
 import { limitCases } from './cases/limits.ts';
 import { mergeCases } from './cases/merge.ts';
+import { modelCases } from './cases/model.ts';
+import { propertyCases } from './cases/properties.ts';
 import { removalCases } from './cases/removal.ts';
 import { runCases } from './cases/run.ts';
 import type { DisposableKind } from '../profile/types.ts';
@@ -29,7 +31,7 @@ export interface SuiteOptions {
 }
 
 export function allCases(profile: TargetProfile): CaseDef[] {
-  const cases = [...runCases(profile), ...mergeCases(profile), ...removalCases(profile), ...limitCases(profile), ...httpCases(profile)];
+  const cases = [...runCases(profile), ...mergeCases(profile), ...removalCases(profile), ...limitCases(profile), ...httpCases(profile), ...propertyCases(profile), ...modelCases(profile)];
   const ids = new Set<string>();
   for (const c of cases) {
     if (ids.has(c.id)) throw new Error(`Duplicate case id ${c.id}`);
@@ -56,6 +58,10 @@ export function planSuite(profile: TargetProfile, options: SuiteOptions): Planne
   }
   const allocation: Map<string, Allocation<unknown>> = partition(profile, claims);
   for (const p of planned) {
+    if (p.def.changesData && !options.destructive) {
+      p.skipReason = options.destructiveOffReason ?? 'may change data on a faulty server and destructive checks are off (ISWC_DESTRUCTIVE=0)';
+      continue;
+    }
     if (!p.def.claims?.length) continue;
     if (!options.destructive) {
       p.skipReason = options.destructiveOffReason ?? 'consumes disposable profile entries and destructive checks are off (ISWC_DESTRUCTIVE=0)';

@@ -49,13 +49,20 @@ export function validFor(raw: SchemaNode, options: GenOptions = DEFAULT_GEN): fc
   }
 }
 
+/** Strings of `min..max` code points made of percent escapes and hex digits: percent-encoding traps in query strings. */
+export function percentLike(min: number, max: number): fc.Arbitrary<string> {
+  return fc.string({ unit: fc.constantFrom('%', '%', '2', '4', '1', '5', 'A', 'F', 'e', '+'), minLength: min, maxLength: max });
+}
+
 /** Valid values of one constrained field (query strings get at least one character: empty reads as missing). */
 export function validForConstraint(c: FieldConstraint, options: GenOptions = DEFAULT_GEN): fc.Arbitrary<string | number> {
   const node: Record<string, unknown> = { type: c.type };
   for (const key of ['maxLength', 'pattern', 'minimum', 'maximum'] as const) if (c[key] !== undefined) node[key] = c[key];
   const minLength = c.location === 'query' ? Math.max(1, c.minLength ?? 0) : c.minLength;
   if (minLength !== undefined && c.type === 'string') node.minLength = minLength;
-  return validFor(node as SchemaNode, options) as fc.Arbitrary<string | number>;
+  const plain = validFor(node as SchemaNode, options) as fc.Arbitrary<string | number>;
+  if (c.location !== 'query' || c.type !== 'string' || c.pattern) return plain;
+  return fc.oneof({ weight: 2, arbitrary: plain }, { weight: 1, arbitrary: percentLike(minLength ?? 0, c.maxLength ?? options.maxFree) });
 }
 
 export interface InvalidValue {
@@ -76,6 +83,7 @@ export function invalidForConstraint(c: FieldConstraint, validExample: string | 
     }
     if (c.maxLength !== undefined) {
       out.push(codePointString(c.maxLength + 1, c.maxLength + 6, options).map((value) => ({ label: 'too long', value })));
+      if (c.location === 'query') out.push(percentLike(c.maxLength + 1, c.maxLength + 9).map((value) => ({ label: 'too long', value })));
     }
     if (c.pattern !== undefined) {
       const re = new RegExp(c.pattern, 'u');

@@ -13,7 +13,6 @@ export function escapeHtml(s: string): string {
  * become a visible `\uXXXX` text, so a hostile body can neither break the document nor vanish silently.
  */
 export function xmlSafeChars(s: string): string {
-  // eslint-disable-next-line no-control-regex
   return s.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 

@@ -4,6 +4,7 @@ import type { ConformanceReport } from './model.ts';
 import { FORMATS, OPERATION_KEYS, exchangeLine, groupBy, operationKey, sectionsText, tallyOf } from './view.ts';
 
 const BODY_LIMIT = 4000;
+const CURL_LIMIT = 4000;
 
 function seconds(ms: number | undefined): string {
   return ((ms ?? 0) / 1000).toFixed(3);
@@ -28,7 +29,7 @@ export function failureText(e: CheckExecution): string {
     if (e.exchange.request.body) lines.push(`Request body: ${cut(e.exchange.request.body, BODY_LIMIT)}`);
     if (e.exchange.response) lines.push(`Response body: ${cut(e.exchange.response.body, BODY_LIMIT)}`);
   }
-  if (e.curl) lines.push(`Reproduce with: ${e.curl}`);
+  if (e.curl) lines.push(`Reproduce with: ${cut(e.curl, CURL_LIMIT)}`);
   return lines.join('\n');
 }
 
@@ -36,7 +37,7 @@ function observationText(e: CheckExecution): string {
   const lines = [`observed (the document leaves this open): ${e.received ?? ''}`];
   for (const [k, v] of Object.entries(e.observation ?? {})) lines.push(`  ${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`);
   if (e.exchange) lines.push(`exchange: ${exchangeLine(e.exchange)}`);
-  if (e.curl) lines.push(`reproduce with: ${e.curl}`);
+  if (e.curl) lines.push(`reproduce with: ${cut(e.curl, CURL_LIMIT)}`);
   return lines.join('\n');
 }
 

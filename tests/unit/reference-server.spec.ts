@@ -280,6 +280,10 @@ const text = (a: Answer): string => a.text;
 const contentType = (a: Answer): string | null => a.contentType;
 
 const PROBES: Probe[] = [
+  { fault: 'nfc-length', calls: [run({ agencyCode: 'ae\u0301b' })], clean: 400, faulty: 200 },
+  { fault: 'array-tail-unchecked', calls: [mergeBody({ iswcs: [...profile.iswcs.slice(1, 4), 'T123'] })], clean: 400, faulty: 404 },
+  { fault: 'double-percent-decoding', calls: [deleteOf(0, { agency: '%31%32%38' })], clean: 400, faulty: 204 },
+  { fault: 'duplicate-items-500', calls: [mergeBody({ iswcs: [profile.iswcs[1], profile.iswcs[1]] })], clean: 204, faulty: 500 },
   { fault: 'delete-ignores-source-db', calls: [deleteOf(0, { sourceDb: '300' })], clean: 404, faulty: 204 },
   { fault: 'oversized-body-500', calls: [{ path: '/agent/run', body: `{}${' '.repeat(1100 * 1024)}`, headers: JSON_TYPE }], clean: 413, faulty: 500 },
   { fault: 'run-agency-code-loose', calls: [run({ agencyCode: 'ABCD' })], clean: 400, faulty: 200 },

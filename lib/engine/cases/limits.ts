@@ -17,7 +17,7 @@ import { boundaryValues, wrongTypes } from '../values.ts';
  */
 
 /** The XML twin of a body keeps the case's meaning only if it is still invalid (or still valid). */
-function xmlTwinKeeps(resource: 'AgentRun' | 'MergeRequest', value: unknown, valid: boolean): boolean {
+export function xmlTwinKeeps(resource: 'AgentRun' | 'MergeRequest', value: unknown, valid: boolean): boolean {
   if (!xmlRepresentable(value)) return false;
   const decoded = decodeXml(resource, encodeXml(resource, value));
   const twinValid = decoded.ok && validateResource(resource, decoded.value).length === 0;

@@ -1,0 +1,235 @@
+import { readFileSync } from 'node:fs';
+import type { CheckExecution, Level } from '../checks/types.ts';
+import { gating } from '../engine/config.ts';
+import { fromRoot } from '../paths.ts';
+import { canonicalJson, sha256Hex } from './canonical.ts';
+import { cut, escapeHtml as h } from './escape.ts';
+import { page, VERDICT_COLOUR } from './html.ts';
+import type { ConformanceReport, Tally } from './model.ts';
+import { operationKey, operationLabel, sectionsText, tallyOf } from './view.ts';
+
+export type SectionStatus = 'conformant' | 'not conformant' | 'not tested';
+
+export interface SectionVerdict {
+  section: string;
+  title: string;
+  /** True for sections of the interface document; false for references beyond it (RFC 9110 …). */
+  document: boolean;
+  verdict: SectionStatus;
+  /** Why a section is not tested, or what failed. */
+  reason?: string;
+  checks: Tally;
+}
+
+export interface CertificateFailure {
+  checkId: string;
+  level: Level;
+  sections: string[];
+  /** True when the failure alone makes the run not conformant (spec; http in strict mode). */
+  gating: boolean;
+  operation: string;
+  format: string;
+  caseId: string;
+  step: string;
+  expected: string;
+  received: string;
+  curl?: string;
+}
+
+/** One check execution, condensed: [checkId, caseId, format, step, verdict]. */
+export type CondensedResult = [string, string, string, string, string];
+
+export interface Certificate {
+  kind: 'iswc-conformance-certificate';
+  certificateVersion: 1;
+  agency: { code: string; profile: string };
+  target: { file: string; baseUrl: string | null; embedded: boolean };
+  date: string;
+  harnessVersion: string;
+  documentDigest: string;
+  schemasDigest: string;
+  run: { seed: number | null; runs: number; strict: boolean; destructive: boolean; startedAt: string; finishedAt: string; requests: number };
+  /** conformant: every tested section conformant and nothing skipped; incomplete: no gating failure but some section not tested because checks were skipped. */
+  verdict: 'conformant' | 'not conformant' | 'incomplete';
+  sections: SectionVerdict[];
+  failures: CertificateFailure[];
+  results: CondensedResult[];
+  /** SHA-256 over the canonical JSON (sorted keys, no whitespace) of every other member of the certificate. */
+  digest: { algorithm: 'sha256'; canonicalization: string; value: string };
+}
+
+const CANONICALIZATION = 'JSON of the certificate without `digest`, object keys sorted, no whitespace, UTF-8';
+
+/** Sections of the interface document, from its headings: "1", "2", "2.1", … with their titles. */
+export function documentSections(file = fromRoot('docs', 'spec', 'iswc-agency-api.md')): Array<{ section: string; title: string }> {
+  const out: Array<{ section: string; title: string }> = [];
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const m = /^#{2,4}\s+(\d+(?:\.\d+)*)\.?\s+(.*)$/.exec(line.trim());
+    if (m?.[1] && m[2]) out.push({ section: m[1], title: m[2].trim() });
+  }
+  return out;
+}
+
+function covers(section: string, ref: string): boolean {
+  return ref === section || ref.startsWith(`${section}.`);
+}
+
+function unique(items: Iterable<string>): string[] {
+  return [...new Set(items)];
+}
+
+function sectionVerdict(section: string, title: string, document: boolean, list: CheckExecution[], strict: boolean): SectionVerdict {
+  const checks = tallyOf(list);
+  const base = { section, title, document, checks };
+  const failing = list.filter((e) => e.verdict === 'fail');
+  if (failing.length > 0) {
+    const gatingCount = failing.filter((e) => gating(e.level, strict)).length;
+    const ids = unique(failing.map((e) => e.checkId)).join(', ');
+    return { ...base, verdict: 'not conformant', reason: `${failing.length} failing check execution(s) (${gatingCount} gating): ${ids}` };
+  }
+  const skipped = list.filter((e) => e.verdict === 'skip');
+  if (skipped.length > 0) {
+    return { ...base, verdict: 'not tested', reason: `${skipped.length} check execution(s) skipped: ${unique(skipped.map((e) => e.skipReason ?? 'no reason given')).join('; ')}` };
+  }
+  if (checks.pass === 0) {
+    return {
+      ...base,
+      verdict: 'not tested',
+      reason: checks.observed > 0 ? 'the document leaves these points open ("not shown"); behaviour recorded only' : 'no check of the harness covers this section',
+    };
+  }
+  return { ...base, verdict: 'conformant' };
+}
+
+export interface CertificateInput {
+  report: ConformanceReport;
+  agency: string;
+  targetFile: string;
+  date?: Date;
+}
+
+/** The certificate of one run: verdict per section, failures, condensed results, digest. Reads the model only. */
+export function buildCertificate(input: CertificateInput): Certificate {
+  const { report } = input;
+  const strict = report.meta.strict;
+  const sections: SectionVerdict[] = documentSections().map(({ section, title }) =>
+    sectionVerdict(section, title, true, report.executions.filter((e) => e.sections.some((s) => covers(section, s))), strict),
+  );
+  const known = new Set(sections.map((s) => s.section));
+  const beyond = unique(report.executions.flatMap((e) => e.sections)).filter((s) => !known.has(s) && !sections.some((d) => covers(d.section, s)));
+  for (const ref of beyond.sort()) {
+    sections.push(sectionVerdict(ref, /^RFC|OWASP/.test(ref) ? 'HTTP convention the document does not state' : 'reference outside the document', false, report.executions.filter((e) => e.sections.includes(ref)), strict));
+  }
+  const failures: CertificateFailure[] = report.executions
+    .filter((e) => e.verdict === 'fail')
+    .map((e) => ({
+      checkId: e.checkId,
+      level: e.level,
+      sections: e.sections,
+      gating: gating(e.level, strict),
+      operation: operationKey(e),
+      format: e.format,
+      caseId: e.caseId,
+      step: e.step,
+      expected: e.expected ?? '',
+      received: e.received ?? '',
+      ...(e.curl ? { curl: cut(e.curl, 4000) } : {}),
+    }));
+  const gatingFailures = failures.filter((f) => f.gating).length;
+  const skippedSections = sections.filter((s) => s.document && s.verdict === 'not tested' && s.checks.skip > 0);
+  const verdict: Certificate['verdict'] = gatingFailures > 0 ? 'not conformant' : skippedSections.length > 0 ? 'incomplete' : 'conformant';
+  const body: Omit<Certificate, 'digest'> = {
+    kind: 'iswc-conformance-certificate',
+    certificateVersion: 1,
+    agency: { code: input.agency, profile: report.meta.profile },
+    target: { file: input.targetFile, baseUrl: report.meta.baseUrl, embedded: report.meta.embedded },
+    date: (input.date ?? new Date()).toISOString(),
+    harnessVersion: report.meta.harnessVersion,
+    documentDigest: report.meta.documentDigest,
+    schemasDigest: report.meta.schemasDigest,
+    run: {
+      seed: report.meta.seed,
+      runs: report.meta.runs,
+      strict,
+      destructive: report.meta.destructive,
+      startedAt: report.meta.startedAt,
+      finishedAt: report.meta.finishedAt,
+      requests: report.meta.requests,
+    },
+    verdict,
+    sections,
+    failures,
+    results: report.executions.map((e): CondensedResult => [e.checkId, e.caseId, e.format, e.step, e.verdict]),
+  };
+  return { ...body, digest: { algorithm: 'sha256', canonicalization: CANONICALIZATION, value: certificateDigest(body) } };
+}
+
+/** The digest of a certificate's content: everything but `digest`. */
+export function certificateDigest(certificate: Omit<Certificate, 'digest'> | Certificate): string {
+  const content: Partial<Certificate> = { ...certificate };
+  delete content.digest;
+  return sha256Hex(canonicalJson(content));
+}
+
+export interface Verification {
+  ok: boolean;
+  recorded: string | undefined;
+  computed: string;
+  problems: string[];
+}
+
+/** Recomputes the digest of a parsed certificate file and checks its verdicts agree with its own content. */
+export function verifyCertificate(value: unknown): Verification {
+  const problems: string[] = [];
+  if (value === null || typeof value !== 'object' || (value as { kind?: unknown }).kind !== 'iswc-conformance-certificate') {
+    return { ok: false, recorded: undefined, computed: '', problems: ['not an ISWC conformance certificate'] };
+  }
+  const cert = value as Certificate;
+  const recorded = typeof cert.digest?.value === 'string' ? cert.digest.value : undefined;
+  const computed = certificateDigest(cert);
+  if (recorded !== computed) problems.push(`digest mismatch: recorded ${recorded ?? '(none)'}, computed ${computed}: the certificate was edited after it was issued`);
+  // Consistency of the content itself: the verdicts must follow from the results.
+  const results = Array.isArray(cert.results) ? cert.results : [];
+  const failed = results.filter((r) => r[4] === 'fail').length;
+  if (failed !== (Array.isArray(cert.failures) ? cert.failures.length : -1)) problems.push(`results hold ${failed} failure(s), the failure list ${cert.failures?.length ?? 0}`);
+  if (cert.verdict === 'conformant' && (failed > 0 || results.some((r) => r[4] === 'skip'))) problems.push('verdict "conformant" with failing or skipped results');
+  for (const s of cert.sections ?? []) {
+    if (s.verdict === 'conformant' && (s.checks.skip > 0 || s.checks.fail > 0)) problems.push(`section ${s.section} is "conformant" with ${s.checks.fail} failure(s) and ${s.checks.skip} skip(s)`);
+  }
+  return { ok: problems.length === 0, recorded, computed, problems };
+}
+
+const STATUS_COLOUR: Record<SectionStatus, string> = { conformant: VERDICT_COLOUR.pass, 'not conformant': VERDICT_COLOUR.fail, 'not tested': VERDICT_COLOUR.skip };
+
+/** certificate.html: the same content for people; the JSON file with its digest is the reference. */
+export function renderCertificateHtml(cert: Certificate): string {
+  const overallColour = cert.verdict === 'conformant' ? VERDICT_COLOUR.pass : cert.verdict === 'not conformant' ? VERDICT_COLOUR.fail : VERDICT_COLOUR.skip;
+  const rows = cert.sections
+    .map(
+      (s) =>
+        `<tr class="section" data-section="${h(s.section)}" data-verdict="${h(s.verdict)}"><td>${h(s.document ? `§${s.section}` : s.section)}</td><td>${h(s.title)}</td><td><span class="badge" style="background:${STATUS_COLOUR[s.verdict]}">${h(s.verdict)}</span></td><td>${s.checks.pass} ✓ · ${s.checks.fail} ✗ · ${s.checks.skip} skipped · ${s.checks.observed} observed</td><td>${h(s.reason ?? '')}</td></tr>`,
+    )
+    .join('\n');
+  const failures = cert.failures
+    .map(
+      (f) =>
+        `<tr class="failure"><td><code>${h(f.checkId)}</code></td><td>${h(f.level)}${f.gating ? '' : ' (not gating)'}</td><td>${h(sectionsText(f.sections))}</td><td>${h(operationLabel(f.operation))} · ${h(f.format.toUpperCase())}<br><span class="muted">${h(f.caseId)} / ${h(f.step)}</span></td><td>${h(f.expected)}</td><td>${h(f.received)}${f.curl ? `<pre>${h(f.curl)}</pre>` : ''}</td></tr>`,
+    )
+    .join('\n');
+  const body = `<h1>ISWC Agency API — conformance certificate <span id="verdict" class="badge" style="background:${overallColour}">${h(cert.verdict)}</span></h1>
+<table class="meta">
+<tr><td>Agency</td><td>${h(cert.agency.code)} (profile ${h(cert.agency.profile)})</td></tr>
+<tr><td>Target</td><td>${h(cert.target.baseUrl ?? '?')}${cert.target.embedded ? ' (embedded reference server)' : ''} · ${h(cert.target.file)}</td></tr>
+<tr><td>Date</td><td>${h(cert.date)}</td></tr>
+<tr><td>Harness</td><td>${h(cert.harnessVersion)}</td></tr>
+<tr><td>Interface document digest</td><td><code>${h(cert.documentDigest)}</code></td></tr>
+<tr><td>Run</td><td>seed ${h(String(cert.run.seed ?? '—'))} · ISWC_RUNS ${cert.run.runs} · strict ${cert.run.strict ? 'yes' : 'no'} · destructive ${cert.run.destructive ? 'yes' : 'no'} · ${cert.run.requests} requests · ${h(cert.run.startedAt)} → ${h(cert.run.finishedAt)}</td></tr>
+<tr><td>Results digest (SHA-256)</td><td><code id="digest">${h(cert.digest.value)}</code><br><span class="muted">${h(cert.digest.canonicalization)}. Check with <code>npm run certify:verify -- certificate.json</code>.</span></td></tr>
+</table>
+<h2>Verdict per section</h2>
+<p class="muted">A section with a skipped check is never "conformant". HTTP conventions (RFC 9110) are not stated by the document; their failures gate only in strict mode.</p>
+<table id="sections"><tr><th>Section</th><th>Title</th><th>Verdict</th><th>Check executions</th><th>Reason</th></tr>${rows}</table>
+<h2>Failures (${cert.failures.length})</h2>
+${cert.failures.length === 0 ? '<p>No check failed.</p>' : `<table id="failures"><tr><th>Check</th><th>Level</th><th>Section</th><th>Where</th><th>Documented</th><th>Received</th></tr>${failures}</table>`}`;
+  return page(`ISWC conformance certificate — agency ${cert.agency.code} — ${cert.verdict}`, body);
+}

@@ -1,0 +1,51 @@
+import type { CheckExecution } from '../checks/types.ts';
+import { runSuiteInProcess } from '../engine/run-suite.ts';
+import type { PlannedCase } from '../engine/suite.ts';
+import { loadProfile } from '../profile/load.ts';
+import { fromRoot } from '../paths.ts';
+import { startReferenceServer } from '../../server/index.ts';
+import { buildConformanceReport } from './build.ts';
+import type { ConformanceReport } from './model.ts';
+
+export interface InProcessReportOptions {
+  /** Faults of the reference server's catalogue (server/faults.ts). */
+  faults?: readonly string[];
+  key?: string;
+  destructive?: boolean;
+  strict?: boolean;
+  filter?: (p: PlannedCase) => boolean;
+  /** Applied to the executions before the report is built (to plant hostile text, for instance). */
+  mutate?: (executions: CheckExecution[]) => CheckExecution[];
+}
+
+/**
+ * A real conformance report, without Playwright: the suite runs in this process against the embedded
+ * reference server (with the faults asked for) and the result goes through the same builder the
+ * reporter uses. What the report-writer tests use as fixtures.
+ */
+export async function inProcessReport(options: InProcessReportOptions = {}): Promise<ConformanceReport> {
+  const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
+  const key = options.key ?? 'local-dev-key';
+  const destructive = options.destructive ?? true;
+  const server = await startReferenceServer({ profile, key, faults: options.faults ?? [] });
+  const startedAt = new Date();
+  try {
+    let executions = await runSuiteInProcess({ baseUrl: server.url, key, profile, destructive, ...(options.filter ? { filter: options.filter } : {}) });
+    if (options.mutate) executions = options.mutate(executions);
+    return buildConformanceReport({
+      executions,
+      stats: { requests: 0, retries: 0, waitedMs: 0 },
+      baseUrl: server.url,
+      embedded: true,
+      profile: profile.name,
+      seed: 42,
+      runs: 100,
+      strict: options.strict ?? false,
+      destructive,
+      startedAt,
+      finishedAt: new Date(),
+    });
+  } finally {
+    await server.close();
+  }
+}
