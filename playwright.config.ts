@@ -26,5 +26,6 @@ export default defineConfig({
     { name: 'json', testDir: 'tests/conformance', testMatch: 'json.spec.ts' },
     { name: 'xml', testDir: 'tests/conformance', testMatch: 'xml.spec.ts' },
     { name: 'selfcheck', testDir: 'tests/selfcheck' },
+    { name: 'browser', testDir: 'tests/browser' },
   ],
 });

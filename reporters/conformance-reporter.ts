@@ -1,20 +1,31 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
 import type { CheckExecution } from '../lib/checks/types.ts';
-import { gating, readConfig } from '../lib/engine/config.ts';
+import { readConfig } from '../lib/engine/config.ts';
+import { buildConformanceReport } from '../lib/report/build.ts';
 import type { ConformanceReport } from '../lib/report/model.ts';
-import { sortExecutions, tallyByLevel } from '../lib/report/model.ts';
-import { HARNESS_VERSION, documentDigest, safeBaseUrl, schemasDigest } from '../lib/report/meta.ts';
+import { writeConformanceReports } from '../lib/report/write.ts';
 import { loadProfile } from '../lib/profile/load.ts';
 import { redactorFromEnv } from '../lib/redact.ts';
 import type { ExecutionsAttachment } from '../tests/conformance/declare.ts';
 
 const ATTACHMENT = 'iswc-check-executions';
 
+/** The attachment's bytes: in memory in a live run; a body or a file when replayed by `merge-reports`. */
+function attachmentText(attachment: TestResult['attachments'][number]): string | undefined {
+  if (attachment.body) return attachment.body.toString('utf8');
+  if (attachment.path && existsSync(attachment.path)) return readFileSync(attachment.path, 'utf8');
+  return undefined;
+}
+
 /**
- * Collects the check executions every conformance test attached, writes `reports/conformance.json`,
- * and prints a one-screen summary: checks per level, the failing ones with their section, report paths.
+ * Collects the check executions every conformance test attached and writes, from that one model,
+ * `conformance.json` (validated against schemas/report.schema.json), `conformance-junit.xml` (one
+ * testcase per check execution) and the self-contained `conformance.html`; then prints a one-screen
+ * summary: checks per level, the failing ones with their section, the path of each report.
+ * Works the same on a live run and on `npx playwright merge-reports` of blob reports (sharded runs):
+ * blob reports keep the attachments.
  */
 export default class ConformanceReporter implements Reporter {
   private executions: CheckExecution[] = [];
@@ -35,8 +46,10 @@ export default class ConformanceReporter implements Reporter {
     else if (result.status === 'skipped') this.tests.skipped += 1;
     else if (test.outcome() !== 'flaky') this.tests.failed += 1;
     for (const attachment of result.attachments) {
-      if (attachment.name !== ATTACHMENT || !attachment.body) continue;
-      const payload = JSON.parse(attachment.body.toString('utf8')) as ExecutionsAttachment;
+      if (attachment.name !== ATTACHMENT) continue;
+      const text = attachmentText(attachment);
+      if (text === undefined) continue;
+      const payload = JSON.parse(text) as ExecutionsAttachment;
       this.executions.push(...payload.executions);
       this.stats.requests += payload.stats.requests;
       this.stats.retries += payload.stats.retries;
@@ -44,52 +57,49 @@ export default class ConformanceReporter implements Reporter {
     }
   }
 
-  onEnd(_result: FullResult): void {
+  onEnd(result: FullResult): Promise<{ status?: FullResult['status'] } | undefined> {
     const out: string[] = [];
+    let status: FullResult['status'] | undefined;
     if (this.executions.length > 0) {
       const config = readConfig();
-      const report = this.buildReport(config.strict, config.destructive, config.runs);
-      mkdirSync(config.reportDir, { recursive: true });
-      const file = path.join(config.reportDir, 'conformance.json');
-      writeFileSync(file, `${JSON.stringify(redactorFromEnv().deep(report), null, 2)}\n`);
-      out.push(...this.summary(report, config.strict, file));
+      const report = this.buildReport(config.strict, config.destructive, config.runs, result);
+      const written = writeConformanceReports(report, config.reportDir, redactorFromEnv());
+      out.push(...this.summary(report, config.strict, [written.json, written.junit, written.html]));
+      if (written.violations.length > 0) {
+        out.push(`✗ ${path.relative(process.cwd(), written.json)} does not match schemas/report.schema.json:`, ...written.violations.map((v) => `    ${v}`));
+        status = 'failed';
+      }
     }
     out.push(`tests: ${this.tests.passed} passed, ${this.tests.failed} failed, ${this.tests.skipped} skipped`);
-    process.stdout.write(`${out.join('\n')}\n`);
+    process.stdout.write(`${redactorFromEnv().text(out.join('\n'))}\n`);
+    return Promise.resolve(status ? { status } : undefined);
   }
 
-  private buildReport(strict: boolean, destructive: boolean, runs: number): ConformanceReport {
-    const executions = sortExecutions(this.executions);
-    const byLevel = tallyByLevel(executions);
-    const gatingFailures = executions.filter((e) => e.verdict === 'fail' && gating(e.level, strict)).length;
+  private buildReport(strict: boolean, destructive: boolean, runs: number, result: FullResult): ConformanceReport {
     let profileName = '?';
     try {
       profileName = loadProfile(readConfig().targetFile).name;
     } catch {
       // the run itself reported the profile error
     }
-    return {
-      meta: {
-        harnessVersion: HARNESS_VERSION,
-        documentDigest: documentDigest(),
-        schemasDigest: schemasDigest(),
-        baseUrl: safeBaseUrl(process.env.ISWC_BASE_URL),
-        embedded: process.env.ISWC_EMBEDDED === '1',
-        profile: profileName,
-        seed: process.env.ISWC_SEED ? Number(process.env.ISWC_SEED) : null,
-        runs,
-        strict,
-        destructive,
-        startedAt: this.started.toISOString(),
-        finishedAt: new Date().toISOString(),
-        ...this.stats,
-      },
-      summary: { byLevel, gatingFailures, verdict: gatingFailures === 0 ? 'conformant' : 'not conformant' },
-      executions,
-    };
+    // A merge of blob reports happens later: the run's own start time is the better one then.
+    const started = result.startTime.getTime() < this.started.getTime() ? result.startTime : this.started;
+    return buildConformanceReport({
+      executions: this.executions,
+      stats: this.stats,
+      baseUrl: process.env.ISWC_BASE_URL,
+      embedded: process.env.ISWC_EMBEDDED === '1',
+      profile: profileName,
+      seed: process.env.ISWC_SEED ? Number(process.env.ISWC_SEED) : null,
+      runs,
+      strict,
+      destructive,
+      startedAt: started,
+      finishedAt: new Date(Math.max(Date.now(), started.getTime() + result.duration)),
+    });
   }
 
-  private summary(report: ConformanceReport, strict: boolean, file: string): string[] {
+  private summary(report: ConformanceReport, strict: boolean, files: string[]): string[] {
     const { byLevel } = report.summary;
     const lines = ['', '─── ISWC conformance ───────────────────────────────────────────'];
     lines.push(`target ${report.meta.baseUrl ?? '?'} · profile ${report.meta.profile} · seed ${report.meta.seed ?? '-'} · ${report.meta.requests} requests`);
@@ -117,9 +127,10 @@ export default class ConformanceReporter implements Reporter {
     }
     const skipped = report.executions.filter((e) => e.verdict === 'skip');
     if (skipped.length > 0) lines.push(`skipped: ${skipped.length} check executions, e.g. ${skipped[0]?.caseId}: ${skipped[0]?.skipReason ?? ''}`.slice(0, 220));
-    lines.push(`verdict: ${report.summary.verdict}${strict ? ' (strict)' : ''} · report ${path.relative(process.cwd(), file)}`);
+    lines.push(`verdict: ${report.summary.verdict}${strict ? ' (strict)' : ''}`);
     const all = Object.values(byLevel).reduce((n, t) => n + t.pass + t.fail + t.skip, 0);
     lines.push(`checks: ${all - byLevel.spec.fail - byLevel.http.fail - byLevel.spec.skip - byLevel.http.skip - byLevel.observed.skip} passed, ${byLevel.spec.fail + byLevel.http.fail} failed, ${byLevel.spec.skip + byLevel.http.skip + byLevel.observed.skip} skipped`);
+    lines.push(`reports: ${files.map((f) => path.relative(process.cwd(), f)).join(' · ')}`);
     return lines;
   }
 }

@@ -18,6 +18,10 @@ export interface RunConfig {
   maxBodyBytes: number;
   /** Requests per second over the whole run (all workers), or null for no limit. */
   rate: string | undefined;
+  /** ISWC_BUDGET: the most requests the run may send (planned, never exceeded by fixed cases). */
+  budget: number | undefined;
+  /** ISWC_PLAN: 'full' (default) or 'smoke' (every spec check once, fewest requests). */
+  plan: 'full' | 'smoke';
 }
 
 export class ConfigError extends Error {
@@ -48,9 +52,24 @@ function positiveInt(name: string, fallback: number): number {
   return n;
 }
 
+/** A base URL must be http(s), carry no credentials, query or fragment: the key goes only to its origin. */
+export function checkBaseUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ConfigError(`ISWC_BASE_URL "${text}" is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`ISWC_BASE_URL must be http:// or https://, got ${url.protocol}`);
+  if (url.username || url.password) throw new ConfigError('ISWC_BASE_URL must not carry credentials; the key is read from ISWC_SUBSCRIPTION_KEY only');
+  if (url.search || url.hash) throw new ConfigError('ISWC_BASE_URL must not carry a query or a fragment');
+  return text.replace(/\/+$/, '');
+}
+
 export function readConfig(): RunConfig {
   const embedded = env('ISWC_EMBEDDED') === '1' || env('ISWC_BASE_URL') === undefined;
-  const baseUrl = env('ISWC_BASE_URL');
+  const rawBase = env('ISWC_BASE_URL');
+  const baseUrl = rawBase === undefined ? undefined : checkBaseUrl(rawBase);
   const key = env('ISWC_SUBSCRIPTION_KEY');
   if (!embedded && key === undefined) {
     throw new ConfigError('ISWC_SUBSCRIPTION_KEY is not set: a remote base URL needs the subscription key in the environment (it is never taken from a flag or a file).');
@@ -71,10 +90,18 @@ export function readConfig(): RunConfig {
     timeoutMs: positiveInt('ISWC_TIMEOUT_MS', 10_000),
     maxBodyBytes: positiveInt('ISWC_MAX_BODY', 1024 * 1024),
     rate: env('ISWC_RATE'),
+    budget: env('ISWC_BUDGET') === undefined ? undefined : positiveInt('ISWC_BUDGET', 1),
+    plan: planName(env('ISWC_PLAN')),
   };
 }
 
 /** Does a failure at this level fail the run? */
 export function gating(level: 'spec' | 'http' | 'observed', strict: boolean): boolean {
   return level === 'spec' || (level === 'http' && strict);
+}
+
+function planName(value: string | undefined): 'full' | 'smoke' {
+  if (value === undefined || value === 'full') return 'full';
+  if (value === 'smoke') return 'smoke';
+  throw new ConfigError(`ISWC_PLAN must be full or smoke, got "${value}"`);
 }

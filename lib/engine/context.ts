@@ -78,7 +78,7 @@ export class CaseRun implements CaseContext {
     let curl: string | undefined;
     for (const { check, params, judgement } of this.judge(step, exchange)) {
       const keep = judgement.verdict !== 'pass';
-      if (keep) curl ??= this.client.curl(step.request);
+      if (keep) curl ??= this.curlFor(step);
       const sections = (params as { sections?: string[] } | undefined)?.sections ?? [...check.sections];
       this.executions.push({
         checkId: check.id,
@@ -97,6 +97,15 @@ export class CaseRun implements CaseContext {
         durationMs: Math.round(exchange.durationMs),
       });
     }
+  }
+
+  /** The replay line; a body over 64 KiB is described, not inlined (reports stay small). */
+  private curlFor(step: Step): string {
+    const body = step.request.body;
+    const size = body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+    if (size <= 64 * 1024) return this.client.curl(step.request);
+    const { body: _omitted, ...withoutBody } = step.request;
+    return `${this.client.curl(withoutBody)} --data-binary @body.bin  # the ${size}-byte body is not inlined: write it to body.bin first`;
   }
 
   /** Records that the case's checks did not run, and why (for reports and certificates). */

@@ -5,6 +5,7 @@ import type { TargetProfile } from '../profile/types.ts';
 import { CaseRun } from './context.ts';
 import type { PlannedCase } from './suite.ts';
 import { planSuite } from './suite.ts';
+import type { PlanName } from './plan.ts';
 
 export interface InProcessOptions {
   baseUrl: string;
@@ -17,6 +18,8 @@ export interface InProcessOptions {
   filter?: (p: PlannedCase) => boolean;
   /** Defaults: seed 1, 25 runs per property, not strict. */
   settings?: Partial<RunSettings>;
+  plan?: PlanName;
+  budget?: number;
 }
 
 export interface CaseOutcome {
@@ -32,7 +35,7 @@ export interface RunSettings {
 }
 
 export async function runPlannedCase(p: PlannedCase, client: HttpClient, profile: TargetProfile, settings: RunSettings): Promise<CaseOutcome> {
-  const run = new CaseRun(p.def, { format: p.format, profile, entries: p.entries, ...settings }, client);
+  const run = new CaseRun(p.def, { format: p.format, profile, entries: p.entries, ...settings, runs: p.runs ?? settings.runs }, client);
   if (p.skipReason) run.skip(p.skipReason);
   else await p.def.run(run);
   return { executions: run.executions, stats: run.stats };
@@ -45,7 +48,12 @@ export async function runPlannedCase(p: PlannedCase, client: HttpClient, profile
 export async function runSuiteInProcess(options: InProcessOptions): Promise<CheckExecution[]> {
   const client = createHttpClient({ baseUrl: options.baseUrl, key: options.key, timeoutMs: options.timeoutMs ?? 5000 });
   const settings: RunSettings = { seed: 1, runs: 25, strict: false, ...options.settings };
-  const planned = planSuite(options.profile, { destructive: options.destructive }).filter(options.filter ?? (() => true));
+  const planned = planSuite(options.profile, {
+    destructive: options.destructive,
+    runs: settings.runs,
+    ...(options.plan ? { plan: options.plan } : {}),
+    ...(options.budget !== undefined ? { budget: options.budget } : {}),
+  }).filter(options.filter ?? (() => true));
   const results: CheckExecution[][] = new Array<CheckExecution[]>(planned.length);
   let next = 0;
   const worker = async () => {

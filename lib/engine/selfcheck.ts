@@ -3,6 +3,7 @@ import type { CheckExecution } from '../checks/types.ts';
 import type { TargetProfile } from '../profile/types.ts';
 import { gating } from './config.ts';
 import { runSuiteInProcess } from './run-suite.ts';
+import type { PlanName } from './plan.ts';
 
 export interface FaultUnderTest {
   id: string;
@@ -32,12 +33,20 @@ export interface ServerHandle {
 export async function selfCheck(
   faults: readonly FaultUnderTest[],
   start: (faultId: string | null) => Promise<ServerHandle>,
-  options: { key: string; profile: TargetProfile; timeoutMs?: number },
+  options: { key: string; profile: TargetProfile; timeoutMs?: number; plan?: PlanName; budget?: number },
 ): Promise<{ clean: CheckExecution[]; results: FaultResult[] }> {
   const runAgainst = async (faultId: string | null) => {
     const server = await start(faultId);
     try {
-      return await runSuiteInProcess({ baseUrl: server.url, key: options.key, profile: options.profile, destructive: true, timeoutMs: options.timeoutMs ?? 2000 });
+      return await runSuiteInProcess({
+        baseUrl: server.url,
+        key: options.key,
+        profile: options.profile,
+        destructive: true,
+        timeoutMs: options.timeoutMs ?? 2000,
+        ...(options.plan ? { plan: options.plan } : {}),
+        ...(options.budget !== undefined ? { budget: options.budget } : {}),
+      });
     } finally {
       await server.close();
     }

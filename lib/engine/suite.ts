@@ -11,6 +11,8 @@ import { propertyCases } from './cases/properties.ts';
 import { removalCases } from './cases/removal.ts';
 import { runCases } from './cases/run.ts';
 import type { DisposableKind } from '../profile/types.ts';
+import type { PlanName } from './plan.ts';
+import { choose } from './plan.ts';
 
 /** A case in one format, the unit the runners execute. */
 export interface PlannedCase {
@@ -20,12 +22,20 @@ export interface PlannedCase {
   project: 'json' | 'xml';
   key: string;
   entries: Partial<Record<DisposableKind, unknown[]>>;
-  /** Why it cannot run here (entries ran out, destructive mode off). */
+  /** Why it cannot run here (entries ran out, destructive mode off, not in the plan or budget). */
   skipReason?: string;
+  /** Runs for a generated case, when the plan gives it fewer than ISWC_RUNS. */
+  runs?: number;
 }
 
 export interface SuiteOptions {
   destructive: boolean;
+  /** 'smoke': every spec check once, in as few requests as possible. Default 'full'. */
+  plan?: PlanName;
+  /** ISWC_BUDGET: the most requests the run may send. */
+  budget?: number;
+  /** ISWC_RUNS, for sizing generated cases within the budget. */
+  runs?: number;
   /** Explain why destructive cases are off (remote target without ISWC_DESTRUCTIVE=1). */
   destructiveOffReason?: string;
 }
@@ -75,6 +85,15 @@ export function planSuite(profile: TargetProfile, options: SuiteOptions): Planne
       }
       p.entries[claim.kind] = got.entries;
     }
+  }
+  const plan = options.plan ?? 'full';
+  if (plan === 'full' && options.budget === undefined) return planned;
+  const { chosen, runs } = choose(planned, { plan, budget: options.budget, runs: options.runs ?? 100 });
+  for (const p of planned) {
+    if (p.skipReason) continue;
+    if (!chosen.has(p.key)) p.skipReason = plan === 'smoke' ? 'not in the smoke plan (every spec check once)' : `not in the request budget (ISWC_BUDGET=${options.budget})`;
+    const r = runs.get(p.key);
+    if (r !== undefined) p.runs = r;
   }
   return planned;
 }

@@ -40,6 +40,9 @@ export function declareConformance(project: 'json' | 'xml'): void {
   const profile = loadProfile(config.targetFile);
   const planned = planSuite(profile, {
     destructive: config.destructive,
+    plan: config.plan,
+    runs: config.runs,
+    ...(config.budget !== undefined ? { budget: config.budget } : {}),
     ...(config.embedded ? {} : { destructiveOffReason: 'consumes disposable profile entries of a remote target; set ISWC_DESTRUCTIVE=1 to allow it' }),
   }).filter((p) => p.project === project);
 
@@ -69,7 +72,8 @@ export function declareConformance(project: 'json' | 'xml'): void {
   for (const p of planned) {
     const title = `${p.def.title.replace(/\s*@[\w-]+/g, '')} [${p.def.id}]`;
     test(title, { tag: [...p.def.tags] }, async ({}, testInfo) => {
-      const outcome = await runPlannedCase(p, clientFor(), profile);
+      const live = readConfig();
+      const outcome = await runPlannedCase(p, clientFor(), profile, { seed: live.seed ?? 1, runs: live.runs, strict: live.strict });
       const executions = redactorFromEnv().deep(outcome.executions);
       await attach(testInfo, { executions, stats: outcome.stats });
       if (p.skipReason) test.skip(true, p.skipReason);

@@ -68,7 +68,8 @@ class MergeCommand implements fc.AsyncCommand<World, Real> {
       'the profile lists this merge as accepted (section 4.2)',
     );
     m.mergedInto.push(entry.preferredIswc);
-    for (const w of entry.agencyWorks ?? []) m.merged.push({ preferredIswc: entry.preferredIswc, agency: w.agencyCode, workcode: w.agencyWorkCode });
+    // Newest first: a demerge right after a merge then shows whether the merge took effect.
+    for (const w of entry.agencyWorks ?? []) m.merged.unshift({ preferredIswc: entry.preferredIswc, agency: w.agencyCode, workcode: w.agencyWorkCode });
   }
   toString(): string {
     return 'merge(next entry)';
@@ -90,11 +91,11 @@ class DemergeCommand implements fc.AsyncCommand<World, Real> {
     let status: number;
     let because: string;
     if (this.which === 'merged') {
-      work = m.merged.splice(this.pick % m.merged.length, 1)[0] as Work;
+      work = m.merged.splice(this.pick % Math.min(m.merged.length, 3), 1)[0];
       status = 204;
       because = `${workLabel(work)} is merged now (sections 3, 4.4)`;
     } else if (this.which === 'again') {
-      work = m.demerged[this.pick % m.demerged.length] as Work;
+      work = m.demerged[this.pick % Math.min(m.demerged.length, 3)];
       status = 404;
       because = `${workLabel(work)} was demerged already (section 3)`;
     } else {
@@ -104,7 +105,7 @@ class DemergeCommand implements fc.AsyncCommand<World, Real> {
       because = `${workLabel(work)} was never merged (section 4.4)`;
     }
     await expectStatus(r, { label: `demerge ${workLabel(work)}`, operation: DEMERGE, request: queryRequest(DEMERGE, queryFor(DEMERGE, { preferredIswc: work.preferredIswc, agency: work.agency, workcode: work.workcode })) }, status, because);
-    if (this.which === 'merged') m.demerged.push(work);
+    if (this.which === 'merged') m.demerged.unshift(work);
   }
   toString(): string {
     return `demerge(${this.which}, ${this.pick})`;
@@ -130,7 +131,7 @@ class DeleteCommand implements fc.AsyncCommand<World, Real> {
       status = 204;
       because = 'the profile lists this submission and it was not deleted yet (section 4.3)';
     } else if (this.which === 'again') {
-      s = m.deleted[this.pick % m.deleted.length] as SubmissionEntry;
+      s = m.deleted[this.pick % Math.min(m.deleted.length, 3)];
       status = 404;
       because = 'this submission was deleted already (section 3)';
     } else {
@@ -140,7 +141,7 @@ class DeleteCommand implements fc.AsyncCommand<World, Real> {
     }
     const query = queryFor(DELETE, { preferredIswc: s.preferredIswc, agency: s.agency, workcode: s.workcode, sourceDb: s.sourceDb, reasonCode: REASON_CODE });
     await expectStatus(r, { label: `delete ${s.agency}/${s.workcode} on ${s.preferredIswc}`, operation: DELETE, request: queryRequest(DELETE, query) }, status, because);
-    if (this.which === 'present') m.deleted.push(s);
+    if (this.which === 'present') m.deleted.unshift(s);
   }
   toString(): string {
     return `delete(${this.which}, ${this.pick})`;
@@ -183,7 +184,7 @@ export function modelCases(_profile: TargetProfile): CaseDef[] {
         let lastRun: Probe[] = [];
         let failingRun: Probe[] | undefined;
         const result = await fc.check(
-          fc.asyncProperty(fc.commands(commands, { maxCommands: 8 }), async (cmds) => {
+          fc.asyncProperty(fc.commands(commands, { maxCommands: 10 }), async (cmds) => {
             const real: Real = { ctx, format, log: [] };
             lastRun = real.log;
             try {
@@ -193,14 +194,14 @@ export function modelCases(_profile: TargetProfile): CaseDef[] {
               throw e;
             }
           }),
-          // Sequences, not single requests: a tenth of ISWC_RUNS keeps the request count near the other properties.
-          { seed: ctx.seed, numRuns: Math.max(5, Math.ceil(ctx.runs / 10)) },
+          // Sequences, not single requests: a fifth of ISWC_RUNS (at least 10) keeps the request count near the other properties.
+          { seed: ctx.seed, numRuns: Math.max(10, Math.ceil(ctx.runs / 5)) },
         );
         const shown = result.failed && failingRun ? failingRun : lastRun;
         const replay = { seed: result.seed, ...(result.counterexamplePath ? { path: result.counterexamplePath } : {}) };
-        const prefix = result.failed ? `minimal failing sequence ${String(result.counterexample?.[0] ?? '')}` : `${result.numRuns} sequences passed (last shown)`;
+        const prefix = result.failed ? `minimal failing sequence ${fc.stringify(result.counterexample?.[0])}` : `${result.numRuns} sequences passed (last shown)`;
         shown.forEach((probe, i) => ctx.record({ ...probe.step, label: `${prefix} · step ${i + 1}: ${probe.step.label}` }, probe.exchange, replay));
-        if (result.failed && !failingRun) throw new Error(`model test failed without a failing answer: ${String(result.errorInstance ?? '')}`);
+        if (result.failed && !failingRun) throw new Error(`model test failed without a failing answer: ${fc.stringify(result.errorInstance)}`);
       },
     },
   ];

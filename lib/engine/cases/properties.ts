@@ -42,7 +42,7 @@ async function property<T>(ctx: CaseContext, label: string, arb: fc.Arbitrary<T>
   } else if (last) {
     ctx.record({ ...last.step, label: `${label}: ${result.numRuns} runs passed (last input shown)` }, last.exchange, { seed: result.seed });
   }
-  if (result.failed && !lastFailing) throw new Error(`property ${label} failed without a failing answer: ${String(result.errorInstance ?? '')}`);
+  if (result.failed && !lastFailing) throw new Error(`property ${label} failed without a failing answer: ${fc.stringify(result.errorInstance)}`);
 }
 
 const asFormat = (f: string): Format => (f === 'xml' ? 'xml' : 'json');

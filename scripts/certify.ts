@@ -1,0 +1,69 @@
+/**
+ * npm run certify -- --target fixtures/targets/<agency>.json [--report reports/conformance.json] [--out dir] [-- playwright args]
+ *
+ * Runs the full suite (both formats) through Playwright against ISWC_BASE_URL (or the embedded reference
+ * server) with the agency's target profile, then writes certificate.json and certificate.html next to
+ * the conformance report. With --report, certifies an existing conformance.json instead of running.
+ * Exit status: 0 conformant, 1 not conformant or incomplete, 2 usage or run error.
+ */
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { buildCertificate, renderCertificateHtml } from '../lib/report/certificate.ts';
+import { readReport } from '../lib/report/validate.ts';
+import { writeRedacted } from '../lib/report/write.ts';
+import { childEnv, runPlaywright } from '../lib/report/run-playwright.ts';
+import { loadProfile } from '../lib/profile/load.ts';
+import { repoRoot } from '../lib/paths.ts';
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseArgs({
+    options: { target: { type: 'string' }, report: { type: 'string' }, out: { type: 'string' } },
+    allowPositionals: true,
+  });
+  if (!values.target) {
+    process.stderr.write('usage: npm run certify -- --target fixtures/targets/<agency>.json [--report conformance.json] [--out dir]\n');
+    return 2;
+  }
+  const target = path.resolve(values.target);
+  if (!existsSync(target)) {
+    process.stderr.write(`certify: no target profile at ${target}\n`);
+    return 2;
+  }
+  const profile = loadProfile(target);
+  const reportDir = path.resolve(process.env.ISWC_REPORT_DIR?.trim() || path.join(repoRoot, 'reports'));
+  let reportFile = values.report ? path.resolve(values.report) : path.join(reportDir, 'conformance.json');
+  if (!values.report) {
+    const started = Date.now();
+    process.stdout.write(`certify: running the full suite for agency ${profile.agency} (profile "${profile.name}") against ${process.env.ISWC_BASE_URL ?? 'the embedded reference server'}\n`);
+    const run = await runPlaywright(['test', '--project=json', '--project=xml', ...positionals], childEnv({ ISWC_TARGET: target, ISWC_REPORT_DIR: reportDir }), { inherit: true });
+    if (!existsSync(reportFile) || statSync(reportFile).mtimeMs < started) {
+      process.stderr.write(`certify: the run (exit ${run.code}) wrote no ${path.relative(process.cwd(), reportFile)}; no certificate issued\n`);
+      return 2;
+    }
+  } else if (!existsSync(reportFile)) {
+    process.stderr.write(`certify: no report at ${reportFile}\n`);
+    return 2;
+  }
+  reportFile = path.resolve(reportFile);
+  const report = readReport(reportFile);
+  const certificate = buildCertificate({ report, agency: profile.agency, targetFile: path.relative(repoRoot, target) || target });
+  const outDir = path.resolve(values.out ?? reportDir);
+  const jsonFile = path.join(outDir, 'certificate.json');
+  const htmlFile = path.join(outDir, 'certificate.html');
+  writeRedacted(jsonFile, `${JSON.stringify(certificate, null, 2)}\n`);
+  writeRedacted(htmlFile, renderCertificateHtml(certificate));
+  const lines = [`certificate: ${certificate.verdict} — agency ${certificate.agency.code}, ${certificate.failures.length} failure(s)`];
+  for (const s of certificate.sections.filter((x) => x.document)) lines.push(`  §${s.section.padEnd(4)} ${s.verdict.padEnd(15)} ${s.reason ?? ''}`.slice(0, 200));
+  lines.push(`  digest sha256 ${certificate.digest.value}`, `  ${path.relative(process.cwd(), jsonFile)} · ${path.relative(process.cwd(), htmlFile)}`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+  return certificate.verdict === 'conformant' ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`certify: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(2);
+  },
+);

@@ -1,0 +1,66 @@
+/**
+ * npm run plan [-- --plan smoke] [--budget N] [--runs N]: prints what a run would send, without sending
+ * anything: the cases chosen (and why others are left out), requests per case, estimated time at the
+ * rate, every spec check covered or not, and every request that would change data in the target.
+ */
+import { parseArgs } from 'node:util';
+import { allChecks } from '../lib/checks/registry.ts';
+import { readConfig } from '../lib/engine/config.ts';
+import { estimatedRequests } from '../lib/engine/plan.ts';
+import { planSuite } from '../lib/engine/suite.ts';
+import { parseRate } from '../lib/http/rate.ts';
+import { loadProfile } from '../lib/profile/load.ts';
+
+const { values } = parseArgs({ options: { plan: { type: 'string' }, budget: { type: 'string' }, runs: { type: 'string' }, quiet: { type: 'boolean', default: false } } });
+if (values.plan) process.env.ISWC_PLAN = values.plan;
+if (values.budget) process.env.ISWC_BUDGET = values.budget;
+if (values.runs) process.env.ISWC_RUNS = values.runs;
+const config = readConfig();
+const profile = loadProfile(config.targetFile);
+const planned = planSuite(profile, {
+  destructive: config.destructive,
+  plan: config.plan,
+  runs: config.runs,
+  ...(config.budget !== undefined ? { budget: config.budget } : {}),
+  ...(config.embedded ? {} : { destructiveOffReason: 'consumes disposable profile entries of a remote target; set ISWC_DESTRUCTIVE=1 to allow it' }),
+});
+const rate = parseRate(config.rate ?? (config.embedded ? undefined : '10/min'));
+const running = planned.filter((p) => !p.skipReason);
+const requestsOf = (p: (typeof planned)[number]) => estimatedRequests(p.def, p.runs ?? config.runs);
+const total = running.reduce((n, p) => n + requestsOf(p), 0);
+
+const lines: string[] = [];
+lines.push(`plan ${config.plan}${config.budget !== undefined ? `, budget ${config.budget} requests` : ''} · target ${config.baseUrl ?? 'embedded reference server'} · profile "${profile.name}" · ISWC_RUNS=${config.runs} · destructive ${config.destructive ? 'on' : 'off'}`);
+if (!values.quiet) {
+  lines.push('', 'cases that run (requests, checks):');
+  for (const p of running) {
+    const changes = p.def.claims?.length || p.def.changesData ? '  [changes data]' : '';
+    lines.push(`  ${String(requestsOf(p)).padStart(4)}  ${p.key}  (${p.def.checks.join(', ') || 'every-answer checks'})${p.runs !== undefined && p.runs !== config.runs ? ` · ${p.runs} runs` : ''}${changes}`);
+  }
+}
+const skipped = planned.filter((p) => p.skipReason);
+const reasons = new Map<string, number>();
+for (const p of skipped) reasons.set(p.skipReason ?? '', (reasons.get(p.skipReason ?? '') ?? 0) + 1);
+if (skipped.length > 0) {
+  lines.push('', `left out: ${skipped.length} case runs`);
+  for (const [reason, n] of reasons) lines.push(`  ${n} × ${reason}`);
+}
+const specIds = allChecks().filter((c) => c.level === 'spec').map((c) => c.id);
+const targetedCovered = new Set(running.flatMap((p) => p.def.checks));
+const uncovered = specIds.filter((id) => !targetedCovered.has(id) && allChecks().find((c) => c.id === id)?.scope === 'targeted');
+lines.push('', `spec checks: ${specIds.length - uncovered.length} of ${specIds.length} exercised${uncovered.length > 0 ? `; not exercised: ${uncovered.join(', ')}` : ''}`);
+const changing = running.filter((p) => p.def.claims?.length || p.def.changesData);
+lines.push('', `requests that change data in the target (${changing.length} cases):`);
+for (const p of changing) {
+  const entries = Object.entries(p.entries)
+    .map(([kind, list]) => `${kind}: ${(list ?? []).map((e) => (e as { preferredIswc: string }).preferredIswc).join(' ')}`)
+    .join('; ');
+  lines.push(`  ${p.key}: ${entries || 'only if the server is faulty (400 checks next to existing ISWCs)'}`);
+}
+if (changing.length === 0) lines.push('  none');
+const seconds = rate === null ? null : total / rate;
+lines.push(
+  '',
+  `total: ${total} requests${seconds === null ? ' (no rate limit)' : `, about ${seconds >= 3600 ? `${(seconds / 3600).toFixed(1)} h` : seconds >= 60 ? `${Math.ceil(seconds / 60)} min` : `${Math.ceil(seconds)} s`} at ${rate?.toFixed(3)} requests/s`}`,
+);
+process.stdout.write(`${lines.join('\n')}\n`);

@@ -1,0 +1,70 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { expect, test } from '@playwright/test';
+import { childEnv, runPlaywright } from '../../lib/report/run-playwright.ts';
+import { repoRoot } from '../../lib/paths.ts';
+
+test.describe.configure({ timeout: 120_000 });
+
+/** The forms a key can take in a file: raw, URL-encoded (both cases, + for space), base64 (std, unpadded, url-safe), JSON, HTML. */
+function formsOf(key: string): string[] {
+  const b64 = Buffer.from(key, 'utf8').toString('base64');
+  const uri = encodeURIComponent(key);
+  return [...new Set([key, uri, uri.toLowerCase(), encodeURI(key), b64, b64.replace(/=+$/, ''), Buffer.from(key).toString('base64url'), JSON.stringify(key).slice(1, -1), key.replace(/&/g, '&amp;').replace(/\//g, '&#x2F;')])];
+}
+
+function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const p = path.join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...filesUnder(p));
+    else out.push(p);
+  }
+  return out;
+}
+
+/**
+ * Plants a known key, runs the suite against the embedded server holding it with every reporter on
+ * (list, Playwright's junit, the conformance reporter: JSON, JUnit per check, HTML), issues the
+ * certificate and a diff, then scans every file written and the console output for the key.
+ */
+test('a planted subscription key appears in no file and no console line', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'iswc-redaction-'));
+  // base64 alphabet with + / =, so that the URL-encoded and base64 forms differ from the raw one.
+  const key = `pk+${randomBytes(18).toString('base64')}/Zz=`;
+  try {
+    const reports = path.join(dir, 'reports');
+    const env = childEnv({ ISWC_SUBSCRIPTION_KEY: key, ISWC_REPORT_DIR: reports });
+    const run = await runPlaywright(['test', '--project=json', '--project=xml', '--output', path.join(dir, 'test-results')], env);
+    expect(run.code, run.stderr).toBe(0);
+    const tsx = path.join(repoRoot, 'node_modules', '.bin', 'tsx');
+    const cert = execFileSync(tsx, ['scripts/certify.ts', '--target', 'fixtures/targets/embedded.json', '--report', path.join(reports, 'conformance.json')], { cwd: repoRoot, env, encoding: 'utf8', stdio: 'pipe' });
+    const diff = execFileSync(tsx, ['scripts/report-diff.ts', path.join(reports, 'conformance.json'), path.join(reports, 'conformance.json')], { cwd: repoRoot, env, encoding: 'utf8', stdio: 'pipe' });
+
+    const files = filesUnder(dir);
+    const names = files.map((f) => path.relative(dir, f));
+    for (const expected of ['conformance.json', 'conformance-junit.xml', 'conformance.html', 'junit.xml', 'certificate.json', 'certificate.html', 'diff.md', 'diff.html']) {
+      expect(names).toContain(path.join('reports', expected));
+    }
+    const report = readFileSync(path.join(reports, 'conformance.json'), 'utf8');
+    expect(report, 'the run recorded the placeholder where the key went').toContain('$ISWC_SUBSCRIPTION_KEY');
+
+    const forms = formsOf(key);
+    // The scan itself can see a leak: every form of the key is distinct and found in a planted text.
+    expect(forms.filter((f) => `x${f}x`.includes(f)).length).toBeGreaterThanOrEqual(5);
+    const leaks: string[] = [];
+    for (const file of files) {
+      const text = readFileSync(file).toString('latin1');
+      for (const form of forms) if (text.includes(Buffer.from(form, 'utf8').toString('latin1'))) leaks.push(`${path.relative(dir, file)}: ${form === key ? 'raw' : form}`);
+    }
+    for (const [name, out] of [['suite console', run.stdout + run.stderr], ['certify console', cert], ['diff console', diff]] as const) {
+      for (const form of forms) if (out.includes(form)) leaks.push(`${name}: ${form}`);
+    }
+    expect(leaks).toEqual([]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
