@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigError, checkBaseUrl } from './engine/config.ts';
+import type { ConfigError} from './engine/config.ts';
+import { checkBaseUrl } from './engine/config.ts';
 import { parseRate } from './http/rate.ts';
 
 export const HELP = `iswc-conformance: conformance run against the ISWC Agency Submission API
@@ -81,7 +82,7 @@ export function parseCli(argv: string[], cwd: string, env: NodeJS.ProcessEnv): C
   }
   const out: CliPlan = { env: {}, playwrightArgs: [], planOnly: values.plan === true, help: values.help === true };
   if (out.help) return out;
-  const str = (name: string): string | undefined => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+  const str = (name: string): string | undefined => (typeof values[name] === 'string' ? (values[name]) : undefined);
   const baseUrl = str('base-url') ?? env.ISWC_BASE_URL;
   if (baseUrl) {
     try {
