@@ -3,6 +3,7 @@ import type { FieldConstraint } from '../contract/constraints.ts';
 import { resourceSchema } from '../contract/constraints.ts';
 import type { SchemaNode } from '../contract/openapi.ts';
 import { componentName, deref } from '../contract/openapi.ts';
+import { HARNESS_TAG } from '../engine/templates.ts';
 import { nearMisses } from '../engine/values.ts';
 import { codePointString } from './units.ts';
 
@@ -125,12 +126,16 @@ export function wrongType(type: 'string' | 'integer', valid: string | number): f
   );
 }
 
-/** Valid agent runs: every field present and valid, except runId (absent: the run starts). */
+/**
+ * Valid agent runs: every field present and valid, except runId (absent: the run starts). Free-text
+ * fields start with the harness tag, so the API team can find the harness's traffic.
+ */
 export function validAgentRunArb(options: GenOptions = DEFAULT_GEN): fc.Arbitrary<Record<string, unknown>> {
   const shape: Record<string, fc.Arbitrary<unknown>> = {};
   for (const [name, raw] of Object.entries(resourceSchema('AgentRun').properties ?? {})) {
     if (name === 'runId') continue;
-    shape[name] = validFor(raw, options);
+    const free = deref(raw).type === 'string' && !raw.$ref;
+    shape[name] = free ? (validFor(raw, options) as fc.Arbitrary<string>).map((s) => `${HARNESS_TAG} ${s}`) : validFor(raw, options);
   }
   return fc.record(shape);
 }

@@ -10,6 +10,7 @@ import { pacerGate } from '../../lib/http/pacer.ts';
 import type { Gate } from '../../lib/http/pacer.ts';
 import type { HttpClient } from '../../lib/http/types.ts';
 import { loadProfile } from '../../lib/profile/load.ts';
+import { HARNESS_TAG } from '../../lib/engine/templates.ts';
 import { redactorFromEnv } from '../../lib/redact.ts';
 
 export const EXECUTIONS_ATTACHMENT = 'iswc-check-executions';
@@ -59,6 +60,7 @@ export function declareConformance(project: 'json' | 'xml'): void {
       key: live.key,
       timeoutMs: live.timeoutMs,
       maxBodyBytes: live.maxBodyBytes,
+      userAgent: HARNESS_TAG,
       ...(gate ? { beforeSend: gate } : {}),
     });
     return client;
