@@ -10,6 +10,7 @@ import { modelCases } from './cases/model.ts';
 import { propertyCases } from './cases/properties.ts';
 import { removalCases } from './cases/removal.ts';
 import { runCases } from './cases/run.ts';
+import { scenarioCases } from '../scenarios/cases.ts';
 import type { DisposableKind } from '../profile/types.ts';
 import type { PlanName } from './plan.ts';
 import { choose } from './plan.ts';
@@ -41,7 +42,7 @@ export interface SuiteOptions {
 }
 
 export function allCases(profile: TargetProfile): CaseDef[] {
-  const cases = [...runCases(profile), ...mergeCases(profile), ...removalCases(profile), ...limitCases(profile), ...httpCases(profile), ...propertyCases(profile), ...modelCases(profile)];
+  const cases = [...runCases(profile), ...mergeCases(profile), ...removalCases(profile), ...limitCases(profile), ...httpCases(profile), ...propertyCases(profile), ...modelCases(profile), ...scenarioCases(profile)];
   const ids = new Set<string>();
   for (const c of cases) {
     if (ids.has(c.id)) throw new Error(`Duplicate case id ${c.id}`);

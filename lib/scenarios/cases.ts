@@ -3,7 +3,7 @@ import { checkById } from '../checks/registry.ts';
 import type { Format } from '../codec/index.ts';
 import type { OperationId } from '../contract/operations.ts';
 import { operation, operations } from '../contract/operations.ts';
-import type { CaseContext, CaseDef, CaseFormat, Expectation, Step } from '../engine/case.ts';
+import type { CaseContext, CaseDef, CaseFormat, Expectation, Replay, Step } from '../engine/case.ts';
 import { runIdOf } from '../engine/cases/run.ts';
 import { bodyRequest, queryRequest, rawBodyRequest } from '../engine/requests.ts';
 import type { Query } from '../engine/requests.ts';
@@ -30,17 +30,10 @@ export interface Scope {
   entries: Partial<Record<DisposableKind, unknown[]>>;
   format: CaseFormat;
   steps: Map<string, StepAnswer>;
-  /** ISWC_SEED (0 when unset): seeds {generate} values without their own seed. */
+  /** The run's seed (ISWC_SEED, ctx.seed): seeds {generate} values without their own seed. */
   baseSeed: number;
   /** Generated values of the step being built, for its label (replay). */
   generated: Array<{ name: string; seed: number; fixed: boolean }>;
-}
-
-/** The run's seed for generated values: ISWC_SEED, which the global setup sets and prints; 0 without it. */
-export function scenarioSeed(): number {
-  const raw = process.env.ISWC_SEED?.trim();
-  const n = raw ? Number(raw) : 0;
-  return Number.isSafeInteger(n) ? n : 0;
 }
 
 export function answerOf(exchange: Exchange): StepAnswer {
@@ -118,6 +111,13 @@ function resolveHeaders(raw: Record<string, string> | undefined, scope: Scope): 
 
 function documentedOperation(method: string, path: string): OperationId | null {
   return operations().find((op) => op.method === method && op.path === path)?.id ?? null;
+}
+
+/** How to replay a step with generated values: the run's seed, or the value's own fixed seed. */
+export function replayOf(scope: Scope): Replay | undefined {
+  if (scope.generated.length === 0) return undefined;
+  const own = scope.generated.every((g) => g.fixed) ? scope.generated[0]?.seed : undefined;
+  return { seed: own ?? scope.baseSeed };
 }
 
 /** Builds the engine step of one scenario step, in the case's format. */
@@ -224,9 +224,10 @@ function caseOf(s: Scenario): CaseDef {
       for (const claim of claims) {
         if ((ctx.entries[claim.kind]?.length ?? 0) < claim.count) throw new Error(`${s.id}: no ${claim.kind} entry allocated`);
       }
-      const scope: Scope = { profile: ctx.profile, entries: ctx.entries, format: ctx.format, steps: new Map(), baseSeed: scenarioSeed(), generated: [] };
+      const scope: Scope = { profile: ctx.profile, entries: ctx.entries, format: ctx.format, steps: new Map(), baseSeed: ctx.seed, generated: [] };
       for (const step of s.steps) {
-        const exchange = await ctx.send(buildStep(step, scope));
+        const built = buildStep(step, scope);
+        const exchange = await ctx.send(built, replayOf(scope));
         scope.steps.set(step.name, answerOf(exchange));
       }
     },

@@ -70,9 +70,21 @@ function schemaAt(schema: Record<string, unknown>, schemaPath: string): Record<s
   return node !== null && typeof node === 'object' ? (node as Record<string, unknown>) : undefined;
 }
 
+/** Errors inside a $ref carry a path relative to the referenced schema: find the property's anyOf among the $defs. */
+function anyOfOfProperty(schema: Record<string, unknown>, schemaPath: string): unknown {
+  const m = /\/properties\/([^/]+)\/anyOf$/.exec(schemaPath);
+  if (!m) return undefined;
+  for (const def of Object.values((schema.$defs ?? {}) as Record<string, { properties?: Record<string, { anyOf?: unknown }> }>)) {
+    const anyOf = def.properties?.[m[1] ?? '']?.anyOf;
+    if (anyOf) return anyOf;
+  }
+  return undefined;
+}
+
 function describeBranch(branch: Record<string, unknown>): string {
   if (typeof branch.$ref === 'string') return branch.$ref.replace(/^#\/\$defs\//, '');
   if (Array.isArray(branch.type)) return branch.type.join(' or ');
+  if (branch.type === 'object' && branch.properties && typeof branch.properties === 'object') return `a mapping of ${Object.keys(branch.properties).join(', ')}`;
   if (typeof branch.type === 'string') return branch.type === 'array' ? 'a list' : branch.type;
   return 'a value';
 }
@@ -93,7 +105,7 @@ function reduceErrors(errors: readonly ErrorObject[], schema: Record<string, unk
   for (const a of anyOfs) {
     // The top-level anyOf (one scenario or a list): say which of the two, with the scenario's own errors.
     if (a.schemaPath === '#/anyOf') continue;
-    const branches = schemaAt(schema, a.schemaPath);
+    const branches = schemaAt(schema, a.schemaPath) ?? anyOfOfProperty(schema, a.schemaPath);
     const list = Array.isArray(branches) ? (branches as Array<Record<string, unknown>>).map(describeBranch) : [];
     out.push({ path: a.instancePath, message: `must be ${list.length ? list.join(' or ') : 'one of the allowed forms'}` });
   }
@@ -319,7 +331,8 @@ export function parseScenarioFile(file: string, text: string): Scenario[] {
   if (doc.errors.length > 0) {
     for (const e of doc.errors) {
       const pos = e.linePos?.[0] ?? lines.linePos(e.pos[0]);
-      problems.push({ file: shown, path: '', message: `YAML: ${e.message.split('\n')[0]}`, ...(pos ? { line: pos.line, col: pos.col } : {}) });
+      const hint = /flow/i.test(e.message) && text.includes('${') ? ' (inside [...] or {...}, quote values that hold ${...})' : '';
+      problems.push({ file: shown, path: '', message: `YAML: ${e.message.split('\n')[0]}${hint}`, ...(pos ? { line: pos.line, col: pos.col } : {}) });
     }
     throw new ScenarioError(problems);
   }

@@ -41,9 +41,17 @@ export function parseReference(text: string): Reference {
   return { text, root, path };
 }
 
-/** Splits a string into literal text and references. */
+/** Splits a string into literal text and references; throws on the first malformed reference. */
 export function parseTemplate(value: string): TemplatePart[] {
+  const { parts, errors } = scanTemplate(value);
+  if (errors.length > 0) throw new TemplateError(errors[0]);
+  return parts;
+}
+
+/** Like parseTemplate, but keeps going: every malformed reference is reported, the others are kept. */
+export function scanTemplate(value: string): { parts: TemplatePart[]; errors: string[] } {
   const parts: TemplatePart[] = [];
+  const errors: string[] = [];
   let literal = '';
   let i = 0;
   while (i < value.length) {
@@ -54,10 +62,18 @@ export function parseTemplate(value: string): TemplatePart[] {
     }
     if (value.startsWith('${', i)) {
       const end = value.indexOf('}', i + 2);
-      if (end < 0) throw new TemplateError(`unclosed "\${" in ${JSON.stringify(value)}`);
+      if (end < 0) {
+        errors.push(`unclosed "\${" in ${JSON.stringify(value)}`);
+        break;
+      }
       if (literal) parts.push(literal);
       literal = '';
-      parts.push(parseReference(value.slice(i + 2, end).trim()));
+      try {
+        parts.push(parseReference(value.slice(i + 2, end).trim()));
+      } catch (e) {
+        if (!(e instanceof TemplateError)) throw e;
+        errors.push(e.message);
+      }
       i = end + 1;
       continue;
     }
@@ -65,7 +81,7 @@ export function parseTemplate(value: string): TemplatePart[] {
     i += 1;
   }
   if (literal || parts.length === 0) parts.push(literal);
-  return parts;
+  return { parts, errors };
 }
 
 /** Follows names and indexes into a value; undefined when a segment is missing. */
@@ -121,12 +137,9 @@ export function walkValue(
   visit: { template?: (parts: TemplatePart[], pointer: string) => void; directive?: (kind: 'generate' | 'firstOf', value: Record<string, unknown>, pointer: string) => void; error?: (message: string, pointer: string) => void },
 ): void {
   if (typeof value === 'string') {
-    try {
-      visit.template?.(parseTemplate(value), pointer);
-    } catch (e) {
-      if (e instanceof TemplateError) visit.error?.(e.message, pointer);
-      else throw e;
-    }
+    const { parts, errors } = scanTemplate(value);
+    for (const message of errors) visit.error?.(message, pointer);
+    visit.template?.(parts, pointer);
     return;
   }
   if (Array.isArray(value)) {
