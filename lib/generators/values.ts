@@ -61,7 +61,7 @@ export function validForConstraint(c: FieldConstraint, options: GenOptions = DEF
   for (const key of ['maxLength', 'pattern', 'minimum', 'maximum'] as const) if (c[key] !== undefined) node[key] = c[key];
   const minLength = c.location === 'query' ? Math.max(1, c.minLength ?? 0) : c.minLength;
   if (minLength !== undefined && c.type === 'string') node.minLength = minLength;
-  const plain = validFor(node as SchemaNode, options) as fc.Arbitrary<string | number>;
+  const plain = validFor(node, options) as fc.Arbitrary<string | number>;
   if (c.location !== 'query' || c.type !== 'string' || c.pattern) return plain;
   return fc.oneof({ weight: 2, arbitrary: plain }, { weight: 1, arbitrary: percentLike(minLength ?? 0, c.maxLength ?? options.maxFree) });
 }
