@@ -86,6 +86,8 @@ export interface CaseDef {
   changesData?: boolean;
   /** Number of requests the case sends (for plans). */
   requests: number;
+  /** Cases sharing a group run as one Playwright test (the report still lists every check execution). */
+  group?: { id: string; title: string };
   run(ctx: CaseContext): Promise<void>;
 }
 

@@ -66,12 +66,16 @@ export function checkBaseUrl(text: string): string {
   return text.replace(/\/+$/, '');
 }
 
-export function readConfig(): RunConfig {
+/**
+ * The run's configuration. `requireKey: false` is for readers that never send a request (reporters
+ * merging shard results), which must not need the key.
+ */
+export function readConfig(options: { requireKey?: boolean } = {}): RunConfig {
   const embedded = env('ISWC_EMBEDDED') === '1' || env('ISWC_BASE_URL') === undefined;
   const rawBase = env('ISWC_BASE_URL');
   const baseUrl = rawBase === undefined ? undefined : checkBaseUrl(rawBase);
   const key = env('ISWC_SUBSCRIPTION_KEY');
-  if (!embedded && key === undefined) {
+  if (!embedded && key === undefined && options.requireKey !== false) {
     throw new ConfigError('ISWC_SUBSCRIPTION_KEY is not set: a remote base URL needs the subscription key in the environment (it is never taken from a flag or a file).');
   }
   const seedText = env('ISWC_SEED');

@@ -56,6 +56,7 @@ function limitCase(c: FieldConstraint, profile: TargetProfile, label: string, va
     tags: ['@limits', valid ? '@accept' : '@reject'],
     checks: [checkId],
     requests: 1,
+    group: { id: `limits.${c.operation}.${c.location}.${c.field}`, title: `${op.method} ${op.path} ${c.location} ${c.field}: values at and past its limits, and of the wrong type @limits` },
     async run(ctx) {
       const query = baseQuery(c.operation, profile, preferred);
       if (c.location === 'query') query[c.field] = value as string | number;
