@@ -84,7 +84,7 @@ export function declareConformance(project: 'json' | 'xml'): void {
     groups.set(key, [...(groups.get(key) ?? []), p]);
   }
   for (const [key, members] of groups) {
-    const first = members[0] as PlannedCase;
+    const first = members[0];
     const name = members.length > 1 && first.def.group ? first.def.group.title : first.def.title;
     const title = `${name.replace(/\s*@[\w-]+/g, '')} [${members.length > 1 ? key.replace(/@\w+$/, '') : first.def.id}]`;
     const tags = [...new Set(members.flatMap((p) => p.def.tags))];
