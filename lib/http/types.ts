@@ -73,7 +73,7 @@ export interface Exchange {
   error?: TransportError;
   /** Wall time of the last attempt, in milliseconds. */
   durationMs: number;
-  /** 1 + the number of resends after 429/503. */
+  /** 1 + the number of resends after 429/503; 0 when nothing was sent (the client was closed). */
   attempts: number;
   /** Time spent waiting on Retry-After and the rate limiter, in milliseconds. */
   waitedMs: number;
