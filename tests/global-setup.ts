@@ -1,3 +1,5 @@
+import { rmSync } from 'node:fs';
+import path from 'node:path';
 import type { FullConfig } from '@playwright/test';
 import { readConfig } from '../lib/engine/config.ts';
 import { startPacer } from '../lib/http/pacer.ts';
@@ -18,6 +20,8 @@ const REMOTE_DEFAULT_RATE = '10/min';
 export default async function globalSetup(_config: FullConfig): Promise<() => Promise<void>> {
   const config = readConfig();
   const profile = loadProfile(config.targetFile);
+  // Allure reads every file in its results directory: start each run from an empty one.
+  rmSync(path.join(config.reportDir, 'allure-results'), { recursive: true, force: true });
   let server: RunningServer | undefined;
   if (!config.baseUrl) {
     server = await startReferenceServer({ profile, key: config.key });

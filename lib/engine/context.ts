@@ -15,6 +15,8 @@ export class CaseRun implements CaseContext {
   readonly executions: CheckExecution[] = [];
   /** Requests sent, resends after throttling, and time waited for the pace or Retry-After. */
   readonly stats = { requests: 0, retries: 0, waitedMs: 0 };
+  /** Every recorded exchange with its step label, in order (for per-exchange report steps such as Allure's). */
+  readonly exchanges: Array<{ label: string; exchange: Exchange }> = [];
   readonly format: CaseFormat;
   readonly profile: CaseInput['profile'];
   readonly entries: CaseInput['entries'];
@@ -75,6 +77,7 @@ export class CaseRun implements CaseContext {
   }
 
   record(step: Step, exchange: Exchange, replay?: Replay): void {
+    this.exchanges.push({ label: step.label, exchange });
     let curl: string | undefined;
     for (const { check, params, judgement } of this.judge(step, exchange)) {
       const keep = judgement.verdict !== 'pass';

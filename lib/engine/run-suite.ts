@@ -25,6 +25,7 @@ export interface InProcessOptions {
 export interface CaseOutcome {
   executions: CheckExecution[];
   stats: CaseRun['stats'];
+  exchanges: CaseRun['exchanges'];
 }
 
 /** Runs one planned case and returns its check executions (a skip records the reason). */
@@ -38,7 +39,7 @@ export async function runPlannedCase(p: PlannedCase, client: HttpClient, profile
   const run = new CaseRun(p.def, { format: p.format, profile, entries: p.entries, ...settings, runs: p.runs ?? settings.runs }, client);
   if (p.skipReason) run.skip(p.skipReason);
   else await p.def.run(run);
-  return { executions: run.executions, stats: run.stats };
+  return { executions: run.executions, stats: run.stats, exchanges: run.exchanges };
 }
 
 /**

@@ -12,6 +12,7 @@ import type { Gate } from '../../lib/http/pacer.ts';
 import type { HttpClient } from '../../lib/http/types.ts';
 import { loadProfile } from '../../lib/profile/load.ts';
 import { HARNESS_TAG } from '../../lib/engine/templates.ts';
+import { allureFor } from './allure.ts';
 import { redactorFromEnv } from '../../lib/redact.ts';
 
 export const EXECUTIONS_ATTACHMENT = 'iswc-check-executions';
@@ -93,15 +94,19 @@ export function declareConformance(project: 'json' | 'xml'): void {
       const settings = { seed: live.seed ?? 1, runs: live.runs, strict: live.strict };
       const stats = { requests: 0, retries: 0, waitedMs: 0 };
       const all: CheckExecution[] = [];
+      const outcomes: CaseOutcome[] = [];
       for (const p of members) {
         const outcome = await runPlannedCase(p, clientFor(), profile, settings);
+        outcomes.push(outcome);
         all.push(...outcome.executions);
         stats.requests += outcome.stats.requests;
         stats.retries += outcome.stats.retries;
         stats.waitedMs += outcome.stats.waitedMs;
       }
-      const executions = redactorFromEnv().deep(all);
+      const redact = redactorFromEnv();
+      const executions = redact.deep(all);
       await attach(testInfo, { executions, stats });
+      await allureFor(members, outcomes, executions, redact);
       const skipped = members.filter((p) => p.skipReason);
       if (skipped.length === members.length) test.skip(true, first.skipReason);
       if (skipped.length > 0) testInfo.annotations.push({ type: 'skipped cases', description: skipped.map((p) => `${p.def.id}: ${p.skipReason}`).join('\n') });
