@@ -32,6 +32,8 @@ export interface JudgeInput<P> {
   authProbe: boolean;
   /** Statuses that are documented answers for this request beyond the operation's (401/403 for auth probes). */
   extraStatuses: readonly number[];
+  /** The server may close the connection instead of answering this request (an oversized body). */
+  connectionMayClose?: boolean;
 }
 
 /**

@@ -47,8 +47,9 @@ export const answered: Check = {
   sections: ['RFC 9112 §6'],
   description: 'Every request gets a complete HTTP answer within the timeout and the size limit.',
   scope: 'every-exchange',
-  judge({ exchange }) {
+  judge({ exchange, connectionMayClose }) {
     if (exchange.error?.code === 'THROTTLED') return null;
+    if (connectionMayClose && exchange.error?.code === 'CONNECTION_RESET') return pass('a complete HTTP answer, or the connection closed', 'connection closed');
     return exchange.error ? fail('a complete HTTP answer', describeAnswer(exchange)) : pass('a complete HTTP answer', String(exchange.response?.status));
   },
 };

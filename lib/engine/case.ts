@@ -28,6 +28,8 @@ export interface Step {
   extraStatuses?: number[];
   /** A request outside the document (other method, oversized body, other media type): judged at `http` level only. */
   outsideDocument?: boolean;
+  /** The server may close the connection instead of answering (an oversized body, RFC 9110 §15.5.14). */
+  connectionMayClose?: boolean;
 }
 
 export interface CaseInput {

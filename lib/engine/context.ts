@@ -44,7 +44,7 @@ export class CaseRun implements CaseContext {
     const judged: Judged[] = [];
     for (const check of everyExchangeChecks()) {
       if (step.outsideDocument && check.level === 'spec') continue;
-      const judgement = check.judge({ operation: step.operation, format, exchange, params: undefined as never, authProbe, extraStatuses });
+      const judgement = check.judge({ operation: step.operation, format, exchange, params: undefined as never, authProbe, extraStatuses, connectionMayClose: step.connectionMayClose ?? false });
       if (judgement) judged.push({ check, params: undefined, judgement });
     }
     for (const { check, params } of step.expect) {

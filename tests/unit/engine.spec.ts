@@ -118,3 +118,11 @@ test('transport failures fail the targeted checks with the error code', () => {
   expect(judgement?.received).toContain('TIMEOUT');
   expect(judge('http.answered', ex)).toBe('fail');
 });
+
+test('http.answered accepts a closed connection only where the step allows it (oversized body)', () => {
+  const ex: Exchange = { ...exchange(200), response: undefined, error: { code: 'CONNECTION_RESET', message: 'EPIPE' } };
+  const judgeWith = (connectionMayClose: boolean) =>
+    checkById('http.answered').judge({ operation: 'notifyAgentRun', format: 'json', exchange: ex, params: undefined as never, authProbe: false, extraStatuses: [], connectionMayClose })?.verdict;
+  expect(judgeWith(true)).toBe('pass');
+  expect(judgeWith(false)).toBe('fail');
+});

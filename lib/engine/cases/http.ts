@@ -91,6 +91,7 @@ export function httpCases(profile: TargetProfile): CaseDef[] {
           label: `${OVERSIZED_BYTES} bytes`,
           operation: RUN,
           outsideDocument: true,
+          connectionMayClose: true,
           request: rawBodyRequest(RUN, format, body),
           expect: [expectCheck(targeted.payloadTooLarge, { because: `the body is ${OVERSIZED_BYTES} bytes of which all but a few hundred are padding` })],
         });
