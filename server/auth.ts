@@ -40,5 +40,5 @@ export function unauthorized(ctx: Context, op: Operation, result: Exclude<AuthRe
     const body = ctx.faults.has('run-not-authorized-text') ? 'Unauthorized' : documented;
     return text(ctx.faults.has('run-401-as-403') ? 403 : 401, body);
   }
-  return json(401, { statusCode: 401, message: GATEWAY_MESSAGE[result] });
+  return ctx.alternative ? { status: 403 } : json(401, { statusCode: 401, message: GATEWAY_MESSAGE[result] });
 }

@@ -24,6 +24,8 @@ Options:
   --key KEY            subscription key to accept (default ${EMBEDDED_KEY})
   --fault ID           play a fault from the catalogue; repeat for several
   --max-body-bytes N   request body cap, over it 413 (default ${DEFAULT_MAX_BODY_BYTES})
+  --choices C          reference (default) or alternative: the other choice on every point the
+                       document leaves open (docs/reference-server.md)
   --list-faults        print the fault catalogue and exit
   --help               print this text and exit
 
@@ -50,6 +52,7 @@ async function main(argv: string[]): Promise<number> {
         key: { type: 'string' },
         fault: { type: 'string', multiple: true },
         'max-body-bytes': { type: 'string' },
+        choices: { type: 'string' },
         'list-faults': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -68,6 +71,9 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const port = integerOption('port', values.port, 0, 65535) ?? 0;
+  if (values.choices !== undefined && values.choices !== 'reference' && values.choices !== 'alternative') {
+    throw new UsageError(`--choices must be reference or alternative, got "${values.choices}"`);
+  }
   const maxBodyBytes = integerOption('max-body-bytes', values['max-body-bytes'], 0, Number.MAX_SAFE_INTEGER);
   const faults = values.fault ?? [];
   const unknown = faults.filter((id) => !isFaultId(id));
@@ -91,6 +97,7 @@ async function main(argv: string[]): Promise<number> {
     port,
     ...(values.host !== undefined ? { host: values.host } : {}),
     ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
+    ...(values.choices === 'alternative' ? { choices: 'alternative' as const } : {}),
   });
   process.stdout.write(`listening ${server.url}\n`);
 

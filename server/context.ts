@@ -13,4 +13,9 @@ export interface Context {
   maxBodyBytes: number;
   /** ISWC_SERVER_DEBUG=1: unexpected exceptions are written to stderr. */
   debug: boolean;
+  /**
+   * The other set of choices on points the document leaves open (see docs/reference-server.md): the
+   * harness must pass against both, which is how it proves it never depends on one server's choices.
+   */
+  alternative: boolean;
 }

@@ -1,6 +1,11 @@
 import type { Context } from './context.ts';
 import type { Reply } from './wire.ts';
-import { json } from './wire.ts';
+import { json, text } from './wire.ts';
+
+/** A 404 of merge, delete or demerge: text (reference choice) or JSON `{message}` (alternative choice). */
+export function notFoundReply(ctx: Context, status: number, message: string): Reply {
+  return ctx.alternative ? json(status, { message }) : text(status, message);
+}
 
 /**
  * Error bodies of merge, delete and demerge, which the document does not show (section 7): a JSON
@@ -9,6 +14,7 @@ import { json } from './wire.ts';
 export type ErrorCode = 'BAD_BODY' | 'MISSING_PARAMETER' | 'BAD_PARAMETER' | 'REPEATED_PARAMETER' | 'NOT_FOUND';
 
 export function errorReply(ctx: Context, status: number, code: ErrorCode, message: string, where: string): Reply {
+  if (ctx.alternative && !ctx.faults.has('stack-trace-in-error')) return text(status, 'Bad Request');
   const body: Record<string, string> = { code, message };
   if (ctx.faults.has('stack-trace-in-error')) {
     // Fault `stack-trace-in-error`: internals leak into the answer.

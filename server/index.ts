@@ -36,6 +36,8 @@ export interface ReferenceServerOptions {
   port?: number;
   /** Request bodies over this size are answered 413 and the connection is closed. Default 1 MiB. */
   maxBodyBytes?: number;
+  /** 'alternative': other choices wherever the document says "not shown" (docs/reference-server.md). */
+  choices?: 'reference' | 'alternative';
 }
 
 export interface RunningServer {
@@ -126,6 +128,7 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
     state: new ServerState(options.profile),
     maxBodyBytes,
     debug: process.env.ISWC_SERVER_DEBUG === '1',
+    alternative: options.choices === 'alternative',
   };
 
   const server = createServer((req, res) => {

@@ -16,7 +16,8 @@ export function mediaFailure(ctx: Context, outcome: Extract<BodyOutcome, { ok: f
       return ctx.faults.has('oversized-body-500') ? { ...text(500, 'Internal Server Error'), close: true } : { ...text(413, 'Payload Too Large'), close: true };
     case 'unsupported-media':
       if (ctx.faults.has('hang-on-unsupported-media')) return { status: 0, hang: true };
-      return ctx.faults.has('unsupported-media-500') ? text(500, 'Internal Server Error') : text(415, 'Unsupported Media Type');
+      if (ctx.faults.has('unsupported-media-500')) return text(500, 'Internal Server Error');
+      return ctx.alternative ? badRequest() : text(415, 'Unsupported Media Type');
     case 'malformed':
       return ctx.faults.has('crash-on-malformed') ? text(500, 'Internal Server Error') : badRequest();
     case 'invalid':

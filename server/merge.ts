@@ -4,7 +4,7 @@ import { validateNode } from '../lib/contract/validators.ts';
 import type { AgencyWorkRef } from '../lib/profile/types.ts';
 import { decodeRequestBody } from './body.ts';
 import type { Context } from './context.ts';
-import { errorReply } from './errors.ts';
+import { errorReply, notFoundReply } from './errors.ts';
 import { iswcSchema } from './limits.ts';
 import { mediaFailure } from './media.ts';
 import { problemCode, Q, Query } from './query.ts';
@@ -62,7 +62,7 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
   if (f.has('duplicate-items-500') && new Set(iswcs).size < iswcs.length) return text(500, 'Internal Server Error');
   const works = merge.agencyWorks ?? [];
   if (!ctx.state.iswcExists(preferred.value) || iswcs.some((iswc) => !ctx.state.iswcExists(iswc))) {
-    return f.has('merge-404-as-400') ? errorReply(ctx, 400, 'NOT_FOUND', ISWC_NOT_FOUND, 'handleMerge') : text(404, ISWC_NOT_FOUND);
+    return f.has('merge-404-as-400') ? errorReply(ctx, 400, 'NOT_FOUND', ISWC_NOT_FOUND, 'handleMerge') : notFoundReply(ctx, 404, ISWC_NOT_FOUND);
   }
 
   if (!f.has('merge-no-effect')) ctx.state.merge(preferred.value, iswcs, works);
@@ -90,7 +90,7 @@ export function handleDemerge(ctx: Context, op: Operation, rawQuery: string): Re
   const workcode = query.string(Q.workcode);
   if (!workcode.ok) return bad(problemCode(workcode.problem), workcode.problem.message);
 
-  const notFound = (): Reply => text(f.has('demerge-404-as-410') ? 410 : 404, ISWC_NOT_FOUND);
+  const notFound = (): Reply => notFoundReply(ctx, f.has('demerge-404-as-410') ? 410 : 404, ISWC_NOT_FOUND);
   if (!ctx.state.iswcExists(preferred.value)) return notFound();
   if (!ctx.state.isMerged(preferred.value, agency.value, workcode.value)) {
     if (f.has('after-merge-demerge-any') && ctx.state.wasMergedInto(preferred.value)) return empty(op.successStatus);

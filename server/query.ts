@@ -95,6 +95,8 @@ export class Query {
   iswc(name: string): Checked<string> {
     const raw = this.string(name);
     if (!raw.ok) return raw;
+    // Alternative choice: the document states no pattern for this parameter; a malformed one is simply not found.
+    if (this.#ctx.alternative) return raw;
     if (validateNode(iswcSchema(), raw.value).length > 0) {
       return { ok: false, problem: { param: name, kind: 'invalid', message: `${name} is not an ISWC (T and 10 digits)` } };
     }

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { encodeJson, encodeXml } from '../lib/codec/index.ts';
 import type { Operation } from '../lib/contract/operations.ts';
+import { resourceSchema } from '../lib/contract/constraints.ts';
 import type { Context } from './context.ts';
 import type { Reply } from './wire.ts';
 import { header, negotiate, text } from './wire.ts';
@@ -30,7 +31,13 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
   const body = await decodeRequestBody(ctx, req, spec);
   if (!body.ok) return mediaFailure(ctx, body, badRequest);
 
-  const value = f.has('wrong-type-accepted') ? ctx.limits.coerceIntegers(op.id, body.value) : body.value;
+  let value = f.has('wrong-type-accepted') ? ctx.limits.coerceIntegers(op.id, body.value) : body.value;
+  if (ctx.alternative && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    // Alternative choices: null reads as missing; a field the document does not name is a bad request.
+    const known = new Set(Object.keys(resourceSchema(spec.resource).properties ?? {}));
+    if (Object.keys(value).some((k) => !known.has(k))) return badRequest();
+    value = Object.fromEntries(Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== null));
+  }
   if (ctx.limits.checkBody(op.id, spec.resource, value).length > 0) return badRequest();
 
   const run = value as AgentRunBody;
@@ -43,7 +50,8 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
   }
 
   const status = f.has('run-success-201') ? 201 : op.successStatus;
-  const format = negotiate(header(req, 'accept'), body.format);
+  // Alternative choice: always XML, whatever the request format and Accept say.
+  const format = ctx.alternative ? 'xml' : negotiate(header(req, 'accept'), body.format);
   if (format === 'json') {
     const answer = f.has('run-response-schema') ? { runId: ctx.state.runNumber(runId) } : { runId };
     return { status, body: { kind: 'json', text: encodeJson(answer) } };

@@ -1,6 +1,6 @@
 import type { Operation } from '../lib/contract/operations.ts';
 import type { Context } from './context.ts';
-import { errorReply } from './errors.ts';
+import { errorReply, notFoundReply } from './errors.ts';
 import type { Problem } from './query.ts';
 import { problemCode, Q, Query } from './query.ts';
 import type { Reply } from './wire.ts';
@@ -32,13 +32,14 @@ export function handleDelete(ctx: Context, op: Operation, rawQuery: string): Rep
   if (!preferred.ok) return bad(preferred.problem);
   const sourceDb = query.integer(Q.sourceDb);
   if (!sourceDb.ok) return bad(sourceDb.problem);
-  const reasonCode = query.nonBlank(Q.reasonCode);
+  // Alternative choice: reasonCode is free text, blank or missing alike.
+  const reasonCode = ctx.alternative ? { ok: true as const } : query.nonBlank(Q.reasonCode);
   if (!reasonCode.ok) return bad(reasonCode.problem);
 
   // Fault `delete-ignores-source-db`: the stored submission's own sourceDb stands in for the one asked.
   const effectiveSourceDb = f.has('delete-ignores-source-db') ? (ctx.state.sourceDbOf(preferred.value, agency.value, workcode.value) ?? sourceDb.value) : sourceDb.value;
   if (!ctx.state.hasSubmission(preferred.value, agency.value, workcode.value, effectiveSourceDb)) {
-    return f.has('delete-404-as-400') ? errorReply(ctx, 400, 'NOT_FOUND', SUBMISSION_NOT_FOUND, 'handleDelete') : text(404, SUBMISSION_NOT_FOUND);
+    return f.has('delete-404-as-400') ? errorReply(ctx, 400, 'NOT_FOUND', SUBMISSION_NOT_FOUND, 'handleDelete') : notFoundReply(ctx, 404, SUBMISSION_NOT_FOUND);
   }
   if (!f.has('delete-no-effect')) ctx.state.deleteSubmission(preferred.value, agency.value, workcode.value, effectiveSourceDb);
   return empty(op.successStatus);

@@ -14,6 +14,8 @@ export interface InProcessReportOptions {
   destructive?: boolean;
   strict?: boolean;
   filter?: (p: PlannedCase) => boolean;
+  /** The reference server's set of choices on points the document leaves open. */
+  choices?: 'reference' | 'alternative';
   /** Applied to the executions before the report is built (to plant hostile text, for instance). */
   mutate?: (executions: CheckExecution[]) => CheckExecution[];
 }
@@ -27,10 +29,17 @@ export async function inProcessReport(options: InProcessReportOptions = {}): Pro
   const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
   const key = options.key ?? 'local-dev-key';
   const destructive = options.destructive ?? true;
-  const server = await startReferenceServer({ profile, key, faults: options.faults ?? [] });
+  const server = await startReferenceServer({ profile, key, faults: options.faults ?? [], ...(options.choices ? { choices: options.choices } : {}) });
   const startedAt = new Date();
   try {
-    let executions = await runSuiteInProcess({ baseUrl: server.url, key, profile, destructive, ...(options.filter ? { filter: options.filter } : {}) });
+    let executions = await runSuiteInProcess({
+      baseUrl: server.url,
+      key,
+      profile,
+      destructive,
+      settings: { strict: options.strict ?? false },
+      ...(options.filter ? { filter: options.filter } : {}),
+    });
     if (options.mutate) executions = options.mutate(executions);
     return buildConformanceReport({
       executions,
