@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { allChecks } from '../lib/checks/registry.ts';
 import { readConfig } from '../lib/engine/config.ts';
 import { estimatedRequests } from '../lib/engine/plan.ts';
-import { planSuite } from '../lib/engine/suite.ts';
+import { planSuite, suiteOptionsFrom } from '../lib/engine/suite.ts';
 import { parseRate } from '../lib/http/rate.ts';
 import { loadProfile } from '../lib/profile/load.ts';
 
@@ -17,13 +17,7 @@ if (values.budget) process.env.ISWC_BUDGET = values.budget;
 if (values.runs) process.env.ISWC_RUNS = values.runs;
 const config = readConfig();
 const profile = loadProfile(config.targetFile);
-const planned = planSuite(profile, {
-  destructive: config.destructive,
-  plan: config.plan,
-  runs: config.runs,
-  ...(config.budget !== undefined ? { budget: config.budget } : {}),
-  ...(config.embedded ? {} : { destructiveOffReason: 'consumes disposable profile entries of a remote target; set ISWC_DESTRUCTIVE=1 to allow it' }),
-});
+const planned = planSuite(profile, suiteOptionsFrom(config));
 const rate = parseRate(config.rate ?? (config.embedded ? undefined : '10/min'));
 const running = planned.filter((p) => !p.skipReason);
 const requestsOf = (p: (typeof planned)[number]) => estimatedRequests(p.def, p.runs ?? config.runs);

@@ -13,6 +13,7 @@ import { runCases } from './cases/run.ts';
 import { scenarioCases } from '../scenarios/cases.ts';
 import type { DisposableKind } from '../profile/types.ts';
 import type { PlanName } from './plan.ts';
+import type { RunConfig } from './config.ts';
 import { choose } from './plan.ts';
 
 /** A case in one format, the unit the runners execute. */
@@ -97,4 +98,15 @@ export function planSuite(profile: TargetProfile, options: SuiteOptions): Planne
     if (r !== undefined) p.runs = r;
   }
   return planned;
+}
+
+/** Suite options as the run's configuration sets them: one place for the runner and the dry run. */
+export function suiteOptionsFrom(config: RunConfig): SuiteOptions {
+  return {
+    destructive: config.destructive,
+    plan: config.plan,
+    runs: config.runs,
+    ...(config.budget !== undefined ? { budget: config.budget } : {}),
+    ...(config.embedded ? {} : { destructiveOffReason: 'consumes disposable profile entries of a remote target; set ISWC_DESTRUCTIVE=1 to allow it' }),
+  };
 }

@@ -4,7 +4,7 @@ import type { CheckExecution } from '../../lib/checks/types.ts';
 import { gating, readConfig } from '../../lib/engine/config.ts';
 import { runPlannedCase } from '../../lib/engine/run-suite.ts';
 import type { CaseOutcome } from '../../lib/engine/run-suite.ts';
-import { planSuite } from '../../lib/engine/suite.ts';
+import { planSuite, suiteOptionsFrom } from '../../lib/engine/suite.ts';
 import type { PlannedCase } from '../../lib/engine/suite.ts';
 import { createHttpClient } from '../../lib/http/client.ts';
 import { pacerGate } from '../../lib/http/pacer.ts';
@@ -41,13 +41,7 @@ async function attach(testInfo: TestInfo, payload: ExecutionsAttachment): Promis
 export function declareConformance(project: 'json' | 'xml'): void {
   const config = readConfig();
   const profile = loadProfile(config.targetFile);
-  const planned = planSuite(profile, {
-    destructive: config.destructive,
-    plan: config.plan,
-    runs: config.runs,
-    ...(config.budget !== undefined ? { budget: config.budget } : {}),
-    ...(config.embedded ? {} : { destructiveOffReason: 'consumes disposable profile entries of a remote target; set ISWC_DESTRUCTIVE=1 to allow it' }),
-  }).filter((p) => p.project === project);
+  const planned = planSuite(profile, suiteOptionsFrom(config)).filter((p) => p.project === project);
 
   let client: HttpClient | undefined;
   let gate: Gate | undefined;
