@@ -17,11 +17,14 @@ const REMOTE_DEFAULT_RATE = '10/min';
  * fixes the seed for every worker, and starts the pacer that holds the rate limit across workers.
  * Whatever it decides reaches the workers and the reporters through the environment.
  */
-export default async function globalSetup(_config: FullConfig): Promise<() => Promise<void>> {
+export default async function globalSetup(playwright: FullConfig): Promise<() => Promise<void>> {
   const config = readConfig();
   const profile = loadProfile(config.targetFile);
-  // Allure reads every file in its results directory: start each run from an empty one.
-  rmSync(path.join(config.reportDir, 'allure-results'), { recursive: true, force: true });
+  // Allure reads every file in its results directory: a run that writes Allure results starts from an
+  // empty one. Runs with other reporters (blob shards, nested runs in tests) leave it alone.
+  if (playwright.reporter.some(([name]) => name.includes('allure-playwright'))) {
+    rmSync(path.join(config.reportDir, 'allure-results'), { recursive: true, force: true, maxRetries: 3 });
+  }
   let server: RunningServer | undefined;
   if (!config.baseUrl) {
     server = await startReferenceServer({ profile, key: config.key });
