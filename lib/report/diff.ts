@@ -20,8 +20,10 @@ export interface DiffEntry {
   head: CheckExecution;
 }
 
-export interface ObservedChange extends DiffEntry {
-  base: CheckExecution;
+/** An observed fact that changed; a record present in one report only has its facts on one side. */
+export interface ObservedChange extends Omit<DiffEntry, 'base' | 'head'> {
+  base: CheckExecution | undefined;
+  head: CheckExecution | undefined;
   /** Facts that changed: status, contentType, body (shape or error text), … */
   changes: Array<{ fact: string; base: unknown; head: unknown }>;
 }
@@ -80,7 +82,29 @@ export function diffReports(base: ConformanceReport, head: ConformanceReport): R
       if (changes.length > 0) out.observedChanged.push({ ...entry(h2, b), base: b, changes });
     }
   }
-  for (const key of baseByKey.keys()) if (!headKeys.has(key)) out.onlyInBase += 1;
+  const observedChange = (b: CheckExecution | undefined, h: CheckExecution | undefined): ObservedChange | undefined => {
+    const facts = [...new Set([...Object.keys(b?.observation ?? {}), ...Object.keys(h?.observation ?? {})])];
+    const changes = facts
+      .filter((f) => canonicalJson(b?.observation?.[f]) !== canonicalJson(h?.observation?.[f]))
+      .map((f) => ({ fact: f, base: b?.observation?.[f], head: h?.observation?.[f] }));
+    const one = (h ?? b) as CheckExecution;
+    return changes.length > 0 ? { ...entry(one, b), base: b, head: h, changes } : undefined;
+  };
+  // An observed record in one report only is a change too: the answer moved to another status, for instance.
+  for (const h of head.executions) {
+    if (h.verdict === 'observed' && !baseByKey.has(executionKey(h))) {
+      const change = observedChange(undefined, h);
+      if (change) out.observedChanged.push(change);
+    }
+  }
+  for (const [key, b] of baseByKey) {
+    if (headKeys.has(key)) continue;
+    out.onlyInBase += 1;
+    if (b.verdict === 'observed') {
+      const change = observedChange(b, undefined);
+      if (change) out.observedChanged.push(change);
+    }
+  }
   out.specRegression = out.newlyFailing.some((e) => e.level === 'spec');
   return out;
 }
@@ -103,7 +127,10 @@ function exchangeSummary(e: CheckExecution | undefined): string {
   return parts.join(' — ');
 }
 
-function where(e: DiffEntry): string {
+/** What every listed entry has: where it is, and the execution on each side (either may be absent). */
+type Listed = Omit<DiffEntry, 'base' | 'head'> & { base: CheckExecution | undefined; head: CheckExecution | undefined };
+
+function where(e: Listed): string {
   return `\`${e.checkId}\` [${e.level}, ${sectionsText(e.sections)}] ${operationLabel(e.operation)} · ${e.format.toUpperCase()} — ${e.caseId} / ${e.step}`;
 }
 
@@ -154,7 +181,7 @@ function exchangeBlock(e: CheckExecution | undefined): string {
 }
 
 export function renderDiffHtml(d: ReportDiff): string {
-  const block = (title: string, id: string, list: DiffEntry[], extra?: (e: DiffEntry) => string): string =>
+  const block = (title: string, id: string, list: Listed[], extra?: (e: Listed) => string): string =>
     `<h2 id="${id}">${h(title)} (${list.length})</h2>${
       list.length === 0
         ? '<p>None.</p>'
@@ -165,7 +192,7 @@ export function renderDiffHtml(d: ReportDiff): string {
             )
             .join('\n')
     }`;
-  const changeTable = (e: DiffEntry): string => {
+  const changeTable = (e: Listed): string => {
     const c = (e as ObservedChange).changes;
     return `<table><tr><th>Fact</th><th>Base</th><th>Head</th></tr>${c.map((x) => `<tr><td>${h(x.fact)}</td><td>${h(fact(x.base))}</td><td>${h(fact(x.head))}</td></tr>`).join('')}</table>`;
   };
