@@ -70,6 +70,8 @@ export class CaseRun implements CaseContext {
 
   async probe(step: Step): Promise<Probe> {
     const exchange = await this.exchangeFor(step);
+    // Throttled even after the retries: nothing is known about conformance, so nothing fails.
+    if (exchange.error?.code === 'THROTTLED') return { step, exchange, failures: [] };
     const failures = this.judge(step, exchange)
       .filter((j) => j.judgement.verdict === 'fail' && gating(j.check.level, this.strict))
       .map((j) => `${j.check.id} [${j.check.level}]: expected ${j.judgement.expected}; received ${j.judgement.received}`);
@@ -78,6 +80,10 @@ export class CaseRun implements CaseContext {
 
   record(step: Step, exchange: Exchange, replay?: Replay): void {
     this.exchanges.push({ label: step.label, exchange });
+    if (exchange.error?.code === 'THROTTLED') {
+      this.skipStep(step, `throttled by the server: ${exchange.error.message}; not a conformance failure (lower ISWC_RATE or ISWC_BUDGET)`);
+      return;
+    }
     let curl: string | undefined;
     for (const { check, params, judgement } of this.judge(step, exchange)) {
       const keep = judgement.verdict !== 'pass';
@@ -109,6 +115,23 @@ export class CaseRun implements CaseContext {
     if (size <= 64 * 1024) return this.client.curl(step.request);
     const { body: _omitted, ...withoutBody } = step.request;
     return `${this.client.curl(withoutBody)} --data-binary @body.bin  # the ${size}-byte body is not inlined: write it to body.bin first`;
+  }
+
+  /** Records a step whose answer says nothing about conformance (throttled): its checks are skipped. */
+  private skipStep(step: Step, reason: string): void {
+    for (const check of [...step.expect.map((e) => e.check), ...everyExchangeChecks().filter((c) => c.level !== 'observed')]) {
+      this.executions.push({
+        checkId: check.id,
+        level: check.level,
+        sections: [...check.sections],
+        operation: step.operation,
+        format: this.format === 'none' ? 'json' : this.format,
+        caseId: this.def.id,
+        step: step.label,
+        verdict: 'skip',
+        skipReason: reason,
+      });
+    }
   }
 
   /** Records that the case's checks did not run, and why (for reports and certificates). */

@@ -126,3 +126,28 @@ test('http.answered accepts a closed connection only where the step allows it (o
   expect(judgeWith(true)).toBe('pass');
   expect(judgeWith(false)).toBe('fail');
 });
+
+test('a server that throttles past the retries makes checks skip with the reason, never fail', async () => {
+  const http = await import('node:http');
+  const { createHttpClient } = await import('../../lib/http/client.ts');
+  const { runPlannedCase } = await import('../../lib/engine/run-suite.ts');
+  const server = http.createServer((_req, res) => {
+    res.writeHead(429, { 'retry-after': '0', 'content-type': 'application/json' });
+    res.end('{"statusCode":429,"message":"Rate limit is exceeded."}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  const client = createHttpClient({ baseUrl: `http://127.0.0.1:${port}`, key: 'k-throttled', maxRetries: 1, maxRetryWaitMs: 10 });
+  try {
+    const p = planSuite(profile, { destructive: true }).find((c) => c.key === 'merge.unknown-preferred@json');
+    if (!p) throw new Error('case missing');
+    const { executions } = await runPlannedCase(p, client, profile, { seed: 1, runs: 1, strict: true });
+    expect(executions.filter((e) => e.verdict === 'fail')).toEqual([]);
+    const skipped = executions.filter((e) => e.verdict === 'skip');
+    expect(skipped.length).toBeGreaterThan(0);
+    expect(skipped[0]?.skipReason).toMatch(/throttled by the server/);
+  } finally {
+    await client.close();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
