@@ -35,7 +35,8 @@ export default defineConfig({
     ['allure-playwright', { resultsDir: `${reportDir}/allure-results`, detail: false, suiteTitle: false, environmentInfo: allureEnvironment }],
   ],
   projects: [
-    { name: 'unit', testDir: 'tests/unit' },
+    // Snapshots are data (generator output), the same on every platform.
+    { name: 'unit', testDir: 'tests/unit', snapshotPathTemplate: '{testDir}/{testFileName}-snapshots/{arg}{ext}' },
     { name: 'json', testDir: 'tests/conformance', testMatch: 'json.spec.ts' },
     { name: 'xml', testDir: 'tests/conformance', testMatch: 'xml.spec.ts' },
     { name: 'selfcheck', testDir: 'tests/selfcheck' },

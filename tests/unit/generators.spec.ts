@@ -1,0 +1,64 @@
+import { expect, test } from '@playwright/test';
+import fc from 'fast-check';
+import { decodeXml, encodeXml, xmlRepresentable } from '../../lib/codec/xml.ts';
+import { fieldConstraints } from '../../lib/contract/constraints.ts';
+import { validateResource } from '../../lib/contract/validators.ts';
+import { generatorNames, namedArbitrary } from '../../lib/generators/registry.ts';
+import { codePointString } from '../../lib/generators/units.ts';
+import { invalidForConstraint, validAgentRunArb, validForConstraint, validMergeBodyArb } from '../../lib/generators/values.ts';
+import { constraintSchema } from '../../lib/engine/values.ts';
+import { validateNode } from '../../lib/contract/validators.ts';
+import { loadProfile } from '../../lib/profile/load.ts';
+import { fromRoot } from '../../lib/paths.ts';
+
+const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
+
+test('valid generators only produce values the schemas accept, in JSON and in XML', () => {
+  fc.assert(fc.property(validAgentRunArb(), (v) => validateResource('AgentRun', v).length === 0), { seed: 1, numRuns: 300 });
+  fc.assert(fc.property(validMergeBodyArb(), (v) => validateResource('MergeRequest', v).length === 0), { seed: 1, numRuns: 300 });
+  fc.assert(
+    fc.property(validAgentRunArb({ xml: true, maxFree: 12 }), (v) => {
+      if (!xmlRepresentable(v)) return false;
+      const decoded = decodeXml('AgentRun', encodeXml('AgentRun', v));
+      return decoded.ok && validateResource('AgentRun', decoded.value).length === 0;
+    }),
+    { seed: 1, numRuns: 200 },
+  );
+});
+
+test('each constrained field: valid values satisfy it, invalid ones break it', () => {
+  for (const c of fieldConstraints()) {
+    const schema = constraintSchema(c);
+    fc.assert(fc.property(validForConstraint(c), (v) => validateNode(schema, v).length === 0), { seed: 2, numRuns: 100 });
+    const invalid = invalidForConstraint(c, c.type === 'integer' ? 1 : 'T0345246801');
+    if (invalid) fc.assert(fc.property(invalid, ({ value }) => validateNode(schema, value).length > 0), { seed: 2, numRuns: 100 });
+  }
+});
+
+test('strings are counted in code points, with the families that break naive counting', () => {
+  const samples = fc.sample(codePointString(3, 3, { xml: false }), { seed: 5, numRuns: 500 });
+  expect(samples.every((s) => [...s].length === 3)).toBe(true);
+  expect(samples.some((s) => s.length > 3)).toBe(true); // astral characters: more UTF-16 units than code points
+  expect(samples.some((s) => /\p{M}/u.test(s))).toBe(true); // combining marks
+  expect(samples.some((s) => s.includes('\u0000'))).toBe(true); // NUL, JSON only
+  expect(fc.sample(codePointString(0, 30, { xml: true }), { seed: 5, numRuns: 500 }).every(xmlRepresentable)).toBe(true);
+});
+
+test('every named generator works, and unknown names fail loudly', () => {
+  for (const name of generatorNames()) expect(fc.sample(namedArbitrary(name, profile), { seed: 3, numRuns: 5 })).toHaveLength(5);
+  expect(() => namedArbitrary('no.such', profile)).toThrow(/Unknown generator "no.such"; known:/);
+});
+
+test('fixed-seed snapshot: a change to the generators is a deliberate commit (npx playwright test --update-snapshots)', () => {
+  const snapshot = {
+    agentRun: fc.sample(validAgentRunArb(), { seed: 42, numRuns: 3 }),
+    mergeRequest: fc.sample(validMergeBodyArb(), { seed: 42, numRuns: 3 }),
+    invalid: Object.fromEntries(
+      fieldConstraints().flatMap((c) => {
+        const a = invalidForConstraint(c, c.type === 'integer' ? 1 : 'T0345246801');
+        return a ? [[c.id, fc.sample(a, { seed: 42, numRuns: 2 })]] : [];
+      }),
+    ),
+  };
+  expect(`${JSON.stringify(snapshot, null, 2)}\n`).toMatchSnapshot('generators.json');
+});
