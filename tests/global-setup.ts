@@ -1,4 +1,5 @@
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FullConfig } from '@playwright/test';
 import { readConfig } from '../lib/engine/config.ts';
@@ -39,12 +40,16 @@ export default async function globalSetup(playwright: FullConfig): Promise<() =>
     process.env.ISWC_PACER_URL = pacer.url;
   }
   process.env.ISWC_RUN_STARTED = new Date().toISOString();
+  // Shared by every client of the run: once the target is found unresponsive, no worker waits on it again.
+  const breakerDir = mkdtempSync(path.join(tmpdir(), 'iswc-conformance-'));
+  process.env.ISWC_UNRESPONSIVE_FILE = path.join(breakerDir, 'unresponsive');
   const lines = [
     `iswc-conformance: target ${process.env.ISWC_BASE_URL}${server ? ' (embedded reference server)' : ''}, profile "${profile.name}"`,
     `  destructive ${config.destructive ? 'on' : 'off'}, strict ${config.strict ? 'on' : 'off'}, ISWC_RUNS=${config.runs}, ISWC_SEED=${process.env.ISWC_SEED}, rate ${rate === null ? 'unlimited' : `${rate.toFixed(3)}/s`}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   return async () => {
+    rmSync(breakerDir, { recursive: true, force: true });
     await pacer?.close();
     await server?.close();
   };

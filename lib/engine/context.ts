@@ -57,7 +57,7 @@ export class CaseRun implements CaseContext {
   private async exchangeFor(step: Step): Promise<Exchange> {
     const exchange = await this.client.send(step.request);
     this.stats.requests += 1;
-    this.stats.retries += exchange.attempts - 1;
+    this.stats.retries += Math.max(0, exchange.attempts - 1);
     this.stats.waitedMs += exchange.waitedMs;
     return exchange;
   }

@@ -1,3 +1,4 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 /**
  * The thin HTTP client of the harness: one undici Pool to the base URL's origin (keep-alive), no
  * redirects followed, no decompression, a per-request timeout that covers connect, headers and the
@@ -338,6 +339,15 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     }
   };
 
+  const unresponsiveAfter = options.unresponsiveAfter ?? 5;
+  let timeoutsInARow = 0;
+  let lastTimeout = '';
+  // Another client of this run may already have given up on the target.
+  if (options.unresponsiveFile && existsSync(options.unresponsiveFile)) {
+    timeoutsInARow = unresponsiveAfter;
+    lastTimeout = readFileSync(options.unresponsiveFile, 'utf8').trim() || 'an earlier worker of this run';
+  }
+
   const send = async (spec: RequestSpec): Promise<Exchange> => {
     const { list, keyValue } = headersOf(spec);
     const body = bodyBytesOf(spec.body);
@@ -364,8 +374,19 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         waitedMs += performance.now() - t0;
       }
       if (closed) return { request, error: { code: 'CONNECTION_RESET', message: 'the HTTP client was closed' }, durationMs: 0, attempts, waitedMs: Math.round(waitedMs) };
+      if (timeoutsInARow >= unresponsiveAfter) {
+        const message = `not sent: the target gave no answer to ${timeoutsInARow} requests in a row (last: ${lastTimeout}); the rest of the run fails at once instead of waiting out every timeout`;
+        return { request, error: { code: 'UNRESPONSIVE', message }, durationMs: 0, attempts, waitedMs: Math.round(waitedMs) };
+      }
       attempts += 1;
       const result = await attempt(spec.method, target, headers, body);
+      if (result.error?.code === 'TIMEOUT') {
+        timeoutsInARow += 1;
+        lastTimeout = result.error.message;
+        if (timeoutsInARow === unresponsiveAfter && options.unresponsiveFile) writeFileSync(options.unresponsiveFile, lastTimeout);
+      } else {
+        timeoutsInARow = 0;
+      }
       const exchange: Exchange = { request, durationMs: Math.round(result.durationMs), attempts, waitedMs: Math.round(waitedMs) };
       if (result.response) exchange.response = result.response;
       if (result.error) exchange.error = result.error;

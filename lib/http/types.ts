@@ -60,6 +60,7 @@ export type TransportErrorCode =
   | 'DECOMPRESSION' // a content-encoding that fails or inflates past the limit
   | 'REDIRECT_BLOCKED' // never produced as an error: redirects are answers; reserved for cross-origin URLs
   | 'THROTTLED' // still 429/503 after the bounded retries
+  | 'UNRESPONSIVE' // not sent: the target timed out on too many requests in a row (the run fails fast instead of hanging)
   | 'INVALID_URL';
 
 export interface TransportError {
@@ -91,6 +92,17 @@ export interface HttpClientOptions {
   /** Resends after 429/503 (honouring Retry-After, capped by maxRetryWaitMs). Default 3. */
   maxRetries?: number;
   maxRetryWaitMs?: number;
+  /**
+   * After this many timeouts in a row (no answer at all in between), later requests are not sent and
+   * fail at once with UNRESPONSIVE: a target that never answers gives a clear failure in seconds, not a
+   * run of hours. Default 5.
+   */
+  unresponsiveAfter?: number;
+  /**
+   * A file shared by every client of the run (all workers, and the workers Playwright restarts after a
+   * failing test): once one client gives up on the target, the others start from there.
+   */
+  unresponsiveFile?: string;
   /** Called before every attempt; resolves when the request may go (rate limiting). */
   beforeSend?: () => Promise<void>;
   /** Sent as User-Agent so the API team can find the harness's traffic. */

@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { test } from '@playwright/test';
 import type { TestInfo } from '@playwright/test';
 import type { CheckExecution } from '../../lib/checks/types.ts';
@@ -16,6 +17,13 @@ import { allureFor } from './allure.ts';
 import { redactorFromEnv } from '../../lib/redact.ts';
 
 export const EXECUTIONS_ATTACHMENT = 'iswc-check-executions';
+
+/** Why nothing more is sent, when a client of this run has found the target unresponsive. */
+function unresponsiveReason(): string | undefined {
+  const file = process.env.ISWC_UNRESPONSIVE_FILE;
+  if (!file || !existsSync(file)) return undefined;
+  return `not sent: the target stopped answering (${readFileSync(file, 'utf8').trim()}); earlier checks failed on it`;
+}
 
 /** How a gating failure reads in the console and in every report: section, expected, received, replay. */
 export function describeFailure(e: CheckExecution): string {
@@ -57,6 +65,7 @@ export function declareConformance(project: 'json' | 'xml'): void {
       timeoutMs: live.timeoutMs,
       maxBodyBytes: live.maxBodyBytes,
       userAgent: HARNESS_TAG,
+      ...(process.env.ISWC_UNRESPONSIVE_FILE ? { unresponsiveFile: process.env.ISWC_UNRESPONSIVE_FILE } : {}),
       ...(gate ? { beforeSend: gate } : {}),
     });
     return client;
@@ -89,7 +98,11 @@ export function declareConformance(project: 'json' | 'xml'): void {
       const stats = { requests: 0, retries: 0, waitedMs: 0 };
       const all: CheckExecution[] = [];
       const outcomes: CaseOutcome[] = [];
-      for (const p of members) {
+      // Once the target is known not to answer, the remaining cases are not sent: the failures that
+      // found it out fail the run, and every later check is skipped with that reason.
+      const unresponsive = unresponsiveReason();
+      for (const planned of members) {
+        const p = unresponsive && !planned.skipReason ? { ...planned, skipReason: unresponsive } : planned;
         const outcome = await runPlannedCase(p, clientFor(), profile, settings);
         outcomes.push(outcome);
         all.push(...outcome.executions);
@@ -101,8 +114,8 @@ export function declareConformance(project: 'json' | 'xml'): void {
       const executions = redact.deep(all);
       await attach(testInfo, { executions, stats });
       await allureFor(members, outcomes, executions, redact);
-      const skipped = members.filter((p) => p.skipReason);
-      if (skipped.length === members.length) test.skip(true, first.skipReason);
+      const skipped = members.filter((p) => p.skipReason || unresponsive);
+      if (skipped.length === members.length) test.skip(true, first.skipReason ?? unresponsive);
       if (skipped.length > 0) testInfo.annotations.push({ type: 'skipped cases', description: skipped.map((p) => `${p.def.id}: ${p.skipReason}`).join('\n') });
       const failures = executions.filter((e) => e.verdict === 'fail');
       for (const f of failures.filter((e) => !gating(e.level, config.strict))) {
