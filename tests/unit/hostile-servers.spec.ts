@@ -3,6 +3,7 @@
  * rejects), with a clear transport error code (or the 3xx answer), within a bounded time; servers and
  * clients are closed after each test.
  */
+import type { Socket } from 'node:net';
 import { test, expect } from '@playwright/test';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
@@ -324,7 +325,7 @@ test('a target that never answers makes the whole suite fail fast, not hang', as
   const { fromRoot } = await import('../../lib/paths.ts');
   const { runSuiteInProcess } = await import('../../lib/engine/run-suite.ts');
   const net = await import('node:net');
-  const sockets = new Set<import('node:net').Socket>();
+  const sockets = new Set<Socket>();
   const silent = net.createServer((socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
