@@ -55,6 +55,7 @@ const CATALOGUE = [
   { id: 'auth-wrong-key-accepted', level: 'spec', section: '5', description: 'Any non-empty key is accepted on every operation (a missing key is still 401).' },
   // Bodies, formats, content types.
   { id: 'run-response-schema', level: 'spec', section: '2.2', description: 'The 200 body breaks CsnNotification: JSON runId is a number; XML repeats the runId element.' },
+  { id: 'run-response-no-run-id', level: 'spec', section: '2.2, 4.1', description: 'The 200 of the run notification carries no runId (an empty CsnNotification).' },
   { id: 'xml-wrong-root-response', level: 'spec', section: '2.2', description: 'XML answers of the run notification use root AgentRun instead of CsnNotification.' },
   { id: 'xml-request-unsupported', level: 'spec', section: '2.1, 2.3', description: 'XML request bodies are answered 400 (only JSON is understood).' },
   { id: 'content-type-required', level: 'spec', section: '4.1, 4.2', description: 'Bodies without a Content-Type header are answered 400.' },
@@ -67,6 +68,8 @@ const CATALOGUE = [
   { id: 'demerge-no-effect', level: 'spec', section: '3', description: 'Demerge answers 204 but changes nothing (a repeat answers 204 again).' },
   { id: 'delete-no-effect', level: 'spec', section: '3', description: 'Submission delete answers 204 but changes nothing (a repeat answers 204 again).' },
   { id: 'delete-ignores-source-db', level: 'spec', section: '2.5, 4.3', description: 'Submission delete matches on preferred ISWC, agency and work code only: a delete naming another sourceDb removes the submission.' },
+  { id: 'delete-ignores-agency', level: 'spec', section: '2.5, 4.3', description: 'Submission delete ignores the agency: a delete naming another agency removes the submission.' },
+  { id: 'demerge-ignores-agency', level: 'spec', section: '4.4', description: 'Demerge ignores the agency: a demerge naming another agency removes the metadata.' },
   { id: 'after-merge-demerge-any', level: 'spec', section: '3, 4.4', description: 'After a successful merge into a preferred ISWC, any well-formed demerge on it answers 204, even for works never merged.' },
   // HTTP level.
   { id: 'crash-on-malformed', level: 'http', section: '7', description: 'Malformed JSON or XML bodies answer 500 with a generic text.' },

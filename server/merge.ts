@@ -92,10 +92,12 @@ export function handleDemerge(ctx: Context, op: Operation, rawQuery: string): Re
 
   const notFound = (): Reply => notFoundReply(ctx, f.has('demerge-404-as-410') ? 410 : 404, ISWC_NOT_FOUND);
   if (!ctx.state.iswcExists(preferred.value)) return notFound();
-  if (!ctx.state.isMerged(preferred.value, agency.value, workcode.value)) {
+  // Fault `demerge-ignores-agency`: the agency the work is merged under stands in for the one asked.
+  const effectiveAgency = f.has('demerge-ignores-agency') ? (ctx.state.mergedAgencyOf(preferred.value, workcode.value) ?? agency.value) : agency.value;
+  if (!ctx.state.isMerged(preferred.value, effectiveAgency, workcode.value)) {
     if (f.has('after-merge-demerge-any') && ctx.state.wasMergedInto(preferred.value)) return empty(op.successStatus);
     return notFound();
   }
-  if (!f.has('demerge-no-effect')) ctx.state.demerge(preferred.value, agency.value, workcode.value);
+  if (!f.has('demerge-no-effect')) ctx.state.demerge(preferred.value, effectiveAgency, workcode.value);
   return empty(op.successStatus);
 }

@@ -52,6 +52,9 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
   const status = f.has('run-success-201') ? 201 : op.successStatus;
   // Alternative choice: always XML, whatever the request format and Accept say.
   const format = ctx.alternative ? 'xml' : negotiate(header(req, 'accept'), body.format);
+  if (f.has('run-response-no-run-id')) {
+    return format === 'json' ? { status, body: { kind: 'json', text: '{}' } } : { status, body: { kind: 'xml', text: encodeXml(responseResource, {}) } };
+  }
   if (format === 'json') {
     const answer = f.has('run-response-schema') ? { runId: ctx.state.runNumber(runId) } : { runId };
     return { status, body: { kind: 'json', text: encodeJson(answer) } };

@@ -99,6 +99,24 @@ export class ServerState {
     return this.#submissions.has(submissionKey(preferredIswc, agency, workcode, sourceDb));
   }
 
+  /** The agency of a submission matching everything but the agency (for a fault only). */
+  submissionAgencyOf(preferredIswc: string, workcode: string, sourceDb: number): string | undefined {
+    for (const key of this.#submissions) {
+      const [p, a, w, db] = JSON.parse(key) as [string, string, string, number];
+      if (p === preferredIswc && w === workcode && db === sourceDb) return a;
+    }
+    return undefined;
+  }
+
+  /** The agency under which a work code is merged into this ISWC, if any (for a fault only). */
+  mergedAgencyOf(preferredIswc: string, workcode: string): string | undefined {
+    for (const key of this.#works.get(preferredIswc) ?? []) {
+      const [a, w] = JSON.parse(key) as [string, string];
+      if (w === workcode) return a;
+    }
+    return undefined;
+  }
+
   /** The sourceDb of the submission of this work on this ISWC, if there is one (for a fault only). */
   sourceDbOf(preferredIswc: string, agency: string, workcode: string): number | undefined {
     for (const key of this.#submissions) {

@@ -38,9 +38,11 @@ export function handleDelete(ctx: Context, op: Operation, rawQuery: string): Rep
 
   // Fault `delete-ignores-source-db`: the stored submission's own sourceDb stands in for the one asked.
   const effectiveSourceDb = f.has('delete-ignores-source-db') ? (ctx.state.sourceDbOf(preferred.value, agency.value, workcode.value) ?? sourceDb.value) : sourceDb.value;
-  if (!ctx.state.hasSubmission(preferred.value, agency.value, workcode.value, effectiveSourceDb)) {
+  // Fault `delete-ignores-agency`: the stored submission's own agency stands in for the one asked.
+  const effectiveAgency = f.has('delete-ignores-agency') ? (ctx.state.submissionAgencyOf(preferred.value, workcode.value, effectiveSourceDb) ?? agency.value) : agency.value;
+  if (!ctx.state.hasSubmission(preferred.value, effectiveAgency, workcode.value, effectiveSourceDb)) {
     return f.has('delete-404-as-400') ? errorReply(ctx, 400, 'NOT_FOUND', SUBMISSION_NOT_FOUND, 'handleDelete') : notFoundReply(ctx, 404, SUBMISSION_NOT_FOUND);
   }
-  if (!f.has('delete-no-effect')) ctx.state.deleteSubmission(preferred.value, agency.value, workcode.value, effectiveSourceDb);
+  if (!f.has('delete-no-effect')) ctx.state.deleteSubmission(preferred.value, effectiveAgency, workcode.value, effectiveSourceDb);
   return empty(op.successStatus);
 }

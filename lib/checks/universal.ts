@@ -1,6 +1,7 @@
 import { decodeBody, formatOfContentType, sniffFormat } from '../codec/index.ts';
 import { operation } from '../contract/operations.ts';
 import { validateResource } from '../contract/validators.ts';
+import { resourceSchema } from '../contract/constraints.ts';
 import { bodyMismatch, contentTypeOf, describeAnswer, plainText, statusOf } from './answer.ts';
 import type { Check, Judgement } from './types.ts';
 
@@ -126,7 +127,7 @@ export const runResponseBody: Check = {
   id: 'response.schema',
   level: 'spec',
   sections: ['2.2', '4.1'],
-  description: 'The 200 of the run notification carries an agent run identifier (CsnNotification) in JSON or XML, valid against its schema.',
+  description: 'The 200 of the run notification carries an agent run identifier (CsnNotification) in JSON or XML, valid against its schema, with a non-empty runId.',
   scope: 'every-exchange',
   judge({ operation: opId, exchange }) {
     const response = exchange.response;
@@ -145,6 +146,12 @@ export const runResponseBody: Check = {
     if (violations.length > 0) {
       return fail(expected, `${format.toUpperCase()} ${JSON.stringify(decoded.value)}: ${violations.map((v) => `${v.path} ${v.message}`).join('; ')}`);
     }
+    // Section 4.1: the 200 body *is* the agent run identifier, so its fields (runId) must be there and
+    // not empty. Required-ness is open only for request bodies (section 4).
+    const fields = Object.keys(resourceSchema(resource).properties ?? {});
+    const value = decoded.value as Record<string, unknown>;
+    const missing = fields.filter((f) => value[f] === undefined || value[f] === null || value[f] === '');
+    if (missing.length > 0) return fail(expected, `${format.toUpperCase()} ${JSON.stringify(decoded.value)}: no ${missing.join(', ')}`);
     return pass(expected, `${format.toUpperCase()} ${JSON.stringify(decoded.value)}`);
   },
 };

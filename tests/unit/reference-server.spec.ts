@@ -280,6 +280,9 @@ const text = (a: Answer): string => a.text;
 const contentType = (a: Answer): string | null => a.contentType;
 
 const PROBES: Probe[] = [
+  { fault: 'delete-ignores-agency', calls: [deleteOf(0, { agency: '052' })], clean: 404, faulty: 204 },
+  { fault: 'demerge-ignores-agency', calls: [demergeOf(at(profile.demerges, 0).preferredIswc, '052', at(profile.demerges, 0).workcode)], clean: 404, faulty: 204 },
+  { fault: 'run-response-no-run-id', calls: [run({})], observe: (a: Answer) => a.text.includes('runId'), clean: true, faulty: false },
   { fault: 'nfc-length', calls: [run({ agencyCode: 'ae\u0301b' })], clean: 400, faulty: 200 },
   { fault: 'array-tail-unchecked', calls: [mergeBody({ iswcs: [...profile.iswcs.slice(1, 4), 'T123'] })], clean: 400, faulty: 404 },
   { fault: 'double-percent-decoding', calls: [deleteOf(0, { agency: '%31%32%38' })], clean: 400, faulty: 204 },

@@ -59,29 +59,72 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
       },
     },
     {
-      id: 'delete.wrong-source-db',
-      title: `DELETE ${del.path} naming another sourceDb: 404, and the submission is still there (204) @destructive`,
+      id: 'delete.identity',
+      title: `DELETE ${del.path} naming another sourceDb, agency, work code or preferred ISWC: 404 each, and the submission is still there (204) @destructive`,
       operation: DELETE,
       formats: ['none'],
       tags: ['@destructive'],
       checks: [targeted.notFound.id, targeted.outcomeIdentity.id],
       claims: [{ kind: 'submissions', count: 1 }],
-      requests: 2,
+      requests: 5,
       async run(ctx) {
         const s = ctx.entries.submissions?.[0] as SubmissionEntry | undefined;
         if (!s) throw new Error('no submission entry allocated');
-        const other = s.sourceDb === 300 ? 301 : 300;
+        // Section 2.5: the submission is identified by all four values; naming any other one finds nothing.
+        const others: Array<[string, Partial<SubmissionEntry>]> = [
+          ['sourceDb', { sourceDb: s.sourceDb === 300 ? 301 : 300 }],
+          ['agency', { agency: otherAgency(s.agency) }],
+          ['work code', { workcode: otherWorkCode(s.workcode) }],
+          ['preferred ISWC', { preferredIswc: otherExisting(profile, s.preferredIswc) }],
+        ];
+        for (const [what, change] of others) {
+          const named = { ...s, ...change };
+          await ctx.send({
+            label: `delete naming another ${what}`,
+            operation: DELETE,
+            request: queryRequest(DELETE, submissionQuery(named)),
+            expect: [expectCheck(targeted.notFound, { because: `no submission has this ${what}; the profile's is ${JSON.stringify(s)} (sections 2.5, 4.3)`, sections: ['2.5', '4.3'] })],
+          });
+        }
         await ctx.send({
-          label: `delete with sourceDb ${other}`,
-          operation: DELETE,
-          request: queryRequest(DELETE, submissionQuery(s, other)),
-          expect: [expectCheck(targeted.notFound, { because: `no submission has sourceDb ${other}; the profile's has ${s.sourceDb} (sections 2.5, 4.3)`, sections: ['2.5', '4.3'] })],
-        });
-        await ctx.send({
-          label: 'delete with the right sourceDb',
+          label: 'delete naming the submission rightly',
           operation: DELETE,
           request: queryRequest(DELETE, submissionQuery(s)),
-          expect: [expectCheck(targeted.outcomeIdentity, { because: 'the delete naming another sourceDb must have left this submission in place (section 2.5)' })],
+          expect: [expectCheck(targeted.outcomeIdentity, { because: 'the deletes naming another value must have left this submission in place (section 2.5)' })],
+        });
+      },
+    },
+    {
+      id: 'demerge.identity',
+      title: `DELETE ${dem.path} naming another agency, work code or preferred ISWC: 404 each, and the metadata still demerges (204) @destructive`,
+      operation: DEMERGE,
+      formats: ['none'],
+      tags: ['@destructive'],
+      checks: [targeted.notFound.id, targeted.outcomeIdentity.id],
+      claims: [{ kind: 'demerges', count: 1 }],
+      requests: 4,
+      async run(ctx) {
+        const d = ctx.entries.demerges?.[0] as DemergeEntry | undefined;
+        if (!d) throw new Error('no demerge entry allocated');
+        const q = (e: DemergeEntry) => queryFor(DEMERGE, { preferredIswc: e.preferredIswc, agency: e.agency, workcode: e.workcode });
+        const others: Array<[string, Partial<DemergeEntry>]> = [
+          ['agency', { agency: otherAgency(d.agency) }],
+          ['work code', { workcode: otherWorkCode(d.workcode) }],
+          ['preferred ISWC', { preferredIswc: otherExisting(profile, d.preferredIswc) }],
+        ];
+        for (const [what, change] of others) {
+          await ctx.send({
+            label: `demerge naming another ${what}`,
+            operation: DEMERGE,
+            request: queryRequest(DEMERGE, q({ ...d, ...change })),
+            expect: [expectCheck(targeted.notFound, { because: `this metadata is merged under another ${what}: ${JSON.stringify(d)} (section 4.4)`, sections: ['4.4'] })],
+          });
+        }
+        await ctx.send({
+          label: 'demerge naming the metadata rightly',
+          operation: DEMERGE,
+          request: queryRequest(DEMERGE, q(d)),
+          expect: [expectCheck(targeted.outcomeIdentity, { because: 'the demerges naming another value must have left this metadata in place (section 4.4)', sections: ['4.4'] })],
         });
       },
     },
@@ -189,4 +232,21 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
     },
     ...authCases(DEMERGE),
   ];
+}
+
+/** Another well-formed agency code, for requests that must not match. */
+function otherAgency(agency: string): string {
+  return agency === '052' ? '021' : '052';
+}
+
+/** The same work code with its last character changed (same length, within its limit). */
+function otherWorkCode(workcode: string): string {
+  const chars = [...workcode];
+  const last = chars.pop() ?? '';
+  return `${chars.join('')}${last === 'Z' ? 'Y' : 'Z'}`;
+}
+
+/** Another ISWC that exists in the target, for requests that must not match. */
+function otherExisting(profile: TargetProfile, iswc: string): string {
+  return profile.iswcs.find((i) => i !== iswc) ?? unknownIswc(profile, 2);
 }
