@@ -42,6 +42,8 @@ export interface CaseInput {
   runs: number;
   /** ISWC_STRICT: http-level failures count as failures of a property too. */
   strict: boolean;
+  /** Under a request budget a failing property stops at once instead of shrinking (each shrink is a request). */
+  noShrink?: boolean;
 }
 
 /** How to replay a generated input: the fast-check seed and the path of the shrunk counterexample. */

@@ -23,6 +23,7 @@ export class CaseRun implements CaseContext {
   readonly seed: number;
   readonly runs: number;
   readonly strict: boolean;
+  readonly noShrink: boolean;
 
   constructor(
     private readonly def: CaseDef,
@@ -35,6 +36,7 @@ export class CaseRun implements CaseContext {
     this.seed = input.seed;
     this.runs = input.runs;
     this.strict = input.strict;
+    this.noShrink = input.noShrink ?? false;
   }
 
   private judge(step: Step, exchange: Exchange): Judged[] {

@@ -36,7 +36,8 @@ export interface RunSettings {
 }
 
 export async function runPlannedCase(p: PlannedCase, client: HttpClient, profile: TargetProfile, settings: RunSettings): Promise<CaseOutcome> {
-  const run = new CaseRun(p.def, { format: p.format, profile, entries: p.entries, ...settings, runs: p.runs ?? settings.runs }, client);
+  // A case the plan sized (a request budget) must not spend more on shrinking a failure.
+  const run = new CaseRun(p.def, { format: p.format, profile, entries: p.entries, ...settings, runs: p.runs ?? settings.runs, noShrink: p.runs !== undefined }, client);
   if (p.skipReason) run.skip(p.skipReason);
   else await p.def.run(run);
   return { executions: run.executions, stats: run.stats, exchanges: run.exchanges };

@@ -151,3 +151,37 @@ test('a server that throttles past the retries makes checks skip with the reason
     await new Promise((resolve) => server.close(resolve));
   }
 });
+
+test('under a request budget a failing property stops at its first failing input instead of shrinking', async () => {
+  const fc = (await import('fast-check')).default;
+  const { property } = await import('../../lib/engine/cases/properties.ts');
+  const sentWith = async (noShrink: boolean): Promise<number> => {
+    let probes = 0;
+    const recorded: string[] = [];
+    const ctx = {
+      format: 'json' as const,
+      profile,
+      entries: {},
+      seed: 7,
+      runs: 100,
+      strict: false,
+      noShrink,
+      send: () => Promise.reject(new Error('not used')),
+      record: (step: { label: string }) => {
+        recorded.push(step.label);
+      },
+      probe: (step: { label: string; request: { path: string } }) => {
+        probes += 1;
+        const value = Number(step.request.path.slice(1));
+        const exchange = { request: { method: 'GET', url: 'http://x/', headers: {}, body: '', bodyBytes: 0, bodyTruncated: false, auth: 'key' as const }, durationMs: 0, attempts: 1, waitedMs: 0 };
+        return Promise.resolve({ step: step as never, exchange, failures: value > 1000 ? ['too big'] : [] });
+      },
+    };
+    await property(ctx as never, 'n stays small', fc.integer({ min: 0, max: 1_000_000 }), (n) => ({ label: `n=${n}`, operation: null, request: { method: 'GET', path: `/${n}` }, expect: [] }));
+    expect(recorded[0]).toMatch(/minimal failing input/);
+    return probes;
+  };
+  const budgeted = await sentWith(true);
+  const free = await sentWith(false);
+  expect(budgeted).toBeLessThan(free);
+});

@@ -195,7 +195,7 @@ export function modelCases(_profile: TargetProfile): CaseDef[] {
             }
           }),
           // Sequences, not single requests: a fifth of ISWC_RUNS (at least 10) keeps the request count near the other properties.
-          { seed: ctx.seed, numRuns: Math.max(10, Math.ceil(ctx.runs / 5)) },
+          { seed: ctx.seed, numRuns: Math.max(10, Math.ceil(ctx.runs / 5)), endOnFailure: ctx.noShrink ?? false },
         );
         const shown = result.failed && failingRun ? failingRun : lastRun;
         const replay = { seed: result.seed, ...(result.counterexamplePath ? { path: result.counterexamplePath } : {}) };

@@ -21,7 +21,7 @@ import { xmlTwinKeeps } from './limits.ts';
  * a failure shrinks to a minimal input, which is recorded with the seed and path that replay it
  * (ISWC_SEED); a passing property records its last input. ISWC_RUNS sets the runs per property.
  */
-async function property<T>(ctx: CaseContext, label: string, arb: fc.Arbitrary<T>, build: (value: T) => Step): Promise<void> {
+export async function property<T>(ctx: CaseContext, label: string, arb: fc.Arbitrary<T>, build: (value: T) => Step): Promise<void> {
   let last: Probe | undefined;
   let lastFailing: Probe | undefined;
   const result = await fc.check(
@@ -34,7 +34,7 @@ async function property<T>(ctx: CaseContext, label: string, arb: fc.Arbitrary<T>
       }
       return true;
     }),
-    { seed: ctx.seed, numRuns: ctx.runs },
+    { seed: ctx.seed, numRuns: ctx.runs, endOnFailure: ctx.noShrink ?? false },
   );
   if (result.failed && lastFailing) {
     const step = { ...lastFailing.step, label: `${label}: minimal failing input after ${result.numRuns} runs and ${result.numShrinks} shrinks` };
