@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ConfigError} from './engine/config.ts';
-import { checkBaseUrl } from './engine/config.ts';
+import { checkBaseUrl, isLoopback } from './engine/config.ts';
 import { parseRate } from './http/rate.ts';
 
 export const HELP = `iswc-conformance: conformance run against the ISWC Agency Submission API
@@ -15,12 +15,14 @@ Options:
   --target FILE      Target profile: what exists in the target (default fixtures/targets/embedded.json).
   --strict           http-level failures fail the run too (ISWC_STRICT=1).
   --rate R           Requests per second over the whole run, e.g. 5, 0.5, 10/min; 0 = no limit.
-                     Default: no limit on the embedded server, 10/min against a remote base URL.
+                     Default: no limit on the embedded server or a base URL on this machine
+                     (localhost, 127.x, ::1), 10/min against a remote base URL.
   --budget N         Send at most N requests: cases are chosen by the distinct checks they cover,
                      generated inputs get what is left (ISWC_BUDGET).
   --smoke            Every spec check of the document once, in as few requests as possible.
   --destructive      Run checks that consume the profile's disposable entries (successful merge,
-                     demerge, delete). On by default only for the embedded server.
+                     demerge, delete). On by default for the embedded server and a base URL on
+                     this machine, off for a remote one.
   --grep RE          Only cases whose title matches (e.g. @smoke, @auth, merge).
   --shard I/N        Run shard I of N (merge shards with npx playwright merge-reports).
   --report-dir DIR   Where reports go (default ./reports).
@@ -90,7 +92,9 @@ export function parseCli(argv: string[], cwd: string, env: NodeJS.ProcessEnv): C
     } catch (e) {
       throw new UsageError((e as ConfigError).message.replace('ISWC_BASE_URL', '--base-url'));
     }
-    if (!env.ISWC_SUBSCRIPTION_KEY) throw new UsageError('ISWC_SUBSCRIPTION_KEY is not set: a remote base URL needs the subscription key in the environment');
+    if (!env.ISWC_SUBSCRIPTION_KEY && !isLoopback(out.env.ISWC_BASE_URL)) {
+      throw new UsageError('ISWC_SUBSCRIPTION_KEY is not set: a remote base URL needs the subscription key in the environment');
+    }
   }
   const target = str('target');
   if (target) out.env.ISWC_TARGET = path.resolve(cwd, target);

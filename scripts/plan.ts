@@ -18,7 +18,7 @@ if (values.runs) process.env.ISWC_RUNS = values.runs;
 const config = readConfig();
 const profile = loadProfile(config.targetFile);
 const planned = planSuite(profile, suiteOptionsFrom(config));
-const rate = parseRate(config.rate ?? (config.embedded ? undefined : '10/min'));
+const rate = parseRate(config.rate ?? (config.local ? undefined : '10/min'));
 const running = planned.filter((p) => !p.skipReason);
 const requestsOf = (p: (typeof planned)[number]) => estimatedRequests(p.def, p.runs ?? config.runs);
 const total = running.reduce((n, p) => n + requestsOf(p), 0);

@@ -33,7 +33,7 @@ export default async function globalSetup(playwright: FullConfig): Promise<() =>
     process.env.ISWC_EMBEDDED = '1';
   }
   if (!process.env.ISWC_SEED) process.env.ISWC_SEED = String(Math.floor(Math.random() * 2 ** 31));
-  const rate = parseRate(config.rate ?? (config.embedded ? undefined : REMOTE_DEFAULT_RATE));
+  const rate = parseRate(config.rate ?? (config.local ? undefined : REMOTE_DEFAULT_RATE));
   let pacer: Pacer | undefined;
   if (rate !== null) {
     pacer = await startPacer(rate);

@@ -7,6 +7,12 @@ export interface RunConfig {
   baseUrl: string | undefined;
   /** True when the harness started the embedded reference server itself. */
   embedded: boolean;
+  /**
+   * True for the embedded server and for a base URL on this machine (localhost, 127.0.0.0/8, ::1): a
+   * server of your own, not shared data. Destructive checks are on and nothing is paced by default there;
+   * a remote target gets the safe defaults (destructive off, 10/min).
+   */
+  local: boolean;
   key: string;
   targetFile: string;
   destructive: boolean;
@@ -74,8 +80,9 @@ export function readConfig(options: { requireKey?: boolean } = {}): RunConfig {
   const embedded = env('ISWC_EMBEDDED') === '1' || env('ISWC_BASE_URL') === undefined;
   const rawBase = env('ISWC_BASE_URL');
   const baseUrl = rawBase === undefined ? undefined : checkBaseUrl(rawBase);
+  const local = embedded || (baseUrl !== undefined && isLoopback(baseUrl));
   const key = env('ISWC_SUBSCRIPTION_KEY');
-  if (!embedded && key === undefined && options.requireKey !== false) {
+  if (!local && key === undefined && options.requireKey !== false) {
     throw new ConfigError('ISWC_SUBSCRIPTION_KEY is not set: a remote base URL needs the subscription key in the environment (it is never taken from a flag or a file).');
   }
   const seedText = env('ISWC_SEED');
@@ -84,9 +91,10 @@ export function readConfig(options: { requireKey?: boolean } = {}): RunConfig {
   return {
     baseUrl,
     embedded,
+    local,
     key: key ?? EMBEDDED_DEFAULT_KEY,
     targetFile: path.resolve(env('ISWC_TARGET') ?? fromRoot('fixtures', 'targets', 'embedded.json')),
-    destructive: flag('ISWC_DESTRUCTIVE', embedded),
+    destructive: flag('ISWC_DESTRUCTIVE', local),
     strict: flag('ISWC_STRICT', false),
     runs: positiveInt('ISWC_RUNS', 100),
     seed,
@@ -108,4 +116,10 @@ function planName(value: string | undefined): 'full' | 'smoke' {
   if (value === undefined || value === 'full') return 'full';
   if (value === 'smoke') return 'smoke';
   throw new ConfigError(`ISWC_PLAN must be full or smoke, got "${value}"`);
+}
+
+/** Is the URL's host this machine (localhost, 127.0.0.0/8, ::1)? */
+export function isLoopback(url: string): boolean {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }

@@ -20,6 +20,8 @@ export interface InProcessOptions {
   settings?: Partial<RunSettings>;
   plan?: PlanName;
   budget?: number;
+  /** Honour 429/503 as throttling (default false: these runs target local servers). */
+  throttling?: boolean;
 }
 
 export interface CaseOutcome {
@@ -48,7 +50,8 @@ export async function runPlannedCase(p: PlannedCase, client: HttpClient, profile
  * harness against one faulty server after another in seconds.
  */
 export async function runSuiteInProcess(options: InProcessOptions): Promise<CheckExecution[]> {
-  const client = createHttpClient({ baseUrl: options.baseUrl, key: options.key, timeoutMs: options.timeoutMs ?? 5000 });
+  // The in-process runs (self-check, seeds, bench) target local servers: a 429 is judged, not waited out.
+  const client = createHttpClient({ baseUrl: options.baseUrl, key: options.key, timeoutMs: options.timeoutMs ?? 5000, throttling: options.throttling ?? false });
   const settings: RunSettings = { seed: 1, runs: 25, strict: false, ...options.settings };
   const planned = planSuite(options.profile, {
     destructive: options.destructive,

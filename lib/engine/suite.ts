@@ -107,6 +107,6 @@ export function suiteOptionsFrom(config: RunConfig): SuiteOptions {
     plan: config.plan,
     runs: config.runs,
     ...(config.budget !== undefined ? { budget: config.budget } : {}),
-    ...(config.embedded ? {} : { destructiveOffReason: 'consumes disposable profile entries of a remote target; set ISWC_DESTRUCTIVE=1 to allow it' }),
+    ...(config.local ? {} : { destructiveOffReason: 'consumes disposable profile entries of a remote target; set ISWC_DESTRUCTIVE=1 to allow it' }),
   };
 }

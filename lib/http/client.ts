@@ -393,7 +393,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       const response = result.response;
       if (result.error || !response) return exchange;
       const retryAfter = retryAfterMs(response.headers['retry-after']);
-      const throttled = response.status === 429 || (response.status === 503 && retryAfter !== undefined);
+      const throttled = options.throttling !== false && (response.status === 429 || (response.status === 503 && retryAfter !== undefined));
       if (!throttled) return exchange;
       if (attempts > maxRetries) {
         exchange.error = {

@@ -89,6 +89,11 @@ export interface HttpClientOptions {
   timeoutMs?: number;
   /** Maximum response body kept, in bytes; more is a BODY_TOO_LARGE failure. Default 1 MiB. */
   maxBodyBytes?: number;
+  /**
+   * Honour 429 and 503 with Retry-After as throttling (wait, resend, never a conformance failure).
+   * Default true; off for a local target, where a 429 is an answer like any other and is judged.
+   */
+  throttling?: boolean;
   /** Resends after 429/503 (honouring Retry-After, capped by maxRetryWaitMs). Default 3. */
   maxRetries?: number;
   maxRetryWaitMs?: number;

@@ -82,6 +82,8 @@ export function declareConformance(project: 'json' | 'xml'): void {
       timeoutMs: live.timeoutMs,
       maxBodyBytes: live.maxBodyBytes,
       userAgent: HARNESS_TAG,
+      // Throttling is honoured on shared targets only; a local server answering 429 is judged for it.
+      throttling: !live.local,
       ...(process.env.ISWC_UNRESPONSIVE_FILE ? { unresponsiveFile: process.env.ISWC_UNRESPONSIVE_FILE } : {}),
       ...(gate ? { beforeSend: gate } : {}),
     });
