@@ -78,6 +78,9 @@ export function bodyMismatch(exchange: Exchange): string | null {
 /** The body as a plain text value: the text itself, or a JSON string literal's value. */
 export function plainText(body: string): string {
   const trimmed = body.trim();
+  // A single XML element holding the text (<string>Bad Request</string>, as some frameworks write it).
+  const element = /^(?:<\?xml[^>]*\?>\s*)?<([A-Za-z_][\w.:-]*)(?:\s[^>]*)?>([^<]*)<\/\1>$/.exec(trimmed);
+  if (element) return (element[2] ?? '').trim();
   if (trimmed.startsWith('"')) {
     try {
       const parsed = JSON.parse(trimmed) as unknown;

@@ -55,6 +55,11 @@ export function existingIswc(profile: TargetProfile): string {
   return profile.iswcs[0];
 }
 
+/** An existing ISWC other than the first (what merges into an unknown preferred ISWC carry). */
+export function otherIswc(profile: TargetProfile): string {
+  return profile.iswcs[1] ?? existingIswc(profile);
+}
+
 export function unknownIswc(profile: TargetProfile, index = 0): string {
   return profile.unknownIswcs[index % profile.unknownIswcs.length];
 }

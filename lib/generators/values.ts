@@ -3,6 +3,7 @@ import type { FieldConstraint } from '../contract/constraints.ts';
 import { resourceSchema } from '../contract/constraints.ts';
 import type { SchemaNode } from '../contract/openapi.ts';
 import { componentName, deref } from '../contract/openapi.ts';
+import { makeIswc } from '../domain/iswc.ts';
 import { HARNESS_TAG } from '../engine/templates.ts';
 import { nearMisses } from '../engine/values.ts';
 import { codePointString } from './units.ts';
@@ -34,7 +35,9 @@ export function validFor(raw: SchemaNode, options: GenOptions = DEFAULT_GEN): fc
   const node = deref(raw);
   switch (node.type) {
     case 'string':
-      if (node.pattern) return fc.stringMatching(new RegExp(node.pattern, 'u'));
+      // A string matching the ISWC pattern gets a valid check digit: check digits are observed, never
+      // demanded, so generated valid values must satisfy a server that checks them (DOMAIN.md).
+      if (node.pattern) return fc.stringMatching(new RegExp(node.pattern, 'u')).map(withCheckDigitIfIswc);
       return codePointString(node.minLength ?? 0, node.maxLength ?? options.maxFree, options);
     case 'integer':
       return int32Like(node.minimum ?? -(2 ** 31), node.maximum ?? 2 ** 31 - 1);
@@ -142,7 +145,10 @@ export function validAgentRunArb(options: GenOptions = DEFAULT_GEN): fc.Arbitrar
 
 /** Valid merge bodies: arrays of 0..4 well-formed ISWCs and agency works, duplicates allowed. */
 export function validMergeBodyArb(options: GenOptions = DEFAULT_GEN): fc.Arbitrary<Record<string, unknown>> {
-  return validFor({ $ref: '#/components/schemas/MergeRequest' }, options).chain((body) => {
+  return validFor({ $ref: '#/components/schemas/MergeRequest' }, options)
+    // Never both arrays empty: the body carries ISWCs "and/or" works (4.2); an empty merge may be refused.
+    .filter((body) => Object.values(body as Record<string, unknown[]>).some((list) => list.length > 0))
+    .chain((body) => {
     const b = body as Record<string, unknown[]>;
     // Duplicates on purpose: repeat the first item of each array sometimes.
     return fc.boolean().map((dup) => {
@@ -157,4 +163,9 @@ export function validMergeBodyArb(options: GenOptions = DEFAULT_GEN): fc.Arbitra
 /** The component name of a field's schema (AgencyCode, Int32, ...), if any. */
 export function componentOf(raw: SchemaNode): string | undefined {
   return raw.$ref ? componentName(raw.$ref) : undefined;
+}
+
+/** An ISWC-shaped string (T and 10 digits) with its check digit set; any other string unchanged. */
+function withCheckDigitIfIswc(value: string): string {
+  return /^T[0-9]{10}$/.test(value) ? makeIswc(value.slice(1, 10)) : value;
 }

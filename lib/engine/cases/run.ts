@@ -106,7 +106,8 @@ export function runCases(profile: TargetProfile): CaseDef[] {
       checks: [targeted.typeRejected.id],
       requests: 4,
       async run(ctx) {
-        for (const body of ['[]', '42', '"AgentRun"', 'null']) {
+        // A JSON null body is left out: null is a point the readings leave open (observed below).
+        for (const body of ['[]', '42', '"AgentRun"']) {
           await ctx.send({
             label: `body ${body}`,
             operation: OP,
@@ -137,7 +138,6 @@ export function runCases(profile: TargetProfile): CaseDef[] {
             : [
                 { label: 'unclosed element', body: valid.replace(/<\/AgentRun>$/, '') },
                 { label: 'wrong root element', body: valid.replace(/AgentRun>/g, 'CsnNotification>').replace('<AgentRun>', '<CsnNotification>') },
-                { label: 'text root', body: `<?xml version="1.0"?><${op().body?.xmlRoot}>not an agent run</${op().body?.xmlRoot}>` },
               ];
         for (const { label, body } of bodies) {
           await ctx.send({
@@ -160,8 +160,9 @@ export function runCases(profile: TargetProfile): CaseDef[] {
       async run(ctx) {
         const format = asFormat(ctx.format);
         const nulls = Object.fromEntries(Object.keys(validAgentRun(profile)).map((k) => [k, null]));
-        const variants = [
+        const variants: Array<{ label: string; body: unknown }> = [
           { label: 'all fields missing', body: {} },
+          ...(format === 'json' ? [{ label: 'a null body', body: null }] : [{ label: 'only text in the root element', body: 'text' }]),
           { label: 'all fields null', body: nulls },
           { label: 'an extra field', body: { ...validAgentRun(profile), iswcConformanceExtra: 'x' } },
         ];
