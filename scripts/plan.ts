@@ -18,6 +18,10 @@ if (values.runs) process.env.ISWC_RUNS = values.runs;
 const config = readConfig();
 const profile = loadProfile(config.targetFile);
 const planned = planSuite(profile, suiteOptionsFrom(config));
+/** Does the case change data in the target (consumes entries, or may on a faulty server)? */
+function changesData(p: (typeof planned)[number]): boolean {
+  return (p.def.claims ?? []).some((c) => !c.readOnly) || p.def.changesData === true;
+}
 const rate = parseRate(config.rate ?? (config.local ? undefined : '10/min'));
 const running = planned.filter((p) => !p.skipReason);
 const requestsOf = (p: (typeof planned)[number]) => estimatedRequests(p.def, p.runs ?? config.runs);
@@ -28,7 +32,7 @@ lines.push(`plan ${config.plan}${config.budget !== undefined ? `, budget ${confi
 if (!values.quiet) {
   lines.push('', 'cases that run (requests, checks):');
   for (const p of running) {
-    const changes = p.def.claims?.length || p.def.changesData ? '  [changes data]' : '';
+    const changes = changesData(p) ? '  [changes data]' : '';
     lines.push(`  ${String(requestsOf(p)).padStart(4)}  ${p.key}  (${p.def.checks.join(', ') || 'every-answer checks'})${p.runs !== undefined && p.runs !== config.runs ? ` · ${p.runs} runs` : ''}${changes}`);
   }
 }
@@ -43,7 +47,7 @@ const specIds = allChecks().filter((c) => c.level === 'spec').map((c) => c.id);
 const targetedCovered = new Set(running.flatMap((p) => p.def.checks));
 const uncovered = specIds.filter((id) => !targetedCovered.has(id) && allChecks().find((c) => c.id === id)?.scope === 'targeted');
 lines.push('', `spec checks: ${specIds.length - uncovered.length} of ${specIds.length} exercised${uncovered.length > 0 ? `; not exercised: ${uncovered.join(', ')}` : ''}`);
-const changing = running.filter((p) => p.def.claims?.length || p.def.changesData);
+const changing = running.filter(changesData);
 lines.push('', `requests that change data in the target (${changing.length} cases):`);
 for (const p of changing) {
   const entries = Object.entries(p.entries)

@@ -84,8 +84,11 @@ export interface CaseDef {
   tags: readonly string[];
   /** Targeted check ids this case runs (every-exchange checks always run too). */
   checks: readonly string[];
-  /** Disposable entries consumed per format. A case with claims is destructive. */
-  claims?: ReadonlyArray<{ kind: DisposableKind; count: number }>;
+  /**
+   * Disposable entries per format. A case with consuming claims is destructive; `readOnly` claims only
+   * name existing data (e.g. next to a broken value that must get 400) and run in any mode.
+   */
+  claims?: ReadonlyArray<{ kind: DisposableKind; count: number; readOnly?: boolean }>;
   /** Requests that may change data even on a conforming server (beyond consuming claims). */
   changesData?: boolean;
   /** Number of requests the case sends (for plans). */

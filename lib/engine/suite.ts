@@ -65,8 +65,10 @@ export function planSuite(profile: TargetProfile, options: SuiteOptions): Planne
   }
   const claims: Claim[] = [];
   for (const p of planned) {
-    if (!options.destructive) continue;
-    for (const claim of p.def.claims ?? []) claims.push({ key: `${p.key}#${claim.kind}`, kind: claim.kind, count: claim.count });
+    for (const claim of p.def.claims ?? []) {
+      if (!options.destructive && !claim.readOnly) continue;
+      claims.push({ key: `${p.key}#${claim.kind}`, kind: claim.kind, count: claim.count, ...(claim.readOnly ? { readOnly: true } : {}) });
+    }
   }
   const allocation: Map<string, Allocation<unknown>> = partition(profile, claims);
   for (const p of planned) {
@@ -75,7 +77,7 @@ export function planSuite(profile: TargetProfile, options: SuiteOptions): Planne
       continue;
     }
     if (!p.def.claims?.length) continue;
-    if (!options.destructive) {
+    if (!options.destructive && p.def.claims.some((c) => !c.readOnly)) {
       p.skipReason = options.destructiveOffReason ?? 'consumes disposable profile entries and destructive checks are off (ISWC_DESTRUCTIVE=0)';
       continue;
     }

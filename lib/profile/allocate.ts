@@ -7,6 +7,11 @@ export interface Claim {
   key: string;
   kind: DisposableKind;
   count: number;
+  /**
+   * The claimant only names the entries (a 400 check next to existing data) and never consumes them.
+   * Read-only claims share a reserved slice at the head of the pool that no consumer is given.
+   */
+  readOnly?: boolean;
 }
 
 export type Allocation<T> = { ok: true; entries: T[] } | { ok: false; reason: string };
@@ -18,11 +23,22 @@ export type Allocation<T> = { ok: true; entries: T[] } | { ok: false; reason: st
  * Claims are served in order; a claim that cannot be served whole gets nothing, with a reason.
  */
 export function partition(profile: TargetProfile, claims: readonly Claim[]): Map<string, Allocation<unknown>> {
-  const next: Record<DisposableKind, number> = { merges: 0, demerges: 0, submissions: 0 };
+  const reserved: Record<DisposableKind, number> = { merges: 0, demerges: 0, submissions: 0 };
+  for (const claim of claims) if (claim.readOnly) reserved[claim.kind] = Math.max(reserved[claim.kind], claim.count);
+  const next: Record<DisposableKind, number> = { ...reserved };
   const out = new Map<string, Allocation<unknown>>();
   for (const claim of claims) {
     if (out.has(claim.key)) throw new Error(`Duplicate claim key ${claim.key}`);
     const pool = profile[claim.kind] as unknown[];
+    if (claim.readOnly) {
+      out.set(
+        claim.key,
+        pool.length >= claim.count
+          ? { ok: true, entries: pool.slice(0, claim.count) }
+          : { ok: false, reason: `target profile "${profile.name}" has no ${claim.kind} entry to name (${pool.length} in the profile, ${claim.count} needed)` },
+      );
+      continue;
+    }
     const start = next[claim.kind];
     if (start + claim.count > pool.length) {
       out.set(claim.key, {

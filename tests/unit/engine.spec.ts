@@ -185,3 +185,23 @@ test('under a request budget a failing property stops at its first failing input
   const free = await sentWith(false);
   expect(budgeted).toBeLessThan(free);
 });
+
+test('read-only claims share a reserved slice that no consuming claim is given, and run in non-destructive mode', () => {
+  const got = partition(profile, [
+    { key: 'consume@json', kind: 'submissions', count: 1 },
+    { key: 'name-a@json', kind: 'submissions', count: 1, readOnly: true },
+    { key: 'name-b@xml', kind: 'submissions', count: 1, readOnly: true },
+  ]);
+  const a = got.get('name-a@json');
+  const b = got.get('name-b@xml');
+  const c = got.get('consume@json');
+  expect(a?.ok && b?.ok && c?.ok).toBe(true);
+  if (a?.ok && b?.ok && c?.ok) {
+    expect(a.entries[0]).toBe(b.entries[0]);
+    expect(c.entries[0]).not.toBe(a.entries[0]);
+  }
+  const safe = planSuite(profile, { destructive: false });
+  const naming = safe.filter((p) => p.def.claims?.every((cl) => cl.readOnly));
+  expect(naming.length).toBeGreaterThan(0);
+  expect(naming.every((p) => !p.skipReason)).toBe(true);
+});

@@ -4,7 +4,7 @@ import type { FieldConstraint } from '../../contract/constraints.ts';
 import { fieldConstraints, isLimited } from '../../contract/constraints.ts';
 import { operation } from '../../contract/operations.ts';
 import { validateResource } from '../../contract/validators.ts';
-import type { TargetProfile } from '../../profile/types.ts';
+import type { DisposableKind, SubmissionEntry, TargetProfile } from '../../profile/types.ts';
 import type { CaseDef, CaseFormat } from '../case.ts';
 import { expectCheck } from '../case.ts';
 import { bodyRequest, queryRequest } from '../requests.ts';
@@ -53,6 +53,7 @@ function limitCase(c: FieldConstraint, profile: TargetProfile, label: string, va
   // demanded it stays empty, so a server that wrongly takes the value merges nothing.
   const body = !op.body ? undefined : c.location === 'query' ? (valid ? { ...emptyMerge(), iswcs: [otherIswc(profile)] } : emptyMerge()) : bodyFor(c, profile, value);
   const checkId = kind === 'type' ? targeted.typeRejected.id : valid ? targeted.limitAccepted.id : targeted.limitRejected.id;
+  const entryKind = existingDataFor(c, valid);
   return {
     id: `${kind}.${c.operation}.${c.location}.${c.field}.${label}`,
     title: `${op.method} ${op.path} ${c.location} ${c.field} ${label}: ${valid ? 'accepted' : '400'}`,
@@ -61,12 +62,16 @@ function limitCase(c: FieldConstraint, profile: TargetProfile, label: string, va
     tags: ['@limits', valid ? '@accept' : '@reject'],
     checks: [checkId],
     requests: 1,
+    ...(entryKind ? { claims: [{ kind: entryKind, count: 1, readOnly: true }] } : {}),
     group: { id: `limits.${c.operation}.${c.location}.${c.field}`, title: `${op.method} ${op.path} ${c.location} ${c.field}: values at and past its limits, and of the wrong type @limits` },
     async run(ctx) {
-      const query = baseQuery(c.operation, profile, preferred);
+      // 400 is demanded with everything else valid and existing: the reserved profile entry supplies it.
+      const entry = entryKind ? (ctx.entries[entryKind]?.[0] as Partial<SubmissionEntry> | undefined) : undefined;
+      const query: Record<string, string | number | undefined> = { ...baseQuery(c.operation, profile, preferred), ...(entry && c.location === 'query' ? entry : {}) };
       if (c.location === 'query') query[c.field] = value as string | number;
       const q = queryFor(c.operation, query);
-      const request = body && ctx.format !== 'none' ? bodyRequest(c.operation, ctx.format, body, { query: q }) : queryRequest(c.operation, q);
+      const sent = entry && c.field.startsWith('agencyWorks[]') ? { ...emptyMerge(), agencyWorks: [{ agencyCode: entry.agency, agencyWorkCode: entry.workcode, [c.name]: value }] } : body;
+      const request = sent && ctx.format !== 'none' ? bodyRequest(c.operation, ctx.format, sent, { query: q }) : queryRequest(c.operation, q);
       const sections = c.sections;
       const expectation =
         kind === 'type'
@@ -99,4 +104,17 @@ export function limitCases(profile: TargetProfile): CaseDef[] {
     }
   }
   return out;
+}
+
+/**
+ * Which profile entry a 400 case names so that everything but the broken value exists (the reading:
+ * "checks that demand 400 keep everything else valid and existing"): a submission for delete and for an
+ * agency work of a merge, merged metadata for demerge. Read-only: the entry is never consumed.
+ */
+function existingDataFor(c: FieldConstraint, valid: boolean): DisposableKind | undefined {
+  if (valid) return undefined;
+  if (c.location === 'query' && c.operation === 'deleteSubmission') return 'submissions';
+  if (c.location === 'query' && c.operation === 'demergeIswcMetadata') return 'demerges';
+  if (c.location === 'body' && c.field.startsWith('agencyWorks[]')) return 'submissions';
+  return undefined;
 }

@@ -185,14 +185,17 @@ export function propertyCases(profile: TargetProfile): CaseDef[] {
         formats: ['none'],
         tags: ['@property'],
         checks: [targeted.limitRejected.id, targeted.typeRejected.id],
+        // Everything but the broken parameter names existing data: a reserved entry, never consumed.
+        claims: [{ kind: opId === 'deleteSubmission' ? 'submissions' : 'demerges', count: 1, readOnly: true }],
         requests: 100,
         async run(ctx) {
           const broken = brokenField(opId, profile, 'json', 'query');
           if (!broken) return;
+          const entry = (ctx.entries[opId === 'deleteSubmission' ? 'submissions' : 'demerges']?.[0] ?? {}) as Record<string, string | number>;
           await property(ctx, `${short} with one broken parameter`, broken, (b) => ({
             label: `${short} with ${b.c.field} broken`,
             operation: opId,
-            request: queryRequest(opId, queryFor(opId, { ...baseQuery(opId, profile), [b.c.field]: String(b.invalid.value) })),
+            request: queryRequest(opId, queryFor(opId, { ...baseQuery(opId, profile), ...entry, [b.c.field]: String(b.invalid.value) })),
             expect: [rejectExpectation(b)],
           }));
         },
