@@ -42,3 +42,13 @@ export function unauthorized(ctx: Context, op: Operation, result: Exclude<AuthRe
   }
   return ctx.alternative ? { status: 403 } : json(401, { statusCode: 401, message: GATEWAY_MESSAGE[result] });
 }
+
+/**
+ * Alternative choice (5.3 leaves open which agency a key may act for): the key acts only for the
+ * profile's agency. Checked after validation, so a broken value still gets its 400 first.
+ */
+export function refuseForeignAgency(ctx: Context, op: Operation, agency: unknown): Reply | null {
+  if (!ctx.alternative || agency === ctx.keyAgency) return null;
+  const documented = op.texts[401];
+  return documented !== undefined ? text(401, documented) : { status: 403 };
+}

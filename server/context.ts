@@ -18,4 +18,6 @@ export interface Context {
    * harness must pass against both, which is how it proves it never depends on one server's choices.
    */
   alternative: boolean;
+  /** The agency the key acts for (the profile's); only the alternative choices refuse the others. */
+  keyAgency: string;
 }

@@ -129,6 +129,7 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
     maxBodyBytes,
     debug: process.env.ISWC_SERVER_DEBUG === '1',
     alternative: options.choices === 'alternative',
+    keyAgency: options.profile.agency,
   };
 
   const server = createServer((req, res) => {

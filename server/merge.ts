@@ -5,6 +5,7 @@ import type { AgencyWorkRef } from '../lib/profile/types.ts';
 import { decodeRequestBody } from './body.ts';
 import type { Context } from './context.ts';
 import { errorReply, notFoundReply } from './errors.ts';
+import { refuseForeignAgency } from './auth.ts';
 import { iswcSchema } from './limits.ts';
 import { mediaFailure } from './media.ts';
 import { problemCode, Q, Query } from './query.ts';
@@ -57,6 +58,8 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
   const first = violations[0];
   if (first) return bad('BAD_BODY', `${first.field} ${first.message}`);
 
+  const foreign = refuseForeignAgency(ctx, op, agency.value);
+  if (foreign) return foreign;
   const merge = value as MergeBody;
   const iswcs = merge.iswcs ?? [];
   if (f.has('duplicate-items-500') && new Set(iswcs).size < iswcs.length) return text(500, 'Internal Server Error');
@@ -90,6 +93,8 @@ export function handleDemerge(ctx: Context, op: Operation, rawQuery: string): Re
   const workcode = query.string(Q.workcode);
   if (!workcode.ok) return bad(problemCode(workcode.problem), workcode.problem.message);
 
+  const foreign = refuseForeignAgency(ctx, op, agency.value);
+  if (foreign) return foreign;
   const notFound = (): Reply => notFoundReply(ctx, f.has('demerge-404-as-410') ? 410 : 404, ISWC_NOT_FOUND);
   if (!ctx.state.iswcExists(preferred.value)) return notFound();
   // Fault `demerge-ignores-agency`: the agency the work is merged under stands in for the one asked.

@@ -7,6 +7,7 @@ import type { Reply } from './wire.ts';
 import { header, negotiate, text } from './wire.ts';
 import { decodeRequestBody } from './body.ts';
 import { mediaFailure } from './media.ts';
+import { refuseForeignAgency } from './auth.ts';
 
 /** The fields of an agent run the server acts on (2.1); the others are stored as received. */
 interface AgentRunBody {
@@ -39,6 +40,8 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
     value = Object.fromEntries(Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== null));
   }
   if (ctx.limits.checkBody(op.id, spec.resource, value).length > 0) return badRequest();
+  const foreign = refuseForeignAgency(ctx, op, (value as { agencyCode?: unknown }).agencyCode ?? ctx.keyAgency);
+  if (foreign) return foreign;
 
   const run = value as AgentRunBody;
   let runId: string;

@@ -1,6 +1,7 @@
 import type { Operation } from '../lib/contract/operations.ts';
 import type { Context } from './context.ts';
 import { errorReply, notFoundReply } from './errors.ts';
+import { refuseForeignAgency } from './auth.ts';
 import type { Problem } from './query.ts';
 import { problemCode, Q, Query } from './query.ts';
 import type { Reply } from './wire.ts';
@@ -36,6 +37,8 @@ export function handleDelete(ctx: Context, op: Operation, rawQuery: string): Rep
   const reasonCode = ctx.alternative ? { ok: true as const } : query.nonBlank(Q.reasonCode);
   if (!reasonCode.ok) return bad(reasonCode.problem);
 
+  const foreign = refuseForeignAgency(ctx, op, agency.value);
+  if (foreign) return foreign;
   // Fault `delete-ignores-source-db`: the stored submission's own sourceDb stands in for the one asked.
   const effectiveSourceDb = f.has('delete-ignores-source-db') ? (ctx.state.sourceDbOf(preferred.value, agency.value, workcode.value) ?? sourceDb.value) : sourceDb.value;
   // Fault `delete-ignores-agency`: the stored submission's own agency stands in for the one asked.

@@ -34,6 +34,11 @@ export interface JudgeInput<P> {
   extraStatuses: readonly number[];
   /** The server may close the connection instead of answering this request (an oversized body). */
   connectionMayClose?: boolean;
+  /**
+   * The request acts for another agency than the profile's. Which agency a key may act for is not shown
+   * (5.3), so 401 or 403 is a fair answer to it.
+   */
+  foreignAgency?: boolean;
 }
 
 /**

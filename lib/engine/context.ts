@@ -1,4 +1,5 @@
 import { checkById, everyExchangeChecks } from '../checks/registry.ts';
+import { decodeBody, sniffFormat } from '../codec/index.ts';
 import type { Check, CheckExecution, Judgement } from '../checks/types.ts';
 import type { Exchange, HttpClient } from '../http/types.ts';
 import type { CaseContext, CaseDef, CaseFormat, CaseInput, Probe, Replay, Step } from './case.ts';
@@ -41,16 +42,17 @@ export class CaseRun implements CaseContext {
 
   private judge(step: Step, exchange: Exchange): Judged[] {
     const authProbe = step.request.auth === 'none' || step.request.auth === 'wrong';
-    const extraStatuses = [...(authProbe ? [401, 403] : []), ...(step.extraStatuses ?? [])];
+    const foreignAgency = actsForAnotherAgency(step, this.profile.agency);
+    const extraStatuses = [...(authProbe || foreignAgency ? [401, 403] : []), ...(step.extraStatuses ?? [])];
     const format = this.format === 'none' ? 'json' : this.format;
     const judged: Judged[] = [];
     for (const check of everyExchangeChecks()) {
       if (step.outsideDocument && check.level === 'spec') continue;
-      const judgement = check.judge({ operation: step.operation, format, exchange, params: undefined as never, authProbe, extraStatuses, connectionMayClose: step.connectionMayClose ?? false });
+      const judgement = check.judge({ operation: step.operation, format, exchange, params: undefined as never, authProbe, extraStatuses, connectionMayClose: step.connectionMayClose ?? false, foreignAgency });
       if (judgement) judged.push({ check, params: undefined, judgement });
     }
     for (const { check, params } of step.expect) {
-      const judgement = check.judge({ operation: step.operation, format, exchange, params: params as never, authProbe, extraStatuses });
+      const judgement = check.judge({ operation: step.operation, format, exchange, params: params as never, authProbe, extraStatuses, foreignAgency });
       if (judgement) judged.push({ check, params, judgement });
     }
     return judged;
@@ -153,4 +155,20 @@ export class CaseRun implements CaseContext {
       });
     }
   }
+}
+
+/**
+ * Does the request act for another agency than the profile's: the query `agency` of merge, delete and
+ * demerge, or the agencyCode of an agent run? Which agency a key may act for is not shown (5.3).
+ */
+function actsForAnotherAgency(step: Step, agency: string): boolean {
+  const queried = step.request.query?.find(([name]) => name === 'agency')?.[1];
+  if (queried !== undefined) return queried !== agency;
+  if (step.operation !== 'notifyAgentRun' || typeof step.request.body !== 'string') return false;
+  const body = step.request.body;
+  const format = sniffFormat(body);
+  if (!format) return false;
+  const decoded = decodeBody(format, 'AgentRun', body);
+  const code = decoded.ok && decoded.value !== null && typeof decoded.value === 'object' ? (decoded.value as Record<string, unknown>).agencyCode : undefined;
+  return code !== undefined && code !== agency;
 }

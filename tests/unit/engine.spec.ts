@@ -52,13 +52,16 @@ test('disposable entries are partitioned deterministically, never twice, and run
   if (c && !c.ok) expect(c.reason).toMatch(/no merges entry left/);
 });
 
-test('the suite plan uses every disposable entry at most once across projects', () => {
+test('the suite plan consumes every disposable entry at most once across projects, never one that is only named', () => {
   const plan = planSuite(profile, { destructive: true });
-  const used = plan.flatMap((p) => Object.values(p.entries).flat());
-  expect(new Set(used).size).toBe(used.length);
+  const consuming = plan.filter((p) => p.def.claims?.some((c) => !c.readOnly));
+  const consumed = consuming.flatMap((p) => Object.values(p.entries).flat());
+  expect(new Set(consumed).size).toBe(consumed.length);
+  const named = new Set(plan.filter((p) => p.def.claims?.every((c) => c.readOnly)).flatMap((p) => Object.values(p.entries).flat()));
+  expect(consumed.filter((e) => named.has(e))).toEqual([]);
   expect(plan.filter((p) => p.skipReason).map((p) => p.key)).toEqual([]);
   const safe = planSuite(profile, { destructive: false });
-  expect(safe.filter((p) => p.def.claims?.length).every((p) => p.skipReason)).toBe(true);
+  expect(safe.filter((p) => p.def.claims?.some((c) => !c.readOnly)).every((p) => p.skipReason)).toBe(true);
 });
 
 test('every check names a level and a section; ids are unique', () => {
