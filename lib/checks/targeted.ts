@@ -252,6 +252,8 @@ export const payloadTooLarge: Check<Because> = {
 export interface EntityParams extends Because {
   /** The text the declared entity stands for: it must never come back in an answer. */
   marker: string;
+  /** The body is valid only if the entity is expanded: a success then proves expansion. */
+  validOnlyIfExpanded?: boolean;
 }
 
 /** Safe handling (XXE): entities declared in a DOCTYPE are never expanded. */
@@ -266,7 +268,8 @@ export const xmlEntities: Check<EntityParams> = {
     const status = statusOf(exchange);
     if (status === null) return { verdict: 'fail', expected, received: describeAnswer(exchange) };
     const leaked = exchange.response?.body.includes(params.marker) ?? false;
-    return { verdict: leaked || status >= 500 ? 'fail' : 'pass', expected, received: describeAnswer(exchange) };
+    const expanded = params.validOnlyIfExpanded === true && status >= 200 && status < 300;
+    return { verdict: leaked || expanded || status >= 500 ? 'fail' : 'pass', expected, received: describeAnswer(exchange) };
   },
 };
 

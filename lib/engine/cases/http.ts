@@ -104,7 +104,7 @@ export function httpCases(profile: TargetProfile): CaseDef[] {
       formats: ['xml'],
       tags: ['@http', '@security'],
       checks: [targeted.xmlEntities.id],
-      requests: 1,
+      requests: 2,
       async run(ctx) {
         const root = operation(RUN).body?.xmlRoot ?? 'AgentRun';
         const valid = bodyRequest(RUN, 'xml', { ...validAgentRun(profile), runId: 'RUNID' }).body as string;
@@ -116,6 +116,21 @@ export function httpCases(profile: TargetProfile): CaseDef[] {
           operation: RUN,
           request: rawBodyRequest(RUN, 'xml', body),
           expect: [expectCheck(targeted.xmlEntities, { marker: ENTITY_MARKER, because: 'entities must never be expanded (XXE); the document names no DOCTYPE' })],
+        });
+        // The literal reference "&ac;" is 4 characters (agencyCode is exactly 3): only an expanded
+        // entity makes this body valid, so a success shows expansion even when nothing is echoed.
+        const agency = bodyRequest(RUN, 'xml', validAgentRun(profile)).body as string;
+        await ctx.send({
+          label: 'DOCTYPE with an internal entity as the agencyCode',
+          operation: RUN,
+          request: rawBodyRequest(
+            RUN,
+            'xml',
+            agency
+              .replace('<?xml version="1.0" encoding="UTF-8"?>', `<?xml version="1.0" encoding="UTF-8"?><!DOCTYPE ${root} [<!ENTITY ac "${profile.agency}">]>`)
+              .replace(`<agencyCode>${profile.agency}</agencyCode>`, '<agencyCode>&ac;</agencyCode>'),
+          ),
+          expect: [expectCheck(targeted.xmlEntities, { marker: ENTITY_MARKER, validOnlyIfExpanded: true, because: 'the agencyCode is valid only if the entity is expanded' })],
         });
       },
     },

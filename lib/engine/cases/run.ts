@@ -40,7 +40,7 @@ export function runCases(profile: TargetProfile): CaseDef[] {
       formats: BOTH,
       tags: ['@smoke'],
       checks: [targeted.success.id, observed.observedRunId.id],
-      requests: 2,
+      requests: 3,
       async run(ctx) {
         const format = asFormat(ctx.format);
         const start = await ctx.send({
@@ -58,6 +58,14 @@ export function runCases(profile: TargetProfile): CaseDef[] {
             expectCheck(targeted.success, { because: `a valid agent run carrying a runId (section 2.1) gets 200 (section ${section})` }),
             expectCheck(observed.observedRunId, { because: 'the runId answered when a run is ended' }),
           ],
+        });
+        // A runId the server never issued: whatever it answers must be a documented status (200, 400);
+        // production's 404 for an unknown run is not one the document lists.
+        await ctx.send({
+          label: 'end a run never started',
+          operation: OP,
+          request: bodyRequest(OP, format, { ...validAgentRun(profile, 3), runId: `iswc-conformance-never-started-${ctx.seed}` }),
+          expect: [expectCheck(observed.observedRunId, { because: 'the answer to a runId the server never issued' })],
         });
       },
     },
@@ -166,6 +174,14 @@ export function runCases(profile: TargetProfile): CaseDef[] {
           { label: 'all fields null', body: nulls },
           { label: 'an extra field', body: { ...validAgentRun(profile), iswcConformanceExtra: 'x' } },
         ];
+        // A Content-Type that names the other format than the body's (issue 3: syntax-level faults).
+        const other = format === 'json' ? MEDIA_TYPE.xml : MEDIA_TYPE.json;
+        await ctx.send({
+          label: `a ${format.toUpperCase()} body labelled ${other}`,
+          operation: OP,
+          request: bodyRequest(OP, format, validAgentRun(profile), { contentType: other }),
+          expect: [expectCheck(observed.observedRequiredness, { because: `a ${format.toUpperCase()} body with Content-Type ${other}` })],
+        });
         for (const { label, body } of variants) {
           await ctx.send({
             label,
