@@ -103,6 +103,7 @@ export function handleDemerge(ctx: Context, op: Operation, rawQuery: string): Re
     if (f.has('after-merge-demerge-any') && ctx.state.wasMergedInto(preferred.value)) return empty(op.successStatus);
     return notFound();
   }
-  if (!f.has('demerge-no-effect')) ctx.state.demerge(preferred.value, effectiveAgency, workcode.value);
+  if (f.has('demerge-removes-all')) ctx.state.demergeAll(preferred.value);
+  else if (!f.has('demerge-no-effect')) ctx.state.demerge(preferred.value, effectiveAgency, workcode.value);
   return empty(op.successStatus);
 }

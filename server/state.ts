@@ -99,6 +99,11 @@ export class ServerState {
     return this.#submissions.has(submissionKey(preferredIswc, agency, workcode, sourceDb));
   }
 
+  /** Removes every work merged into a preferred ISWC (for a fault only). */
+  demergeAll(preferredIswc: string): void {
+    this.#works.get(preferredIswc)?.clear();
+  }
+
   /** The agency of a submission matching everything but the agency (for a fault only). */
   submissionAgencyOf(preferredIswc: string, workcode: string, sourceDb: number): string | undefined {
     for (const key of this.#submissions) {

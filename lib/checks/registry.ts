@@ -24,6 +24,7 @@ const ALL: readonly Check<never>[] = [
   targeted.contentTypeOptional,
   targeted.outcomeMerge,
   targeted.outcomeDemerge,
+  targeted.outcomeDemergeOne,
   targeted.outcomeDelete,
   targeted.outcomeIdentity,
   targeted.methodNotAllowed,

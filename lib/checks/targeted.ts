@@ -167,6 +167,15 @@ export const outcomeDemerge = statusCheck<Because>(
   () => ({ statuses: [404], label: '404 (sections 3, 4.4)' }),
 );
 
+/** Section 4.4: "the demerge operation removes one set of metadata from exactly one preferred ISWC". */
+export const outcomeDemergeOne = statusCheck<Because>(
+  'outcome.demerge-one',
+  'spec',
+  ['4.4', '3'],
+  'A demerge removes one set of metadata: another work merged into the same preferred ISWC can still be demerged (204).',
+  () => ({ statuses: [204], label: '204 (section 4.4: a demerge removes one set of metadata)' }),
+);
+
 /** Section 3: a successful delete removes the submission, so repeating it finds nothing. */
 export const outcomeDelete = statusCheck<Because>(
   'outcome.delete',

@@ -280,6 +280,12 @@ const text = (a: Answer): string => a.text;
 const contentType = (a: Answer): string | null => a.contentType;
 
 const PROBES: Probe[] = [
+  {
+    fault: 'demerge-removes-all',
+    calls: [mergeOf(0), mergedWork(), demergeOf(at(profile.merges, 0).preferredIswc, at(at(profile.merges, 0).agencyWorks ?? [], 1).agencyCode, at(at(profile.merges, 0).agencyWorks ?? [], 1).agencyWorkCode)],
+    clean: 204,
+    faulty: 404,
+  },
   { fault: 'delete-ignores-agency', calls: [deleteOf(0, { agency: '052' })], clean: 404, faulty: 204 },
   { fault: 'demerge-ignores-agency', calls: [demergeOf(at(profile.demerges, 0).preferredIswc, '052', at(profile.demerges, 0).workcode)], clean: 404, faulty: 204 },
   { fault: 'run-response-no-run-id', calls: [run({})], observe: (a: Answer) => a.text.includes('runId'), clean: true, faulty: false },

@@ -39,9 +39,9 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
       operation: OP,
       formats: BOTH,
       tags: ['@smoke', '@destructive'],
-      checks: [targeted.success.id, targeted.outcomeMerge.id, targeted.outcomeDemerge.id],
+      checks: [targeted.success.id, targeted.outcomeMerge.id, targeted.outcomeDemergeOne.id, targeted.outcomeDemerge.id],
       claims: [{ kind: 'merges', count: 1 }],
-      requests: 3,
+      requests: 4,
       async run(ctx) {
         const entry = (ctx.entries.merges?.[0] ?? null) as MergeEntry | null;
         if (!entry) throw new Error('no merge entry allocated');
@@ -60,6 +60,15 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
           request: demerge,
           expect: [expectCheck(targeted.outcomeMerge, { because: `the merge just made ${work.agencyCode}/${work.agencyWorkCode} part of ${entry.preferredIswc} (section 3)` })],
         });
+        const second = entry.agencyWorks?.[1];
+        if (second) {
+          await ctx.send({
+            label: 'demerge the other merged work',
+            operation: DEMERGE,
+            request: queryRequest(DEMERGE, queryFor(DEMERGE, { preferredIswc: entry.preferredIswc, agency: second.agencyCode, workcode: second.agencyWorkCode })),
+            expect: [expectCheck(targeted.outcomeDemergeOne, { because: `the first demerge removed ${work.agencyWorkCode} only; ${second.agencyWorkCode} is still merged (section 4.4)` })],
+          });
+        }
         await ctx.send({
           label: 'repeat the demerge',
           operation: DEMERGE,
