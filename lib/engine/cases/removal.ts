@@ -40,6 +40,34 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
         });
       },
     }));
+  /** 404 for an unknown preferred ISWC, and for a work the existing preferred ISWC does not have. */
+  const unknownCase = (opId: typeof DELETE | typeof DEMERGE, neverLabel: string, neverBecause: string): CaseDef => {
+    const op = operation(opId);
+    const unknown = unknownIswc(profile);
+    return {
+      id: `${opId === DELETE ? 'delete' : 'demerge'}.unknown`,
+      title: `${op.method} ${op.path} naming what does not exist: 404 @smoke`,
+      operation: opId,
+      formats: ['none'],
+      tags: ['@smoke'],
+      checks: [targeted.notFound.id],
+      requests: 2,
+      async run(ctx) {
+        const steps = [
+          { label: 'unknown preferred ISWC', preferred: unknown, because: `${unknown} does not exist` },
+          { label: neverLabel, preferred: existingIswc(profile), because: neverBecause },
+        ];
+        for (const step of steps) {
+          await ctx.send({
+            label: step.label,
+            operation: opId,
+            request: queryRequest(opId, queryFor(opId, baseQuery(opId, profile, step.preferred))),
+            expect: [expectCheck(targeted.notFound, { because: `${step.because} (section ${op.section})` })],
+          });
+        }
+      },
+    };
+  };
   return [
     {
       id: 'delete.success-then-repeat',
@@ -128,29 +156,7 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
         });
       },
     },
-    {
-      id: 'delete.unknown',
-      title: `DELETE ${del.path} of submissions that do not exist: 404 @smoke`,
-      operation: DELETE,
-      formats: ['none'],
-      tags: ['@smoke'],
-      checks: [targeted.notFound.id],
-      requests: 2,
-      async run(ctx) {
-        await ctx.send({
-          label: 'unknown preferred ISWC',
-          operation: DELETE,
-          request: queryRequest(DELETE, queryFor(DELETE, baseQuery(DELETE, profile, unknownIswc(profile)))),
-          expect: [expectCheck(targeted.notFound, { because: `${unknownIswc(profile)} does not exist (section ${del.section})` })],
-        });
-        await ctx.send({
-          label: 'work code never submitted',
-          operation: DELETE,
-          request: queryRequest(DELETE, queryFor(DELETE, baseQuery(DELETE, profile))),
-          expect: [expectCheck(targeted.notFound, { because: `no submission of ${sampleWorkCode(profile)} exists on ${existingIswc(profile)} (section ${del.section})` })],
-        });
-      },
-    },
+    unknownCase(DELETE, 'work code never submitted', `no submission of ${sampleWorkCode(profile)} exists on ${existingIswc(profile)}`),
     {
       id: 'delete.observed',
       title: `DELETE ${del.path} with points the document leaves open (observed)`,
@@ -190,29 +196,7 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
         await ctx.send({ label: 'repeat the demerge', operation: DEMERGE, request, expect: [expectCheck(targeted.outcomeDemerge, { because: 'the demerge just removed this metadata (section 3)' })] });
       },
     },
-    {
-      id: 'demerge.unknown',
-      title: `DELETE ${dem.path} of metadata that is not merged: 404 @smoke`,
-      operation: DEMERGE,
-      formats: ['none'],
-      tags: ['@smoke'],
-      checks: [targeted.notFound.id],
-      requests: 2,
-      async run(ctx) {
-        await ctx.send({
-          label: 'unknown preferred ISWC',
-          operation: DEMERGE,
-          request: queryRequest(DEMERGE, queryFor(DEMERGE, baseQuery(DEMERGE, profile, unknownIswc(profile)))),
-          expect: [expectCheck(targeted.notFound, { because: `${unknownIswc(profile)} does not exist (section ${dem.section})` })],
-        });
-        await ctx.send({
-          label: 'work never merged',
-          operation: DEMERGE,
-          request: queryRequest(DEMERGE, queryFor(DEMERGE, baseQuery(DEMERGE, profile))),
-          expect: [expectCheck(targeted.notFound, { because: `${sampleWorkCode(profile)} was never merged into ${existingIswc(profile)} (section ${dem.section})` })],
-        });
-      },
-    },
+    unknownCase(DEMERGE, 'work never merged', `${sampleWorkCode(profile)} was never merged into ${existingIswc(profile)}`),
     {
       id: 'demerge.observed',
       title: `DELETE ${dem.path} with a malformed preferredIswc (observed)`,
