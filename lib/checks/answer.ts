@@ -91,3 +91,50 @@ export function plainText(body: string): string {
   }
   return trimmed;
 }
+
+function jsonStrings(value: unknown, out: string[]): string[] {
+  if (typeof value === 'string') out.push(value);
+  else if (Array.isArray(value)) for (const item of value) jsonStrings(item, out);
+  else if (value !== null && typeof value === 'object') for (const item of Object.values(value)) jsonStrings(item, out);
+  return out;
+}
+
+const XML_ENTITY: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+
+/**
+ * Does the body carry the stated text as a whole string (sections 4.1, 7: the format is free)? The body
+ * itself, any JSON string value at any depth (a problem+json `title`, an API Management `message`), or
+ * the text of any XML or HTML element; surrounding whitespace aside, case and wording exact.
+ */
+export function carriesText(body: string, text: string): boolean {
+  if (plainText(body) === text) return true;
+  const trimmed = body.trim();
+  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
+    try {
+      if (jsonStrings(JSON.parse(trimmed) as unknown, []).some((s) => s.trim() === text)) return true;
+    } catch {
+      // not JSON: the text nodes below may still carry it
+    }
+  }
+  for (const m of trimmed.matchAll(/>([^<]+)</g)) {
+    const node = (m[1] ?? '').replace(/&(lt|gt|amp|quot|apos);/g, (_w, name: string) => XML_ENTITY[name] ?? '').trim();
+    if (node === text) return true;
+  }
+  return false;
+}
+
+/** The length of a text under each reading of "characters": where these differ, a limit is only observed. */
+export function lengthsOf(text: string): { codePoints: number; utf16Units: number; graphemes: number; utf8Bytes: number } {
+  return {
+    codePoints: [...text].length,
+    utf16Units: text.length,
+    graphemes: [...new Intl.Segmenter('en', { granularity: 'grapheme' }).segment(text)].length,
+    utf8Bytes: Buffer.byteLength(text, 'utf8'),
+  };
+}
+
+/** Do every reading of "characters" (code points, UTF-16 units, grapheme clusters, UTF-8 bytes) agree on this text's length? */
+export function readingsAgree(text: string): boolean {
+  const l = lengthsOf(text);
+  return l.codePoints === l.utf16Units && l.codePoints === l.graphemes && l.codePoints === l.utf8Bytes;
+}

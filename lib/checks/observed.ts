@@ -9,6 +9,8 @@ export interface ObservedParams {
   /** The question the request asks, e.g. 'agent run with all fields missing'. */
   because: string;
   sections?: string[];
+  /** Facts about the request recorded with the answer (e.g. a value's length under each reading). */
+  facts?: Record<string, unknown>;
 }
 
 function observedCheck(id: string, sections: string[], description: string, scope: Check['scope'] = 'targeted'): Check<ObservedParams> {
@@ -24,6 +26,7 @@ function observedCheck(id: string, sections: string[], description: string, scop
         status: status ?? exchange.error?.code ?? null,
         contentType: contentTypeOf(exchange) ?? null,
         body: bodyShape(exchange),
+        ...(params.facts ? { request: params.facts } : {}),
       };
       return {
         verdict: 'observed',
@@ -40,7 +43,32 @@ export const observedResponseFormat = observedCheck('observed.response-format', 
 export const observedAuthAnswer = observedCheck('observed.auth-answer', ['5'], 'Which status and body answer a missing or wrong key on the operations other than the run notification (not shown).');
 export const observedIswcHandling = observedCheck('observed.iswc-handling', ['2.5', '4.2', '4.3', '4.4'], 'What a malformed preferredIswc or a wrong check digit gets (the document states no pattern for the parameter).');
 export const observedReasonCode = observedCheck('observed.reason-code', ['4.3'], 'What the submission delete does with a missing or blank reasonCode (allowed values are not shown).');
-export const observedRunId = observedCheck('observed.run-id', ['2.2', '4.1'], 'Which runId answers a run notification that ends a run (carries a runId).');
+export const observedRunId = observedCheck('observed.run-id', ['2.2', '4.1'], 'Which runId answers a run notification that ends a run, and what a runId the server never issued gets (not shown).');
+export const observedRefusal = observedCheck(
+  'observed.refusal',
+  ['4.2', '4.3', '4.4', '7'],
+  'Which documented error status (400 or 404) refuses a request where the document lets either answer it.',
+);
+export const observedCharacters = observedCheck(
+  'observed.characters',
+  ['2.1', '2.4', '8'],
+  'What a value at or past a length limit gets when the readings of "characters" (code points, UTF-16 units, grapheme clusters, bytes) count it differently: astral, combining, right-to-left, full-width characters.',
+);
+export const observedCoercion = observedCheck(
+  'observed.coercion',
+  ['2.1', '2.3', '2.4'],
+  'What a value of another type gets when a lenient deserializer converts it without loss ("5" for an integer, a number or boolean for a string, a boolean for an integer) or, in XML, an element where text is expected.',
+);
+export const observedLenientSyntax = observedCheck(
+  'observed.lenient-syntax',
+  ['2.1', '2.3', '7'],
+  'What a body gets that a strict JSON parser refuses and a lenient one accepts (single quotes, comments, trailing content).',
+);
+export const observedEdgeValues = observedCheck(
+  'observed.edge-values',
+  ['2.1', '2.3', '2.4', '4.3', '8'],
+  'What values within or near the limits but unrealistic get: empty strings, control, NUL and bidi characters, negative or extreme counters and sourceDb, edge whitespace, ISWCs in lower case, with separators or full-width digits, duplicates.',
+);
 
 /** Every error answer's shape, where the document states no text: error body format is not shown (7). */
 export const observedErrorBody: Check<undefined> = {

@@ -16,6 +16,8 @@ const ALL: readonly Check<never>[] = [
   universal.textNotAuthorized,
   targeted.success,
   targeted.notFound,
+  targeted.refused,
+  targeted.queryRefused,
   targeted.authRequired,
   targeted.limitRejected,
   targeted.limitAccepted,
@@ -39,6 +41,11 @@ const ALL: readonly Check<never>[] = [
   observed.observedIswcHandling,
   observed.observedReasonCode,
   observed.observedRunId,
+  observed.observedRefusal,
+  observed.observedCharacters,
+  observed.observedCoercion,
+  observed.observedLenientSyntax,
+  observed.observedEdgeValues,
   observed.observedErrorBody,
 ] as readonly Check<never>[];
 

@@ -13,7 +13,8 @@ export type Verdict = 'pass' | 'fail' | 'skip' | 'observed';
 
 /** What a check says about one exchange. */
 export interface Judgement {
-  verdict: 'pass' | 'fail' | 'observed';
+  /** `skip` when the exchange cannot show anything about the check (its reason in `received`). */
+  verdict: 'pass' | 'fail' | 'observed' | 'skip';
   /** What the document (or HTTP) expects, in one line. */
   expected: string;
   /** What came, in one line. */

@@ -2,7 +2,7 @@ import { decodeBody, formatOfContentType, sniffFormat } from '../codec/index.ts'
 import { operation } from '../contract/operations.ts';
 import { validateResource } from '../contract/validators.ts';
 import { resourceSchema } from '../contract/constraints.ts';
-import { bodyMismatch, contentTypeOf, describeAnswer, plainText, statusOf } from './answer.ts';
+import { bodyMismatch, carriesText, contentTypeOf, describeAnswer, statusOf } from './answer.ts';
 import type { Check, Judgement } from './types.ts';
 
 /** Checks applied to every answer the harness gets. */
@@ -161,15 +161,15 @@ function statedText(id: string, status: number, sections: string[]): Check {
     id,
     level: 'spec',
     sections,
-    description: `A ${status} of an operation for which the document states a text carries exactly that text.`,
+    description: `A ${status} of an operation for which the document states a text carries that text as a whole string: the body itself, a JSON string value (a problem+json title, a message) or an XML text node; the format is free (section 7).`,
     scope: 'every-exchange',
     judge({ operation: opId, exchange }) {
       const response = exchange.response;
       if (!opId || !response || exchange.error || response.status !== status) return null;
       const text = operation(opId).texts[status];
       if (text === undefined) return null;
-      const expected = `the text ${JSON.stringify(text)} (section ${operation(opId).section})`;
-      return plainText(response.body) === text ? pass(expected, JSON.stringify(text)) : fail(expected, describeAnswer(exchange));
+      const expected = `the text ${JSON.stringify(text)} as the body, a JSON string value or an XML text node (sections ${operation(opId).section}, 7)`;
+      return carriesText(response.body, text) ? pass(expected, describeAnswer(exchange)) : fail(expected, describeAnswer(exchange));
     },
   };
 }

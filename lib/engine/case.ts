@@ -26,8 +26,13 @@ export interface Step {
   expect: Expectation[];
   /** Statuses that are documented answers for this request beyond the operation's (401/403 for auth probes). */
   extraStatuses?: number[];
-  /** A request outside the document (other method, oversized body, other media type): judged at `http` level only. */
-  outsideDocument?: boolean;
+  /**
+   * A request the every-exchange `spec` checks do not judge, only `http` and `observed` ones (and the
+   * step's own targeted checks): `open-point` probes a point the document leaves open (an unknown runId,
+   * null fields, a DOCTYPE), `outside-document` is a request the document does not describe at all (another
+   * method, an oversized body, another media type). No `spec` failure may come from such a step.
+   */
+  probe?: 'open-point' | 'outside-document';
   /** The server may close the connection instead of answering (an oversized body, RFC 9110 §15.5.14). */
   connectionMayClose?: boolean;
 }

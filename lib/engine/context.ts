@@ -1,5 +1,6 @@
 import { checkById, everyExchangeChecks } from '../checks/registry.ts';
 import { decodeBody, sniffFormat } from '../codec/index.ts';
+import { operation } from '../contract/operations.ts';
 import type { Check, CheckExecution, Judgement } from '../checks/types.ts';
 import type { Exchange, HttpClient } from '../http/types.ts';
 import type { CaseContext, CaseDef, CaseFormat, CaseInput, Probe, Replay, Step } from './case.ts';
@@ -43,11 +44,14 @@ export class CaseRun implements CaseContext {
   private judge(step: Step, exchange: Exchange): Judged[] {
     const authProbe = step.request.auth === 'none' || step.request.auth === 'wrong';
     const foreignAgency = actsForAnotherAgency(step, this.profile.agency);
-    const extraStatuses = [...(authProbe || foreignAgency ? [401, 403] : []), ...(step.extraStatuses ?? [])];
+    // Where the key is concerned (a probe without it, another agency than the key's), the answers the
+    // contract lists as not shown (5.3) are documented too.
+    const keyStatuses = step.operation ? [...operation(step.operation).statuses.filter((s) => s === 401), ...operation(step.operation).notShownStatuses] : [401, 403];
+    const extraStatuses = [...(authProbe || foreignAgency ? keyStatuses : []), ...(step.extraStatuses ?? [])];
     const format = this.format === 'none' ? 'json' : this.format;
     const judged: Judged[] = [];
     for (const check of everyExchangeChecks()) {
-      if (step.outsideDocument && check.level === 'spec') continue;
+      if (step.probe && check.level === 'spec') continue;
       const judgement = check.judge({ operation: step.operation, format, exchange, params: undefined as never, authProbe, extraStatuses, connectionMayClose: step.connectionMayClose ?? false, foreignAgency });
       if (judgement) judged.push({ check, params: undefined, judgement });
     }
@@ -103,7 +107,7 @@ export class CaseRun implements CaseContext {
         step: step.label,
         verdict: judgement.verdict,
         expected: judgement.expected,
-        received: judgement.received,
+        ...(judgement.verdict === 'skip' ? { skipReason: judgement.received } : { received: judgement.received }),
         ...(judgement.observation ? { observation: judgement.observation } : {}),
         ...(keep ? { exchange, curl } : {}),
         ...(replay ? { seed: replay.seed, ...(replay.path !== undefined ? { path: replay.path } : {}) } : {}),

@@ -3,6 +3,7 @@ import { allChecks, checkById } from '../../lib/checks/registry.ts';
 import { fieldConstraints } from '../../lib/contract/constraints.ts';
 import { planSuite } from '../../lib/engine/suite.ts';
 import { boundaryValues, codePoints } from '../../lib/engine/values.ts';
+import type { OperationId } from '../../lib/contract/operations.ts';
 import type { Exchange } from '../../lib/http/types.ts';
 import { partition } from '../../lib/profile/allocate.ts';
 import { loadProfile } from '../../lib/profile/load.ts';
@@ -10,29 +11,40 @@ import { fromRoot } from '../../lib/paths.ts';
 
 const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
 
-test('boundary values are labelled by the validator: astral characters count as one', () => {
+test('boundary values are labelled by the validator, with the role every reading of "characters" lets them play', () => {
   const agency = fieldConstraints().find((c) => c.id === 'notifyAgentRun.body.agencyCode');
   if (!agency) throw new Error('agencyCode constraint missing');
   const values = boundaryValues(agency, '128');
   const byLabel = Object.fromEntries(values.map((v) => [v.label, v]));
-  expect(byLabel['at-min']?.valid).toBe(true);
-  expect(byLabel['below-min']?.valid).toBe(false);
-  expect(byLabel['above-max']?.valid).toBe(false);
+  // At its limit an agency code of exactly 3 characters is the nominal value itself: nothing to show.
+  expect(byLabel['at-min']).toBeUndefined();
+  expect(byLabel['below-min']).toMatchObject({ value: '12', valid: false, role: 'rejected' });
+  expect(byLabel['above-max']).toMatchObject({ value: '128X', valid: false, role: 'rejected' });
+  // An empty string may read as an absent field: recorded only.
+  expect(byLabel.empty).toMatchObject({ valid: false, role: 'edge' });
   const astralAt = byLabel['astral-at-min'];
-  expect(astralAt?.valid).toBe(true);
+  expect(astralAt).toMatchObject({ valid: true, role: 'characters' });
   expect(codePoints(String(astralAt?.value))).toBe(3);
   expect(String(astralAt?.value).length).toBe(4);
-  const astralBelow = byLabel['astral-below-min'];
-  expect(astralBelow?.valid).toBe(false);
-  expect(String(astralBelow?.value).length).toBe(3);
+  expect(astralAt?.lengths).toEqual({ codePoints: 3, utf16Units: 4, graphemes: 3, utf8Bytes: 6 });
+  expect(byLabel['astral-below-min']).toMatchObject({ valid: false, role: 'characters' });
+  expect(byLabel['combining-above-max']).toMatchObject({ valid: false, role: 'characters' });
   const count = fieldConstraints().find((c) => c.id === 'notifyAgentRun.body.newRecordCount');
   if (!count) throw new Error('counter constraint missing');
-  expect(boundaryValues(count, 1).map((v) => [v.value, v.valid])).toEqual([
-    [-2147483648, true],
-    [-2147483649, false],
-    [2147483647, true],
-    [2147483648, false],
+  expect(boundaryValues(count, 1).map((v) => [v.value, v.valid, v.role])).toEqual([
+    [-2147483648, true, 'edge'],
+    [-2147483649, false, 'rejected'],
+    [2147483647, true, 'accepted'],
+    [2147483648, false, 'rejected'],
   ]);
+  const sourceDb = fieldConstraints().find((c) => c.id === 'deleteSubmission.query.sourceDb');
+  if (!sourceDb) throw new Error('sourceDb constraint missing');
+  // The largest sourceDb names no real hub: a server may refuse it as unknown, so it is only recorded.
+  expect(boundaryValues(sourceDb, 128).find((v) => v.label === 'at-max')?.role).toBe('edge');
+  const iswc = fieldConstraints().find((c) => c.id === 'mergeIswcMetadata.body.iswcs[]');
+  if (!iswc) throw new Error('iswcs constraint missing');
+  const roles = Object.fromEntries(boundaryValues(iswc, 'T0345246801').map((v) => [v.label, v.role]));
+  expect(roles).toMatchObject({ 'pattern-one-char-short': 'rejected', 'pattern-letter-for-digit': 'rejected', 'pattern-lower-case': 'edge', 'pattern-separators': 'edge', 'pattern-trailing-space': 'edge' });
 });
 
 test('disposable entries are partitioned deterministically, never twice, and run out with a reason', () => {
@@ -83,34 +95,56 @@ function exchange(status: number, body = '', headers: Record<string, string> = {
   };
 }
 
-const judge = (id: string, ex: Exchange, params: unknown = undefined, extra: number[] = []) =>
-  checkById(id).judge({ operation: 'notifyAgentRun', format: 'json', exchange: ex, params: params as never, authProbe: false, extraStatuses: extra })?.verdict;
+const judge = (id: string, ex: Exchange, params: unknown = undefined, extra: number[] = [], operation: OperationId = 'notifyAgentRun') =>
+  checkById(id).judge({ operation, format: 'json', exchange: ex, params: params as never, authProbe: false, extraStatuses: extra })?.verdict;
 
-const cases: Array<[string, string, Exchange, unknown, string | undefined]> = [
+const problem = (title: string) => JSON.stringify({ type: 'https://tools.ietf.org/html/rfc9110#section-15.5.1', title, status: 400, traceId: '00-1-2-00' });
+
+const cases: Array<[string, string, Exchange, unknown, string | undefined, OperationId?]> = [
   ['documented status', 'status.documented', exchange(200, '{"runId":"a"}', { 'content-type': 'application/json' }), undefined, 'pass'],
   ['undocumented 404 on the run notification', 'status.documented', exchange(404), undefined, 'fail'],
   ['5xx', 'http.no-5xx', exchange(502), undefined, 'fail'],
   ['text Bad Request', 'text.bad-request', exchange(400, 'Bad Request', { 'content-type': 'text/plain' }), undefined, 'pass'],
   ['text Bad Request as a JSON string', 'text.bad-request', exchange(400, '"Bad Request"', { 'content-type': 'application/json' }), undefined, 'pass'],
+  ['Bad Request as the title of a problem+json', 'text.bad-request', exchange(400, problem('Bad Request'), { 'content-type': 'application/problem+json' }), undefined, 'pass'],
+  ['Bad Request in an XML text node', 'text.bad-request', exchange(400, '<Error><Title>Bad Request</Title><Message>x</Message></Error>', { 'content-type': 'application/xml' }), undefined, 'pass'],
+  ['Not Authorized as an API Management message', 'text.not-authorized', exchange(401, '{"statusCode":401,"message":"Not Authorized"}', { 'content-type': 'application/json' }), undefined, 'pass'],
+  ['a problem+json without the text', 'text.bad-request', exchange(400, problem('One or more validation errors occurred.'), { 'content-type': 'application/problem+json' }), undefined, 'fail'],
+  ['the text inside a longer message', 'text.bad-request', exchange(400, '{"message":"Bad Request: agencyCode"}', { 'content-type': 'application/json' }), undefined, 'fail'],
   ['other text on 400', 'text.bad-request', exchange(400, 'Invalid', { 'content-type': 'text/plain' }), undefined, 'fail'],
+  ['an empty 400', 'text.bad-request', exchange(400), undefined, 'fail'],
   ['CsnNotification JSON', 'response.schema', exchange(200, '{"runId":"r"}', { 'content-type': 'application/json' }), undefined, 'pass'],
   ['CsnNotification XML without Content-Type', 'response.schema', exchange(200, '<CsnNotification><runId>r</runId></CsnNotification>'), undefined, 'pass'],
   ['runId as a number', 'response.schema', exchange(200, '{"runId":5}', { 'content-type': 'application/json' }), undefined, 'fail'],
   ['wrong XML root', 'response.schema', exchange(200, '<AgentRun><runId>r</runId></AgentRun>', { 'content-type': 'application/xml' }), undefined, 'fail'],
   ['missing Content-Type', 'http.content-type', exchange(400, 'x'), undefined, 'fail'],
   ['JSON labelled XML', 'http.content-type', exchange(200, '{"a":1}', { 'content-type': 'application/xml' }), undefined, 'fail'],
+  ['problem+json is JSON', 'http.content-type', exchange(400, problem('Bad Request'), { 'content-type': 'application/problem+json; charset=utf-8' }), undefined, 'pass'],
   ['stack trace', 'http.no-internals', exchange(400, 'Error: x\n    at f (/srv/app/server.js:1:2)', { 'content-type': 'text/plain' }), undefined, 'fail'],
   ['204 with a body', 'response.no-body-204', exchange(204, '{}'), undefined, 'fail'],
-  ['limit accepted where data may not exist', 'limit.accepted', exchange(404), { because: 'x', mayNotExist: true }, 'pass'],
-  ['limit accepted refused with 400', 'limit.accepted', exchange(400), { because: 'x', mayNotExist: true }, 'fail'],
+  ['at the limit, answered like the nominal request', 'limit.accepted', exchange(404), { because: 'x', nominalStatus: 404 }, 'pass'],
+  ['at the limit, a business 400 like the nominal request', 'limit.accepted', exchange(400), { because: 'x', nominalStatus: 400 }, 'pass'],
+  ['at the limit, refused where the nominal request was not', 'limit.accepted', exchange(400), { because: 'x', nominalStatus: 404 }, 'fail'],
+  ['at the limit, but the nominal request got no answer', 'limit.accepted', exchange(400), { because: 'x', nominalStatus: null }, 'skip'],
+  ['refused with 400 where 400 or 404 fit', 'status.refused', exchange(400), { because: 'x' }, 'pass', 'deleteSubmission'],
+  ['refused with 404 where 400 or 404 fit', 'status.refused', exchange(404), { because: 'x' }, 'pass', 'demergeIswcMetadata'],
+  ['a success where only a refusal fits', 'status.refused', exchange(204), { because: 'x' }, 'fail', 'deleteSubmission'],
+  ['an undocumented status where a refusal fits', 'status.refused', exchange(410), { because: 'x' }, 'fail', 'demergeIswcMetadata'],
+  ['a query value refused with 404', 'query.refused', exchange(404), { because: 'x' }, 'pass', 'deleteSubmission'],
+  ['404 for an unknown preferred ISWC', 'status.not-found', exchange(404), { because: 'x' }, 'pass', 'mergeIswcMetadata'],
+  ['400 for an unknown preferred ISWC', 'status.not-found', exchange(400), { because: 'x' }, 'fail', 'mergeIswcMetadata'],
   ['405 without Allow', 'http.method-not-allowed', exchange(405), { because: 'x', path: '/agent/run' }, 'fail'],
   ['405 with Allow', 'http.method-not-allowed', exchange(405, '', { allow: 'POST' }), { because: 'x', path: '/agent/run' }, 'pass'],
+  ['a gateway 404 for a method it does not know', 'http.method-not-allowed', exchange(404), { because: 'x', path: '/agent/run' }, 'pass'],
   ['auth probe 401', 'auth.required', exchange(401), { because: 'x' }, 'pass'],
+  ['auth probe on the run notification answered 403', 'auth.required', exchange(403), { because: 'x' }, 'fail'],
+  ['missing key on the merge answered 400', 'auth.required', exchange(400), { because: 'x' }, 'pass', 'mergeIswcMetadata'],
+  ['missing key on the merge answered 404: served without the key', 'auth.required', exchange(404), { because: 'x' }, 'fail', 'mergeIswcMetadata'],
   ['observed never fails', 'observed.requiredness', exchange(400), { because: 'x' }, 'observed'],
 ];
-for (const [label, id, ex, params, verdict] of cases) {
+for (const [label, id, ex, params, verdict, operation] of cases) {
   test(`check ${id}: ${label} -> ${verdict}`, () => {
-    expect(judge(id, ex, params)).toBe(verdict);
+    expect(judge(id, ex, params, [], operation)).toBe(verdict);
   });
 }
 
