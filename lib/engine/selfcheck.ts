@@ -35,7 +35,8 @@ export async function selfCheck(
   start: (faultId: string | null) => Promise<ServerHandle>,
   options: { key: string; profile: TargetProfile; timeoutMs?: number; plan?: PlanName; budget?: number },
 ): Promise<{ clean: CheckExecution[]; results: FaultResult[] }> {
-  const runAgainst = async (faultId: string | null) => {
+  // Strict wherever http-level failures count (the clean run, http-level faults): a property then stops on them too.
+  const runAgainst = async (faultId: string | null, strict: boolean) => {
     const server = await start(faultId);
     try {
       return await runSuiteInProcess({
@@ -43,6 +44,7 @@ export async function selfCheck(
         key: options.key,
         profile: options.profile,
         destructive: true,
+        settings: { strict },
         timeoutMs: options.timeoutMs ?? 2000,
         ...(options.plan ? { plan: options.plan } : {}),
         ...(options.budget !== undefined ? { budget: options.budget } : {}),
@@ -51,10 +53,10 @@ export async function selfCheck(
       await server.close();
     }
   };
-  const clean = await runAgainst(null);
+  const clean = await runAgainst(null, true);
   const results: FaultResult[] = [];
   for (const fault of faults) {
-    const executions = await runAgainst(fault.id);
+    const executions = await runAgainst(fault.id, fault.level === 'http');
     const caught = executions.filter((e) => e.verdict === 'fail' && gating(e.level, fault.level === 'http'));
     const first = caught.find((e) => e.level === fault.level) ?? caught[0];
     results.push({ fault, caughtBy: [...new Set(caught.map((e) => e.checkId))].sort(), failures: caught.length, ...(first ? { example: first } : {}) });

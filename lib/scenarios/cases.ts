@@ -127,7 +127,7 @@ export function buildStep(step: StepSource, scope: Scope): Step {
   const headers = resolveHeaders(step.headers, scope);
   let request: RequestSpec;
   let opId: OperationId | null;
-  let outsideDocument = false;
+  let probe: Step['probe'] = step.probe;
   if (step.operation) {
     opId = step.operation;
     const op = operation(opId);
@@ -148,7 +148,7 @@ export function buildStep(step: StepSource, scope: Scope): Step {
     const method = step.method ?? 'GET';
     const path = step.path ?? '/';
     opId = documentedOperation(method, path);
-    outsideDocument = true;
+    probe = 'outside-document';
     if (step.contentType) headers['Content-Type'] = step.contentType;
     const body = step.body === undefined ? undefined : asText(resolveValue(step.body, scope));
     request = { method, path, query: buildQuery(opId, step.query, scope), headers, auth, ...(body !== undefined ? { body } : {}) };
@@ -171,7 +171,7 @@ export function buildStep(step: StepSource, scope: Scope): Step {
     request,
     expect,
     ...(step.extraStatuses?.length ? { extraStatuses: step.extraStatuses } : {}),
-    ...(outsideDocument ? { outsideDocument } : {}),
+    ...(probe ? { probe } : {}),
   };
 }
 

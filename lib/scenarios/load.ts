@@ -36,7 +36,8 @@ export function formatProblem(p: ScenarioProblem): string {
 const CHECK_PARAMS: Record<string, { required: string[]; optional: string[] }> = {
   'http.method-not-allowed': { required: ['path'], optional: [] },
   'http.xml-entities': { required: ['marker'], optional: [] },
-  'limit.accepted': { required: ['mayNotExist'], optional: [] },
+  'limit.accepted': { required: ['nominalStatus'], optional: [] },
+  'outcome.sequence': { required: ['status'], optional: [] },
 };
 const COMMON_PARAMS = ['check', 'observed', 'because', 'sections'];
 
@@ -303,16 +304,19 @@ function checkStep(step: StepSource, at: string, facts: StepFacts, report: (path
       return;
     }
     if (key === 'observed' && check.level !== 'observed') report(pointerJoin(ep, key), `"${id}" is a ${check.level} check, not an observed one: write check: ${id}`);
+    if ((step.probe !== undefined || http) && check.level === 'spec') {
+      report(pointerJoin(ep, key), `"${id}" is a spec check, and this step ${http ? 'is outside the document' : 'probes a point the document leaves open'}: only http and observed checks may judge it`);
+    }
     const spec = CHECK_PARAMS[id] ?? { required: [], optional: [] };
     for (const name of spec.required) if (e[name] === undefined) report(ep, `check ${id} needs the parameter "${name}"`);
     for (const name of Object.keys(e)) {
       if (!COMMON_PARAMS.includes(name) && !spec.required.includes(name) && !spec.optional.includes(name)) report(pointerJoin(ep, name), `check ${id} takes no parameter "${name}"`);
     }
-    const changes = CHANGES_DATA.has(id) || (id === 'limit.accepted' && e.mayNotExist === false);
+    const changes = CHANGES_DATA.has(id);
     if (changes && op && op.id !== 'notifyAgentRun' && Object.keys(facts.uses).length === 0) {
       report(
         pointerJoin(ep, key),
-        `expecting ${id} on ${op.id} means changing data: do it only on claimed disposable entries (uses: {...} and \${entry...} values), or accept "not found" on unknown ISWCs (limit.accepted with mayNotExist: true)`,
+        `expecting ${id} on ${op.id} means changing data: do it only on claimed disposable entries (uses: {...} and \${entry...} values), or name unknown ISWCs (\${profile.unknownIswcs[0]}) and compare with a nominal step (limit.accepted with nominalStatus)`,
       );
     }
   });

@@ -32,6 +32,8 @@ export interface StepSource {
   contentType?: string | null;
   headers?: Record<string, string>;
   extraStatuses?: number[];
+  /** `open-point`: the step probes a point the document leaves open; only http and observed checks judge it. */
+  probe?: 'open-point';
   expect: ExpectationSource[];
 }
 

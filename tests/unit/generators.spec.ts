@@ -5,7 +5,8 @@ import { fieldConstraints } from '../../lib/contract/constraints.ts';
 import { validateResource } from '../../lib/contract/validators.ts';
 import { generatorNames, namedArbitrary } from '../../lib/generators/registry.ts';
 import { codePointString } from '../../lib/generators/units.ts';
-import { invalidForConstraint, validAgentRunArb, validForConstraint, validMergeBodyArb } from '../../lib/generators/values.ts';
+import { DEFAULT_GEN, exoticForConstraint, invalidForConstraint, validAgentRunArb, validForConstraint, validMergeBodyArb } from '../../lib/generators/values.ts';
+import { readingsAgree } from '../../lib/checks/answer.ts';
 import { constraintSchema } from '../../lib/engine/values.ts';
 import { validateNode } from '../../lib/contract/validators.ts';
 import { loadProfile } from '../../lib/profile/load.ts';
@@ -26,13 +27,32 @@ test('valid generators only produce values the schemas accept, in JSON and in XM
   );
 });
 
-test('each constrained field: valid values satisfy it, invalid ones break it', () => {
+test('each constrained field: valid values satisfy it, invalid ones break it, and every reading of "characters" agrees on both', () => {
   for (const c of fieldConstraints()) {
     const schema = constraintSchema(c);
-    fc.assert(fc.property(validForConstraint(c), (v) => validateNode(schema, v).length === 0), { seed: 2, numRuns: 100 });
+    const agree = (v: unknown) => typeof v !== 'string' || readingsAgree(v);
+    fc.assert(fc.property(validForConstraint(c), (v) => validateNode(schema, v).length === 0 && agree(v)), { seed: 2, numRuns: 100 });
     const invalid = invalidForConstraint(c, c.type === 'integer' ? 1 : 'T0345246801');
-    if (invalid) fc.assert(fc.property(invalid, ({ value }) => validateNode(schema, value).length > 0), { seed: 2, numRuns: 100 });
+    if (invalid) fc.assert(fc.property(invalid, ({ value }) => validateNode(schema, value).length > 0 && agree(value)), { seed: 2, numRuns: 100 });
   }
+});
+
+test('realistic values: counters from 0, agency codes of digits, non-empty ASCII text; exotic values on request', () => {
+  const runs = fc.sample(validAgentRunArb(DEFAULT_GEN, '128'), { seed: 4, numRuns: 200 });
+  expect(runs.every((r) => r.agencyCode === '128')).toBe(true);
+  expect(runs.every((r) => Object.values(r).every((v) => (typeof v === 'number' ? v >= 0 : readingsAgree(String(v)))))).toBe(true);
+  const merges = fc.sample(validMergeBodyArb(DEFAULT_GEN, { iswcs: profile.unknownIswcs.slice(1), agency: '128' }), { seed: 4, numRuns: 200 });
+  for (const m of merges) {
+    const iswcs = m.iswcs as string[];
+    expect(iswcs.length).toBeGreaterThan(0);
+    expect(new Set(iswcs).size).toBe(iswcs.length);
+    expect(iswcs.every((i) => profile.unknownIswcs.slice(1).includes(i))).toBe(true);
+    expect((m.agencyWorks as unknown[]).length).toBeGreaterThan(0);
+  }
+  const code = fieldConstraints().find((c) => c.id === 'notifyAgentRun.body.agencyCode');
+  if (!code) throw new Error('agencyCode constraint missing');
+  const exotic = fc.sample(exoticForConstraint(code, DEFAULT_GEN), { seed: 4, numRuns: 300 }).map((v) => String(v.value));
+  expect(exotic.some((v) => !readingsAgree(v))).toBe(true);
 });
 
 test('strings are counted in code points, with the families that break naive counting', () => {

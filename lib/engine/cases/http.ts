@@ -46,7 +46,7 @@ export function httpCases(profile: TargetProfile): CaseDef[] {
       requests: 1,
       async run(ctx) {
         const path = '/iswc-conformance/no-such-resource';
-        await ctx.send({ label: `GET ${path}`, operation: null, outsideDocument: true, request: { method: 'GET', path, auth: 'key' }, expect: [expectCheck(targeted.unknownPath, { because: `the document defines no ${path}` })] });
+        await ctx.send({ label: `GET ${path}`, operation: null, probe: 'outside-document', request: { method: 'GET', path, auth: 'key' }, expect: [expectCheck(targeted.unknownPath, { because: `the document defines no ${path}` })] });
       },
     },
     {
@@ -62,14 +62,14 @@ export function httpCases(profile: TargetProfile): CaseDef[] {
         await ctx.send({
           label: 'run notification as text/csv',
           operation: RUN,
-          outsideDocument: true,
+          probe: 'outside-document',
           request: rawBodyRequest(RUN, 'json', csv, { contentType: 'text/csv' }),
           expect: [expectCheck(targeted.unsupportedMediaType, { because: 'the document takes JSON or XML bodies only (section 4.1)' })],
         });
         await ctx.send({
           label: 'merge as text/csv',
           operation: MERGE,
-          outsideDocument: true,
+          probe: 'outside-document',
           request: rawBodyRequest(MERGE, 'json', csv, { contentType: 'text/csv', query: queryFor(MERGE, { preferredIswc: existingIswc(profile), agency: profile.agency }) }),
           expect: [expectCheck(targeted.unsupportedMediaType, { because: 'the document takes JSON or XML bodies only (section 4.2)' })],
         });
@@ -90,7 +90,7 @@ export function httpCases(profile: TargetProfile): CaseDef[] {
         await ctx.send({
           label: `${OVERSIZED_BYTES} bytes`,
           operation: RUN,
-          outsideDocument: true,
+          probe: 'outside-document',
           connectionMayClose: true,
           request: rawBodyRequest(RUN, format, body),
           expect: [expectCheck(targeted.payloadTooLarge, { because: `the body is ${OVERSIZED_BYTES} bytes of which all but a few hundred are padding` })],
@@ -111,9 +111,11 @@ export function httpCases(profile: TargetProfile): CaseDef[] {
         const body = valid
           .replace('<?xml version="1.0" encoding="UTF-8"?>', `<?xml version="1.0" encoding="UTF-8"?><!DOCTYPE ${root} [<!ENTITY m "${ENTITY_MARKER}">]>`)
           .replace('RUNID', '&m;');
+        // A DOCTYPE is a point the document leaves open: only http and observed checks judge these answers.
         await ctx.send({
           label: 'DOCTYPE with an internal entity in runId',
           operation: RUN,
+          probe: 'open-point',
           request: rawBodyRequest(RUN, 'xml', body),
           expect: [expectCheck(targeted.xmlEntities, { marker: ENTITY_MARKER, because: 'entities must never be expanded (XXE); the document names no DOCTYPE' })],
         });
@@ -123,6 +125,7 @@ export function httpCases(profile: TargetProfile): CaseDef[] {
         await ctx.send({
           label: 'DOCTYPE with an internal entity as the agencyCode',
           operation: RUN,
+          probe: 'open-point',
           request: rawBodyRequest(
             RUN,
             'xml',

@@ -1,85 +1,257 @@
+import * as observed from '../../checks/observed.ts';
 import * as targeted from '../../checks/targeted.ts';
+import type { Format } from '../../codec/index.ts';
 import { encodeXml, decodeXml, xmlRepresentable } from '../../codec/xml.ts';
 import type { FieldConstraint } from '../../contract/constraints.ts';
 import { fieldConstraints, isLimited } from '../../contract/constraints.ts';
 import { operation } from '../../contract/operations.ts';
 import { validateResource } from '../../contract/validators.ts';
 import type { DisposableKind, SubmissionEntry, TargetProfile } from '../../profile/types.ts';
-import type { CaseDef, CaseFormat } from '../case.ts';
+import type { CaseContext, CaseDef, CaseFormat, Expectation, Step } from '../case.ts';
 import { expectCheck } from '../case.ts';
 import { bodyRequest, queryRequest } from '../requests.ts';
 import { baseQuery, bodyWith, emptyMerge, otherIswc, queryFor, unknownIswc, validAgentRun, validExample } from '../templates.ts';
-import { boundaryValues, wrongTypes } from '../values.ts';
+import type { BoundaryValue } from '../values.ts';
+import { boundaryValues, typeRole, wrongTypes, xmlTypeRole } from '../values.ts';
 
 /**
- * Limit and type cases, derived from every constrained field of schemas/openapi.yaml: values at each
- * limit (accepted) and one past it (400), and values of the wrong type (400), in JSON and XML.
+ * Limit and type cases, derived from every constrained field of schemas/openapi.yaml, under the rule that
+ * a `spec` check demands only what every reading of the document agrees on: values past a limit in
+ * characters every reading counts alike (400 for a body, a refusal for a query parameter), realistic
+ * values at a limit (answered like a nominal value), values no reading takes as the field's type (400);
+ * what the readings count differently, unrealistic values and lossless coercions are only observed.
  */
 
+type BodyResource = 'AgentRun' | 'MergeRequest';
+
+/** Many XML binders trim text: a value whose meaning rests on edge whitespace has no fair XML twin. */
+function restsOnEdgeWhitespace(value: unknown): boolean {
+  return /"\s|\s"/.test(JSON.stringify(value));
+}
+
 /** The XML twin of a body keeps the case's meaning only if it is still invalid (or still valid). */
-export function xmlTwinKeeps(resource: 'AgentRun' | 'MergeRequest', value: unknown, valid: boolean): boolean {
-  if (!xmlRepresentable(value)) return false;
-  // Many XML binders trim text: a value whose meaning rests on edge whitespace has no fair XML twin.
-  if (JSON.stringify(value).match(/"\s|\s"/)) return false;
+export function xmlTwinKeeps(resource: BodyResource, value: unknown, valid: boolean): boolean {
+  if (!xmlRepresentable(value) || restsOnEdgeWhitespace(value)) return false;
   const decoded = decodeXml(resource, encodeXml(resource, value));
   const twinValid = decoded.ok && validateResource(resource, decoded.value).length === 0;
   return twinValid === valid;
 }
 
-function formatsFor(c: FieldConstraint, body: unknown, valid: boolean): CaseFormat[] {
-  // A query parameter of an operation with a body: the body (valid, empty) is sent in JSON once.
-  if (c.location === 'query') return ['json'];
+function resourceOf(c: FieldConstraint): BodyResource | undefined {
   const resource = operation(c.operation).body?.resource;
-  if (resource !== 'AgentRun' && resource !== 'MergeRequest') return ['json'];
+  return resource === 'AgentRun' || resource === 'MergeRequest' ? resource : undefined;
+}
+
+function asFormat(format: CaseFormat): Format {
+  return format === 'xml' ? 'xml' : 'json';
+}
+
+/** Which data a request names: everything existing but the broken value, or nothing that exists. */
+type Naming = 'existing' | 'unknown';
+
+/**
+ * Which profile entry a demand of 400 names so that everything but the broken value exists: a submission
+ * for delete and for an agency work of a merge, merged metadata for demerge. Read-only: never consumed.
+ */
+function reservedKind(c: FieldConstraint): DisposableKind | undefined {
+  if (c.location === 'query' && c.operation === 'deleteSubmission') return 'submissions';
+  if (c.location === 'query' && c.operation === 'demergeIswcMetadata') return 'demerges';
+  if (c.location === 'body' && c.field.startsWith('agencyWorks[]')) return 'submissions';
+  return undefined;
+}
+
+/** The body a case sends with `value` in the constrained field (query cases send a valid body). */
+function bodyFor(c: FieldConstraint, profile: TargetProfile, value: unknown, naming: Naming, entry: Partial<SubmissionEntry> | undefined): Record<string, unknown> | undefined {
+  if (!operation(c.operation).body) return undefined;
+  if (c.location === 'query') {
+    // A merge that names nothing but the query value: empty where 400 is demanded (a faulty server that
+    // takes the value merges nothing), an existing ISWC where it names unknown data (an empty merge may
+    // itself be a bad request: the body carries ISWCs "and/or" works, 4.2).
+    return naming === 'existing' ? emptyMerge() : { ...emptyMerge(), iswcs: [otherIswc(profile)] };
+  }
+  if (c.operation === 'notifyAgentRun') return bodyWith(validAgentRun(profile), c.field, value, profile);
+  if (entry && c.field.startsWith('agencyWorks[]')) {
+    const name = c.field.slice('agencyWorks[].'.length);
+    return { ...emptyMerge(), agencyWorks: [{ agencyCode: entry.agency, agencyWorkCode: entry.workcode, [name]: value }] };
+  }
+  return bodyWith(emptyMerge(), c.field, value, profile);
+}
+
+/** The step sending `value` in field `c`, naming existing data (a demand of 400) or unknown data. */
+function stepFor(c: FieldConstraint, profile: TargetProfile, ctx: CaseContext, label: string, value: unknown, naming: Naming, expect: Expectation[], probe?: Step['probe']): Step {
+  const kind = naming === 'existing' ? reservedKind(c) : undefined;
+  const entry = kind ? (ctx.entries[kind]?.[0] as Partial<SubmissionEntry> | undefined) : undefined;
+  const preferred = naming === 'unknown' && c.operation !== 'notifyAgentRun' ? unknownIswc(profile) : undefined;
+  const query: Record<string, string | number | undefined> = { ...baseQuery(c.operation, profile, preferred), ...(entry && c.location === 'query' ? entry : {}) };
+  if (c.location === 'query') query[c.field] = value as string | number;
+  const q = queryFor(c.operation, query);
+  const body = bodyFor(c, profile, value, naming, entry);
+  const request = body && ctx.format !== 'none' ? bodyRequest(c.operation, asFormat(ctx.format), body, { query: q }) : queryRequest(c.operation, q);
+  return { label, operation: c.operation, request, expect, ...(probe ? { probe } : {}) };
+}
+
+function groupOf(c: FieldConstraint): NonNullable<CaseDef['group']> {
+  const op = operation(c.operation);
+  return { id: `limits.${c.operation}.${c.location}.${c.field}`, title: `${op.method} ${op.path} ${c.location} ${c.field}: values at and past its limits, and of the wrong type @limits` };
+}
+
+function titleOf(c: FieldConstraint, label: string, what: string): string {
+  const op = operation(c.operation);
+  return `${op.method} ${op.path} ${c.location} ${c.field} ${label}: ${what}`;
+}
+
+/** Formats a body value case runs in: JSON, and XML where the twin keeps the value's meaning. */
+function formatsFor(c: FieldConstraint, profile: TargetProfile, value: unknown, valid: boolean, observedOnly: boolean): CaseFormat[] {
+  if (!operation(c.operation).body) return ['none'];
+  // A query parameter of an operation with a body: the body (valid) is sent in JSON once.
+  if (c.location === 'query') return ['json'];
+  const resource = resourceOf(c);
+  if (!resource) return ['json'];
+  const body = bodyFor(c, profile, value, 'unknown', undefined) ?? {};
+  if (observedOnly) return xmlRepresentable(body) ? ['json', 'xml'] : ['json'];
   return xmlTwinKeeps(resource, body, valid) ? ['json', 'xml'] : ['json'];
 }
 
-/** The body a limit case sends: the field set on a valid base (agent run) or on an empty merge. */
-function bodyFor(c: FieldConstraint, profile: TargetProfile, value: unknown): Record<string, unknown> {
-  const base = c.operation === 'notifyAgentRun' ? validAgentRun(profile) : emptyMerge();
-  return bodyWith(base, c.field, value, profile);
+/** A value past a limit that every reading counts alike: 400 for a body field, a refusal for a query parameter. */
+function rejectedCase(c: FieldConstraint, profile: TargetProfile, b: BoundaryValue): CaseDef {
+  const check = c.location === 'query' ? targeted.queryRefused : targeted.limitRejected;
+  const kind = reservedKind(c);
+  return {
+    id: `limit.${c.operation}.${c.location}.${c.field}.${b.label}`,
+    title: titleOf(c, b.label, c.location === 'query' ? 'refused' : '400'),
+    operation: c.operation,
+    formats: formatsFor(c, profile, b.value, false, false),
+    tags: ['@limits', '@reject'],
+    checks: [check.id, ...(c.location === 'query' ? [observed.observedRefusal.id] : [])],
+    requests: 1,
+    ...(kind ? { claims: [{ kind, count: 1, readOnly: true }] } : {}),
+    group: groupOf(c),
+    async run(ctx) {
+      const expect =
+        c.location === 'query'
+          ? [expectCheck(targeted.queryRefused, { because: b.because, sections: [...c.sections] }), expectCheck(observed.observedRefusal, { because: `${c.field} ${b.label}: which error status refuses it` })]
+          : [expectCheck(targeted.limitRejected, { because: b.because, sections: [...c.sections] })];
+      await ctx.send(stepFor(c, profile, ctx, `${c.field} ${b.label}`, b.value, 'existing', expect));
+    },
+  };
 }
 
 /**
- * Where the named data may not exist, an accepted value may get 404: a merge or delete that names an
- * unknown ISWC keeps data safe and still shows the limit is not enforced too tightly.
+ * Realistic values at a limit, shown differentially: the same request names unknown data with a nominal
+ * value, then with each value at the limit, and every answer must equal the nominal one. Whatever the
+ * server answers for the data named (204, 404, a business 400), only the value can make them differ.
  */
-function limitCase(c: FieldConstraint, profile: TargetProfile, label: string, value: unknown, valid: boolean, because: string, kind: 'limit' | 'type'): CaseDef {
-  const op = operation(c.operation);
-  const acceptOnUnknown = valid && c.operation !== 'notifyAgentRun';
-  const preferred = acceptOnUnknown ? unknownIswc(profile) : undefined;
-  // A query parameter of the merge: the body stays valid. Where acceptance is shown it names an existing
-  // ISWC (an empty merge may be a bad request: the body carries ISWCs "and/or" works, 4.2); where 400 is
-  // demanded it stays empty, so a server that wrongly takes the value merges nothing.
-  const body = !op.body ? undefined : c.location === 'query' ? (valid ? { ...emptyMerge(), iswcs: [otherIswc(profile)] } : emptyMerge()) : bodyFor(c, profile, value);
-  const checkId = kind === 'type' ? targeted.typeRejected.id : valid ? targeted.limitAccepted.id : targeted.limitRejected.id;
-  const entryKind = existingDataFor(c, valid);
+function acceptedCase(c: FieldConstraint, profile: TargetProfile, values: BoundaryValue[], example: string | number): CaseDef {
+  const formats = values.every((b) => formatsFor(c, profile, b.value, true, false).includes('xml')) ? formatsFor(c, profile, example, true, false) : (['json'] as CaseFormat[]);
   return {
-    id: `${kind}.${c.operation}.${c.location}.${c.field}.${label}`,
-    title: `${op.method} ${op.path} ${c.location} ${c.field} ${label}: ${valid ? 'accepted' : '400'}`,
+    id: `limit.${c.operation}.${c.location}.${c.field}.at-limit`,
+    title: titleOf(c, values.map((b) => b.label).join(', '), 'answered like a nominal value'),
     operation: c.operation,
-    formats: body ? formatsFor(c, body, valid) : ['none'],
-    tags: ['@limits', valid ? '@accept' : '@reject'],
-    checks: [checkId],
-    requests: 1,
-    ...(entryKind ? { claims: [{ kind: entryKind, count: 1, readOnly: true }] } : {}),
-    group: { id: `limits.${c.operation}.${c.location}.${c.field}`, title: `${op.method} ${op.path} ${c.location} ${c.field}: values at and past its limits, and of the wrong type @limits` },
+    formats: operation(c.operation).body ? formats : ['none'],
+    tags: ['@limits', '@accept'],
+    checks: [targeted.limitAccepted.id],
+    requests: values.length + 1,
+    group: groupOf(c),
     async run(ctx) {
-      // 400 is demanded with everything else valid and existing: the reserved profile entry supplies it.
-      const entry = entryKind ? (ctx.entries[entryKind]?.[0] as Partial<SubmissionEntry> | undefined) : undefined;
-      const query: Record<string, string | number | undefined> = { ...baseQuery(c.operation, profile, preferred), ...(entry && c.location === 'query' ? entry : {}) };
-      if (c.location === 'query') query[c.field] = value as string | number;
-      const q = queryFor(c.operation, query);
-      const sent = entry && c.field.startsWith('agencyWorks[]') ? { ...emptyMerge(), agencyWorks: [{ agencyCode: entry.agency, agencyWorkCode: entry.workcode, [c.name]: value }] } : body;
-      const request = sent && ctx.format !== 'none' ? bodyRequest(c.operation, ctx.format, sent, { query: q }) : queryRequest(c.operation, q);
-      const sections = c.sections;
-      const expectation =
-        kind === 'type'
-          ? expectCheck(targeted.typeRejected, { because, sections: [...sections, '7'] })
-          : valid
-            ? expectCheck(targeted.limitAccepted, { because, sections, mayNotExist: acceptOnUnknown })
-            : expectCheck(targeted.limitRejected, { because, sections });
-      await ctx.send({ label: `${c.field} ${label}`, operation: c.operation, request, expect: [expectation] });
+      const nominal = await ctx.send(stepFor(c, profile, ctx, `${c.field} nominal ${JSON.stringify(example)}`, example, 'unknown', []));
+      const nominalStatus = nominal.error && nominal.error.code !== 'THROTTLED' ? null : (nominal.response?.status ?? null);
+      for (const b of values) {
+        const because = `${b.because}; the same request with the nominal ${JSON.stringify(example)} got ${nominalStatus ?? 'no answer'}`;
+        await ctx.send(stepFor(c, profile, ctx, `${c.field} ${b.label}`, b.value, 'unknown', [expectCheck(targeted.limitAccepted, { because, sections: [...c.sections], nominalStatus })]));
+      }
+    },
+  };
+}
+
+/** A value the readings count differently, or an unrealistic one: what it gets is recorded, never judged. */
+function observedCase(c: FieldConstraint, profile: TargetProfile, b: BoundaryValue): CaseDef {
+  const check = b.role === 'characters' ? observed.observedCharacters : observed.observedEdgeValues;
+  return {
+    id: `limit.${c.operation}.${c.location}.${c.field}.${b.label}`,
+    title: titleOf(c, b.label, 'observed'),
+    operation: c.operation,
+    formats: formatsFor(c, profile, b.value, b.valid, true),
+    tags: ['@limits', '@observed'],
+    checks: [check.id],
+    requests: 1,
+    group: groupOf(c),
+    async run(ctx) {
+      const facts = { field: c.field, value: b.value, ...(b.lengths ? { lengths: b.lengths } : {}), contractValid: b.valid };
+      await ctx.send(stepFor(c, profile, ctx, `${c.field} ${b.label}`, b.value, 'unknown', [expectCheck(check, { because: b.because, sections: [...c.sections], facts })], 'open-point'));
+    },
+  };
+}
+
+/** A body value of another type: 400 where no reading takes it, observed where a lenient one converts it. */
+function typeCase(c: FieldConstraint, profile: TargetProfile, label: string, value: unknown, jsonRole: 'rejected' | 'coercion'): CaseDef {
+  const resource = resourceOf(c);
+  const body = bodyFor(c, profile, value, 'unknown', undefined);
+  let xmlRole: 'rejected' | 'coercion' | 'valid' = 'valid';
+  if (resource && body && xmlRepresentable(body)) {
+    const decoded = decodeXml(resource, encodeXml(resource, body));
+    const field = decoded.ok ? fieldValue(decoded.value, c.field) : undefined;
+    xmlRole = decoded.ok ? xmlTypeRole(c.type, field) : 'valid';
+  }
+  const roleIn = (format: CaseFormat) => (format === 'xml' ? xmlRole : jsonRole);
+  const formats: CaseFormat[] = xmlRole === 'valid' ? ['json'] : ['json', 'xml'];
+  const because = `${c.field} must be ${c.type === 'integer' ? 'a 32-bit integer' : 'a string'}, sent ${label} ${JSON.stringify(value)} (section ${c.sections.join(', ')})`;
+  const checks = [...new Set(formats.map((f) => (roleIn(f) === 'rejected' ? targeted.typeRejected.id : observed.observedCoercion.id)))];
+  const kind = reservedKind(c);
+  return {
+    id: `type.${c.operation}.${c.location}.${c.field}.${label}`,
+    title: titleOf(c, label, checks.includes(targeted.typeRejected.id) ? '400' : 'observed'),
+    operation: c.operation,
+    formats,
+    tags: ['@limits', '@types'],
+    checks,
+    requests: 1,
+    ...(kind ? { claims: [{ kind, count: 1, readOnly: true }] } : {}),
+    group: groupOf(c),
+    async run(ctx) {
+      if (roleIn(ctx.format) === 'rejected') {
+        await ctx.send(stepFor(c, profile, ctx, `${c.field} ${label}`, value, 'existing', [expectCheck(targeted.typeRejected, { because, sections: [...c.sections, '7'] })]));
+      } else {
+        const facts = { field: c.field, value, format: ctx.format };
+        const step = stepFor(c, profile, ctx, `${c.field} ${label}`, value, 'unknown', [expectCheck(observed.observedCoercion, { because: `${because}: a lenient reading converts it`, sections: [...c.sections], facts })], 'open-point');
+        await ctx.send(step);
+      }
+    },
+  };
+}
+
+/** The value at a field path (`agencyWorks[].agencyCode` reads the first item). */
+function fieldValue(root: unknown, field: string): unknown {
+  let node: unknown = root;
+  for (const segment of field.split('.')) {
+    const name = segment.replace(/\[\]$/, '');
+    if (node === null || typeof node !== 'object' || Array.isArray(node)) return undefined;
+    node = (node as Record<string, unknown>)[name];
+    if (segment.endsWith('[]')) node = Array.isArray(node) ? node[0] : node;
+  }
+  return node;
+}
+
+/** A query integer that is no integer at all: refused (the document lets 400 or 404 answer it). */
+function queryTypeCase(c: FieldConstraint, profile: TargetProfile, label: string, value: string): CaseDef {
+  const kind = reservedKind(c);
+  const because = `${c.field} must be a 32-bit integer, sent ${JSON.stringify(value)} (section ${c.sections.join(', ')})`;
+  return {
+    id: `type.${c.operation}.${c.location}.${c.field}.${label}`,
+    title: titleOf(c, label, 'refused'),
+    operation: c.operation,
+    formats: operation(c.operation).body ? ['json'] : ['none'],
+    tags: ['@limits', '@types'],
+    checks: [targeted.queryRefused.id, observed.observedRefusal.id],
+    requests: 1,
+    ...(kind ? { claims: [{ kind, count: 1, readOnly: true }] } : {}),
+    group: groupOf(c),
+    async run(ctx) {
+      await ctx.send(
+        stepFor(c, profile, ctx, `${c.field} ${label}`, value, 'existing', [
+          expectCheck(targeted.queryRefused, { because, sections: [...c.sections] }),
+          expectCheck(observed.observedRefusal, { because: `${c.field} ${label}: which error status refuses it` }),
+        ]),
+      );
     },
   };
 }
@@ -89,32 +261,17 @@ export function limitCases(profile: TargetProfile): CaseDef[] {
   for (const c of fieldConstraints()) {
     const example = validExample(c, profile);
     if (isLimited(c)) {
-      for (const b of boundaryValues(c, example)) out.push(limitCase(c, profile, b.label, b.value, b.valid, b.because, 'limit'));
+      const values = boundaryValues(c, example);
+      for (const b of values.filter((v) => v.role === 'rejected')) out.push(rejectedCase(c, profile, b));
+      const accepted = values.filter((v) => v.role === 'accepted');
+      if (accepted.length > 0) out.push(acceptedCase(c, profile, accepted, example));
+      for (const b of values.filter((v) => v.role === 'characters' || v.role === 'edge')) out.push(observedCase(c, profile, b));
     }
     if (c.location === 'body') {
-      for (const w of wrongTypes(c.type, example)) {
-        const because = `${c.field} must be ${c.type === 'integer' ? 'an integer' : 'a string'}, sent ${w.label} ${JSON.stringify(w.value)} (section ${c.sections.join(', ')})`;
-        out.push(limitCase(c, profile, w.label, w.value, false, because, 'type'));
-      }
+      for (const w of wrongTypes(c.type, example)) out.push(typeCase(c, profile, w.label, w.value, typeRole(c, w)));
     } else if (c.type === 'integer') {
-      for (const w of [{ label: 'word', value: 'abc' }, { label: 'fraction', value: '1.5' }]) {
-        const because = `${c.field} must be a 32-bit integer, sent ${JSON.stringify(w.value)} (section ${c.sections.join(', ')})`;
-        out.push(limitCase(c, profile, w.label, w.value, false, because, 'type'));
-      }
+      for (const w of [{ label: 'word', value: 'abc' }, { label: 'fraction', value: '1.5' }]) out.push(queryTypeCase(c, profile, w.label, w.value));
     }
   }
   return out;
-}
-
-/**
- * Which profile entry a 400 case names so that everything but the broken value exists (the reading:
- * "checks that demand 400 keep everything else valid and existing"): a submission for delete and for an
- * agency work of a merge, merged metadata for demerge. Read-only: the entry is never consumed.
- */
-function existingDataFor(c: FieldConstraint, valid: boolean): DisposableKind | undefined {
-  if (valid) return undefined;
-  if (c.location === 'query' && c.operation === 'deleteSubmission') return 'submissions';
-  if (c.location === 'query' && c.operation === 'demergeIswcMetadata') return 'demerges';
-  if (c.location === 'body' && c.field.startsWith('agencyWorks[]')) return 'submissions';
-  return undefined;
 }

@@ -49,7 +49,7 @@ function workLabel(w: Work): string {
   return `${w.agency}/${w.workcode} on ${w.preferredIswc}`;
 }
 
-async function expectStatus(real: Real, step: Omit<Step, 'expect'>, status: number, because: string): Promise<void> {
+async function expectStatus(real: Real, step: Omit<Step, 'expect'>, status: number | 'refused', because: string): Promise<void> {
   const probe = await real.ctx.probe({ ...step, expect: [expectCheck(targeted.outcomeSequence, { status, because })] });
   real.log.push(probe);
   if (probe.failures.length > 0) throw new Error(`${step.label}: ${probe.failures.join('; ')}`);
@@ -88,7 +88,7 @@ class DemergeCommand implements fc.AsyncCommand<World, Real> {
   }
   async run(m: World, r: Real): Promise<void> {
     let work: Work;
-    let status: number;
+    let status: number | 'refused';
     let because: string;
     if (this.which === 'merged') {
       work = m.merged.splice(this.pick % Math.min(m.merged.length, 3), 1)[0];
@@ -96,12 +96,12 @@ class DemergeCommand implements fc.AsyncCommand<World, Real> {
       because = `${workLabel(work)} is merged now (sections 3, 4.4)`;
     } else if (this.which === 'again') {
       work = m.demerged[this.pick % Math.min(m.demerged.length, 3)];
-      status = 404;
+      status = 'refused';
       because = `${workLabel(work)} was demerged already (section 3)`;
     } else {
       const target = m.mergedInto[this.pick % Math.max(1, m.mergedInto.length)] ?? r.ctx.profile.iswcs[0] ?? '';
       work = { preferredIswc: target, agency: r.ctx.profile.agency, workcode: `NEVER${this.pick % 1000}` };
-      status = 404;
+      status = 'refused';
       because = `${workLabel(work)} was never merged (section 4.4)`;
     }
     await expectStatus(r, { label: `demerge ${workLabel(work)}`, operation: DEMERGE, request: queryRequest(DEMERGE, queryFor(DEMERGE, { preferredIswc: work.preferredIswc, agency: work.agency, workcode: work.workcode })) }, status, because);
@@ -124,7 +124,7 @@ class DeleteCommand implements fc.AsyncCommand<World, Real> {
   }
   async run(m: World, r: Real): Promise<void> {
     let s: SubmissionEntry;
-    let status: number;
+    let status: number | 'refused';
     let because: string;
     if (this.which === 'present') {
       s = m.submissions.shift() as SubmissionEntry;
@@ -132,11 +132,11 @@ class DeleteCommand implements fc.AsyncCommand<World, Real> {
       because = 'the profile lists this submission and it was not deleted yet (section 4.3)';
     } else if (this.which === 'again') {
       s = m.deleted[this.pick % Math.min(m.deleted.length, 3)];
-      status = 404;
+      status = 'refused';
       because = 'this submission was deleted already (section 3)';
     } else {
       s = { preferredIswc: unknownIswc(r.ctx.profile, this.pick), agency: r.ctx.profile.agency, workcode: `UNKNOWN${this.pick % 1000}`, sourceDb: 1 };
-      status = 404;
+      status = 'refused';
       because = `${s.preferredIswc} does not exist (section 4.3)`;
     }
     const query = queryFor(DELETE, { preferredIswc: s.preferredIswc, agency: s.agency, workcode: s.workcode, sourceDb: s.sourceDb, reasonCode: REASON_CODE });
@@ -156,7 +156,8 @@ const commands = [
 
 /**
  * Stateful model test (fast-check commands) over merge, demerge and submission delete, on the
- * disposable profile entries it claims. A failing sequence shrinks to the shortest one that still fails;
+ * disposable profile entries it claims. It predicts 204, or a refusal (400 or 404: the document lists
+ * both) where nothing is there to act on. A failing sequence shrinks to the shortest one that still fails;
  * its steps are recorded with the seed and path that replay it.
  */
 export function modelCases(_profile: TargetProfile): CaseDef[] {

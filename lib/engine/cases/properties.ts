@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { lengthsOf } from '../../checks/answer.ts';
 import * as observed from '../../checks/observed.ts';
 import * as targeted from '../../checks/targeted.ts';
 import type { Format } from '../../codec/index.ts';
@@ -7,13 +8,14 @@ import type { FieldConstraint } from '../../contract/constraints.ts';
 import { constraintsOf, isLimited } from '../../contract/constraints.ts';
 import type { OperationId } from '../../contract/operations.ts';
 import { operation } from '../../contract/operations.ts';
-import type { InvalidValue } from '../../generators/values.ts';
-import { invalidForConstraint, validAgentRunArb, validForConstraint, validMergeBodyArb } from '../../generators/values.ts';
+import type { GenOptions, InvalidValue } from '../../generators/values.ts';
+import { edgeMergeBodyArb, exoticForConstraint, invalidForConstraint, validAgentRunArb, validForConstraint, validMergeBodyArb } from '../../generators/values.ts';
+import type { Exchange } from '../../http/types.ts';
 import type { TargetProfile } from '../../profile/types.ts';
 import type { CaseContext, CaseDef, Expectation, Probe, Step } from '../case.ts';
 import { expectCheck } from '../case.ts';
 import { bodyRequest, queryRequest, rawBodyRequest } from '../requests.ts';
-import { baseQuery, bodyWith, emptyMerge, existingIswc, queryFor, unknownIswc, validAgentRun, validExample } from '../templates.ts';
+import { baseQuery, bodyWith, emptyMerge, existingIswc, queryFor, sampleWorkCode, unknownIswc, validAgentRun, validExample } from '../templates.ts';
 import { xmlTwinKeeps } from './limits.ts';
 
 /**
@@ -45,8 +47,14 @@ export async function property<T>(ctx: CaseContext, label: string, arb: fc.Arbit
   if (result.failed && !lastFailing) throw new Error(`property ${label} failed without a failing answer: ${fc.stringify(result.errorInstance)}`);
 }
 
+/** The status a nominal request got, for differential acceptance (null when it got no answer). */
+function statusOfNominal(exchange: Exchange): number | null {
+  return exchange.error && exchange.error.code !== 'THROTTLED' ? null : (exchange.response?.status ?? null);
+}
+
 const asFormat = (f: string): Format => (f === 'xml' ? 'xml' : 'json');
-const options = (format: Format) => ({ xml: format === 'xml', maxFree: 12 });
+const options = (format: Format): GenOptions => ({ xml: format === 'xml', maxFree: 12 });
+const exotic = (format: Format): GenOptions => ({ ...options(format), exotic: true });
 
 interface Broken {
   c: FieldConstraint;
@@ -54,19 +62,31 @@ interface Broken {
 }
 
 /** One field of the operation broken, with an invalid value of that field's own generator. */
-function brokenField(opId: OperationId, profile: TargetProfile, format: Format, location: 'body' | 'query'): fc.Arbitrary<Broken> | null {
+function brokenField(opId: OperationId, profile: TargetProfile, location: 'body' | 'query'): fc.Arbitrary<Broken> | null {
   const arbs = constraintsOf(opId)
     .filter((c) => c.location === location && (isLimited(c) || c.location === 'body' || c.type === 'integer'))
-    .map((c) => invalidForConstraint(c, validExample(c, profile), options(format))?.map((invalid) => ({ c, invalid })))
+    .map((c) => invalidForConstraint(c, validExample(c, profile))?.map((invalid) => ({ c, invalid })))
     .filter((a): a is fc.Arbitrary<Broken> => a !== undefined);
   return arbs.length > 0 ? fc.oneof(...arbs) : null;
 }
 
+/** In XML an array or object for a scalar is an element where text is expected: a shape question, only observed. */
+function elementShaped(b: Broken): boolean {
+  return b.invalid.label === 'array' || b.invalid.label === 'object';
+}
+
+/** A body value every reading refuses: 400 (a limit, or a type); a query value: refused (400 or 404). */
 function rejectExpectation(b: Broken): Expectation {
   const because = `${b.c.field} ${JSON.stringify(b.invalid.value)} (${b.invalid.label}) breaks its constraint (section ${b.c.sections.join(', ')})`;
+  if (b.c.location === 'query') return expectCheck(targeted.queryRefused, { because, sections: b.c.sections });
   return b.invalid.label.startsWith('too') || b.invalid.label.includes('int32') || b.invalid.label.startsWith('pattern')
     ? expectCheck(targeted.limitRejected, { because, sections: b.c.sections })
     : expectCheck(targeted.typeRejected, { because, sections: [...b.c.sections, '7'] });
+}
+
+/** What an exotic value is, recorded with the answer: the value and its length under each reading. */
+function exoticFacts(field: string, value: unknown): Record<string, unknown> {
+  return { field, value, ...(typeof value === 'string' ? { lengths: lengthsOf(value) } : {}) };
 }
 
 export function propertyCases(profile: TargetProfile): CaseDef[] {
@@ -74,28 +94,31 @@ export function propertyCases(profile: TargetProfile): CaseDef[] {
   const MERGE = 'mergeIswcMetadata';
   const BOTH: readonly Format[] = ['json', 'xml'];
   const others = profile.iswcs.slice(1);
+  const nominalMerge = { ...emptyMerge(), iswcs: [unknownIswc(profile, 1)], agencyWorks: [{ agencyCode: profile.agency, agencyWorkCode: sampleWorkCode(profile) }] };
   const out: CaseDef[] = [
     {
       id: 'property.run.valid',
-      title: 'Property: every valid agent run gets 200 and a CsnNotification',
+      title: 'Property: every realistic valid agent run is answered like a nominal one (200 and a CsnNotification)',
       operation: RUN,
       formats: BOTH,
       tags: ['@property'],
-      checks: [targeted.success.id],
+      checks: [targeted.limitAccepted.id],
       requests: 100,
       async run(ctx) {
         const format = asFormat(ctx.format);
-        await property(ctx, 'valid agent run', validAgentRunArb(options(format)), (body) => ({
+        const nominal = await ctx.send({ label: 'nominal agent run', operation: RUN, request: bodyRequest(RUN, format, validAgentRun(profile)), expect: [] });
+        const nominalStatus = statusOfNominal(nominal);
+        await property(ctx, 'valid agent run', validAgentRunArb(options(format), profile.agency), (body) => ({
           label: 'valid agent run',
           operation: RUN,
           request: bodyRequest(RUN, format, body),
-          expect: [expectCheck(targeted.success, { because: 'the agent run is valid against section 2.1 (generated)' })],
+          expect: [expectCheck(targeted.limitAccepted, { because: `every value is within its limits (generated, section 2.1); the nominal agent run got ${nominalStatus ?? 'no answer'}`, nominalStatus })],
         }));
       },
     },
     {
       id: 'property.run.invalid',
-      title: 'Property: an agent run breaking one constraint gets 400',
+      title: 'Property: an agent run breaking one constraint, as every reading counts it, gets 400',
       operation: RUN,
       formats: BOTH,
       tags: ['@property'],
@@ -103,11 +126,11 @@ export function propertyCases(profile: TargetProfile): CaseDef[] {
       requests: 100,
       async run(ctx) {
         const format = asFormat(ctx.format);
-        const broken = brokenField(RUN, profile, format, 'body');
+        const broken = brokenField(RUN, profile, 'body');
         if (!broken) return;
         const arb = broken
           .map((b) => ({ b, body: bodyWith(validAgentRun(profile), b.c.field, b.invalid.value, profile) }))
-          .filter(({ body }) => format === 'json' || xmlTwinKeeps('AgentRun', body, false));
+          .filter(({ b, body }) => format === 'json' || (!elementShaped(b) && xmlTwinKeeps('AgentRun', body, false)));
         await property(ctx, 'agent run with one broken field', arb, ({ b, body }) => ({
           label: `agent run with ${b.c.field} broken`,
           operation: RUN,
@@ -117,8 +140,33 @@ export function propertyCases(profile: TargetProfile): CaseDef[] {
       },
     },
     {
+      id: 'property.run.exotic',
+      title: 'Property: agent runs with exotic text and extreme counters (observed; never 5xx)',
+      operation: RUN,
+      formats: BOTH,
+      tags: ['@property', '@observed'],
+      checks: [observed.observedCharacters.id, observed.observedEdgeValues.id],
+      requests: 100,
+      async run(ctx) {
+        const format = asFormat(ctx.format);
+        const fields = constraintsOf(RUN).filter((c) => c.location === 'body');
+        const arb = fc.oneof(...fields.map((c) => exoticForConstraint(c, exotic(format)).map((v) => ({ c, v }))));
+        await property(ctx, 'agent run with an exotic value', arb, ({ c, v }) => ({
+          label: `agent run with ${v.label} in ${c.field}`,
+          operation: RUN,
+          probe: 'open-point',
+          request: bodyRequest(RUN, format, bodyWith(validAgentRun(profile), c.field, v.value, profile)),
+          expect: [
+            typeof v.value === 'string'
+              ? expectCheck(observed.observedCharacters, { because: `${c.field} ${v.label}: the readings of "characters" may count it differently`, facts: exoticFacts(c.field, v.value) })
+              : expectCheck(observed.observedEdgeValues, { because: `${c.field} ${v.label}: no realistic counter`, facts: exoticFacts(c.field, v.value) }),
+          ],
+        }));
+      },
+    },
+    {
       id: 'property.merge.valid-unknown',
-      title: 'Property: a valid merge request naming an unknown preferred ISWC is never refused with 400',
+      title: 'Property: a realistic valid merge request naming an unknown preferred ISWC is answered like a nominal one',
       operation: MERGE,
       formats: BOTH,
       tags: ['@property'],
@@ -126,28 +174,33 @@ export function propertyCases(profile: TargetProfile): CaseDef[] {
       requests: 100,
       async run(ctx) {
         const format = asFormat(ctx.format);
-        await property(ctx, 'valid merge body, unknown preferred ISWC', validMergeBodyArb(options(format)), (body) => ({
+        const query = queryFor(MERGE, { preferredIswc: unknownIswc(profile), agency: profile.agency });
+        const nominal = await ctx.send({ label: 'nominal merge into an unknown preferred ISWC', operation: MERGE, request: bodyRequest(MERGE, format, nominalMerge, { query }), expect: [] });
+        const nominalStatus = statusOfNominal(nominal);
+        // ISWCs that do not exist (the profile's), agency works that do not exist: the same data as the nominal.
+        const arb = validMergeBodyArb(options(format), { iswcs: profile.unknownIswcs.slice(1), agency: profile.agency });
+        await property(ctx, 'valid merge body, unknown preferred ISWC', arb, (body) => ({
           label: 'valid merge body',
           operation: MERGE,
-          request: bodyRequest(MERGE, format, body, { query: queryFor(MERGE, { preferredIswc: unknownIswc(profile), agency: profile.agency }) }),
-          expect: [expectCheck(targeted.limitAccepted, { because: 'every value is within its limits (generated); the preferred ISWC does not exist, so 404 is fine', mayNotExist: true })],
+          request: bodyRequest(MERGE, format, body, { query }),
+          expect: [expectCheck(targeted.limitAccepted, { because: `every value is within its limits (generated); the same merge with nominal values got ${nominalStatus ?? 'no answer'}`, nominalStatus })],
         }));
       },
     },
     {
       id: 'property.merge.invalid',
-      title: 'Property: a merge request breaking one constraint gets 400, wherever the bad item sits',
+      title: 'Property: a merge request breaking one constraint gets 400 (body) or a refusal (query), wherever the bad item sits',
       operation: MERGE,
       formats: BOTH,
       tags: ['@property'],
-      checks: [targeted.limitRejected.id, targeted.typeRejected.id],
+      checks: [targeted.limitRejected.id, targeted.typeRejected.id, targeted.queryRefused.id],
       // A faulty server that ignored the broken item could merge the profile's existing ISWCs.
       changesData: true,
       requests: 100,
       async run(ctx) {
         const format = asFormat(ctx.format);
-        const body = brokenField(MERGE, profile, format, 'body');
-        const query = brokenField(MERGE, profile, 'json', 'query');
+        const body = brokenField(MERGE, profile, 'body');
+        const query = brokenField(MERGE, profile, 'query');
         const arbs: Array<fc.Arbitrary<{ b: Broken; payload: Record<string, unknown>; agency: string }>> = [];
         if (body) {
           arbs.push(
@@ -164,12 +217,32 @@ export function propertyCases(profile: TargetProfile): CaseDef[] {
           );
         }
         if (query) arbs.push(query.map((b) => ({ b, payload: emptyMerge(), agency: String(b.invalid.value) })));
-        const arb = fc.oneof(...arbs).filter(({ payload }) => format === 'json' || (xmlRepresentable(payload) && xmlTwinKeeps('MergeRequest', payload, false)) || false);
+        const arb = fc.oneof(...arbs).filter(({ b, payload }) => format === 'json' || (!elementShaped(b) && xmlRepresentable(payload) && xmlTwinKeeps('MergeRequest', payload, false)));
         await property(ctx, 'merge with one broken field', arb, ({ b, payload, agency }) => ({
           label: `merge with ${b.c.field} broken`,
           operation: MERGE,
           request: bodyRequest(MERGE, format, payload, { query: queryFor(MERGE, { preferredIswc: existingIswc(profile), agency }) }),
           expect: [rejectExpectation(b)],
+        }));
+      },
+    },
+    {
+      id: 'property.merge.edge',
+      title: 'Property: merge requests with duplicates, empty arrays and exotic text (observed; never 5xx)',
+      operation: MERGE,
+      formats: BOTH,
+      tags: ['@property', '@observed'],
+      checks: [observed.observedEdgeValues.id],
+      requests: 100,
+      async run(ctx) {
+        const format = asFormat(ctx.format);
+        const query = queryFor(MERGE, { preferredIswc: unknownIswc(profile), agency: profile.agency });
+        await property(ctx, 'merge body with edge values', edgeMergeBodyArb(options(format)), (body) => ({
+          label: 'merge body with edge values',
+          operation: MERGE,
+          probe: 'open-point',
+          request: bodyRequest(MERGE, format, body, { query }),
+          expect: [expectCheck(observed.observedEdgeValues, { because: 'duplicates, empty arrays or exotic text, into an ISWC that does not exist', facts: { body } })],
         }));
       },
     },
@@ -180,16 +253,16 @@ export function propertyCases(profile: TargetProfile): CaseDef[] {
     out.push(
       {
         id: `property.${short}.invalid`,
-        title: `Property: ${op.summary.toLowerCase()} with one broken parameter gets 400`,
+        title: `Property: ${op.summary.toLowerCase()} with one broken parameter is refused`,
         operation: opId,
         formats: ['none'],
         tags: ['@property'],
-        checks: [targeted.limitRejected.id, targeted.typeRejected.id],
+        checks: [targeted.queryRefused.id],
         // Everything but the broken parameter names existing data: a reserved entry, never consumed.
         claims: [{ kind: opId === 'deleteSubmission' ? 'submissions' : 'demerges', count: 1, readOnly: true }],
         requests: 100,
         async run(ctx) {
-          const broken = brokenField(opId, profile, 'json', 'query');
+          const broken = brokenField(opId, profile, 'query');
           if (!broken) return;
           const entry = (ctx.entries[opId === 'deleteSubmission' ? 'submissions' : 'demerges']?.[0] ?? {}) as Record<string, string | number>;
           await property(ctx, `${short} with one broken parameter`, broken, (b) => ({
@@ -202,20 +275,25 @@ export function propertyCases(profile: TargetProfile): CaseDef[] {
       },
       {
         id: `property.${short}.valid-unknown`,
-        title: `Property: ${op.summary.toLowerCase()} with valid parameters naming nothing is never refused with 400`,
+        title: `Property: ${op.summary.toLowerCase()} with a realistic work code, naming nothing, is answered like a nominal one`,
         operation: opId,
         formats: ['none'],
         tags: ['@property'],
         checks: [targeted.limitAccepted.id],
         requests: 100,
         async run(ctx) {
-          const limited = constraintsOf(opId).filter((c) => c.location === 'query' && isLimited(c));
-          const arb = fc.record(Object.fromEntries(limited.map((c) => [c.field, validForConstraint(c, options('json'))])));
-          await property(ctx, `${short} with valid generated parameters`, arb, (values) => ({
-            label: `${short} with valid parameters`,
+          const base = baseQuery(opId, profile, unknownIswc(profile));
+          const nominal = await ctx.send({ label: `nominal ${short} naming nothing`, operation: opId, request: queryRequest(opId, queryFor(opId, base)), expect: [] });
+          const nominalStatus = statusOfNominal(nominal);
+          // The work code is what varies: the agency is the profile's and the source database the nominal one,
+          // which a server may check against the ones it knows.
+          const workcode = constraintsOf(opId).find((c) => c.location === 'query' && c.field === 'workcode');
+          if (!workcode) return;
+          await property(ctx, `${short} with a generated work code`, validForConstraint(workcode, options('json')), (value) => ({
+            label: `${short} with a valid work code`,
             operation: opId,
-            request: queryRequest(opId, queryFor(opId, { ...baseQuery(opId, profile, unknownIswc(profile)), ...values })),
-            expect: [expectCheck(targeted.limitAccepted, { because: 'every parameter is within its limits (generated); the preferred ISWC does not exist, so 404 is fine', mayNotExist: true })],
+            request: queryRequest(opId, queryFor(opId, { ...base, workcode: value })),
+            expect: [expectCheck(targeted.limitAccepted, { because: `the work code is within its limit (generated); the same ${short} with the nominal one got ${nominalStatus ?? 'no answer'}`, nominalStatus })],
           }));
         },
       },
@@ -224,7 +302,7 @@ export function propertyCases(profile: TargetProfile): CaseDef[] {
   out.push(
     {
       id: 'property.any-body',
-      title: 'Property: any JSON body gets a documented status, never 5xx',
+      title: 'Property: any JSON body gets an answer, never 5xx (observed)',
       operation: RUN,
       formats: ['json'],
       tags: ['@property', '@robustness'],
@@ -235,6 +313,8 @@ export function propertyCases(profile: TargetProfile): CaseDef[] {
         await property(ctx, 'arbitrary JSON body', arb, ([opId, value]) => ({
           label: `arbitrary JSON to ${opId}`,
           operation: opId,
+          // A random body probes points the document leaves open (nulls, extra fields, unknown runIds).
+          probe: 'open-point',
           request: rawBodyRequest(opId, 'json', JSON.stringify(value) ?? 'null', opId === MERGE ? { query: queryFor(MERGE, { preferredIswc: unknownIswc(profile), agency: profile.agency }) } : {}),
           expect: [],
         }));
@@ -260,6 +340,7 @@ export function propertyCases(profile: TargetProfile): CaseDef[] {
           return {
             label: 'agent run with fields missing, null or extra',
             operation: RUN,
+            probe: 'open-point',
             request: bodyRequest(RUN, format, body),
             expect: [expectCheck(observed.observedRequiredness, { because: `missing ${missing.join(',') || '-'}, null ${nulls.join(',') || '-'}, extra ${extra}` })],
           };

@@ -22,7 +22,7 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
   const authCases = (opId: typeof DELETE | typeof DEMERGE): CaseDef[] =>
     (['none', 'wrong'] as const).map((auth) => ({
       id: `${opId === DELETE ? 'delete' : 'demerge'}.auth.${auth}`,
-      title: `${operation(opId).method} ${operation(opId).path} with ${auth === 'none' ? 'no' : 'a wrong'} key: refused (401 or 403)`,
+      title: `${operation(opId).method} ${operation(opId).path} with ${auth === 'none' ? 'no' : 'a wrong'} key: refused (400, 401 or 403)`,
       operation: opId,
       formats: ['none'],
       tags: ['@smoke', '@auth'],
@@ -40,42 +40,53 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
         });
       },
     }));
-  /** 404 for an unknown preferred ISWC, and for a work the existing preferred ISWC does not have. */
+  /**
+   * An unknown preferred ISWC, everything else naming existing data (a reserved entry, never consumed):
+   * 404, as the document ties "not found" to it. A work the existing preferred ISWC does not have: the
+   * document lets 400 ("invalid agency and work code") or 404 answer it, so either refuses it.
+   */
   const unknownCase = (opId: typeof DELETE | typeof DEMERGE, neverLabel: string, neverBecause: string): CaseDef => {
     const op = operation(opId);
     const unknown = unknownIswc(profile);
+    const kind = opId === DELETE ? 'submissions' : 'demerges';
     return {
       id: `${opId === DELETE ? 'delete' : 'demerge'}.unknown`,
-      title: `${op.method} ${op.path} naming what does not exist: 404 @smoke`,
+      title: `${op.method} ${op.path} naming an unknown preferred ISWC: 404; naming a work it does not have: refused @smoke`,
       operation: opId,
       formats: ['none'],
       tags: ['@smoke'],
-      checks: [targeted.notFound.id],
+      checks: [targeted.notFound.id, targeted.refused.id, observed.observedRefusal.id],
+      claims: [{ kind, count: 1, readOnly: true }],
       requests: 2,
       async run(ctx) {
-        const steps = [
-          { label: 'unknown preferred ISWC', preferred: unknown, because: `${unknown} does not exist` },
-          { label: neverLabel, preferred: existingIswc(profile), because: neverBecause },
-        ];
-        for (const step of steps) {
-          await ctx.send({
-            label: step.label,
-            operation: opId,
-            request: queryRequest(opId, queryFor(opId, baseQuery(opId, profile, step.preferred))),
-            expect: [expectCheck(targeted.notFound, { because: `${step.because} (section ${op.section})` })],
-          });
-        }
+        const entry = ctx.entries[kind]?.[0] as Partial<SubmissionEntry> | undefined;
+        if (!entry) throw new Error(`no reserved ${kind} entry allocated`);
+        await ctx.send({
+          label: 'unknown preferred ISWC',
+          operation: opId,
+          request: queryRequest(opId, queryFor(opId, { ...baseQuery(opId, profile), ...entry, preferredIswc: unknown })),
+          expect: [expectCheck(targeted.notFound, { because: `${unknown} does not exist; agency and work code are those of the profile's ${JSON.stringify(entry)} (section ${op.section})` })],
+        });
+        await ctx.send({
+          label: neverLabel,
+          operation: opId,
+          request: queryRequest(opId, queryFor(opId, baseQuery(opId, profile, existingIswc(profile)))),
+          expect: [
+            expectCheck(targeted.refused, { because: `${neverBecause} (section ${op.section})` }),
+            expectCheck(observed.observedRefusal, { because: `${op.summary}: ${neverLabel}: which error status refuses it` }),
+          ],
+        });
       },
     };
   };
   return [
     {
       id: 'delete.success-then-repeat',
-      title: `DELETE ${del.path}: a profile submission deletes (204); a repeat gets 404 @smoke @destructive`,
+      title: `DELETE ${del.path}: a profile submission deletes (204); a repeat is refused @smoke @destructive`,
       operation: DELETE,
       formats: ['none'],
       tags: ['@smoke', '@destructive'],
-      checks: [targeted.success.id, targeted.outcomeDelete.id],
+      checks: [targeted.success.id, targeted.outcomeDelete.id, observed.observedRefusal.id],
       claims: [{ kind: 'submissions', count: 1 }],
       requests: 2,
       async run(ctx) {
@@ -83,16 +94,21 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
         if (!s) throw new Error('no submission entry allocated');
         const request = queryRequest(DELETE, submissionQuery(s));
         await ctx.send({ label: 'delete profile submission', operation: DELETE, request, expect: [expectCheck(targeted.success, { because: `the target profile lists this submission (section ${del.section})` })] });
-        await ctx.send({ label: 'repeat the delete', operation: DELETE, request, expect: [expectCheck(targeted.outcomeDelete, { because: 'the delete just removed this submission (section 3)' })] });
+        await ctx.send({
+          label: 'repeat the delete',
+          operation: DELETE,
+          request,
+          expect: [expectCheck(targeted.outcomeDelete, { because: 'the delete just removed this submission (section 3)' }), expectCheck(observed.observedRefusal, { because: 'a repeated delete: which error status refuses it' })],
+        });
       },
     },
     {
       id: 'delete.identity',
-      title: `DELETE ${del.path} naming another sourceDb, agency, work code or preferred ISWC: 404 each, and the submission is still there (204) @destructive`,
+      title: `DELETE ${del.path} naming another sourceDb, agency, work code or preferred ISWC: refused each time, and the submission is still there (204) @destructive`,
       operation: DELETE,
       formats: ['none'],
       tags: ['@destructive'],
-      checks: [targeted.notFound.id, targeted.outcomeIdentity.id],
+      checks: [targeted.refused.id, observed.observedRefusal.id, targeted.outcomeIdentity.id],
       claims: [{ kind: 'submissions', count: 1 }],
       requests: 5,
       async run(ctx) {
@@ -111,7 +127,10 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
             label: `delete naming another ${what}`,
             operation: DELETE,
             request: queryRequest(DELETE, submissionQuery(named)),
-            expect: [expectCheck(targeted.notFound, { because: `no submission has this ${what}; the profile's is ${JSON.stringify(s)} (sections 2.5, 4.3)`, sections: ['2.5', '4.3'] })],
+            expect: [
+              expectCheck(targeted.refused, { because: `no submission has this ${what}; the profile's is ${JSON.stringify(s)} (sections 2.5, 4.3)`, sections: ['2.5', '4.3'] }),
+              expectCheck(observed.observedRefusal, { because: `a delete naming another ${what}: which error status refuses it` }),
+            ],
           });
         }
         await ctx.send({
@@ -124,11 +143,11 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
     },
     {
       id: 'demerge.identity',
-      title: `DELETE ${dem.path} naming another agency, work code or preferred ISWC: 404 each, and the metadata still demerges (204) @destructive`,
+      title: `DELETE ${dem.path} naming another agency, work code or preferred ISWC: refused each time, and the metadata still demerges (204) @destructive`,
       operation: DEMERGE,
       formats: ['none'],
       tags: ['@destructive'],
-      checks: [targeted.notFound.id, targeted.outcomeIdentity.id],
+      checks: [targeted.refused.id, observed.observedRefusal.id, targeted.outcomeIdentity.id],
       claims: [{ kind: 'demerges', count: 1 }],
       requests: 4,
       async run(ctx) {
@@ -145,7 +164,10 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
             label: `demerge naming another ${what}`,
             operation: DEMERGE,
             request: queryRequest(DEMERGE, q({ ...d, ...change })),
-            expect: [expectCheck(targeted.notFound, { because: `this metadata is merged under another ${what}: ${JSON.stringify(d)} (section 4.4)`, sections: ['4.4'] })],
+            expect: [
+              expectCheck(targeted.refused, { because: `this metadata is merged under another ${what}: ${JSON.stringify(d)} (section 4.4)`, sections: ['4.4'] }),
+              expectCheck(observed.observedRefusal, { because: `a demerge naming another ${what}: which error status refuses it` }),
+            ],
           });
         }
         await ctx.send({
@@ -174,18 +196,18 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
           { label: 'preferredIswc with a wrong check digit', query: { ...base, preferredIswc: withWrongCheckDigit(existingIswc(profile)) }, check: observed.observedIswcHandling },
         ];
         for (const s of steps) {
-          await ctx.send({ label: s.label, operation: DELETE, request: queryRequest(DELETE, queryFor(DELETE, s.query)), expect: [expectCheck(s.check, { because: `submission delete: ${s.label}` })] });
+          await ctx.send({ label: s.label, operation: DELETE, probe: 'open-point', request: queryRequest(DELETE, queryFor(DELETE, s.query)), expect: [expectCheck(s.check, { because: `submission delete: ${s.label}` })] });
         }
       },
     },
     ...authCases(DELETE),
     {
       id: 'demerge.success-then-repeat',
-      title: `DELETE ${dem.path}: profile metadata demerges (204); a repeat gets 404 @smoke @destructive`,
+      title: `DELETE ${dem.path}: profile metadata demerges (204); a repeat is refused @smoke @destructive`,
       operation: DEMERGE,
       formats: ['none'],
       tags: ['@smoke', '@destructive'],
-      checks: [targeted.success.id, targeted.outcomeDemerge.id],
+      checks: [targeted.success.id, targeted.outcomeDemerge.id, observed.observedRefusal.id],
       claims: [{ kind: 'demerges', count: 1 }],
       requests: 2,
       async run(ctx) {
@@ -193,7 +215,12 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
         if (!d) throw new Error('no demerge entry allocated');
         const request = queryRequest(DEMERGE, queryFor(DEMERGE, { preferredIswc: d.preferredIswc, agency: d.agency, workcode: d.workcode }));
         await ctx.send({ label: 'demerge profile metadata', operation: DEMERGE, request, expect: [expectCheck(targeted.success, { because: `the target profile lists this metadata as merged (section ${dem.section})` })] });
-        await ctx.send({ label: 'repeat the demerge', operation: DEMERGE, request, expect: [expectCheck(targeted.outcomeDemerge, { because: 'the demerge just removed this metadata (section 3)' })] });
+        await ctx.send({
+          label: 'repeat the demerge',
+          operation: DEMERGE,
+          request,
+          expect: [expectCheck(targeted.outcomeDemerge, { because: 'the demerge just removed this metadata (section 3)' }), expectCheck(observed.observedRefusal, { because: 'a repeated demerge: which error status refuses it' })],
+        });
       },
     },
     unknownCase(DEMERGE, 'work never merged', `${sampleWorkCode(profile)} was never merged into ${existingIswc(profile)}`),
@@ -209,6 +236,7 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
         await ctx.send({
           label: 'malformed preferredIswc',
           operation: DEMERGE,
+          probe: 'open-point',
           request: queryRequest(DEMERGE, queryFor(DEMERGE, { ...baseQuery(DEMERGE, profile), preferredIswc: 'T12345' })),
           expect: [expectCheck(observed.observedIswcHandling, { because: 'demerge: malformed preferredIswc' })],
         });
