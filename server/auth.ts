@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Operation, OperationId } from '../lib/contract/operations.ts';
 import type { Context } from './context.ts';
+import { errorReply } from './errors.ts';
 import type { FaultId } from './faults.ts';
 import type { Reply } from './wire.ts';
 import { header, json, text } from './wire.ts';
@@ -35,20 +36,30 @@ export function authenticate(ctx: Context, req: IncomingMessage, op: Operation):
 
 /** The answer to a request that failed authentication. */
 export function unauthorized(ctx: Context, op: Operation, result: Exclude<AuthResult, 'ok'>): Reply {
+  const f = ctx.faults;
+  const c = ctx.choices;
   const documented = op.texts[401];
-  if (documented !== undefined) {
-    const body = ctx.faults.has('run-not-authorized-text') ? 'Unauthorized' : documented;
-    return text(ctx.faults.has('run-401-as-403') ? 403 : 401, body);
+  const status = documented !== undefined && f.has('run-401-as-403') ? 403 : 401;
+  const stated = documented !== undefined && f.has('run-not-authorized-text') ? 'Unauthorized' : documented;
+  if (c.has('auth-apim-json')) {
+    // The gateway answers before the service; its message carries the stated text.
+    return json(status, { statusCode: status, message: stated ?? 'Not Authorized' }, { 'WWW-Authenticate': 'AzureApiManagementKey realm="iswc",name="Ocp-Apim-Subscription-Key",type="header"' });
   }
-  return ctx.alternative ? { status: 403 } : json(401, { statusCode: 401, message: GATEWAY_MESSAGE[result] });
+  if (stated !== undefined) return text(status, stated);
+  if (c.has('auth-missing-key-400') && result === 'missing') return errorReply(ctx, 400, { code: 'BAD_REQUEST', message: 'the subscription key header is required', where: 'authenticate' });
+  if (c.has('auth-403-no-body')) return { status: 403 };
+  return json(401, { statusCode: 401, message: GATEWAY_MESSAGE[result] });
 }
 
 /**
- * Alternative choice (5.3 leaves open which agency a key may act for): the key acts only for the
- * profile's agency. Checked after validation, so a broken value still gets its 400 first.
+ * Which agency a key may act for is not shown (5.3). By the reference choices the key acts for any; by
+ * `foreign-agency-refused` or `foreign-agency-403` only for the profile's. Checked after validation, so
+ * a broken value still gets its 400 first.
  */
 export function refuseForeignAgency(ctx: Context, op: Operation, agency: unknown): Reply | null {
-  if (!ctx.alternative || agency === ctx.keyAgency) return null;
+  const c = ctx.choices;
+  if (agency === ctx.keyAgency || !(c.has('foreign-agency-refused') || c.has('foreign-agency-403'))) return null;
+  if (c.has('foreign-agency-403')) return errorReply(ctx, 403, { code: 'FORBIDDEN', message: `the subscription key does not act for agency ${String(agency)}`, where: 'refuseForeignAgency' });
   const documented = op.texts[401];
   return documented !== undefined ? text(401, documented) : { status: 403 };
 }

@@ -4,6 +4,8 @@ import { decodeJson, decodeXml, formatOfContentType } from '../lib/codec/index.t
 import type { RequestBodySpec } from '../lib/contract/operations.ts';
 import type { Context } from './context.ts';
 import { header, readBody } from './wire.ts';
+import { parseLenientJson } from './lenient-json.ts';
+import { readBody as readValue } from './readings.ts';
 import { expandInternalEntities } from './xml-entities.ts';
 
 /**
@@ -44,8 +46,8 @@ export async function decodeRequestBody(ctx: Context, req: IncomingMessage, spec
 
   if (format === 'json') {
     if (text.trim() === '') return { ok: false, kind: 'invalid', error: 'empty body' };
-    const decoded = decodeJson(text);
-    return decoded.ok ? { ok: true, value: decoded.value, format } : { ok: false, kind: 'malformed', error: decoded.error };
+    const decoded = ctx.choices.has('newtonsoft-json') ? parseLenientJson(text) : decodeJson(text);
+    return decoded.ok ? { ok: true, value: readValue(ctx, spec.resource, format, decoded.value), format } : { ok: false, kind: 'malformed', error: decoded.error };
   }
 
   if (ctx.faults.has('xml-request-unsupported')) return { ok: false, kind: 'invalid', error: 'XML is not supported' };
@@ -55,6 +57,6 @@ export async function decodeRequestBody(ctx: Context, req: IncomingMessage, spec
     text = expanded.text;
   }
   const decoded = decodeXml(spec.resource, text);
-  if (decoded.ok) return { ok: true, value: decoded.value, format };
+  if (decoded.ok) return { ok: true, value: readValue(ctx, spec.resource, format, decoded.value), format };
   return { ok: false, kind: decoded.code === 'malformed' ? 'malformed' : 'invalid', error: decoded.error };
 }

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { fromRoot } from '../lib/paths.ts';
 import { loadProfile } from '../lib/profile/load.ts';
+import { CHOICE_SETS, CHOICES, choiceTable, isChoiceSetName } from './choices.ts';
 import { FAULTS, faultTable, isFaultId } from './faults.ts';
 import { DEFAULT_MAX_BODY_BYTES, EMBEDDED_KEY, startReferenceServer } from './index.ts';
 
@@ -24,9 +25,11 @@ Options:
   --key KEY            subscription key to accept (default ${EMBEDDED_KEY})
   --fault ID           play a fault from the catalogue; repeat for several
   --max-body-bytes N   request body cap, over it 413 (default ${DEFAULT_MAX_BODY_BYTES})
-  --choices C          reference (default) or alternative: the other choice on every point the
-                       document leaves open (docs/reference-server.md)
+  --choices C          a set of legitimate choices on the points the document leaves open:
+                       ${Object.keys(CHOICE_SETS).join(', ')} (default reference); or
+  --choice ID          one choice of the catalogue; repeat for several (not with --choices)
   --list-faults        print the fault catalogue and exit
+  --list-choices       print the catalogue of legitimate choices and exit
   --help               print this text and exit
 
 Prints "listening http://HOST:PORT" when ready. SIGINT or SIGTERM close it.
@@ -53,7 +56,9 @@ async function main(argv: string[]): Promise<number> {
         fault: { type: 'string', multiple: true },
         'max-body-bytes': { type: 'string' },
         choices: { type: 'string' },
+        choice: { type: 'string', multiple: true },
         'list-faults': { type: 'boolean' },
+        'list-choices': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -70,10 +75,17 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${faultTable()}\n`);
     return 0;
   }
-  const port = integerOption('port', values.port, 0, 65535) ?? 0;
-  if (values.choices !== undefined && values.choices !== 'reference' && values.choices !== 'alternative') {
-    throw new UsageError(`--choices must be reference or alternative, got "${values.choices}"`);
+  if (values['list-choices']) {
+    process.stdout.write(`${choiceTable()}\n`);
+    return 0;
   }
+  const port = integerOption('port', values.port, 0, 65535) ?? 0;
+  if (values.choices !== undefined && !isChoiceSetName(values.choices)) {
+    throw new UsageError(`--choices must be one of ${Object.keys(CHOICE_SETS).join(', ')}, got "${values.choices}"`);
+  }
+  if (values.choices !== undefined && values.choice !== undefined) throw new UsageError('give --choices or --choice, not both');
+  const unknownChoices = (values.choice ?? []).filter((id) => !CHOICES.some((c) => c.id === id));
+  if (unknownChoices.length > 0) throw new UsageError(`unknown choice ${unknownChoices.join(', ')}; run with --list-choices to see the ${CHOICES.length} valid ids`);
   const maxBodyBytes = integerOption('max-body-bytes', values['max-body-bytes'], 0, Number.MAX_SAFE_INTEGER);
   const faults = values.fault ?? [];
   const unknown = faults.filter((id) => !isFaultId(id));
@@ -97,7 +109,7 @@ async function main(argv: string[]): Promise<number> {
     port,
     ...(values.host !== undefined ? { host: values.host } : {}),
     ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
-    ...(values.choices === 'alternative' ? { choices: 'alternative' as const } : {}),
+    ...(values.choices !== undefined && isChoiceSetName(values.choices) ? { choices: values.choices } : values.choice ? { choices: values.choice } : {}),
   });
   process.stdout.write(`listening ${server.url}\n`);
 

@@ -1,3 +1,4 @@
+import type { ChoiceSet } from './choices.ts';
 import type { FaultSet } from './faults.ts';
 import type { Limits } from './limits.ts';
 import type { ServerState } from './state.ts';
@@ -14,10 +15,12 @@ export interface Context {
   /** ISWC_SERVER_DEBUG=1: unexpected exceptions are written to stderr. */
   debug: boolean;
   /**
-   * The other set of choices on points the document leaves open (see docs/reference-server.md): the
-   * harness must pass against both, which is how it proves it never depends on one server's choices.
+   * The legitimate choices this server makes on points the document leaves open (server/choices.ts): the
+   * harness must pass against every set of them, which is how it proves it never depends on one server's.
    */
-  alternative: boolean;
-  /** The agency the key acts for (the profile's); only the alternative choices refuse the others. */
+  choices: ChoiceSet;
+  /** The agency the key acts for (the profile's); only some choices refuse the others. */
   keyAgency: string;
+  /** Source databases the server knows: its submissions', its agency's and the hubs' (choice `source-db-known`). */
+  knownSourceDbs: ReadonlySet<number>;
 }

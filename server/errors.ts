@@ -1,29 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import { escapeXml } from '../lib/codec/xml.ts';
 import type { Context } from './context.ts';
 import type { Reply } from './wire.ts';
-import { json, text } from './wire.ts';
-
-/** A 404 of merge, delete or demerge: text (reference choice) or JSON `{message}` (alternative choice). */
-export function notFoundReply(ctx: Context, status: number, message: string): Reply {
-  return ctx.alternative ? json(status, { message }) : text(status, message);
-}
+import { json, text, xml } from './wire.ts';
 
 /**
- * Error bodies of merge, delete and demerge, which the document does not show (section 7): a JSON
- * `{code, message}` like production's business errors (choice, not contract). Codes are stable strings.
+ * Error answers. The document states a text for two of them (400 "Bad Request" and 401 "Not Authorized"
+ * of the run notification) and leaves every other error body open (section 7), so the shape is a choice
+ * (server/choices.ts):
+ * - reference: the stated text as text/plain; other 400s a JSON `{code, message}` like production's
+ *   business errors, 404s a short text;
+ * - `error-text-bodies`: 400s the text "Bad Request", 404s a JSON `{message}`;
+ * - `problem-json`: application/problem+json whose `title` is the status's reason phrase, as ASP.NET Core
+ *   writes it (so a stated text "Bad Request" is the title);
+ * - `xml-error-bodies`: `<Error><Title>…</Title><Message>…</Message></Error>`.
  */
-export type ErrorCode = 'BAD_BODY' | 'MISSING_PARAMETER' | 'BAD_PARAMETER' | 'REPEATED_PARAMETER' | 'NOT_FOUND';
 
-export function errorReply(ctx: Context, status: number, code: ErrorCode, message: string, where: string): Reply {
-  if (ctx.alternative && !ctx.faults.has('stack-trace-in-error')) return text(status, 'Bad Request');
-  const body: Record<string, string> = { code, message };
-  if (ctx.faults.has('stack-trace-in-error')) {
+/** Stable codes of the reference server's business errors. */
+export type ErrorCode = 'BAD_BODY' | 'MISSING_PARAMETER' | 'BAD_PARAMETER' | 'REPEATED_PARAMETER' | 'NOT_FOUND' | 'FORBIDDEN' | 'BAD_REQUEST';
+
+const TITLE: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 410: 'Gone', 415: 'Unsupported Media Type', 422: 'Unprocessable Entity' };
+
+export interface ErrorSpec {
+  code: ErrorCode;
+  /** What went wrong, in one line. */
+  message: string;
+  /** The handler, for the stack trace of the fault `stack-trace-in-error`. */
+  where: string;
+  /** The text the document states for this status of this operation, when it states one. */
+  stated?: string;
+}
+
+function traceId(): string {
+  return `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-00`;
+}
+
+export function errorReply(ctx: Context, status: number, spec: ErrorSpec): Reply {
+  if (ctx.faults.has('stack-trace-in-error') && spec.stated === undefined) {
     // Fault `stack-trace-in-error`: internals leak into the answer.
-    body.stack = [
-      `Error: ${message}`,
-      `    at ${where} (/srv/iswc/server/${where.replace(/^handle/, '').toLowerCase()}.js:42:13)`,
+    const stack = [
+      `Error: ${spec.message}`,
+      `    at ${spec.where} (/srv/iswc/server/${spec.where.replace(/^handle/, '').toLowerCase()}.js:42:13)`,
       '    at Layer.handle [as handle_request] (/srv/iswc/node_modules/express/lib/router/layer.js:95:5)',
       '    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)',
     ].join('\n');
+    return json(status, { code: spec.code, message: spec.message, stack });
   }
-  return json(status, body);
+  const title = spec.stated ?? TITLE[status] ?? 'Error';
+  const c = ctx.choices;
+  if (c.has('problem-json')) {
+    const type = status === 400 ? 'https://tools.ietf.org/html/rfc9110#section-15.5.1' : status === 404 ? 'https://tools.ietf.org/html/rfc9110#section-15.5.5' : 'about:blank';
+    return { status, body: { kind: 'problem', text: JSON.stringify({ type, title, status, detail: spec.message, code: spec.code, traceId: traceId() }) } };
+  }
+  if (c.has('xml-error-bodies')) return xml(status, `<?xml version="1.0" encoding="utf-8"?><Error><Title>${escapeXml(title)}</Title><Message>${escapeXml(spec.message)}</Message></Error>`);
+  if (spec.stated !== undefined) return text(status, spec.stated);
+  if (c.has('error-text-bodies')) return status === 404 ? json(status, { message: spec.message }) : text(status, title);
+  return status === 404 ? text(status, spec.message) : json(status, { code: spec.code, message: spec.message });
 }

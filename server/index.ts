@@ -7,6 +7,8 @@ import { methodsOnPath, operations } from '../lib/contract/operations.ts';
 import type { TargetProfile } from '../lib/profile/types.ts';
 import { authenticate, unauthorized } from './auth.ts';
 import type { Context } from './context.ts';
+import { ChoiceSet } from './choices.ts';
+import type { ChoiceSetName } from './choices.ts';
 import { FaultSet } from './faults.ts';
 import { Limits } from './limits.ts';
 import { handleDemerge, handleMerge } from './merge.ts';
@@ -19,11 +21,17 @@ import { json, splitTarget, text, writeReply } from './wire.ts';
 
 export { FAULTS, faultTable } from './faults.ts';
 export type { Fault, FaultId } from './faults.ts';
+export { CHOICES, CHOICE_SETS, choiceTable } from './choices.ts';
+export type { Choice, ChoiceId, ChoiceSetName } from './choices.ts';
 
 /** The key the embedded server accepts when none is given (not a secret: it guards nothing). */
 export const EMBEDDED_KEY = 'local-dev-key';
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+/** Kestrel's default request body limit, for the choice `large-bodies-accepted`. */
+const KESTREL_MAX_BODY_BYTES = 30_000_000;
+/** Hubs every server knows as source databases (DOMAIN.md: the WID Centre 300, ICE 308). */
+const HUB_SOURCE_DBS = [300, 308];
 
 export interface ReferenceServerOptions {
   profile: TargetProfile;
@@ -36,8 +44,11 @@ export interface ReferenceServerOptions {
   port?: number;
   /** Request bodies over this size are answered 413 and the connection is closed. Default 1 MiB. */
   maxBodyBytes?: number;
-  /** 'alternative': other choices wherever the document says "not shown" (docs/reference-server.md). */
-  choices?: 'reference' | 'alternative';
+  /**
+   * Legitimate choices where the document leaves a point open: a set by name (`alternative`,
+   * `production`, `lenient`; default `reference`) or a list of choice ids (server/choices.ts).
+   */
+  choices?: ChoiceSetName | readonly string[];
 }
 
 export interface RunningServer {
@@ -69,9 +80,11 @@ function buildRoutes(): Routes {
 async function route(ctx: Context, routes: Routes, req: IncomingMessage): Promise<Reply | null> {
   const { path, query } = splitTarget(req.url ?? '/');
   const byMethod = routes.get(path);
-  if (!byMethod) return ctx.faults.has('unknown-path-200') ? json(200, {}) : text(404, 'Not Found');
+  const gateway404 = (): Reply => json(404, { statusCode: 404, message: 'Resource not found' });
+  if (!byMethod) return ctx.faults.has('unknown-path-200') ? json(200, {}) : ctx.choices.has('apim-404-unknown-operation') ? gateway404() : text(404, 'Not Found');
   const op = byMethod.get(req.method ?? '');
   if (!op) {
+    if (ctx.choices.has('apim-404-unknown-operation') && !ctx.faults.has('405-without-allow')) return gateway404();
     const allow = ctx.faults.has('405-without-allow') ? undefined : { Allow: methodsOnPath(path).join(', ') };
     return text(405, 'Method Not Allowed', allow);
   }
@@ -114,7 +127,8 @@ async function serve(ctx: Context, routes: Routes, req: IncomingMessage, res: Se
 /** Starts one embedded reference server with its own in-memory state, seeded from the profile. */
 export async function startReferenceServer(options: ReferenceServerOptions): Promise<RunningServer> {
   const faults = new FaultSet(options.faults ?? []);
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const choices = new ChoiceSet(options.choices ?? 'reference');
+  const maxBodyBytes = options.maxBodyBytes ?? (choices.has('large-bodies-accepted') ? KESTREL_MAX_BODY_BYTES : DEFAULT_MAX_BODY_BYTES);
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 0) throw new Error(`maxBodyBytes must be a non-negative integer, got ${maxBodyBytes}`);
   if (options.key === '') throw new Error('The subscription key must not be empty');
   const host = options.host ?? '127.0.0.1';
@@ -124,12 +138,13 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
     key: options.key,
     keyHeader: subscriptionKeyHeader().toLowerCase(),
     faults,
-    limits: new Limits(faults),
+    limits: new Limits(faults, choices),
     state: new ServerState(options.profile),
     maxBodyBytes,
     debug: process.env.ISWC_SERVER_DEBUG === '1',
-    alternative: options.choices === 'alternative',
+    choices,
     keyAgency: options.profile.agency,
+    knownSourceDbs: new Set([...options.profile.submissions.map((s) => s.sourceDb), Number(options.profile.agency), ...HUB_SOURCE_DBS]),
   };
 
   const server = createServer((req, res) => {

@@ -6,16 +6,18 @@ import { deref, openApi } from '../lib/contract/openapi.ts';
 import type { OperationId } from '../lib/contract/operations.ts';
 import type { SchemaViolation } from '../lib/contract/validators.ts';
 import { validateNode, validateResource } from '../lib/contract/validators.ts';
+import type { ChoiceSet } from './choices.ts';
 import type { FaultSet } from './faults.ts';
 
 /**
  * Validation of bodies and query parameters against the contract, with the limit faults applied.
  *
  * The verdict of record is the contract's own validator (`validateResource` / `validateNode`, Ajv over
- * `schemas/openapi.yaml`). Limit faults then either waive a violation the contract found (a limit too
- * loose) or add one it did not find (a limit too tight, or lengths counted in UTF-16 units). Fields are
- * recognised by the schema component they use (AgencyCode, AgencyWorkCode, Int32, Iswc), never by a
- * limit typed here.
+ * `schemas/openapi.yaml`), which counts code points. Another reading of "characters" (UTF-16 units,
+ * grapheme clusters, NFC: choices) re-counts lengths; a business rule (agency codes of digits: a choice)
+ * adds a violation; limit faults waive a violation the contract found (a limit too loose) or add one it
+ * did not find (a limit too tight). Fields are recognised by the schema component they use (AgencyCode,
+ * AgencyWorkCode, Int32, Iswc), never by a limit typed here.
  */
 
 /** Schema components the faults are stated for. */
@@ -92,12 +94,22 @@ export function iswcSchema(): SchemaNode {
   return deref(node);
 }
 
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
 export class Limits {
   readonly #faults: FaultSet;
+  readonly #choices: ChoiceSet;
   readonly #constraints: readonly FieldConstraint[] = fieldConstraints();
 
-  constructor(faults: FaultSet) {
+  constructor(faults: FaultSet, choices: ChoiceSet) {
     this.#faults = faults;
+    this.#choices = choices;
+  }
+
+  /** Does this server count characters otherwise than the contract's validator (code points)? */
+  #recounts(): boolean {
+    const c = this.#choices;
+    return c.has('utf16-lengths') || c.has('grapheme-lengths') || c.has('nfc-lengths');
   }
 
   /** The constraint of a body field or query parameter of an operation (throws when the contract lacks it). */
@@ -107,15 +119,21 @@ export class Limits {
     return c;
   }
 
-  /** Length as the server counts it: code points, or UTF-16 units under `utf16-length`. */
+  /** Length as the server counts it: code points, or by its choice UTF-16 units, grapheme clusters or NFC code points. */
   length(text: string): number {
-    return this.#faults.has('utf16-length') ? text.length : codePoints(text);
+    const c = this.#choices;
+    if (c.has('utf16-lengths')) return text.length;
+    if (c.has('grapheme-lengths')) return [...graphemes.segment(text)].length;
+    if (c.has('nfc-lengths')) return codePoints(text.normalize('NFC'));
+    return codePoints(text);
   }
 
   /** Does a "limit too loose" fault waive this violation? */
   #looseWaives(c: FieldConstraint, keyword: string, value: unknown): boolean {
     const f = this.#faults;
     const body = c.location === 'body';
+    // Choice `query-limits-not-found`: delete and demerge do not check their query values; nothing matches them.
+    if (!body && c.operation !== 'mergeIswcMetadata' && this.#choices.has('query-limits-not-found') && (LENGTH.has(keyword) || RANGE.has(keyword))) return true;
     if (LENGTH.has(keyword)) {
       if (c.component === AGENCY_CODE) {
         if (body && c.operation === 'notifyAgentRun' && f.has('run-agency-code-loose')) return true;
@@ -124,21 +142,19 @@ export class Limits {
       }
       if (c.component === AGENCY_WORK_CODE) {
         if (body && f.has('merge-work-code-loose')) return true;
-        if (!body && f.has('query-workcode-loose')) return true;
       }
     }
     if (keyword === 'pattern' && body && c.component === ISWC && f.has('merge-iswc-pattern-loose')) return true;
     if (RANGE.has(keyword) && c.component === INT32 && typeof value === 'number') {
       if (body && c.operation === 'notifyAgentRun' && f.has('run-int32-loose') && Number.isSafeInteger(value)) return true;
-      if (!body && f.has('source-db-loose') && Number.isInteger(value)) return true;
       if (f.has('int32-off-by-one') && c.maximum !== undefined && value === c.maximum + 1) return true;
     }
     return false;
   }
 
   #waived(c: FieldConstraint, keyword: string, value: unknown): boolean {
-    // Under utf16-length the code-point verdict is dropped and lengths are re-checked in #extra.
-    return this.#looseWaives(c, keyword, value) || (LENGTH.has(keyword) && (this.#faults.has('utf16-length') || this.#faults.has('nfc-length')));
+    // Counting otherwise, the code-point verdict is dropped and lengths are re-checked in #extra.
+    return this.#looseWaives(c, keyword, value) || (LENGTH.has(keyword) && this.#recounts());
   }
 
   /** Violations the contract does not have but a fault imposes (limits too tight, UTF-16 lengths). */
@@ -149,19 +165,15 @@ export class Limits {
       if (!this.#looseWaives(c, keyword, value)) out.push({ field: c.field, keyword, message });
     };
     if (typeof value === 'string') {
-      if (f.has('nfc-length')) {
-        const nfc = codePoints(value.normalize('NFC'));
-        if (c.maxLength !== undefined && nfc > c.maxLength) add('maxLength', `must NOT have more than ${c.maxLength} characters`);
-        if (c.minLength !== undefined && nfc < c.minLength) add('minLength', `must NOT have fewer than ${c.minLength} characters`);
-      }
-      if (f.has('utf16-length')) {
-        if (c.maxLength !== undefined && value.length > c.maxLength) add('maxLength', `must NOT have more than ${c.maxLength} characters`);
-        if (c.minLength !== undefined && value.length < c.minLength) add('minLength', `must NOT have fewer than ${c.minLength} characters`);
+      if (this.#recounts()) {
+        const n = this.length(value);
+        if (c.maxLength !== undefined && n > c.maxLength) add('maxLength', `must NOT have more than ${c.maxLength} characters`);
+        if (c.minLength !== undefined && n < c.minLength) add('minLength', `must NOT have fewer than ${c.minLength} characters`);
       }
       if (f.has('work-code-tight') && c.component === AGENCY_WORK_CODE && c.maxLength !== undefined && this.length(value) > c.maxLength - 1) {
         add('maxLength', `must NOT have more than ${c.maxLength - 1} characters`);
       }
-      if (f.has('agency-code-digits') && c.component === AGENCY_CODE && !/^[0-9]*$/.test(value)) add('pattern', 'must be digits');
+      if (this.#choices.has('agency-code-digits') && c.component === AGENCY_CODE && !/^[0-9]{3}$/.test(value)) add('pattern', 'must be three digits');
     }
     if (typeof value === 'number' && f.has('int32-tight') && c.component === INT32 && (value === c.maximum || value === c.minimum)) {
       add('exclusiveBound', 'must be strictly inside the int32 range');
@@ -198,14 +210,14 @@ export class Limits {
     return out;
   }
 
-  /** Under `wrong-type-accepted`: integer fields of a body given as numeric strings or fractions become integers. */
-  coerceIntegers(operation: OperationId, value: unknown): unknown {
+  /** Under `fraction-truncated`: integer fields of a body given as fractions are truncated to integers. */
+  truncateFractions(operation: OperationId, value: unknown): unknown {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
     const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
     for (const c of this.#constraints) {
       if (c.operation !== operation || c.location !== 'body' || c.type !== 'integer' || c.field.includes('.') || c.field.includes('[]')) continue;
       const v = out[c.field];
-      if (typeof v === 'string' && /^\s*[+-]?[0-9]+(\.[0-9]+)?\s*$/.test(v)) out[c.field] = Math.trunc(Number(v));
+      if (typeof v === 'string' && /^\s*[+-]?[0-9]+\.[0-9]+\s*$/.test(v)) out[c.field] = Math.trunc(Number(v));
       else if (typeof v === 'number' && Number.isFinite(v) && !Number.isInteger(v)) out[c.field] = Math.trunc(v);
     }
     return out;

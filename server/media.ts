@@ -1,6 +1,7 @@
 import type { BodyOutcome } from './body.ts';
 import type { Context } from './context.ts';
 import type { Reply } from './wire.ts';
+import { errorReply } from './errors.ts';
 import { text } from './wire.ts';
 
 /**
@@ -17,7 +18,8 @@ export function mediaFailure(ctx: Context, outcome: Extract<BodyOutcome, { ok: f
     case 'unsupported-media':
       if (ctx.faults.has('hang-on-unsupported-media')) return { status: 0, hang: true };
       if (ctx.faults.has('unsupported-media-500')) return text(500, 'Internal Server Error');
-      return ctx.alternative ? badRequest() : text(415, 'Unsupported Media Type');
+      if (ctx.choices.has('unsupported-media-400')) return badRequest();
+      return ctx.choices.has('problem-json') ? errorReply(ctx, 415, { code: 'BAD_BODY', message: outcome.error, where: 'decodeRequestBody' }) : text(415, 'Unsupported Media Type');
     case 'malformed':
       return ctx.faults.has('crash-on-malformed') ? text(500, 'Internal Server Error') : badRequest();
     case 'invalid':

@@ -1,14 +1,17 @@
 import type { IncomingMessage } from 'node:http';
 import type { Operation } from '../lib/contract/operations.ts';
 import { validateNode } from '../lib/contract/validators.ts';
+import { hasValidCheckDigit } from '../lib/domain/iswc.ts';
 import type { AgencyWorkRef } from '../lib/profile/types.ts';
 import { decodeRequestBody } from './body.ts';
 import type { Context } from './context.ts';
-import { errorReply, notFoundReply } from './errors.ts';
+import type { ErrorCode } from './errors.ts';
+import { errorReply } from './errors.ts';
 import { refuseForeignAgency } from './auth.ts';
 import { iswcSchema } from './limits.ts';
 import { mediaFailure } from './media.ts';
 import { problemCode, Q, Query } from './query.ts';
+import { oddValue } from './readings.ts';
 import type { Reply } from './wire.ts';
 import { empty, json, text } from './wire.ts';
 
@@ -29,18 +32,31 @@ function dropInvalidIswcs(value: unknown): unknown {
   return { ...body, iswcs: (body.iswcs as unknown[]).filter((item) => validateNode(iswcSchema(), item).length === 0) };
 }
 
+/** A business rule of the server's choices that refuses this merge, if any (none by the reference choices). */
+function businessRefusal(ctx: Context, preferred: string, merge: MergeBody): string | undefined {
+  const c = ctx.choices;
+  const iswcs = merge.iswcs ?? [];
+  const works = merge.agencyWorks ?? [];
+  if (c.has('empty-merge-400') && iswcs.length === 0 && works.length === 0) return 'the merge names neither ISWCs nor agency works';
+  if (c.has('merge-duplicates-400') && (new Set(iswcs).size < iswcs.length || iswcs.includes(preferred))) return 'the merge repeats an ISWC or names the preferred ISWC itself';
+  if (c.has('check-digit-all') && iswcs.some((i) => !hasValidCheckDigit(i))) return 'an ISWC has a wrong check digit';
+  if (c.has('business-odd-values')) return oddValue(merge);
+  return undefined;
+}
+
 /**
  * 4.2 Merge. 400 for a body that does not decode or breaks MergeRequest, for a missing or invalid
  * `agency`, and for a missing or malformed `preferredIswc` (pattern and check digit: server's choice).
- * 404 when the preferred ISWC or any ISWC of `iswcs` does not exist. On 204 the ISWCs and agency works
- * become children of the preferred ISWC, and the works can then be demerged.
+ * 404 when the preferred ISWC does not exist, and by the reference choices when an ISWC of `iswcs` does
+ * not (400 by the choice `refuse-as-400`). On 204 the ISWCs and agency works become children of the
+ * preferred ISWC, and the works can then be demerged.
  */
 export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operation, rawQuery: string): Promise<Reply | null> {
   const f = ctx.faults;
   const spec = op.body;
   if (!spec) throw new Error(`${op.id}: the contract lacks its request body`);
-  const bad = (code: Parameters<typeof errorReply>[2], message: string): Reply =>
-    errorReply(ctx, f.has('merge-400-as-422') ? 422 : 400, code, message, 'handleMerge');
+  const bad = (code: ErrorCode, message: string): Reply => errorReply(ctx, f.has('merge-400-as-422') ? 422 : 400, { code, message, where: 'handleMerge' });
+  const notFound = (): Reply => (f.has('merge-404-as-400') ? errorReply(ctx, 400, { code: 'NOT_FOUND', message: ISWC_NOT_FOUND, where: 'handleMerge' }) : errorReply(ctx, 404, { code: 'NOT_FOUND', message: ISWC_NOT_FOUND, where: 'handleMerge' }));
 
   const body = await decodeRequestBody(ctx, req, spec);
   if (!body.ok) return mediaFailure(ctx, body, () => bad('BAD_BODY', body.error));
@@ -57,15 +73,18 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
   const violations = ctx.limits.checkBody(op.id, spec.resource, value);
   const first = violations[0];
   if (first) return bad('BAD_BODY', `${first.field} ${first.message}`);
+  const merge = value as MergeBody;
+  const rule = businessRefusal(ctx, preferred.value, merge);
+  if (rule) return bad('BAD_BODY', rule);
 
   const foreign = refuseForeignAgency(ctx, op, agency.value);
   if (foreign) return foreign;
-  const merge = value as MergeBody;
   const iswcs = merge.iswcs ?? [];
   if (f.has('duplicate-items-500') && new Set(iswcs).size < iswcs.length) return text(500, 'Internal Server Error');
   const works = merge.agencyWorks ?? [];
-  if (!ctx.state.iswcExists(preferred.value) || iswcs.some((iswc) => !ctx.state.iswcExists(iswc))) {
-    return f.has('merge-404-as-400') ? errorReply(ctx, 400, 'NOT_FOUND', ISWC_NOT_FOUND, 'handleMerge') : notFoundReply(ctx, 404, ISWC_NOT_FOUND);
+  if (!ctx.state.iswcExists(preferred.value)) return notFound();
+  if (iswcs.some((iswc) => !ctx.state.iswcExists(iswc))) {
+    return ctx.choices.has('refuse-as-400') ? errorReply(ctx, 400, { code: 'NOT_FOUND', message: 'an ISWC to merge does not exist', where: 'handleMerge' }) : notFound();
   }
 
   if (!f.has('merge-no-effect')) ctx.state.merge(preferred.value, iswcs, works);
@@ -76,12 +95,14 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
 
 /**
  * 4.4 Demerge. 400 for a missing or invalid `agency`/`workcode` and a missing or malformed
- * `preferredIswc`; 404 when the preferred ISWC does not exist or the work (agency, workcode) is not
- * currently merged into it. On 204 the work is detached, so a repeat answers 404.
+ * `preferredIswc`; 404 when the preferred ISWC does not exist, and by the reference choices when the work
+ * (agency, workcode) is not merged into it (400 by the choice `refuse-as-400`). On 204 the work is
+ * detached, so a repeat is refused.
  */
 export function handleDemerge(ctx: Context, op: Operation, rawQuery: string): Reply {
   const f = ctx.faults;
-  const bad = (code: Parameters<typeof errorReply>[2], message: string): Reply => errorReply(ctx, 400, code, message, 'handleDemerge');
+  const c = ctx.choices;
+  const bad = (code: ErrorCode, message: string): Reply => errorReply(ctx, 400, { code, message, where: 'handleDemerge' });
 
   const query = new Query(ctx, op, rawQuery);
   const repeated = query.repeated();
@@ -92,16 +113,18 @@ export function handleDemerge(ctx: Context, op: Operation, rawQuery: string): Re
   if (!agency.ok) return bad(problemCode(agency.problem), agency.problem.message);
   const workcode = query.string(Q.workcode);
   if (!workcode.ok) return bad(problemCode(workcode.problem), workcode.problem.message);
+  const odd = c.has('business-odd-values') ? oddValue({ agency: agency.value, workcode: workcode.value }) : undefined;
+  if (odd) return bad('BAD_PARAMETER', odd);
 
   const foreign = refuseForeignAgency(ctx, op, agency.value);
   if (foreign) return foreign;
-  const notFound = (): Reply => notFoundReply(ctx, f.has('demerge-404-as-410') ? 410 : 404, ISWC_NOT_FOUND);
+  const notFound = (): Reply => errorReply(ctx, f.has('demerge-404-as-410') ? 410 : 404, { code: 'NOT_FOUND', message: ISWC_NOT_FOUND, where: 'handleDemerge' });
   if (!ctx.state.iswcExists(preferred.value)) return notFound();
   // Fault `demerge-ignores-agency`: the agency the work is merged under stands in for the one asked.
   const effectiveAgency = f.has('demerge-ignores-agency') ? (ctx.state.mergedAgencyOf(preferred.value, workcode.value) ?? agency.value) : agency.value;
   if (!ctx.state.isMerged(preferred.value, effectiveAgency, workcode.value)) {
     if (f.has('after-merge-demerge-any') && ctx.state.wasMergedInto(preferred.value)) return empty(op.successStatus);
-    return notFound();
+    return c.has('refuse-as-400') && !f.has('demerge-404-as-410') ? bad('NOT_FOUND', 'this metadata is not merged into the preferred ISWC') : notFound();
   }
   if (f.has('demerge-removes-all')) ctx.state.demergeAll(preferred.value);
   else if (!f.has('demerge-no-effect')) ctx.state.demerge(preferred.value, effectiveAgency, workcode.value);

@@ -66,8 +66,9 @@ export class Query {
     }
   }
 
-  /** The first documented parameter given more than once (the server refuses repeats: choice). */
+  /** The first documented parameter given more than once (the server refuses repeats, or by choice takes the first value). */
   repeated(): Problem | undefined {
+    if (this.#ctx.choices.has('repeated-query-first')) return undefined;
     for (const p of this.#op.params) {
       if ((this.#values.get(p.name)?.length ?? 0) > 1) return { param: p.name, kind: 'repeated', message: `${p.name} is given more than once` };
     }
@@ -95,8 +96,8 @@ export class Query {
   iswc(name: string): Checked<string> {
     const raw = this.string(name);
     if (!raw.ok) return raw;
-    // Alternative choice: the document states no pattern for this parameter; a malformed one is simply not found.
-    if (this.#ctx.alternative) return raw;
+    // Choice: the document states no pattern for this parameter; a malformed one is simply not found.
+    if (this.#ctx.choices.has('preferred-iswc-unchecked')) return raw;
     if (validateNode(iswcSchema(), raw.value).length > 0) {
       return { ok: false, problem: { param: name, kind: 'invalid', message: `${name} is not an ISWC (T and 10 digits)` } };
     }

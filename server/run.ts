@@ -1,13 +1,16 @@
 import type { IncomingMessage } from 'node:http';
 import { encodeJson, encodeXml } from '../lib/codec/index.ts';
+import type { Format } from '../lib/codec/index.ts';
 import type { Operation } from '../lib/contract/operations.ts';
 import { resourceSchema } from '../lib/contract/constraints.ts';
 import type { Context } from './context.ts';
 import type { Reply } from './wire.ts';
-import { header, negotiate, text } from './wire.ts';
+import { header, negotiate } from './wire.ts';
 import { decodeRequestBody } from './body.ts';
+import { errorReply } from './errors.ts';
 import { mediaFailure } from './media.ts';
 import { refuseForeignAgency } from './auth.ts';
+import { oddValue } from './readings.ts';
 
 /** The fields of an agent run the server acts on (2.1); the others are stored as received. */
 interface AgentRunBody {
@@ -15,31 +18,44 @@ interface AgentRunBody {
   [field: string]: unknown;
 }
 
+/** Which representation answers: the request's format and Accept by reference, or the server's choice (4.1: not shown). */
+function answerFormat(ctx: Context, req: IncomingMessage, requestFormat: Format): Format {
+  const c = ctx.choices;
+  if (c.has('answer-xml-always')) return 'xml';
+  if (c.has('answer-json-always')) return 'json';
+  if (c.has('answer-json-unless-accept-xml')) return negotiate(header(req, 'accept'), 'json');
+  return negotiate(header(req, 'accept'), requestFormat);
+}
+
 /**
  * 4.1 Run notification. A valid AgentRun without `runId` (or with an empty one) starts a run and gets a
- * new GUID; one with a `runId` ends that run and is answered with the same runId, known or not (the
- * document lists no 404 here). 400 and 401 carry the document's texts.
+ * new GUID; one with a `runId` ends that run and is answered with the same runId, known or not by the
+ * reference choices (the document lists no 404 here; choices answer 404 or 400 for a runId never
+ * issued). 400 and 401 carry the document's texts.
  */
 export async function handleRun(ctx: Context, req: IncomingMessage, op: Operation): Promise<Reply | null> {
   const f = ctx.faults;
+  const c = ctx.choices;
   const spec = op.body;
   const documentedBad = op.texts[400];
   const responseResource = op.responseResource[op.successStatus];
   if (!spec || documentedBad === undefined || !responseResource) throw new Error(`${op.id}: the contract lacks its body, 400 text or 200 resource`);
 
-  const badRequest = (): Reply => text(f.has('run-400-as-422') ? 422 : 400, f.has('run-bad-request-text') ? 'Invalid request' : documentedBad);
+  const badRequest = (message = 'the body is not a valid agent run'): Reply =>
+    errorReply(ctx, f.has('run-400-as-422') ? 422 : 400, { code: 'BAD_BODY', message, where: 'handleRun', stated: f.has('run-bad-request-text') ? 'Invalid request' : documentedBad });
 
   const body = await decodeRequestBody(ctx, req, spec);
-  if (!body.ok) return mediaFailure(ctx, body, badRequest);
+  if (!body.ok) return mediaFailure(ctx, body, () => badRequest(body.error));
 
-  let value = f.has('wrong-type-accepted') ? ctx.limits.coerceIntegers(op.id, body.value) : body.value;
-  if (ctx.alternative && value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    // Alternative choices: null reads as missing; a field the document does not name is a bad request.
+  const value = f.has('fraction-truncated') ? ctx.limits.truncateFractions(op.id, body.value) : body.value;
+  if (c.has('extra-fields-refused') && value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const known = new Set(Object.keys(resourceSchema(spec.resource).properties ?? {}));
-    if (Object.keys(value).some((k) => !known.has(k))) return badRequest();
-    value = Object.fromEntries(Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== null));
+    if (Object.keys(value).some((k) => !known.has(k))) return badRequest('a field the document does not name');
   }
-  if (ctx.limits.checkBody(op.id, spec.resource, value).length > 0) return badRequest();
+  const violations = ctx.limits.checkBody(op.id, spec.resource, value);
+  if (violations.length > 0) return badRequest(`${violations[0]?.field} ${violations[0]?.message}`);
+  const odd = c.has('business-odd-values') ? oddValue(value) : undefined;
+  if (odd) return badRequest(odd);
   const foreign = refuseForeignAgency(ctx, op, (value as { agencyCode?: unknown }).agencyCode ?? ctx.keyAgency);
   if (foreign) return foreign;
 
@@ -49,12 +65,15 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
     runId = ctx.state.startRun(run);
   } else {
     runId = run.runId;
+    if (!ctx.state.run(runId)) {
+      if (c.has('unknown-run-404')) return errorReply(ctx, 404, { code: 'NOT_FOUND', message: 'Agent Run not found', where: 'handleRun' });
+      if (c.has('unknown-run-400')) return badRequest('Agent Run not found');
+    }
     ctx.state.endRun(runId, run);
   }
 
   const status = f.has('run-success-201') ? 201 : op.successStatus;
-  // Alternative choice: always XML, whatever the request format and Accept say.
-  const format = ctx.alternative ? 'xml' : negotiate(header(req, 'accept'), body.format);
+  const format = answerFormat(ctx, req, body.format);
   if (f.has('run-response-no-run-id')) {
     return format === 'json' ? { status, body: { kind: 'json', text: '{}' } } : { status, body: { kind: 'xml', text: encodeXml(responseResource, {}) } };
   }

@@ -1,41 +1,44 @@
 import type { Operation } from '../lib/contract/operations.ts';
 import type { Context } from './context.ts';
-import { errorReply, notFoundReply } from './errors.ts';
+import { errorReply } from './errors.ts';
 import { refuseForeignAgency } from './auth.ts';
 import type { Problem } from './query.ts';
 import { problemCode, Q, Query } from './query.ts';
+import { oddValue } from './readings.ts';
 import type { Reply } from './wire.ts';
-import { empty, text } from './wire.ts';
+import { empty } from './wire.ts';
 
 /** 404 text of the submission delete (not shown by the document: choice). */
 export const SUBMISSION_NOT_FOUND = 'Submission not found';
 
 /**
- * 4.3 Submission delete. 400 for a missing or invalid `agency`/`workcode` (the document's stated
- * meaning of this 400), and, as the server's choices, for a missing or malformed `preferredIswc`, a
- * missing or non-int32 `sourceDb` and a missing or blank `reasonCode`. A submission is identified by
- * (preferredIswc, agency, workcode, sourceDb) (2.5): 404 when none matches all four. 204 removes it.
+ * 4.3 Submission delete. 400 for a missing or invalid `agency`/`workcode` (the document's stated meaning
+ * of this 400), and, as the server's choices, for a missing or malformed `preferredIswc`, a missing or
+ * non-int32 `sourceDb` and a missing or blank `reasonCode`. A submission is identified by
+ * (preferredIswc, agency, workcode, sourceDb) (2.5): 404 when none matches all four (by the choice
+ * `refuse-as-400`, 404 only when the preferred ISWC itself does not exist, 400 otherwise). 204 removes it.
  */
 export function handleDelete(ctx: Context, op: Operation, rawQuery: string): Reply {
   const f = ctx.faults;
-  const bad = (problem: Problem): Reply => errorReply(ctx, 400, problemCode(problem), problem.message, 'handleDelete');
-  // Fault `delete-400-as-404`: the documented 400 for agency and work code becomes a 404.
-  const badCode = (problem: Problem): Reply => (f.has('delete-400-as-404') ? text(404, SUBMISSION_NOT_FOUND) : bad(problem));
+  const c = ctx.choices;
+  const bad = (problem: Problem): Reply => errorReply(ctx, 400, { code: problemCode(problem), message: problem.message, where: 'handleDelete' });
 
   const query = new Query(ctx, op, rawQuery);
   const repeated = query.repeated();
   if (repeated) return bad(repeated);
   const agency = query.string(Q.agency);
-  if (!agency.ok) return badCode(agency.problem);
+  if (!agency.ok) return bad(agency.problem);
   const workcode = query.string(Q.workcode);
-  if (!workcode.ok) return badCode(workcode.problem);
+  if (!workcode.ok) return bad(workcode.problem);
   const preferred = query.iswc(Q.preferredIswc);
   if (!preferred.ok) return bad(preferred.problem);
   const sourceDb = query.integer(Q.sourceDb);
   if (!sourceDb.ok) return bad(sourceDb.problem);
-  // Alternative choice: reasonCode is free text, blank or missing alike.
-  const reasonCode = ctx.alternative ? { ok: true as const } : query.nonBlank(Q.reasonCode);
+  const reasonCode = c.has('reason-code-free') ? { ok: true as const } : query.nonBlank(Q.reasonCode);
   if (!reasonCode.ok) return bad(reasonCode.problem);
+  if (c.has('source-db-known') && !ctx.knownSourceDbs.has(sourceDb.value)) return bad({ param: Q.sourceDb, kind: 'invalid', message: `sourceDb ${sourceDb.value} is not a known source database` });
+  const odd = c.has('business-odd-values') ? oddValue({ agency: agency.value, workcode: workcode.value }) : undefined;
+  if (odd) return bad({ param: Q.workcode, kind: 'invalid', message: odd });
 
   const foreign = refuseForeignAgency(ctx, op, agency.value);
   if (foreign) return foreign;
@@ -44,7 +47,10 @@ export function handleDelete(ctx: Context, op: Operation, rawQuery: string): Rep
   // Fault `delete-ignores-agency`: the stored submission's own agency stands in for the one asked.
   const effectiveAgency = f.has('delete-ignores-agency') ? (ctx.state.submissionAgencyOf(preferred.value, workcode.value, effectiveSourceDb) ?? agency.value) : agency.value;
   if (!ctx.state.hasSubmission(preferred.value, effectiveAgency, workcode.value, effectiveSourceDb)) {
-    return f.has('delete-404-as-400') ? errorReply(ctx, 400, 'NOT_FOUND', SUBMISSION_NOT_FOUND, 'handleDelete') : notFoundReply(ctx, 404, SUBMISSION_NOT_FOUND);
+    const notFound = { code: 'NOT_FOUND' as const, message: SUBMISSION_NOT_FOUND, where: 'handleDelete' };
+    if (f.has('delete-404-as-400')) return errorReply(ctx, 400, notFound);
+    if (c.has('refuse-as-400') && ctx.state.iswcExists(preferred.value)) return errorReply(ctx, 400, { ...notFound, message: 'invalid agency and work code provided' });
+    return errorReply(ctx, 404, notFound);
   }
   if (!f.has('delete-no-effect')) ctx.state.deleteSubmission(preferred.value, effectiveAgency, workcode.value, effectiveSourceDb);
   return empty(op.successStatus);

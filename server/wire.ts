@@ -9,7 +9,7 @@ import type { FaultSet } from './faults.ts';
  * the HTTP-level faults on Content-Type and on 204 bodies applied in this one place.
  */
 
-export type BodyKind = 'json' | 'xml' | 'text';
+export type BodyKind = 'json' | 'problem' | 'xml' | 'text';
 
 export interface Reply {
   status: number;
@@ -25,6 +25,7 @@ export interface Reply {
 
 const CONTENT_TYPE: Record<BodyKind, string> = {
   json: 'application/json; charset=utf-8',
+  problem: 'application/problem+json; charset=utf-8',
   xml: 'application/xml; charset=utf-8',
   text: 'text/plain; charset=utf-8',
 };
@@ -35,7 +36,13 @@ export const text = (status: number, body: string, headers?: Record<string, stri
   ...(headers ? { headers } : {}),
 });
 
-export const json = (status: number, value: unknown): Reply => ({ status, body: { kind: 'json', text: JSON.stringify(value) } });
+export const json = (status: number, value: unknown, headers?: Record<string, string>): Reply => ({
+  status,
+  body: { kind: 'json', text: JSON.stringify(value) },
+  ...(headers ? { headers } : {}),
+});
+
+export const xml = (status: number, text: string): Reply => ({ status, body: { kind: 'xml', text } });
 
 export const empty = (status: number): Reply => ({ status });
 
@@ -65,7 +72,7 @@ export function writeReply(res: ServerResponse, reply: Reply, faults: FaultSet):
   }
   const payload = Buffer.from(reply.body.text, 'utf8');
   if (!faults.has('missing-content-type')) {
-    const kind = reply.body.kind === 'json' && faults.has('json-content-type-mislabelled') ? 'xml' : reply.body.kind;
+    const kind = (reply.body.kind === 'json' || reply.body.kind === 'problem') && faults.has('json-content-type-mislabelled') ? 'xml' : reply.body.kind;
     headers['Content-Type'] = CONTENT_TYPE[kind];
   }
   headers['Content-Length'] = payload.length;

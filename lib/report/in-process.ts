@@ -4,6 +4,7 @@ import type { PlannedCase } from '../engine/suite.ts';
 import { loadProfile } from '../profile/load.ts';
 import { fromRoot } from '../paths.ts';
 import { startReferenceServer } from '../../server/index.ts';
+import type { ChoiceSetName } from '../../server/index.ts';
 import { buildConformanceReport } from './build.ts';
 import type { ConformanceReport } from './model.ts';
 
@@ -15,7 +16,7 @@ export interface InProcessReportOptions {
   strict?: boolean;
   filter?: (p: PlannedCase) => boolean;
   /** The reference server's set of choices on points the document leaves open. */
-  choices?: 'reference' | 'alternative';
+  choices?: ChoiceSetName;
   /** Applied to the executions before the report is built (to plant hostile text, for instance). */
   mutate?: (executions: CheckExecution[]) => CheckExecution[];
 }

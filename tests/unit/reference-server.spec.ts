@@ -4,7 +4,9 @@ import { test, expect } from '@playwright/test';
 import { fromRoot } from '../../lib/paths.ts';
 import { loadProfile } from '../../lib/profile/load.ts';
 import type { TargetProfile } from '../../lib/profile/types.ts';
+import { CHOICES, CHOICE_SETS, choiceTable } from '../../server/choices.ts';
 import { FAULTS, faultTable } from '../../server/faults.ts';
+import { withWrongCheckDigit } from '../../lib/domain/iswc.ts';
 import type { RunningServer } from '../../server/index.ts';
 import { startReferenceServer } from '../../server/index.ts';
 
@@ -89,8 +91,8 @@ function raw(server: RunningServer, request: string): Promise<string> {
   });
 }
 
-async function withServer(faults: readonly string[], body: (server: RunningServer) => Promise<void>, maxBodyBytes?: number): Promise<void> {
-  const server = await startReferenceServer({ profile, key: KEY, faults, ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}) });
+async function withServer(faults: readonly string[], body: (server: RunningServer) => Promise<void>, maxBodyBytes?: number, choices: readonly string[] = []): Promise<void> {
+  const server = await startReferenceServer({ profile, key: KEY, faults, choices, ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}) });
   try {
     await body(server);
   } finally {
@@ -289,7 +291,6 @@ const PROBES: Probe[] = [
   { fault: 'delete-ignores-agency', calls: [deleteOf(0, { agency: '052' })], clean: 404, faulty: 204 },
   { fault: 'demerge-ignores-agency', calls: [demergeOf(at(profile.demerges, 0).preferredIswc, '052', at(profile.demerges, 0).workcode)], clean: 404, faulty: 204 },
   { fault: 'run-response-no-run-id', calls: [run({})], observe: (a: Answer) => a.text.includes('runId'), clean: true, faulty: false },
-  { fault: 'nfc-length', calls: [run({ agencyCode: 'ae\u0301b' })], clean: 400, faulty: 200 },
   { fault: 'array-tail-unchecked', calls: [mergeBody({ iswcs: [...profile.iswcs.slice(1, 4), 'T123'] })], clean: 400, faulty: 404 },
   { fault: 'double-percent-decoding', calls: [deleteOf(0, { agency: '%31%32%38' })], clean: 400, faulty: 204 },
   { fault: 'duplicate-items-500', calls: [mergeBody({ iswcs: [profile.iswcs[1], profile.iswcs[1]] })], clean: 204, faulty: 500 },
@@ -301,14 +302,10 @@ const PROBES: Probe[] = [
   { fault: 'merge-agency-code-loose', calls: [mergeBody({ agencyWorks: [{ agencyCode: 'ABCD', agencyWorkCode: 'W1' }] })], clean: 400, faulty: 204 },
   { fault: 'merge-work-code-loose', calls: [mergeBody({ agencyWorks: [{ agencyCode: '128', agencyWorkCode: 'W'.repeat(21) }] })], clean: 400, faulty: 204 },
   { fault: 'query-agency-loose', calls: [deleteOf(0, { agency: '1288' })], clean: 400, faulty: 404 },
-  { fault: 'query-workcode-loose', calls: [deleteOf(0, { workcode: 'W'.repeat(21) })], clean: 400, faulty: 404 },
-  { fault: 'source-db-loose', calls: [deleteOf(0, { sourceDb: '99999999999' })], clean: 400, faulty: 404 },
-  { fault: 'utf16-length', calls: [run({ agencyCode: '0😀' })], clean: 400, faulty: 200 },
   { fault: 'int32-off-by-one', calls: [run({ overallSent: 2147483648 })], clean: 400, faulty: 200 },
   { fault: 'drop-invalid-iswcs', calls: [mergeBody({ iswcs: ['T123'] })], clean: 400, faulty: 204 },
   { fault: 'work-code-tight', calls: [deleteOf(0, { workcode: 'W'.repeat(20) })], clean: 404, faulty: 400 },
   { fault: 'int32-tight', calls: [deleteOf(0, { sourceDb: '-2147483648' })], clean: 404, faulty: 400 },
-  { fault: 'agency-code-digits', calls: [run({ agencyCode: 'ABC' })], clean: 200, faulty: 400 },
   { fault: 'run-success-201', calls: [run({})], clean: 200, faulty: 201 },
   { fault: 'merge-success-200', calls: [mergeOf(0)], clean: 204, faulty: 200 },
   { fault: 'run-400-as-422', calls: [run({ overallSent: 'x' })], clean: 400, faulty: 422 },
@@ -316,7 +313,6 @@ const PROBES: Probe[] = [
   { fault: 'merge-404-as-400', calls: [mergeBody({ iswcs: [at(profile.unknownIswcs, 0)] })], clean: 404, faulty: 400 },
   { fault: 'delete-404-as-400', calls: [deleteOf(0, { sourceDb: '1' })], clean: 404, faulty: 400 },
   { fault: 'demerge-404-as-410', calls: [neverMerged()], clean: 404, faulty: 410 },
-  { fault: 'delete-400-as-404', calls: [deleteOf(0, { agency: '1' })], clean: 400, faulty: 404 },
   { fault: 'run-401-as-403', calls: [run({}, { auth: 'none' })], clean: 401, faulty: 403 },
   { fault: 'run-bad-request-text', calls: [run({ overallSent: 'x' })], observe: text, clean: 'Bad Request', faulty: 'Invalid request' },
   { fault: 'run-not-authorized-text', calls: [run({}, { auth: 'wrong' })], observe: text, clean: 'Not Authorized', faulty: 'Unauthorized' },
@@ -329,7 +325,7 @@ const PROBES: Probe[] = [
   { fault: 'xml-wrong-root-response', calls: [xmlRun('<runId>r</runId>')], observe: (a) => /<(\w+)>/.exec(a.text.replace(/<\?.*?\?>/, ''))?.[1] ?? null, clean: 'CsnNotification', faulty: 'AgentRun' },
   { fault: 'xml-request-unsupported', calls: [xmlRun('<runId>r</runId>')], clean: 200, faulty: 400 },
   { fault: 'content-type-required', calls: [noType(run({}))], clean: 200, faulty: 400 },
-  { fault: 'wrong-type-accepted', calls: [run({ overallSent: '12', newRecordCount: 1.5 })], clean: 400, faulty: 200 },
+  { fault: 'fraction-truncated', calls: [run({ overallSent: 12, newRecordCount: 1.5 })], clean: 400, faulty: 200 },
   { fault: 'json-content-type-mislabelled', calls: [run({})], observe: contentType, clean: 'application/json; charset=utf-8', faulty: 'application/xml; charset=utf-8' },
   { fault: 'missing-content-type', calls: [run({}, { auth: 'none' })], observe: contentType, clean: 'text/plain; charset=utf-8', faulty: null },
   { fault: 'merge-no-effect', calls: [mergeOf(0), mergedWork()], clean: 204, faulty: 404 },
@@ -363,13 +359,6 @@ test.describe('faults', () => {
 
   test('the docs hold the generated fault table', () => {
     expect(readFileSync(fromRoot('docs', 'reference-server.md'), 'utf8')).toContain(faultTable());
-  });
-
-  test('utf16-length counts UTF-16 units', async () => {
-    await withServer(['utf16-length'], async (s) => {
-      expect((await call(s, run({ agencyCode: 'A😀B' }))).status).toBe(400);
-      expect((await call(s, run({ agencyCode: '0😀' }))).status).toBe(200);
-    });
   });
 
   test('hang-on-unsupported-media never answers an unsupported media type', async () => {
@@ -424,5 +413,94 @@ test.describe('faults', () => {
   test('every fault has a probe', () => {
     const covered = new Set([...PROBES.map((p) => p.fault), ...COVERED_ELSEWHERE]);
     expect(FAULTS.map((f) => f.id).filter((id) => !covered.has(id))).toEqual([]);
+  });
+});
+
+const VALID_RUN = { agentVersion: 'iswc-conformance/test', agencyCode: profile.agency, updateRecordCount: 1, newRecordCount: 1, overallRejected: 0, overallSent: 1, successfulCount: 1, businessRejectionCount: 0, technicalRejectionCount: 0 };
+const validRun = (over: Record<string, unknown> = {}, extra: Partial<Call> = {}): Call => run({ ...VALID_RUN, ...over }, extra);
+const rawRun = (body: string): Call => ({ path: '/agent/run', body, headers: JSON_TYPE });
+const typePrefix = (a: Answer): string | null => a.contentType?.split(';')[0] ?? null;
+
+/** One request sequence per legitimate choice: the reference server and the one making the choice answer the last call differently. */
+interface ChoiceProbe {
+  choice: string;
+  calls: Call[];
+  observe?: (a: Answer) => Observed;
+  reference: Observed;
+  chosen: Observed;
+}
+
+const s0 = () => at(profile.submissions, 0);
+const CHOICE_PROBES: ChoiceProbe[] = [
+  { choice: 'answer-xml-always', calls: [validRun()], observe: typePrefix, reference: 'application/json', chosen: 'application/xml' },
+  { choice: 'answer-json-unless-accept-xml', calls: [xmlRun(`<agencyCode>${profile.agency}</agencyCode>`)], observe: typePrefix, reference: 'application/xml', chosen: 'application/json' },
+  { choice: 'answer-json-always', calls: [validRun({}, { headers: { ...JSON_TYPE, Accept: 'application/xml' } })], observe: typePrefix, reference: 'application/xml', chosen: 'application/json' },
+  { choice: 'auth-403-no-body', calls: [{ ...mergeOf(0), auth: 'wrong-key' }], reference: 401, chosen: 403 },
+  { choice: 'auth-apim-json', calls: [validRun({}, { auth: 'none' })], observe: (a) => `${a.status} ${typePrefix(a)} ${a.text.includes('Not Authorized')}`, reference: '401 text/plain true', chosen: '401 application/json true' },
+  { choice: 'auth-missing-key-400', calls: [{ ...deleteOf(0), auth: 'none' }], reference: 401, chosen: 400 },
+  { choice: 'foreign-agency-refused', calls: [validRun({ agencyCode: '052' })], reference: 200, chosen: 401 },
+  { choice: 'foreign-agency-403', calls: [validRun({ agencyCode: '052' })], reference: 200, chosen: 403 },
+  { choice: 'error-text-bodies', calls: [deleteOf(0, { agency: '1' })], observe: typePrefix, reference: 'application/json', chosen: 'text/plain' },
+  { choice: 'problem-json', calls: [deleteOf(0, { agency: '1' })], observe: typePrefix, reference: 'application/json', chosen: 'application/problem+json' },
+  { choice: 'xml-error-bodies', calls: [deleteOf(0, { agency: '1' })], observe: typePrefix, reference: 'application/json', chosen: 'application/xml' },
+  { choice: 'refuse-as-400', calls: [neverMerged()], reference: 404, chosen: 400 },
+  { choice: 'query-limits-not-found', calls: [deleteOf(0, { workcode: 'W'.repeat(21) })], reference: 400, chosen: 404 },
+  { choice: 'unknown-run-404', calls: [validRun({ runId: 'never-issued' })], reference: 200, chosen: 404 },
+  { choice: 'unknown-run-400', calls: [validRun({ runId: 'never-issued' })], reference: 200, chosen: 400 },
+  { choice: 'nulls-as-missing', calls: [validRun({ newRecordCount: null })], reference: 400, chosen: 200 },
+  { choice: 'extra-fields-refused', calls: [validRun({ extra: 1 })], reference: 200, chosen: 400 },
+  { choice: 'newtonsoft-json', calls: [rawRun(JSON.stringify(VALID_RUN).replace(/"/g, "'"))], reference: 400, chosen: 200 },
+  { choice: 'coerce-boolean-integer', calls: [validRun({ newRecordCount: true })], reference: 400, chosen: 200 },
+  { choice: 'xml-inner-text', calls: [xmlRun(`<agencyCode>${profile.agency}</agencyCode><agentVersion><v>1</v></agentVersion>`)], reference: 400, chosen: 200 },
+  { choice: 'trim-strings', calls: [validRun({ agencyCode: `${profile.agency} ` })], reference: 400, chosen: 200 },
+  { choice: 'utf16-lengths', calls: [validRun({ agencyCode: '0😀' })], reference: 400, chosen: 200 },
+  { choice: 'grapheme-lengths', calls: [validRun({ agencyCode: 'ae\u0301b' })], reference: 400, chosen: 200 },
+  { choice: 'nfc-lengths', calls: [validRun({ agencyCode: 'ae\u0301b' })], reference: 400, chosen: 200 },
+  { choice: 'iswc-lenient-forms', calls: [mergeBody({ iswcs: [`t${String(profile.iswcs[1]).slice(1)}`] })], reference: 400, chosen: 204 },
+  { choice: 'preferred-iswc-unchecked', calls: [demergeOf('T12345', profile.agency, 'W1')], reference: 400, chosen: 404 },
+  { choice: 'agency-code-digits', calls: [validRun({ agencyCode: 'ABC' })], reference: 200, chosen: 400 },
+  { choice: 'business-odd-values', calls: [validRun({ newRecordCount: -1 })], reference: 200, chosen: 400 },
+  { choice: 'empty-merge-400', calls: [mergeBody({ iswcs: [], agencyWorks: [] })], reference: 204, chosen: 400 },
+  { choice: 'merge-duplicates-400', calls: [mergeBody({ iswcs: [profile.iswcs[1], profile.iswcs[1]] })], reference: 204, chosen: 400 },
+  { choice: 'check-digit-all', calls: [mergeBody({ iswcs: [withWrongCheckDigit(String(profile.iswcs[1]))] })], reference: 404, chosen: 400 },
+  { choice: 'source-db-known', calls: [deleteOf(0, { sourceDb: '7' })], reference: 404, chosen: 400 },
+  { choice: 'reason-code-free', calls: [deleteOf(0, { reasonCode: ' ' })], reference: 400, chosen: 204 },
+  {
+    choice: 'repeated-query-first',
+    calls: [{ method: 'DELETE', path: `/submission?preferredIswc=${s0().preferredIswc}&agency=${s0().agency}&agency=${s0().agency}&workcode=${s0().workcode}&sourceDb=${s0().sourceDb}&reasonCode=EdiV1` }],
+    reference: 400,
+    chosen: 204,
+  },
+  { choice: 'unsupported-media-400', calls: [validRun({}, { headers: { 'Content-Type': 'text/csv' } })], reference: 415, chosen: 400 },
+  { choice: 'apim-404-unknown-operation', calls: [{ method: 'GET', path: '/agent/run' }], reference: 405, chosen: 404 },
+  { choice: 'large-bodies-accepted', calls: [{ path: '/agent/run', body: `${JSON.stringify(VALID_RUN)}${' '.repeat(2 * 1024 * 1024)}`, headers: JSON_TYPE }], reference: 413, chosen: 200 },
+];
+
+test.describe('legitimate choices', () => {
+  test('an unknown choice or choice set throws and lists the valid ones', async () => {
+    await expect(startReferenceServer({ profile, key: KEY, choices: ['no-such-choice'] })).rejects.toThrow(/no-such-choice.*Valid ids: .*answer-xml-always/s);
+    await expect(startReferenceServer({ profile, key: KEY, choices: 'no-such-set' as 'reference' })).rejects.toThrow(/no-such-set.*Valid sets: reference, alternative, production, lenient/s);
+  });
+
+  for (const probe of CHOICE_PROBES) {
+    test(`${probe.choice} changes what it names`, async () => {
+      const answers: Record<'reference' | 'chosen', Observed> = { reference: null, chosen: null };
+      for (const which of ['reference', 'chosen'] as const) {
+        await withServer([], async (s) => {
+          let last: Answer | undefined;
+          for (const c of probe.calls) last = await call(s, c);
+          if (!last) throw new Error('a probe needs at least one call');
+          answers[which] = (probe.observe ?? ((a: Answer) => a.status))(last);
+        }, undefined, which === 'reference' ? [] : [probe.choice]);
+      }
+      expect(answers).toEqual({ reference: probe.reference, chosen: probe.chosen });
+    });
+  }
+
+  test('every choice has a probe and belongs to a set; the docs hold the generated table', () => {
+    expect(CHOICES.map((c) => c.id).filter((id) => !CHOICE_PROBES.some((p) => p.choice === id))).toEqual([]);
+    const inSets = new Set(Object.values(CHOICE_SETS).flat() as string[]);
+    expect(CHOICES.map((c) => c.id).filter((id) => !inSets.has(id))).toEqual([]);
+    expect(readFileSync(fromRoot('docs', 'reference-server.md'), 'utf8')).toContain(choiceTable());
   });
 });

@@ -1,0 +1,146 @@
+/**
+ * The catalogue of legitimate choices of the reference server. A choice is one way a conformant server may
+ * answer where the interface document leaves a point open ("not shown"), lists more than one status that
+ * fits, or is brief enough for careful servers to differ (how characters are counted, lenient types and
+ * syntax). Unlike a fault, a choice breaks no statement of the document: the suite must stay green, in
+ * strict mode, against every set of choices. The sets bundle choices that go together, the way one kind
+ * of server would make them; `production` is a typical ASP.NET Core service (Newtonsoft.Json,
+ * XmlSerializer) behind Azure API Management, as ../shared/DOMAIN.md describes production.
+ */
+
+export interface Choice {
+  id: string;
+  /** Sections of the interface document that leave the point open. */
+  section: string;
+  description: string;
+}
+
+const CATALOGUE = [
+  // Which representation answers (4.1: not shown).
+  { id: 'answer-xml-always', section: '4.1', description: 'The run notification always answers XML, whatever the request format and Accept say.' },
+  { id: 'answer-json-unless-accept-xml', section: '4.1', description: 'The run notification answers JSON unless Accept asks for XML, whatever the request format (ASP.NET Core).' },
+  { id: 'answer-json-always', section: '4.1', description: 'The run notification always answers JSON, even to XML requests and Accept: application/xml.' },
+  // Authentication and agencies (5.3: not shown).
+  { id: 'auth-403-no-body', section: '5.3', description: 'A missing or wrong key on merge, delete and demerge answers 403 without a body.' },
+  { id: 'auth-apim-json', section: '4.1, 5', description: 'Every 401 is the gateway\'s JSON {"statusCode": 401, "message": "Not Authorized"} with WWW-Authenticate (Azure API Management style).' },
+  { id: 'auth-missing-key-400', section: '5.3', description: 'A missing key on merge, delete and demerge answers 400 "Bad Request"; a wrong key 401.' },
+  { id: 'foreign-agency-refused', section: '5.3', description: 'The key acts only for the profile\'s agency: another agency gets 401 "Not Authorized" on the run notification and 403 without a body on the others.' },
+  { id: 'foreign-agency-403', section: '5.3', description: 'The key acts only for the profile\'s agency: another agency gets 403 (problem+json) on every operation.' },
+  // Error bodies (7: not shown), 404 texts.
+  { id: 'error-text-bodies', section: '7', description: 'Errors of merge, delete and demerge are the text "Bad Request"; their 404s a JSON {"message": …}.' },
+  { id: 'problem-json', section: '7', description: 'Every error is application/problem+json with the status title ("Bad Request", "Not Found", …), a detail and a traceId, as ASP.NET Core writes it.' },
+  { id: 'xml-error-bodies', section: '7', description: 'Every error is application/xml: <Error><Title>Bad Request</Title><Message>…</Message></Error>.' },
+  // Where the document lists more than one error status that fits (4.2-4.4, 7).
+  { id: 'refuse-as-400', section: '4.2-4.4, 7', description: '400 (a business error) wherever 400 or 404 fits: a repeated delete or demerge, a demerge of metadata never merged, a delete naming another agency, work code, sourceDb or preferred ISWC, an ISWC of the merge body that does not exist.' },
+  { id: 'query-limits-not-found', section: '4.3, 4.4', description: 'Delete and demerge do not check the length of agency and workcode nor the range of sourceDb: such a request simply finds nothing (404).' },
+  { id: 'unknown-run-404', section: '4.1', description: 'A run notification carrying a runId the server never issued answers 404 "Agent Run not found" (as production does).' },
+  { id: 'unknown-run-400', section: '4.1', description: 'A run notification carrying a runId the server never issued answers 400 "Bad Request".' },
+  // Required-ness, nulls and extra fields (4: not shown).
+  { id: 'nulls-as-missing', section: '4', description: 'A null field of an agent run reads as a missing one.' },
+  { id: 'extra-fields-refused', section: '4', description: 'An agent run with a field the document does not name is a bad request.' },
+  // Lenient readings of JSON and XML (2, 7).
+  { id: 'newtonsoft-json', section: '2.1, 2.3, 7', description: 'JSON read as Newtonsoft.Json does: single quotes, comments, unquoted property names and trailing content accepted; property names matched without case; numeric strings become integers; numbers and booleans become strings ("128", "true"); fractions and booleans for integers are refused.' },
+  { id: 'coerce-boolean-integer', section: '2.1', description: 'JSON Schema style coercion: true and false become 1 and 0 for integers, numbers and booleans become strings.' },
+  { id: 'xml-inner-text', section: '2.1, 2.3', description: 'An XML element holding child elements where text is expected is read as its inner text.' },
+  { id: 'trim-strings', section: '2.1, 2.4', description: 'String values are trimmed before they are checked and stored.' },
+  // Counting characters (2, 8: "characters").
+  { id: 'utf16-lengths', section: '2.1, 2.4, 8', description: 'Lengths are counted in UTF-16 code units (.NET string.Length): "A😀B" is 4 characters.' },
+  { id: 'grapheme-lengths', section: '2.1, 2.4, 8', description: 'Lengths are counted in grapheme clusters: "e" and a combining accent are one character.' },
+  { id: 'nfc-lengths', section: '2.1, 2.4, 8', description: 'Lengths are counted in code points after NFC normalization.' },
+  // ISWCs (2.3: "the letter T followed by 10 digits"; 4.2-4.4: no pattern stated for preferredIswc).
+  { id: 'iswc-lenient-forms', section: '2.3', description: 'ISWCs of the merge body in lower case, with display separators (T-034.524.680-1) or full-width digits are normalised before the pattern is checked.' },
+  { id: 'preferred-iswc-unchecked', section: '4.2-4.4', description: 'A malformed preferredIswc or one with a wrong check digit is not refused: it is simply not found.' },
+  // Business rules on values the document does not constrain further.
+  { id: 'agency-code-digits', section: '2.1, 2.4', description: 'Agency codes (body and query) must be three ASCII digits, as real ones are; others are a bad request.' },
+  { id: 'business-odd-values', section: '2.1, 2.4', description: 'Empty strings, control, NUL and bidi characters, and negative counters are refused with a business 400.' },
+  { id: 'empty-merge-400', section: '2.3, 4.2', description: 'A merge with neither ISWCs nor agency works is a bad request.' },
+  { id: 'merge-duplicates-400', section: '2.3, 4.2', description: 'A merge listing an ISWC twice, or the preferred ISWC itself, is a bad request (production refuses cycles).' },
+  { id: 'check-digit-all', section: '2.3', description: 'ISWCs of the merge body with a wrong check digit are a bad request, like the preferred ISWC.' },
+  { id: 'source-db-known', section: '4.3', description: 'A delete naming a source database the server does not know (not one of its submissions\' or a hub) is a bad request.' },
+  { id: 'reason-code-free', section: '4.3', description: 'reasonCode is free text: missing or blank alike are accepted.' },
+  { id: 'repeated-query-first', section: '4.2-4.4', description: 'A query parameter given twice takes its first value (ASP.NET Core) instead of being refused.' },
+  // HTTP conventions the document does not state.
+  { id: 'unsupported-media-400', section: '4.1, 4.2', description: 'A body in a media type other than JSON or XML answers 400 instead of 415.' },
+  { id: 'apim-404-unknown-operation', section: '4', description: 'A method or path the API does not define answers 404 {"statusCode": 404, "message": "Resource not found"} (the gateway), not 405.' },
+  { id: 'large-bodies-accepted', section: '8', description: 'Request bodies up to 30,000,000 bytes are read (Kestrel\'s default) instead of 1 MiB.' },
+] as const satisfies readonly Choice[];
+
+export type ChoiceId = (typeof CATALOGUE)[number]['id'];
+
+/** The catalogue, in the order of the docs table. */
+export const CHOICES: readonly Choice[] = CATALOGUE;
+
+/**
+ * Choice sets: what one kind of server would choose together. `reference` is the reference server's own
+ * choices (docs/reference-server.md); every choice of the catalogue belongs to at least one other set.
+ */
+export const CHOICE_SETS = {
+  reference: [],
+  alternative: ['answer-xml-always', 'auth-403-no-body', 'foreign-agency-refused', 'error-text-bodies', 'nulls-as-missing', 'extra-fields-refused', 'nfc-lengths', 'preferred-iswc-unchecked', 'reason-code-free', 'unsupported-media-400'],
+  production: [
+    'answer-json-unless-accept-xml',
+    'auth-apim-json',
+    'foreign-agency-403',
+    'problem-json',
+    'refuse-as-400',
+    'unknown-run-404',
+    'newtonsoft-json',
+    'utf16-lengths',
+    'agency-code-digits',
+    'business-odd-values',
+    'empty-merge-400',
+    'merge-duplicates-400',
+    'check-digit-all',
+    'source-db-known',
+    'repeated-query-first',
+    'apim-404-unknown-operation',
+    'large-bodies-accepted',
+  ],
+  lenient: ['answer-json-always', 'auth-missing-key-400', 'xml-error-bodies', 'query-limits-not-found', 'unknown-run-400', 'coerce-boolean-integer', 'xml-inner-text', 'trim-strings', 'grapheme-lengths', 'iswc-lenient-forms', 'nulls-as-missing'],
+} as const satisfies Record<string, readonly ChoiceId[]>;
+
+export type ChoiceSetName = keyof typeof CHOICE_SETS;
+
+const IDS: ReadonlySet<string> = new Set(CHOICES.map((c) => c.id));
+if (IDS.size !== CHOICES.length) throw new Error('server/choices.ts: duplicate choice id in the catalogue');
+
+export function isChoiceSetName(name: string): name is ChoiceSetName {
+  return Object.hasOwn(CHOICE_SETS, name);
+}
+
+/** The choices one server instance makes; immutable once built. */
+export class ChoiceSet {
+  readonly #ids: ReadonlySet<ChoiceId>;
+
+  /** A set by name, or a list of choice ids; an unknown name or id throws with the valid ones. */
+  constructor(choices: ChoiceSetName | readonly string[] = 'reference') {
+    const ids: readonly string[] = typeof choices === 'string' ? choiceIdsOf(choices) : choices;
+    const unknown = ids.filter((id) => !IDS.has(id));
+    if (unknown.length > 0) throw new Error(`Unknown choice id${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}. Valid ids: ${CHOICES.map((c) => c.id).join(', ')}`);
+    this.#ids = new Set(ids as readonly ChoiceId[]);
+  }
+
+  has(id: ChoiceId): boolean {
+    return this.#ids.has(id);
+  }
+
+  list(): ChoiceId[] {
+    return [...this.#ids];
+  }
+}
+
+function choiceIdsOf(name: string): readonly string[] {
+  if (!isChoiceSetName(name)) throw new Error(`Unknown choice set "${name}". Valid sets: ${Object.keys(CHOICE_SETS).join(', ')}`);
+  return CHOICE_SETS[name];
+}
+
+/** The catalogue as a Markdown table, with the sets each choice belongs to. */
+export function choiceTable(): string {
+  const setsOf = (id: string) =>
+    Object.entries(CHOICE_SETS)
+      .filter(([, ids]) => (ids as readonly string[]).includes(id))
+      .map(([name]) => name)
+      .join(', ');
+  const rows = CHOICES.map((c) => `| \`${c.id}\` | ${c.section} | ${setsOf(c.id)} | ${c.description.replace(/\|/g, '\\|')} |`);
+  return ['| choice | section | sets | description |', '|---|---|---|---|', ...rows].join('\n');
+}

@@ -1,0 +1,102 @@
+import type { Format } from '../lib/codec/index.ts';
+import type { ResourceName } from '../lib/contract/json-schema.ts';
+import type { SchemaNode } from '../lib/contract/openapi.ts';
+import { deref } from '../lib/contract/openapi.ts';
+import { resourceSchema } from '../lib/contract/constraints.ts';
+import type { Context } from './context.ts';
+
+/**
+ * How the server reads a decoded body before checking it against the contract, according to its choices
+ * (server/choices.ts): lenient deserializers convert values of another type without loss, bind property
+ * names without case, trim text, read an element's inner text, normalise ISWCs, drop nulls. The
+ * reference choices change nothing. Driven by the resource's schema: no field is named here.
+ */
+
+const INTEGER_TEXT = /^\s*[+-]?[0-9]+\s*$/;
+
+function leafText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return value.map(leafText).join('');
+  if (value !== null && typeof value === 'object') return Object.values(value).map(leafText).join('');
+  return typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
+}
+
+/** An ISWC in a form a lenient reader repairs: lower-case t, display separators, full-width digits. */
+function normaliseIswc(value: string): string {
+  const ascii = value.replace(/[\uFF10-\uFF19]/g, (d) => String.fromCharCode(d.charCodeAt(0) - 0xff10 + 48));
+  const compact = ascii.replace(/[-. ]/g, '');
+  return /^[tT][0-9]{10}$/.test(compact) ? `T${compact.slice(1)}` : value;
+}
+
+function readLeaf(ctx: Context, node: SchemaNode, value: unknown, format: Format, isIswc: boolean): unknown {
+  const c = ctx.choices;
+  if (node.type === 'integer') {
+    if (typeof value === 'string' && INTEGER_TEXT.test(value) && format === 'json' && c.has('newtonsoft-json')) return Number(value.trim());
+    if (typeof value === 'boolean' && c.has('coerce-boolean-integer')) return value ? 1 : 0;
+    return value;
+  }
+  if (node.type === 'string') {
+    let out = value;
+    if ((typeof out === 'number' || typeof out === 'boolean') && format === 'json' && (c.has('newtonsoft-json') || c.has('coerce-boolean-integer'))) out = String(out);
+    if (out !== null && typeof out === 'object' && format === 'xml' && c.has('xml-inner-text')) out = leafText(out);
+    if (typeof out === 'string' && c.has('trim-strings')) out = out.trim();
+    if (typeof out === 'string' && isIswc && c.has('iswc-lenient-forms')) out = normaliseIswc(out);
+    return out;
+  }
+  return value;
+}
+
+function readNode(ctx: Context, raw: SchemaNode, value: unknown, format: Format): unknown {
+  const node = deref(raw);
+  if (node.type === 'object') {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+    const props = node.properties ?? {};
+    const out: Record<string, unknown> = {};
+    for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+      // Newtonsoft.Json binds a property name without regard to case when no exact match exists.
+      const name = key in props || !ctx.choices.has('newtonsoft-json') ? key : (Object.keys(props).find((p) => p.toLowerCase() === key.toLowerCase()) ?? key);
+      if (child === null && ctx.choices.has('nulls-as-missing')) continue;
+      const prop = props[name];
+      out[name] = prop ? readNode(ctx, prop, child, format) : child;
+    }
+    return out;
+  }
+  if (node.type === 'array') {
+    if (!Array.isArray(value) || !node.items) return value;
+    const items = node.items;
+    return value.map((item) => readNode(ctx, items, item, format));
+  }
+  const isIswc = raw.$ref === '#/components/schemas/Iswc' || node.pattern === '^T[0-9]{10}$';
+  return readLeaf(ctx, node, value, format, isIswc);
+}
+
+/** The body value as this server reads it, before validation. */
+export function readBody(ctx: Context, resource: ResourceName, format: Format, value: unknown): unknown {
+  return readNode(ctx, resourceSchema(resource), value, format);
+}
+
+/** Characters a server with business rules refuses in any text: controls (NUL included) and bidi marks. */
+const ODD_TEXT = /[\u0000-\u001F\u007F\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
+
+/**
+ * For the choice `business-odd-values`: the first string that is empty or holds control or bidi
+ * characters, or the first negative integer, anywhere in a value; undefined when there is none.
+ */
+export function oddValue(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') return value === '' ? `${path || 'value'} is empty` : ODD_TEXT.test(value) ? `${path || 'value'} holds control or bidi characters` : undefined;
+  if (typeof value === 'number') return value < 0 ? `${path || 'value'} is negative` : undefined;
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) {
+      const odd = oddValue(item, `${path}[${i}]`);
+      if (odd) return odd;
+    }
+    return undefined;
+  }
+  if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const odd = oddValue(item, path ? `${path}.${key}` : key);
+      if (odd) return odd;
+    }
+  }
+  return undefined;
+}
