@@ -33,13 +33,21 @@ export interface MediaTypeObject {
   schema?: SchemaNode;
 }
 
+export interface ResponseObject {
+  $ref?: string;
+  description: string;
+  content?: Record<string, MediaTypeObject>;
+  /** The document does not show this answer (5.3); listed so that other tools given the file accept it. */
+  'x-not-shown'?: boolean;
+}
+
 export interface OperationObject {
   operationId: string;
   summary: string;
   'x-section': string;
   parameters?: ParameterObject[];
   requestBody?: { description?: string; content: Record<string, MediaTypeObject> };
-  responses: Record<string, { description: string; content?: Record<string, MediaTypeObject> }>;
+  responses: Record<string, ResponseObject>;
 }
 
 export interface OpenApiDocument {
@@ -49,6 +57,7 @@ export interface OpenApiDocument {
   components: {
     schemas: Record<string, SchemaNode>;
     parameters: Record<string, ParameterObject>;
+    responses?: Record<string, ResponseObject>;
     securitySchemes: Record<string, { type: string; in: string; name: string }>;
   };
 }

@@ -1,5 +1,5 @@
 import type { ResourceName } from './json-schema.ts';
-import type { OperationObject, ParameterObject, SchemaNode } from './openapi.ts';
+import type { OperationObject, ParameterObject, ResponseObject, SchemaNode } from './openapi.ts';
 import { componentName, deref, openApi, resolveRef } from './openapi.ts';
 
 export const OPERATION_IDS = ['notifyAgentRun', 'mergeIswcMetadata', 'deleteSubmission', 'demergeIswcMetadata'] as const;
@@ -33,6 +33,8 @@ export interface Operation {
   body: RequestBodySpec | null;
   /** Statuses the document lists for this operation (section 4 and 7). */
   statuses: number[];
+  /** Statuses the contract file lists as not shown by the document (401/403 where the key is concerned, 5.3). */
+  notShownStatuses: number[];
   successStatus: number;
   /** Exact texts the document states for a status (400 "Bad Request", 401 "Not Authorized"). */
   texts: Partial<Record<number, string>>;
@@ -53,19 +55,23 @@ function toParameter(raw: ParameterObject): QueryParameter {
 }
 
 function toOperation(method: HttpMethod, path: string, op: OperationObject): Operation {
-  const statuses = Object.keys(op.responses).map(Number).sort((a, b) => a - b);
+  const responses = new Map(Object.entries(op.responses).map(([status, raw]) => [Number(status), raw.$ref ? resolveRef<ResponseObject>(raw.$ref) : raw]));
+  const all = [...responses.keys()].sort((a, b) => a - b);
+  const statuses = all.filter((s) => responses.get(s)?.['x-not-shown'] !== true);
+  const notShownStatuses = all.filter((s) => responses.get(s)?.['x-not-shown'] === true);
   const texts: Partial<Record<number, string>> = {};
   const responseResource: Partial<Record<number, ResourceName>> = {};
   const statusMeaning: Partial<Record<number, string>> = {};
   for (const status of statuses) {
-    const response = op.responses[String(status)];
+    const response = responses.get(status);
     if (!response) continue;
     statusMeaning[status] = response.description;
     for (const [mediaType, media] of Object.entries(response.content ?? {})) {
       const schema = media.schema;
       if (!schema) continue;
       if (mediaType === 'text/plain' && typeof schema.const === 'string') texts[status] = schema.const;
-      if (schema.$ref) responseResource[status] = componentName(schema.$ref) as ResourceName;
+      // Only success bodies are resources of section 2; error bodies carry stated texts.
+      if (schema.$ref && status < 300) responseResource[status] = componentName(schema.$ref) as ResourceName;
     }
   }
   let body: RequestBodySpec | null = null;
@@ -89,6 +95,7 @@ function toOperation(method: HttpMethod, path: string, op: OperationObject): Ope
     params: (op.parameters ?? []).map(toParameter),
     body,
     statuses,
+    notShownStatuses,
     successStatus,
     texts,
     responseResource,

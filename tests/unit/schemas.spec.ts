@@ -5,10 +5,13 @@ import { parse } from 'yaml';
 import { componentNames, schemaFileName } from '../../lib/contract/json-schema.ts';
 import { fieldConstraints } from '../../lib/contract/constraints.ts';
 import { OPENAPI_PATH } from '../../lib/contract/openapi.ts';
-import { validateResource } from '../../lib/contract/validators.ts';
+import { createAjv, validateResource } from '../../lib/contract/validators.ts';
+import { operations } from '../../lib/contract/operations.ts';
 import { fromRoot } from '../../lib/paths.ts';
 import { loadProfile, parseProfile } from '../../lib/profile/load.ts';
 import { renderSchemaFile } from '../../scripts/build-schemas.ts';
+import { READINGS, renderReadingsDoc } from '../../lib/checks/readings.ts';
+import { allChecks } from '../../lib/checks/registry.ts';
 
 test('schemas/openapi.yaml is a valid OpenAPI 3.1 document', async () => {
   const result = await new Validator().validate(parse(readFileSync(OPENAPI_PATH, 'utf8')) as Parameters<Validator['validate']>[0]);
@@ -22,10 +25,37 @@ test('the standalone JSON Schemas are generated from openapi.yaml and up to date
   }
 });
 
-test('no required lists: the document does not show required-ness', () => {
-  expect(readFileSync(OPENAPI_PATH, 'utf8')).not.toMatch(/^\s*required:\s*\[/m);
+test('no required request fields: the document does not show required-ness; the 200 body is the run identifier itself', () => {
+  const required = [...readFileSync(OPENAPI_PATH, 'utf8').matchAll(/^\s*required:\s*\[([^\]]*)\]/gm)].map((m) => m[1]);
+  expect(required).toEqual(['runId']);
   expect(validateResource('AgentRun', {})).toEqual([]);
   expect(validateResource('MergeRequest', {})).toEqual([]);
+  expect(validateResource('CsnNotification', {}).length).toBeGreaterThan(0);
+  expect(validateResource('CsnNotification', { runId: '' }).length).toBeGreaterThan(0);
+  expect(validateResource('CsnNotification', { runId: 'r' })).toEqual([]);
+});
+
+test('the contract file says what the harness demands: stated texts in any format, key answers on every operation', () => {
+  const doc = parse(readFileSync(OPENAPI_PATH, 'utf8')) as { components: { schemas: Record<string, unknown> } };
+  const ajv = createAjv();
+  for (const [name, schema] of Object.entries(doc.components.schemas)) ajv.addSchema(schema as object, `#/components/schemas/${name}`);
+  const carries = (name: string, value: unknown) => (ajv.getSchema(`#/components/schemas/${name}`) as (v: unknown) => boolean)(value);
+  expect(carries('BadRequestText', { type: 'https://tools.ietf.org/html/rfc9110#section-15.5.1', title: 'Bad Request', status: 400 })).toBe(true);
+  expect(carries('BadRequestText', { errors: { x: ['y'] }, title: 'One or more validation errors occurred.' })).toBe(false);
+  expect(carries('BadRequestText', 'Bad Request')).toBe(true);
+  expect(carries('BadRequestText', { error: { detail: ['Bad Request'] } })).toBe(true);
+  expect(carries('NotAuthorizedText', { statusCode: 401, message: 'Not Authorized' })).toBe(true);
+  expect(carries('NotAuthorizedText', { statusCode: 401, message: 'Access denied due to missing subscription key.' })).toBe(false);
+  for (const op of operations()) {
+    expect([...op.statuses, ...op.notShownStatuses], op.id).toEqual(expect.arrayContaining([401, 403]));
+    expect(op.notShownStatuses, op.id).not.toContain(op.successStatus);
+  }
+  expect(operations().map((op) => [op.id, op.statuses])).toEqual([
+    ['notifyAgentRun', [200, 400, 401]],
+    ['mergeIswcMetadata', [204, 400, 404]],
+    ['deleteSubmission', [204, 400, 404]],
+    ['demergeIswcMetadata', [204, 400, 404]],
+  ]);
 });
 
 const table: Array<[string, unknown, boolean]> = [
@@ -92,4 +122,21 @@ test('the vendored interface document is the one in ../shared when it is there',
 test('docs/checks.md is generated from the check registry and up to date (npm run docs:build)', async () => {
   const { renderChecksDoc } = await import('../../scripts/build-docs.ts');
   expect(readFileSync(fromRoot('docs', 'checks.md'), 'utf8')).toBe(renderChecksDoc());
+});
+
+test('docs/readings.md and the tables of docs/reference-server.md are generated and up to date (npm run docs:build)', async () => {
+  const { renderReferenceServerDoc } = await import('../../scripts/build-docs.ts');
+  expect(readFileSync(fromRoot('docs', 'readings.md'), 'utf8')).toBe(renderReadingsDoc());
+  const server = readFileSync(fromRoot('docs', 'reference-server.md'), 'utf8');
+  expect(server).toBe(renderReferenceServerDoc(server));
+});
+
+test('every check belongs to a reading, and each reading names checks of the right level', () => {
+  const levels = new Map(allChecks().map((c) => [c.id, c.level]));
+  for (const r of READINGS) {
+    for (const id of r.gatedBy) expect(['spec', 'http'], `${r.point}: ${id}`).toContain(levels.get(id));
+    for (const id of r.recordedBy) expect(levels.get(id), `${r.point}: ${id}`).toBe('observed');
+  }
+  const named = new Set(READINGS.flatMap((r) => [...r.gatedBy, ...r.recordedBy]));
+  expect(allChecks().map((c) => c.id).filter((id) => !named.has(id)), 'checks no reading names').toEqual([]);
 });
