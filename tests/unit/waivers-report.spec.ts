@@ -11,6 +11,7 @@ import { loadProfile } from '../../lib/profile/load.ts';
 import { buildConformanceReport } from '../../lib/report/build.ts';
 import type { Certificate } from '../../lib/report/certificate.ts';
 import { buildCertificate, renderCertificateHtml, verifyCertificate } from '../../lib/report/certificate.ts';
+import { diffReports, renderDiffMarkdown } from '../../lib/report/diff.ts';
 import { VERDICT_COLOUR, renderHtml } from '../../lib/report/html.ts';
 import { inProcessReport } from '../../lib/report/in-process.ts';
 import { renderJunit } from '../../lib/report/junit.ts';
@@ -222,4 +223,23 @@ test('certify: a report whose only failures are waived certifies (exit 0) and sa
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('diff: a waiver that expires makes its failures newly failing; a waived check that passes is newly passing', () => {
+  const live = reportWith(example);
+  const expired = reportWith(example, '2027-07-01');
+  const d = diffReports(live, expired);
+  expect(d.newlyFailing).toHaveLength(live.executions.filter((e) => e.verdict === 'waived').length);
+  expect(d.specRegression).toBe(true);
+  expect(renderDiffMarkdown(d)).toContain('waived: Production answers a merge');
+
+  const fixed = JSON.parse(JSON.stringify(live)) as ConformanceReport;
+  for (const e of fixed.executions) {
+    if (e.verdict !== 'waived') continue;
+    e.verdict = 'pass';
+    delete e.waiver;
+  }
+  const back = diffReports(live, fixed);
+  expect(back.newlyPassing).toHaveLength(live.executions.filter((e) => e.verdict === 'waived').length);
+  expect(back.specRegression).toBe(false);
 });
