@@ -1,5 +1,7 @@
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
+import { OPERATION_IDS } from '../../lib/contract/operations.ts';
+import { handWrittenSchema } from '../../lib/contract/validators.ts';
 import { fromRoot } from '../../lib/paths.ts';
 import { WaiverError, isRealDate, loadWaivers, parseWaivers } from '../../lib/waivers/load.ts';
 
@@ -89,4 +91,9 @@ test('a file that does not exist is named', () => {
 test('real dates only', () => {
   for (const d of ['2028-02-29', '2026-12-31', '2027-01-01']) expect(isRealDate(d), d).toBe(true);
   for (const d of ['2027-02-29', '2026-04-31', '2026-00-10', '2026-1-1', '26-01-01', 'soon']) expect(isRealDate(d), d).toBe(false);
+});
+
+test('the schema names exactly the operations of schemas/openapi.yaml', () => {
+  const schema = handWrittenSchema('waivers.schema.json') as { $defs: { waiver: { properties: { operation: { enum: string[] } } } } };
+  expect(schema.$defs.waiver.properties.operation.enum).toEqual([...OPERATION_IDS]);
 });
