@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import type { ConfigError} from './engine/config.ts';
 import { checkBaseUrl, isLoopback } from './engine/config.ts';
 import { parseRate } from './http/rate.ts';
+import { WaiverError, loadWaivers } from './waivers/load.ts';
 
 export const HELP = `iswc-conformance: conformance run against the ISWC Agency Submission API
 
@@ -29,13 +30,20 @@ Options:
   --runs N           Runs per property (ISWC_RUNS, default 100).
   --seed N           fast-check seed (ISWC_SEED); the run prints the one it used.
   --workers N        Playwright workers (default 2).
+  --waivers FILE     Known deviations of the target, waived in the open (YAML, schema
+                     schemas/waivers.schema.json): a failure a live waiver matches is reported as
+                     "waived" with its reason and does not fail the run, until the waiver's date
+                     (ISWC_WAIVERS). A malformed file stops here, before any request.
+  --require-all      Fail the run when a spec check of the document was not exercised (non-destructive
+                     mode, --budget, --smoke, --grep, entries used up): ISWC_REQUIRE_ALL=1.
   --plan             Print the plan (cases, requests, time at the rate, requests that change data)
                      and exit without sending anything.
   -h, --help         This text.
 
 The subscription key is read only from the environment variable ISWC_SUBSCRIPTION_KEY, never from a
 flag or a file, and is written nowhere (reports and curl lines show $ISWC_SUBSCRIPTION_KEY).
-Exit status: 0 when no spec check failed (and with --strict no http check), 1 otherwise, 2 on bad usage.`;
+Exit status: 0 when no spec check failed (and with --strict no http check; with --require-all every
+spec check was exercised), 1 otherwise, 2 on bad usage (a malformed waivers file included).`;
 
 export interface CliPlan {
   /** Environment for the run (added to the caller's). */
@@ -76,6 +84,8 @@ export function parseCli(argv: string[], cwd: string, env: NodeJS.ProcessEnv): C
         seed: { type: 'string' },
         workers: { type: 'string' },
         plan: { type: 'boolean' },
+        waivers: { type: 'string' },
+        'require-all': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -101,6 +111,18 @@ export function parseCli(argv: string[], cwd: string, env: NodeJS.ProcessEnv): C
   if (values.strict) out.env.ISWC_STRICT = '1';
   if (values.destructive) out.env.ISWC_DESTRUCTIVE = '1';
   if (values.smoke) out.env.ISWC_PLAN = 'smoke';
+  if (values['require-all']) out.env.ISWC_REQUIRE_ALL = '1';
+  const waivers = str('waivers') ?? (env.ISWC_WAIVERS?.trim() || undefined);
+  if (waivers !== undefined) {
+    const file = path.resolve(cwd, waivers);
+    try {
+      loadWaivers(file);
+    } catch (e) {
+      if (e instanceof WaiverError) throw new UsageError(e.message);
+      throw e;
+    }
+    out.env.ISWC_WAIVERS = file;
+  }
   const rate = str('rate');
   if (rate !== undefined) {
     try {

@@ -3,12 +3,15 @@ import path from 'node:path';
 import type { FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
 import type { CheckExecution } from '../lib/checks/types.ts';
 import { readConfig } from '../lib/engine/config.ts';
+import type { RunConfig } from '../lib/engine/config.ts';
 import { buildConformanceReport } from '../lib/report/build.ts';
 import type { ConformanceReport } from '../lib/report/model.ts';
 import { writeConformanceReports } from '../lib/report/write.ts';
 import { loadProfile } from '../lib/profile/load.ts';
 import { redactorFromEnv } from '../lib/redact.ts';
 import type { ExecutionsAttachment } from '../tests/conformance/declare.ts';
+import { utcDay } from '../lib/waivers/apply.ts';
+import { runWaivers } from '../lib/waivers/run.ts';
 
 const ATTACHMENT = 'iswc-check-executions';
 
@@ -23,15 +26,21 @@ function attachmentText(attachment: TestResult['attachments'][number]): string |
  * Collects the check executions every conformance test attached and writes, from that one model,
  * `conformance.json` (validated against schemas/report.schema.json), `conformance-junit.xml` (one
  * testcase per check execution) and the self-contained `conformance.html`; then prints a one-screen
- * summary: checks per level, the failing ones with their section, the path of each report.
+ * summary: checks per level, the failing ones with their section, the waived ones with their reason,
+ * expired and unused waivers, the spec checks a partial run did not exercise, the path of each report.
  * Works the same on a live run and on `npx playwright merge-reports` of blob reports (sharded runs):
- * blob reports keep the attachments.
+ * blob reports keep the attachments. Waivers (ISWC_WAIVERS) are applied when the report is built, on
+ * the day the tests judged them (recorded in the attachments), so shards and merges agree.
+ * Fails the run when the written report does not match its schema, and with ISWC_REQUIRE_ALL=1 when a
+ * spec check was not exercised.
  */
 export default class ConformanceReporter implements Reporter {
   private executions: CheckExecution[] = [];
   private stats = { requests: 0, retries: 0, waitedMs: 0 };
   private tests = { passed: 0, failed: 0, skipped: 0 };
   private started = new Date();
+  /** The days the tests judged waiver expiry against (one, unless a merge mixes runs). */
+  private waiverDates = new Set<string>();
 
   printsToStdio(): boolean {
     return true;
@@ -54,6 +63,7 @@ export default class ConformanceReporter implements Reporter {
       this.stats.requests += payload.stats.requests;
       this.stats.retries += payload.stats.retries;
       this.stats.waitedMs += payload.stats.waitedMs;
+      if (payload.waiverDate) this.waiverDates.add(payload.waiverDate);
     }
   }
 
@@ -72,11 +82,16 @@ export default class ConformanceReporter implements Reporter {
     let status: FullResult['status'] | undefined;
     if (this.executions.length > 0) {
       const config = readConfig({ requireKey: false });
-      const report = this.buildReport(config.strict, config.destructive, config.runs, result);
+      const report = this.buildReport(config, result);
       const written = writeConformanceReports(report, config.reportDir, redactorFromEnv());
-      out.push(...this.summary(report, config.strict, [written.json, written.junit, written.html]));
+      out.push(...this.summary(report, config.strict, config.requireAll, [written.json, written.junit, written.html]));
       if (written.violations.length > 0) {
         out.push(`✗ ${path.relative(process.cwd(), written.json)} does not match schemas/report.schema.json:`, ...written.violations.map((v) => `    ${v}`));
+        status = 'failed';
+      }
+      const missing = report.summary.coverage.notExercised;
+      if (config.requireAll && missing.length > 0) {
+        out.push(`✗ ISWC_REQUIRE_ALL=1: ${missing.length} spec check(s) not exercised: ${missing.map((n) => n.checkId).join(', ')}`);
         status = 'failed';
       }
     }
@@ -85,7 +100,7 @@ export default class ConformanceReporter implements Reporter {
     return Promise.resolve(status ? { status } : undefined);
   }
 
-  private buildReport(strict: boolean, destructive: boolean, runs: number, result: FullResult): ConformanceReport {
+  private buildReport(config: RunConfig, result: FullResult): ConformanceReport {
     let profileName = '?';
     try {
       profileName = loadProfile(readConfig({ requireKey: false }).targetFile).name;
@@ -94,6 +109,8 @@ export default class ConformanceReporter implements Reporter {
     }
     // A merge of blob reports happens later: the run's own start time is the better one then.
     const started = result.startTime.getTime() < this.started.getTime() ? result.startTime : this.started;
+    const waivers = runWaivers(config.waivers);
+    const waiverDate = [...this.waiverDates].sort()[0] ?? utcDay(started);
     return buildConformanceReport({
       executions: this.executions,
       stats: this.stats,
@@ -101,16 +118,17 @@ export default class ConformanceReporter implements Reporter {
       embedded: process.env.ISWC_EMBEDDED === '1',
       profile: profileName,
       seed: process.env.ISWC_SEED ? Number(process.env.ISWC_SEED) : null,
-      runs,
-      strict,
-      destructive,
+      runs: config.runs,
+      strict: config.strict,
+      destructive: config.destructive,
       startedAt: started,
       finishedAt: new Date(Math.max(Date.now(), started.getTime() + result.duration)),
+      ...(waivers ? { waivers: { set: waivers, date: waiverDate } } : {}),
     });
   }
 
-  private summary(report: ConformanceReport, strict: boolean, files: string[]): string[] {
-    const { byLevel } = report.summary;
+  private summary(report: ConformanceReport, strict: boolean, requireAll: boolean, files: string[]): string[] {
+    const { byLevel, coverage, waivers } = report.summary;
     const lines = ['', '─── ISWC conformance ───────────────────────────────────────────'];
     lines.push(`target ${report.meta.baseUrl ?? '?'} · profile ${report.meta.profile} · seed ${report.meta.seed ?? '-'} · ${report.meta.requests} requests`);
     for (const level of ['spec', 'http', 'observed'] as const) {
@@ -118,29 +136,55 @@ export default class ConformanceReporter implements Reporter {
       lines.push(
         level === 'observed'
           ? `  observed  ${t.observed} recorded (never a failure)`
-          : `  ${level.padEnd(8)}  ${t.pass} passed, ${t.fail} failed, ${t.skip} skipped${level === 'http' && !strict && t.fail > 0 ? ' (not gating: set ISWC_STRICT=1)' : ''}`,
+          : `  ${level.padEnd(8)}  ${t.pass} passed, ${t.fail} failed, ${t.waived ? `${t.waived} waived, ` : ''}${t.skip} skipped${level === 'http' && !strict && t.fail > 0 ? ' (not gating: set ISWC_STRICT=1)' : ''}`,
       );
     }
-    const failing = new Map<string, { sections: string[]; level: string; count: number; first: CheckExecution }>();
-    for (const e of report.executions) {
-      if (e.verdict !== 'fail') continue;
-      const key = `${e.checkId}`;
-      const entry = failing.get(key) ?? { sections: e.sections, level: e.level, count: 0, first: e };
-      entry.count += 1;
-      failing.set(key, entry);
-    }
+    const failing = groupByCheck(report.executions.filter((e) => e.verdict === 'fail'));
     if (failing.size > 0) {
       lines.push('failing checks:');
       for (const [id, f] of failing) {
-        lines.push(`  ✗ ${id} [${f.level}, section ${f.sections.join(', ')}] ×${f.count} — e.g. ${f.first.caseId}: ${f.first.received ?? ''}`.slice(0, 220));
+        lines.push(`  ✗ ${id} [${f.first.level}, section ${f.first.sections.join(', ')}] ×${f.count} — e.g. ${f.first.caseId}: ${f.first.received ?? ''}`.slice(0, 220));
+      }
+    }
+    const waived = groupByCheck(report.executions.filter((e) => e.verdict === 'waived'), (e) => `${e.checkId}\u0001${e.waiver?.index ?? ''}`);
+    if (waived.size > 0) {
+      lines.push('waived checks (known deviations, not gating):');
+      // In the order of the waivers file; each reason in full, as its author wrote it.
+      for (const f of [...waived.values()].sort((a, b) => (a.first.waiver?.index ?? 0) - (b.first.waiver?.index ?? 0))) {
+        const w = f.first.waiver;
+        lines.push(`  ~ ${f.first.checkId} [${f.first.level}, section ${f.first.sections.join(', ')}] ×${f.count} — ${w ? `${w.reason} (until ${w.until}, entry ${w.index})` : 'waived'}`);
+      }
+    }
+    if (waivers) {
+      for (const status of ['expired', 'unused'] as const) {
+        const list = waivers.entries.filter((w) => w.status === status);
+        if (list.length === 0) continue;
+        lines.push(status === 'expired' ? `expired waivers in ${waivers.file} (their failures gate again):` : `unused waivers in ${waivers.file} (matched no failure; remove them if the deviation is fixed):`);
+        for (const w of list) lines.push(`  ! entry ${w.index} (line ${w.line}) ${w.check}${w.operation ? ` on ${w.operation}` : ''}${w.format ? ` (${w.format})` : ''}, until ${w.until}: ${w.reason}`);
       }
     }
     const skipped = report.executions.filter((e) => e.verdict === 'skip');
     if (skipped.length > 0) lines.push(`skipped: ${skipped.length} check executions, e.g. ${skipped[0]?.caseId}: ${skipped[0]?.skipReason ?? ''}`.slice(0, 220));
-    lines.push(`verdict: ${report.summary.verdict}${strict ? ' (strict)' : ''}`);
-    const all = Object.values(byLevel).reduce((n, t) => n + t.pass + t.fail + t.skip, 0);
-    lines.push(`checks: ${all - byLevel.spec.fail - byLevel.http.fail - byLevel.spec.skip - byLevel.http.skip - byLevel.observed.skip} passed, ${byLevel.spec.fail + byLevel.http.fail} failed, ${byLevel.spec.skip + byLevel.http.skip + byLevel.observed.skip} skipped`);
+    if (coverage.notExercised.length > 0) {
+      lines.push(`spec checks not exercised (${coverage.notExercised.length} of ${coverage.specChecks}; this is a partial run${requireAll ? '' : ', ISWC_REQUIRE_ALL=1 makes it fail'}):`);
+      for (const n of coverage.notExercised) lines.push(`  - ${n.checkId} [section ${n.sections.join(', ')}]: ${n.reasons.join('; ')}`.slice(0, 300));
+    }
+    lines.push(`verdict: ${report.summary.verdictText}${strict ? ' (strict)' : ''}`);
+    const all = Object.values(byLevel).reduce((n, t) => ({ pass: n.pass + t.pass, fail: n.fail + t.fail, skip: n.skip + t.skip, waived: n.waived + t.waived }), { pass: 0, fail: 0, skip: 0, waived: 0 });
+    lines.push(`checks: ${all.pass} passed, ${all.fail} failed, ${all.waived ? `${all.waived} waived, ` : ''}${all.skip} skipped`);
     lines.push(`reports: ${files.map((f) => path.relative(process.cwd(), f)).join(' · ')}`);
     return lines;
   }
+}
+
+/** Executions grouped by check (or another key), in order of first appearance, with a count and the first one. */
+function groupByCheck(executions: readonly CheckExecution[], key: (e: CheckExecution) => string = (e) => e.checkId): Map<string, { count: number; first: CheckExecution }> {
+  const out = new Map<string, { count: number; first: CheckExecution }>();
+  for (const e of executions) {
+    const k = key(e);
+    const entry = out.get(k) ?? { count: 0, first: e };
+    entry.count += 1;
+    out.set(k, entry);
+  }
+  return out;
 }

@@ -1,10 +1,11 @@
 /**
- * npm run certify -- --target fixtures/targets/<agency>.json [--report reports/conformance.json] [--out dir] [-- playwright args]
+ * npm run certify -- --target fixtures/targets/<agency>.json [--waivers file.yaml] [--report reports/conformance.json] [--out dir] [-- playwright args]
  *
  * Runs the full suite (both formats) through Playwright against ISWC_BASE_URL (or the embedded reference
  * server) with the agency's target profile, then writes certificate.json and certificate.html next to
- * the conformance report. With --report, certifies an existing conformance.json instead of running.
- * Exit status: 0 conformant, 1 not conformant or incomplete, 2 usage or run error.
+ * the conformance report. With --report, certifies an existing conformance.json instead of running (its
+ * waivers were applied when it was written). --waivers (or ISWC_WAIVERS) waives known deviations in the run.
+ * Exit status: 0 conformant (with waivers or not), 1 not conformant or incomplete, 2 usage or run error.
  */
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -15,14 +16,15 @@ import { writeRedacted } from '../lib/report/write.ts';
 import { childEnv, runPlaywright } from '../lib/report/run-playwright.ts';
 import { loadProfile } from '../lib/profile/load.ts';
 import { repoRoot } from '../lib/paths.ts';
+import { loadWaivers } from '../lib/waivers/load.ts';
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
-    options: { target: { type: 'string' }, report: { type: 'string' }, out: { type: 'string' } },
+    options: { target: { type: 'string' }, report: { type: 'string' }, out: { type: 'string' }, waivers: { type: 'string' } },
     allowPositionals: true,
   });
   if (!values.target) {
-    process.stderr.write('usage: npm run certify -- --target fixtures/targets/<agency>.json [--report conformance.json] [--out dir]\n');
+    process.stderr.write('usage: npm run certify -- --target fixtures/targets/<agency>.json [--waivers file.yaml] [--report conformance.json] [--out dir]\n');
     return 2;
   }
   const target = path.resolve(values.target);
@@ -31,12 +33,22 @@ async function main(): Promise<number> {
     return 2;
   }
   const profile = loadProfile(target);
+  if (values.waivers !== undefined && values.report) {
+    process.stderr.write('certify: --waivers applies to a run; a report given with --report already carries its waivers\n');
+    return 2;
+  }
+  const waiversFile = values.report ? undefined : (values.waivers ?? (process.env.ISWC_WAIVERS?.trim() || undefined));
+  // A malformed file stops here (exit 2 with the entry and line), before the run.
+  const waivers = waiversFile === undefined ? undefined : path.resolve(waiversFile);
+  if (waivers) loadWaivers(waivers);
   const reportDir = path.resolve(process.env.ISWC_REPORT_DIR?.trim() || path.join(repoRoot, 'reports'));
   let reportFile = values.report ? path.resolve(values.report) : path.join(reportDir, 'conformance.json');
   if (!values.report) {
     const started = Date.now();
     process.stdout.write(`certify: running the full suite for agency ${profile.agency} (profile "${profile.name}") against ${process.env.ISWC_BASE_URL ?? 'the embedded reference server'}\n`);
-    const run = await runPlaywright(['test', '--project=json', '--project=xml', ...positionals], childEnv({ ISWC_TARGET: target, ISWC_REPORT_DIR: reportDir }), { inherit: true });
+    const run = await runPlaywright(['test', '--project=json', '--project=xml', ...positionals], childEnv({ ISWC_TARGET: target, ISWC_REPORT_DIR: reportDir, ...(waivers ? { ISWC_WAIVERS: waivers } : {}) }), {
+      inherit: true,
+    });
     if (!existsSync(reportFile) || statSync(reportFile).mtimeMs < started) {
       process.stderr.write(`certify: the run (exit ${run.code}) wrote no ${path.relative(process.cwd(), reportFile)}; no certificate issued\n`);
       return 2;
@@ -53,8 +65,10 @@ async function main(): Promise<number> {
   const htmlFile = path.join(outDir, 'certificate.html');
   writeRedacted(jsonFile, `${JSON.stringify(certificate, null, 2)}\n`);
   writeRedacted(htmlFile, renderCertificateHtml(certificate));
-  const lines = [`certificate: ${certificate.verdict} — agency ${certificate.agency.code}, ${certificate.failures.length} failure(s)`];
-  for (const s of certificate.sections.filter((x) => x.document)) lines.push(`  §${s.section.padEnd(4)} ${s.verdict.padEnd(15)} ${s.reason ?? ''}`.slice(0, 200));
+  const lines = [`certificate: ${certificate.verdictText} — agency ${certificate.agency.code}, ${certificate.failures.length} failure(s), ${certificate.waived.length} waived`];
+  for (const s of certificate.sections.filter((x) => x.document)) lines.push(`  §${s.section.padEnd(4)} ${s.verdict.padEnd(23)} ${s.reason ?? ''}`.slice(0, 200));
+  for (const n of certificate.coverage.notExercised) lines.push(`  not exercised: ${n.checkId}: ${n.reasons.join('; ')}`.slice(0, 200));
+  for (const w of certificate.waivers?.entries ?? []) lines.push(`  waiver ${w.index} (${w.check}${w.operation ? ` on ${w.operation}` : ''}, until ${w.until}): ${w.status}${w.status === 'used' ? ` ×${w.count}` : ''}`);
   lines.push(`  digest sha256 ${certificate.digest.value}`, `  ${path.relative(process.cwd(), jsonFile)} · ${path.relative(process.cwd(), htmlFile)}`);
   process.stdout.write(`${lines.join('\n')}\n`);
   return certificate.verdict === 'conformant' ? 0 : 1;

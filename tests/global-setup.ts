@@ -7,6 +7,7 @@ import { startPacer } from '../lib/http/pacer.ts';
 import type { Pacer } from '../lib/http/pacer.ts';
 import { parseRate } from '../lib/http/rate.ts';
 import { loadProfile } from '../lib/profile/load.ts';
+import { runWaivers } from '../lib/waivers/run.ts';
 import { startReferenceServer } from '../server/index.ts';
 import type { RunningServer } from '../server/index.ts';
 
@@ -21,6 +22,8 @@ const REMOTE_DEFAULT_RATE = '10/min';
 export default async function globalSetup(playwright: FullConfig): Promise<() => Promise<void>> {
   const config = readConfig();
   const profile = loadProfile(config.targetFile);
+  // A malformed waivers file stops the run here, before any request, naming the file, entry and line.
+  const waivers = runWaivers(config.waivers);
   // Allure reads every file in its results directory: a run that writes Allure results starts from an
   // empty one. Runs with other reporters (blob shards, nested runs in tests) leave it alone.
   if (playwright.reporter.some(([name]) => name.includes('allure-playwright'))) {
@@ -46,6 +49,7 @@ export default async function globalSetup(playwright: FullConfig): Promise<() =>
   const lines = [
     `iswc-conformance: target ${process.env.ISWC_BASE_URL}${server ? ' (embedded reference server)' : ''}, profile "${profile.name}"`,
     `  destructive ${config.destructive ? 'on' : 'off'}, strict ${config.strict ? 'on' : 'off'}, ISWC_RUNS=${config.runs}, ISWC_SEED=${process.env.ISWC_SEED}, rate ${rate === null ? 'unlimited' : `${rate.toFixed(3)}/s`}`,
+    ...(waivers ? [`  waivers ${waivers.file} (${waivers.waivers.length} entr${waivers.waivers.length === 1 ? 'y' : 'ies'})`] : []),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   return async () => {

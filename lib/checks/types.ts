@@ -9,7 +9,7 @@ import type { Exchange } from '../http/types.ts';
 export type Level = 'spec' | 'http' | 'observed';
 export const LEVELS: readonly Level[] = ['spec', 'http', 'observed'];
 
-export type Verdict = 'pass' | 'fail' | 'skip' | 'observed';
+export type Verdict = 'pass' | 'fail' | 'skip' | 'observed' | 'waived';
 
 /** What a check says about one exchange. */
 export interface Judgement {
@@ -79,4 +79,6 @@ export interface CheckExecution {
   seed?: number;
   path?: string;
   durationMs?: number;
+  /** For `waived`: the waiver (ISWC_WAIVERS) that turned this failure into a known deviation. */
+  waiver?: { reason: string; until: string; index: number };
 }

@@ -28,6 +28,10 @@ export interface RunConfig {
   budget: number | undefined;
   /** ISWC_PLAN: 'full' (default) or 'smoke' (every spec check once, fewest requests). */
   plan: 'full' | 'smoke';
+  /** ISWC_WAIVERS: absolute path of the waivers file (known deviations, lib/waivers/), or undefined. */
+  waivers: string | undefined;
+  /** ISWC_REQUIRE_ALL: a run that did not exercise every spec check fails. */
+  requireAll: boolean;
 }
 
 export class ConfigError extends Error {
@@ -88,6 +92,7 @@ export function readConfig(options: { requireKey?: boolean } = {}): RunConfig {
   const seedText = env('ISWC_SEED');
   const seed = seedText === undefined ? undefined : Number(seedText);
   if (seed !== undefined && !Number.isSafeInteger(seed)) throw new ConfigError(`ISWC_SEED must be an integer, got "${seedText}"`);
+  const waiversFile = env('ISWC_WAIVERS');
   return {
     baseUrl,
     embedded,
@@ -104,10 +109,12 @@ export function readConfig(options: { requireKey?: boolean } = {}): RunConfig {
     rate: env('ISWC_RATE'),
     budget: env('ISWC_BUDGET') === undefined ? undefined : positiveInt('ISWC_BUDGET', 1),
     plan: planName(env('ISWC_PLAN')),
+    waivers: waiversFile === undefined ? undefined : path.resolve(waiversFile),
+    requireAll: flag('ISWC_REQUIRE_ALL', false),
   };
 }
 
-/** Does a failure at this level fail the run? */
+/** Does a failure at this level fail the run? (A waived execution is not a failure: it never gates.) */
 export function gating(level: 'spec' | 'http' | 'observed', strict: boolean): boolean {
   return level === 'spec' || (level === 'http' && strict);
 }

@@ -3,6 +3,9 @@ import { gating } from '../engine/config.ts';
 import type { ConformanceReport, RunMeta } from './model.ts';
 import { sortExecutions, tallyByLevel } from './model.ts';
 import { HARNESS_VERSION, documentDigest, safeBaseUrl, schemasDigest } from './meta.ts';
+import { runVerdict, specCoverage, verdictText, waivedChecks } from './verdict.ts';
+import { applyWaivers } from '../waivers/apply.ts';
+import type { WaiverSet, WaiverSummary } from '../waivers/types.ts';
 
 export interface RunStats {
   requests: number;
@@ -22,18 +25,29 @@ export interface BuildInput {
   destructive: boolean;
   startedAt: Date;
   finishedAt: Date;
+  /** The run's waivers file (ISWC_WAIVERS) and the UTC day their expiry is judged against (the run's start). */
+  waivers?: { set: WaiverSet; date: string };
 }
 
 /**
  * The one place a run becomes a ConformanceReport: the reporter (live or from merged blob reports) and
  * the tests that build fixture reports in-process all call it, so every writer sees the same verdicts.
+ * Waivers are applied here (lib/waivers/apply.ts), to the executions as the tests recorded them.
  * When no base URL is known (a merge of blob reports in another process) it is taken from the first
  * recorded exchange, reduced to scheme, host and path.
  */
 export function buildConformanceReport(input: BuildInput): ConformanceReport {
-  const executions = sortExecutions([...input.executions]);
+  let waivers: WaiverSummary | undefined;
+  let judged = input.executions;
+  if (input.waivers) {
+    const applied = applyWaivers(input.executions, input.waivers.set.waivers, input.waivers.date);
+    judged = applied.executions;
+    waivers = { file: input.waivers.set.file, date: input.waivers.date, entries: applied.uses };
+  }
+  const executions = sortExecutions([...judged]);
   const byLevel = tallyByLevel(executions);
   const gatingFailures = executions.filter((e) => e.verdict === 'fail' && gating(e.level, input.strict)).length;
+  const coverage = specCoverage(executions);
   let baseUrl = safeBaseUrl(input.baseUrl);
   if (baseUrl === null) {
     const url = executions.find((e) => e.exchange)?.exchange?.request.url;
@@ -62,7 +76,15 @@ export function buildConformanceReport(input: BuildInput): ConformanceReport {
     retries: input.stats.retries,
     waitedMs: input.stats.waitedMs,
   };
-  return { meta, summary: { byLevel, gatingFailures, verdict: gatingFailures === 0 ? 'conformant' : 'not conformant' }, executions };
+  const summary: ConformanceReport['summary'] = {
+    byLevel,
+    gatingFailures,
+    verdict: runVerdict(gatingFailures, coverage),
+    verdictText: verdictText(gatingFailures, coverage, waivedChecks(executions).length),
+    coverage,
+    ...(waivers ? { waivers } : {}),
+  };
+  return { meta, summary, executions };
 }
 
 /** Stable identity of an execution across runs: what the diff and the merge test key on. */

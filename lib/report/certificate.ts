@@ -7,8 +7,12 @@ import { cut, escapeHtml as h } from './escape.ts';
 import { page, VERDICT_COLOUR } from './html.ts';
 import type { ConformanceReport, Tally } from './model.ts';
 import { operationKey, operationLabel, sectionsText, tallyOf } from './view.ts';
+import { plural, specCoverage } from './verdict.ts';
+import type { SpecCoverage } from './verdict.ts';
+import type { WaiverSummary } from '../waivers/types.ts';
 
-export type SectionStatus = 'conformant' | 'not conformant' | 'not tested';
+/** `conformant with waivers`: no failure and no skip, but failures of known deviations were waived. */
+export type SectionStatus = 'conformant' | 'conformant with waivers' | 'not conformant' | 'not tested';
 
 export interface SectionVerdict {
   section: string;
@@ -36,12 +40,30 @@ export interface CertificateFailure {
   curl?: string;
 }
 
+/** A waived failure: where, what the document says, what came, and the waiver's reason and last day. */
+export interface CertificateWaived {
+  checkId: string;
+  level: Level;
+  sections: string[];
+  operation: string;
+  format: string;
+  caseId: string;
+  step: string;
+  expected: string;
+  received: string;
+  reason: string;
+  until: string;
+  /** The waiver's entry in the waivers file, from 0. */
+  index: number;
+}
+
 /** One check execution, condensed: [checkId, caseId, format, step, verdict]. */
 export type CondensedResult = [string, string, string, string, string];
 
 export interface Certificate {
   kind: 'iswc-conformance-certificate';
-  certificateVersion: 1;
+  /** 2: adds verdictText, coverage, waived and waivers. */
+  certificateVersion: 2;
   agency: { code: string; profile: string };
   target: { file: string; baseUrl: string | null; embedded: boolean };
   date: string;
@@ -49,10 +71,21 @@ export interface Certificate {
   documentDigest: string;
   schemasDigest: string;
   run: { seed: number | null; runs: number; strict: boolean; destructive: boolean; startedAt: string; finishedAt: string; requests: number };
-  /** conformant: every tested section conformant and nothing skipped; incomplete: no gating failure but some section not tested because checks were skipped. */
+  /**
+   * conformant: no gating failure, nothing skipped, every spec check exercised (waived failures allowed);
+   * incomplete: no gating failure but a section not tested because checks were skipped, or a spec check
+   * not exercised.
+   */
   verdict: 'conformant' | 'not conformant' | 'incomplete';
+  /** What the verdict reads: "conformant with 2 waivers", "incomplete: 14 of 19 spec checks exercised", … */
+  verdictText: string;
+  coverage: SpecCoverage;
   sections: SectionVerdict[];
   failures: CertificateFailure[];
+  /** Failures of known deviations, waived by the run's waivers file; they do not gate. */
+  waived: CertificateWaived[];
+  /** The run's waivers file and each entry's status (used, unused, expired); null when the run had none. */
+  waivers: WaiverSummary | null;
   results: CondensedResult[];
   /** SHA-256 over the canonical JSON (sorted keys, no whitespace) of every other member of the certificate. */
   digest: { algorithm: 'sha256'; canonicalization: string; value: string };
@@ -82,14 +115,24 @@ function sectionVerdict(section: string, title: string, document: boolean, list:
   const checks = tallyOf(list);
   const base = { section, title, document, checks };
   const failing = list.filter((e) => e.verdict === 'fail');
+  const waived = list.filter((e) => e.verdict === 'waived');
+  const waivedNote = waived.length > 0 ? `; ${waived.length} more waived` : '';
   if (failing.length > 0) {
     const gatingCount = failing.filter((e) => gating(e.level, strict)).length;
     const ids = unique(failing.map((e) => e.checkId)).join(', ');
-    return { ...base, verdict: 'not conformant', reason: `${failing.length} failing check execution(s) (${gatingCount} gating): ${ids}` };
+    return { ...base, verdict: 'not conformant', reason: `${failing.length} failing check execution(s) (${gatingCount} gating): ${ids}${waivedNote}` };
   }
   const skipped = list.filter((e) => e.verdict === 'skip');
   if (skipped.length > 0) {
-    return { ...base, verdict: 'not tested', reason: `${skipped.length} check execution(s) skipped: ${unique(skipped.map((e) => e.skipReason ?? 'no reason given')).join('; ')}` };
+    return { ...base, verdict: 'not tested', reason: `${skipped.length} check execution(s) skipped: ${unique(skipped.map((e) => e.skipReason ?? 'no reason given')).join('; ')}${waivedNote}` };
+  }
+  if (waived.length > 0) {
+    const byCheck = unique(waived.map((e) => e.checkId)).map((id) => {
+      const of = waived.filter((e) => e.checkId === id);
+      const reasons = unique(of.map((e) => (e.waiver ? `${e.waiver.reason} (until ${e.waiver.until})` : 'waived')));
+      return `${id} ×${of.length}: ${reasons.join('; ')}`;
+    });
+    return { ...base, verdict: 'conformant with waivers', reason: `only waived failures: ${byCheck.join('; ')}` };
   }
   if (checks.pass === 0) {
     return {
@@ -135,12 +178,29 @@ export function buildCertificate(input: CertificateInput): Certificate {
       received: e.received ?? '',
       ...(e.curl ? { curl: cut(e.curl, 4000) } : {}),
     }));
+  const waived: CertificateWaived[] = report.executions
+    .filter((e) => e.verdict === 'waived')
+    .map((e) => ({
+      checkId: e.checkId,
+      level: e.level,
+      sections: e.sections,
+      operation: operationKey(e),
+      format: e.format,
+      caseId: e.caseId,
+      step: e.step,
+      expected: e.expected ?? '',
+      received: e.received ?? '',
+      reason: e.waiver?.reason ?? '',
+      until: e.waiver?.until ?? '',
+      index: e.waiver?.index ?? -1,
+    }));
   const gatingFailures = failures.filter((f) => f.gating).length;
   const skippedSections = sections.filter((s) => s.document && s.verdict === 'not tested' && s.checks.skip > 0);
-  const verdict: Certificate['verdict'] = gatingFailures > 0 ? 'not conformant' : skippedSections.length > 0 ? 'incomplete' : 'conformant';
+  const coverage = specCoverage(report.executions);
+  const verdict: Certificate['verdict'] = gatingFailures > 0 ? 'not conformant' : skippedSections.length > 0 || coverage.notExercised.length > 0 ? 'incomplete' : 'conformant';
   const body: Omit<Certificate, 'digest'> = {
     kind: 'iswc-conformance-certificate',
-    certificateVersion: 1,
+    certificateVersion: 2,
     agency: { code: input.agency, profile: report.meta.profile },
     target: { file: input.targetFile, baseUrl: report.meta.baseUrl, embedded: report.meta.embedded },
     date: (input.date ?? new Date()).toISOString(),
@@ -157,11 +217,24 @@ export function buildCertificate(input: CertificateInput): Certificate {
       requests: report.meta.requests,
     },
     verdict,
+    verdictText: certificateVerdictText(verdict, coverage, unique(waived.map((w) => w.checkId)).length),
+    coverage,
     sections,
     failures,
+    waived,
+    waivers: report.summary.waivers ?? null,
     results: report.executions.map((e): CondensedResult => [e.checkId, e.caseId, e.format, e.step, e.verdict]),
   };
   return { ...body, digest: { algorithm: 'sha256', canonicalization: CANONICALIZATION, value: certificateDigest(body) } };
+}
+
+/** "conformant with 2 waivers", "incomplete: 14 of 19 spec checks exercised", "not conformant". */
+export function certificateVerdictText(verdict: Certificate['verdict'], coverage: SpecCoverage, waivedChecks: number): string {
+  const waivers = waivedChecks > 0 ? ` with ${plural(waivedChecks, 'waiver')}` : '';
+  if (verdict === 'not conformant') return verdict;
+  if (verdict === 'conformant') return `conformant${waivers}`;
+  const partial = coverage.exercised < coverage.specChecks ? `: ${coverage.exercised} of ${coverage.specChecks} spec checks exercised` : '';
+  return `incomplete${partial}${waivers}`;
 }
 
 /** The digest of a certificate's content: everything but `digest`. */
@@ -193,21 +266,26 @@ export function verifyCertificate(value: unknown): Verification {
   const failed = results.filter((r) => r[4] === 'fail').length;
   if (failed !== (Array.isArray(cert.failures) ? cert.failures.length : -1)) problems.push(`results hold ${failed} failure(s), the failure list ${cert.failures?.length ?? 0}`);
   if (cert.verdict === 'conformant' && (failed > 0 || results.some((r) => r[4] === 'skip'))) problems.push('verdict "conformant" with failing or skipped results');
+  const waived = results.filter((r) => r[4] === 'waived').length;
+  if (waived !== (Array.isArray(cert.waived) ? cert.waived.length : 0)) problems.push(`results hold ${waived} waived failure(s), the waived list ${Array.isArray(cert.waived) ? cert.waived.length : 0}`);
   for (const s of cert.sections ?? []) {
-    if (s.verdict === 'conformant' && (s.checks.skip > 0 || s.checks.fail > 0)) problems.push(`section ${s.section} is "conformant" with ${s.checks.fail} failure(s) and ${s.checks.skip} skip(s)`);
+    if (s.verdict === 'conformant' && (s.checks.skip > 0 || s.checks.fail > 0 || (s.checks.waived ?? 0) > 0)) {
+      problems.push(`section ${s.section} is "conformant" with ${s.checks.fail} failure(s), ${s.checks.waived ?? 0} waived and ${s.checks.skip} skip(s)`);
+    }
   }
   return { ok: problems.length === 0, recorded, computed, problems };
 }
 
-const STATUS_COLOUR: Record<SectionStatus, string> = { conformant: VERDICT_COLOUR.pass, 'not conformant': VERDICT_COLOUR.fail, 'not tested': VERDICT_COLOUR.skip };
+const STATUS_COLOUR: Record<SectionStatus, string> = { conformant: VERDICT_COLOUR.pass, 'conformant with waivers': VERDICT_COLOUR.waived, 'not conformant': VERDICT_COLOUR.fail, 'not tested': VERDICT_COLOUR.skip };
 
 /** certificate.html: the same content for people; the JSON file with its digest is the reference. */
 export function renderCertificateHtml(cert: Certificate): string {
-  const overallColour = cert.verdict === 'conformant' ? VERDICT_COLOUR.pass : cert.verdict === 'not conformant' ? VERDICT_COLOUR.fail : VERDICT_COLOUR.skip;
+  const overallColour =
+    cert.verdict === 'not conformant' ? VERDICT_COLOUR.fail : cert.verdict === 'incomplete' ? VERDICT_COLOUR.skip : cert.waived.length > 0 ? VERDICT_COLOUR.waived : VERDICT_COLOUR.pass;
   const rows = cert.sections
     .map(
       (s) =>
-        `<tr class="section" data-section="${h(s.section)}" data-verdict="${h(s.verdict)}"><td>${h(s.document ? `§${s.section}` : s.section)}</td><td>${h(s.title)}</td><td><span class="badge" style="background:${STATUS_COLOUR[s.verdict]}">${h(s.verdict)}</span></td><td>${s.checks.pass} ✓ · ${s.checks.fail} ✗ · ${s.checks.skip} skipped · ${s.checks.observed} observed</td><td>${h(s.reason ?? '')}</td></tr>`,
+        `<tr class="section" data-section="${h(s.section)}" data-verdict="${h(s.verdict)}"><td>${h(s.document ? `§${s.section}` : s.section)}</td><td>${h(s.title)}</td><td><span class="badge" style="background:${STATUS_COLOUR[s.verdict]}">${h(s.verdict)}</span></td><td>${s.checks.pass} ✓ · ${s.checks.fail} ✗${s.checks.waived ? ` · ${s.checks.waived} waived` : ''} · ${s.checks.skip} skipped · ${s.checks.observed} observed</td><td>${h(s.reason ?? '')}</td></tr>`,
     )
     .join('\n');
   const failures = cert.failures
@@ -216,7 +294,7 @@ export function renderCertificateHtml(cert: Certificate): string {
         `<tr class="failure"><td><code>${h(f.checkId)}</code></td><td>${h(f.level)}${f.gating ? '' : ' (not gating)'}</td><td>${h(sectionsText(f.sections))}</td><td>${h(operationLabel(f.operation))} · ${h(f.format.toUpperCase())}<br><span class="muted">${h(f.caseId)} / ${h(f.step)}</span></td><td>${h(f.expected)}</td><td>${h(f.received)}${f.curl ? `<pre>${h(f.curl)}</pre>` : ''}</td></tr>`,
     )
     .join('\n');
-  const body = `<h1>ISWC Agency API — conformance certificate <span id="verdict" class="badge" style="background:${overallColour}">${h(cert.verdict)}</span></h1>
+  const body = `<h1>ISWC Agency API — conformance certificate <span id="verdict" class="badge" style="background:${overallColour}" data-verdict="${h(cert.verdict)}">${h(cert.verdictText)}</span></h1>
 <table class="meta">
 <tr><td>Agency</td><td>${h(cert.agency.code)} (profile ${h(cert.agency.profile)})</td></tr>
 <tr><td>Target</td><td>${h(cert.target.baseUrl ?? '?')}${cert.target.embedded ? ' (embedded reference server)' : ''} · ${h(cert.target.file)}</td></tr>
@@ -230,6 +308,33 @@ export function renderCertificateHtml(cert: Certificate): string {
 <p class="muted">A section with a skipped check is never "conformant". HTTP conventions (RFC 9110) are not stated by the document; their failures gate only in strict mode.</p>
 <table id="sections"><tr><th>Section</th><th>Title</th><th>Verdict</th><th>Check executions</th><th>Reason</th></tr>${rows}</table>
 <h2>Failures (${cert.failures.length})</h2>
-${cert.failures.length === 0 ? '<p>No check failed.</p>' : `<table id="failures"><tr><th>Check</th><th>Level</th><th>Section</th><th>Where</th><th>Documented</th><th>Received</th></tr>${failures}</table>`}`;
-  return page(`ISWC conformance certificate — agency ${cert.agency.code} — ${cert.verdict}`, body);
+${cert.failures.length === 0 ? '<p>No check failed.</p>' : `<table id="failures"><tr><th>Check</th><th>Level</th><th>Section</th><th>Where</th><th>Documented</th><th>Received</th></tr>${failures}</table>`}
+${coverageHtml(cert)}
+${waivedHtml(cert)}`;
+  return page(`ISWC conformance certificate — agency ${cert.agency.code} — ${cert.verdictText}`, body);
+}
+
+function coverageHtml(cert: Certificate): string {
+  const { coverage } = cert;
+  if (coverage.notExercised.length === 0) return `<p class="muted" id="coverage">All ${coverage.specChecks} spec checks of the document were exercised.</p>`;
+  const rows = coverage.notExercised.map((n) => `<tr><td><code>${h(n.checkId)}</code></td><td>${h(sectionsText(n.sections))}</td><td>${h(n.reasons.join('; '))}</td></tr>`).join('');
+  return `<h2 id="coverage">Spec checks not exercised (${coverage.notExercised.length} of ${coverage.specChecks})</h2>
+<table id="not-exercised"><tr><th>Check</th><th>Section</th><th>Why</th></tr>${rows}</table>`;
+}
+
+function waivedHtml(cert: Certificate): string {
+  if (cert.waived.length === 0 && !cert.waivers) return '';
+  const rows = cert.waived
+    .map(
+      (w) =>
+        `<tr class="waived"><td><code>${h(w.checkId)}</code> <span class="muted">waived</span></td><td>${h(sectionsText(w.sections))}</td><td>${h(operationLabel(w.operation))} · ${h(w.format.toUpperCase())}<br><span class="muted">${h(w.caseId)} / ${h(w.step)}</span></td><td>${h(w.expected)}</td><td>${h(w.received)}</td><td>${h(w.reason)} <span class="muted">(until ${h(w.until)}, entry ${w.index})</span></td></tr>`,
+    )
+    .join('\n');
+  const entries = (cert.waivers?.entries ?? [])
+    .map((w) => `<tr data-status="${h(w.status)}"><td>${w.index}</td><td><code>${h(w.check)}</code></td><td>${h(w.operation ?? 'any')} · ${h(w.format ?? 'any')}</td><td>${h(w.reason)}</td><td>${h(w.until)}</td><td>${h(w.status)}</td><td>${w.count}</td></tr>`)
+    .join('\n');
+  return `<h2>Waived failures (${cert.waived.length})</h2>
+<p class="muted">Known deviations of the target, waived in the open by the run's waivers file until the date given. They do not gate.</p>
+${cert.waived.length === 0 ? '<p>No failure was waived.</p>' : `<table id="waived"><tr><th>Check</th><th>Section</th><th>Where</th><th>Documented</th><th>Received</th><th>Waiver</th></tr>${rows}</table>`}
+${cert.waivers ? `<h3>Waivers of ${h(cert.waivers.file)}</h3><table id="waivers"><tr><th>Entry</th><th>Check</th><th>Operation · format</th><th>Reason</th><th>Until</th><th>Status</th><th>Waived</th></tr>${entries}</table>` : ''}`;
 }

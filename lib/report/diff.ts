@@ -72,7 +72,7 @@ export function diffReports(base: ConformanceReport, head: ConformanceReport): R
     const b = baseByKey.get(key);
     if (!b) out.onlyInHead += 1;
     if (h2.verdict === 'fail' && b?.verdict !== 'fail') out.newlyFailing.push(entry(h2, b));
-    else if (h2.verdict === 'pass' && b && (b.verdict === 'fail' || b.verdict === 'skip')) out.newlyPassing.push(entry(h2, b));
+    else if (h2.verdict === 'pass' && b && (b.verdict === 'fail' || b.verdict === 'skip' || b.verdict === 'waived')) out.newlyPassing.push(entry(h2, b));
     else if (h2.verdict === 'skip' && b && b.verdict !== 'skip') out.newlySkipped.push(entry(h2, b));
     else if (h2.verdict === 'observed' && b?.verdict === 'observed') {
       const facts = [...new Set([...Object.keys(b.observation ?? {}), ...Object.keys(h2.observation ?? {})])];
@@ -124,6 +124,7 @@ function exchangeSummary(e: CheckExecution | undefined): string {
   if (e.received) parts.push(cut(e.received, 300));
   if (e.exchange) parts.push(exchangeLine(e.exchange));
   if (e.skipReason) parts.push(`skipped: ${e.skipReason}`);
+  if (e.waiver) parts.push(`waived: ${e.waiver.reason} (until ${e.waiver.until})`);
   return parts.join(' — ');
 }
 

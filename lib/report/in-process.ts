@@ -7,6 +7,8 @@ import { startReferenceServer } from '../../server/index.ts';
 import type { ChoiceSetName } from '../../server/index.ts';
 import { buildConformanceReport } from './build.ts';
 import type { ConformanceReport } from './model.ts';
+import { utcDay } from '../waivers/apply.ts';
+import type { WaiverSet } from '../waivers/types.ts';
 
 export interface InProcessReportOptions {
   /** Faults of the reference server's catalogue (server/faults.ts). */
@@ -19,6 +21,10 @@ export interface InProcessReportOptions {
   choices?: ChoiceSetName;
   /** Applied to the executions before the report is built (to plant hostile text, for instance). */
   mutate?: (executions: CheckExecution[]) => CheckExecution[];
+  /** Waivers applied when the report is built, as ISWC_WAIVERS does (lib/waivers/load.ts loadWaivers). */
+  waivers?: WaiverSet;
+  /** The UTC day (YYYY-MM-DD) waiver expiry is judged against; default: today. */
+  today?: string;
 }
 
 /**
@@ -54,6 +60,7 @@ export async function inProcessReport(options: InProcessReportOptions = {}): Pro
       destructive,
       startedAt,
       finishedAt: new Date(),
+      ...(options.waivers ? { waivers: { set: options.waivers, date: options.today ?? utcDay(startedAt) } } : {}),
     });
   } finally {
     await server.close();

@@ -2,6 +2,7 @@ import type { CheckExecution } from '../checks/types.ts';
 import { cut, escapeXmlAttr, escapeXmlText } from './escape.ts';
 import type { ConformanceReport } from './model.ts';
 import { FORMATS, OPERATION_KEYS, exchangeLine, groupBy, operationKey, sectionsText, tallyOf } from './view.ts';
+import { waivedText } from '../waivers/apply.ts';
 
 const BODY_LIMIT = 4000;
 const CURL_LIMIT = 4000;
@@ -49,6 +50,8 @@ function testcase(e: CheckExecution, classname: string): string {
       return `${open}>\n      <failure message="${escapeXmlAttr(failureMessage(e))}" type="${escapeXmlAttr(`${e.level}:${e.checkId}`)}">${escapeXmlText(failureText(e))}</failure>\n    </testcase>`;
     case 'skip':
       return `${open}>\n      <skipped message="${escapeXmlAttr(e.skipReason ?? 'skipped')}"/>\n    </testcase>`;
+    case 'waived':
+      return `${open}>\n      <skipped message="${escapeXmlAttr(e.waiver ? waivedText(e.waiver) : 'waived')}"/>\n    </testcase>`;
     case 'observed':
       return `${open}>\n      <system-out>${escapeXmlText(observationText(e))}</system-out>\n    </testcase>`;
     default:
@@ -58,8 +61,11 @@ function testcase(e: CheckExecution, classname: string): string {
 
 /**
  * JUnit XML with one testcase per check execution: classname = operation.format, name = check · case ·
- * step. Failures carry section, expected vs received and the curl line; skips their reason; observed
- * behaviour is a passed testcase with the observation as system-out. Expects a redacted report.
+ * step. Failures carry section, expected vs received and the curl line; skips their reason; a waived
+ * failure is a skipped testcase (`waived: <reason> (until …)`; conformance.json keeps its exchange);
+ * observed behaviour is a passed testcase with the observation as system-out. The suite properties
+ * carry the verdict text, the spec checks exercised (N of M), each one not exercised with why, and each
+ * waiver with its status. Expects a redacted report.
  */
 export function renderJunit(report: ConformanceReport): string {
   const { meta } = report;
@@ -73,7 +79,13 @@ export function renderJunit(report: ConformanceReport): string {
     ['harnessVersion', meta.harnessVersion],
     ['documentDigest', meta.documentDigest],
     ['schemasDigest', meta.schemasDigest],
-    ['verdict', report.summary.verdict],
+    ['verdict', report.summary.verdictText],
+    ['specChecksExercised', `${report.summary.coverage.exercised} of ${report.summary.coverage.specChecks}`],
+    ...report.summary.coverage.notExercised.map((n): [string, string] => [`notExercised.${n.checkId}`, n.reasons.join('; ')]),
+    ...(report.summary.waivers?.entries ?? []).map((w): [string, string] => [
+      `waiver.${w.index}`,
+      `${w.status}${w.status === 'used' ? ` ×${w.count}` : ''}: ${w.check}${w.operation ? ` on ${w.operation}` : ''}${w.format ? ` (${w.format})` : ''}: ${w.reason} (until ${w.until})`,
+    ]),
   ];
   const propertyXml = `    <properties>\n${props.map(([k, v]) => `      <property name="${escapeXmlAttr(k)}" value="${escapeXmlAttr(v)}"/>`).join('\n')}\n    </properties>`;
   const groups = groupBy(report.executions, (e) => `${operationKey(e)}.${e.format}`);
@@ -86,7 +98,7 @@ export function renderJunit(report: ConformanceReport): string {
     const time = list.reduce((n, e) => n + (e.durationMs ?? 0), 0);
     suites.push(
       [
-        `  <testsuite name="${escapeXmlAttr(name)}" tests="${list.length}" failures="${t.fail}" errors="0" skipped="${t.skip}" time="${seconds(time)}" timestamp="${escapeXmlAttr(meta.startedAt)}">`,
+        `  <testsuite name="${escapeXmlAttr(name)}" tests="${list.length}" failures="${t.fail}" errors="0" skipped="${t.skip + t.waived}" time="${seconds(time)}" timestamp="${escapeXmlAttr(meta.startedAt)}">`,
         propertyXml,
         ...list.map((e) => testcase(e, name)),
         '  </testsuite>',
@@ -97,7 +109,7 @@ export function renderJunit(report: ConformanceReport): string {
   const total = (Date.parse(meta.finishedAt) - Date.parse(meta.startedAt)) / 1000;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="ISWC conformance" tests="${report.executions.length}" failures="${all.fail}" errors="0" skipped="${all.skip}" time="${Number.isFinite(total) ? total.toFixed(3) : '0'}">`,
+    `<testsuites name="ISWC conformance" tests="${report.executions.length}" failures="${all.fail}" errors="0" skipped="${all.skip + all.waived}" time="${Number.isFinite(total) ? total.toFixed(3) : '0'}">`,
     ...suites,
     '</testsuites>',
     '',

@@ -1,4 +1,6 @@
 import type { CheckExecution, Level, Verdict } from '../checks/types.ts';
+import type { WaiverSummary } from '../waivers/types.ts';
+import type { RunVerdict, SpecCoverage } from './verdict.ts';
 
 /** `reports/conformance.json`: one run, every check execution. Every writer reads this; none re-derives verdicts. */
 export interface RunMeta {
@@ -21,14 +23,25 @@ export interface RunMeta {
 
 export type Tally = Record<Verdict, number>;
 
+export interface RunSummary {
+  byLevel: Record<Level, Tally>;
+  gatingFailures: number;
+  verdict: RunVerdict;
+  /** What the verdict reads: "conformant on 14 of 19 spec checks with 1 waiver", "not conformant", … */
+  verdictText: string;
+  coverage: SpecCoverage;
+  /** Present when the run had a waivers file (ISWC_WAIVERS): each entry with its status and count. */
+  waivers?: WaiverSummary;
+}
+
 export interface ConformanceReport {
   meta: RunMeta;
-  summary: { byLevel: Record<Level, Tally>; gatingFailures: number; verdict: 'conformant' | 'not conformant' };
+  summary: RunSummary;
   executions: CheckExecution[];
 }
 
 export function emptyTally(): Tally {
-  return { pass: 0, fail: 0, skip: 0, observed: 0 };
+  return { pass: 0, fail: 0, skip: 0, observed: 0, waived: 0 };
 }
 
 export function tallyByLevel(executions: readonly CheckExecution[]): Record<Level, Tally> {

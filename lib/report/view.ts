@@ -8,7 +8,7 @@ import type { Tally } from './model.ts';
 import { emptyTally } from './model.ts';
 
 export const FORMATS = ['json', 'xml'] as const;
-export const VERDICTS: readonly Verdict[] = ['fail', 'skip', 'observed', 'pass'];
+export const VERDICTS: readonly Verdict[] = ['fail', 'waived', 'skip', 'observed', 'pass'];
 export const OTHER = 'other';
 
 /** Operation ids in document order, then `other` for requests outside the documented operations. */
@@ -22,7 +22,7 @@ export function operationLabel(key: string): string {
   return key === OTHER ? 'outside the documented operations' : (OPERATION_LABEL[key as OperationId] ?? key);
 }
 
-/** The worst verdict of a group: fail, then skip, then observed, then pass. */
+/** The worst verdict of a group: fail, then waived, then skip, then observed, then pass. */
 export function worstVerdict(t: Tally): Verdict | null {
   for (const v of VERDICTS) if (t[v] > 0) return v;
   return null;

@@ -15,6 +15,8 @@ import { loadProfile } from '../../lib/profile/load.ts';
 import { HARNESS_TAG } from '../../lib/engine/templates.ts';
 import { allureFor } from './allure.ts';
 import { redactorFromEnv } from '../../lib/redact.ts';
+import { applyWaivers, waivedText } from '../../lib/waivers/apply.ts';
+import { runDay, runWaivers } from '../../lib/waivers/run.ts';
 
 export const EXECUTIONS_ATTACHMENT = 'iswc-check-executions';
 
@@ -52,10 +54,20 @@ export function describeFailure(e: CheckExecution): string {
   ].join('\n');
 }
 
-/** What each test hands to the reporters: its check executions and request counts, free of the key. */
+/** How a waived failure reads in a test's annotations. */
+export function describeWaived(e: CheckExecution): string {
+  return `${e.checkId} [${e.level}, section ${e.sections.join(', ')}] ${e.caseId} / ${e.step} (${e.format}): ${e.waiver ? waivedText(e.waiver) : 'waived'}`;
+}
+
+/**
+ * What each test hands to the reporters: its check executions as judged (before any waiver: the reporter
+ * applies the waivers again, so that it can tell used from unused ones), request counts, and the day the
+ * test judged its waivers' expiry against. Free of the key.
+ */
 export interface ExecutionsAttachment {
   executions: CheckExecution[];
   stats: CaseOutcome['stats'];
+  waiverDate?: string;
 }
 
 async function attach(testInfo: TestInfo, payload: ExecutionsAttachment): Promise<void> {
@@ -135,12 +147,18 @@ export function declareConformance(project: 'json' | 'xml'): void {
       }
       const redact = redactorFromEnv();
       const executions = redact.deep(all);
-      await attach(testInfo, { executions, stats });
-      await allureFor(members, outcomes, executions, redact);
+      const waiverDate = runDay();
+      await attach(testInfo, { executions, stats, waiverDate });
+      // The same function as the reporter's, on the same executions and day: both reach the same verdicts.
+      const waivers = runWaivers(live.waivers);
+      const judged = waivers ? applyWaivers(executions, waivers.waivers, waiverDate).executions : executions;
+      await allureFor(members, outcomes, judged, redact);
       const skipped = members.filter((p) => p.skipReason || unresponsive);
       if (skipped.length === members.length) test.skip(true, first.skipReason ?? unresponsive);
       if (skipped.length > 0) testInfo.annotations.push({ type: 'skipped cases', description: skipped.map((p) => `${p.def.id}: ${p.skipReason}`).join('\n') });
-      const failures = executions.filter((e) => e.verdict === 'fail');
+      const waived = judged.filter((e) => e.verdict === 'waived');
+      if (waived.length > 0) testInfo.annotations.push({ type: 'waived (known deviations, not gating)', description: waived.map(describeWaived).join('\n') });
+      const failures = judged.filter((e) => e.verdict === 'fail');
       for (const f of failures.filter((e) => !gating(e.level, config.strict))) {
         testInfo.annotations.push({ type: `${f.level} failure (not gating; ISWC_STRICT=1 makes it fail the run)`, description: describeFailure(f) });
       }

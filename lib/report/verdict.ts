@@ -1,0 +1,73 @@
+import { allChecks } from '../checks/registry.ts';
+import type { CheckExecution } from '../checks/types.ts';
+
+/** Why a spec check has no execution at all in a run. */
+export const NO_CASE_RAN_IT = 'no case ran it';
+
+export interface NotExercised {
+  checkId: string;
+  sections: string[];
+  /** The skip reasons of its executions, deduplicated; NO_CASE_RAN_IT when it has none. */
+  reasons: string[];
+}
+
+/** How much of the document a run judged: M spec checks in the registry, N of them exercised. */
+export interface SpecCoverage {
+  /** M: spec checks in the registry. */
+  specChecks: number;
+  /** N: spec checks with at least one execution that is not a skip (pass, fail or waived). */
+  exercised: number;
+  /** The M − N others, in registry order, each with why. */
+  notExercised: NotExercised[];
+}
+
+/**
+ * Which spec checks a run exercised, from its executions alone: a non-destructive run, a request budget,
+ * the smoke plan or `--grep` leave some unexercised, and such a run must not read as a full pass.
+ */
+export function specCoverage(executions: readonly CheckExecution[]): SpecCoverage {
+  const spec = allChecks().filter((c) => c.level === 'spec');
+  const exercised = new Set<string>();
+  const skipReasons = new Map<string, Set<string>>();
+  for (const e of executions) {
+    if (e.verdict === 'skip') {
+      const reasons = skipReasons.get(e.checkId) ?? new Set<string>();
+      reasons.add(e.skipReason ?? 'skipped, no reason given');
+      skipReasons.set(e.checkId, reasons);
+    } else {
+      exercised.add(e.checkId);
+    }
+  }
+  const notExercised = spec
+    .filter((c) => !exercised.has(c.id))
+    .map((c) => ({ checkId: c.id, sections: [...c.sections], reasons: [...(skipReasons.get(c.id) ?? [NO_CASE_RAN_IT])] }));
+  return { specChecks: spec.length, exercised: spec.length - notExercised.length, notExercised };
+}
+
+/** `conformant`: no gating failure and every spec check exercised; `partial`: no gating failure, some not exercised. */
+export type RunVerdict = 'conformant' | 'partial' | 'not conformant';
+
+export function runVerdict(gatingFailures: number, coverage: SpecCoverage): RunVerdict {
+  if (gatingFailures > 0) return 'not conformant';
+  return coverage.exercised < coverage.specChecks ? 'partial' : 'conformant';
+}
+
+/** Distinct checks with a waived execution. */
+export function waivedChecks(executions: readonly CheckExecution[]): string[] {
+  return [...new Set(executions.filter((e) => e.verdict === 'waived').map((e) => e.checkId))];
+}
+
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/**
+ * What the verdict reads in the console, the HTML badge, JUnit and conformance.json: `not conformant`,
+ * `conformant`, `conformant on N of M spec checks`, each of the last two `with K waivers` when K checks
+ * had only waived failures.
+ */
+export function verdictText(gatingFailures: number, coverage: SpecCoverage, waived: number): string {
+  if (gatingFailures > 0) return 'not conformant';
+  const base = coverage.exercised < coverage.specChecks ? `conformant on ${coverage.exercised} of ${coverage.specChecks} spec checks` : 'conformant';
+  return waived > 0 ? `${base} with ${plural(waived, 'waiver')}` : base;
+}

@@ -1,0 +1,113 @@
+import { expect, test } from '@playwright/test';
+import { XMLParser } from 'fast-xml-parser';
+import { allChecks } from '../../lib/checks/registry.ts';
+import type { CheckExecution } from '../../lib/checks/types.ts';
+import { buildCertificate, renderCertificateHtml } from '../../lib/report/certificate.ts';
+import { renderHtml } from '../../lib/report/html.ts';
+import { inProcessReport } from '../../lib/report/in-process.ts';
+import { renderJunit } from '../../lib/report/junit.ts';
+import type { ConformanceReport } from '../../lib/report/model.ts';
+import { reportViolations } from '../../lib/report/validate.ts';
+import { NO_CASE_RAN_IT, specCoverage, verdictText } from '../../lib/report/verdict.ts';
+
+test.describe.configure({ timeout: 120_000 });
+
+const SPEC = allChecks().filter((c) => c.level === 'spec');
+const M = SPEC.length;
+const DESTRUCTIVE_OFF = 'consumes disposable profile entries and destructive checks are off (ISWC_DESTRUCTIVE=0)';
+
+let full: ConformanceReport;
+let partial: ConformanceReport;
+
+test.beforeAll(async () => {
+  [full, partial] = await Promise.all([inProcessReport(), inProcessReport({ destructive: false })]);
+});
+
+function execution(checkId: string, verdict: CheckExecution['verdict'], skipReason?: string): CheckExecution {
+  const check = allChecks().find((c) => c.id === checkId);
+  return { checkId, level: check?.level ?? 'spec', sections: [...(check?.sections ?? ['8'])], operation: 'mergeIswcMetadata', format: 'json', caseId: 'c', step: 's', verdict, ...(skipReason ? { skipReason } : {}) };
+}
+
+test('coverage: N counts spec checks with an execution that is not a skip; the others say why', () => {
+  const none = specCoverage([]);
+  expect(none).toMatchObject({ specChecks: M, exercised: 0 });
+  expect(none.notExercised.map((n) => n.checkId)).toEqual(SPEC.map((c) => c.id));
+  expect(none.notExercised.every((n) => n.reasons.length === 1 && n.reasons[0] === NO_CASE_RAN_IT)).toBe(true);
+
+  const [a, b, c] = SPEC.map((s) => s.id);
+  const coverage = specCoverage([
+    execution(a, 'pass'),
+    execution(a, 'skip', 'budget'),
+    execution(b, 'waived'),
+    execution(c, 'skip', 'budget'),
+    execution(c, 'skip', 'budget'),
+    execution(c, 'skip', 'throttled'),
+    execution('observed.error-body', 'observed'),
+  ]);
+  expect(coverage.exercised).toBe(2);
+  expect(coverage.notExercised.find((n) => n.checkId === c)?.reasons).toEqual(['budget', 'throttled']);
+  expect(coverage.notExercised.find((n) => n.checkId === SPEC[3]?.id)?.reasons).toEqual([NO_CASE_RAN_IT]);
+  expect(coverage.notExercised.map((n) => n.checkId)).not.toContain(a);
+  expect(coverage.notExercised.map((n) => n.checkId)).not.toContain(b);
+});
+
+test('the verdict reads what the run showed', () => {
+  const all = { specChecks: 19, exercised: 19, notExercised: [] };
+  const some = { specChecks: 19, exercised: 13, notExercised: [] };
+  expect(verdictText(0, all, 0)).toBe('conformant');
+  expect(verdictText(0, all, 1)).toBe('conformant with 1 waiver');
+  expect(verdictText(0, some, 0)).toBe('conformant on 13 of 19 spec checks');
+  expect(verdictText(0, some, 2)).toBe('conformant on 13 of 19 spec checks with 2 waivers');
+  expect(verdictText(3, some, 2)).toBe('not conformant');
+});
+
+test('a full run exercises every spec check and reads "conformant"', () => {
+  expect(full.summary.coverage).toEqual({ specChecks: M, exercised: M, notExercised: [] });
+  expect(full.summary.verdict).toBe('conformant');
+  expect(full.summary.verdictText).toBe('conformant');
+  expect(renderJunit(full)).toContain(`<property name="specChecksExercised" value="${M} of ${M}"/>`);
+});
+
+test('a non-destructive run is partial: "conformant on N of M spec checks", each check not exercised with why', () => {
+  const { coverage } = partial.summary;
+  expect(partial.summary.gatingFailures).toBe(0);
+  expect(partial.summary.verdict).toBe('partial');
+  expect(coverage.exercised).toBeLessThan(M);
+  expect(partial.summary.verdictText).toBe(`conformant on ${coverage.exercised} of ${M} spec checks`);
+  const missing = coverage.notExercised.map((n) => n.checkId);
+  expect(missing).toEqual(expect.arrayContaining(['outcome.merge', 'outcome.demerge', 'outcome.delete']));
+  for (const n of coverage.notExercised) expect(n.reasons, n.checkId).toEqual([DESTRUCTIVE_OFF]);
+  expect(reportViolations(JSON.parse(JSON.stringify(partial)))).toEqual([]);
+});
+
+test('the partial verdict shows in the HTML badge, the JUnit properties and the certificate', () => {
+  const { coverage } = partial.summary;
+  const text = `conformant on ${coverage.exercised} of ${M} spec checks`;
+  const html = renderHtml(partial);
+  expect(html).toContain(`<span id="verdict" class="badge grey" data-verdict="partial">${text}</span>`);
+  expect(html).toContain(`Partial run: ${coverage.exercised} of ${M} spec checks exercised`);
+  expect(html).toContain('<tr data-check="outcome.merge"><td><code>outcome.merge</code></td>');
+  expect(html).toContain(DESTRUCTIVE_OFF);
+
+  const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['testsuite', 'property'].includes(name) }).parse(renderJunit(partial)) as {
+    testsuites: { testsuite: Array<{ properties: { property: Array<{ name: string; value: string }> } }> };
+  };
+  for (const suite of parsed.testsuites.testsuite) {
+    const props = new Map(suite.properties.property.map((p) => [p.name, p.value]));
+    expect(props.get('verdict')).toBe(text);
+    expect(props.get('specChecksExercised')).toBe(`${coverage.exercised} of ${M}`);
+    for (const n of coverage.notExercised) expect(props.get(`notExercised.${n.checkId}`)).toBe(DESTRUCTIVE_OFF);
+  }
+
+  const cert = buildCertificate({ report: partial, agency: '128', targetFile: 'x.json' });
+  expect(cert.verdict).toBe('incomplete');
+  expect(cert.verdictText).toBe(`incomplete: ${coverage.exercised} of ${M} spec checks exercised`);
+  expect(renderCertificateHtml(cert)).toContain(`Spec checks not exercised (${coverage.notExercised.length} of ${M})`);
+});
+
+test('a run that never ran a spec check at all says "no case ran it"', () => {
+  const onlyRuns = { ...full, executions: full.executions.filter((e) => e.operation === 'notifyAgentRun') };
+  const coverage = specCoverage(onlyRuns.executions);
+  const outcome = coverage.notExercised.find((n) => n.checkId === 'outcome.merge');
+  expect(outcome?.reasons).toEqual([NO_CASE_RAN_IT]);
+});
