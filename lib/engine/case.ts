@@ -104,3 +104,17 @@ export interface CaseDef {
 }
 
 export type { CheckExecution };
+
+/** Spec checks on every answer that a case's own checks imply it will exercise (a success of merge, delete or demerge is a 204). */
+export function impliedSpecChecks(def: CaseDef): string[] {
+  const out = ['status.documented'];
+  const has = (id: string) => def.checks.includes(id);
+  if (def.operation === 'notifyAgentRun') {
+    if (has('status.success') || has('content-type.optional') || has('limit.accepted')) out.push('response.schema');
+    if (has('limit.rejected') || has('type.rejected') || has('body.malformed')) out.push('text.bad-request');
+    if (has('auth.required')) out.push('text.not-authorized');
+  } else if (has('status.success') || has('outcome.merge') || has('outcome.identity') || has('content-type.optional')) {
+    out.push('response.no-body-204');
+  }
+  return out;
+}

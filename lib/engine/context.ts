@@ -4,6 +4,7 @@ import { operation } from '../contract/operations.ts';
 import type { Check, CheckExecution, Judgement } from '../checks/types.ts';
 import type { Exchange, HttpClient } from '../http/types.ts';
 import type { CaseContext, CaseDef, CaseFormat, CaseInput, Probe, Replay, Step } from './case.ts';
+import { impliedSpecChecks } from './case.ts';
 import { gating } from './config.ts';
 
 interface Judged {
@@ -144,7 +145,7 @@ export class CaseRun implements CaseContext {
 
   /** Records that the case's checks did not run, and why (for reports and certificates). */
   skip(reason: string): void {
-    for (const checkId of this.def.checks) {
+    for (const checkId of new Set([...this.def.checks, ...impliedSpecChecks(this.def)])) {
       const check = checkById(checkId);
       this.executions.push({
         checkId,

@@ -1,5 +1,6 @@
 import { allChecks } from '../checks/registry.ts';
 import type { CaseDef } from './case.ts';
+import { impliedSpecChecks } from './case.ts';
 import type { PlannedCase } from './suite.ts';
 
 /**
@@ -20,20 +21,6 @@ export function estimatedRequests(def: CaseDef, runs: number): number {
   if (!isGenerated(def)) return def.requests;
   // The model test runs sequences of up to 10 commands, a fifth of ISWC_RUNS (at least 10) of them.
   return def.tags.includes('@model') ? Math.max(10, Math.ceil(runs / 5)) * 10 : runs;
-}
-
-/** Spec checks on every answer that a case's own checks imply it will exercise. */
-function impliedSpecChecks(def: CaseDef): string[] {
-  const out = ['status.documented'];
-  const has = (id: string) => def.checks.includes(id);
-  if (def.operation === 'notifyAgentRun') {
-    if (has('status.success') || has('content-type.optional') || has('limit.accepted')) out.push('response.schema');
-    if (has('limit.rejected') || has('type.rejected') || has('body.malformed')) out.push('text.bad-request');
-    if (has('auth.required')) out.push('text.not-authorized');
-  } else if (has('status.success') || has('outcome.merge') || has('outcome.identity') || has('content-type.optional')) {
-    out.push('response.no-body-204');
-  }
-  return out;
 }
 
 /** What a case shows, as coverage atoms: per operation and check, and per limit field and direction. */
