@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { ConfigError} from './engine/config.ts';
-import { checkBaseUrl, isLoopback } from './engine/config.ts';
-import { parseRate } from './http/rate.ts';
-import { WaiverError, loadWaivers } from './waivers/load.ts';
+import type { ConfigError} from './config/config.ts';
+import { checkBaseUrl, isLoopback } from './config/config.ts';
+import { parseRate } from './config/rate.ts';
+import { WaiverError, loadWaivers } from './report/waivers/load.ts';
 
 export const HELP = `iswc-conformance: conformance run against the ISWC Agency Submission API
 

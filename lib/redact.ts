@@ -3,7 +3,12 @@
  * logs, curl lines). It removes the subscription key in every form it can take on the wire or in a
  * text artefact, and blanks values of headers and query parameters whose name marks a secret.
  */
-import { KEY_PLACEHOLDER, WRONG_KEY } from './http/types.ts';
+import { config } from './config/config.ts';
+
+/** The placeholder that stands for the subscription key in every recorded or written artefact. */
+export const KEY_PLACEHOLDER = '$ISWC_SUBSCRIPTION_KEY';
+/** The value sent as the key by 'wrong' auth; not a secret, recorded as it is. */
+export const WRONG_KEY = 'iswc-conformance-wrong-key-0000';
 
 export interface Redactor {
   /** Replaces every known form of every secret with the placeholder. */
@@ -181,7 +186,12 @@ export function createRedactor(secrets: readonly string[]): Redactor {
 }
 
 /** The redactor for this process: the secret is ISWC_SUBSCRIPTION_KEY when set and non-empty. */
-export function redactorFromEnv(env: NodeJS.ProcessEnv = process.env): Redactor {
-  const key = env.ISWC_SUBSCRIPTION_KEY;
-  return createRedactor(key !== undefined && key !== '' ? [key] : []);
+/** A redactor for the key the configuration holds (ISWC_SUBSCRIPTION_KEY), if one was given. */
+export function redactorFor(secretKey: string | undefined): Redactor {
+  return createRedactor(secretKey !== undefined && secretKey !== '' ? [secretKey] : []);
+}
+
+/** The redactor of this process's configuration. */
+export function redactorFromEnv(): Redactor {
+  return redactorFor(config().secretKey);
 }

@@ -1,19 +1,19 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
-import type { CheckExecution } from '../lib/checks/types.ts';
-import { readConfig } from '../lib/engine/config.ts';
-import type { RunConfig } from '../lib/engine/config.ts';
+import type { CheckExecution } from '../lib/run/execution.ts';
+import { config as runConfig } from '../lib/config/config.ts';
+import { runContext } from '../lib/config/run-context.ts';
+import type { RunConfig } from '../lib/config/config.ts';
 import { buildConformanceReport } from '../lib/report/build.ts';
 import type { ConformanceReport } from '../lib/report/model.ts';
 import { writeConformanceReports } from '../lib/report/write.ts';
-import { loadProfile } from '../lib/profile/load.ts';
+import { loadProfile } from '../lib/contract/profile/load.ts';
 import { redactorFromEnv } from '../lib/redact.ts';
-import type { ExecutionsAttachment } from '../tests/conformance/declare.ts';
-import { utcDay } from '../lib/waivers/apply.ts';
-import { runWaivers } from '../lib/waivers/run.ts';
-
-const ATTACHMENT = 'iswc-check-executions';
+import type { ExecutionsAttachment } from '../lib/report/attachment.ts';
+import { EXECUTIONS_ATTACHMENT } from '../lib/report/attachment.ts';
+import { utcDay } from '../lib/report/waivers/apply.ts';
+import { runWaivers } from '../lib/report/waivers/run.ts';
 
 /** The attachment's bytes: in memory in a live run; a body or a file when replayed by `merge-reports`. */
 function attachmentText(attachment: TestResult['attachments'][number]): string | undefined {
@@ -55,7 +55,7 @@ export default class ConformanceReporter implements Reporter {
     else if (result.status === 'skipped') this.tests.skipped += 1;
     else if (test.outcome() !== 'flaky') this.tests.failed += 1;
     for (const attachment of result.attachments) {
-      if (attachment.name !== ATTACHMENT) continue;
+      if (attachment.name !== EXECUTIONS_ATTACHMENT) continue;
       const text = attachmentText(attachment);
       if (text === undefined) continue;
       const payload = JSON.parse(text) as ExecutionsAttachment;
@@ -81,7 +81,7 @@ export default class ConformanceReporter implements Reporter {
     const out: string[] = [];
     let status: FullResult['status'] | undefined;
     if (this.executions.length > 0) {
-      const config = readConfig({ requireKey: false });
+      const config = runConfig();
       const report = this.buildReport(config, result);
       const written = writeConformanceReports(report, config.reportDir, redactorFromEnv());
       out.push(...this.summary(report, config.strict, config.requireAll, [written.json, written.junit, written.html]));
@@ -103,7 +103,7 @@ export default class ConformanceReporter implements Reporter {
   private buildReport(config: RunConfig, result: FullResult): ConformanceReport {
     let profileName = '?';
     try {
-      profileName = loadProfile(readConfig({ requireKey: false }).targetFile).name;
+      profileName = loadProfile(config.targetFile).name;
     } catch {
       // the run itself reported the profile error
     }
@@ -111,13 +111,15 @@ export default class ConformanceReporter implements Reporter {
     const started = result.startTime.getTime() < this.started.getTime() ? result.startTime : this.started;
     const waivers = runWaivers(config.waivers);
     const waiverDate = [...this.waiverDates].sort()[0] ?? utcDay(started);
+    // A live run has the context its global setup made; a merge of blob reports in another process has not.
+    const context = runContext();
     return buildConformanceReport({
       executions: this.executions,
       stats: this.stats,
-      baseUrl: process.env.ISWC_BASE_URL,
-      embedded: process.env.ISWC_EMBEDDED === '1',
+      baseUrl: context?.baseUrl ?? config.baseUrl,
+      embedded: context?.embedded ?? false,
       profile: profileName,
-      seed: process.env.ISWC_SEED ? Number(process.env.ISWC_SEED) : null,
+      seed: context?.seed ?? config.seed ?? null,
       runs: config.runs,
       strict: config.strict,
       destructive: config.destructive,

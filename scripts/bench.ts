@@ -24,7 +24,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { repoRoot } from '../lib/paths.ts';
-import { loadProfile } from '../lib/profile/load.ts';
+import { loadProfile } from '../lib/contract/profile/load.ts';
 import { EMBEDDED_KEY } from '../server/index.ts';
 import type { EngineRunResult } from './bench/engine-run.ts';
 import { checkMix, measureThroughput, requestMix } from './bench/load.ts';

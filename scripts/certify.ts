@@ -13,10 +13,10 @@ import { parseArgs } from 'node:util';
 import { buildCertificate, renderCertificateHtml } from '../lib/report/certificate.ts';
 import { readReport } from '../lib/report/validate.ts';
 import { writeRedacted } from '../lib/report/write.ts';
-import { childEnv, runPlaywright } from '../lib/report/run-playwright.ts';
-import { loadProfile } from '../lib/profile/load.ts';
+import { childEnv, runPlaywright } from '../tests/support/run-playwright.ts';
+import { loadProfile } from '../lib/contract/profile/load.ts';
 import { repoRoot } from '../lib/paths.ts';
-import { loadWaivers } from '../lib/waivers/load.ts';
+import { loadWaivers } from '../lib/report/waivers/load.ts';
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({

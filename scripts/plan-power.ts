@@ -3,9 +3,9 @@
  * a plan catches, next to the requests it sends. The answer to "what does a small budget buy".
  */
 import { parseArgs } from 'node:util';
-import { faultTable, selfCheck } from '../lib/engine/selfcheck.ts';
-import type { PlanName } from '../lib/engine/plan.ts';
-import { loadProfile } from '../lib/profile/load.ts';
+import { faultTable, selfCheck } from '../lib/selfcheck.ts';
+import type { PlanName } from '../lib/run/budget.ts';
+import { loadProfile } from '../lib/contract/profile/load.ts';
 import { fromRoot } from '../lib/paths.ts';
 import { EMBEDDED_KEY, FAULTS, startReferenceServer } from '../server/index.ts';
 

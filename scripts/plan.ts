@@ -4,27 +4,29 @@
  * rate, every spec check covered or not, and every request that would change data in the target.
  */
 import { parseArgs } from 'node:util';
-import { allChecks } from '../lib/checks/registry.ts';
-import { readConfig } from '../lib/engine/config.ts';
-import { estimatedRequests } from '../lib/engine/plan.ts';
-import { planSuite, suiteOptionsFrom } from '../lib/engine/suite.ts';
-import { parseRate } from '../lib/http/rate.ts';
-import { loadProfile } from '../lib/profile/load.ts';
+import { allChecks } from '../lib/check/registry.ts';
+import { readConfig } from '../lib/config/config.ts';
+import { estimatedRequests } from '../lib/run/budget.ts';
+import { planSuite, suiteOptionsFrom } from '../lib/run/plan.ts';
+import { parseRate } from '../lib/config/rate.ts';
+import { loadProfile } from '../lib/contract/profile/load.ts';
 
 const { values } = parseArgs({ options: { plan: { type: 'string' }, budget: { type: 'string' }, runs: { type: 'string' }, quiet: { type: 'boolean', default: false } } });
-if (values.plan) process.env.ISWC_PLAN = values.plan;
-if (values.budget) process.env.ISWC_BUDGET = values.budget;
-if (values.runs) process.env.ISWC_RUNS = values.runs;
-const config = readConfig();
+const config = readConfig({
+  ...process.env,
+  ...(values.plan ? { ISWC_PLAN: values.plan } : {}),
+  ...(values.budget ? { ISWC_BUDGET: values.budget } : {}),
+  ...(values.runs ? { ISWC_RUNS: values.runs } : {}),
+});
 const profile = loadProfile(config.targetFile);
-const planned = planSuite(profile, suiteOptionsFrom(config));
+const planned = await planSuite(profile, suiteOptionsFrom(config));
 /** Does the case change data in the target (consumes entries, or may on a faulty server)? */
 function changesData(p: (typeof planned)[number]): boolean {
   return (p.def.claims ?? []).some((c) => !c.readOnly) || p.def.changesData === true;
 }
-const rate = parseRate(config.rate ?? (config.local ? undefined : '10/min'));
+const rate = parseRate(config.rate);
 const running = planned.filter((p) => !p.skipReason);
-const requestsOf = (p: (typeof planned)[number]) => estimatedRequests(p.def, p.runs ?? config.runs);
+const requestsOf = (p: (typeof planned)[number]) => estimatedRequests(p, p.runs ?? config.runs);
 const total = running.reduce((n, p) => n + requestsOf(p), 0);
 
 const lines: string[] = [];
@@ -33,7 +35,7 @@ if (!values.quiet) {
   lines.push('', 'cases that run (requests, checks):');
   for (const p of running) {
     const changes = changesData(p) ? '  [changes data]' : '';
-    lines.push(`  ${String(requestsOf(p)).padStart(4)}  ${p.key}  (${p.def.checks.join(', ') || 'every-answer checks'})${p.runs !== undefined && p.runs !== config.runs ? ` · ${p.runs} runs` : ''}${changes}`);
+    lines.push(`  ${String(requestsOf(p)).padStart(4)}  ${p.key}  (${p.shape.checks.join(', ') || 'every-answer checks'})${p.runs !== undefined && p.runs !== config.runs ? ` · ${p.runs} runs` : ''}${changes}`);
   }
 }
 const skipped = planned.filter((p) => p.skipReason);
@@ -44,8 +46,8 @@ if (skipped.length > 0) {
   for (const [reason, n] of reasons) lines.push(`  ${n} × ${reason}`);
 }
 const specIds = allChecks().filter((c) => c.level === 'spec').map((c) => c.id);
-const targetedCovered = new Set(running.flatMap((p) => p.def.checks));
-const uncovered = specIds.filter((id) => !targetedCovered.has(id) && allChecks().find((c) => c.id === id)?.scope === 'targeted');
+const targetedCovered = new Set<string>(running.flatMap((p) => p.shape.checks));
+const uncovered = specIds.filter((id) => !targetedCovered.has(id));
 lines.push('', `spec checks: ${specIds.length - uncovered.length} of ${specIds.length} exercised${uncovered.length > 0 ? `; not exercised: ${uncovered.join(', ')}` : ''}`);
 const changing = running.filter(changesData);
 lines.push('', `requests that change data in the target (${changing.length} cases):`);

@@ -6,8 +6,8 @@
  * the reference server).
  */
 import { parseArgs } from 'node:util';
-import { runSuiteInProcess } from '../lib/engine/run-suite.ts';
-import { loadProfile } from '../lib/profile/load.ts';
+import { runSuiteInProcess } from '../lib/pipeline.ts';
+import { loadProfile } from '../lib/contract/profile/load.ts';
 import { fromRoot } from '../lib/paths.ts';
 import { CHOICE_SETS, EMBEDDED_KEY, startReferenceServer } from '../server/index.ts';
 import type { ChoiceSetName } from '../server/index.ts';

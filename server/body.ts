@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import type { Format } from '../lib/codec/index.ts';
-import { decodeJson, decodeXml, formatOfContentType } from '../lib/codec/index.ts';
+import type { Format } from '../lib/contract/codec/index.ts';
+import { decodeJson, decodeXml, formatOfContentType } from '../lib/contract/codec/index.ts';
 import type { RequestBodySpec } from '../lib/contract/operations.ts';
 import type { Context } from './context.ts';
 import { header, readBody } from './wire.ts';

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { fromRoot } from '../lib/paths.ts';
-import { loadProfile } from '../lib/profile/load.ts';
+import { loadProfile } from '../lib/contract/profile/load.ts';
 import { CHOICE_SETS, CHOICES, choiceTable, isChoiceSetName } from './choices.ts';
 import { FAULTS, faultTable, isFaultId } from './faults.ts';
 import { DEFAULT_MAX_BODY_BYTES, EMBEDDED_KEY, startReferenceServer } from './index.ts';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { escapeXml } from '../lib/codec/xml.ts';
+import { escapeXml } from '../lib/contract/codec/xml.ts';
 import type { Context } from './context.ts';
 import type { Reply } from './wire.ts';
 import { json, text, xml } from './wire.ts';

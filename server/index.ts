@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { subscriptionKeyHeader } from '../lib/contract/openapi.ts';
 import type { Operation } from '../lib/contract/operations.ts';
 import { methodsOnPath, operations } from '../lib/contract/operations.ts';
-import type { TargetProfile } from '../lib/profile/types.ts';
+import type { TargetProfile } from '../lib/contract/profile/types.ts';
 import { authenticate, unauthorized } from './auth.ts';
 import type { Context } from './context.ts';
 import { ChoiceSet } from './choices.ts';

@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Operation } from '../lib/contract/operations.ts';
 import { validateNode } from '../lib/contract/validators.ts';
-import { hasValidCheckDigit } from '../lib/domain/iswc.ts';
-import type { AgencyWorkRef } from '../lib/profile/types.ts';
+import { hasValidCheckDigit } from '../lib/contract/iswc.ts';
+import type { AgencyWorkRef } from '../lib/contract/profile/types.ts';
 import { decodeRequestBody } from './body.ts';
 import type { Context } from './context.ts';
 import type { ErrorCode } from './errors.ts';

@@ -1,6 +1,6 @@
 import type { Operation, QueryParameter } from '../lib/contract/operations.ts';
 import { validateNode } from '../lib/contract/validators.ts';
-import { hasValidCheckDigit } from '../lib/domain/iswc.ts';
+import { hasValidCheckDigit } from '../lib/contract/iswc.ts';
 import type { Context } from './context.ts';
 import { iswcSchema } from './limits.ts';
 

@@ -1,4 +1,4 @@
-import type { Format } from '../lib/codec/index.ts';
+import type { Format } from '../lib/contract/codec/index.ts';
 import type { ResourceName } from '../lib/contract/json-schema.ts';
 import type { SchemaNode } from '../lib/contract/openapi.ts';
 import { deref } from '../lib/contract/openapi.ts';

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { encodeJson, encodeXml } from '../lib/codec/index.ts';
-import type { Format } from '../lib/codec/index.ts';
+import { encodeJson, encodeXml } from '../lib/contract/codec/index.ts';
+import type { Format } from '../lib/contract/codec/index.ts';
 import type { Operation } from '../lib/contract/operations.ts';
 import { resourceSchema } from '../lib/contract/constraints.ts';
 import type { Context } from './context.ts';

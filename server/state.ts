@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AgencyWorkRef, TargetProfile } from '../lib/profile/types.ts';
+import type { AgencyWorkRef, TargetProfile } from '../lib/contract/profile/types.ts';
 
 /** What the server keeps about one agent run (the counters are stored as received, never interpreted). */
 export interface RunRecord {

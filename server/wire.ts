@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Format } from '../lib/codec/index.ts';
-import { formatOfContentType } from '../lib/codec/index.ts';
+import type { Format } from '../lib/contract/codec/index.ts';
+import { formatOfContentType } from '../lib/contract/codec/index.ts';
 import type { FaultSet } from './faults.ts';
 
 /**

@@ -66,7 +66,7 @@ export function standaloneSchema(component: string): Record<string, unknown> {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     $id: schemaFileName(component),
     title: component,
-    $comment: 'Generated from schemas/openapi.yaml by `npm run schemas:build`; edit openapi.yaml, not this file.',
+    $comment: 'Generated from schemas/openapi.yaml by `npm run generate`; edit openapi.yaml, not this file.',
     ...(rewriteRefs(root) as SchemaNode),
     ...(Object.keys(defs).length > 0 ? { $defs: defs } : {}),
   };

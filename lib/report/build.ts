@@ -1,11 +1,11 @@
-import type { CheckExecution } from '../checks/types.ts';
-import { gating } from '../engine/config.ts';
+import type { CheckExecution } from '../run/execution.ts';
+import { gating } from '../check/gating.ts';
 import type { ConformanceReport, RunMeta } from './model.ts';
 import { sortExecutions, tallyByLevel } from './model.ts';
 import { HARNESS_VERSION, documentDigest, safeBaseUrl, schemasDigest } from './meta.ts';
 import { runVerdict, specCoverage, verdictText, waivedChecks } from './verdict.ts';
-import { applyWaivers } from '../waivers/apply.ts';
-import type { WaiverSet, WaiverSummary } from '../waivers/types.ts';
+import { applyWaivers } from './waivers/apply.ts';
+import type { WaiverSet, WaiverSummary } from './waivers/types.ts';
 
 export interface RunStats {
   requests: number;

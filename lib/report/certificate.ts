@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import type { CheckExecution, Level } from '../checks/types.ts';
-import { gating } from '../engine/config.ts';
+import type { CheckExecution, Level } from '../run/execution.ts';
+import { gating } from '../check/gating.ts';
 import { fromRoot } from '../paths.ts';
 import { canonicalJson, sha256Hex } from './canonical.ts';
 import { cut, escapeHtml as h } from './escape.ts';
@@ -9,7 +9,7 @@ import type { ConformanceReport, Tally } from './model.ts';
 import { operationKey, operationLabel, sectionsText, tallyOf } from './view.ts';
 import { plural, specCoverage } from './verdict.ts';
 import type { SpecCoverage } from './verdict.ts';
-import type { WaiverSummary } from '../waivers/types.ts';
+import type { WaiverSummary } from './waivers/types.ts';
 
 /** `conformant with waivers`: no failure and no skip, but failures of known deviations were waived. */
 export type SectionStatus = 'conformant' | 'conformant with waivers' | 'not conformant' | 'not tested';

@@ -1,5 +1,5 @@
-import type { CheckExecution, Level } from '../checks/types.ts';
-import type { Exchange } from '../http/types.ts';
+import type { CheckExecution, Level } from '../run/execution.ts';
+import type { Exchange } from '../contract/exchange.ts';
 import { executionKey } from './build.ts';
 import { canonicalJson } from './canonical.ts';
 import { cut, escapeHtml as h } from './escape.ts';

@@ -1,11 +1,11 @@
-import type { CheckExecution, Verdict } from '../checks/types.ts';
-import type { Exchange } from '../http/types.ts';
+import type { CheckExecution, Verdict } from '../run/execution.ts';
+import type { Exchange } from '../contract/exchange.ts';
 import { cut, escapeHtml as h } from './escape.ts';
 import type { ConformanceReport, Tally } from './model.ts';
 import { FORMATS, OPERATION_KEYS, checkInfo, groupBy, headerLines, operationKey, operationLabel, sectionsText, tallyOf, worstVerdict } from './view.ts';
 import type { RunSummary } from './model.ts';
-import { waivedText } from '../waivers/apply.ts';
-import type { WaiverUse } from '../waivers/types.ts';
+import { waivedText } from './waivers/apply.ts';
+import type { WaiverUse } from './waivers/types.ts';
 
 const BODY_LIMIT = 8000;
 /** A curl line that carries a generated multi-MiB body is cut for display; conformance.json keeps it whole. */

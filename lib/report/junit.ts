@@ -1,8 +1,8 @@
-import type { CheckExecution } from '../checks/types.ts';
+import type { CheckExecution } from '../run/execution.ts';
 import { cut, escapeXmlAttr, escapeXmlText } from './escape.ts';
 import type { ConformanceReport } from './model.ts';
 import { FORMATS, OPERATION_KEYS, exchangeLine, groupBy, operationKey, sectionsText, tallyOf } from './view.ts';
-import { waivedText } from '../waivers/apply.ts';
+import { waivedText } from './waivers/apply.ts';
 
 const BODY_LIMIT = 4000;
 const CURL_LIMIT = 4000;

@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { fromRoot } from '../paths.ts';
-import { HARNESS_VERSION } from '../engine/templates.ts';
+import { HARNESS_VERSION } from '../generate/templates.ts';
 
 /** SHA-256 of the interface document the checks enforce (the copy in docs/spec/). */
 export function documentDigest(): string {

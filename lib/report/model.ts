@@ -1,5 +1,5 @@
-import type { CheckExecution, Level, Verdict } from '../checks/types.ts';
-import type { WaiverSummary } from '../waivers/types.ts';
+import type { CheckExecution, Level, Verdict } from '../run/execution.ts';
+import type { WaiverSummary } from './waivers/types.ts';
 import type { RunVerdict, SpecCoverage } from './verdict.ts';
 
 /** `reports/conformance.json`: one run, every check execution. Every writer reads this; none re-derives verdicts. */

@@ -1,5 +1,5 @@
-import { allChecks } from '../checks/registry.ts';
-import type { CheckExecution } from '../checks/types.ts';
+import { allChecks } from '../check/registry.ts';
+import type { CheckExecution } from '../run/execution.ts';
 
 /** Why a spec check has no execution at all in a run. */
 export const NO_CASE_RAN_IT = 'no case ran it';

@@ -1,9 +1,9 @@
 /** Small read-only helpers shared by the writers: labels, grouping and ordering of executions. */
-import type { CheckExecution, Level, Verdict } from '../checks/types.ts';
-import { allChecks } from '../checks/registry.ts';
+import type { CheckExecution, Level, Verdict } from '../run/execution.ts';
+import { allChecks } from '../check/registry.ts';
 import { OPERATION_IDS, OPERATION_LABEL } from '../contract/operations.ts';
 import type { OperationId } from '../contract/operations.ts';
-import type { Exchange } from '../http/types.ts';
+import type { Exchange } from '../contract/exchange.ts';
 import type { Tally } from './model.ts';
 import { emptyTally } from './model.ts';
 

@@ -8,9 +8,9 @@
  */
 import { subscribe } from 'node:diagnostics_channel';
 import { parseArgs } from 'node:util';
-import { runSuiteInProcess } from '../../lib/engine/run-suite.ts';
+import { runSuiteInProcess } from '../../lib/pipeline.ts';
 import { fromRoot } from '../../lib/paths.ts';
-import { loadProfile } from '../../lib/profile/load.ts';
+import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { EMBEDDED_KEY } from '../../server/index.ts';
 
 export interface EngineRunResult {

@@ -7,9 +7,9 @@
  * figure is the throughput of the answers the mix is meant to get.
  */
 import autocannon from 'autocannon';
-import { MEDIA_TYPE, encodeBody } from '../../lib/codec/index.ts';
+import { MEDIA_TYPE, encodeBody } from '../../lib/contract/codec/index.ts';
 import { subscriptionKeyHeader } from '../../lib/contract/openapi.ts';
-import type { TargetProfile } from '../../lib/profile/types.ts';
+import type { TargetProfile } from '../../lib/contract/profile/types.ts';
 
 export interface MixRequest {
   label: string;

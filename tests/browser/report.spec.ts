@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { expect, test } from '@playwright/test';
 import { chromium } from 'playwright-core';
 import type { Browser } from 'playwright-core';
-import { inProcessReport } from '../../lib/report/in-process.ts';
+import { inProcessReport } from '../support/in-process.ts';
 import { writeConformanceReports } from '../../lib/report/write.ts';
 import { fromRoot } from '../../lib/paths.ts';
 

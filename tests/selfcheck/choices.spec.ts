@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { diffReports } from '../../lib/report/diff.ts';
-import { inProcessReport } from '../../lib/report/in-process.ts';
+import { inProcessReport } from '../support/in-process.ts';
 import { CHOICE_SETS } from '../../server/index.ts';
 import type { ChoiceSetName } from '../../server/index.ts';
 

@@ -1,9 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { readConfig } from '../../lib/engine/config.ts';
-import { faultTable, selfCheck, unprovenChecks } from '../../lib/engine/selfcheck.ts';
-import { loadProfile } from '../../lib/profile/load.ts';
+import { readConfig } from '../../lib/config/config.ts';
+import { faultTable, selfCheck, unprovenChecks } from '../../lib/selfcheck.ts';
+import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { fromRoot } from '../../lib/paths.ts';
 import { EMBEDDED_KEY, FAULTS, startReferenceServer } from '../../server/index.ts';
 

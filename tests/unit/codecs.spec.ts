@@ -1,8 +1,8 @@
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
-import { decodeJson } from '../../lib/codec/json.ts';
-import { decodeXml, encodeXml, xmlRepresentable } from '../../lib/codec/xml.ts';
-import { formatOfContentType, sniffFormat } from '../../lib/codec/index.ts';
+import { decodeJson } from '../../lib/contract/codec/json.ts';
+import { decodeXml, encodeXml, xmlRepresentable } from '../../lib/contract/codec/xml.ts';
+import { formatOfContentType, sniffFormat } from '../../lib/contract/codec/index.ts';
 
 const xmlText = fc.string({ unit: 'grapheme', maxLength: 24 }).filter((s) => xmlRepresentable(s));
 

@@ -1,12 +1,13 @@
 import { expect, test } from '@playwright/test';
-import { allChecks, checkById } from '../../lib/checks/registry.ts';
+import { allChecks, checkById } from '../../lib/check/registry.ts';
+import { createJudge } from '../../lib/check/judge.ts';
 import { fieldConstraints } from '../../lib/contract/constraints.ts';
-import { planSuite } from '../../lib/engine/suite.ts';
-import { boundaryValues, codePoints } from '../../lib/engine/values.ts';
+import { planSuite } from '../../lib/run/plan.ts';
+import { boundaryValues, codePoints } from '../../lib/generate/values.ts';
 import type { OperationId } from '../../lib/contract/operations.ts';
-import type { Exchange } from '../../lib/http/types.ts';
-import { partition } from '../../lib/profile/allocate.ts';
-import { loadProfile } from '../../lib/profile/load.ts';
+import type { Exchange } from '../../lib/contract/exchange.ts';
+import { partition } from '../../lib/run/claims.ts';
+import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { fromRoot } from '../../lib/paths.ts';
 
 const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
@@ -64,15 +65,15 @@ test('disposable entries are partitioned deterministically, never twice, and run
   if (c && !c.ok) expect(c.reason).toMatch(/no merges entry left/);
 });
 
-test('the suite plan consumes every disposable entry at most once across projects, never one that is only named', () => {
-  const plan = planSuite(profile, { destructive: true });
+test('the suite plan consumes every disposable entry at most once across projects, never one that is only named', async () => {
+  const plan = await planSuite(profile, { destructive: true });
   const consuming = plan.filter((p) => p.def.claims?.some((c) => !c.readOnly));
   const consumed = consuming.flatMap((p) => Object.values(p.entries).flat());
   expect(new Set(consumed).size).toBe(consumed.length);
   const named = new Set(plan.filter((p) => p.def.claims?.every((c) => c.readOnly)).flatMap((p) => Object.values(p.entries).flat()));
   expect(consumed.filter((e) => named.has(e))).toEqual([]);
   expect(plan.filter((p) => p.skipReason).map((p) => p.key)).toEqual([]);
-  const safe = planSuite(profile, { destructive: false });
+  const safe = await planSuite(profile, { destructive: false });
   expect(safe.filter((p) => p.def.claims?.some((c) => !c.readOnly)).every((p) => p.skipReason)).toBe(true);
 });
 
@@ -166,8 +167,8 @@ test('http.answered accepts a closed connection only where the step allows it (o
 
 test('a server that throttles past the retries makes checks skip with the reason, never fail', async () => {
   const http = await import('node:http');
-  const { createHttpClient } = await import('../../lib/http/client.ts');
-  const { runPlannedCase } = await import('../../lib/engine/run-suite.ts');
+  const { createHttpClient } = await import('../../lib/run/http/client.ts');
+  const { runPlannedCase } = await import('../../lib/run/runner.ts');
   const server = http.createServer((_req, res) => {
     res.writeHead(429, { 'retry-after': '0', 'content-type': 'application/json' });
     res.end('{"statusCode":429,"message":"Rate limit is exceeded."}');
@@ -176,9 +177,9 @@ test('a server that throttles past the retries makes checks skip with the reason
   const { port } = server.address() as { port: number };
   const client = createHttpClient({ baseUrl: `http://127.0.0.1:${port}`, key: 'k-throttled', maxRetries: 1, maxRetryWaitMs: 10 });
   try {
-    const p = planSuite(profile, { destructive: true }).find((c) => c.key === 'merge.unknown-preferred@json');
+    const p = (await planSuite(profile, { destructive: true })).find((c) => c.key === 'merge.unknown-preferred@json');
     if (!p) throw new Error('case missing');
-    const { executions } = await runPlannedCase(p, client, profile, { seed: 1, runs: 1, strict: true });
+    const { executions } = await runPlannedCase(p, client, profile, { seed: 1, runs: 1, strict: true }, createJudge({ strict: true, agency: profile.agency }));
     expect(executions.filter((e) => e.verdict === 'fail')).toEqual([]);
     const skipped = executions.filter((e) => e.verdict === 'skip');
     expect(skipped.length).toBeGreaterThan(0);
@@ -191,7 +192,7 @@ test('a server that throttles past the retries makes checks skip with the reason
 
 test('under a request budget a failing property stops at its first failing input instead of shrinking', async () => {
   const fc = (await import('fast-check')).default;
-  const { property } = await import('../../lib/engine/cases/properties.ts');
+  const { property } = await import('../../lib/generate/cases/properties.ts');
   const sentWith = async (noShrink: boolean): Promise<number> => {
     let probes = 0;
     const recorded: string[] = [];
@@ -223,7 +224,7 @@ test('under a request budget a failing property stops at its first failing input
   expect(budgeted).toBeLessThan(free);
 });
 
-test('read-only claims share a reserved slice that no consuming claim is given, and run in non-destructive mode', () => {
+test('read-only claims share a reserved slice that no consuming claim is given, and run in non-destructive mode', async () => {
   const got = partition(profile, [
     { key: 'consume@json', kind: 'submissions', count: 1 },
     { key: 'name-a@json', kind: 'submissions', count: 1, readOnly: true },
@@ -237,7 +238,7 @@ test('read-only claims share a reserved slice that no consuming claim is given, 
     expect(a.entries[0]).toBe(b.entries[0]);
     expect(c.entries[0]).not.toBe(a.entries[0]);
   }
-  const safe = planSuite(profile, { destructive: false });
+  const safe = await planSuite(profile, { destructive: false });
   const naming = safe.filter((p) => p.def.claims?.every((cl) => cl.readOnly));
   expect(naming.length).toBeGreaterThan(0);
   expect(naming.every((p) => !p.skipReason)).toBe(true);

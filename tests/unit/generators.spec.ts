@@ -1,15 +1,15 @@
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
-import { decodeXml, encodeXml, xmlRepresentable } from '../../lib/codec/xml.ts';
+import { decodeXml, encodeXml, xmlRepresentable } from '../../lib/contract/codec/xml.ts';
 import { fieldConstraints } from '../../lib/contract/constraints.ts';
 import { validateResource } from '../../lib/contract/validators.ts';
-import { generatorNames, namedArbitrary } from '../../lib/generators/registry.ts';
-import { codePointString } from '../../lib/generators/units.ts';
-import { DEFAULT_GEN, exoticForConstraint, invalidForConstraint, validAgentRunArb, validForConstraint, validMergeBodyArb } from '../../lib/generators/values.ts';
-import { readingsAgree } from '../../lib/checks/answer.ts';
-import { constraintSchema } from '../../lib/engine/values.ts';
+import { generatorNames, namedArbitrary } from '../../lib/generate/generators/registry.ts';
+import { codePointString } from '../../lib/generate/generators/units.ts';
+import { DEFAULT_GEN, exoticForConstraint, invalidForConstraint, validAgentRunArb, validForConstraint, validMergeBodyArb } from '../../lib/generate/generators/values.ts';
+import { readingsAgree } from '../../lib/contract/answer.ts';
+import { constraintSchema } from '../../lib/generate/values.ts';
 import { validateNode } from '../../lib/contract/validators.ts';
-import { loadProfile } from '../../lib/profile/load.ts';
+import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { fromRoot } from '../../lib/paths.ts';
 
 const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));

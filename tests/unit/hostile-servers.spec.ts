@@ -7,10 +7,10 @@ import type { Socket } from 'node:net';
 import { test, expect } from '@playwright/test';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
-import { createHttpClient } from '../../lib/http/client.ts';
-import type { Exchange, HttpClient, HttpClientOptions, RequestSpec } from '../../lib/http/types.ts';
-import { decodeJson } from '../../lib/codec/json.ts';
-import { decodeXml } from '../../lib/codec/xml.ts';
+import { createHttpClient } from '../../lib/run/http/client.ts';
+import type { Exchange, HttpClient, HttpClientOptions, RequestSpec } from '../../lib/contract/exchange.ts';
+import { decodeJson } from '../../lib/contract/codec/json.ts';
+import { decodeXml } from '../../lib/contract/codec/xml.ts';
 import { Cleanup, closedPort, httpServer, rawServer } from '../support/hostile/servers.ts';
 
 const KEY = 'hostile-test-key-5f1c2a9e';
@@ -321,9 +321,9 @@ test('a refused connection gives CONNECTION_REFUSED', async () => {
 });
 
 test('a target that never answers makes the whole suite fail fast, not hang', async () => {
-  const { loadProfile } = await import('../../lib/profile/load.ts');
+  const { loadProfile } = await import('../../lib/contract/profile/load.ts');
   const { fromRoot } = await import('../../lib/paths.ts');
-  const { runSuiteInProcess } = await import('../../lib/engine/run-suite.ts');
+  const { runSuiteInProcess } = await import('../../lib/pipeline.ts');
   const net = await import('node:net');
   const sockets = new Set<Socket>();
   const silent = net.createServer((socket) => {

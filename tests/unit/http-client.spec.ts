@@ -1,8 +1,8 @@
 import { test, expect } from '@playwright/test';
 import { execFile, spawnSync } from 'node:child_process';
-import { createHttpClient, retryAfterMs } from '../../lib/http/client.ts';
-import { KEY_PLACEHOLDER, WRONG_KEY } from '../../lib/http/types.ts';
-import type { HttpClient, HttpClientOptions, RequestSpec } from '../../lib/http/types.ts';
+import { createHttpClient, retryAfterMs } from '../../lib/run/http/client.ts';
+import { KEY_PLACEHOLDER, WRONG_KEY } from '../../lib/contract/exchange.ts';
+import type { HttpClient, HttpClientOptions, RequestSpec } from '../../lib/contract/exchange.ts';
 import { subscriptionKeyHeader } from '../../lib/contract/openapi.ts';
 import { Cleanup, httpServer } from '../support/hostile/servers.ts';
 import type { SeenRequest, TestServer } from '../support/hostile/servers.ts';

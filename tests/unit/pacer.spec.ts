@@ -1,7 +1,7 @@
 import { test, expect } from '@playwright/test';
-import { localGate, pacerGate, startPacer } from '../../lib/http/pacer.ts';
-import type { Gate } from '../../lib/http/pacer.ts';
-import { parseRate } from '../../lib/http/rate.ts';
+import { localGate, pacerGate, startPacer } from '../../lib/run/http/pacer.ts';
+import type { Gate } from '../../lib/run/http/pacer.ts';
+import { parseRate } from '../../lib/config/rate.ts';
 import { Cleanup, closedPort } from '../support/hostile/servers.ts';
 
 const cleanup = new Cleanup();

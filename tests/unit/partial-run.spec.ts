@@ -1,10 +1,10 @@
 import { expect, test } from '@playwright/test';
 import { XMLParser } from 'fast-xml-parser';
-import { allChecks } from '../../lib/checks/registry.ts';
-import type { CheckExecution } from '../../lib/checks/types.ts';
+import { allChecks } from '../../lib/check/registry.ts';
+import type { CheckExecution } from '../../lib/run/execution.ts';
 import { buildCertificate, renderCertificateHtml } from '../../lib/report/certificate.ts';
 import { renderHtml } from '../../lib/report/html.ts';
-import { inProcessReport } from '../../lib/report/in-process.ts';
+import { inProcessReport } from '../support/in-process.ts';
 import { renderJunit } from '../../lib/report/junit.ts';
 import type { ConformanceReport } from '../../lib/report/model.ts';
 import { reportViolations } from '../../lib/report/validate.ts';

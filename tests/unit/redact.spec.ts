@@ -1,6 +1,7 @@
 import { test, expect } from '@playwright/test';
-import { createRedactor, redactorFromEnv, REDACTED } from '../../lib/redact.ts';
-import { KEY_PLACEHOLDER, WRONG_KEY } from '../../lib/http/types.ts';
+import { readConfig } from '../../lib/config/config.ts';
+import { createRedactor, redactorFor, REDACTED } from '../../lib/redact.ts';
+import { KEY_PLACEHOLDER, WRONG_KEY } from '../../lib/contract/exchange.ts';
 
 /** A key with characters that every encoding treats differently. */
 const KEY = 'k3y/+= &<>"\'é~!*()4f2a';
@@ -126,7 +127,8 @@ test('deep(): cycles do not loop forever; non-plain objects are kept as they are
 });
 
 test('redactorFromEnv reads ISWC_SUBSCRIPTION_KEY', () => {
-  expect(redactorFromEnv({ ISWC_SUBSCRIPTION_KEY: 'env-key-1234' }).text('x env-key-1234 y')).toBe(`x ${KEY_PLACEHOLDER} y`);
-  expect(redactorFromEnv({ ISWC_SUBSCRIPTION_KEY: '' }).text('x y')).toBe('x y');
-  expect(redactorFromEnv({}).text('env-key-1234')).toBe('env-key-1234');
+  const fromEnv = (env: Record<string, string>) => redactorFor(readConfig(env, { requireKey: false }).secretKey);
+  expect(fromEnv({ ISWC_SUBSCRIPTION_KEY: 'env-key-1234' }).text('x env-key-1234 y')).toBe(`x ${KEY_PLACEHOLDER} y`);
+  expect(fromEnv({ ISWC_SUBSCRIPTION_KEY: '' }).text('x y')).toBe('x y');
+  expect(fromEnv({}).text('env-key-1234')).toBe('env-key-1234');
 });

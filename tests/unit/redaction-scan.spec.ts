@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { expect, test } from '@playwright/test';
-import { childEnv, runPlaywright } from '../../lib/report/run-playwright.ts';
+import { childEnv, runPlaywright } from '../support/run-playwright.ts';
 import { repoRoot } from '../../lib/paths.ts';
 
 test.describe.configure({ timeout: 120_000 });

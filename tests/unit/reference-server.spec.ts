@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { test, expect } from '@playwright/test';
 import { fromRoot } from '../../lib/paths.ts';
-import { loadProfile } from '../../lib/profile/load.ts';
-import type { TargetProfile } from '../../lib/profile/types.ts';
+import { loadProfile } from '../../lib/contract/profile/load.ts';
+import type { TargetProfile } from '../../lib/contract/profile/types.ts';
 import { CHOICES, CHOICE_SETS, choiceTable } from '../../server/choices.ts';
 import { FAULTS, faultTable } from '../../server/faults.ts';
-import { withWrongCheckDigit } from '../../lib/domain/iswc.ts';
+import { withWrongCheckDigit } from '../../lib/contract/iswc.ts';
 import type { RunningServer } from '../../server/index.ts';
 import { startReferenceServer } from '../../server/index.ts';
 

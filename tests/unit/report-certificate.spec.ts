@@ -5,7 +5,7 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { Certificate } from '../../lib/report/certificate.ts';
 import { buildCertificate, documentSections, renderCertificateHtml, verifyCertificate } from '../../lib/report/certificate.ts';
-import { inProcessReport } from '../../lib/report/in-process.ts';
+import { inProcessReport } from '../support/in-process.ts';
 import type { ConformanceReport } from '../../lib/report/model.ts';
 import { repoRoot } from '../../lib/paths.ts';
 

@@ -5,7 +5,7 @@ import { expect, test } from '@playwright/test';
 import { executionKey } from '../../lib/report/build.ts';
 import type { ConformanceReport } from '../../lib/report/model.ts';
 import { readReport } from '../../lib/report/validate.ts';
-import { childEnv, runPlaywright } from '../../lib/report/run-playwright.ts';
+import { childEnv, runPlaywright } from '../support/run-playwright.ts';
 
 test.describe.configure({ timeout: 180_000 });
 

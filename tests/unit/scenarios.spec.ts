@@ -2,18 +2,20 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import type { CheckExecution } from '../../lib/checks/types.ts';
-import { runPlannedCase } from '../../lib/engine/run-suite.ts';
-import type { PlannedCase } from '../../lib/engine/suite.ts';
-import { createHttpClient } from '../../lib/http/client.ts';
-import { partition } from '../../lib/profile/allocate.ts';
-import { loadProfile } from '../../lib/profile/load.ts';
+import type { CheckExecution } from '../../lib/run/execution.ts';
+import { runPlannedCase } from '../../lib/run/runner.ts';
+import { shapeOf } from '../../lib/run/dry-run.ts';
+import { createJudge } from '../../lib/check/judge.ts';
+import type { PlannedCase } from '../../lib/run/plan.ts';
+import { createHttpClient } from '../../lib/run/http/client.ts';
+import { partition } from '../../lib/run/claims.ts';
+import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { fromRoot } from '../../lib/paths.ts';
-import { buildStep, scenarioCases, scenarioCasesFrom } from '../../lib/scenarios/cases.ts';
-import type { Scope } from '../../lib/scenarios/cases.ts';
-import { ScenarioError, loadScenarios, parseScenarioFile } from '../../lib/scenarios/load.ts';
-import { parseTemplate } from '../../lib/scenarios/refs.ts';
-import type { ScenarioProblem } from '../../lib/scenarios/types.ts';
+import { buildStep, scenarioCases, scenarioCasesFrom } from '../../lib/generate/scenarios/cases.ts';
+import type { Scope } from '../../lib/generate/scenarios/cases.ts';
+import { ScenarioError, loadScenarios, parseScenarioFile } from '../../lib/generate/scenarios/load.ts';
+import { parseTemplate } from '../../lib/generate/scenarios/refs.ts';
+import type { ScenarioProblem } from '../../lib/generate/scenarios/types.ts';
 import { EMBEDDED_KEY, startReferenceServer } from '../../server/index.ts';
 
 const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
@@ -45,7 +47,7 @@ const RUN_BODY = `
         businessRejectionCount: 0
         technicalRejectionCount: 0`;
 
-test('every shipped scenario loads, with unique ids, tags and the flows of the issue', () => {
+test('every shipped scenario loads, with unique ids, tags and the flows of the issue', async () => {
   const scenarios = loadScenarios();
   expect(scenarios.length).toBeGreaterThanOrEqual(20);
   expect(new Set(scenarios.map((s) => s.id)).size).toBe(scenarios.length);
@@ -57,8 +59,8 @@ test('every shipped scenario loads, with unique ids, tags and the flows of the i
   const cases = scenarioCases(profile);
   const ops = new Set(cases.flatMap((c) => (c.operation ? [c.operation] : [])));
   expect([...ops].sort()).toEqual(['deleteSubmission', 'demergeIswcMetadata', 'mergeIswcMetadata', 'notifyAgentRun']);
-  const checks = new Set(cases.flatMap((c) => c.checks));
-  for (const id of ['status.success', 'status.not-found', 'limit.rejected', 'auth.required', 'outcome.merge', 'outcome.demerge', 'outcome.delete', 'outcome.identity']) expect(checks, id).toContain(id);
+  const checks = new Set((await Promise.all(cases.map((c) => shapeOf(c, c.formats[0] ?? 'json', profile)))).flatMap((shape) => shape.checks));
+  for (const id of ['status.success', 'status.refused', 'limit.rejected', 'auth.required', 'outcome.merge', 'outcome.demerge', 'outcome.delete', 'outcome.identity']) expect(checks, id).toContain(id);
   expect(cases.filter((c) => c.tags.includes('@smoke')).length).toBeGreaterThan(5);
   // Body scenarios have their XML twin; bodiless ones run once.
   const run = cases.find((c) => c.id === 'scenario.run.start-then-end');
@@ -221,7 +223,7 @@ test('every scenario passes against the embedded reference server, in every form
   const client = createHttpClient({ baseUrl: server.url, key: EMBEDDED_KEY, timeoutMs: 5000 });
   try {
     const cases = scenarioCases(profile);
-    const planned: PlannedCase[] = cases.flatMap((def) => def.formats.map((format) => ({ def, format, project: format === 'xml' ? ('xml' as const) : ('json' as const), key: `${def.id}@${format}`, entries: {} })));
+    const planned: PlannedCase[] = await Promise.all(cases.flatMap((def) => def.formats.map(async (format) => ({ def, format, project: format === 'xml' ? ('xml' as const) : ('json' as const), key: `${def.id}@${format}`, entries: {}, shape: await shapeOf(def, format, profile) }))));
     const allocation = partition(
       profile,
       planned.flatMap((p) => (p.def.claims ?? []).map((c) => ({ key: `${p.key}#${c.kind}`, kind: c.kind, count: c.count }))),
@@ -233,13 +235,13 @@ test('every scenario passes against the embedded reference server, in every form
         p.entries[claim.kind] = got.entries;
       }
     }
-    const executions: CheckExecution[] = (await Promise.all(planned.map(async (p) => (await runPlannedCase(p, client, profile, { seed: 4242, runs: 1, strict: true })).executions))).flat();
+    const executions: CheckExecution[] = (await Promise.all(planned.map(async (p) => (await runPlannedCase(p, client, profile, { seed: 4242, runs: 1, strict: true }, createJudge({ strict: true, agency: profile.agency }))).executions))).flat();
     const failures = executions.filter((e) => e.verdict === 'fail').map((e) => `${e.caseId} / ${e.step} (${e.format}) ${e.checkId}: ${e.received ?? ''}`);
     expect(failures).toEqual([]);
     // Every planned case ran every step, and the targeted checks it declares were applied.
     for (const p of planned) {
       const own = executions.filter((e) => e.caseId === p.def.id && e.format === (p.format === 'none' ? 'json' : p.format));
-      for (const id of p.def.checks) expect(own.some((e) => e.checkId === id), `${p.key} ${id}`).toBe(true);
+      for (const id of p.shape.checks) expect(own.some((e) => e.checkId === id), `${p.key} ${id}`).toBe(true);
     }
     const generated = executions.filter((e) => e.step.includes('replay with ISWC_SEED=4242'));
     expect(generated.length).toBeGreaterThan(0);

@@ -2,27 +2,17 @@ import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { parse } from 'yaml';
-import { componentNames, schemaFileName } from '../../lib/contract/json-schema.ts';
 import { fieldConstraints } from '../../lib/contract/constraints.ts';
 import { OPENAPI_PATH } from '../../lib/contract/openapi.ts';
 import { createAjv, validateResource } from '../../lib/contract/validators.ts';
 import { operations } from '../../lib/contract/operations.ts';
 import { fromRoot } from '../../lib/paths.ts';
-import { loadProfile, parseProfile } from '../../lib/profile/load.ts';
-import { renderSchemaFile } from '../../scripts/build-schemas.ts';
-import { READINGS, renderReadingsDoc } from '../../lib/checks/readings.ts';
-import { allChecks } from '../../lib/checks/registry.ts';
+import { loadProfile, parseProfile } from '../../lib/contract/profile/load.ts';
 
 test('schemas/openapi.yaml is a valid OpenAPI 3.1 document', async () => {
   const result = await new Validator().validate(parse(readFileSync(OPENAPI_PATH, 'utf8')) as Parameters<Validator['validate']>[0]);
   expect(result.errors ?? [], JSON.stringify(result.errors)).toEqual([]);
   expect(result.valid).toBe(true);
-});
-
-test('the standalone JSON Schemas are generated from openapi.yaml and up to date (npm run schemas:build)', () => {
-  for (const name of componentNames()) {
-    expect(readFileSync(fromRoot('schemas', schemaFileName(name)), 'utf8'), schemaFileName(name)).toBe(renderSchemaFile(name));
-  }
 });
 
 test('no required request fields: the document does not show required-ness; the 200 body is the run identifier itself', () => {
@@ -119,24 +109,5 @@ test('the vendored interface document is the one in ../shared when it is there',
   expect(readFileSync(fromRoot('docs', 'spec', 'iswc-agency-api.md'), 'utf8')).toBe(shared);
 });
 
-test('docs/checks.md is generated from the check registry and up to date (npm run docs:build)', async () => {
-  const { renderChecksDoc } = await import('../../scripts/build-docs.ts');
-  expect(readFileSync(fromRoot('docs', 'checks.md'), 'utf8')).toBe(renderChecksDoc());
-});
 
-test('docs/readings.md and the tables of docs/reference-server.md are generated and up to date (npm run docs:build)', async () => {
-  const { renderReferenceServerDoc } = await import('../../scripts/build-docs.ts');
-  expect(readFileSync(fromRoot('docs', 'readings.md'), 'utf8')).toBe(renderReadingsDoc());
-  const server = readFileSync(fromRoot('docs', 'reference-server.md'), 'utf8');
-  expect(server).toBe(renderReferenceServerDoc(server));
-});
 
-test('every check belongs to a reading, and each reading names checks of the right level', () => {
-  const levels = new Map(allChecks().map((c) => [c.id, c.level]));
-  for (const r of READINGS) {
-    for (const id of r.gatedBy) expect(['spec', 'http'], `${r.point}: ${id}`).toContain(levels.get(id));
-    for (const id of r.recordedBy) expect(levels.get(id), `${r.point}: ${id}`).toBe('observed');
-  }
-  const named = new Set(READINGS.flatMap((r) => [...r.gatedBy, ...r.recordedBy]));
-  expect(allChecks().map((c) => c.id).filter((id) => !named.has(id)), 'checks no reading names').toEqual([]);
-});

@@ -1,8 +1,8 @@
 import { expect, test } from '@playwright/test';
-import type { CheckExecution } from '../../lib/checks/types.ts';
-import { applyWaivers, isLive, utcDay } from '../../lib/waivers/apply.ts';
-import { runDay } from '../../lib/waivers/run.ts';
-import type { Waiver } from '../../lib/waivers/types.ts';
+import type { CheckExecution } from '../../lib/run/execution.ts';
+import { applyWaivers, isLive, utcDay } from '../../lib/report/waivers/apply.ts';
+import { runDay } from '../../lib/report/waivers/run.ts';
+import type { Waiver } from '../../lib/report/waivers/types.ts';
 
 function execution(over: Partial<CheckExecution>): CheckExecution {
   return { checkId: 'status.not-found', level: 'spec', sections: ['4.2'], operation: 'mergeIswcMetadata', format: 'json', caseId: 'merge.unknown-iswc', step: 'merge', verdict: 'fail', expected: '404', received: '400', ...over };
@@ -54,8 +54,8 @@ test('expiry: until = today is live, the day after it is expired (UTC days)', ()
   expect(expired.uses[0]).toMatchObject({ status: 'expired', count: 0 });
   // The UTC day, not the local one: 23:30 on 23 November in UTC-5 is already the 24th in UTC.
   expect(utcDay(new Date('2026-11-23T23:30:00-05:00'))).toBe('2026-11-24');
-  expect(runDay({ ISWC_RUN_STARTED: '2026-11-23T23:59:59.999Z' }, new Date('2026-11-24T00:10:00Z'))).toBe('2026-11-23');
-  expect(runDay({}, new Date('2026-11-24T00:10:00Z'))).toBe('2026-11-24');
+  expect(runDay('2026-11-23T23:59:59.999Z', new Date('2026-11-24T00:10:00Z'))).toBe('2026-11-23');
+  expect(runDay(undefined, new Date('2026-11-24T00:10:00Z'))).toBe('2026-11-24');
 });
 
 test('status per waiver: used with its count, unused, expired; the most specific live waiver wins', () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { HELP, UsageError, parseCli } from '../../lib/cli.ts';
-import { readConfig } from '../../lib/engine/config.ts';
+import { readConfig } from '../../lib/config/config.ts';
 import { fromRoot } from '../../lib/paths.ts';
 
 const EXAMPLE = fromRoot('fixtures', 'waivers', 'production-deviations.yaml');
@@ -18,14 +18,14 @@ test('ISWC_WAIVERS and ISWC_REQUIRE_ALL are read into the run configuration', ()
   try {
     process.env.ISWC_WAIVERS = 'fixtures/waivers/production-deviations.yaml';
     process.env.ISWC_REQUIRE_ALL = '1';
-    const config = readConfig({ requireKey: false });
+    const config = readConfig(process.env, { requireKey: false });
     expect(config.waivers).toBe(path.resolve('fixtures/waivers/production-deviations.yaml'));
     expect(config.requireAll).toBe(true);
     delete process.env.ISWC_WAIVERS;
     process.env.ISWC_REQUIRE_ALL = 'maybe';
-    expect(() => readConfig({ requireKey: false })).toThrow(/ISWC_REQUIRE_ALL must be 1 or 0/);
+    expect(() => readConfig(process.env, { requireKey: false })).toThrow(/ISWC_REQUIRE_ALL must be 1 or 0/);
     delete process.env.ISWC_REQUIRE_ALL;
-    expect(readConfig({ requireKey: false })).toMatchObject({ waivers: undefined, requireAll: false });
+    expect(readConfig(process.env, { requireKey: false })).toMatchObject({ waivers: undefined, requireAll: false });
   } finally {
     for (const [name, value] of [['ISWC_WAIVERS', saved.w], ['ISWC_REQUIRE_ALL', saved.r]] as const) {
       if (value === undefined) delete process.env[name];

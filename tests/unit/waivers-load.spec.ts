@@ -3,7 +3,7 @@ import { expect, test } from '@playwright/test';
 import { OPERATION_IDS } from '../../lib/contract/operations.ts';
 import { handWrittenSchema } from '../../lib/contract/validators.ts';
 import { fromRoot } from '../../lib/paths.ts';
-import { WaiverError, isRealDate, loadWaivers, parseWaivers } from '../../lib/waivers/load.ts';
+import { WaiverError, isRealDate, loadWaivers, parseWaivers } from '../../lib/report/waivers/load.ts';
 
 const FILE = fromRoot('fixtures', 'waivers', 'my-waivers.yaml');
 const EXAMPLE = fromRoot('fixtures', 'waivers', 'production-deviations.yaml');

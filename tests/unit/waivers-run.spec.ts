@@ -5,9 +5,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect, test } from '@playwright/test';
 import { fromRoot, repoRoot } from '../../lib/paths.ts';
-import { loadProfile } from '../../lib/profile/load.ts';
-import type { ChildRun } from '../../lib/report/run-playwright.ts';
-import { childEnv, runPlaywright } from '../../lib/report/run-playwright.ts';
+import { loadProfile } from '../../lib/contract/profile/load.ts';
+import type { ChildRun } from '../support/run-playwright.ts';
+import { childEnv, runPlaywright } from '../support/run-playwright.ts';
 import { readReport } from '../../lib/report/validate.ts';
 import { startReferenceServer } from '../../server/index.ts';
 

@@ -1,0 +1,40 @@
+import { contentTypeOf, declaredFormat, decodeAnswer, describeAnswer } from '../../contract/answer.ts';
+import { resourceSchema } from '../../contract/constraints.ts';
+import { operation } from '../../contract/operations.ts';
+import { validateResource } from '../../contract/validators.ts';
+import { fail, pass } from '../helpers.ts';
+import { defineCheck } from '../types.ts';
+
+/** Sections 2.2 and 4.1: the 200 of the run notification carries an agent run identifier, JSON or XML. */
+export default defineCheck({
+  id: 'response.schema',
+  level: 'spec',
+  sections: ['2.2', '4.1'],
+  reading: 'Statuses and bodies',
+  description: 'The 200 of the run notification carries an agent run identifier (CsnNotification) in JSON or XML, valid against its schema, with a non-empty runId.',
+  scope: 'every-exchange',
+  judge({ operation: opId, exchange }) {
+    const response = exchange.response;
+    if (!opId || !response || exchange.error) return null;
+    const op = operation(opId);
+    const resource = op.responseResource[response.status];
+    if (!resource) return null;
+    const expected = `a ${resource} (section 2.2) as JSON or XML`;
+    const declared = declaredFormat(exchange);
+    if (declared === 'text' || declared === 'other') return fail(expected, `Content-Type ${contentTypeOf(exchange)} is neither JSON nor XML`);
+    const decoded = decodeAnswer(exchange, resource);
+    if (!decoded.ok) return fail(expected, decoded.format ? `${decoded.format.toUpperCase()} that does not decode: ${decoded.error}` : `${decoded.error}: ${describeAnswer(exchange)}`);
+    const format = decoded.format;
+    const violations = validateResource(resource, decoded.value);
+    if (violations.length > 0) {
+      return fail(expected, `${format.toUpperCase()} ${JSON.stringify(decoded.value)}: ${violations.map((v) => `${v.path} ${v.message}`).join('; ')}`);
+    }
+    // Section 4.1: the 200 body *is* the agent run identifier, so its fields (runId) must be there and
+    // not empty. Required-ness is open only for request bodies (section 4).
+    const fields = Object.keys(resourceSchema(resource).properties ?? {});
+    const value = decoded.value as Record<string, unknown>;
+    const missing = fields.filter((f) => value[f] === undefined || value[f] === null || value[f] === '');
+    if (missing.length > 0) return fail(expected, `${format.toUpperCase()} ${JSON.stringify(decoded.value)}: no ${missing.join(', ')}`);
+    return pass(expected, `${format.toUpperCase()} ${JSON.stringify(decoded.value)}`);
+  },
+});

@@ -1,0 +1,14 @@
+import { statusJudge } from '../helpers.ts';
+import { defineCheck } from '../types.ts';
+
+/** Section 2: a value no reading can take as its field's type is a bad request. Values a lenient
+ * deserializer converts without loss ("5" for an integer, a number for a string) are only observed. */
+export default defineCheck({
+  id: 'type.rejected',
+  level: 'spec',
+  sections: ['2.1', '2.3', '2.4', '7'],
+  reading: 'Types',
+  description: "A body value no reading can take as its field's type (a non-numeric string or a fraction for an int32, an object or array for a scalar, a body that is not an object) is refused with 400.",
+  scope: 'targeted',
+  judge: statusJudge(() => ({ statuses: [400], label: '400 (sections 2, 7)' })),
+});

@@ -1,0 +1,66 @@
+import { bodyShape, carriesText, contentTypeOf, describeAnswer, statusOf } from '../contract/answer.ts';
+import type { OperationId } from '../contract/operations.ts';
+import { operation } from '../contract/operations.ts';
+import type { Because } from '../generate/expectations.ts';
+import type { JudgeInput, Judgement } from './types.ts';
+
+/** Small shared pieces of checks: verdict builders, the documented refusal, status-set judges, observations. */
+
+export const pass = (expected: string, received: string): Judgement => ({ verdict: 'pass', expected, received });
+export const fail = (expected: string, received: string): Judgement => ({ verdict: 'fail', expected, received });
+
+export function opSection(opId: OperationId | null): string {
+  return opId ? operation(opId).section : '?';
+}
+
+/** The refusal an operation documents, for a request where more than one of its error statuses fits. */
+export function refusal(opId: OperationId | null): { statuses: number[]; label: string } {
+  const errors = opId ? operation(opId).statuses.filter((s) => s >= 400) : [];
+  return { statuses: errors, label: `a refusal: ${errors.join(' or ')} (section ${opSection(opId)}, 7; which one is recorded, never a success)` };
+}
+
+/**
+ * A judge that passes when the answer's status is one of `allowed`; with `foreignAgencyOk`, 401 or 403
+ * also pass where the request acts for another agency (5.3: which agency a key may act for is not shown).
+ * A missing answer fails.
+ */
+export function statusJudge<P extends Because>(allowed: (input: JudgeInput<P>) => { statuses: number[]; label: string }, foreignAgencyOk = false) {
+  return (input: JudgeInput<P>): Judgement => {
+    const { statuses, label } = allowed(input);
+    const foreign = foreignAgencyOk && input.foreignAgency === true;
+    const expected = `${label}${foreign ? " (or 401/403: another agency than the profile's, 5.3)" : ''} because ${input.params.because}`;
+    const status = statusOf(input.exchange);
+    if (status === null) return fail(expected, describeAnswer(input.exchange));
+    const ok = statuses.includes(status) || (foreign && (status === 401 || status === 403));
+    return { verdict: ok ? 'pass' : 'fail', expected, received: describeAnswer(input.exchange) };
+  };
+}
+
+/** The judge of an `observed` check: records status, content type, body shape and the request's facts. */
+export function observe({ exchange, params }: JudgeInput<Because>): Judgement {
+  const status = statusOf(exchange);
+  const observation = {
+    status: status ?? exchange.error?.code ?? null,
+    contentType: contentTypeOf(exchange) ?? null,
+    body: bodyShape(exchange),
+    ...(params.facts ? { request: params.facts } : {}),
+  };
+  return {
+    verdict: 'observed',
+    expected: `not shown by the document: ${params.because}`,
+    received: `${observation.status} ${observation.contentType ?? ''} ${observation.body}`.replace(/\s+/g, ' '),
+    observation,
+  };
+}
+
+/** A judge for a status whose text the document states (400 "Bad Request", 401 "Not Authorized"). */
+export function statedText(status: number) {
+  return ({ operation: opId, exchange }: JudgeInput<Because>): Judgement | null => {
+    const response = exchange.response;
+    if (!opId || !response || exchange.error || response.status !== status) return null;
+    const text = operation(opId).texts[status];
+    if (text === undefined) return null;
+    const expected = `the text ${JSON.stringify(text)} as the body, a JSON string value or an XML text node (sections ${operation(opId).section}, 7)`;
+    return carriesText(response.body, text) ? pass(expected, describeAnswer(exchange)) : fail(expected, describeAnswer(exchange));
+  };
+}

@@ -1,0 +1,95 @@
+import type { ValidateFunction } from 'ajv';
+import { decodeBody, sniffFormat } from '../contract/codec/index.ts';
+import type { Format } from '../contract/codec/index.ts';
+import type { Exchange } from '../contract/exchange.ts';
+import { operation } from '../contract/operations.ts';
+import { createAjv } from '../contract/validators.ts';
+import type { Step } from '../generate/case.ts';
+import type { Judge, Judged } from '../run/execution.ts';
+import { gating } from './gating.ts';
+import { checkById, everyExchangeChecks } from './registry.ts';
+import type { Check, Judgement } from './types.ts';
+
+export interface JudgeOptions {
+  /** ISWC_STRICT: http-level failures gate too. */
+  strict: boolean;
+  /** The agency the key acts for (the profile's): another one may be refused with 401 or 403 (5.3). */
+  agency: string;
+}
+
+const paramValidators = new Map<string, ValidateFunction>();
+
+/** Validates a targeted check's parameters against its own declaration: a case that gets them wrong fails loudly. */
+function checkParams(check: Check<never>, params: unknown): void {
+  let validate = paramValidators.get(check.id);
+  if (!validate) {
+    const own = check.params;
+    validate = createAjv().compile({
+      type: 'object',
+      properties: { because: { type: 'string' }, sections: { type: 'array', items: { type: 'string' } }, facts: { type: 'object' }, ...(own?.properties ?? {}) },
+      required: ['because', ...(own?.required ?? [])],
+      additionalProperties: false,
+    });
+    paramValidators.set(check.id, validate);
+  }
+  if (!validate(params)) {
+    throw new Error(`check ${check.id} was given bad parameters ${JSON.stringify(params)}: ${(validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`).join('; ')}`);
+  }
+}
+
+/**
+ * Does the request act for another agency than the profile's: the query `agency` of merge, delete and
+ * demerge, or the agencyCode of an agent run? Which agency a key may act for is not shown (5.3).
+ */
+function actsForAnotherAgency(step: Step, agency: string): boolean {
+  const queried = step.request.query?.find(([name]) => name === 'agency')?.[1];
+  if (queried !== undefined) return queried !== agency;
+  if (step.operation !== 'notifyAgentRun' || typeof step.request.body !== 'string') return false;
+  const body = step.request.body;
+  const format = sniffFormat(body);
+  if (!format) return false;
+  const decoded = decodeBody(format, 'AgentRun', body);
+  const code = decoded.ok && decoded.value !== null && typeof decoded.value === 'object' ? (decoded.value as Record<string, unknown>).agencyCode : undefined;
+  return code !== undefined && code !== agency;
+}
+
+/**
+ * The judge of a run: every every-answer check (only http and observed ones on a probe of an open point or
+ * a request outside the document), then the checks the step asks for, each with its parameters.
+ */
+export function createJudge(options: JudgeOptions): Judge {
+  return (step: Step, exchange: Exchange, format: Format): Judged[] => {
+    const authProbe = step.request.auth === 'none' || step.request.auth === 'wrong';
+    const foreignAgency = actsForAnotherAgency(step, options.agency);
+    // Where the key is concerned (a probe without it, another agency than the key's), the answers the
+    // contract lists as not shown (5.3) are documented too.
+    const op = step.operation ? operation(step.operation) : null;
+    const keyStatuses = op ? [...op.statuses.filter((s) => s === 401), ...op.notShownStatuses] : [401, 403];
+    const extraStatuses = [...(authProbe || foreignAgency ? keyStatuses : []), ...(step.extraStatuses ?? [])];
+    const input = { operation: step.operation, format, exchange, authProbe, extraStatuses, foreignAgency };
+    const judged: Judged[] = [];
+    const add = (check: Check<never>, judgement: Judgement | null, sections?: readonly string[]) => {
+      if (!judgement) return;
+      judged.push({
+        checkId: check.id,
+        level: check.level,
+        sections: [...(sections ?? check.sections)],
+        verdict: judgement.verdict,
+        expected: judgement.expected,
+        received: judgement.received,
+        ...(judgement.observation ? { observation: judgement.observation } : {}),
+        gating: judgement.verdict === 'fail' && gating(check.level, options.strict),
+      });
+    };
+    for (const check of everyExchangeChecks()) {
+      if (step.probe && check.level === 'spec') continue;
+      add(check, check.judge({ ...input, params: undefined as never, connectionMayClose: step.connectionMayClose ?? false }));
+    }
+    for (const { checkId, params } of step.expect) {
+      const check = checkById(checkId);
+      checkParams(check, params);
+      add(check, check.judge({ ...input, params: params as never }), params.sections);
+    }
+    return judged;
+  };
+}

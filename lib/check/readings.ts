@@ -1,0 +1,121 @@
+/**
+ * The readings the harness applies where the interface document is brief: for each point, what every
+ * reasonable reading agrees on (gated, by `spec` checks; `http` for conventions the document does not
+ * state) and what careful servers may do differently (only recorded, by `observed` checks). The rule: a
+ * `spec` check demands only the common ground. Each check file names the point it belongs to, and
+ * docs/readings.md is generated from this list and those files (`npm run generate`).
+ */
+export interface Reading {
+  point: string;
+  sections: readonly string[];
+  /** What is demanded (by the point's spec and http checks). */
+  gated: string;
+  /** What is only recorded (by the point's observed checks; never a failure). */
+  recorded: string;
+}
+
+export const READINGS = [
+  {
+    point: 'Characters',
+    sections: ['2.1', '2.4', '8'],
+    gated: 'Lengths are judged only in characters on which code points, UTF-16 units, grapheme clusters and UTF-8 bytes agree (ASCII): one past a limit is 400.',
+    recorded: 'Astral, combining, right-to-left and full-width characters at and past a limit, with the length under each reading (a .NET server counts UTF-16 units, another grapheme clusters).',
+  },
+  {
+    point: 'Acceptance',
+    sections: ['2.1', '2.4', '8'],
+    gated: 'A realistic value at a limit is not refused because of it: the same request with a nominal value and with the value at the limit, both naming data that exists or both not, get the same status. A valid request on existing data gets the success status; Content-Type is optional.',
+    recorded: 'Unrealistic values within or near the limits: empty strings, NUL, control and bidi characters, negative counters, the largest sourceDb, ISWCs in lower case, with separators, spaces or full-width digits, edge whitespace, duplicates and empty merges.',
+  },
+  {
+    point: 'Types',
+    sections: ['2.1', '2.3', '2.4', '7'],
+    gated: 'A value no reading can take as the stated type is 400: a word or a fraction for an int32, an object or array for a scalar (JSON), a body that is not an object, XML text that is not an integer where one is stated.',
+    recorded: 'Values a lenient deserializer converts without loss ("5" for an integer, a number or boolean for a string, a boolean for an integer) and, in XML, an element where text is expected.',
+  },
+  {
+    point: 'Syntax',
+    sections: ['2.1', '2.3', '7'],
+    gated: 'Bytes no JSON or XML parser accepts (cut short, not JSON at all, an unclosed element) and XML whose root is not the one the document names are 400.',
+    recorded: 'What lenient JSON parsers accept: single quotes, comments, trailing content, unquoted property names.',
+  },
+  {
+    point: 'Not found',
+    sections: ['4.2', '4.3', '4.4', '7'],
+    gated: 'A preferred ISWC that does not exist, everything else naming existing data, is 404: the document ties "ISWC not found" (and "submission not found") to it.',
+    recorded: '',
+  },
+  {
+    point: 'Refusal',
+    sections: ['2.5', '3', '4.2', '4.3', '4.4', '7', '8'],
+    gated: 'Where the document lists more than one error status that fits, a refusal: one of the operation\'s documented error statuses (400 or 404), never a success. A repeated delete or demerge; a demerge of metadata never merged; a delete or demerge naming another agency, work code, sourceDb or preferred ISWC; an ISWC of the merge body that does not exist; a query agency, workcode or sourceDb past the limits of the field it names.',
+    recorded: 'Which of the documented error statuses came.',
+  },
+  {
+    point: 'Authentication',
+    sections: ['4.1', '5'],
+    gated: 'No key or a wrong key: 401 "Not Authorized" on the run notification (4.1); on merge, delete and demerge a refusal, 400, 401 or 403 (5.3 does not show the answer), never a success or a 404 (served without the key). Another agency than the profile\'s may be refused with 401 or 403 (5.3).',
+    recorded: 'Which status and body refuse the key on merge, delete and demerge.',
+  },
+  {
+    point: 'Stated texts',
+    sections: ['4.1', '5', '7'],
+    gated: '"Bad Request" (400) and "Not Authorized" (401) of the run notification are carried as a whole string: the body itself, any JSON string value (a problem+json title, a gateway message) or an XML text node. The format is free.',
+    recorded: 'The content type and shape of every error body.',
+  },
+  {
+    point: 'Statuses and bodies',
+    sections: ['2.2', '4', '4.1', '7'],
+    gated: 'Every answer to a documented request uses a status the document lists for the operation; a 204 carries no body; the 200 of the run notification is a CsnNotification with a non-empty runId, in JSON or XML.',
+    recorded: 'Which representation (JSON or XML) answers, for each request format and Accept header.',
+  },
+  {
+    point: 'Outcomes',
+    sections: ['2.5', '3', '4.2', '4.3', '4.4'],
+    gated: 'A successful merge makes its works demergeable; a demerge removes one set of metadata; a delete or demerge naming another value leaves the data in place; over generated sequences, each answer is 204 or a refusal as a model of these outcomes predicts.',
+    recorded: '',
+  },
+  {
+    point: 'Open points',
+    sections: ['2.2', '2.5', '4', '4.1', '4.2', '4.3', '4.4', '5.3'],
+    gated: 'A request that probes a point the document leaves open is judged by http and observed checks only; no spec failure comes from it.',
+    recorded: 'A runId the server never issued; missing, null and extra fields; a malformed preferredIswc or a wrong check digit; a missing or blank reasonCode.',
+  },
+  {
+    point: 'HTTP conventions',
+    sections: ['RFC 9110', 'RFC 9112'],
+    gated: 'Not stated by the document, so gating only with ISWC_STRICT=1: a complete answer in time, no 5xx, a Content-Type matching the body, no stack traces, 405 with Allow (or a gateway\'s 404/501), 404 for an unknown path, 415 or 400 for another media type, 413 or 400 (or an answer) for an oversized body, XML entities never expanded.',
+    recorded: '',
+  },
+] as const satisfies readonly Reading[];
+
+export type ReadingPoint = (typeof READINGS)[number]['point'];
+
+/** docs/readings.md, with the checks that gate and record each point (read from the check files). */
+export function renderReadingsDoc(checks: ReadonlyArray<{ id: string; level: string; reading: string }>): string {
+  const cell = (s: string) => s.replace(/\|/g, '\\|');
+  const ids = (r: Reading, recorded: boolean) =>
+    checks
+      .filter((c) => c.reading === r.point && (c.level === 'observed') === recorded)
+      .map((c) => `\`${c.id}\``)
+      .join(', ');
+  const rows = READINGS.map((r: Reading) => {
+    const gatedBy = ids(r, false);
+    const recordedBy = ids(r, true);
+    return `| ${r.point} | ${r.sections.join(', ')} | ${cell(r.gated)}${gatedBy ? ` (${gatedBy})` : ''} | ${cell(r.recorded) || '—'}${recordedBy ? ` (${recordedBy})` : ''} |`;
+  });
+  return [
+    '# Readings',
+    '',
+    'Generated from `lib/check/readings.ts` and the check files of `lib/check/checks/` by `npm run generate`; do not edit by hand.',
+    '',
+    'The interface document is the contract, and a `spec` check demands only what every reasonable reading of it agrees on. Where two careful servers could differ (how characters are counted, lossless type coercion, lenient JSON, which of two documented error statuses, the answer to a point the document leaves open), the harness gates on the common ground and records the rest as `observed`, with what came, so that a regression diff shows it. `http` checks hold RFC 9110 conventions the document does not state; they gate only with `ISWC_STRICT=1`.',
+    '',
+    'The reference server can make every legitimate choice listed in [reference-server.md](reference-server.md); the self-check keeps the suite green, strict, against each set of them.',
+    '',
+    '| point | sections | gated (spec, or http where marked) | only recorded (observed) |',
+    '|---|---|---|---|',
+    ...rows,
+    '',
+  ].join('\n');
+}

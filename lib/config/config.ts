@@ -1,0 +1,138 @@
+import path from 'node:path';
+import { DEFAULTS } from './defaults.ts';
+
+/**
+ * The run's configuration: the environment (ISWC_*; the command line maps its flags onto the same
+ * variables) read once into a frozen, validated object that is passed to what needs it. All documented
+ * in the README; every default is in defaults.ts.
+ */
+export interface RunConfig {
+  /** The base URL asked for; undefined: the embedded reference server is started for the run. */
+  baseUrl: string | undefined;
+  /** No base URL was given: the harness starts the embedded reference server. */
+  embedded: boolean;
+  /**
+   * True for the embedded server and for a base URL on this machine (localhost, 127.0.0.0/8, ::1): a
+   * server of your own, not shared data. Destructive checks are on and nothing is paced by default there;
+   * a remote target gets the safe defaults (destructive off, 10/min).
+   */
+  local: boolean;
+  /** The subscription key to send: ISWC_SUBSCRIPTION_KEY, or the embedded server's. */
+  key: string;
+  /** ISWC_SUBSCRIPTION_KEY as given (what every report must never show), or undefined. */
+  secretKey: string | undefined;
+  targetFile: string;
+  destructive: boolean;
+  strict: boolean;
+  runs: number;
+  seed: number | undefined;
+  reportDir: string;
+  timeoutMs: number;
+  maxBodyBytes: number;
+  /** ISWC_RATE as given, or the remote default; undefined for no limit. */
+  rate: string | undefined;
+  /** ISWC_BUDGET: the most requests the run may send (planned, never exceeded by fixed cases). */
+  budget: number | undefined;
+  /** ISWC_PLAN: 'full' (default) or 'smoke' (every spec check once, fewest requests). */
+  plan: 'full' | 'smoke';
+  /** ISWC_WAIVERS: absolute path of the waivers file (known deviations), or undefined. */
+  waivers: string | undefined;
+  /** ISWC_REQUIRE_ALL: a run that did not exercise every spec check fails. */
+  requireAll: boolean;
+}
+
+export class ConfigError extends Error {
+  readonly code = 'ISWC_CONFIG';
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Is the URL's host this machine (localhost, 127.0.0.0/8, ::1)? */
+export function isLoopback(url: string): boolean {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/**
+ * The one base-URL validator: http(s), no credentials, no query or fragment (the key goes only to its
+ * origin). Returns the URL without a trailing slash. `name` is how the caller calls it (variable or flag).
+ */
+export function checkBaseUrl(text: string, name = 'ISWC_BASE_URL'): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ConfigError(`${name} "${text}" is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must be http:// or https://, got ${url.protocol}`);
+  if (url.username || url.password) throw new ConfigError(`${name} must not carry credentials; the key is read from ISWC_SUBSCRIPTION_KEY only`);
+  if (url.search || url.hash || text.includes('?') || text.includes('#')) throw new ConfigError(`${name} must not carry a query or a fragment`);
+  return text.replace(/\/+$/, '');
+}
+
+/**
+ * Reads the configuration from an environment. `requireKey: false` is for readers that never send a
+ * request (reporters merging shard results), which must not need the key.
+ */
+export function readConfig(env: Env = process.env, options: { requireKey?: boolean } = {}): Readonly<RunConfig> {
+  const get = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+  const flag = (name: string, fallback: boolean): boolean => {
+    const value = get(name);
+    if (value === undefined) return fallback;
+    if (['1', 'true', 'yes'].includes(value.toLowerCase())) return true;
+    if (['0', 'false', 'no'].includes(value.toLowerCase())) return false;
+    throw new ConfigError(`${name} must be 1 or 0, got "${value}"`);
+  };
+  const positiveInt = (name: string, fallback: number): number => {
+    const value = get(name);
+    if (value === undefined) return fallback;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1) throw new ConfigError(`${name} must be a positive integer, got "${value}"`);
+    return n;
+  };
+  const rawBase = get('ISWC_BASE_URL');
+  const baseUrl = rawBase === undefined ? undefined : checkBaseUrl(rawBase);
+  const embedded = baseUrl === undefined;
+  const local = embedded || isLoopback(baseUrl);
+  const key = get('ISWC_SUBSCRIPTION_KEY');
+  if (!local && key === undefined && options.requireKey !== false) {
+    throw new ConfigError('ISWC_SUBSCRIPTION_KEY is not set: a remote base URL needs the subscription key in the environment (it is never taken from a flag or a file).');
+  }
+  const seedText = get('ISWC_SEED');
+  const seed = seedText === undefined ? undefined : Number(seedText);
+  if (seed !== undefined && !Number.isSafeInteger(seed)) throw new ConfigError(`ISWC_SEED must be an integer, got "${seedText}"`);
+  const plan = get('ISWC_PLAN') ?? 'full';
+  if (plan !== 'full' && plan !== 'smoke') throw new ConfigError(`ISWC_PLAN must be full or smoke, got "${plan}"`);
+  const waivers = get('ISWC_WAIVERS');
+  return Object.freeze({
+    baseUrl,
+    embedded,
+    local,
+    key: key ?? DEFAULTS.embeddedKey,
+    secretKey: key,
+    targetFile: path.resolve(get('ISWC_TARGET') ?? DEFAULTS.targetFile),
+    destructive: flag('ISWC_DESTRUCTIVE', local),
+    strict: flag('ISWC_STRICT', false),
+    runs: positiveInt('ISWC_RUNS', DEFAULTS.runs),
+    seed,
+    reportDir: path.resolve(get('ISWC_REPORT_DIR') ?? DEFAULTS.reportDir),
+    timeoutMs: positiveInt('ISWC_TIMEOUT_MS', DEFAULTS.timeoutMs),
+    maxBodyBytes: positiveInt('ISWC_MAX_BODY', DEFAULTS.maxBodyBytes),
+    rate: get('ISWC_RATE') ?? (local ? undefined : DEFAULTS.remoteRate),
+    budget: get('ISWC_BUDGET') === undefined ? undefined : positiveInt('ISWC_BUDGET', 1),
+    plan,
+    waivers: waivers === undefined ? undefined : path.resolve(waivers),
+    requireAll: flag('ISWC_REQUIRE_ALL', false),
+  });
+}
+
+let cached: Readonly<RunConfig> | undefined;
+
+/** This process's configuration, read once from its environment (reporters: without needing the key). */
+export function config(): Readonly<RunConfig> {
+  cached ??= readConfig(process.env, { requireKey: false });
+  return cached;
+}

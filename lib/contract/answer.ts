@@ -1,0 +1,171 @@
+import { XMLValidator } from 'fast-xml-parser';
+import type { Format } from './codec/index.ts';
+import { decodeBody, formatOfContentType, sniffFormat } from './codec/index.ts';
+import type { ResourceName } from './json-schema.ts';
+import type { Exchange } from './exchange.ts';
+
+/** Helpers to describe an answer in one line, the same way in every check. */
+
+export function statusOf(exchange: Exchange): number | null {
+  return exchange.error && exchange.error.code !== 'THROTTLED' ? null : (exchange.response?.status ?? null);
+}
+
+export function contentTypeOf(exchange: Exchange): string | undefined {
+  return exchange.response?.headers['content-type'];
+}
+
+function clip(text: string, max = 120): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}
+
+/** "404 text/plain \"Iswc not found\"" or "no answer (TIMEOUT: ...)". */
+export function describeAnswer(exchange: Exchange): string {
+  if (!exchange.response || (exchange.error && exchange.error.code !== 'THROTTLED')) {
+    return `no answer (${exchange.error?.code ?? 'UNKNOWN'}: ${exchange.error?.message ?? 'no response'})`;
+  }
+  const { status, body } = exchange.response;
+  const type = contentTypeOf(exchange) ?? 'no Content-Type';
+  return body.length === 0 ? `${status}, no body` : `${status} ${type} ${JSON.stringify(clip(body))}`;
+}
+
+/** What the answer's Content-Type names: json, xml, text, other, or undefined when there is none. */
+export function declaredFormat(exchange: Exchange): ReturnType<typeof formatOfContentType> {
+  return formatOfContentType(contentTypeOf(exchange));
+}
+
+/**
+ * The format of an answer's body: the one its Content-Type declares when that is JSON or XML, else what
+ * the body looks like (the document does not say how the representation is chosen, section 4.1).
+ */
+export function bodyFormat(exchange: Exchange): Format | undefined {
+  const declared = declaredFormat(exchange);
+  return declared === 'json' || declared === 'xml' ? declared : sniffFormat(exchange.response?.body ?? '');
+}
+
+/** The answer's body read as a resource of section 2, in whichever format it came. */
+export function decodeAnswer(exchange: Exchange, resource: ResourceName): { ok: true; format: Format; value: unknown } | { ok: false; format: Format | undefined; error: string } {
+  const format = bodyFormat(exchange);
+  if (!format) return { ok: false, format, error: 'a body that is neither JSON nor XML' };
+  const decoded = decodeBody(format, resource, exchange.response?.body ?? '');
+  return decoded.ok ? { ok: true, format, value: decoded.value } : { ok: false, format, error: decoded.error };
+}
+
+/** The runId of a 200 answer of the run notification, whatever representation the server chose. */
+export function runIdOf(exchange: Exchange): string | undefined {
+  if (exchange.response?.status !== 200) return undefined;
+  const decoded = decodeAnswer(exchange, 'CsnNotification');
+  const runId = decoded.ok && decoded.value !== null && typeof decoded.value === 'object' ? (decoded.value as { runId?: unknown }).runId : undefined;
+  return typeof runId === 'string' ? runId : undefined;
+}
+
+/** A short structural description of a body, for `observed` records and regression diffs. */
+export function bodyShape(exchange: Exchange): string {
+  const response = exchange.response;
+  if (!response || response.bodyBytes === 0) return 'empty';
+  const format = bodyFormat(exchange);
+  if (format === 'json') {
+    try {
+      return `json ${shapeOf(JSON.parse(response.body) as unknown)}`;
+    } catch {
+      return 'text (not JSON)';
+    }
+  }
+  if (format === 'xml') {
+    const root = /<([A-Za-z_][\w.-]*)/.exec(response.body.replace(/<\?[^>]*\?>/g, ''));
+    return `xml <${root?.[1] ?? '?'}>`;
+  }
+  return `text ${JSON.stringify(clip(response.body, 60))}`;
+}
+
+function shapeOf(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.length > 0 ? shapeOf(value[0]) : ''}]`;
+  if (value === null) return 'null';
+  if (typeof value === 'object') {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((k) => `${k}: ${typeof (value as Record<string, unknown>)[k]}`).join(', ')}}`;
+  }
+  return typeof value;
+}
+
+/** Does the body parse as what its Content-Type declares? Returns a reason when it does not. */
+export function bodyMismatch(exchange: Exchange): string | null {
+  const response = exchange.response;
+  if (!response || response.bodyBytes === 0 || response.truncated) return null;
+  const declared = declaredFormat(exchange);
+  if (declared === 'json') {
+    try {
+      JSON.parse(response.body);
+    } catch {
+      return 'declares JSON but the body is not JSON';
+    }
+  }
+  if (declared === 'xml') {
+    if (XMLValidator.validate(response.body) !== true) return 'declares XML but the body is not well-formed XML';
+  }
+  return null;
+}
+
+/** The body as a plain text value: the text itself, or a JSON string literal's value. */
+export function plainText(body: string): string {
+  const trimmed = body.trim();
+  // A single XML element holding the text (<string>Bad Request</string>, as some frameworks write it).
+  const element = /^(?:<\?xml[^>]*\?>\s*)?<([A-Za-z_][\w.:-]*)(?:\s[^>]*)?>([^<]*)<\/\1>$/.exec(trimmed);
+  if (element) return (element[2] ?? '').trim();
+  if (trimmed.startsWith('"')) {
+    try {
+      const parsed = JSON.parse(trimmed) as unknown;
+      if (typeof parsed === 'string') return parsed;
+    } catch {
+      // not a JSON string: compare the text itself
+    }
+  }
+  return trimmed;
+}
+
+function jsonStrings(value: unknown, out: string[]): string[] {
+  if (typeof value === 'string') out.push(value);
+  else if (Array.isArray(value)) for (const item of value) jsonStrings(item, out);
+  else if (value !== null && typeof value === 'object') for (const item of Object.values(value)) jsonStrings(item, out);
+  return out;
+}
+
+const XML_ENTITY: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+
+/**
+ * Does the body carry the stated text as a whole string (sections 4.1, 7: the format is free)? The body
+ * itself, any JSON string value at any depth (a problem+json `title`, an API Management `message`), or
+ * the text of any XML or HTML element; surrounding whitespace aside, case and wording exact.
+ */
+export function carriesText(body: string, text: string): boolean {
+  if (plainText(body) === text) return true;
+  const trimmed = body.trim();
+  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
+    try {
+      if (jsonStrings(JSON.parse(trimmed) as unknown, []).some((s) => s.trim() === text)) return true;
+    } catch {
+      // not JSON: the text nodes below may still carry it
+    }
+  }
+  for (const m of trimmed.matchAll(/>([^<]+)</g)) {
+    const node = (m[1] ?? '').replace(/&(lt|gt|amp|quot|apos);/g, (_w, name: string) => XML_ENTITY[name] ?? '').trim();
+    if (node === text) return true;
+  }
+  return false;
+}
+
+/** The length of a text under each reading of "characters": where these differ, a limit is only observed. */
+export function lengthsOf(text: string): { codePoints: number; utf16Units: number; graphemes: number; utf8Bytes: number } {
+  return {
+    codePoints: [...text].length,
+    utf16Units: text.length,
+    graphemes: [...new Intl.Segmenter('en', { granularity: 'grapheme' }).segment(text)].length,
+    utf8Bytes: Buffer.byteLength(text, 'utf8'),
+  };
+}
+
+/** Do every reading of "characters" (code points, UTF-16 units, grapheme clusters, UTF-8 bytes) agree on this text's length? */
+export function readingsAgree(text: string): boolean {
+  const l = lengthsOf(text);
+  return l.codePoints === l.utf16Units && l.codePoints === l.graphemes && l.codePoints === l.utf8Bytes;
+}

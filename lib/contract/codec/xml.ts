@@ -1,0 +1,178 @@
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import type { ResourceName } from '../json-schema.ts';
+import type { SchemaNode } from '../openapi.ts';
+import { deref } from '../openapi.ts';
+import { resourceSchema } from '../constraints.ts';
+
+/**
+ * XML codec derived from the OpenAPI `xml` objects of `schemas/openapi.yaml`: the root element is the
+ * schema's `xml.name`, properties are child elements named after the property, and arrays are written
+ * unwrapped (each item repeats under `items.xml.name`, or the property name). No field is named here.
+ */
+
+export type DecodeResult = { ok: true; value: unknown } | { ok: false; error: string; code: 'doctype' | 'malformed' | 'root' | 'empty' };
+
+// XML 1.0 Char production: what a string must be made of to be written as XML text at all.
+const XML_CHAR = /^[\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]*$/u;
+
+/** Can this value be written in XML without changing it? (NUL and other control characters cannot.) */
+export function xmlRepresentable(value: unknown): boolean {
+  if (typeof value === 'string') return XML_CHAR.test(value);
+  if (Array.isArray(value)) return value.every(xmlRepresentable);
+  if (value !== null && typeof value === 'object') return Object.entries(value).every(([k, v]) => /^[A-Za-z_][\w.-]*$/.test(k) && xmlRepresentable(v));
+  return true;
+}
+
+export function escapeXml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+}
+
+function encodeScalar(value: unknown): string {
+  return escapeXml(typeof value === 'string' ? value : String(value));
+}
+
+function encodeElement(name: string, value: unknown, raw: SchemaNode | undefined): string {
+  if (value === undefined) return '';
+  const node = raw ? deref(raw) : undefined;
+  if (Array.isArray(value)) {
+    const itemName = node?.type === 'array' ? (node.items?.xml?.name ?? name) : name;
+    const inner = value.map((item) => encodeElement(itemName, item, node?.items)).join('');
+    return node?.type === 'array' && node.xml?.wrapped ? `<${node.xml.name ?? name}>${inner}</${node.xml.name ?? name}>` : inner;
+  }
+  if (value === null) return `<${name}/>`;
+  if (typeof value === 'object') {
+    const children = Object.entries(value as Record<string, unknown>)
+      .map(([key, child]) => encodeElement(key, child, node?.properties?.[key]))
+      .join('');
+    return `<${name}>${children}</${name}>`;
+  }
+  return `<${name}>${encodeScalar(value)}</${name}>`;
+}
+
+/** Writes a value as the XML representation of a resource. Values of the wrong shape are written as they are. */
+export function encodeXml(resource: ResourceName, value: unknown): string {
+  const schema = resourceSchema(resource);
+  const root = schema.xml?.name ?? resource;
+  let inner: string;
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    inner = Object.entries(value as Record<string, unknown>)
+      .map(([key, child]) => encodeElement(key, child, schema.properties?.[key]))
+      .join('');
+  } else if (Array.isArray(value)) {
+    inner = value.map((item) => encodeElement('item', item, undefined)).join('');
+  } else {
+    inner = value === null || value === undefined ? '' : encodeScalar(value);
+  }
+  return `<?xml version="1.0" encoding="UTF-8"?><${root}>${inner}</${root}>`;
+}
+
+const parser = new XMLParser({
+  ignoreAttributes: true,
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: false,
+  processEntities: false,
+  htmlEntities: false,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+  removeNSPrefix: true,
+  isArray: () => true,
+});
+
+// With `isArray: () => true` every child element is a list; mixed-in text sits under '#text' as one string.
+type RawElement = string | { [child: string]: RawElement[] | string | undefined };
+
+function childEntries(element: Exclude<RawElement, string>): [string, RawElement[]][] {
+  return Object.entries(element).filter((entry): entry is [string, RawElement[]] => entry[0] !== '#text' && Array.isArray(entry[1]));
+}
+
+function mixedText(element: Exclude<RawElement, string>): string {
+  const text = element['#text'];
+  return typeof text === 'string' ? text : '';
+}
+
+const INTEGER_TEXT = /^\s*[+-]?[0-9]+\s*$/;
+
+/** Resolves the five predefined entities and numeric character references; entities are never expanded. */
+function unescapeXml(text: string): string {
+  return text.replace(/&(lt|gt|amp|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);/g, (whole, ref: string) => {
+    switch (ref) {
+      case 'lt': return '<';
+      case 'gt': return '>';
+      case 'amp': return '&';
+      case 'quot': return '"';
+      case 'apos': return "'";
+      default: {
+        const code = ref.startsWith('#x') ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
+        return code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+      }
+    }
+  });
+}
+
+function textOf(element: RawElement): string | null {
+  if (typeof element === 'string') return unescapeXml(element);
+  if (childEntries(element).length > 0) return null;
+  return unescapeXml(mixedText(element));
+}
+
+function generic(element: RawElement): unknown {
+  const text = textOf(element);
+  if (text !== null) return text;
+  const out: Record<string, unknown> = {};
+  for (const [key, children] of childEntries(element as Exclude<RawElement, string>)) {
+    out[key] = children.length === 1 ? generic(children[0]) : children.map(generic);
+  }
+  return out;
+}
+
+function fromElement(element: RawElement, raw: SchemaNode | undefined): unknown {
+  if (!raw) return generic(element);
+  const node = deref(raw);
+  if (node.type === 'integer') {
+    const text = textOf(element);
+    return text !== null && INTEGER_TEXT.test(text) ? Number(text.trim()) : generic(element);
+  }
+  if (node.type === 'string') return generic(element);
+  if (node.type === 'object') {
+    if (typeof element === 'string') return element.trim() === '' ? {} : unescapeXml(element);
+    if (mixedText(element).trim() !== '') return generic(element);
+    const out: Record<string, unknown> = {};
+    for (const [key, children] of childEntries(element)) {
+      const propRaw = node.properties?.[key];
+      const prop = propRaw ? deref(propRaw) : undefined;
+      if (prop?.type === 'array') {
+        out[key] = children.map((child) => fromElement(child, prop.items));
+      } else {
+        out[key] = children.length === 1 ? fromElement(children[0], propRaw) : children.map((c) => fromElement(c, propRaw));
+      }
+    }
+    return out;
+  }
+  return generic(element);
+}
+
+/**
+ * Reads the XML representation of a resource. Refuses DOCTYPE (entities are never expanded), malformed
+ * XML and a root other than the schema's `xml.name`. Integers are read as numbers only when their text
+ * is an integer; anything else stays text so that schema validation reports it.
+ */
+export function decodeXml(resource: ResourceName, text: string): DecodeResult {
+  if (text.trim() === '') return { ok: false, code: 'empty', error: 'empty XML body' };
+  if (/<!DOCTYPE|<!ENTITY/i.test(text)) return { ok: false, code: 'doctype', error: 'XML with a DOCTYPE or entity declaration is refused' };
+  const valid = XMLValidator.validate(text);
+  if (valid !== true) return { ok: false, code: 'malformed', error: `malformed XML: ${valid.err.msg} (line ${valid.err.line})` };
+  let doc: Record<string, RawElement[]>;
+  try {
+    doc = parser.parse(text) as Record<string, RawElement[]>;
+  } catch (e) {
+    return { ok: false, code: 'malformed', error: `malformed XML: ${(e as Error).message}` };
+  }
+  const roots = Object.entries(doc).filter(([key]) => key !== '#text' && key !== '#comment');
+  const schema = resourceSchema(resource);
+  const expected = schema.xml?.name ?? resource;
+  if (roots.length !== 1 || roots[0]?.[1]?.length !== 1) return { ok: false, code: 'malformed', error: 'XML must have exactly one root element' };
+  const [rootName, [rootElement]] = roots[0] as [string, [RawElement]];
+  if (rootName !== expected) return { ok: false, code: 'root', error: `root element <${rootName}>, expected <${expected}>` };
+  return { ok: true, value: fromElement(rootElement, schema) };
+}

@@ -1,0 +1,119 @@
+/**
+ * Types of the thin HTTP layer. An Exchange is what one request and its answer left behind; it never
+ * holds the subscription key (the client records the placeholder instead), so it can be written to any
+ * report as it is.
+ */
+
+/** How the request authenticates: the target's key, no key header, or a key that is wrong on purpose. */
+export type AuthMode = 'key' | 'none' | 'wrong';
+
+export interface RequestSpec {
+  method: string;
+  /** Path relative to the base URL, starting with '/', e.g. '/agent/run'. */
+  path: string;
+  /** Query parameters in order, encoded with encodeURIComponent. Ignored when rawQuery is set. */
+  query?: ReadonlyArray<readonly [string, string]>;
+  /** Query string used verbatim (without the leading '?'), for percent-encoding cases. */
+  rawQuery?: string;
+  /** Extra headers. The subscription-key header is added by the client according to `auth`. */
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+  /** Default 'key'. */
+  auth?: AuthMode;
+}
+
+export { KEY_PLACEHOLDER, WRONG_KEY } from '../redact.ts';
+
+export interface RecordedRequest {
+  method: string;
+  /** Full URL with query string (the key is never in the URL). */
+  url: string;
+  headers: Record<string, string>;
+  /** Body as text (UTF-8), cut to the report limit; `bodyBytes` is the real size. */
+  body: string;
+  bodyBytes: number;
+  bodyTruncated: boolean;
+  auth: AuthMode;
+}
+
+export interface RecordedResponse {
+  status: number;
+  /** Header names in lower case; repeated headers joined with ', '. */
+  headers: Record<string, string>;
+  /** The body as UTF-8 text (complete unless `truncated`). */
+  body: string;
+  bodyBytes: number;
+  /** True when the body was cut at the maximum response size. */
+  truncated: boolean;
+}
+
+/** Stable codes of transport failures: a hostile or broken server gives one of these, never a throw. */
+export type TransportErrorCode =
+  | 'TIMEOUT' // no complete answer within the per-request timeout
+  | 'BODY_TOO_LARGE' // response body over ISWC_MAX_BODY
+  | 'CONNECTION_REFUSED'
+  | 'CONNECTION_RESET' // closed or reset before a complete answer
+  | 'PROTOCOL' // bytes that are not HTTP, or a body shorter than its Content-Length
+  | 'DECOMPRESSION' // a content-encoding that fails or inflates past the limit
+  | 'REDIRECT_BLOCKED' // never produced as an error: redirects are answers; reserved for cross-origin URLs
+  | 'THROTTLED' // still 429/503 after the bounded retries
+  | 'UNRESPONSIVE' // not sent: the target timed out on too many requests in a row (the run fails fast instead of hanging)
+  | 'INVALID_URL';
+
+export interface TransportError {
+  code: TransportErrorCode;
+  message: string;
+}
+
+export interface Exchange {
+  request: RecordedRequest;
+  response?: RecordedResponse;
+  error?: TransportError;
+  /** Wall time of the last attempt, in milliseconds. */
+  durationMs: number;
+  /** 1 + the number of resends after 429/503; 0 when nothing was sent (the client was closed). */
+  attempts: number;
+  /** Time spent waiting on Retry-After and the rate limiter, in milliseconds. */
+  waitedMs: number;
+}
+
+export interface HttpClientOptions {
+  /** http(s) URL without credentials; the key is sent only to this origin. */
+  baseUrl: string;
+  /** The subscription key; only ever sent to baseUrl's origin, never recorded. */
+  key: string;
+  /** Per-request timeout covering connect, headers and body (ms). Default 10000. */
+  timeoutMs?: number;
+  /** Maximum response body kept, in bytes; more is a BODY_TOO_LARGE failure. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /**
+   * Honour 429 and 503 with Retry-After as throttling (wait, resend, never a conformance failure).
+   * Default true; off for a local target, where a 429 is an answer like any other and is judged.
+   */
+  throttling?: boolean;
+  /** Resends after 429/503 (honouring Retry-After, capped by maxRetryWaitMs). Default 3. */
+  maxRetries?: number;
+  maxRetryWaitMs?: number;
+  /**
+   * After this many timeouts in a row (no answer at all in between), later requests are not sent and
+   * fail at once with UNRESPONSIVE: a target that never answers gives a clear failure in seconds, not a
+   * run of hours. Default 5.
+   */
+  unresponsiveAfter?: number;
+  /**
+   * A file shared by every client of the run (all workers, and the workers Playwright restarts after a
+   * failing test): once one client gives up on the target, the others start from there.
+   */
+  unresponsiveFile?: string;
+  /** Called before every attempt; resolves when the request may go (rate limiting). */
+  beforeSend?: () => Promise<void>;
+  /** Sent as User-Agent so the API team can find the harness's traffic. */
+  userAgent?: string;
+}
+
+export interface HttpClient {
+  send(spec: RequestSpec): Promise<Exchange>;
+  /** Builds the curl line that replays a request, the key as $ISWC_SUBSCRIPTION_KEY. */
+  curl(spec: RequestSpec): string;
+  close(): Promise<void>;
+}

@@ -1,0 +1,108 @@
+import type { Expectation } from './expectations.ts';
+import type { CheckId } from './checks.generated.ts';
+import type { Format } from '../contract/codec/index.ts';
+import type { OperationId } from '../contract/operations.ts';
+import type { Exchange, RequestSpec } from '../contract/exchange.ts';
+import type { DisposableKind, TargetProfile } from '../contract/profile/types.ts';
+
+/** The format a case is run in: a body format, or 'none' for operations without a body. */
+export type CaseFormat = Format | 'none';
+
+export type { Expectation };
+
+export interface Step {
+  /** Short label shown in reports: 'merge profile entry', 'repeat demerge'. */
+  label: string;
+  operation: OperationId | null;
+  request: RequestSpec;
+  expect: Expectation[];
+  /** Statuses that are documented answers for this request beyond the operation's (401/403 for auth probes). */
+  extraStatuses?: number[];
+  /**
+   * A request the every-exchange `spec` checks do not judge, only `http` and `observed` ones (and the
+   * step's own targeted checks): `open-point` probes a point the document leaves open (an unknown runId,
+   * null fields, a DOCTYPE), `outside-document` is a request the document does not describe at all (another
+   * method, an oversized body, another media type). No `spec` failure may come from such a step.
+   */
+  probe?: 'open-point' | 'outside-document';
+  /** The server may close the connection instead of answering (an oversized body, RFC 9110 §15.5.14). */
+  connectionMayClose?: boolean;
+}
+
+export interface CaseInput {
+  format: CaseFormat;
+  profile: TargetProfile;
+  /** Disposable entries given to this case (in claim order), when it claims any. */
+  entries: Partial<Record<DisposableKind, unknown[]>>;
+  /** fast-check seed of the run (ISWC_SEED) and runs per property (ISWC_RUNS). */
+  seed: number;
+  runs: number;
+  /** ISWC_STRICT: http-level failures count as failures of a property too. */
+  strict: boolean;
+  /** Under a request budget a failing property stops at once instead of shrinking (each shrink is a request). */
+  noShrink?: boolean;
+}
+
+/** How to replay a generated input: the fast-check seed and the path of the shrunk counterexample. */
+export interface Replay {
+  seed: number;
+  path?: string;
+}
+
+/** A step sent and judged but not recorded: what a property tries many times. */
+export interface Probe {
+  step: Step;
+  exchange: Exchange;
+  /** Gating failures, one line each (empty when the answer is conformant). */
+  failures: string[];
+}
+
+/** What a case can do while it runs. */
+export interface CaseContext extends CaseInput {
+  /** Sends, judges and records a step. */
+  send(step: Step, replay?: Replay): Promise<Exchange>;
+  /** Sends and judges a step without recording it. */
+  probe(step: Step): Promise<Probe>;
+  /** Records an exchange already sent (the last or the minimal failing input of a property). */
+  record(step: Step, exchange: Exchange, replay?: Replay): void;
+}
+
+/**
+ * A case: one request or a short chain of requests that shows one thing about the API, with the checks
+ * that judge its answers. Cases are data plus a small run function; the runner (Playwright, or the
+ * in-process self-check) loops over them.
+ */
+export interface CaseDef {
+  /** Stable id, e.g. `merge.limit.rejected.agencyWorks[].agencyCode.above-max`. */
+  id: string;
+  title: string;
+  operation: OperationId | null;
+  formats: readonly CaseFormat[];
+  tags: readonly string[];
+  /**
+   * Disposable entries per format. A case with consuming claims is destructive; `readOnly` claims only
+   * name existing data (e.g. next to a broken value that must get 400) and run in any mode.
+   */
+  claims?: ReadonlyArray<{ kind: DisposableKind; count: number; readOnly?: boolean }>;
+  /** Requests that may change data even on a conforming server (beyond consuming claims). */
+  changesData?: boolean;
+  /** Cases sharing a group run as one Playwright test (the report still lists every check execution). */
+  group?: { id: string; title: string };
+  run(ctx: CaseContext): Promise<void>;
+}
+
+
+/** Spec checks on every answer that a step's targeted checks imply it will exercise (a success of merge, delete or demerge is a 204). */
+export function impliedSpecChecks(operation: OperationId | null, checks: readonly CheckId[]): CheckId[] {
+  if (operation === null) return [];
+  const out: CheckId[] = ['status.documented'];
+  const has = (id: CheckId) => checks.includes(id);
+  if (operation === 'notifyAgentRun') {
+    if (has('status.success') || has('content-type.optional') || has('limit.accepted')) out.push('response.schema');
+    if (has('limit.rejected') || has('type.rejected') || has('body.malformed')) out.push('text.bad-request');
+    if (has('auth.required')) out.push('text.not-authorized');
+  } else if (has('status.success') || has('outcome.merge') || has('outcome.identity') || has('content-type.optional')) {
+    out.push('response.no-body-204');
+  }
+  return out;
+}

@@ -1,0 +1,264 @@
+import type { Format } from '../../contract/codec/index.ts';
+import { encodeXml, decodeXml, xmlRepresentable } from '../../contract/codec/xml.ts';
+import type { FieldConstraint } from '../../contract/constraints.ts';
+import { fieldConstraints, isLimited } from '../../contract/constraints.ts';
+import { operation } from '../../contract/operations.ts';
+import { validateResource } from '../../contract/validators.ts';
+import type { DisposableKind, SubmissionEntry, TargetProfile } from '../../contract/profile/types.ts';
+import type { CaseContext, CaseDef, CaseFormat, Expectation, Step } from '../case.ts';
+import { expectCheck } from '../expectations.ts';
+import { bodyRequest, queryRequest } from '../requests.ts';
+import { baseQuery, bodyWith, emptyMerge, otherIswc, queryFor, unknownIswc, validAgentRun, validExample } from '../templates.ts';
+import type { BoundaryValue } from '../values.ts';
+import { boundaryValues, typeRole, wrongTypes, xmlTypeRole } from '../values.ts';
+
+/**
+ * Limit and type cases, derived from every constrained field of schemas/openapi.yaml, under the rule that
+ * a `spec` check demands only what every reading of the document agrees on: values past a limit in
+ * characters every reading counts alike (400 for a body, a refusal for a query parameter), realistic
+ * values at a limit (answered like a nominal value), values no reading takes as the field's type (400);
+ * what the readings count differently, unrealistic values and lossless coercions are only observed.
+ */
+
+type BodyResource = 'AgentRun' | 'MergeRequest';
+
+/** Many XML binders trim text: a value whose meaning rests on edge whitespace has no fair XML twin. */
+function restsOnEdgeWhitespace(value: unknown): boolean {
+  return /"\s|\s"/.test(JSON.stringify(value));
+}
+
+/** The XML twin of a body keeps the case's meaning only if it is still invalid (or still valid). */
+export function xmlTwinKeeps(resource: BodyResource, value: unknown, valid: boolean): boolean {
+  if (!xmlRepresentable(value) || restsOnEdgeWhitespace(value)) return false;
+  const decoded = decodeXml(resource, encodeXml(resource, value));
+  const twinValid = decoded.ok && validateResource(resource, decoded.value).length === 0;
+  return twinValid === valid;
+}
+
+function resourceOf(c: FieldConstraint): BodyResource | undefined {
+  const resource = operation(c.operation).body?.resource;
+  return resource === 'AgentRun' || resource === 'MergeRequest' ? resource : undefined;
+}
+
+function asFormat(format: CaseFormat): Format {
+  return format === 'xml' ? 'xml' : 'json';
+}
+
+/** Which data a request names: everything existing but the broken value, or nothing that exists. */
+type Naming = 'existing' | 'unknown';
+
+/**
+ * Which profile entry a demand of 400 names so that everything but the broken value exists: a submission
+ * for delete and for an agency work of a merge, merged metadata for demerge. Read-only: never consumed.
+ */
+function reservedKind(c: FieldConstraint): DisposableKind | undefined {
+  if (c.location === 'query' && c.operation === 'deleteSubmission') return 'submissions';
+  if (c.location === 'query' && c.operation === 'demergeIswcMetadata') return 'demerges';
+  if (c.location === 'body' && c.field.startsWith('agencyWorks[]')) return 'submissions';
+  return undefined;
+}
+
+/** The body a case sends with `value` in the constrained field (query cases send a valid body). */
+function bodyFor(c: FieldConstraint, profile: TargetProfile, value: unknown, naming: Naming, entry: Partial<SubmissionEntry> | undefined): Record<string, unknown> | undefined {
+  if (!operation(c.operation).body) return undefined;
+  if (c.location === 'query') {
+    // A merge that names nothing but the query value: empty where 400 is demanded (a faulty server that
+    // takes the value merges nothing), an existing ISWC where it names unknown data (an empty merge may
+    // itself be a bad request: the body carries ISWCs "and/or" works, 4.2).
+    return naming === 'existing' ? emptyMerge() : { ...emptyMerge(), iswcs: [otherIswc(profile)] };
+  }
+  if (c.operation === 'notifyAgentRun') return bodyWith(validAgentRun(profile), c.field, value, profile);
+  if (entry && c.field.startsWith('agencyWorks[]')) {
+    const name = c.field.slice('agencyWorks[].'.length);
+    return { ...emptyMerge(), agencyWorks: [{ agencyCode: entry.agency, agencyWorkCode: entry.workcode, [name]: value }] };
+  }
+  return bodyWith(emptyMerge(), c.field, value, profile);
+}
+
+/** The step sending `value` in field `c`, naming existing data (a demand of 400) or unknown data. */
+function stepFor(c: FieldConstraint, profile: TargetProfile, ctx: CaseContext, label: string, value: unknown, naming: Naming, expect: Expectation[], probe?: Step['probe']): Step {
+  const kind = naming === 'existing' ? reservedKind(c) : undefined;
+  const entry = kind ? (ctx.entries[kind]?.[0] as Partial<SubmissionEntry> | undefined) : undefined;
+  const preferred = naming === 'unknown' && c.operation !== 'notifyAgentRun' ? unknownIswc(profile) : undefined;
+  const query: Record<string, string | number | undefined> = { ...baseQuery(c.operation, profile, preferred), ...(entry && c.location === 'query' ? entry : {}) };
+  if (c.location === 'query') query[c.field] = value as string | number;
+  const q = queryFor(c.operation, query);
+  const body = bodyFor(c, profile, value, naming, entry);
+  const request = body && ctx.format !== 'none' ? bodyRequest(c.operation, asFormat(ctx.format), body, { query: q }) : queryRequest(c.operation, q);
+  return { label, operation: c.operation, request, expect, ...(probe ? { probe } : {}) };
+}
+
+function groupOf(c: FieldConstraint): NonNullable<CaseDef['group']> {
+  const op = operation(c.operation);
+  return { id: `limits.${c.operation}.${c.location}.${c.field}`, title: `${op.method} ${op.path} ${c.location} ${c.field}: values at and past its limits, and of the wrong type @limits` };
+}
+
+function titleOf(c: FieldConstraint, label: string, what: string): string {
+  const op = operation(c.operation);
+  return `${op.method} ${op.path} ${c.location} ${c.field} ${label}: ${what}`;
+}
+
+/** Formats a body value case runs in: JSON, and XML where the twin keeps the value's meaning. */
+function formatsFor(c: FieldConstraint, profile: TargetProfile, value: unknown, valid: boolean, observedOnly: boolean): CaseFormat[] {
+  if (!operation(c.operation).body) return ['none'];
+  // A query parameter of an operation with a body: the body (valid) is sent in JSON once.
+  if (c.location === 'query') return ['json'];
+  const resource = resourceOf(c);
+  if (!resource) return ['json'];
+  const body = bodyFor(c, profile, value, 'unknown', undefined) ?? {};
+  if (observedOnly) return xmlRepresentable(body) ? ['json', 'xml'] : ['json'];
+  return xmlTwinKeeps(resource, body, valid) ? ['json', 'xml'] : ['json'];
+}
+
+/** A value past a limit that every reading counts alike: 400 for a body field, a refusal for a query parameter. */
+function rejectedCase(c: FieldConstraint, profile: TargetProfile, b: BoundaryValue): CaseDef {
+  const kind = reservedKind(c);
+  return {
+    id: `limit.${c.operation}.${c.location}.${c.field}.${b.label}`,
+    title: titleOf(c, b.label, c.location === 'query' ? 'refused' : '400'),
+    operation: c.operation,
+    formats: formatsFor(c, profile, b.value, false, false),
+    tags: ['@limits', '@reject'],
+    ...(kind ? { claims: [{ kind, count: 1, readOnly: true }] } : {}),
+    group: groupOf(c),
+    async run(ctx) {
+      const expect =
+        c.location === 'query'
+          ? [expectCheck('query.refused', { because: b.because, sections: [...c.sections] }), expectCheck('observed.refusal', { because: `${c.field} ${b.label}: which error status refuses it` })]
+          : [expectCheck('limit.rejected', { because: b.because, sections: [...c.sections] })];
+      await ctx.send(stepFor(c, profile, ctx, `${c.field} ${b.label}`, b.value, 'existing', expect));
+    },
+  };
+}
+
+/**
+ * Realistic values at a limit, shown differentially: the same request names unknown data with a nominal
+ * value, then with each value at the limit, and every answer must equal the nominal one. Whatever the
+ * server answers for the data named (204, 404, a business 400), only the value can make them differ.
+ */
+function acceptedCase(c: FieldConstraint, profile: TargetProfile, values: BoundaryValue[], example: string | number): CaseDef {
+  const formats = values.every((b) => formatsFor(c, profile, b.value, true, false).includes('xml')) ? formatsFor(c, profile, example, true, false) : (['json'] as CaseFormat[]);
+  return {
+    id: `limit.${c.operation}.${c.location}.${c.field}.at-limit`,
+    title: titleOf(c, values.map((b) => b.label).join(', '), 'answered like a nominal value'),
+    operation: c.operation,
+    formats: operation(c.operation).body ? formats : ['none'],
+    tags: ['@limits', '@accept'],
+    group: groupOf(c),
+    async run(ctx) {
+      const nominal = await ctx.send(stepFor(c, profile, ctx, `${c.field} nominal ${JSON.stringify(example)}`, example, 'unknown', []));
+      const nominalStatus = nominal.error && nominal.error.code !== 'THROTTLED' ? null : (nominal.response?.status ?? null);
+      for (const b of values) {
+        const because = `${b.because}; the same request with the nominal ${JSON.stringify(example)} got ${nominalStatus ?? 'no answer'}`;
+        await ctx.send(stepFor(c, profile, ctx, `${c.field} ${b.label}`, b.value, 'unknown', [expectCheck('limit.accepted', { because, sections: [...c.sections], nominalStatus })]));
+      }
+    },
+  };
+}
+
+/** A value the readings count differently, or an unrealistic one: what it gets is recorded, never judged. */
+function observedCase(c: FieldConstraint, profile: TargetProfile, b: BoundaryValue): CaseDef {
+  const check = b.role === 'characters' ? 'observed.characters' : 'observed.edge-values';
+  return {
+    id: `limit.${c.operation}.${c.location}.${c.field}.${b.label}`,
+    title: titleOf(c, b.label, 'observed'),
+    operation: c.operation,
+    formats: formatsFor(c, profile, b.value, b.valid, true),
+    tags: ['@limits', '@observed'],
+    group: groupOf(c),
+    async run(ctx) {
+      const facts = { field: c.field, value: b.value, ...(b.lengths ? { lengths: b.lengths } : {}), contractValid: b.valid };
+      await ctx.send(stepFor(c, profile, ctx, `${c.field} ${b.label}`, b.value, 'unknown', [expectCheck(check, { because: b.because, sections: [...c.sections], facts })], 'open-point'));
+    },
+  };
+}
+
+/** A body value of another type: 400 where no reading takes it, observed where a lenient one converts it. */
+function typeCase(c: FieldConstraint, profile: TargetProfile, label: string, value: unknown, jsonRole: 'rejected' | 'coercion'): CaseDef {
+  const resource = resourceOf(c);
+  const body = bodyFor(c, profile, value, 'unknown', undefined);
+  let xmlRole: 'rejected' | 'coercion' | 'valid' = 'valid';
+  if (resource && body && xmlRepresentable(body)) {
+    const decoded = decodeXml(resource, encodeXml(resource, body));
+    const field = decoded.ok ? fieldValue(decoded.value, c.field) : undefined;
+    xmlRole = decoded.ok ? xmlTypeRole(c.type, field) : 'valid';
+  }
+  const roleIn = (format: CaseFormat) => (format === 'xml' ? xmlRole : jsonRole);
+  const formats: CaseFormat[] = xmlRole === 'valid' ? ['json'] : ['json', 'xml'];
+  const because = `${c.field} must be ${c.type === 'integer' ? 'a 32-bit integer' : 'a string'}, sent ${label} ${JSON.stringify(value)} (section ${c.sections.join(', ')})`;
+  const judged = formats.some((f) => roleIn(f) === 'rejected');
+  const kind = reservedKind(c);
+  return {
+    id: `type.${c.operation}.${c.location}.${c.field}.${label}`,
+    title: titleOf(c, label, judged ? '400' : 'observed'),
+    operation: c.operation,
+    formats,
+    tags: ['@limits', '@types'],
+    ...(kind ? { claims: [{ kind, count: 1, readOnly: true }] } : {}),
+    group: groupOf(c),
+    async run(ctx) {
+      if (roleIn(ctx.format) === 'rejected') {
+        await ctx.send(stepFor(c, profile, ctx, `${c.field} ${label}`, value, 'existing', [expectCheck('type.rejected', { because, sections: [...c.sections, '7'] })]));
+      } else {
+        const facts = { field: c.field, value, format: ctx.format };
+        const step = stepFor(c, profile, ctx, `${c.field} ${label}`, value, 'unknown', [expectCheck('observed.coercion', { because: `${because}: a lenient reading converts it`, sections: [...c.sections], facts })], 'open-point');
+        await ctx.send(step);
+      }
+    },
+  };
+}
+
+/** The value at a field path (`agencyWorks[].agencyCode` reads the first item). */
+function fieldValue(root: unknown, field: string): unknown {
+  let node: unknown = root;
+  for (const segment of field.split('.')) {
+    const name = segment.replace(/\[\]$/, '');
+    if (node === null || typeof node !== 'object' || Array.isArray(node)) return undefined;
+    node = (node as Record<string, unknown>)[name];
+    if (segment.endsWith('[]')) node = Array.isArray(node) ? node[0] : node;
+  }
+  return node;
+}
+
+/** A query integer that is no integer at all: refused (the document lets 400 or 404 answer it). */
+function queryTypeCase(c: FieldConstraint, profile: TargetProfile, label: string, value: string): CaseDef {
+  const kind = reservedKind(c);
+  const because = `${c.field} must be a 32-bit integer, sent ${JSON.stringify(value)} (section ${c.sections.join(', ')})`;
+  return {
+    id: `type.${c.operation}.${c.location}.${c.field}.${label}`,
+    title: titleOf(c, label, 'refused'),
+    operation: c.operation,
+    formats: operation(c.operation).body ? ['json'] : ['none'],
+    tags: ['@limits', '@types'],
+    ...(kind ? { claims: [{ kind, count: 1, readOnly: true }] } : {}),
+    group: groupOf(c),
+    async run(ctx) {
+      await ctx.send(
+        stepFor(c, profile, ctx, `${c.field} ${label}`, value, 'existing', [
+          expectCheck('query.refused', { because, sections: [...c.sections] }),
+          expectCheck('observed.refusal', { because: `${c.field} ${label}: which error status refuses it` }),
+        ]),
+      );
+    },
+  };
+}
+
+export function limitCases(profile: TargetProfile): CaseDef[] {
+  const out: CaseDef[] = [];
+  for (const c of fieldConstraints()) {
+    const example = validExample(c, profile);
+    if (isLimited(c)) {
+      const values = boundaryValues(c, example);
+      for (const b of values.filter((v) => v.role === 'rejected')) out.push(rejectedCase(c, profile, b));
+      const accepted = values.filter((v) => v.role === 'accepted');
+      if (accepted.length > 0) out.push(acceptedCase(c, profile, accepted, example));
+      for (const b of values.filter((v) => v.role === 'characters' || v.role === 'edge')) out.push(observedCase(c, profile, b));
+    }
+    if (c.location === 'body') {
+      for (const w of wrongTypes(c.type, example)) out.push(typeCase(c, profile, w.label, w.value, typeRole(c, w)));
+    } else if (c.type === 'integer') {
+      for (const w of [{ label: 'word', value: 'abc' }, { label: 'fraction', value: '1.5' }]) out.push(queryTypeCase(c, profile, w.label, w.value));
+    }
+  }
+  return out;
+}

@@ -1,0 +1,330 @@
+import fc from 'fast-check';
+import { lengthsOf } from '../../contract/answer.ts';
+import type { Format } from '../../contract/codec/index.ts';
+import { xmlRepresentable } from '../../contract/codec/xml.ts';
+import type { FieldConstraint } from '../../contract/constraints.ts';
+import { constraintsOf, isLimited } from '../../contract/constraints.ts';
+import type { OperationId } from '../../contract/operations.ts';
+import { operation } from '../../contract/operations.ts';
+import type { GenOptions, InvalidValue } from '../generators/values.ts';
+import { edgeMergeBodyArb, exoticForConstraint, invalidForConstraint, validAgentRunArb, validForConstraint, validMergeBodyArb } from '../generators/values.ts';
+import type { Exchange } from '../../contract/exchange.ts';
+import type { TargetProfile } from '../../contract/profile/types.ts';
+import type { CaseContext, CaseDef, Expectation, Probe, Step } from '../case.ts';
+import { expectCheck } from '../expectations.ts';
+import { bodyRequest, queryRequest, rawBodyRequest } from '../requests.ts';
+import { baseQuery, bodyWith, emptyMerge, existingIswc, queryFor, sampleWorkCode, unknownIswc, validAgentRun, validExample } from '../templates.ts';
+import { xmlTwinKeeps } from './limits.ts';
+
+/**
+ * Properties: fast-check generates inputs from the schemas, each is sent and judged by every check;
+ * a failure shrinks to a minimal input, which is recorded with the seed and path that replay it
+ * (ISWC_SEED); a passing property records its last input. ISWC_RUNS sets the runs per property.
+ */
+export async function property<T>(ctx: CaseContext, label: string, arb: fc.Arbitrary<T>, build: (value: T) => Step): Promise<void> {
+  let last: Probe | undefined;
+  let lastFailing: Probe | undefined;
+  const result = await fc.check(
+    fc.asyncProperty(arb, async (value) => {
+      const probe = await ctx.probe(build(value));
+      last = probe;
+      if (probe.failures.length > 0) {
+        lastFailing = probe;
+        return false;
+      }
+      return true;
+    }),
+    { seed: ctx.seed, numRuns: ctx.runs, endOnFailure: ctx.noShrink ?? false },
+  );
+  if (result.failed && lastFailing) {
+    const step = { ...lastFailing.step, label: `${label}: minimal failing input after ${result.numRuns} runs and ${result.numShrinks} shrinks` };
+    ctx.record(step, lastFailing.exchange, { seed: result.seed, ...(result.counterexamplePath ? { path: result.counterexamplePath } : {}) });
+  } else if (last) {
+    ctx.record({ ...last.step, label: `${label}: ${result.numRuns} runs passed (last input shown)` }, last.exchange, { seed: result.seed });
+  }
+  if (result.failed && !lastFailing) throw new Error(`property ${label} failed without a failing answer: ${fc.stringify(result.errorInstance)}`);
+}
+
+/** The status a nominal request got, for differential acceptance (null when it got no answer). */
+function statusOfNominal(exchange: Exchange): number | null {
+  return exchange.error && exchange.error.code !== 'THROTTLED' ? null : (exchange.response?.status ?? null);
+}
+
+const asFormat = (f: string): Format => (f === 'xml' ? 'xml' : 'json');
+const options = (format: Format): GenOptions => ({ xml: format === 'xml', maxFree: 12 });
+const exotic = (format: Format): GenOptions => ({ ...options(format), exotic: true });
+
+interface Broken {
+  c: FieldConstraint;
+  invalid: InvalidValue;
+}
+
+/** One field of the operation broken, with an invalid value of that field's own generator. */
+function brokenField(opId: OperationId, profile: TargetProfile, location: 'body' | 'query'): fc.Arbitrary<Broken> | null {
+  const arbs = constraintsOf(opId)
+    .filter((c) => c.location === location && (isLimited(c) || c.location === 'body' || c.type === 'integer'))
+    .map((c) => invalidForConstraint(c, validExample(c, profile))?.map((invalid) => ({ c, invalid })))
+    .filter((a): a is fc.Arbitrary<Broken> => a !== undefined);
+  return arbs.length > 0 ? fc.oneof(...arbs) : null;
+}
+
+/** In XML an array or object for a scalar is an element where text is expected: a shape question, only observed. */
+function elementShaped(b: Broken): boolean {
+  return b.invalid.label === 'array' || b.invalid.label === 'object';
+}
+
+/** A body value every reading refuses: 400 (a limit, or a type); a query value: refused (400 or 404). */
+function rejectExpectation(b: Broken): Expectation {
+  const because = `${b.c.field} ${JSON.stringify(b.invalid.value)} (${b.invalid.label}) breaks its constraint (section ${b.c.sections.join(', ')})`;
+  if (b.c.location === 'query') return expectCheck('query.refused', { because, sections: b.c.sections });
+  return b.invalid.label.startsWith('too') || b.invalid.label.includes('int32') || b.invalid.label.startsWith('pattern')
+    ? expectCheck('limit.rejected', { because, sections: b.c.sections })
+    : expectCheck('type.rejected', { because, sections: [...b.c.sections, '7'] });
+}
+
+/** What an exotic value is, recorded with the answer: the value and its length under each reading. */
+function exoticFacts(field: string, value: unknown): Record<string, unknown> {
+  return { field, value, ...(typeof value === 'string' ? { lengths: lengthsOf(value) } : {}) };
+}
+
+export function propertyCases(profile: TargetProfile): CaseDef[] {
+  const RUN = 'notifyAgentRun';
+  const MERGE = 'mergeIswcMetadata';
+  const BOTH: readonly Format[] = ['json', 'xml'];
+  const others = profile.iswcs.slice(1);
+  const nominalMerge = { ...emptyMerge(), iswcs: [unknownIswc(profile, 1)], agencyWorks: [{ agencyCode: profile.agency, agencyWorkCode: sampleWorkCode(profile) }] };
+  const out: CaseDef[] = [
+    {
+      id: 'property.run.valid',
+      title: 'Property: every realistic valid agent run is answered like a nominal one (200 and a CsnNotification)',
+      operation: RUN,
+      formats: BOTH,
+      tags: ['@property'],
+      async run(ctx) {
+        const format = asFormat(ctx.format);
+        const nominal = await ctx.send({ label: 'nominal agent run', operation: RUN, request: bodyRequest(RUN, format, validAgentRun(profile)), expect: [] });
+        const nominalStatus = statusOfNominal(nominal);
+        await property(ctx, 'valid agent run', validAgentRunArb(options(format), profile.agency), (body) => ({
+          label: 'valid agent run',
+          operation: RUN,
+          request: bodyRequest(RUN, format, body),
+          expect: [expectCheck('limit.accepted', { because: `every value is within its limits (generated, section 2.1); the nominal agent run got ${nominalStatus ?? 'no answer'}`, nominalStatus })],
+        }));
+      },
+    },
+    {
+      id: 'property.run.invalid',
+      title: 'Property: an agent run breaking one constraint, as every reading counts it, gets 400',
+      operation: RUN,
+      formats: BOTH,
+      tags: ['@property'],
+      async run(ctx) {
+        const format = asFormat(ctx.format);
+        const broken = brokenField(RUN, profile, 'body');
+        if (!broken) return;
+        const arb = broken
+          .map((b) => ({ b, body: bodyWith(validAgentRun(profile), b.c.field, b.invalid.value, profile) }))
+          .filter(({ b, body }) => format === 'json' || (!elementShaped(b) && xmlTwinKeeps('AgentRun', body, false)));
+        await property(ctx, 'agent run with one broken field', arb, ({ b, body }) => ({
+          label: `agent run with ${b.c.field} broken`,
+          operation: RUN,
+          request: bodyRequest(RUN, format, body),
+          expect: [rejectExpectation(b)],
+        }));
+      },
+    },
+    {
+      id: 'property.run.exotic',
+      title: 'Property: agent runs with exotic text and extreme counters (observed; never 5xx)',
+      operation: RUN,
+      formats: BOTH,
+      tags: ['@property', '@observed'],
+      async run(ctx) {
+        const format = asFormat(ctx.format);
+        const fields = constraintsOf(RUN).filter((c) => c.location === 'body');
+        const arb = fc.oneof(...fields.map((c) => exoticForConstraint(c, exotic(format)).map((v) => ({ c, v }))));
+        await property(ctx, 'agent run with an exotic value', arb, ({ c, v }) => ({
+          label: `agent run with ${v.label} in ${c.field}`,
+          operation: RUN,
+          probe: 'open-point',
+          request: bodyRequest(RUN, format, bodyWith(validAgentRun(profile), c.field, v.value, profile)),
+          expect: [
+            typeof v.value === 'string'
+              ? expectCheck('observed.characters', { because: `${c.field} ${v.label}: the readings of "characters" may count it differently`, facts: exoticFacts(c.field, v.value) })
+              : expectCheck('observed.edge-values', { because: `${c.field} ${v.label}: no realistic counter`, facts: exoticFacts(c.field, v.value) }),
+          ],
+        }));
+      },
+    },
+    {
+      id: 'property.merge.valid-unknown',
+      title: 'Property: a realistic valid merge request naming an unknown preferred ISWC is answered like a nominal one',
+      operation: MERGE,
+      formats: BOTH,
+      tags: ['@property'],
+      async run(ctx) {
+        const format = asFormat(ctx.format);
+        const query = queryFor(MERGE, { preferredIswc: unknownIswc(profile), agency: profile.agency });
+        const nominal = await ctx.send({ label: 'nominal merge into an unknown preferred ISWC', operation: MERGE, request: bodyRequest(MERGE, format, nominalMerge, { query }), expect: [] });
+        const nominalStatus = statusOfNominal(nominal);
+        // ISWCs that do not exist (the profile's), agency works that do not exist: the same data as the nominal.
+        const arb = validMergeBodyArb(options(format), { iswcs: profile.unknownIswcs.slice(1), agency: profile.agency });
+        await property(ctx, 'valid merge body, unknown preferred ISWC', arb, (body) => ({
+          label: 'valid merge body',
+          operation: MERGE,
+          request: bodyRequest(MERGE, format, body, { query }),
+          expect: [expectCheck('limit.accepted', { because: `every value is within its limits (generated); the same merge with nominal values got ${nominalStatus ?? 'no answer'}`, nominalStatus })],
+        }));
+      },
+    },
+    {
+      id: 'property.merge.invalid',
+      title: 'Property: a merge request breaking one constraint gets 400 (body) or a refusal (query), wherever the bad item sits',
+      operation: MERGE,
+      formats: BOTH,
+      tags: ['@property'],
+      // A faulty server that ignored the broken item could merge the profile's existing ISWCs.
+      changesData: true,
+      async run(ctx) {
+        const format = asFormat(ctx.format);
+        const body = brokenField(MERGE, profile, 'body');
+        const query = brokenField(MERGE, profile, 'query');
+        const arbs: Array<fc.Arbitrary<{ b: Broken; payload: Record<string, unknown>; agency: string }>> = [];
+        if (body) {
+          arbs.push(
+            // The broken item among up to 6 existing ISWCs, often last: faults that check only a prefix show there.
+            fc.tuple(body, fc.subarray(others, { maxLength: 6 }), fc.oneof(fc.constant(-1), fc.nat())).map(([b, valid, at]) => {
+              let payload = bodyWith(emptyMerge(), b.c.field, b.invalid.value, profile);
+              if (b.c.field === 'iswcs[]') {
+                const items: unknown[] = [...valid];
+                items.splice(at < 0 ? items.length : at % (items.length + 1), 0, b.invalid.value);
+                payload = { ...payload, iswcs: items };
+              }
+              return { b, payload, agency: profile.agency };
+            }),
+          );
+        }
+        if (query) arbs.push(query.map((b) => ({ b, payload: emptyMerge(), agency: String(b.invalid.value) })));
+        const arb = fc.oneof(...arbs).filter(({ b, payload }) => format === 'json' || (!elementShaped(b) && xmlRepresentable(payload) && xmlTwinKeeps('MergeRequest', payload, false)));
+        await property(ctx, 'merge with one broken field', arb, ({ b, payload, agency }) => ({
+          label: `merge with ${b.c.field} broken`,
+          operation: MERGE,
+          request: bodyRequest(MERGE, format, payload, { query: queryFor(MERGE, { preferredIswc: existingIswc(profile), agency }) }),
+          expect: [rejectExpectation(b)],
+        }));
+      },
+    },
+    {
+      id: 'property.merge.edge',
+      title: 'Property: merge requests with duplicates, empty arrays and exotic text (observed; never 5xx)',
+      operation: MERGE,
+      formats: BOTH,
+      tags: ['@property', '@observed'],
+      async run(ctx) {
+        const format = asFormat(ctx.format);
+        const query = queryFor(MERGE, { preferredIswc: unknownIswc(profile), agency: profile.agency });
+        await property(ctx, 'merge body with edge values', edgeMergeBodyArb(options(format)), (body) => ({
+          label: 'merge body with edge values',
+          operation: MERGE,
+          probe: 'open-point',
+          request: bodyRequest(MERGE, format, body, { query }),
+          expect: [expectCheck('observed.edge-values', { because: 'duplicates, empty arrays or exotic text, into an ISWC that does not exist', facts: { body } })],
+        }));
+      },
+    },
+  ];
+  for (const opId of ['deleteSubmission', 'demergeIswcMetadata'] as const) {
+    const short = opId === 'deleteSubmission' ? 'delete' : 'demerge';
+    const op = operation(opId);
+    out.push(
+      {
+        id: `property.${short}.invalid`,
+        title: `Property: ${op.summary.toLowerCase()} with one broken parameter is refused`,
+        operation: opId,
+        formats: ['none'],
+        tags: ['@property'],
+        // Everything but the broken parameter names existing data: a reserved entry, never consumed.
+        claims: [{ kind: opId === 'deleteSubmission' ? 'submissions' : 'demerges', count: 1, readOnly: true }],
+        async run(ctx) {
+          const broken = brokenField(opId, profile, 'query');
+          if (!broken) return;
+          const entry = (ctx.entries[opId === 'deleteSubmission' ? 'submissions' : 'demerges']?.[0] ?? {}) as Record<string, string | number>;
+          await property(ctx, `${short} with one broken parameter`, broken, (b) => ({
+            label: `${short} with ${b.c.field} broken`,
+            operation: opId,
+            request: queryRequest(opId, queryFor(opId, { ...baseQuery(opId, profile), ...entry, [b.c.field]: String(b.invalid.value) })),
+            expect: [rejectExpectation(b)],
+          }));
+        },
+      },
+      {
+        id: `property.${short}.valid-unknown`,
+        title: `Property: ${op.summary.toLowerCase()} with a realistic work code, naming nothing, is answered like a nominal one`,
+        operation: opId,
+        formats: ['none'],
+        tags: ['@property'],
+        async run(ctx) {
+          const base = baseQuery(opId, profile, unknownIswc(profile));
+          const nominal = await ctx.send({ label: `nominal ${short} naming nothing`, operation: opId, request: queryRequest(opId, queryFor(opId, base)), expect: [] });
+          const nominalStatus = statusOfNominal(nominal);
+          // The work code is what varies: the agency is the profile's and the source database the nominal one,
+          // which a server may check against the ones it knows.
+          const workcode = constraintsOf(opId).find((c) => c.location === 'query' && c.field === 'workcode');
+          if (!workcode) return;
+          await property(ctx, `${short} with a generated work code`, validForConstraint(workcode, options('json')), (value) => ({
+            label: `${short} with a valid work code`,
+            operation: opId,
+            request: queryRequest(opId, queryFor(opId, { ...base, workcode: value })),
+            expect: [expectCheck('limit.accepted', { because: `the work code is within its limit (generated); the same ${short} with the nominal one got ${nominalStatus ?? 'no answer'}`, nominalStatus })],
+          }));
+        },
+      },
+    );
+  }
+  out.push(
+    {
+      id: 'property.any-body',
+      title: 'Property: any JSON body gets an answer, never 5xx (observed)',
+      operation: RUN,
+      formats: ['json'],
+      tags: ['@property', '@robustness'],
+      async run(ctx) {
+        const arb = fc.tuple(fc.constantFrom(RUN, MERGE), fc.jsonValue({ maxDepth: 3 }));
+        await property(ctx, 'arbitrary JSON body', arb, ([opId, value]) => ({
+          label: `arbitrary JSON to ${opId}`,
+          operation: opId,
+          // A random body probes points the document leaves open (nulls, extra fields, unknown runIds).
+          probe: 'open-point',
+          request: rawBodyRequest(opId, 'json', JSON.stringify(value) ?? 'null', opId === MERGE ? { query: queryFor(MERGE, { preferredIswc: unknownIswc(profile), agency: profile.agency }) } : {}),
+          expect: [],
+        }));
+      },
+    },
+    {
+      id: 'property.run.requiredness',
+      title: 'Property: agent runs with fields missing, null or extra (observed; never 5xx)',
+      operation: RUN,
+      formats: BOTH,
+      tags: ['@property', '@observed'],
+      async run(ctx) {
+        const format = asFormat(ctx.format);
+        const fields = Object.keys(validAgentRun(profile));
+        const arb = fc.tuple(fc.subarray(fields), fc.subarray(fields), fc.boolean());
+        await property(ctx, 'agent run with fields missing, null or extra', arb, ([missing, nulls, extra]) => {
+          const body: Record<string, unknown> = { ...validAgentRun(profile) };
+          for (const f of missing) delete body[f];
+          for (const f of nulls) if (f in body) body[f] = null;
+          if (extra) body.iswcConformanceExtra = 'x';
+          return {
+            label: 'agent run with fields missing, null or extra',
+            operation: RUN,
+            probe: 'open-point',
+            request: bodyRequest(RUN, format, body),
+            expect: [expectCheck('observed.requiredness', { because: `missing ${missing.join(',') || '-'}, null ${nulls.join(',') || '-'}, extra ${extra}` })],
+          };
+        });
+      },
+    },
+  );
+  return out;
+}

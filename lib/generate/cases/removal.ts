@@ -1,0 +1,246 @@
+import { operation } from '../../contract/operations.ts';
+import { withWrongCheckDigit } from '../../contract/iswc.ts';
+import type { DemergeEntry, SubmissionEntry, TargetProfile } from '../../contract/profile/types.ts';
+import type { CaseDef } from '../case.ts';
+import { expectCheck } from '../expectations.ts';
+import { queryRequest } from '../requests.ts';
+import { REASON_CODE, baseQuery, existingIswc, queryFor, sampleWorkCode, unknownIswc } from '../templates.ts';
+
+const DELETE = 'deleteSubmission';
+const DEMERGE = 'demergeIswcMetadata';
+
+function submissionQuery(s: SubmissionEntry, sourceDb = s.sourceDb) {
+  return queryFor(DELETE, { preferredIswc: s.preferredIswc, agency: s.agency, workcode: s.workcode, sourceDb, reasonCode: REASON_CODE });
+}
+
+/** Submission delete (4.3) and demerge (4.4): operations without a body, run once ('none' format). */
+export function removalCases(profile: TargetProfile): CaseDef[] {
+  const del = operation(DELETE);
+  const dem = operation(DEMERGE);
+  const authCases = (opId: typeof DELETE | typeof DEMERGE): CaseDef[] =>
+    (['none', 'wrong'] as const).map((auth) => ({
+      id: `${opId === DELETE ? 'delete' : 'demerge'}.auth.${auth}`,
+      title: `${operation(opId).method} ${operation(opId).path} with ${auth === 'none' ? 'no' : 'a wrong'} key: refused (400, 401 or 403)`,
+      operation: opId,
+      formats: ['none'],
+      tags: ['@smoke', '@auth'],
+      async run(ctx) {
+        await ctx.send({
+          label: `${auth === 'none' ? 'missing' : 'wrong'} key`,
+          operation: opId,
+          request: queryRequest(opId, queryFor(opId, baseQuery(opId, profile, unknownIswc(profile))), { auth }),
+          expect: [
+            expectCheck('auth.required', { because: `the subscription key is ${auth === 'none' ? 'missing' : 'wrong'} (section 5.1)` }),
+            expectCheck('observed.auth-answer', { because: `${operation(opId).summary} with ${auth === 'none' ? 'no' : 'a wrong'} key` }),
+          ],
+        });
+      },
+    }));
+  /**
+   * An unknown preferred ISWC, everything else naming existing data (a reserved entry, never consumed):
+   * 404, as the document ties "not found" to it. A work the existing preferred ISWC does not have: the
+   * document lets 400 ("invalid agency and work code") or 404 answer it, so either refuses it.
+   */
+  const unknownCase = (opId: typeof DELETE | typeof DEMERGE, neverLabel: string, neverBecause: string): CaseDef => {
+    const op = operation(opId);
+    const unknown = unknownIswc(profile);
+    const kind = opId === DELETE ? 'submissions' : 'demerges';
+    return {
+      id: `${opId === DELETE ? 'delete' : 'demerge'}.unknown`,
+      title: `${op.method} ${op.path} naming an unknown preferred ISWC: 404; naming a work it does not have: refused @smoke`,
+      operation: opId,
+      formats: ['none'],
+      tags: ['@smoke'],
+      claims: [{ kind, count: 1, readOnly: true }],
+      async run(ctx) {
+        const entry = ctx.entries[kind]?.[0] as Partial<SubmissionEntry> | undefined;
+        if (!entry) throw new Error(`no reserved ${kind} entry allocated`);
+        await ctx.send({
+          label: 'unknown preferred ISWC',
+          operation: opId,
+          request: queryRequest(opId, queryFor(opId, { ...baseQuery(opId, profile), ...entry, preferredIswc: unknown })),
+          expect: [expectCheck('status.not-found', { because: `${unknown} does not exist; agency and work code are those of the profile's ${JSON.stringify(entry)} (section ${op.section})` })],
+        });
+        await ctx.send({
+          label: neverLabel,
+          operation: opId,
+          request: queryRequest(opId, queryFor(opId, baseQuery(opId, profile, existingIswc(profile)))),
+          expect: [
+            expectCheck('status.refused', { because: `${neverBecause} (section ${op.section})` }),
+            expectCheck('observed.refusal', { because: `${op.summary}: ${neverLabel}: which error status refuses it` }),
+          ],
+        });
+      },
+    };
+  };
+  return [
+    {
+      id: 'delete.success-then-repeat',
+      title: `DELETE ${del.path}: a profile submission deletes (204); a repeat is refused @smoke @destructive`,
+      operation: DELETE,
+      formats: ['none'],
+      tags: ['@smoke', '@destructive'],
+      claims: [{ kind: 'submissions', count: 1 }],
+      async run(ctx) {
+        const s = ctx.entries.submissions?.[0] as SubmissionEntry | undefined;
+        if (!s) throw new Error('no submission entry allocated');
+        const request = queryRequest(DELETE, submissionQuery(s));
+        await ctx.send({ label: 'delete profile submission', operation: DELETE, request, expect: [expectCheck('status.success', { because: `the target profile lists this submission (section ${del.section})` })] });
+        await ctx.send({
+          label: 'repeat the delete',
+          operation: DELETE,
+          request,
+          expect: [expectCheck('outcome.delete', { because: 'the delete just removed this submission (section 3)' }), expectCheck('observed.refusal', { because: 'a repeated delete: which error status refuses it' })],
+        });
+      },
+    },
+    {
+      id: 'delete.identity',
+      title: `DELETE ${del.path} naming another sourceDb, agency, work code or preferred ISWC: refused each time, and the submission is still there (204) @destructive`,
+      operation: DELETE,
+      formats: ['none'],
+      tags: ['@destructive'],
+      claims: [{ kind: 'submissions', count: 1 }],
+      async run(ctx) {
+        const s = ctx.entries.submissions?.[0] as SubmissionEntry | undefined;
+        if (!s) throw new Error('no submission entry allocated');
+        // Section 2.5: the submission is identified by all four values; naming any other one finds nothing.
+        const others: Array<[string, Partial<SubmissionEntry>]> = [
+          ['sourceDb', { sourceDb: s.sourceDb === 300 ? 301 : 300 }],
+          ['agency', { agency: otherAgency(s.agency) }],
+          ['work code', { workcode: otherWorkCode(s.workcode) }],
+          ['preferred ISWC', { preferredIswc: otherExisting(profile, s.preferredIswc) }],
+        ];
+        for (const [what, change] of others) {
+          const named = { ...s, ...change };
+          await ctx.send({
+            label: `delete naming another ${what}`,
+            operation: DELETE,
+            request: queryRequest(DELETE, submissionQuery(named)),
+            expect: [
+              expectCheck('status.refused', { because: `no submission has this ${what}; the profile's is ${JSON.stringify(s)} (sections 2.5, 4.3)`, sections: ['2.5', '4.3'] }),
+              expectCheck('observed.refusal', { because: `a delete naming another ${what}: which error status refuses it` }),
+            ],
+          });
+        }
+        await ctx.send({
+          label: 'delete naming the submission rightly',
+          operation: DELETE,
+          request: queryRequest(DELETE, submissionQuery(s)),
+          expect: [expectCheck('outcome.identity', { because: 'the deletes naming another value must have left this submission in place (section 2.5)' })],
+        });
+      },
+    },
+    {
+      id: 'demerge.identity',
+      title: `DELETE ${dem.path} naming another agency, work code or preferred ISWC: refused each time, and the metadata still demerges (204) @destructive`,
+      operation: DEMERGE,
+      formats: ['none'],
+      tags: ['@destructive'],
+      claims: [{ kind: 'demerges', count: 1 }],
+      async run(ctx) {
+        const d = ctx.entries.demerges?.[0] as DemergeEntry | undefined;
+        if (!d) throw new Error('no demerge entry allocated');
+        const q = (e: DemergeEntry) => queryFor(DEMERGE, { preferredIswc: e.preferredIswc, agency: e.agency, workcode: e.workcode });
+        const others: Array<[string, Partial<DemergeEntry>]> = [
+          ['agency', { agency: otherAgency(d.agency) }],
+          ['work code', { workcode: otherWorkCode(d.workcode) }],
+          ['preferred ISWC', { preferredIswc: otherExisting(profile, d.preferredIswc) }],
+        ];
+        for (const [what, change] of others) {
+          await ctx.send({
+            label: `demerge naming another ${what}`,
+            operation: DEMERGE,
+            request: queryRequest(DEMERGE, q({ ...d, ...change })),
+            expect: [
+              expectCheck('status.refused', { because: `this metadata is merged under another ${what}: ${JSON.stringify(d)} (section 4.4)`, sections: ['4.4'] }),
+              expectCheck('observed.refusal', { because: `a demerge naming another ${what}: which error status refuses it` }),
+            ],
+          });
+        }
+        await ctx.send({
+          label: 'demerge naming the metadata rightly',
+          operation: DEMERGE,
+          request: queryRequest(DEMERGE, q(d)),
+          expect: [expectCheck('outcome.identity', { because: 'the demerges naming another value must have left this metadata in place (section 4.4)', sections: ['4.4'] })],
+        });
+      },
+    },
+    unknownCase(DELETE, 'work code never submitted', `no submission of ${sampleWorkCode(profile)} exists on ${existingIswc(profile)}`),
+    {
+      id: 'delete.observed',
+      title: `DELETE ${del.path} with points the document leaves open (observed)`,
+      operation: DELETE,
+      formats: ['none'],
+      tags: ['@observed'],
+      async run(ctx) {
+        const base = baseQuery(DELETE, profile);
+        const steps = [
+          { label: 'no reasonCode', query: { ...base, reasonCode: undefined }, check: 'observed.reason-code' as const },
+          { label: 'blank reasonCode', query: { ...base, reasonCode: ' ' }, check: 'observed.reason-code' as const },
+          { label: 'malformed preferredIswc', query: { ...base, preferredIswc: 't123' }, check: 'observed.iswc-handling' as const },
+          { label: 'preferredIswc with a wrong check digit', query: { ...base, preferredIswc: withWrongCheckDigit(existingIswc(profile)) }, check: 'observed.iswc-handling' as const },
+        ];
+        for (const s of steps) {
+          await ctx.send({ label: s.label, operation: DELETE, probe: 'open-point', request: queryRequest(DELETE, queryFor(DELETE, s.query)), expect: [expectCheck(s.check, { because: `submission delete: ${s.label}` })] });
+        }
+      },
+    },
+    ...authCases(DELETE),
+    {
+      id: 'demerge.success-then-repeat',
+      title: `DELETE ${dem.path}: profile metadata demerges (204); a repeat is refused @smoke @destructive`,
+      operation: DEMERGE,
+      formats: ['none'],
+      tags: ['@smoke', '@destructive'],
+      claims: [{ kind: 'demerges', count: 1 }],
+      async run(ctx) {
+        const d = ctx.entries.demerges?.[0] as DemergeEntry | undefined;
+        if (!d) throw new Error('no demerge entry allocated');
+        const request = queryRequest(DEMERGE, queryFor(DEMERGE, { preferredIswc: d.preferredIswc, agency: d.agency, workcode: d.workcode }));
+        await ctx.send({ label: 'demerge profile metadata', operation: DEMERGE, request, expect: [expectCheck('status.success', { because: `the target profile lists this metadata as merged (section ${dem.section})` })] });
+        await ctx.send({
+          label: 'repeat the demerge',
+          operation: DEMERGE,
+          request,
+          expect: [expectCheck('outcome.demerge', { because: 'the demerge just removed this metadata (section 3)' }), expectCheck('observed.refusal', { because: 'a repeated demerge: which error status refuses it' })],
+        });
+      },
+    },
+    unknownCase(DEMERGE, 'work never merged', `${sampleWorkCode(profile)} was never merged into ${existingIswc(profile)}`),
+    {
+      id: 'demerge.observed',
+      title: `DELETE ${dem.path} with a malformed preferredIswc (observed)`,
+      operation: DEMERGE,
+      formats: ['none'],
+      tags: ['@observed'],
+      async run(ctx) {
+        await ctx.send({
+          label: 'malformed preferredIswc',
+          operation: DEMERGE,
+          probe: 'open-point',
+          request: queryRequest(DEMERGE, queryFor(DEMERGE, { ...baseQuery(DEMERGE, profile), preferredIswc: 'T12345' })),
+          expect: [expectCheck('observed.iswc-handling', { because: 'demerge: malformed preferredIswc' })],
+        });
+      },
+    },
+    ...authCases(DEMERGE),
+  ];
+}
+
+/** Another well-formed agency code, for requests that must not match. */
+function otherAgency(agency: string): string {
+  return agency === '052' ? '021' : '052';
+}
+
+/** The same work code with its last character changed (same length, within its limit). */
+function otherWorkCode(workcode: string): string {
+  const chars = [...workcode];
+  const last = chars.pop() ?? '';
+  return `${chars.join('')}${last === 'Z' ? 'Y' : 'Z'}`;
+}
+
+/** Another ISWC that exists in the target, for requests that must not match. */
+function otherExisting(profile: TargetProfile, iswc: string): string {
+  return profile.iswcs.find((i) => i !== iswc) ?? unknownIswc(profile, 2);
+}

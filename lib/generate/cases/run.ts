@@ -1,0 +1,218 @@
+import type { Format } from '../../contract/codec/index.ts';
+import { MEDIA_TYPE } from '../../contract/codec/index.ts';
+import { runIdOf } from '../../contract/answer.ts';
+import { operation } from '../../contract/operations.ts';
+import type { TargetProfile } from '../../contract/profile/types.ts';
+import type { CaseDef } from '../case.ts';
+import { expectCheck } from '../expectations.ts';
+import { bodyRequest, rawBodyRequest } from '../requests.ts';
+import { validAgentRun } from '../templates.ts';
+
+const OP = 'notifyAgentRun';
+const op = () => operation(OP);
+const BOTH: readonly Format[] = ['json', 'xml'];
+
+function asFormat(format: string): Format {
+  return format === 'xml' ? 'xml' : 'json';
+}
+
+export function runCases(profile: TargetProfile): CaseDef[] {
+  const section = op().section;
+  return [
+    {
+      id: 'run.start-and-end',
+      title: `POST ${op().path}: a run starts (200 + runId) and ends with that runId (200) @smoke`,
+      operation: OP,
+      formats: BOTH,
+      tags: ['@smoke'],
+      async run(ctx) {
+        const format = asFormat(ctx.format);
+        const start = await ctx.send({
+          label: 'start run',
+          operation: OP,
+          request: bodyRequest(OP, format, validAgentRun(profile)),
+          expect: [expectCheck('status.success', { because: `a valid agent run (section 2.1) gets 200 (section ${section})` })],
+        });
+        const runId = runIdOf(start) ?? `iswc-conformance-${Date.now()}`;
+        await ctx.send({
+          label: 'end run',
+          operation: OP,
+          request: bodyRequest(OP, format, { ...validAgentRun(profile, 2), runId }),
+          expect: [
+            expectCheck('status.success', { because: `a valid agent run carrying a runId (section 2.1) gets 200 (section ${section})` }),
+            expectCheck('observed.run-id', { because: 'the runId answered when a run is ended' }),
+          ],
+        });
+        // A runId the server never issued: whatever it answers must be a documented status (200, 400);
+        // production's 404 for an unknown run is not one the document lists.
+        // A runId the server never issued: the document says nothing of it (production answers 404), so
+        // the answer is only recorded.
+        await ctx.send({
+          label: 'end a run never started',
+          operation: OP,
+          probe: 'open-point',
+          request: bodyRequest(OP, format, { ...validAgentRun(profile, 3), runId: `iswc-conformance-never-started-${ctx.seed}` }),
+          expect: [expectCheck('observed.run-id', { because: 'the answer to a runId the server never issued' })],
+        });
+      },
+    },
+    {
+      id: 'run.no-content-type',
+      title: `POST ${op().path} without Content-Type is understood (200)`,
+      operation: OP,
+      formats: BOTH,
+      tags: ['@smoke'],
+      async run(ctx) {
+        await ctx.send({
+          label: 'no Content-Type',
+          operation: OP,
+          request: bodyRequest(OP, asFormat(ctx.format), validAgentRun(profile), { contentType: null }),
+          expect: [expectCheck('content-type.optional', { because: 'the body is a valid agent run and Content-Type is optional (section 4.1)' })],
+        });
+      },
+    },
+    ...(['none', 'wrong'] as const).map(
+      (auth): CaseDef => ({
+        id: `run.auth.${auth}`,
+        title: `POST ${op().path} with ${auth === 'none' ? 'no' : 'a wrong'} key: 401 "Not Authorized"`,
+        operation: OP,
+        formats: BOTH,
+        tags: ['@smoke', '@auth'],
+        async run(ctx) {
+          await ctx.send({
+            label: `${auth === 'none' ? 'missing' : 'wrong'} key`,
+            operation: OP,
+            request: bodyRequest(OP, asFormat(ctx.format), validAgentRun(profile), { auth }),
+            expect: [expectCheck('auth.required', { because: `the subscription key is ${auth === 'none' ? 'missing' : 'wrong'} (section 5.1)` })],
+          });
+        },
+      }),
+    ),
+    {
+      id: 'run.body-not-object',
+      title: `POST ${op().path} with a JSON body that is not an object: 400`,
+      operation: OP,
+      formats: ['json'],
+      tags: ['@types'],
+      async run(ctx) {
+        // A JSON null body is left out: null is a point the readings leave open (observed below).
+        for (const body of ['[]', '42', '"AgentRun"']) {
+          await ctx.send({
+            label: `body ${body}`,
+            operation: OP,
+            request: rawBodyRequest(OP, 'json', body),
+            expect: [expectCheck('type.rejected', { because: `the body ${body} is not an agent run object (section 2.1)` })],
+          });
+        }
+      },
+    },
+    {
+      id: 'run.malformed',
+      title: `POST ${op().path} with a body no parser accepts: 400 "Bad Request"`,
+      operation: OP,
+      formats: BOTH,
+      tags: ['@syntax'],
+      async run(ctx) {
+        const format = asFormat(ctx.format);
+        const valid = bodyRequest(OP, format, validAgentRun(profile)).body as string;
+        const bodies =
+          format === 'json'
+            ? [
+                { label: 'truncated JSON', body: valid.slice(0, Math.floor(valid.length / 2)) },
+                { label: 'not JSON at all', body: `agencyCode=${profile.agency}&newRecordCount=1` },
+              ]
+            : [
+                { label: 'unclosed element', body: valid.replace(/<\/AgentRun>$/, '') },
+                { label: 'wrong root element', body: valid.replace(/AgentRun>/g, 'CsnNotification>').replace('<AgentRun>', '<CsnNotification>') },
+              ];
+        for (const { label, body } of bodies) {
+          await ctx.send({
+            label,
+            operation: OP,
+            request: rawBodyRequest(OP, format, body),
+            expect: [expectCheck('body.malformed', { because: `the body is ${label}, not an agent run (section 2.1)` })],
+          });
+        }
+      },
+    },
+    {
+      id: 'run.lenient-syntax',
+      title: `POST ${op().path} with JSON only a lenient parser accepts (observed)`,
+      operation: OP,
+      formats: ['json'],
+      tags: ['@syntax', '@observed'],
+      async run(ctx) {
+        const valid = bodyRequest(OP, 'json', validAgentRun(profile)).body as string;
+        const bodies = [
+          { label: 'trailing content', body: `${valid}}` },
+          { label: 'single quotes', body: valid.replace(/"/g, "'") },
+          { label: 'a comment', body: valid.replace('{', '{ /* iswc-conformance */ ') },
+          { label: 'unquoted property names', body: valid.replace(/"(\w+)":/g, '$1:') },
+        ];
+        for (const { label, body } of bodies) {
+          await ctx.send({
+            label,
+            operation: OP,
+            probe: 'open-point',
+            request: rawBodyRequest(OP, 'json', body),
+            expect: [expectCheck('observed.lenient-syntax', { because: `an agent run with ${label}: strict parsers refuse it, lenient ones (Newtonsoft.Json) accept it` })],
+          });
+        }
+      },
+    },
+    {
+      id: 'run.requiredness',
+      title: `POST ${op().path} with missing, null and extra fields (observed)`,
+      operation: OP,
+      formats: BOTH,
+      tags: ['@observed'],
+      async run(ctx) {
+        const format = asFormat(ctx.format);
+        const nulls = Object.fromEntries(Object.keys(validAgentRun(profile)).map((k) => [k, null]));
+        const variants: Array<{ label: string; body: unknown }> = [
+          { label: 'all fields missing', body: {} },
+          ...(format === 'json' ? [{ label: 'a null body', body: null }] : [{ label: 'only text in the root element', body: 'text' }]),
+          { label: 'all fields null', body: nulls },
+          { label: 'an extra field', body: { ...validAgentRun(profile), iswcConformanceExtra: 'x' } },
+        ];
+        // A Content-Type that names the other format than the body's (issue 3: syntax-level faults).
+        const other = format === 'json' ? MEDIA_TYPE.xml : MEDIA_TYPE.json;
+        await ctx.send({
+          label: `a ${format.toUpperCase()} body labelled ${other}`,
+          operation: OP,
+          probe: 'open-point',
+          request: bodyRequest(OP, format, validAgentRun(profile), { contentType: other }),
+          expect: [expectCheck('observed.requiredness', { because: `a ${format.toUpperCase()} body with Content-Type ${other}` })],
+        });
+        for (const { label, body } of variants) {
+          await ctx.send({
+            label,
+            operation: OP,
+            probe: 'open-point',
+            request: bodyRequest(OP, format, body),
+            expect: [expectCheck('observed.requiredness', { because: `agent run with ${label}` })],
+          });
+        }
+      },
+    },
+    {
+      id: 'run.accept',
+      title: `POST ${op().path} with each Accept header (observed: which representation answers)`,
+      operation: OP,
+      formats: BOTH,
+      tags: ['@observed'],
+      async run(ctx) {
+        const format = asFormat(ctx.format);
+        for (const accept of [undefined, MEDIA_TYPE.json, MEDIA_TYPE.xml]) {
+          await ctx.send({
+            label: `Accept ${accept ?? 'absent'}`,
+            operation: OP,
+            request: bodyRequest(OP, format, validAgentRun(profile), accept ? { headers: { Accept: accept } } : {}),
+            expect: [expectCheck('observed.response-format', { because: `${format.toUpperCase()} request, Accept ${accept ?? 'absent'}` })],
+            extraStatuses: accept ? [406] : [],
+          });
+        }
+      },
+    },
+  ];
+}

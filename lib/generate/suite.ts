@@ -1,0 +1,21 @@
+import type { TargetProfile } from '../contract/profile/types.ts';
+import type { CaseDef } from './case.ts';
+import { httpCases } from './cases/http.ts';
+import { limitCases } from './cases/limits.ts';
+import { mergeCases } from './cases/merge.ts';
+import { modelCases } from './cases/model.ts';
+import { propertyCases } from './cases/properties.ts';
+import { removalCases } from './cases/removal.ts';
+import { runCases } from './cases/run.ts';
+import { scenarioCases } from './scenarios/cases.ts';
+
+/** Every case the harness has for a target profile: fixed cases, limits, properties, the model test, scenarios. */
+export function allCases(profile: TargetProfile): CaseDef[] {
+  const cases = [...runCases(profile), ...mergeCases(profile), ...removalCases(profile), ...limitCases(profile), ...httpCases(profile), ...propertyCases(profile), ...modelCases(profile), ...scenarioCases(profile)];
+  const ids = new Set<string>();
+  for (const c of cases) {
+    if (ids.has(c.id)) throw new Error(`Duplicate case id ${c.id}`);
+    ids.add(c.id);
+  }
+  return cases;
+}

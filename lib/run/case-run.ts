@@ -1,0 +1,119 @@
+import type { Exchange, HttpClient } from '../contract/exchange.ts';
+import type { CaseContext, CaseDef, CaseFormat, CaseInput, Probe, Replay, Step } from '../generate/case.ts';
+import { CHECK_MANIFEST } from '../generate/checks.generated.ts';
+import type { CheckId } from '../generate/checks.generated.ts';
+import type { CheckExecution, Judge } from './execution.ts';
+
+/** Runs one case in one format: sends each step, applies every check, records each execution. */
+export class CaseRun implements CaseContext {
+  readonly executions: CheckExecution[] = [];
+  /** Requests sent, resends after throttling, and time waited for the pace or Retry-After. */
+  readonly stats = { requests: 0, retries: 0, waitedMs: 0 };
+  /** Every recorded exchange with its step label, in order (for per-exchange report steps such as Allure's). */
+  readonly exchanges: Array<{ label: string; exchange: Exchange }> = [];
+  readonly format: CaseFormat;
+  readonly profile: CaseInput['profile'];
+  readonly entries: CaseInput['entries'];
+  readonly seed: number;
+  readonly runs: number;
+  readonly strict: boolean;
+  readonly noShrink: boolean;
+
+  constructor(
+    private readonly def: CaseDef,
+    input: CaseInput,
+    private readonly client: HttpClient,
+    private readonly judge: Judge,
+  ) {
+    this.format = input.format;
+    this.profile = input.profile;
+    this.entries = input.entries;
+    this.seed = input.seed;
+    this.runs = input.runs;
+    this.strict = input.strict;
+    this.noShrink = input.noShrink ?? false;
+  }
+
+  private get bodyFormat(): 'json' | 'xml' {
+    return this.format === 'none' ? 'json' : this.format;
+  }
+
+  private async exchangeFor(step: Step): Promise<Exchange> {
+    const exchange = await this.client.send(step.request);
+    this.stats.requests += 1;
+    this.stats.retries += Math.max(0, exchange.attempts - 1);
+    this.stats.waitedMs += exchange.waitedMs;
+    return exchange;
+  }
+
+  async send(step: Step, replay?: Replay): Promise<Exchange> {
+    const exchange = await this.exchangeFor(step);
+    this.record(step, exchange, replay);
+    return exchange;
+  }
+
+  async probe(step: Step): Promise<Probe> {
+    const exchange = await this.exchangeFor(step);
+    // Throttled even after the retries: nothing is known about conformance, so nothing fails.
+    if (exchange.error?.code === 'THROTTLED') return { step, exchange, failures: [] };
+    const failures = this.judge(step, exchange, this.bodyFormat)
+      .filter((j) => j.gating)
+      .map((j) => `${j.checkId} [${j.level}]: expected ${j.expected}; received ${j.received}`);
+    return { step, exchange, failures };
+  }
+
+  record(step: Step, exchange: Exchange, replay?: Replay): void {
+    this.exchanges.push({ label: step.label, exchange });
+    if (exchange.error?.code === 'THROTTLED') {
+      this.skipStep(step, `throttled by the server: ${exchange.error.message}; not a conformance failure (lower ISWC_RATE or ISWC_BUDGET)`);
+      return;
+    }
+    let curl: string | undefined;
+    for (const j of this.judge(step, exchange, this.bodyFormat)) {
+      const keep = j.verdict !== 'pass';
+      if (keep) curl ??= this.curlFor(step);
+      this.executions.push({
+        checkId: j.checkId,
+        level: j.level,
+        sections: j.sections,
+        operation: step.operation,
+        format: this.bodyFormat,
+        caseId: this.def.id,
+        step: step.label,
+        verdict: j.verdict,
+        expected: j.expected,
+        ...(j.verdict === 'skip' ? { skipReason: j.received } : { received: j.received }),
+        ...(j.observation ? { observation: j.observation } : {}),
+        ...(keep ? { exchange, curl } : {}),
+        ...(replay ? { seed: replay.seed, ...(replay.path !== undefined ? { path: replay.path } : {}) } : {}),
+        durationMs: Math.round(exchange.durationMs),
+      });
+    }
+  }
+
+  /** The replay line; a body over 64 KiB is described, not inlined (reports stay small). */
+  private curlFor(step: Step): string {
+    const body = step.request.body;
+    const size = body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+    if (size <= 64 * 1024) return this.client.curl(step.request);
+    const { body: _omitted, ...withoutBody } = step.request;
+    return `${this.client.curl(withoutBody)} --data-binary @body.bin  # the ${size}-byte body is not inlined: write it to body.bin first`;
+  }
+
+  /** A skipped execution of a check, by id, with its level and sections. */
+  private skipped(checkId: CheckId, step: string, operation: Step['operation'], reason: string): CheckExecution {
+    const check = CHECK_MANIFEST[checkId];
+    return { checkId, level: check.level, sections: [...check.sections], operation, format: this.bodyFormat, caseId: this.def.id, step, verdict: 'skip', skipReason: reason };
+  }
+
+  /** Records a step whose answer says nothing about conformance (throttled): its checks are skipped. */
+  private skipStep(step: Step, reason: string): void {
+    const everyAnswer = (Object.keys(CHECK_MANIFEST) as CheckId[]).filter((id) => CHECK_MANIFEST[id].scope === 'every-exchange' && CHECK_MANIFEST[id].level !== 'observed');
+    for (const checkId of [...step.expect.map((e) => e.checkId), ...everyAnswer]) this.executions.push(this.skipped(checkId, step.label, step.operation, reason));
+  }
+
+  /** Records that the case's checks did not run, and why (for reports and certificates). */
+  skip(reason: string, checks: readonly CheckId[]): void {
+    for (const checkId of checks) this.executions.push(this.skipped(checkId, '-', this.def.operation, reason));
+  }
+}

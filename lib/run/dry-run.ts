@@ -1,0 +1,106 @@
+import type { Exchange } from '../contract/exchange.ts';
+import type { DisposableKind, TargetProfile } from '../contract/profile/types.ts';
+import type { CaseContext, CaseDef, CaseFormat, Probe, Step } from '../generate/case.ts';
+import { impliedSpecChecks } from '../generate/case.ts';
+import type { CheckId } from '../generate/checks.generated.ts';
+
+/**
+ * What a case does, derived by running it against nothing: every step it would send is counted and its
+ * expectations collected, every answer is a plausible success. So no case states its checks or its
+ * request count by hand; the planner and the reports read them from here.
+ */
+export interface CaseShape {
+  /** Targeted checks its steps ask for, and the every-answer spec checks those imply. */
+  checks: CheckId[];
+  /** Requests it sends: `fixed + perRun × runs` (perRun is 0 for a fixed case). */
+  fixedRequests: number;
+  requestsPerRun: number;
+  /** It tries generated inputs (probes): its request count grows with ISWC_RUNS. */
+  generated: boolean;
+}
+
+/** The answer every dry-run step gets: a 200 with an agent run identifier, which every case can read on. */
+function dryExchange(step: Step): Exchange {
+  const body = '{"runId":"iswc-conformance-dry-run"}';
+  return {
+    request: { method: step.request.method, url: step.request.path, headers: {}, body: '', bodyBytes: 0, bodyTruncated: false, auth: step.request.auth ?? 'key' },
+    response: { status: 200, headers: { 'content-type': 'application/json' }, body, bodyBytes: body.length, truncated: false },
+    durationMs: 0,
+    attempts: 1,
+    waitedMs: 0,
+  };
+}
+
+/** Entries for a dry run: the profile's first ones of each kind a case claims. */
+function dryEntries(def: CaseDef, profile: TargetProfile): Partial<Record<DisposableKind, unknown[]>> {
+  const out: Partial<Record<DisposableKind, unknown[]>> = {};
+  for (const claim of def.claims ?? []) out[claim.kind] = profile[claim.kind].slice(0, claim.count);
+  return out;
+}
+
+async function sendsAt(def: CaseDef, format: CaseFormat, profile: TargetProfile, runs: number): Promise<{ requests: number; probes: number; checks: Set<CheckId> }> {
+  let requests = 0;
+  let probes = 0;
+  const checks = new Set<CheckId>();
+  const seen = (step: Step) => {
+    const own = step.expect.map((e) => e.checkId);
+    for (const id of own) checks.add(id);
+    // Probes of open points and requests outside the document are not judged by the every-answer spec checks.
+    if (!step.probe) for (const id of impliedSpecChecks(step.operation, own)) checks.add(id);
+  };
+  const ctx: CaseContext = {
+    format,
+    profile,
+    entries: dryEntries(def, profile),
+    seed: 1,
+    runs,
+    strict: false,
+    noShrink: false,
+    send(step: Step): Promise<Exchange> {
+      requests += 1;
+      seen(step);
+      return Promise.resolve(dryExchange(step));
+    },
+    probe(step: Step): Promise<Probe> {
+      requests += 1;
+      probes += 1;
+      seen(step);
+      return Promise.resolve({ step, exchange: dryExchange(step), failures: [] });
+    },
+    record(step: Step): void {
+      seen(step);
+    },
+  };
+  await def.run(ctx);
+  return { requests, probes, checks };
+}
+
+const cache = new Map<string, CaseShape>();
+
+/**
+ * The shape of a case in one format. A generated case is run at two sizes and its request count read as a
+ * line through them (a property sends one request a run, the model test a sequence every fifth run).
+ */
+export async function shapeOf(def: CaseDef, format: CaseFormat, profile: TargetProfile): Promise<CaseShape> {
+  const key = `${profile.name}\u0001${def.id}\u0001${format}`;
+  const cached = cache.get(key);
+  if (cached) return cached;
+  const low = await sendsAt(def, format, profile, 50);
+  let shape: CaseShape;
+  if (low.probes === 0) {
+    shape = { checks: [], fixedRequests: low.requests, requestsPerRun: 0, generated: false };
+  } else {
+    const high = await sendsAt(def, format, profile, 100);
+    const perRun = Math.max(0, (high.requests - low.requests) / 50);
+    shape = { checks: [], fixedRequests: Math.max(0, Math.round(low.requests - 50 * perRun)), requestsPerRun: perRun, generated: true };
+    for (const c of high.checks) low.checks.add(c);
+  }
+  shape.checks = [...low.checks];
+  cache.set(key, shape);
+  return shape;
+}
+
+/** Requests a case of this shape sends at `runs` runs per property. */
+export function requestsOf(shape: CaseShape, runs: number): number {
+  return Math.ceil(shape.fixedRequests + shape.requestsPerRun * runs);
+}

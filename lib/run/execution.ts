@@ -1,0 +1,53 @@
+import type { Format } from '../contract/codec/index.ts';
+import type { Exchange } from '../contract/exchange.ts';
+import type { OperationId } from '../contract/operations.ts';
+import type { Level } from '../generate/expectations.ts';
+import type { Step } from '../generate/case.ts';
+
+export type { Level };
+
+export type Verdict = 'pass' | 'fail' | 'skip' | 'observed' | 'waived';
+
+/** One check applied to one exchange: the unit every report is made of. */
+export interface CheckExecution {
+  checkId: string;
+  level: Level;
+  sections: string[];
+  operation: OperationId | null;
+  format: Format;
+  caseId: string;
+  step: string;
+  verdict: Verdict;
+  expected?: string;
+  received?: string;
+  skipReason?: string;
+  observation?: Record<string, unknown>;
+  /** Present for failures and observations: the exchange, already free of the key. */
+  exchange?: Exchange;
+  curl?: string;
+  /** Replay information for generated inputs. */
+  seed?: number;
+  path?: string;
+  durationMs?: number;
+  /** For `waived`: the waiver (ISWC_WAIVERS) that turned this failure into a known deviation. */
+  waiver?: { reason: string; until: string; index: number };
+}
+
+/** What one check said about one exchange, as the runner records it. */
+export interface Judged {
+  checkId: string;
+  level: Level;
+  sections: string[];
+  verdict: 'pass' | 'fail' | 'observed' | 'skip';
+  expected: string;
+  received: string;
+  observation?: Record<string, unknown>;
+  /** A failure that fails the run (spec; http too in strict mode). */
+  gating: boolean;
+}
+
+/**
+ * Judges one exchange of a step: every check that applies. The runner is given one (the check stage makes
+ * it, lib/check/judge.ts), so that running comes before checking in the pipeline.
+ */
+export type Judge = (step: Step, exchange: Exchange, format: Format) => Judged[];

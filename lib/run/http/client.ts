@@ -1,0 +1,440 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+/**
+ * The thin HTTP client of the harness: one undici Pool to the base URL's origin (keep-alive), no
+ * redirects followed, no decompression, a per-request timeout that covers connect, headers and the
+ * whole body, a response-size cap, bounded retries on 429/503, and an Exchange record that never holds
+ * the subscription key. `send` never rejects on a transport failure: it answers an Exchange with `error`.
+ * (The one exception is a rejecting `beforeSend` hook, e.g. an unreachable rate pacer: that is a harness
+ * failure and propagates, so that requests are never sent unpaced.)
+ */
+import { Pool } from 'undici';
+import type { Dispatcher } from 'undici';
+import { subscriptionKeyHeader } from '../../contract/openapi.ts';
+import { createRedactor } from '../../redact.ts';
+import { curlCommand } from './curl.ts';
+import type { CurlParts } from './curl.ts';
+import { KEY_PLACEHOLDER, WRONG_KEY } from '../../contract/exchange.ts';
+import type {
+  AuthMode,
+  Exchange,
+  HttpClient,
+  HttpClientOptions,
+  RecordedRequest,
+  RecordedResponse,
+  RequestSpec,
+  TransportError,
+  TransportErrorCode,
+} from '../../contract/exchange.ts';
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+export const DEFAULT_MAX_RETRIES = 3;
+export const DEFAULT_MAX_RETRY_WAIT_MS = 30_000;
+export const DEFAULT_USER_AGENT = 'iswc-conformance';
+/** Request bodies are recorded up to this many bytes. */
+export const RECORDED_REQUEST_BODY_LIMIT = 64 * 1024;
+/** Concurrent connections to the target. */
+const CONNECTIONS = 16;
+
+/** Thrown by createHttpClient for a base URL it refuses. */
+export class BadBaseUrlError extends Error {
+  readonly code = 'ISWC_BAD_BASE_URL';
+  constructor(baseUrl: string, reason: string) {
+    super(`Invalid base URL ${JSON.stringify(baseUrl)}: ${reason}`);
+    this.name = 'BadBaseUrlError';
+  }
+}
+
+interface Base {
+  origin: string;
+  /** Path prefix without a trailing slash ('' for the root). */
+  prefix: string;
+}
+
+function parseBaseUrl(baseUrl: string): Base {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new BadBaseUrlError(baseUrl, 'not an absolute URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new BadBaseUrlError(baseUrl, `scheme ${url.protocol} is not http: or https:`);
+  if (url.username !== '' || url.password !== '') throw new BadBaseUrlError(baseUrl, 'credentials in the URL are not allowed (the key goes in its header)');
+  if (baseUrl.includes('?') || baseUrl.includes('#')) throw new BadBaseUrlError(baseUrl, 'a base URL has no query or fragment');
+  return { origin: url.origin, prefix: url.pathname.replace(/\/+$/, '') };
+}
+
+class InvalidUrl extends Error {}
+
+/** Path and query of a request; throws InvalidUrl for anything that is not a path under the base URL. */
+function requestTarget(base: Base, spec: RequestSpec): string {
+  const path = spec.path;
+  if (!path.startsWith('/')) throw new InvalidUrl(`path ${JSON.stringify(path)} does not start with '/'`);
+  if (path.startsWith('//')) throw new InvalidUrl(`path ${JSON.stringify(path)} starts with '//' (a network-path reference)`);
+  if (/[?#]/.test(path)) throw new InvalidUrl(`path ${JSON.stringify(path)} contains '?' or '#' (use query or rawQuery)`);
+  let query = '';
+  if (spec.rawQuery !== undefined) {
+    if (spec.rawQuery.includes('#')) throw new InvalidUrl(`rawQuery ${JSON.stringify(spec.rawQuery)} contains '#'`);
+    query = `?${spec.rawQuery}`;
+  } else if (spec.query && spec.query.length > 0) {
+    try {
+      query = `?${spec.query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')}`;
+    } catch (e) {
+      throw new InvalidUrl(`query cannot be encoded: ${(e as Error).message}`);
+    }
+  }
+  const target = `${base.prefix}${path}${query}`;
+  // What may go on the request line: visible ASCII only (no spaces, controls or raw non-ASCII).
+  const bad = /[^\x21-\x7e]/.exec(target);
+  if (bad) throw new InvalidUrl(`request target contains the character U+${bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}; percent-encode it`);
+  return target;
+}
+
+function bodyBytesOf(body: string | Uint8Array | undefined): Buffer | undefined {
+  if (body === undefined) return undefined;
+  return typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+}
+
+/** Cuts UTF-8 bytes at `limit` without splitting a character. */
+function utf8Prefix(bytes: Buffer, limit: number): string {
+  if (bytes.length <= limit) return bytes.toString('utf8');
+  let end = limit;
+  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end -= 1;
+  return bytes.subarray(0, end).toString('utf8');
+}
+
+function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined) continue;
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+/** Retry-After as a delay in ms (delta-seconds or HTTP-date); undefined when absent or unreadable. */
+export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
+  if (value === undefined) return undefined;
+  const v = value.trim();
+  if (/^\d+(?:\.\d+)?$/.test(v)) return Math.round(Number(v) * 1000);
+  if (/[a-z]/i.test(v)) {
+    const at = Date.parse(v);
+    if (Number.isFinite(at)) return Math.max(0, at - now);
+  }
+  return undefined;
+}
+
+function errorCode(err: unknown): string | undefined {
+  let e: unknown = err;
+  for (let depth = 0; depth < 4 && e instanceof Error; depth += 1) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== 'UND_ERR') return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function errorMessage(err: unknown): string {
+  if (err instanceof Error) {
+    const cause = (err as { cause?: unknown }).cause;
+    return cause instanceof Error && cause.message !== err.message ? `${err.message} (${cause.message})` : err.message;
+  }
+  return String(err);
+}
+
+type Phase = 'headers' | 'body';
+
+function classify(err: unknown, phase: Phase): TransportErrorCode {
+  const code = errorCode(err) ?? '';
+  // undici's HTTPParserError does not always carry its HPE_* code.
+  if (code.startsWith('HPE_') || (err instanceof Error && err.name === 'HTTPParserError')) return 'PROTOCOL';
+  switch (code) {
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+    case 'UND_ERR_CONNECT_TIMEOUT':
+    case 'ETIMEDOUT':
+      return 'TIMEOUT';
+    case 'ECONNREFUSED':
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EADDRNOTAVAIL':
+      return 'CONNECTION_REFUSED';
+    case 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH':
+    case 'UND_ERR_HEADERS_OVERFLOW':
+    case 'UND_ERR_REQ_CONTENT_LENGTH_MISMATCH':
+    case 'UND_ERR_NOT_SUPPORTED':
+    case 'UND_ERR_INFO':
+    case 'EPROTO':
+    case 'ERR_SSL_WRONG_VERSION_NUMBER':
+      return 'PROTOCOL';
+    case 'UND_ERR_INVALID_ARG':
+      return /path|url/i.test(errorMessage(err)) ? 'INVALID_URL' : 'PROTOCOL';
+    case 'UND_ERR_SOCKET':
+    case 'ECONNRESET':
+    case 'EPIPE':
+    case 'ECONNABORTED':
+    case 'UND_ERR_CLOSED':
+    case 'UND_ERR_DESTROYED':
+    case 'UND_ERR_ABORTED':
+    case 'ABORT_ERR':
+      // Closed before the body was complete: the answer is cut short of its framing.
+      return phase === 'body' && (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET') ? 'PROTOCOL' : 'CONNECTION_RESET';
+    default:
+      if (/^(ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED|ERR_SSL)/.test(code)) return 'PROTOCOL';
+      return phase === 'body' ? 'PROTOCOL' : 'CONNECTION_RESET';
+  }
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Attempt {
+  response?: RecordedResponse;
+  error?: TransportError;
+  durationMs: number;
+}
+
+export function createHttpClient(options: HttpClientOptions): HttpClient {
+  const base = parseBaseUrl(options.baseUrl);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxRetries = Math.max(0, options.maxRetries ?? DEFAULT_MAX_RETRIES);
+  const maxRetryWaitMs = Math.max(0, options.maxRetryWaitMs ?? DEFAULT_MAX_RETRY_WAIT_MS);
+  const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
+  const keyHeader = subscriptionKeyHeader();
+  const keyHeaderLower = keyHeader.toLowerCase();
+  const key = options.key;
+  // The key must never reach a record, whatever form a caller or a server puts it in.
+  const redactor = createRedactor([key]);
+  const scrub = (s: string): string => redactor.text(s);
+
+  const pool = new Pool(base.origin, {
+    connections: CONNECTIONS,
+    pipelining: 1,
+    keepAliveTimeout: 4_000,
+    keepAliveMaxTimeout: 30_000,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    connect: { timeout: timeoutMs },
+  });
+  let closed = false;
+
+  /** The headers sent, in order, without the key header; and the key header's value. */
+  const headersOf = (spec: RequestSpec): { list: Array<[string, string]>; keyValue: string | undefined } => {
+    const list: Array<[string, string]> = [];
+    let hasUserAgent = false;
+    for (const [name, value] of Object.entries(spec.headers ?? {})) {
+      if (name.toLowerCase() === keyHeaderLower) continue; // the client owns the key header
+      if (name.toLowerCase() === 'user-agent') hasUserAgent = true;
+      list.push([name, value]);
+    }
+    if (!hasUserAgent) list.unshift(['User-Agent', userAgent]);
+    const auth: AuthMode = spec.auth ?? 'key';
+    const keyValue = auth === 'key' ? key : auth === 'wrong' ? WRONG_KEY : undefined;
+    return { list, keyValue };
+  };
+
+  const recordRequest = (spec: RequestSpec, url: string, list: Array<[string, string]>, keyValue: string | undefined, body: Buffer | undefined): RecordedRequest => {
+    const auth: AuthMode = spec.auth ?? 'key';
+    const headers: Record<string, string> = {};
+    for (const [name, value] of list) headers[name] = scrub(value);
+    if (keyValue !== undefined) headers[keyHeader] = auth === 'key' ? KEY_PLACEHOLDER : keyValue;
+    const bodyBytes = body?.length ?? 0;
+    return {
+      method: spec.method,
+      url: scrub(url),
+      headers,
+      body: body ? scrub(utf8Prefix(body, RECORDED_REQUEST_BODY_LIMIT)) : '',
+      bodyBytes,
+      bodyTruncated: bodyBytes > RECORDED_REQUEST_BODY_LIMIT,
+      auth,
+    };
+  };
+
+  const attempt = async (method: string, target: string, headers: Record<string, string>, body: Buffer | undefined): Promise<Attempt> => {
+    const started = performance.now();
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new Error(`no complete answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    let phase: Phase = 'headers';
+    let status = 0;
+    let seen = 0;
+    // Headers that did arrive before a failure in the body: kept, so checks can still read the framing.
+    let partialHeaders: Record<string, string> | undefined;
+    try {
+      const res: Dispatcher.ResponseData = await pool.request({
+        method,
+        path: target,
+        headers,
+        body: body ?? null,
+        signal: controller.signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      phase = 'body';
+      status = res.statusCode;
+      const responseHeaders = flattenHeaders(res.headers);
+      partialHeaders = responseHeaders;
+      const chunks: Buffer[] = [];
+      let kept = 0;
+      let tooLarge = false;
+      for await (const chunk of res.body as AsyncIterable<Buffer>) {
+        seen += chunk.length;
+        if (kept < maxBodyBytes) {
+          const part = chunk.length <= maxBodyBytes - kept ? chunk : chunk.subarray(0, maxBodyBytes - kept);
+          chunks.push(part);
+          kept += part.length;
+        }
+        if (seen > maxBodyBytes) {
+          tooLarge = true;
+          break; // leaving the loop destroys the body, which destroys the connection
+        }
+      }
+      if (!res.body.destroyed && tooLarge) res.body.destroy();
+      const bytes = Buffer.concat(chunks, kept);
+      const encoding = responseHeaders['content-encoding']?.trim().toLowerCase();
+      const raw = encoding !== undefined && encoding !== '' && encoding !== 'identity';
+      const scrubbedHeaders: Record<string, string> = {};
+      for (const [n, v] of Object.entries(responseHeaders)) scrubbedHeaders[n] = scrub(v);
+      const response: RecordedResponse = {
+        status,
+        headers: scrubbedHeaders,
+        body: scrub(bytes.toString(raw ? 'latin1' : 'utf8')),
+        bodyBytes: tooLarge ? seen : kept,
+        truncated: tooLarge,
+      };
+      const durationMs = performance.now() - started;
+      if (tooLarge) {
+        const declared = responseHeaders['content-length'];
+        return {
+          response,
+          durationMs,
+          error: {
+            code: 'BODY_TOO_LARGE',
+            message: `response body over the limit of ${maxBodyBytes} bytes: stopped reading after ${seen} bytes${declared !== undefined ? ` (content-length: ${declared})` : ''}`,
+          },
+        };
+      }
+      return { response, durationMs };
+    } catch (err) {
+      const durationMs = performance.now() - started;
+      const where = phase === 'body' ? ` after status ${status} and ${seen} body bytes` : '';
+      if (timedOut) return { durationMs, error: { code: 'TIMEOUT', message: `no complete answer within ${timeoutMs} ms${where}` } };
+      const code = classify(err, phase);
+      const errCode = errorCode(err);
+      const refused = errCode === 'UND_ERR_INVALID_ARG' || errCode === 'UND_ERR_NOT_SUPPORTED' ? 'request refused by the HTTP client: ' : '';
+      const error = { code, message: `${refused}${errCode ? `${errCode}: ` : ''}${errorMessage(err)}${where}` };
+      if (phase === 'body' && partialHeaders) {
+        const headersSeen: Record<string, string> = {};
+        for (const [n, v] of Object.entries(partialHeaders)) headersSeen[n] = scrub(v);
+        return { durationMs, error, response: { status, headers: headersSeen, body: '', bodyBytes: seen, truncated: true } };
+      }
+      return { durationMs, error };
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  const unresponsiveAfter = options.unresponsiveAfter ?? 5;
+  let timeoutsInARow = 0;
+  let lastTimeout = '';
+  // Another client of this run may already have given up on the target.
+  if (options.unresponsiveFile && existsSync(options.unresponsiveFile)) {
+    timeoutsInARow = unresponsiveAfter;
+    lastTimeout = readFileSync(options.unresponsiveFile, 'utf8').trim() || 'an earlier worker of this run';
+  }
+
+  const send = async (spec: RequestSpec): Promise<Exchange> => {
+    const { list, keyValue } = headersOf(spec);
+    const body = bodyBytesOf(spec.body);
+    let target: string;
+    try {
+      target = requestTarget(base, spec);
+    } catch (e) {
+      if (!(e instanceof InvalidUrl)) throw e;
+      const url = `${base.origin}${base.prefix}${spec.path}${spec.rawQuery !== undefined ? `?${spec.rawQuery}` : ''}`;
+      return { request: recordRequest(spec, url, list, keyValue, body), error: { code: 'INVALID_URL', message: e.message }, durationMs: 0, attempts: 0, waitedMs: 0 };
+    }
+    const request = recordRequest(spec, `${base.origin}${target}`, list, keyValue, body);
+    const headers: Record<string, string> = {};
+    for (const [name, value] of list) headers[name] = value;
+    if (keyValue !== undefined) headers[keyHeader] = keyValue;
+
+    let attempts = 0;
+    let waitedMs = 0;
+    let backoffMs = 1000;
+    for (;;) {
+      if (options.beforeSend) {
+        const t0 = performance.now();
+        await options.beforeSend();
+        waitedMs += performance.now() - t0;
+      }
+      if (closed) return { request, error: { code: 'CONNECTION_RESET', message: 'the HTTP client was closed' }, durationMs: 0, attempts, waitedMs: Math.round(waitedMs) };
+      if (timeoutsInARow >= unresponsiveAfter) {
+        const message = `not sent: the target gave no answer to ${timeoutsInARow} requests in a row (last: ${lastTimeout}); the rest of the run fails at once instead of waiting out every timeout`;
+        return { request, error: { code: 'UNRESPONSIVE', message }, durationMs: 0, attempts, waitedMs: Math.round(waitedMs) };
+      }
+      attempts += 1;
+      const result = await attempt(spec.method, target, headers, body);
+      if (result.error?.code === 'TIMEOUT') {
+        timeoutsInARow += 1;
+        lastTimeout = result.error.message;
+        if (timeoutsInARow === unresponsiveAfter && options.unresponsiveFile) writeFileSync(options.unresponsiveFile, lastTimeout);
+      } else {
+        timeoutsInARow = 0;
+      }
+      const exchange: Exchange = { request, durationMs: Math.round(result.durationMs), attempts, waitedMs: Math.round(waitedMs) };
+      if (result.response) exchange.response = result.response;
+      if (result.error) exchange.error = result.error;
+      const response = result.response;
+      if (result.error || !response) return exchange;
+      const retryAfter = retryAfterMs(response.headers['retry-after']);
+      const throttled = options.throttling !== false && (response.status === 429 || (response.status === 503 && retryAfter !== undefined));
+      if (!throttled) return exchange;
+      if (attempts > maxRetries) {
+        exchange.error = {
+          code: 'THROTTLED',
+          message: `still throttled after ${attempts} attempts: last status ${response.status}${response.headers['retry-after'] !== undefined ? ` (retry-after: ${response.headers['retry-after']})` : ''}`,
+        };
+        return exchange;
+      }
+      let waitMs = retryAfter ?? backoffMs;
+      if (retryAfter === undefined) backoffMs *= 2;
+      waitMs = Math.min(waitMs, maxRetryWaitMs);
+      const t0 = performance.now();
+      await sleep(waitMs);
+      waitedMs += performance.now() - t0;
+    }
+  };
+
+  const curl = (spec: RequestSpec): string => {
+    let target: string;
+    try {
+      target = requestTarget(base, spec);
+    } catch (e) {
+      if (e instanceof InvalidUrl) return `# not replayable with curl: ${scrub(e.message).replace(/[\r\n]/g, ' ')}`;
+      throw e;
+    }
+    const { list, keyValue } = headersOf(spec);
+    const auth: AuthMode = spec.auth ?? 'key';
+    const parts: CurlParts = { method: spec.method, url: `${base.origin}${target}`, headers: list };
+    if (keyValue !== undefined) parts.key = { name: keyHeader, value: auth === 'key' ? 'env' : { literal: keyValue } };
+    const body = bodyBytesOf(spec.body);
+    if (body !== undefined) parts.body = body;
+    return scrub(curlCommand(parts));
+  };
+
+  return {
+    send,
+    curl,
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      await pool.destroy();
+    },
+  };
+}

@@ -1,0 +1,96 @@
+/**
+ * The curl line that replays a request: one line of POSIX shell, copy-pasteable. The subscription key
+ * is written as "$ISWC_SUBSCRIPTION_KEY" (double quotes, so the shell expands it); everything else is
+ * single-quoted. A body that cannot be written inside a one-line shell string (control bytes such as
+ * NUL or newline, or bytes that are not UTF-8) is produced by printf with octal escapes and piped to
+ * curl (`printf '...' | curl ... --data-binary @-`), which keeps every byte, trailing newlines included.
+ */
+import { KEY_PLACEHOLDER } from '../../contract/exchange.ts';
+
+export interface CurlParts {
+  method: string;
+  /** Full URL, as the client requests it. */
+  url: string;
+  /** Headers in order, without the key header. */
+  headers: ReadonlyArray<readonly [string, string]>;
+  /** The key header: its name, and either the real key (written as $ISWC_SUBSCRIPTION_KEY) or a literal value. */
+  key?: { name: string; value: 'env' | { literal: string } };
+  body?: Uint8Array;
+}
+
+/** POSIX single-quoting: 'it'\''s'. */
+export function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** True when the bytes can be written literally inside a one-line single-quoted shell string. */
+function isLiteralSafe(bytes: Uint8Array): boolean {
+  for (const b of bytes) {
+    if (b < 0x20 || b === 0x7f) return false;
+  }
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A printf format that writes exactly `bytes`, single-quoted. */
+export function printfFormat(bytes: Uint8Array): string {
+  let out = '';
+  for (const b of bytes) {
+    if (b === 0x25) out += '%%';
+    else if (b === 0x5c) out += '\\\\';
+    else if (b >= 0x20 && b < 0x7f && b !== 0x27) out += String.fromCharCode(b);
+    else out += `\\${b.toString(8).padStart(3, '0')}`;
+  }
+  return `'${out}'`;
+}
+
+const KEY_ENV = KEY_PLACEHOLDER.slice(1); // ISWC_SUBSCRIPTION_KEY
+
+function headerArg(name: string, value: string): string {
+  // curl drops a header given as 'Name:'; 'Name;' sends it with an empty value.
+  return `-H ${shellQuote(value === '' ? `${name};` : `${name}: ${value}`)}`;
+}
+
+export function curlCommand(parts: CurlParts): string {
+  const method = parts.method;
+  const args: string[] = ['curl', '-sS'];
+  if (method.toUpperCase() === 'HEAD') {
+    args.push('-I');
+    if (method !== 'HEAD') args.push('-X', shellQuote(method));
+  } else {
+    args.push('-i', '-X', /^[A-Za-z]+$/.test(method) ? method : shellQuote(method));
+  }
+  // No URL globbing ([], {}), no dot-segment squashing: the request goes out as the client sent it.
+  if (/[[\]{}]/.test(parts.url)) args.push('-g');
+  if (/\/\.\.?(?:[/?#]|$)/.test(parts.url)) args.push('--path-as-is');
+  args.push(shellQuote(parts.url));
+  const names = new Set(parts.headers.map(([n]) => n.toLowerCase()));
+  if (parts.key) {
+    const { name, value } = parts.key;
+    args.push(value === 'env' ? `-H "${name}: $${KEY_ENV}"` : headerArg(name, value.literal));
+  }
+  for (const [name, value] of parts.headers) args.push(headerArg(name, value));
+  // curl adds headers of its own; the client sends neither of these.
+  if (!names.has('accept')) args.push(`-H 'Accept:'`);
+  let pipe = '';
+  if (parts.body !== undefined && parts.body.length > 0) {
+    // --data-binary would otherwise add Content-Type: application/x-www-form-urlencoded.
+    if (!names.has('content-type')) args.push(`-H 'Content-Type:'`);
+    // A literal starting with '@' would be read by curl as a file name.
+    if (isLiteralSafe(parts.body) && parts.body[0] !== 0x40) {
+      args.push('--data-binary', shellQuote(Buffer.from(parts.body).toString('utf8')));
+    } else {
+      pipe = `printf ${printfFormat(parts.body)} | `;
+      args.push('--data-binary', '@-');
+    }
+  } else if (parts.body !== undefined && !/^(GET|HEAD|DELETE|OPTIONS)$/i.test(method)) {
+    // An empty body on POST/PUT/PATCH: Content-Length: 0, as the client sends it.
+    if (!names.has('content-type')) args.push(`-H 'Content-Type:'`);
+    args.push('--data-binary', `''`);
+  }
+  return pipe + args.join(' ');
+}

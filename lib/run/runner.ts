@@ -1,0 +1,40 @@
+import type { HttpClient } from '../contract/exchange.ts';
+import type { TargetProfile } from '../contract/profile/types.ts';
+import { CaseRun } from './case-run.ts';
+import type { CheckExecution, Judge } from './execution.ts';
+import type { PlannedCase } from './planned.ts';
+
+export interface CaseOutcome {
+  executions: CheckExecution[];
+  stats: CaseRun['stats'];
+  exchanges: CaseRun['exchanges'];
+}
+
+export interface RunSettings {
+  seed: number;
+  runs: number;
+  strict: boolean;
+}
+
+/** Runs one planned case and returns its check executions (a skipped case records the reason for each of its checks). */
+export async function runPlannedCase(p: PlannedCase, client: HttpClient, profile: TargetProfile, settings: RunSettings, judge: Judge): Promise<CaseOutcome> {
+  // A case the plan sized (a request budget) must not spend more on shrinking a failure.
+  const run = new CaseRun(p.def, { format: p.format, profile, entries: p.entries, ...settings, runs: p.runs ?? settings.runs, noShrink: p.runs !== undefined }, client, judge);
+  if (p.skipReason) run.skip(p.skipReason, p.shape.checks);
+  else await p.def.run(run);
+  return { executions: run.executions, stats: run.stats, exchanges: run.exchanges };
+}
+
+/** Maps with at most `limit` calls in flight; results keep the input order. */
+export async function inParallel<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      out[index] = await fn(items[index]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}

@@ -1,0 +1,82 @@
+import { allChecks } from './check/registry.ts';
+import type { CheckExecution } from './run/execution.ts';
+import type { TargetProfile } from './contract/profile/types.ts';
+import { gating } from './check/gating.ts';
+import { runSuiteInProcess } from './pipeline.ts';
+import type { PlanName } from './run/budget.ts';
+
+export interface FaultUnderTest {
+  id: string;
+  level: 'spec' | 'http';
+  section: string;
+  description: string;
+}
+
+export interface FaultResult {
+  fault: FaultUnderTest;
+  /** Checks whose gating failures caught the fault (spec; http too for http-level faults, i.e. strict mode). */
+  caughtBy: string[];
+  failures: number;
+  /** A failure to show in the table. */
+  example?: CheckExecution;
+}
+
+export interface ServerHandle {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Runs the whole suite against a server carrying each fault and records which checks caught it. A
+ * spec-level fault must fail a default run; an http-level fault must fail a strict run.
+ */
+export async function selfCheck(
+  faults: readonly FaultUnderTest[],
+  start: (faultId: string | null) => Promise<ServerHandle>,
+  options: { key: string; profile: TargetProfile; timeoutMs?: number; plan?: PlanName; budget?: number },
+): Promise<{ clean: CheckExecution[]; results: FaultResult[] }> {
+  // Strict wherever http-level failures count (the clean run, http-level faults): a property then stops on them too.
+  const runAgainst = async (faultId: string | null, strict: boolean) => {
+    const server = await start(faultId);
+    try {
+      return await runSuiteInProcess({
+        baseUrl: server.url,
+        key: options.key,
+        profile: options.profile,
+        destructive: true,
+        settings: { strict },
+        timeoutMs: options.timeoutMs ?? 2000,
+        ...(options.plan ? { plan: options.plan } : {}),
+        ...(options.budget !== undefined ? { budget: options.budget } : {}),
+      });
+    } finally {
+      await server.close();
+    }
+  };
+  const clean = await runAgainst(null, true);
+  const results: FaultResult[] = [];
+  for (const fault of faults) {
+    const executions = await runAgainst(fault.id, fault.level === 'http');
+    const caught = executions.filter((e) => e.verdict === 'fail' && gating(e.level, fault.level === 'http'));
+    const first = caught.find((e) => e.level === fault.level) ?? caught[0];
+    results.push({ fault, caughtBy: [...new Set(caught.map((e) => e.checkId))].sort(), failures: caught.length, ...(first ? { example: first } : {}) });
+  }
+  return { clean, results };
+}
+
+/** Checks (spec and http) that no fault of the catalogue made fail: each one is a check that cannot fail. */
+export function unprovenChecks(results: readonly FaultResult[]): string[] {
+  const proven = new Set(results.flatMap((r) => r.caughtBy));
+  return allChecks()
+    .filter((c) => c.level !== 'observed' && !proven.has(c.id))
+    .map((c) => c.id);
+}
+
+export function faultTable(results: readonly FaultResult[]): string {
+  const rows = results.map((r) => [r.caughtBy.length > 0 ? 'caught' : 'MISSED', r.fault.id, r.fault.level, r.fault.section, r.caughtBy.join(', ') || '-']);
+  const header = ['', 'fault', 'level', 'section', 'caught by'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ');
+  const caught = results.filter((r) => r.caughtBy.length > 0).length;
+  return [line(header), ...rows.map(line), `${caught}/${results.length} faults caught (${results.length === 0 ? 0 : Math.round((caught / results.length) * 100)}%)`].join('\n');
+}

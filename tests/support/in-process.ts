@@ -1,0 +1,68 @@
+import type { CheckExecution } from '../../lib/run/execution.ts';
+import { runSuiteInProcess } from '../../lib/pipeline.ts';
+import type { PlannedCase } from '../../lib/run/plan.ts';
+import { loadProfile } from '../../lib/contract/profile/load.ts';
+import { fromRoot } from '../../lib/paths.ts';
+import { startReferenceServer } from '../../server/index.ts';
+import type { ChoiceSetName } from '../../server/index.ts';
+import { buildConformanceReport } from '../../lib/report/build.ts';
+import type { ConformanceReport } from '../../lib/report/model.ts';
+import { utcDay } from '../../lib/report/waivers/apply.ts';
+import type { WaiverSet } from '../../lib/report/waivers/types.ts';
+
+export interface InProcessReportOptions {
+  /** Faults of the reference server's catalogue (server/faults.ts). */
+  faults?: readonly string[];
+  key?: string;
+  destructive?: boolean;
+  strict?: boolean;
+  filter?: (p: PlannedCase) => boolean;
+  /** The reference server's set of choices on points the document leaves open. */
+  choices?: ChoiceSetName;
+  /** Applied to the executions before the report is built (to plant hostile text, for instance). */
+  mutate?: (executions: CheckExecution[]) => CheckExecution[];
+  /** Waivers applied when the report is built, as ISWC_WAIVERS does (lib/waivers/load.ts loadWaivers). */
+  waivers?: WaiverSet;
+  /** The UTC day (YYYY-MM-DD) waiver expiry is judged against; default: today. */
+  today?: string;
+}
+
+/**
+ * A real conformance report, without Playwright: the suite runs in this process against the embedded
+ * reference server (with the faults asked for) and the result goes through the same builder the
+ * reporter uses. What the report-writer tests use as fixtures.
+ */
+export async function inProcessReport(options: InProcessReportOptions = {}): Promise<ConformanceReport> {
+  const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
+  const key = options.key ?? 'local-dev-key';
+  const destructive = options.destructive ?? true;
+  const server = await startReferenceServer({ profile, key, faults: options.faults ?? [], ...(options.choices ? { choices: options.choices } : {}) });
+  const startedAt = new Date();
+  try {
+    let executions = await runSuiteInProcess({
+      baseUrl: server.url,
+      key,
+      profile,
+      destructive,
+      settings: { strict: options.strict ?? false },
+      ...(options.filter ? { filter: options.filter } : {}),
+    });
+    if (options.mutate) executions = options.mutate(executions);
+    return buildConformanceReport({
+      executions,
+      stats: { requests: 0, retries: 0, waitedMs: 0 },
+      baseUrl: server.url,
+      embedded: true,
+      profile: profile.name,
+      seed: 42,
+      runs: 100,
+      strict: options.strict ?? false,
+      destructive,
+      startedAt,
+      finishedAt: new Date(),
+      ...(options.waivers ? { waivers: { set: options.waivers, date: options.today ?? utcDay(startedAt) } } : {}),
+    });
+  } finally {
+    await server.close();
+  }
+}

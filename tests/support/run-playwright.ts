@@ -1,0 +1,41 @@
+import { spawn } from 'node:child_process';
+import { repoRoot } from '../../lib/paths.ts';
+
+/**
+ * The environment for a child Playwright run: the parent's, without what a running Playwright (or the
+ * harness's global setup) put there (the run context) — a nested run must start its own embedded server,
+ * seed, pacer and plan.
+ */
+export function childEnv(overrides: Record<string, string | undefined> = {}, parent: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  const inherited = /^(ISWC_RUN_CONTEXT|TEST_WORKER_INDEX|TEST_PARALLEL_INDEX|PW_|PLAYWRIGHT_|FORCE_COLOR)/;
+  for (const [k, v] of Object.entries(parent)) if (!inherited.test(k)) env[k] = v;
+  for (const [k, v] of Object.entries(overrides)) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  return env;
+}
+
+export interface ChildRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `npx playwright <args>` in the repository; `inherit` shows its output live instead of capturing it. */
+export function runPlaywright(args: readonly string[], env: NodeJS.ProcessEnv, options: { inherit?: boolean; timeoutMs?: number } = {}): Promise<ChildRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('npx', ['playwright', ...args], { cwd: repoRoot, env, stdio: options.inherit ? 'inherit' : 'pipe' });
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+    const timer = options.timeoutMs ? setTimeout(() => child.kill('SIGTERM'), options.timeoutMs) : undefined;
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      if (timer) clearTimeout(timer);
+      resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr });
+    });
+  });
+}
