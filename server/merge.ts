@@ -70,6 +70,13 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
   if (!agency.ok) return bad(problemCode(agency.problem), agency.problem.message);
 
   const value = f.has('drop-invalid-iswcs') ? dropInvalidIswcs(body.value) : body.value;
+  if (ctx.choices.has('foreign-agency-first')) {
+    if (agency.value !== ctx.keyAgency) return errorReply(ctx, 403, { code: 'FORBIDDEN', message: 'another agency', where: 'handleMerge' });
+    const works = (value as MergeBody | null)?.agencyWorks;
+    if (Array.isArray(works) && works.some((w) => w !== null && typeof w === 'object' && (w as { agencyCode?: unknown }).agencyCode !== undefined && (w as { agencyCode?: unknown }).agencyCode !== ctx.keyAgency)) {
+      return errorReply(ctx, 403, { code: 'FORBIDDEN', message: 'an agency work of another agency', where: 'handleMerge' });
+    }
+  }
   const violations = ctx.limits.checkBody(op.id, spec.resource, value);
   const first = violations[0];
   if (first) return bad('BAD_BODY', `${first.field} ${first.message}`);
