@@ -78,6 +78,7 @@ const CATALOGUE = [
   { id: 'reason-code-list', section: '4.3', description: 'reasonCode must be one of the server\'s own allowed values (the document says they exist but does not show them): "01" to "05"; any other is a bad request.' },
   { id: 'chunked-answers', section: 'RFC 9112 §7.1', description: 'Answer bodies are sent chunked (no Content-Length); a 204 carries Content-Type and Content-Length: 0.' },
   { id: 'xml-any-root', section: '2.1, 2.3', description: 'The XML root element\'s name is not checked, as Jackson XmlMapper binds by default: the children are read as the operation\'s resource.' },
+  { id: 'demerge-idempotent', section: '3, 4.4', description: 'A demerge of metadata that is not (or no longer) merged into an existing preferred ISWC answers 204: DELETE is idempotent, as the Azure REST API guidelines recommend; 404 stays for an ISWC not found.' },
   { id: 'connection-close', section: 'RFC 9112 §9.6', description: 'Every answer carries Connection: close.' },
   { id: 'large-bodies-accepted', section: '8', description: 'Request bodies up to 30,000,000 bytes are read (Kestrel\'s default) instead of 1 MiB.' },
 ] as const satisfies readonly Choice[];
@@ -128,6 +129,7 @@ export const CHOICE_SETS = {
     'one-open-run-per-agency',
     'reason-code-list',
     'xml-any-root',
+    'demerge-idempotent',
   ],
   // Wire details the review tried that the harness already handles (kept green by the self-check).
   wire: ['xml-answer-dotnet', 'connection-close', 'chunked-answers'],

@@ -489,6 +489,7 @@ const CHOICE_PROBES: ChoiceProbe[] = [
   { choice: 'reason-code-list', calls: [deleteOf(0)], reference: 204, chosen: 400 },
   { choice: 'chunked-answers', calls: [validRun()], observe: (a) => a.headers.get('content-length') !== null, reference: true, chosen: false },
   { choice: 'xml-any-root', calls: [{ path: '/agent/run', body: `<Run><agencyCode>${profile.agency}</agencyCode></Run>`, headers: XML_TYPE }], reference: 400, chosen: 200 },
+  { choice: 'demerge-idempotent', calls: [neverMerged()], reference: 404, chosen: 204 },
   { choice: 'connection-close', calls: [validRun()], observe: (a) => a.headers.get('connection'), reference: 'keep-alive', chosen: 'close' },
   { choice: 'large-bodies-accepted', calls: [{ path: '/agent/run', body: `${JSON.stringify(VALID_RUN)}${' '.repeat(2 * 1024 * 1024)}`, headers: JSON_TYPE }], reference: 413, chosen: 200 },
 ];
