@@ -1,4 +1,6 @@
 import type { IncomingMessage } from 'node:http';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { resourceSchema } from '../lib/contract/constraints.ts';
 import type { Format } from '../lib/contract/codec/index.ts';
 import { decodeJson, decodeXml, formatOfContentType } from '../lib/contract/codec/index.ts';
 import type { RequestBodySpec } from '../lib/contract/operations.ts';
@@ -33,6 +35,11 @@ export async function decodeRequestBody(ctx: Context, req: IncomingMessage, spec
     if (named !== 'json' && named !== 'xml') return { ok: false, kind: 'unsupported-media', error: `unsupported media type ${contentType}` };
     format = named;
   } else {
+    if (ctx.choices.has('no-content-type-json')) {
+      const t = new TextDecoder().decode(read.bytes);
+      const decoded = ctx.choices.has('newtonsoft-json') ? parseLenientJson(t) : decodeJson(t);
+      return decoded.ok ? { ok: true, value: readValue(ctx, spec.resource, 'json', decoded.value), format: 'json' } : { ok: false, kind: 'malformed', error: decoded.error };
+    }
     if (ctx.faults.has('content-type-required')) return { ok: false, kind: 'invalid', error: 'Content-Type is required' };
     format = 'json';
   }
@@ -56,7 +63,71 @@ export async function decodeRequestBody(ctx: Context, req: IncomingMessage, spec
     if (!expanded.ok) return { ok: false, kind: 'invalid', error: expanded.error };
     text = expanded.text;
   }
-  const decoded = decodeXml(spec.resource, text);
+  if (ctx.choices.has('xml-sequence-order')) {
+    const problem = outOfOrder(spec.resource, text);
+    if (problem) return { ok: false, kind: 'invalid', error: problem };
+  }
+  if (ctx.choices.has('xml-any-root')) {
+    const root = spec.xmlRoot;
+    text = text.replace(/<([A-Za-z_][\w.-]*)(?=[\s/>])/, (_m, _name: string) => `<${root}`).replace(/<\/([A-Za-z_][\w.-]*)>\s*$/, `</${root}>`);
+  }
+  const decoded = ctx.choices.has('xml-wrapped-arrays') && spec.resource === 'MergeRequest' ? decodeWrapped(text) : decodeXml(spec.resource, text);
   if (decoded.ok) return { ok: true, value: readValue(ctx, spec.resource, format, decoded.value), format };
   return { ok: false, kind: decoded.code === 'malformed' ? 'malformed' : 'invalid', error: decoded.error };
+}
+
+const ordered = new XMLParser({ preserveOrder: true, ignoreAttributes: true, parseTagValue: false, trimValues: false, processEntities: false, ignoreDeclaration: true, ignorePiTags: true });
+
+type Ordered = Array<Record<string, unknown>>;
+const tagOf = (node: Record<string, unknown>): string | undefined => Object.keys(node).find((k) => k !== ':@' && k !== '#text' && k !== '#comment');
+
+/** Choice `xml-sequence-order`: the root's child elements must follow the schema's property order. */
+function outOfOrder(resource: RequestBodySpec['resource'], text: string): string | undefined {
+  let doc: Ordered;
+  try {
+    doc = ordered.parse(text) as Ordered;
+  } catch {
+    return undefined;
+  }
+  const root = doc.find((n) => tagOf(n) !== undefined);
+  const tag = root ? tagOf(root) : undefined;
+  if (!root || !tag) return undefined;
+  const order = Object.keys(resourceSchema(resource).properties ?? {});
+  let last = -1;
+  for (const child of (root[tag] as Ordered) ?? []) {
+    const name = tagOf(child);
+    if (!name) continue;
+    const at = order.indexOf(name);
+    if (at < 0) continue;
+    if (at < last) return `element <${name}> out of the sequence order`;
+    last = at;
+  }
+  return undefined;
+}
+
+/** Choice `xml-wrapped-arrays`: MergeRequest arrays read as XmlSerializer's default wrapped collections. */
+function decodeWrapped(text: string): { ok: true; value: unknown } | { ok: false; code: 'malformed' | 'root'; error: string } {
+  if (XMLValidator.validate(text) !== true) return { ok: false, code: 'malformed', error: 'malformed XML' };
+  let doc: Ordered;
+  try {
+    doc = ordered.parse(text) as Ordered;
+  } catch (e) {
+    return { ok: false, code: 'malformed', error: (e as Error).message };
+  }
+  const root = doc.find((n) => tagOf(n) !== undefined);
+  if (!root || tagOf(root) !== 'MergeRequest') return { ok: false, code: 'root', error: 'root element is not MergeRequest' };
+  const textOf = (nodes: Ordered): string => nodes.map((n) => (typeof n['#text'] === 'string' ? n['#text'] : '')).join('');
+  const elements = (nodes: Ordered): Array<[string, Ordered]> => nodes.flatMap((n) => { const t = tagOf(n); return t ? [[t, n[t] as Ordered] as [string, Ordered]] : []; });
+  const out: { iswcs: string[]; agencyWorks: Array<Record<string, string>> } = { iswcs: [], agencyWorks: [] };
+  for (const [name, children] of elements(root.MergeRequest as Ordered)) {
+    if (name === 'iswcs') for (const [, item] of elements(children)) out.iswcs.push(textOf(item));
+    if (name === 'agencyWorks') {
+      for (const [, item] of elements(children)) {
+        const work: Record<string, string> = {};
+        for (const [field, v] of elements(item)) work[field] = textOf(v);
+        out.agencyWorks.push(work);
+      }
+    }
+  }
+  return { ok: true, value: out };
 }

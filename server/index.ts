@@ -117,7 +117,7 @@ async function serve(ctx: Context, routes: Routes, req: IncomingMessage, res: Se
   }
   if (reply.hang) return;
   try {
-    writeReply(res, reply, ctx.faults);
+    writeReply(res, reply, ctx.faults, ctx.choices);
   } catch (e) {
     if (ctx.debug) process.stderr.write(`iswc reference server: ${(e as Error).stack ?? String(e)}\n`);
     res.destroy();

@@ -70,6 +70,13 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
   if (!agency.ok) return bad(problemCode(agency.problem), agency.problem.message);
 
   const value = f.has('drop-invalid-iswcs') ? dropInvalidIswcs(body.value) : body.value;
+  if (ctx.choices.has('foreign-agency-first')) {
+    if (agency.value !== ctx.keyAgency) return errorReply(ctx, 403, { code: 'FORBIDDEN', message: 'another agency', where: 'handleMerge' });
+    const works = (value as MergeBody | null)?.agencyWorks;
+    if (Array.isArray(works) && works.some((w) => w !== null && typeof w === 'object' && (w as { agencyCode?: unknown }).agencyCode !== undefined && (w as { agencyCode?: unknown }).agencyCode !== ctx.keyAgency)) {
+      return errorReply(ctx, 403, { code: 'FORBIDDEN', message: 'an agency work of another agency', where: 'handleMerge' });
+    }
+  }
   const violations = ctx.limits.checkBody(op.id, spec.resource, value);
   const first = violations[0];
   if (first) return bad('BAD_BODY', `${first.field} ${first.message}`);
@@ -124,6 +131,7 @@ export function handleDemerge(ctx: Context, op: Operation, rawQuery: string): Re
   const effectiveAgency = f.has('demerge-ignores-agency') ? (ctx.state.mergedAgencyOf(preferred.value, workcode.value) ?? agency.value) : agency.value;
   if (!ctx.state.isMerged(preferred.value, effectiveAgency, workcode.value)) {
     if (f.has('after-merge-demerge-any') && ctx.state.wasMergedInto(preferred.value)) return empty(op.successStatus);
+    if (c.has('demerge-idempotent')) return empty(op.successStatus);
     return c.has('refuse-as-400') && !f.has('demerge-404-as-410') ? bad('NOT_FOUND', 'this metadata is not merged into the preferred ISWC') : notFound();
   }
   if (f.has('demerge-removes-all')) ctx.state.demergeAll(preferred.value);

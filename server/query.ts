@@ -66,6 +66,11 @@ export class Query {
     }
   }
 
+  /** The first value of a parameter as given, if any. */
+  raw(name: string): string | undefined {
+    return this.#values.get(name)?.[0];
+  }
+
   /** The first documented parameter given more than once (the server refuses repeats, or by choice takes the first value). */
   repeated(): Problem | undefined {
     if (this.#ctx.choices.has('repeated-query-first')) return undefined;

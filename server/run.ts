@@ -5,7 +5,7 @@ import type { Operation } from '../lib/contract/operations.ts';
 import { resourceSchema } from '../lib/contract/constraints.ts';
 import type { Context } from './context.ts';
 import type { Reply } from './wire.ts';
-import { header, negotiate } from './wire.ts';
+import { header, negotiate, text } from './wire.ts';
 import { decodeRequestBody } from './body.ts';
 import { errorReply } from './errors.ts';
 import { mediaFailure } from './media.ts';
@@ -48,6 +48,10 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
   if (!body.ok) return mediaFailure(ctx, body, () => badRequest(body.error));
 
   const value = f.has('fraction-truncated') ? ctx.limits.truncateFractions(op.id, body.value) : body.value;
+  if (c.has('foreign-agency-first') && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const code = (value as { agencyCode?: unknown }).agencyCode;
+    if (code !== undefined && code !== ctx.keyAgency) return text(401, op.texts[401] ?? 'Not Authorized');
+  }
   if (c.has('extra-fields-refused') && value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const known = new Set(Object.keys(resourceSchema(spec.resource).properties ?? {}));
     if (Object.keys(value).some((k) => !known.has(k))) return badRequest('a field the document does not name');
@@ -60,6 +64,15 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
   if (foreign) return foreign;
 
   const run = value as AgentRunBody;
+  if (c.has('run-counters-consistent')) {
+    const n = (k: string): number | undefined => { const v = run[k]; return typeof v === 'number' ? v : undefined; };
+    const [rej, bus, tech, sent, ok] = ['overallRejected', 'businessRejectionCount', 'technicalRejectionCount', 'overallSent', 'successfulCount'].map(n);
+    if (rej !== undefined && bus !== undefined && tech !== undefined && rej !== bus + tech) return badRequest('overallRejected is not businessRejectionCount + technicalRejectionCount');
+    if (sent !== undefined && ok !== undefined && rej !== undefined && sent !== ok + rej) return badRequest('overallSent is not successfulCount + overallRejected');
+  }
+  if (c.has('one-open-run-per-agency') && (run.runId === undefined || run.runId === '') && ctx.state.hasOpenRun(String(run.agencyCode))) {
+    return badRequest('a run of this agency is already open');
+  }
   let runId: string;
   if (run.runId === undefined || run.runId === '') {
     runId = ctx.state.startRun(run);
@@ -83,5 +96,11 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
   }
   const root = f.has('xml-wrong-root-response') ? spec.resource : responseResource;
   const answer = f.has('run-response-schema') ? { runId: [runId, runId] } : { runId };
+  if (c.has('xml-answer-dotnet')) {
+    return { status, body: { kind: 'xml', text: `\uFEFF<?xml version="1.0" encoding="utf-8"?>\r\n<${root} xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema">\r\n  <runId>${runId}</runId>\r\n</${root}>` } };
+  }
+  if (c.has('xml-answer-datacontract')) {
+    return { status, body: { kind: 'xml', text: `<${root} xmlns="http://schemas.datacontract.org/2004/07/Iswc.Api.Models" xmlns:i="http://www.w3.org/2001/XMLSchema-instance"><runId>${runId}</runId></${root}>` } };
+  }
   return { status, body: { kind: 'xml', text: encodeXml(root, answer) } };
 }

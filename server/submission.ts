@@ -36,6 +36,7 @@ export function handleDelete(ctx: Context, op: Operation, rawQuery: string): Rep
   if (!sourceDb.ok) return bad(sourceDb.problem);
   const reasonCode = c.has('reason-code-free') ? { ok: true as const } : query.nonBlank(Q.reasonCode);
   if (!reasonCode.ok) return bad(reasonCode.problem);
+  if (c.has('reason-code-list') && !['01', '02', '03', '04', '05'].includes(query.raw(Q.reasonCode) ?? '')) return bad({ param: Q.reasonCode, kind: 'invalid', message: 'reasonCode is not an allowed value' });
   if (c.has('source-db-known') && !ctx.knownSourceDbs.has(sourceDb.value)) return bad({ param: Q.sourceDb, kind: 'invalid', message: `sourceDb ${sourceDb.value} is not a known source database` });
   const odd = c.has('business-odd-values') ? oddValue({ agency: agency.value, workcode: workcode.value }) : undefined;
   if (odd) return bad({ param: Q.workcode, kind: 'invalid', message: odd });
@@ -49,6 +50,7 @@ export function handleDelete(ctx: Context, op: Operation, rawQuery: string): Rep
   if (!ctx.state.hasSubmission(preferred.value, effectiveAgency, workcode.value, effectiveSourceDb)) {
     const notFound = { code: 'NOT_FOUND' as const, message: SUBMISSION_NOT_FOUND, where: 'handleDelete' };
     if (f.has('delete-404-as-400')) return errorReply(ctx, 400, notFound);
+    if (c.has('delete-by-work-400') && ctx.state.hasSubmissionOfWork(effectiveAgency, workcode.value, effectiveSourceDb)) return errorReply(ctx, 400, { ...notFound, message: 'invalid agency and work code provided' });
     if (c.has('refuse-as-400') && ctx.state.iswcExists(preferred.value)) return errorReply(ctx, 400, { ...notFound, message: 'invalid agency and work code provided' });
     return errorReply(ctx, 404, notFound);
   }

@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import type { Format } from '../lib/contract/codec/index.ts';
 import { formatOfContentType } from '../lib/contract/codec/index.ts';
 import type { FaultSet } from './faults.ts';
+import type { ChoiceSet } from './choices.ts';
 
 /**
  * Bytes on the wire: what a handler answers (a Reply, a plain value), how request bodies are read under
@@ -49,7 +51,7 @@ export const empty = (status: number): Reply => ({ status });
 const REASON: Record<number, string> = { 204: 'No Content' };
 
 /** Writes a Reply. `json-content-type-mislabelled` and `missing-content-type` act here, on every answer. */
-export function writeReply(res: ServerResponse, reply: Reply, faults: FaultSet): void {
+export function writeReply(res: ServerResponse, reply: Reply, faults: FaultSet, choices?: ChoiceSet): void {
   if (reply.bodyOn204 !== undefined && res.socket) {
     // Node refuses to write a body on 204, so the whole answer goes to the socket by hand; the
     // connection is closed afterwards because a client cannot know where such a response ends.
@@ -64,16 +66,27 @@ export function writeReply(res: ServerResponse, reply: Reply, faults: FaultSet):
     return;
   }
   const headers: Record<string, string | number> = { ...reply.headers };
-  if (reply.close) headers.Connection = 'close';
+  if (reply.close || choices?.has('connection-close')) headers.Connection = 'close';
   if (!reply.body) {
+    if (choices?.has('chunked-answers') && reply.status === 204) Object.assign(headers, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': 0 });
     res.writeHead(reply.status, headers);
     res.end();
     return;
   }
-  const payload = Buffer.from(reply.body.text, 'utf8');
+  let payload = Buffer.from(reply.body.text, 'utf8');
   if (!faults.has('missing-content-type')) {
     const kind = (reply.body.kind === 'json' || reply.body.kind === 'problem') && faults.has('json-content-type-mislabelled') ? 'xml' : reply.body.kind;
-    headers['Content-Type'] = CONTENT_TYPE[kind];
+    headers['Content-Type'] = kind === 'json' && choices?.has('json-text-json') ? 'text/json; charset=utf-8' : CONTENT_TYPE[kind];
+  }
+  if (choices?.has('gzip-unasked') && acceptsGzip(res.req.headers['accept-encoding'])) {
+    payload = gzipSync(payload);
+    headers['Content-Encoding'] = 'gzip';
+  }
+  if (choices?.has('chunked-answers')) {
+    res.writeHead(reply.status, headers);
+    res.write(payload.subarray(0, 1));
+    res.end(payload.subarray(1));
+    return;
   }
   headers['Content-Length'] = payload.length;
   res.writeHead(reply.status, headers);
@@ -164,4 +177,9 @@ export function negotiate(accept: string | undefined, fallback: Format): Format 
 export function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name.toLowerCase()];
   return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** Choice `gzip-unasked`: no Accept-Encoding makes any coding acceptable (RFC 9110 §12.5.3); otherwise gzip must be listed. */
+function acceptsGzip(acceptEncoding: string | undefined): boolean {
+  return acceptEncoding === undefined || /(^|,)\s*(gzip|\*)\s*(,|$)/i.test(acceptEncoding);
 }
