@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { runSuiteInProcess } from '../lib/pipeline.ts';
 import { loadProfile } from '../lib/contract/profile/load.ts';
 import { fromRoot } from '../lib/paths.ts';
-import { CHOICE_SETS, EMBEDDED_KEY, startReferenceServer } from '../server/index.ts';
+import { CHOICE_SETS, EMBEDDED_KEY, profileForChoiceSet, startReferenceServer } from '../server/index.ts';
 import type { ChoiceSetName } from '../server/index.ts';
 
 const { values } = parseArgs({
@@ -26,13 +26,14 @@ const runs = Number(values.runs);
 const from = Number(values.from);
 const sets = (values.choices === 'all' ? Object.keys(CHOICE_SETS) : values.choices.split(',')) as ChoiceSetName[];
 for (const set of sets) if (!(set in CHOICE_SETS)) throw new Error(`unknown choice set ${set}; known: ${Object.keys(CHOICE_SETS).join(', ')}`);
-const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
+const embeddedProfile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
 let bad = 0;
 let total = 0;
 const started = Date.now();
 for (const set of sets) {
   for (let seed = from; seed < from + count; seed++) {
     total += 1;
+    const profile = profileForChoiceSet(embeddedProfile, set);
     const server = await startReferenceServer({ profile, key: EMBEDDED_KEY, choices: set });
     const t = Date.now();
     const executions = await runSuiteInProcess({ baseUrl: server.url, key: EMBEDDED_KEY, profile, destructive: true, settings: { seed, runs, strict: values.strict } });

@@ -8,6 +8,8 @@
  * XmlSerializer) behind Azure API Management, as ../shared/DOMAIN.md describes production.
  */
 
+import type { TargetProfile } from '../lib/contract/profile/types.ts';
+
 export interface Choice {
   id: string;
   /** Sections of the interface document that leave the point open. */
@@ -74,11 +76,9 @@ const CATALOGUE = [
   { id: 'delete-by-work-400', section: '4.3', description: 'The submission delete looks the submission up by agency, work code and sourceDb; when it exists but the preferred ISWC named is not its own (unknown or another), 400 "invalid agency and work code provided".' },
   { id: 'xml-sequence-order', section: '2.1, 2.3', description: 'XML bodies are validated as an xs:sequence in the document\'s field order: an element out of that order is a bad request.' },
   { id: 'no-content-type-json', section: '4.1, 4.2', description: 'A body without Content-Type is read as JSON (the default representation), never sniffed.' },
-  { id: 'one-open-run-per-agency', section: '3, 4.1', description: 'An agency has at most one open agent run: a start while another run of the agency is open is a business 400 "Bad Request".' },
   { id: 'reason-code-list', section: '4.3', description: 'reasonCode must be one of the server\'s own allowed values (the document says they exist but does not show them): "01" to "05"; any other is a bad request.' },
   { id: 'chunked-answers', section: 'RFC 9112 §7.1', description: 'Answer bodies are sent chunked (no Content-Length); a 204 carries Content-Type and Content-Length: 0.' },
   { id: 'xml-any-root', section: '2.1, 2.3', description: 'The XML root element\'s name is not checked, as Jackson XmlMapper binds by default: the children are read as the operation\'s resource.' },
-  { id: 'demerge-idempotent', section: '3, 4.4', description: 'A demerge of metadata that is not (or no longer) merged into an existing preferred ISWC answers 204: DELETE is idempotent, as the Azure REST API guidelines recommend; 404 stays for an ISWC not found.' },
   { id: 'connection-close', section: 'RFC 9112 §9.6', description: 'Every answer carries Connection: close.' },
   { id: 'large-bodies-accepted', section: '8', description: 'Request bodies up to 30,000,000 bytes are read (Kestrel\'s default) instead of 1 MiB.' },
 ] as const satisfies readonly Choice[];
@@ -114,9 +114,10 @@ export const CHOICE_SETS = {
     'apim-404-unknown-operation',
     'large-bodies-accepted',
   ],
-  // Choices found by the false-alarm review (/tmp/notes/review-false-alarms.md): legitimate, and failed by
-  // the harness until the fixes the review suggests land. The self-check over this set fails by design.
-  review: [
+  // A server that reads strictly and says more than it must: counters that add up, wrapped XML arrays, a
+  // reason-code list of its own, sequence-ordered XML, details after the stated text, gzip unasked. Its
+  // target profile states the two points a client must know (CHOICE_SET_PROFILES).
+  exacting: [
     'run-counters-consistent',
     'xml-wrapped-arrays',
     'gzip-unasked',
@@ -126,17 +127,30 @@ export const CHOICE_SETS = {
     'delete-by-work-400',
     'xml-sequence-order',
     'no-content-type-json',
-    'one-open-run-per-agency',
     'reason-code-list',
     'xml-any-root',
-    'demerge-idempotent',
   ],
-  // Wire details the review tried that the harness already handles (kept green by the self-check).
+  // Wire details: how the bytes travel, never what they say.
   wire: ['xml-answer-dotnet', 'connection-close', 'chunked-answers'],
   lenient: ['answer-json-always', 'auth-missing-key-400', 'xml-error-bodies', 'query-limits-not-found', 'unknown-run-400', 'coerce-boolean-integer', 'xml-inner-text', 'trim-strings', 'grapheme-lengths', 'iswc-lenient-forms', 'nulls-as-missing'],
 } as const satisfies Record<string, readonly ChoiceId[]>;
 
 export type ChoiceSetName = keyof typeof CHOICE_SETS;
+
+/**
+ * What the target profile of a server making a set's choices says, where the document leaves to the
+ * target a point a client must know to send a request that succeeds (4.3 reasonCode values; 2.3 how XML
+ * arrays are read). A set not listed here is described by the profile as it is.
+ */
+export const CHOICE_SET_PROFILES: Partial<Record<ChoiceSetName, Partial<Pick<TargetProfile, 'reasonCode' | 'xmlArrays'>>>> = {
+  exacting: { reasonCode: '01', xmlArrays: 'wrapped' },
+};
+
+/** The profile a harness run against a server making this set's choices uses. */
+export function profileForChoiceSet<P extends TargetProfile>(profile: P, set: ChoiceSetName | undefined): P {
+  const overrides = set === undefined ? undefined : CHOICE_SET_PROFILES[set];
+  return overrides ? { ...profile, ...overrides } : profile;
+}
 
 const IDS: ReadonlySet<string> = new Set(CHOICES.map((c) => c.id));
 if (IDS.size !== CHOICES.length) throw new Error('server/choices.ts: duplicate choice id in the catalogue');

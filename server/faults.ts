@@ -37,7 +37,6 @@ const CATALOGUE = [
   { id: 'run-400-as-422', level: 'spec', section: '4.1', description: 'An invalid agent run answers 422 (same text).' },
   { id: 'merge-400-as-422', level: 'spec', section: '4.2', description: 'An invalid merge request (body or query) answers 422.' },
   { id: 'merge-404-as-400', level: 'spec', section: '4.2', description: 'An unknown ISWC in a merge answers 400.' },
-  { id: 'delete-404-as-400', level: 'spec', section: '4.3', description: 'Submission not found answers 400.' },
   { id: 'demerge-404-as-410', level: 'spec', section: '4.4', description: 'Demerge of something not found answers 410.' },
   { id: 'run-401-as-403', level: 'spec', section: '4.1, 5', description: 'Run notification with a missing or wrong key answers 403.' },
   // Texts.

@@ -21,7 +21,7 @@ import { json, splitTarget, text, writeReply } from './wire.ts';
 
 export { FAULTS, faultTable } from './faults.ts';
 export type { Fault, FaultId } from './faults.ts';
-export { CHOICES, CHOICE_SETS, choiceTable } from './choices.ts';
+export { CHOICES, CHOICE_SETS, CHOICE_SET_PROFILES, choiceTable, profileForChoiceSet } from './choices.ts';
 export type { Choice, ChoiceId, ChoiceSetName } from './choices.ts';
 
 /** The key the embedded server accepts when none is given (not a secret: it guards nothing). */

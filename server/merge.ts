@@ -131,7 +131,6 @@ export function handleDemerge(ctx: Context, op: Operation, rawQuery: string): Re
   const effectiveAgency = f.has('demerge-ignores-agency') ? (ctx.state.mergedAgencyOf(preferred.value, workcode.value) ?? agency.value) : agency.value;
   if (!ctx.state.isMerged(preferred.value, effectiveAgency, workcode.value)) {
     if (f.has('after-merge-demerge-any') && ctx.state.wasMergedInto(preferred.value)) return empty(op.successStatus);
-    if (c.has('demerge-idempotent')) return empty(op.successStatus);
     return c.has('refuse-as-400') && !f.has('demerge-404-as-410') ? bad('NOT_FOUND', 'this metadata is not merged into the preferred ISWC') : notFound();
   }
   if (f.has('demerge-removes-all')) ctx.state.demergeAll(preferred.value);

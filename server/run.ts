@@ -11,6 +11,9 @@ import { errorReply } from './errors.ts';
 import { mediaFailure } from './media.ts';
 import { refuseForeignAgency } from './auth.ts';
 import { oddValue } from './readings.ts';
+import { escapeXml } from '../lib/contract/codec/xml.ts';
+
+const XML_CHARS = /^[\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]*$/u;
 
 /** The fields of an agent run the server acts on (2.1); the others are stored as received. */
 interface AgentRunBody {
@@ -70,9 +73,6 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
     if (rej !== undefined && bus !== undefined && tech !== undefined && rej !== bus + tech) return badRequest('overallRejected is not businessRejectionCount + technicalRejectionCount');
     if (sent !== undefined && ok !== undefined && rej !== undefined && sent !== ok + rej) return badRequest('overallSent is not successfulCount + overallRejected');
   }
-  if (c.has('one-open-run-per-agency') && (run.runId === undefined || run.runId === '') && ctx.state.hasOpenRun(String(run.agencyCode))) {
-    return badRequest('a run of this agency is already open');
-  }
   let runId: string;
   if (run.runId === undefined || run.runId === '') {
     runId = ctx.state.startRun(run);
@@ -94,13 +94,16 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
     const answer = f.has('run-response-schema') ? { runId: ctx.state.runNumber(runId) } : { runId };
     return { status, body: { kind: 'json', text: encodeJson(answer) } };
   }
+  // XML 1.0 cannot carry some characters (most C0 controls, lone surrogates) even escaped: a runId that
+  // holds one has no XML answer, and the server refuses the request rather than write malformed XML.
+  if (!XML_CHARS.test(runId)) return errorReply(ctx, 400, { code: 'BAD_BODY', message: 'runId holds a character XML cannot carry', stated: 'Bad Request', where: 'handleRun' });
   const root = f.has('xml-wrong-root-response') ? spec.resource : responseResource;
   const answer = f.has('run-response-schema') ? { runId: [runId, runId] } : { runId };
   if (c.has('xml-answer-dotnet')) {
-    return { status, body: { kind: 'xml', text: `\uFEFF<?xml version="1.0" encoding="utf-8"?>\r\n<${root} xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema">\r\n  <runId>${runId}</runId>\r\n</${root}>` } };
+    return { status, body: { kind: 'xml', text: `\uFEFF<?xml version="1.0" encoding="utf-8"?>\r\n<${root} xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema">\r\n  <runId>${escapeXml(runId)}</runId>\r\n</${root}>` } };
   }
   if (c.has('xml-answer-datacontract')) {
-    return { status, body: { kind: 'xml', text: `<${root} xmlns="http://schemas.datacontract.org/2004/07/Iswc.Api.Models" xmlns:i="http://www.w3.org/2001/XMLSchema-instance"><runId>${runId}</runId></${root}>` } };
+    return { status, body: { kind: 'xml', text: `<${root} xmlns="http://schemas.datacontract.org/2004/07/Iswc.Api.Models" xmlns:i="http://www.w3.org/2001/XMLSchema-instance"><runId>${escapeXml(runId)}</runId></${root}>` } };
   }
   return { status, body: { kind: 'xml', text: encodeXml(root, answer) } };
 }

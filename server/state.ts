@@ -153,12 +153,6 @@ export class ServerState {
     return this.#nextRunNumber++;
   }
 
-  /** Is a run of this agency started and not ended (choice `one-open-run-per-agency`)? */
-  hasOpenRun(agency: string): boolean {
-    for (const r of this.#runs.values()) if (r.started && !r.ended && r.started.agencyCode === agency) return true;
-    return false;
-  }
-
   /** Does a submission of this work (agency, workcode, sourceDb) exist on any preferred ISWC (choice `delete-by-work-400`)? */
   hasSubmissionOfWork(agency: string, workcode: string, sourceDb: number): boolean {
     for (const key of this.#submissions) {

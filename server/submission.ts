@@ -49,7 +49,6 @@ export function handleDelete(ctx: Context, op: Operation, rawQuery: string): Rep
   const effectiveAgency = f.has('delete-ignores-agency') ? (ctx.state.submissionAgencyOf(preferred.value, workcode.value, effectiveSourceDb) ?? agency.value) : agency.value;
   if (!ctx.state.hasSubmission(preferred.value, effectiveAgency, workcode.value, effectiveSourceDb)) {
     const notFound = { code: 'NOT_FOUND' as const, message: SUBMISSION_NOT_FOUND, where: 'handleDelete' };
-    if (f.has('delete-404-as-400')) return errorReply(ctx, 400, notFound);
     if (c.has('delete-by-work-400') && ctx.state.hasSubmissionOfWork(effectiveAgency, workcode.value, effectiveSourceDb)) return errorReply(ctx, 400, { ...notFound, message: 'invalid agency and work code provided' });
     if (c.has('refuse-as-400') && ctx.state.iswcExists(preferred.value)) return errorReply(ctx, 400, { ...notFound, message: 'invalid agency and work code provided' });
     return errorReply(ctx, 404, notFound);

@@ -39,18 +39,22 @@ function checkParams(check: Check<never>, params: unknown): void {
 
 /**
  * Does the request act for another agency than the profile's: the query `agency` of merge, delete and
- * demerge, or the agencyCode of an agent run? Which agency a key may act for is not shown (5.3).
+ * demerge, the agencyCode of an agent run, or an agency work's agencyCode in a merge? Which agency a key
+ * may act for is not shown (5.3).
  */
 function actsForAnotherAgency(step: Step, agency: string): boolean {
   const queried = step.request.query?.find(([name]) => name === 'agency')?.[1];
-  if (queried !== undefined) return queried !== agency;
-  if (step.operation !== 'notifyAgentRun' || typeof step.request.body !== 'string') return false;
+  if (queried !== undefined && queried !== agency) return true;
   const body = step.request.body;
+  if (typeof body !== 'string' || (step.operation !== 'notifyAgentRun' && step.operation !== 'mergeIswcMetadata')) return false;
   const format = sniffFormat(body);
   if (!format) return false;
-  const decoded = decodeBody(format, 'AgentRun', body);
-  const code = decoded.ok && decoded.value !== null && typeof decoded.value === 'object' ? (decoded.value as Record<string, unknown>).agencyCode : undefined;
-  return code !== undefined && code !== agency;
+  const decoded = decodeBody(format, step.operation === 'notifyAgentRun' ? 'AgentRun' : 'MergeRequest', body);
+  if (!decoded.ok || decoded.value === null || typeof decoded.value !== 'object') return false;
+  const value = decoded.value as Record<string, unknown>;
+  if (step.operation === 'notifyAgentRun') return value.agencyCode !== undefined && value.agencyCode !== agency;
+  const works = Array.isArray(value.agencyWorks) ? (value.agencyWorks as unknown[]) : [];
+  return works.some((w) => w !== null && typeof w === 'object' && (w as Record<string, unknown>).agencyCode !== undefined && (w as Record<string, unknown>).agencyCode !== agency);
 }
 
 /**

@@ -24,8 +24,8 @@ export const READINGS = [
   {
     point: 'Acceptance',
     sections: ['2.1', '2.4', '8'],
-    gated: 'A realistic value at a limit is not refused because of it: the same request with a nominal value and with the value at the limit, both naming data that exists or both not, get the same status. A valid request on existing data gets the success status; Content-Type is optional.',
-    recorded: 'Unrealistic values within or near the limits: empty strings, NUL, control and bidi characters, negative counters, the largest sourceDb, ISWCs in lower case, with separators, spaces or full-width digits, edge whitespace, duplicates and empty merges.',
+    gated: 'A realistic value at a limit is not refused because of it: the same request with a nominal value and with the value at the limit, both naming data that exists or both not, get the same status. A valid request on existing data gets the success status; Content-Type is optional, so a JSON body without it is understood.',
+    recorded: 'Unrealistic values within or near the limits: empty strings, NUL, control and bidi characters, negative counters, the largest sourceDb, ISWCs in lower case, with separators, spaces or full-width digits, edge whitespace, duplicates and empty merges; what an XML body without Content-Type gets (sniffed, or read as JSON).',
   },
   {
     point: 'Types',
@@ -36,19 +36,19 @@ export const READINGS = [
   {
     point: 'Syntax',
     sections: ['2.1', '2.3', '7'],
-    gated: 'Bytes no JSON or XML parser accepts (cut short, not JSON at all, an unclosed element) and XML whose root is not the one the document names are 400.',
-    recorded: 'What lenient JSON parsers accept: single quotes, comments, trailing content, unquoted property names.',
+    gated: 'Bytes no JSON or XML parser accepts (cut short, not JSON at all, an unclosed or mismatched element) are 400.',
+    recorded: 'What lenient parsers accept: single quotes, comments, trailing content, unquoted property names; XML under another root element (binders that do not check the root name, such as Jackson\'s XmlMapper).',
   },
   {
     point: 'Not found',
     sections: ['4.2', '4.3', '4.4', '7'],
-    gated: 'A preferred ISWC that does not exist, everything else naming existing data, is 404: the document ties "ISWC not found" (and "submission not found") to it.',
+    gated: 'A merge or demerge naming a preferred ISWC that does not exist, everything else naming existing data, is 404: the document ties "ISWC not found" to it. (The delete\'s 400 "invalid agency and work code provided" fits a submission found by its work under another preferred ISWC: there a refusal.)',
     recorded: '',
   },
   {
     point: 'Refusal',
     sections: ['2.5', '3', '4.2', '4.3', '4.4', '7', '8'],
-    gated: 'Where the document lists more than one error status that fits, a refusal: one of the operation\'s documented error statuses (400 or 404), never a success. A repeated delete or demerge; a demerge of metadata never merged; a delete or demerge naming another agency, work code, sourceDb or preferred ISWC; an ISWC of the merge body that does not exist; a query agency, workcode or sourceDb past the limits of the field it names.',
+    gated: 'Where the document lists more than one error status that fits, a refusal: one of the operation\'s documented error statuses (400 or 404), never a success. A repeated delete or demerge (what it names is gone: a 204 would claim it removed something, so an idempotent 204 is not taken); a demerge of metadata never merged; a delete or demerge naming another agency, work code, sourceDb or preferred ISWC, or a delete naming an unknown preferred ISWC; an ISWC of the merge body that does not exist; a query agency, workcode or sourceDb past the limits of the field it names.',
     recorded: 'Which of the documented error statuses came.',
   },
   {

@@ -35,14 +35,15 @@ import c30 from './checks/http.xml-entities.ts';
 import c31 from './checks/observed.auth-answer.ts';
 import c32 from './checks/observed.characters.ts';
 import c33 from './checks/observed.coercion.ts';
-import c34 from './checks/observed.edge-values.ts';
-import c35 from './checks/observed.iswc-handling.ts';
-import c36 from './checks/observed.lenient-syntax.ts';
-import c37 from './checks/observed.reason-code.ts';
-import c38 from './checks/observed.refusal.ts';
-import c39 from './checks/observed.requiredness.ts';
-import c40 from './checks/observed.response-format.ts';
-import c41 from './checks/observed.run-id.ts';
+import c34 from './checks/observed.content-type-default.ts';
+import c35 from './checks/observed.edge-values.ts';
+import c36 from './checks/observed.iswc-handling.ts';
+import c37 from './checks/observed.lenient-syntax.ts';
+import c38 from './checks/observed.reason-code.ts';
+import c39 from './checks/observed.refusal.ts';
+import c40 from './checks/observed.requiredness.ts';
+import c41 from './checks/observed.response-format.ts';
+import c42 from './checks/observed.run-id.ts';
 
 /** Every check, in report order. */
-export const CHECK_FILES: ReadonlyArray<Check<never>> = [c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, c17, c18, c19, c20, c21, c22, c23, c24, c25, c26, c27, c28, c29, c30, c31, c32, c33, c34, c35, c36, c37, c38, c39, c40, c41] as ReadonlyArray<Check<never>>;
+export const CHECK_FILES: ReadonlyArray<Check<never>> = [c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, c17, c18, c19, c20, c21, c22, c23, c24, c25, c26, c27, c28, c29, c30, c31, c32, c33, c34, c35, c36, c37, c38, c39, c40, c41, c42] as ReadonlyArray<Check<never>>;

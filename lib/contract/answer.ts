@@ -140,6 +140,8 @@ const XML_ENTITY: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '
 export function carriesText(body: string, text: string): boolean {
   if (plainText(body) === text) return true;
   const trimmed = body.trim();
+  // A plain text whose first line is the stated text, a detail on the lines after it.
+  if (!/^[{[<"]/.test(trimmed) && (trimmed.split(/\r?\n/, 1)[0] ?? '').trim() === text) return true;
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
     try {
       if (jsonStrings(JSON.parse(trimmed) as unknown, []).some((s) => s.trim() === text)) return true;
@@ -147,8 +149,15 @@ export function carriesText(body: string, text: string): boolean {
       // not JSON: the text nodes below may still carry it
     }
   }
-  for (const m of trimmed.matchAll(/>([^<]+)</g)) {
-    const node = (m[1] ?? '').replace(/&(lt|gt|amp|quot|apos);/g, (_w, name: string) => XML_ENTITY[name] ?? '').trim();
+  const unwrapped = trimmed.replace(/<!\[CDATA\[([\s\S]*?)\]\]>/g, (_w, inner: string) => inner.replace(/</g, '&lt;'));
+  for (const m of unwrapped.matchAll(/>([^<]+)</g)) {
+    const node = (m[1] ?? '')
+      .replace(/&#(x[0-9a-fA-F]+|[0-9]+);/g, (whole, ref: string) => {
+        const code = ref.startsWith('x') ? parseInt(ref.slice(1), 16) : parseInt(ref, 10);
+        return code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+      })
+      .replace(/&(lt|gt|amp|quot|apos);/g, (_w, name: string) => XML_ENTITY[name] ?? '')
+      .trim();
     if (node === text) return true;
   }
   return false;

@@ -15,7 +15,7 @@ export const CHECK_MANIFEST = {
   "auth.required": {"level":"spec","scope":"targeted","sections":["5","4.1"],"params":null},
   "body.malformed": {"level":"spec","scope":"targeted","sections":["2.1","2.3","7"],"params":null},
   "content-type.optional": {"level":"spec","scope":"targeted","sections":["4.1","4.2"],"params":null},
-  "limit.accepted": {"level":"spec","scope":"targeted","sections":["8"],"params":{"type":"object","properties":{"nominalStatus":{"type":["integer","null"],"minimum":100,"maximum":599}},"required":["nominalStatus"]}},
+  "limit.accepted": {"level":"spec","scope":"targeted","sections":["8"],"params":{"type":"object","properties":{"nominalStatus":{"type":["integer","null"],"minimum":100,"maximum":599},"success":{"type":"integer","minimum":200,"maximum":299}},"required":["nominalStatus"]}},
   "limit.rejected": {"level":"spec","scope":"targeted","sections":["8"],"params":null},
   "outcome.delete": {"level":"spec","scope":"targeted","sections":["3","4.3"],"params":null},
   "outcome.demerge": {"level":"spec","scope":"targeted","sections":["3","4.4"],"params":null},
@@ -24,7 +24,7 @@ export const CHECK_MANIFEST = {
   "outcome.merge": {"level":"spec","scope":"targeted","sections":["3","4.2","4.4"],"params":null},
   "outcome.sequence": {"level":"spec","scope":"targeted","sections":["3","4.2","4.3","4.4"],"params":{"type":"object","properties":{"status":{"anyOf":[{"type":"integer","minimum":100,"maximum":599},{"const":"refused"}]}},"required":["status"]}},
   "query.refused": {"level":"spec","scope":"targeted","sections":["4.2","4.3","4.4","8"],"params":null},
-  "status.not-found": {"level":"spec","scope":"targeted","sections":["4.2","4.3","4.4","7"],"params":null},
+  "status.not-found": {"level":"spec","scope":"targeted","sections":["4.2","4.4","7"],"params":null},
   "status.refused": {"level":"spec","scope":"targeted","sections":["4.2","4.3","4.4","7"],"params":null},
   "status.success": {"level":"spec","scope":"targeted","sections":["4"],"params":null},
   "type.rejected": {"level":"spec","scope":"targeted","sections":["2.1","2.3","2.4","7"],"params":null},
@@ -36,6 +36,7 @@ export const CHECK_MANIFEST = {
   "observed.auth-answer": {"level":"observed","scope":"targeted","sections":["5"],"params":null},
   "observed.characters": {"level":"observed","scope":"targeted","sections":["2.1","2.4","8"],"params":null},
   "observed.coercion": {"level":"observed","scope":"targeted","sections":["2.1","2.3","2.4"],"params":null},
+  "observed.content-type-default": {"level":"observed","scope":"targeted","sections":["4.1","4.2"],"params":null},
   "observed.edge-values": {"level":"observed","scope":"targeted","sections":["2.1","2.3","2.4","4.3","8"],"params":null},
   "observed.iswc-handling": {"level":"observed","scope":"targeted","sections":["2.5","4.2","4.3","4.4"],"params":null},
   "observed.lenient-syntax": {"level":"observed","scope":"targeted","sections":["2.1","2.3","7"],"params":null},
@@ -74,6 +75,7 @@ export type TargetedCheckId =
   | "observed.auth-answer"
   | "observed.characters"
   | "observed.coercion"
+  | "observed.content-type-default"
   | "observed.edge-values"
   | "observed.iswc-handling"
   | "observed.lenient-syntax"
@@ -88,7 +90,7 @@ export interface CheckParamsById {
   "auth.required": Record<never, never>;
   "body.malformed": Record<never, never>;
   "content-type.optional": Record<never, never>;
-  "limit.accepted": { nominalStatus: number | null };
+  "limit.accepted": { nominalStatus: number | null; success?: number };
   "limit.rejected": Record<never, never>;
   "outcome.delete": Record<never, never>;
   "outcome.demerge": Record<never, never>;
@@ -109,6 +111,7 @@ export interface CheckParamsById {
   "observed.auth-answer": Record<never, never>;
   "observed.characters": Record<never, never>;
   "observed.coercion": Record<never, never>;
+  "observed.content-type-default": Record<never, never>;
   "observed.edge-values": Record<never, never>;
   "observed.iswc-handling": Record<never, never>;
   "observed.lenient-syntax": Record<never, never>;

@@ -17,18 +17,71 @@ import type { Query } from './requests.ts';
 export const HARNESS_VERSION = (JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as { version: string }).version;
 /** Marks the harness's traffic where the document allows free text (agentVersion). */
 export const HARNESS_TAG = `iswc-conformance/${HARNESS_VERSION}`;
-/** A reason code for deletes; allowed values are not shown, DOMAIN.md gives "EdiV1" as a real one. */
-export const REASON_CODE = 'EdiV1';
 
-/** A valid agent run that starts a run (no runId), every other field present. */
+/**
+ * The counters of an agent run as a server with business rules reads them (the document states none, 2.1;
+ * a server may check that they add up): records sent are the updated and new ones; sent are successful or
+ * rejected; rejected are business or technical rejections.
+ */
+const COUNTERS = {
+  update: 'updateRecordCount',
+  new: 'newRecordCount',
+  sent: 'overallSent',
+  successful: 'successfulCount',
+  rejected: 'overallRejected',
+  business: 'businessRejectionCount',
+  technical: 'technicalRejectionCount',
+} as const;
+
+function counters(c: Record<keyof typeof COUNTERS, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(COUNTERS).map(([k, field]) => [field, c[k as keyof typeof COUNTERS]]));
+}
+
+/** Counters that add up, from the records updated and new and the rejections of each kind (at most as many as sent). */
+export function countersOf(parts: { update: number; new: number; business: number; technical: number }): Record<string, number> {
+  const sent = parts.update + parts.new;
+  const rejected = parts.business + parts.technical;
+  return counters({ ...parts, sent, rejected, successful: sent - rejected });
+}
+
+/** Counters that add up, `n` records updated and `n` new, all sent successfully. */
+export function consistentCounters(n: number): Record<string, number> {
+  return counters({ update: n, new: n, sent: 2 * n, successful: 2 * n, rejected: 0, business: 0, technical: 0 });
+}
+
+/**
+ * Counters that add up with `field` at `value` (a value at the int32 limit stays within it: the others are
+ * chosen around it), or undefined when `field` is not one of them.
+ */
+export function countersWith(field: string, value: number): Record<string, number> | undefined {
+  const v = value;
+  switch (field) {
+    case COUNTERS.update:
+    case COUNTERS.sent:
+    case COUNTERS.successful:
+      return counters({ update: v, new: 0, sent: v, successful: v, rejected: 0, business: 0, technical: 0 });
+    case COUNTERS.new:
+      return counters({ update: 0, new: v, sent: v, successful: v, rejected: 0, business: 0, technical: 0 });
+    case COUNTERS.rejected:
+    case COUNTERS.business:
+      return counters({ update: v, new: 0, sent: v, successful: 0, rejected: v, business: v, technical: 0 });
+    case COUNTERS.technical:
+      return counters({ update: v, new: 0, sent: v, successful: 0, rejected: v, business: 0, technical: v });
+    default:
+      return undefined;
+  }
+}
+
+/** A valid agent run that starts a run (no runId), every other field present, its counters adding up. */
 export function validAgentRun(profile: TargetProfile, counter = 1): Record<string, unknown> {
   const schema = resourceSchema('AgentRun');
+  const consistent = consistentCounters(counter);
   const out: Record<string, unknown> = {};
   for (const [name, raw] of Object.entries(schema.properties ?? {})) {
     const node = deref(raw);
     if (name === 'runId') continue;
     if (raw.$ref && componentName(raw.$ref) === 'AgencyCode') out[name] = profile.agency;
-    else if (node.type === 'integer') out[name] = counter;
+    else if (node.type === 'integer') out[name] = consistent[name] ?? counter;
     else if (node.type === 'string') out[name] = HARNESS_TAG;
   }
   return out;
@@ -85,7 +138,7 @@ export function baseQuery(_opId: OperationId, profile: TargetProfile, preferredI
     agency: profile.agency,
     workcode: sampleWorkCode(profile),
     sourceDb: sourceDbOf(profile),
-    reasonCode: REASON_CODE,
+    reasonCode: profile.reasonCode,
   };
 }
 

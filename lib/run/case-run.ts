@@ -3,6 +3,7 @@ import type { CaseContext, CaseDef, CaseFormat, CaseInput, Probe, Replay, Step }
 import { CHECK_MANIFEST } from '../generate/checks.generated.ts';
 import type { CheckId } from '../generate/checks.generated.ts';
 import type { CheckExecution, Judge } from './execution.ts';
+import { shapedRequest } from './xml-arrays.ts';
 
 /** Runs one case in one format: sends each step, applies every check, records each execution. */
 export class CaseRun implements CaseContext {
@@ -39,7 +40,7 @@ export class CaseRun implements CaseContext {
   }
 
   private async exchangeFor(step: Step): Promise<Exchange> {
-    const exchange = await this.client.send(step.request);
+    const exchange = await this.client.send(shapedRequest(step, this.profile.xmlArrays));
     this.stats.requests += 1;
     this.stats.retries += Math.max(0, exchange.attempts - 1);
     this.stats.waitedMs += exchange.waitedMs;
@@ -95,8 +96,9 @@ export class CaseRun implements CaseContext {
   private curlFor(step: Step): string {
     const body = step.request.body;
     const size = body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
-    if (size <= 64 * 1024) return this.client.curl(step.request);
-    const { body: _omitted, ...withoutBody } = step.request;
+    const request = shapedRequest(step, this.profile.xmlArrays);
+    if (size <= 64 * 1024) return this.client.curl(request);
+    const { body: _omitted, ...withoutBody } = request;
     return `${this.client.curl(withoutBody)} --data-binary @body.bin  # the ${size}-byte body is not inlined: write it to body.bin first`;
   }
 

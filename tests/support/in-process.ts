@@ -3,7 +3,7 @@ import { runSuiteInProcess } from '../../lib/pipeline.ts';
 import type { PlannedCase } from '../../lib/run/plan.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { fromRoot } from '../../lib/paths.ts';
-import { startReferenceServer } from '../../server/index.ts';
+import { profileForChoiceSet, startReferenceServer } from '../../server/index.ts';
 import type { ChoiceSetName } from '../../server/index.ts';
 import { buildConformanceReport } from '../../lib/report/build.ts';
 import type { ConformanceReport } from '../../lib/report/model.ts';
@@ -33,7 +33,7 @@ export interface InProcessReportOptions {
  * reporter uses. What the report-writer tests use as fixtures.
  */
 export async function inProcessReport(options: InProcessReportOptions = {}): Promise<ConformanceReport> {
-  const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
+  const profile = profileForChoiceSet(loadProfile(fromRoot('fixtures', 'targets', 'embedded.json')), options.choices);
   const key = options.key ?? 'local-dev-key';
   const destructive = options.destructive ?? true;
   const server = await startReferenceServer({ profile, key, faults: options.faults ?? [], ...(options.choices ? { choices: options.choices } : {}) });

@@ -45,7 +45,7 @@ test('auth key: the server gets the key, the record holds the placeholder', asyn
   expect(ex.request).toEqual({
     method: 'POST',
     url: `${server.url}/agent/run`,
-    headers: { 'User-Agent': 'iswc-conformance', 'Content-Type': 'application/json', [KEY_HEADER]: KEY_PLACEHOLDER },
+    headers: { 'User-Agent': 'iswc-conformance', 'Accept-Encoding': 'identity', 'Content-Type': 'application/json', [KEY_HEADER]: KEY_PLACEHOLDER },
     body: '{"agencyCode":"128"}',
     bodyBytes: 20,
     bodyTruncated: false,
@@ -54,7 +54,7 @@ test('auth key: the server gets the key, the record holds the placeholder', asyn
   const seen = server.seen[0];
   expect(seen?.headers[KEY_HEADER_LOWER]).toBe(KEY);
   expect(seen?.headers['user-agent']).toBe('iswc-conformance');
-  expect(seen?.headers['accept-encoding']).toBeUndefined();
+  expect(seen?.headers['accept-encoding']).toBe('identity');
   expect(seen?.body.toString()).toBe('{"agencyCode":"128"}');
   expect(JSON.stringify(ex)).not.toContain(KEY);
 });
@@ -78,7 +78,7 @@ test('a key header passed in spec.headers is ignored: the client owns it', async
   const ex = await c.send({ method: 'GET', path: '/x', headers: { [KEY_HEADER_LOWER]: 'injected', 'X-Trace': 'abc' }, auth: 'none' });
   expect(server.seen[0]?.headers[KEY_HEADER_LOWER]).toBeUndefined();
   expect(server.seen[0]?.headers['x-trace']).toBe('abc');
-  expect(ex.request.headers).toEqual({ 'User-Agent': 'iswc-conformance', 'X-Trace': 'abc' });
+  expect(ex.request.headers).toEqual({ 'User-Agent': 'iswc-conformance', 'Accept-Encoding': 'identity', 'X-Trace': 'abc' });
   await c.send({ method: 'GET', path: '/x', headers: { [KEY_HEADER.toUpperCase()]: 'injected' } });
   expect(server.seen[1]?.headers[KEY_HEADER_LOWER]).toBe(KEY);
 });
@@ -287,9 +287,9 @@ test('the curl line: shape, quoting, and never the key', () => {
   const c = createHttpClient({ baseUrl: 'https://iswc.example/api', key: KEY });
   cleanup.add(c);
   expect(c.curl(SPEC)).toBe(
-    `curl -sS -i -X POST 'https://iswc.example/api/agent/run?x=1' -H "${KEY_HEADER}: $ISWC_SUBSCRIPTION_KEY" -H 'User-Agent: iswc-conformance' -H 'Content-Type: application/json' -H 'Accept:' --data-binary '{"agentVersion":"it'\\''s 1.0"}'`,
+    `curl -sS -i -X POST 'https://iswc.example/api/agent/run?x=1' -H "${KEY_HEADER}: $ISWC_SUBSCRIPTION_KEY" -H 'User-Agent: iswc-conformance' -H 'Accept-Encoding: identity' -H 'Content-Type: application/json' -H 'Accept:' --data-binary '{"agentVersion":"it'\\''s 1.0"}'`,
   );
-  expect(c.curl({ method: 'GET', path: '/x', auth: 'none' })).toBe(`curl -sS -i -X GET 'https://iswc.example/api/x' -H 'User-Agent: iswc-conformance' -H 'Accept:'`);
+  expect(c.curl({ method: 'GET', path: '/x', auth: 'none' })).toBe(`curl -sS -i -X GET 'https://iswc.example/api/x' -H 'User-Agent: iswc-conformance' -H 'Accept-Encoding: identity' -H 'Accept:'`);
   expect(c.curl({ method: 'GET', path: '/x', auth: 'wrong' })).toContain(`-H '${KEY_HEADER}: ${WRONG_KEY}'`);
   const sneaky = c.curl({ method: 'POST', path: '/x', rawQuery: `k=${KEY}`, headers: { [KEY_HEADER]: KEY, 'X-K': KEY }, body: `${KEY}\u0000` });
   expect(sneaky).not.toContain(KEY);

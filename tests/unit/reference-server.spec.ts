@@ -311,7 +311,6 @@ const PROBES: Probe[] = [
   { fault: 'run-400-as-422', calls: [run({ overallSent: 'x' })], clean: 400, faulty: 422 },
   { fault: 'merge-400-as-422', calls: [{ ...mergeOf(0), query: { preferredIswc: at(profile.merges, 0).preferredIswc, agency: '1' } }], clean: 400, faulty: 422 },
   { fault: 'merge-404-as-400', calls: [mergeBody({ iswcs: [at(profile.unknownIswcs, 0)] })], clean: 404, faulty: 400 },
-  { fault: 'delete-404-as-400', calls: [deleteOf(0, { sourceDb: '1' })], clean: 404, faulty: 400 },
   { fault: 'demerge-404-as-410', calls: [neverMerged()], clean: 404, faulty: 410 },
   { fault: 'run-401-as-403', calls: [run({}, { auth: 'none' })], clean: 401, faulty: 403 },
   { fault: 'run-bad-request-text', calls: [run({ overallSent: 'x' })], observe: text, clean: 'Bad Request', faulty: 'Invalid request' },
@@ -473,7 +472,6 @@ const CHOICE_PROBES: ChoiceProbe[] = [
   },
   { choice: 'unsupported-media-400', calls: [validRun({}, { headers: { 'Content-Type': 'text/csv' } })], reference: 415, chosen: 400 },
   { choice: 'apim-404-unknown-operation', calls: [{ method: 'GET', path: '/agent/run' }], reference: 405, chosen: 404 },
-  // Choices of the false-alarm review.
   { choice: 'run-counters-consistent', calls: [validRun({ overallRejected: 1 })], reference: 200, chosen: 400 },
   { choice: 'xml-wrapped-arrays', calls: [{ ...mergeOf(0), body: '<MergeRequest><iswcs>T12345</iswcs></MergeRequest>', headers: XML_TYPE }], reference: 400, chosen: 204 },
   { choice: 'gzip-unasked', calls: [validRun()], observe: (a) => a.headers.get('content-encoding'), reference: null, chosen: 'gzip' },
@@ -485,11 +483,9 @@ const CHOICE_PROBES: ChoiceProbe[] = [
   { choice: 'delete-by-work-400', calls: [deleteOf(0, { preferredIswc: at(profile.unknownIswcs, 0) })], reference: 404, chosen: 400 },
   { choice: 'xml-sequence-order', calls: [xmlRun(`<newRecordCount>1</newRecordCount><agencyCode>${profile.agency}</agencyCode>`)], reference: 200, chosen: 400 },
   { choice: 'no-content-type-json', calls: [noType(xmlRun(`<agencyCode>${profile.agency}</agencyCode>`))], reference: 200, chosen: 400 },
-  { choice: 'one-open-run-per-agency', calls: [validRun(), validRun()], reference: 200, chosen: 400 },
   { choice: 'reason-code-list', calls: [deleteOf(0)], reference: 204, chosen: 400 },
   { choice: 'chunked-answers', calls: [validRun()], observe: (a) => a.headers.get('content-length') !== null, reference: true, chosen: false },
   { choice: 'xml-any-root', calls: [{ path: '/agent/run', body: `<Run><agencyCode>${profile.agency}</agencyCode></Run>`, headers: XML_TYPE }], reference: 400, chosen: 200 },
-  { choice: 'demerge-idempotent', calls: [neverMerged()], reference: 404, chosen: 204 },
   { choice: 'connection-close', calls: [validRun()], observe: (a) => a.headers.get('connection'), reference: 'keep-alive', chosen: 'close' },
   { choice: 'large-bodies-accepted', calls: [{ path: '/agent/run', body: `${JSON.stringify(VALID_RUN)}${' '.repeat(2 * 1024 * 1024)}`, headers: JSON_TYPE }], reference: 413, chosen: 200 },
 ];
@@ -497,7 +493,7 @@ const CHOICE_PROBES: ChoiceProbe[] = [
 test.describe('legitimate choices', () => {
   test('an unknown choice or choice set throws and lists the valid ones', async () => {
     await expect(startReferenceServer({ profile, key: KEY, choices: ['no-such-choice'] })).rejects.toThrow(/no-such-choice.*Valid ids: .*answer-xml-always/s);
-    await expect(startReferenceServer({ profile, key: KEY, choices: 'no-such-set' as 'reference' })).rejects.toThrow(/no-such-set.*Valid sets: reference, alternative, production, review, wire, lenient/s);
+    await expect(startReferenceServer({ profile, key: KEY, choices: 'no-such-set' as 'reference' })).rejects.toThrow(/no-such-set.*Valid sets: reference, alternative, production, exacting, wire, lenient/s);
   });
 
   for (const probe of CHOICE_PROBES) {

@@ -8,7 +8,7 @@ export default defineCheck({
   level: 'spec',
   sections: ['4.1', '4.2'],
   reading: 'Acceptance',
-  description: 'A JSON or XML body sent without Content-Type (optional, section 4) is understood: the documented success status.',
+  description: 'A JSON body sent without Content-Type (optional, section 4) is understood: the documented success status.',
   scope: 'targeted',
   judge: statusJudge(({ operation: opId }) => {
     const status = opId ? operation(opId).successStatus : 200;

@@ -8,6 +8,11 @@ interface AcceptParams extends Because {
    * got no answer). Both name data that exists, or both not, so only the value can make them differ.
    */
   nominalStatus: number | null;
+  /**
+   * The status the nominal request must get for the comparison to show anything: a valid agent run has no
+   * reason to be refused (200), so a refused nominal run leaves nothing to compare.
+   */
+  success?: number;
 }
 
 /**
@@ -22,12 +27,15 @@ export default defineCheck<AcceptParams>({
   reading: 'Acceptance',
   description: 'A realistic value at a stated limit gets the same answer as the same request with a nominal value (it is not refused because of the limit).',
   scope: 'targeted',
-  params: { type: 'object', properties: { nominalStatus: { type: ['integer', 'null'], minimum: 100, maximum: 599 } }, required: ['nominalStatus'] },
+  params: { type: 'object', properties: { nominalStatus: { type: ['integer', 'null'], minimum: 100, maximum: 599 }, success: { type: 'integer', minimum: 200, maximum: 299 } }, required: ['nominalStatus'] },
   judge({ exchange, params }) {
     const nominal = params.nominalStatus;
     const expected = `${nominal ?? '?'}, the status of the same request with a nominal value, because ${params.because}`;
     if (nominal === null || nominal >= 500) {
       return { verdict: 'skip', expected, received: `the nominal request got ${nominal === null ? 'no answer' : `a ${nominal}`}: nothing to compare with` };
+    }
+    if (params.success !== undefined && nominal !== params.success) {
+      return { verdict: 'skip', expected, received: `the nominal request itself was refused (${nominal}, where ${params.success} was due): comparing with it shows nothing` };
     }
     const status = statusOf(exchange);
     return { verdict: status === nominal ? 'pass' : 'fail', expected, received: describeAnswer(exchange) };

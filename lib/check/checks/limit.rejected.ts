@@ -9,5 +9,6 @@ export default defineCheck({
   reading: 'Characters',
   description: 'A body value one past a stated limit (length in characters every reading counts alike, pattern, 32-bit range) is refused with 400.',
   scope: 'targeted',
-  judge: statusJudge(() => ({ statuses: [400], label: '400 (section 8)' })),
+  // A broken agency code is another agency than the key's: 401 or 403 may refuse it first (5.3).
+  judge: statusJudge(() => ({ statuses: [400], label: '400 (section 8)' }), true),
 });

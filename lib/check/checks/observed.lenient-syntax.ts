@@ -7,7 +7,7 @@ export default defineCheck({
   level: 'observed',
   sections: ['2.1', '2.3', '7'],
   reading: 'Syntax',
-  description: 'What a body gets that a strict JSON parser refuses and a lenient one accepts (single quotes, comments, trailing content).',
+  description: 'What a body gets that a strict parser refuses and a lenient one accepts (single quotes, comments, trailing content; XML under another root element).',
   scope: 'targeted',
   judge: observe,
 });

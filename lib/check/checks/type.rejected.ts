@@ -10,5 +10,6 @@ export default defineCheck({
   reading: 'Types',
   description: "A body value no reading can take as its field's type (a non-numeric string or a fraction for an int32, an object or array for a scalar, a body that is not an object) is refused with 400.",
   scope: 'targeted',
-  judge: statusJudge(() => ({ statuses: [400], label: '400 (sections 2, 7)' })),
+  // A broken agency code is another agency than the key's: 401 or 403 may refuse it first (5.3).
+  judge: statusJudge(() => ({ statuses: [400], label: '400 (sections 2, 7)' }), true),
 });

@@ -17,11 +17,11 @@ export function decodeBody(format: Format, resource: ResourceName, text: string)
   return format === 'json' ? decodeJson(text) : decodeXml(resource, text);
 }
 
-/** The format a Content-Type names: application/json and any +json, application/xml, text/xml and any +xml. */
+/** The format a Content-Type names: application/json, text/json and any +json; application/xml, text/xml and any +xml. */
 export function formatOfContentType(contentType: string | undefined): Format | 'text' | 'other' | undefined {
   if (!contentType) return undefined;
   const essence = (contentType.split(';')[0] ?? '').trim().toLowerCase();
-  if (essence === 'application/json' || essence.endsWith('+json')) return 'json';
+  if (essence === 'application/json' || essence === 'text/json' || essence.endsWith('+json')) return 'json';
   if (essence === 'application/xml' || essence === 'text/xml' || essence.endsWith('+xml')) return 'xml';
   if (essence.startsWith('text/')) return 'text';
   return 'other';

@@ -31,18 +31,46 @@ function encodeScalar(value: unknown): string {
   return escapeXml(typeof value === 'string' ? value : String(value));
 }
 
-function encodeElement(name: string, value: unknown, raw: SchemaNode | undefined): string {
+/**
+ * An object's entries in the schema's property order, unknown keys after them: a server that validates XML
+ * as a sequence in the document's field order (XSD, DataContract) reads what the harness writes.
+ */
+function inSchemaOrder(value: Record<string, unknown>, node: SchemaNode | undefined): Array<[string, unknown]> {
+  const order = Object.keys(node?.properties ?? {});
+  const rank = (key: string) => {
+    const at = order.indexOf(key);
+    return at < 0 ? order.length : at;
+  };
+  return Object.entries(value)
+    .map((entry, i) => ({ entry, i }))
+    .sort((a, b) => rank(a.entry[0]) - rank(b.entry[0]) || a.i - b.i)
+    .map(({ entry }) => entry);
+}
+
+/**
+ * How arrays are written: `unwrapped` as the contract's `xml` objects say (each item repeats under the
+ * property name, production's OpenAPI); `wrapped` as .NET's XmlSerializer writes a list by default (one
+ * element per array, each item named after its type: `string`, or the item schema's `xml.name`).
+ */
+export type XmlArrayShape = 'unwrapped' | 'wrapped';
+
+function encodeElement(name: string, value: unknown, raw: SchemaNode | undefined, arrays: XmlArrayShape): string {
   if (value === undefined) return '';
   const node = raw ? deref(raw) : undefined;
   if (Array.isArray(value)) {
+    if (arrays === 'wrapped' && node?.type === 'array') {
+      const item = node.items ? deref(node.items) : undefined;
+      const itemName = item?.type === 'object' ? (item.xml?.name ?? 'item') : (item?.type ?? 'string');
+      return `<${name}>${value.map((v) => encodeElement(itemName, v, node.items, arrays)).join('')}</${name}>`;
+    }
     const itemName = node?.type === 'array' ? (node.items?.xml?.name ?? name) : name;
-    const inner = value.map((item) => encodeElement(itemName, item, node?.items)).join('');
+    const inner = value.map((item) => encodeElement(itemName, item, node?.items, arrays)).join('');
     return node?.type === 'array' && node.xml?.wrapped ? `<${node.xml.name ?? name}>${inner}</${node.xml.name ?? name}>` : inner;
   }
   if (value === null) return `<${name}/>`;
   if (typeof value === 'object') {
-    const children = Object.entries(value as Record<string, unknown>)
-      .map(([key, child]) => encodeElement(key, child, node?.properties?.[key]))
+    const children = inSchemaOrder(value as Record<string, unknown>, node)
+      .map(([key, child]) => encodeElement(key, child, node?.properties?.[key], arrays))
       .join('');
     return `<${name}>${children}</${name}>`;
   }
@@ -50,16 +78,16 @@ function encodeElement(name: string, value: unknown, raw: SchemaNode | undefined
 }
 
 /** Writes a value as the XML representation of a resource. Values of the wrong shape are written as they are. */
-export function encodeXml(resource: ResourceName, value: unknown): string {
+export function encodeXml(resource: ResourceName, value: unknown, arrays: XmlArrayShape = 'unwrapped'): string {
   const schema = resourceSchema(resource);
   const root = schema.xml?.name ?? resource;
   let inner: string;
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    inner = Object.entries(value as Record<string, unknown>)
-      .map(([key, child]) => encodeElement(key, child, schema.properties?.[key]))
+    inner = inSchemaOrder(value as Record<string, unknown>, schema)
+      .map(([key, child]) => encodeElement(key, child, schema.properties?.[key], arrays))
       .join('');
   } else if (Array.isArray(value)) {
-    inner = value.map((item) => encodeElement('item', item, undefined)).join('');
+    inner = value.map((item) => encodeElement('item', item, undefined, arrays)).join('');
   } else {
     inner = value === null || value === undefined ? '' : encodeScalar(value);
   }

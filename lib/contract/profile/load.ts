@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { validateWith } from '../validators.ts';
 import type { TargetProfile } from './types.ts';
+import { PROFILE_DEFAULTS } from './types.ts';
 
 export class ProfileError extends Error {
   readonly code = 'ISWC_PROFILE_INVALID';
@@ -14,7 +15,7 @@ export function parseProfile(value: unknown, source: string): TargetProfile {
     const lines = violations.map((v) => `  at ${v.path}: ${v.message}`).join('\n');
     throw new ProfileError(`Target profile ${source} does not match schemas/target-profile.schema.json:\n${lines}`);
   }
-  const profile = value as TargetProfile;
+  const profile: TargetProfile = { ...PROFILE_DEFAULTS, ...(value as Partial<TargetProfile>) } as TargetProfile;
   const known = new Set(profile.iswcs);
   const clash = profile.unknownIswcs.filter((i) => known.has(i));
   if (clash.length > 0) throw new ProfileError(`Target profile ${source}: ${clash.join(', ')} listed both in iswcs and in unknownIswcs`);

@@ -37,7 +37,16 @@ export interface TargetProfile {
   demerges: DemergeEntry[];
   /** Disposable: existing submissions. */
   submissions: SubmissionEntry[];
+  /** The reasonCode the target accepts on a delete (allowed values are not shown, 4.3); default EdiV1. */
+  reasonCode: string;
+  /** How the target reads XML arrays of a MergeRequest (not shown); default unwrapped, as production. */
+  xmlArrays: XmlArrays;
 }
+
+export type XmlArrays = 'unwrapped' | 'wrapped';
+
+/** Profile defaults for the settings a profile file may leave out. */
+export const PROFILE_DEFAULTS = { reasonCode: 'EdiV1', xmlArrays: 'unwrapped' } as const satisfies Pick<TargetProfile, 'reasonCode' | 'xmlArrays'>;
 
 export type DisposableKind = 'merges' | 'demerges' | 'submissions';
 export const DISPOSABLE_KINDS: readonly DisposableKind[] = ['merges', 'demerges', 'submissions'];

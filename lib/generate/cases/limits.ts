@@ -8,7 +8,7 @@ import type { DisposableKind, SubmissionEntry, TargetProfile } from '../../contr
 import type { CaseContext, CaseDef, CaseFormat, Expectation, Step } from '../case.ts';
 import { expectCheck } from '../expectations.ts';
 import { bodyRequest, queryRequest } from '../requests.ts';
-import { baseQuery, bodyWith, emptyMerge, otherIswc, queryFor, unknownIswc, validAgentRun, validExample } from '../templates.ts';
+import { baseQuery, bodyWith, countersWith, emptyMerge, otherIswc, queryFor, unknownIswc, validAgentRun, validExample } from '../templates.ts';
 import type { BoundaryValue } from '../values.ts';
 import { boundaryValues, typeRole, wrongTypes, xmlTypeRole } from '../values.ts';
 
@@ -67,7 +67,12 @@ function bodyFor(c: FieldConstraint, profile: TargetProfile, value: unknown, nam
     // itself be a bad request: the body carries ISWCs "and/or" works, 4.2).
     return naming === 'existing' ? emptyMerge() : { ...emptyMerge(), iswcs: [otherIswc(profile)] };
   }
-  if (c.operation === 'notifyAgentRun') return bodyWith(validAgentRun(profile), c.field, value, profile);
+  if (c.operation === 'notifyAgentRun') {
+    // A realistic counter keeps the others adding up around it, for a server that checks they do.
+    const realistic = typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 2 ** 31 - 1;
+    const around = realistic ? countersWith(c.field, value) : undefined;
+    return around ? { ...validAgentRun(profile), ...around } : bodyWith(validAgentRun(profile), c.field, value, profile);
+  }
   if (entry && c.field.startsWith('agencyWorks[]')) {
     const name = c.field.slice('agencyWorks[].'.length);
     return { ...emptyMerge(), agencyWorks: [{ agencyCode: entry.agency, agencyWorkCode: entry.workcode, [name]: value }] };
@@ -150,7 +155,7 @@ function acceptedCase(c: FieldConstraint, profile: TargetProfile, values: Bounda
       const nominalStatus = nominal.error && nominal.error.code !== 'THROTTLED' ? null : (nominal.response?.status ?? null);
       for (const b of values) {
         const because = `${b.because}; the same request with the nominal ${JSON.stringify(example)} got ${nominalStatus ?? 'no answer'}`;
-        await ctx.send(stepFor(c, profile, ctx, `${c.field} ${b.label}`, b.value, 'unknown', [expectCheck('limit.accepted', { because, sections: [...c.sections], nominalStatus })]));
+        await ctx.send(stepFor(c, profile, ctx, `${c.field} ${b.label}`, b.value, 'unknown', [expectCheck('limit.accepted', { because, sections: [...c.sections], nominalStatus, ...(c.operation === 'notifyAgentRun' ? { success: operation(c.operation).successStatus } : {}) })]));
       }
     },
   };
@@ -220,21 +225,31 @@ function fieldValue(root: unknown, field: string): unknown {
   return node;
 }
 
-/** A query integer that is no integer at all: refused (the document lets 400 or 404 answer it). */
-function queryTypeCase(c: FieldConstraint, profile: TargetProfile, label: string, value: string): CaseDef {
+/**
+ * A query integer that is no integer at all: refused (the document lets 400 or 404 answer it). A value
+ * given as a function is built from the entry the request names ("128.5" for its sourceDb 128): a server
+ * that reads integers leniently (parseInt, truncation) then finds the entry and acts on it, so the case
+ * may change data on a faulty server and runs only where destructive checks are on.
+ */
+function queryTypeCase(c: FieldConstraint, profile: TargetProfile, label: string, value: string | ((entry: Partial<SubmissionEntry>) => string)): CaseDef {
   const kind = reservedKind(c);
-  const because = `${c.field} must be a 32-bit integer, sent ${JSON.stringify(value)} (section ${c.sections.join(', ')})`;
   return {
     id: `type.${c.operation}.${c.location}.${c.field}.${label}`,
     title: titleOf(c, label, 'refused'),
     operation: c.operation,
     formats: operation(c.operation).body ? ['json'] : ['none'],
     tags: ['@limits', '@types'],
-    ...(kind ? { claims: [{ kind, count: 1, readOnly: true }] } : {}),
+    // A value derived from the entry's own (12 -> "12.5") deletes the entry on a server that truncates it:
+    // such a case consumes its entry rather than sharing one.
+    ...(kind ? { claims: [{ kind, count: 1, readOnly: typeof value !== 'function' }] } : {}),
+    ...(typeof value === 'function' ? { changesData: true } : {}),
     group: groupOf(c),
     async run(ctx) {
+      const entry = (kind ? ctx.entries[kind]?.[0] : undefined) as Partial<SubmissionEntry> | undefined;
+      const sent = typeof value === 'function' ? value(entry ?? {}) : value;
+      const because = `${c.field} must be a 32-bit integer, sent ${JSON.stringify(sent)} (section ${c.sections.join(', ')})`;
       await ctx.send(
-        stepFor(c, profile, ctx, `${c.field} ${label}`, value, 'existing', [
+        stepFor(c, profile, ctx, `${c.field} ${label}`, sent, 'existing', [
           expectCheck('query.refused', { because, sections: [...c.sections] }),
           expectCheck('observed.refusal', { because: `${c.field} ${label}: which error status refuses it` }),
         ]),
@@ -258,6 +273,12 @@ export function limitCases(profile: TargetProfile): CaseDef[] {
       for (const w of wrongTypes(c.type, example)) out.push(typeCase(c, profile, w.label, w.value, typeRole(c, w)));
     } else if (c.type === 'integer') {
       for (const w of [{ label: 'word', value: 'abc' }, { label: 'fraction', value: '1.5' }]) out.push(queryTypeCase(c, profile, w.label, w.value));
+      const own = (entry: Partial<SubmissionEntry>): string => {
+        const value = (entry as Record<string, unknown>)[c.field];
+        return typeof value === 'number' || typeof value === 'string' ? String(value) : String(example);
+      };
+      out.push(queryTypeCase(c, profile, 'entry-fraction', (entry) => `${own(entry)}.5`));
+      out.push(queryTypeCase(c, profile, 'entry-with-letters', (entry) => `${own(entry)}abc`));
     }
   }
   return out;

@@ -75,7 +75,7 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
     },
     {
       id: 'merge.no-content-type',
-      title: `POST ${op().path} without Content-Type is understood (204) @destructive`,
+      title: `POST ${op().path} without Content-Type: understood in JSON (204), recorded in XML @destructive`,
       operation: OP,
       formats: BOTH,
       tags: ['@destructive'],
@@ -83,11 +83,17 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
       async run(ctx) {
         const entry = (ctx.entries.merges?.[0] ?? null) as MergeEntry | null;
         if (!entry) throw new Error('no merge entry allocated');
+        const format = asFormat(ctx.format);
         await ctx.send({
           label: 'merge without Content-Type',
           operation: OP,
-          request: bodyRequest(OP, asFormat(ctx.format), mergeBody(entry), { query: mergeQuery(entry.preferredIswc, profile.agency), contentType: null }),
-          expect: [expectCheck('content-type.optional', { because: 'the profile lists this merge as accepted and Content-Type is optional (section 4.2)' })],
+          request: bodyRequest(OP, format, mergeBody(entry), { query: mergeQuery(entry.preferredIswc, profile.agency), contentType: null }),
+          ...(format === 'xml' ? { probe: 'open-point' as const } : {}),
+          expect: [
+            format === 'json'
+              ? expectCheck('content-type.optional', { because: 'the profile lists this merge as accepted and Content-Type is optional (section 4.2)' })
+              : expectCheck('observed.content-type-default', { because: 'a merge the profile lists as accepted, in XML without Content-Type' }),
+          ],
         });
       },
     },
@@ -189,7 +195,7 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
               ]
             : [
                 { label: 'unclosed element', body: `<${root}><iswcs>${existingIswc(profile)}</iswcs>` },
-                { label: 'wrong root element', body: `<AgentRun><iswcs>${existingIswc(profile)}</iswcs></AgentRun>` },
+                { label: 'mismatched end tag', body: `<${root}><iswcs>${existingIswc(profile)}</agencyWorks></${root}>` },
               ];
         for (const { label, body } of bodies) {
           await ctx.send({
@@ -199,6 +205,23 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
             expect: [expectCheck('body.malformed', { because: `the body is ${label} (section 2.3)` })],
           });
         }
+      },
+    },
+    {
+      id: 'merge.lenient-syntax',
+      title: `POST ${op().path} with XML of another root element (observed)`,
+      operation: OP,
+      formats: ['xml'],
+      tags: ['@syntax', '@observed'],
+      async run(ctx) {
+        // Into an ISWC that does not exist: a binder that ignores the root's name must merge nothing.
+        await ctx.send({
+          label: 'another root element',
+          operation: OP,
+          probe: 'open-point',
+          request: rawBodyRequest(OP, 'xml', `<AgentRun><iswcs>${existingIswc(profile)}</iswcs></AgentRun>`, { query: mergeQuery(unknownIswc(profile), profile.agency) }),
+          expect: [expectCheck('observed.lenient-syntax', { because: 'a merge request under another root element: binders that do not check the root name take it' })],
+        });
       },
     },
     {

@@ -4,7 +4,7 @@ import type { DemergeEntry, MergeEntry, SubmissionEntry, TargetProfile } from '.
 import type { CaseContext, CaseDef, Probe, Step } from '../case.ts';
 import { expectCheck } from '../expectations.ts';
 import { bodyRequest, queryRequest } from '../requests.ts';
-import { REASON_CODE, queryFor, unknownIswc } from '../templates.ts';
+import { queryFor, unknownIswc } from '../templates.ts';
 import { mergeBody } from './merge.ts';
 
 const MERGE = 'mergeIswcMetadata';
@@ -138,7 +138,7 @@ class DeleteCommand implements fc.AsyncCommand<World, Real> {
       status = 'refused';
       because = `${s.preferredIswc} does not exist (section 4.3)`;
     }
-    const query = queryFor(DELETE, { preferredIswc: s.preferredIswc, agency: s.agency, workcode: s.workcode, sourceDb: s.sourceDb, reasonCode: REASON_CODE });
+    const query = queryFor(DELETE, { preferredIswc: s.preferredIswc, agency: s.agency, workcode: s.workcode, sourceDb: s.sourceDb, reasonCode: r.ctx.profile.reasonCode });
     await expectStatus(r, { label: `delete ${s.agency}/${s.workcode} on ${s.preferredIswc}`, operation: DELETE, request: queryRequest(DELETE, query) }, status, because);
     if (this.which === 'present') m.deleted.unshift(s);
   }

@@ -13,7 +13,7 @@ import type { TargetProfile } from '../../contract/profile/types.ts';
 import type { CaseContext, CaseDef, Expectation, Probe, Step } from '../case.ts';
 import { expectCheck } from '../expectations.ts';
 import { bodyRequest, queryRequest, rawBodyRequest } from '../requests.ts';
-import { baseQuery, bodyWith, emptyMerge, existingIswc, queryFor, sampleWorkCode, unknownIswc, validAgentRun, validExample } from '../templates.ts';
+import { baseQuery, bodyWith, emptyMerge, existingIswc, queryFor, sampleWorkCode, unknownIswc, validAgentRun, validExample, validWork } from '../templates.ts';
 import { xmlTwinKeeps } from './limits.ts';
 
 /**
@@ -108,7 +108,7 @@ export function propertyCases(profile: TargetProfile): CaseDef[] {
           label: 'valid agent run',
           operation: RUN,
           request: bodyRequest(RUN, format, body),
-          expect: [expectCheck('limit.accepted', { because: `every value is within its limits (generated, section 2.1); the nominal agent run got ${nominalStatus ?? 'no answer'}`, nominalStatus })],
+          expect: [expectCheck('limit.accepted', { because: `every value is within its limits (generated, section 2.1); the nominal agent run got ${nominalStatus ?? 'no answer'}`, nominalStatus, success: 200 })],
         }));
       },
     },
@@ -195,10 +195,16 @@ export function propertyCases(profile: TargetProfile): CaseDef[] {
             // The broken item among up to 6 existing ISWCs, often last: faults that check only a prefix show there.
             fc.tuple(body, fc.subarray(others, { maxLength: 6 }), fc.oneof(fc.constant(-1), fc.nat())).map(([b, valid, at]) => {
               let payload = bodyWith(emptyMerge(), b.c.field, b.invalid.value, profile);
-              if (b.c.field === 'iswcs[]') {
-                const items: unknown[] = [...valid];
-                items.splice(at < 0 ? items.length : at % (items.length + 1), 0, b.invalid.value);
-                payload = { ...payload, iswcs: items };
+              const place = <T,>(items: T[], item: T): T[] => {
+                const out = [...items];
+                out.splice(at < 0 ? out.length : at % (out.length + 1), 0, item);
+                return out;
+              };
+              if (b.c.field === 'iswcs[]') payload = { ...payload, iswcs: place([...valid], b.invalid.value) };
+              // A broken agency work among valid ones too: faults that check only the first show there.
+              if (b.c.field.startsWith('agencyWorks[]')) {
+                const broken = (payload.agencyWorks as unknown[])[0];
+                payload = { ...payload, agencyWorks: place(valid.map((_iswc, i) => ({ ...validWork(profile), agencyWorkCode: `${sampleWorkCode(profile).slice(0, 18)}${i}` })), broken) };
               }
               return { b, payload, agency: profile.agency };
             }),

@@ -4,13 +4,13 @@ import type { DemergeEntry, SubmissionEntry, TargetProfile } from '../../contrac
 import type { CaseDef } from '../case.ts';
 import { expectCheck } from '../expectations.ts';
 import { queryRequest } from '../requests.ts';
-import { REASON_CODE, baseQuery, existingIswc, queryFor, sampleWorkCode, unknownIswc } from '../templates.ts';
+import { baseQuery, existingIswc, queryFor, sampleWorkCode, unknownIswc } from '../templates.ts';
 
 const DELETE = 'deleteSubmission';
 const DEMERGE = 'demergeIswcMetadata';
 
-function submissionQuery(s: SubmissionEntry, sourceDb = s.sourceDb) {
-  return queryFor(DELETE, { preferredIswc: s.preferredIswc, agency: s.agency, workcode: s.workcode, sourceDb, reasonCode: REASON_CODE });
+function submissionQuery(profile: TargetProfile, s: SubmissionEntry, sourceDb = s.sourceDb) {
+  return queryFor(DELETE, { preferredIswc: s.preferredIswc, agency: s.agency, workcode: s.workcode, sourceDb, reasonCode: profile.reasonCode });
 }
 
 /** Submission delete (4.3) and demerge (4.4): operations without a body, run once ('none' format). */
@@ -37,9 +37,11 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
       },
     }));
   /**
-   * An unknown preferred ISWC, everything else naming existing data (a reserved entry, never consumed):
-   * 404, as the document ties "not found" to it. A work the existing preferred ISWC does not have: the
-   * document lets 400 ("invalid agency and work code") or 404 answer it, so either refuses it.
+   * An unknown preferred ISWC, everything else naming existing data (a reserved entry, never consumed): the
+   * demerge's 404 is "ISWC not found", tied to it. The delete's 404 is "submission not found" and its 400
+   * "invalid agency and work code provided": a server that finds the submission by its work and checks the
+   * preferred ISWC next may answer either, so the delete demands a refusal. A work the existing preferred
+   * ISWC does not have: the document lets 400 or 404 answer it, so either refuses it.
    */
   const unknownCase = (opId: typeof DELETE | typeof DEMERGE, neverLabel: string, neverBecause: string): CaseDef => {
     const op = operation(opId);
@@ -47,7 +49,7 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
     const kind = opId === DELETE ? 'submissions' : 'demerges';
     return {
       id: `${opId === DELETE ? 'delete' : 'demerge'}.unknown`,
-      title: `${op.method} ${op.path} naming an unknown preferred ISWC: 404; naming a work it does not have: refused @smoke`,
+      title: `${op.method} ${op.path} naming an unknown preferred ISWC: ${opId === DELETE ? 'refused' : '404'}; naming a work it does not have: refused @smoke`,
       operation: opId,
       formats: ['none'],
       tags: ['@smoke'],
@@ -59,7 +61,13 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
           label: 'unknown preferred ISWC',
           operation: opId,
           request: queryRequest(opId, queryFor(opId, { ...baseQuery(opId, profile), ...entry, preferredIswc: unknown })),
-          expect: [expectCheck('status.not-found', { because: `${unknown} does not exist; agency and work code are those of the profile's ${JSON.stringify(entry)} (section ${op.section})` })],
+          expect:
+            opId === DELETE
+              ? [
+                  expectCheck('status.refused', { because: `${unknown} does not exist; agency and work code are those of the profile's ${JSON.stringify(entry)} (section ${op.section})` }),
+                  expectCheck('observed.refusal', { because: 'a delete naming an unknown preferred ISWC: which error status refuses it' }),
+                ]
+              : [expectCheck('status.not-found', { because: `${unknown} does not exist; agency and work code are those of the profile's ${JSON.stringify(entry)} (section ${op.section})` })],
         });
         await ctx.send({
           label: neverLabel,
@@ -84,7 +92,7 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
       async run(ctx) {
         const s = ctx.entries.submissions?.[0] as SubmissionEntry | undefined;
         if (!s) throw new Error('no submission entry allocated');
-        const request = queryRequest(DELETE, submissionQuery(s));
+        const request = queryRequest(DELETE, submissionQuery(profile, s));
         await ctx.send({ label: 'delete profile submission', operation: DELETE, request, expect: [expectCheck('status.success', { because: `the target profile lists this submission (section ${del.section})` })] });
         await ctx.send({
           label: 'repeat the delete',
@@ -116,7 +124,7 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
           await ctx.send({
             label: `delete naming another ${what}`,
             operation: DELETE,
-            request: queryRequest(DELETE, submissionQuery(named)),
+            request: queryRequest(DELETE, submissionQuery(profile, named)),
             expect: [
               expectCheck('status.refused', { because: `no submission has this ${what}; the profile's is ${JSON.stringify(s)} (sections 2.5, 4.3)`, sections: ['2.5', '4.3'] }),
               expectCheck('observed.refusal', { because: `a delete naming another ${what}: which error status refuses it` }),
@@ -126,7 +134,7 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
         await ctx.send({
           label: 'delete naming the submission rightly',
           operation: DELETE,
-          request: queryRequest(DELETE, submissionQuery(s)),
+          request: queryRequest(DELETE, submissionQuery(profile, s)),
           expect: [expectCheck('outcome.identity', { because: 'the deletes naming another value must have left this submission in place (section 2.5)' })],
         });
       },
@@ -237,7 +245,8 @@ function otherAgency(agency: string): string {
 function otherWorkCode(workcode: string): string {
   const chars = [...workcode];
   const last = chars.pop() ?? '';
-  return `${chars.join('')}${last === 'Z' ? 'Y' : 'Z'}`;
+  // Different however case is compared (a case-insensitive database collation finds 'z' as 'Z').
+  return `${chars.join('')}${/[zZ]/.test(last) ? 'Y' : 'Z'}`;
 }
 
 /** Another ISWC that exists in the target, for requests that must not match. */

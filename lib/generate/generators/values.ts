@@ -6,7 +6,7 @@ import type { SchemaNode } from '../../contract/openapi.ts';
 import { componentName, deref } from '../../contract/openapi.ts';
 import { validateNode } from '../../contract/validators.ts';
 import { makeIswc } from '../../contract/iswc.ts';
-import { HARNESS_TAG } from '../templates.ts';
+import { HARNESS_TAG, countersOf } from '../templates.ts';
 import { coercedValues, constraintSchema, nearMisses } from '../values.ts';
 import { WORK_CODE_ALPHABET, codePointString, realisticString } from './units.ts';
 
@@ -203,7 +203,18 @@ export function validAgentRunArb(options: GenOptions = DEFAULT_GEN, agency?: str
     if (agency !== undefined && raw.$ref && componentName(raw.$ref) === 'AgencyCode') shape[name] = fc.constant(agency);
     else shape[name] = free ? (validFor(raw, options) as fc.Arbitrary<string>).map((s) => `${HARNESS_TAG} ${s}`) : validFor(raw, options);
   }
-  return fc.record(shape);
+  if (options.exotic) return fc.record(shape);
+  // Realistic counters add up, for a server that checks they do (the document states no relation, 2.1).
+  return fc.tuple(fc.record(shape), consistentCountersArb()).map(([run, counters]) => ({ ...run, ...counters }));
+}
+
+/** Counters that add up: records sent are updated or new, within int32; rejections at most as many as sent. */
+export function consistentCountersArb(max = 2 ** 31 - 1): fc.Arbitrary<Record<string, number>> {
+  return countLike(max).chain((sent) =>
+    fc.tuple(fc.integer({ min: 0, max: sent }), fc.integer({ min: 0, max: sent })).chain(([update, rejected]) =>
+      fc.integer({ min: 0, max: rejected }).map((business) => countersOf({ update, new: sent - update, business, technical: rejected - business })),
+    ),
+  );
 }
 
 export interface MergeBodyOptions {

@@ -36,7 +36,7 @@ const COMMON_PARAMS = ['check', 'observed', 'because', 'sections'];
 
 /** Checks whose pass means data changed: only on claimed (disposable) entries. */
 const CHANGES_DATA = new Set(['status.success', 'content-type.optional', 'outcome.merge', 'outcome.identity']);
-const PROFILE_FIELDS = ['name', 'agency', 'iswcs', 'unknownIswcs', 'merges', 'demerges', 'submissions'];
+const PROFILE_FIELDS = ['name', 'agency', 'reasonCode', 'iswcs', 'unknownIswcs', 'merges', 'demerges', 'submissions'];
 
 let validators: { file: ValidateFunction; generate: ValidateFunction; firstOf: ValidateFunction; params: (id: string) => ValidateFunction | undefined; schema: Record<string, unknown> } | undefined;
 

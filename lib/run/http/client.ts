@@ -224,11 +224,16 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const headersOf = (spec: RequestSpec): { list: Array<[string, string]>; keyValue: string | undefined } => {
     const list: Array<[string, string]> = [];
     let hasUserAgent = false;
+    let hasEncoding = false;
     for (const [name, value] of Object.entries(spec.headers ?? {})) {
       if (name.toLowerCase() === keyHeaderLower) continue; // the client owns the key header
       if (name.toLowerCase() === 'user-agent') hasUserAgent = true;
+      if (name.toLowerCase() === 'accept-encoding') hasEncoding = true;
       list.push([name, value]);
     }
+    // Without Accept-Encoding any content coding is acceptable (RFC 9110 §12.5.3), and bodies are judged
+    // as they come, never inflated: ask for them uncompressed.
+    if (!hasEncoding) list.unshift(['Accept-Encoding', 'identity']);
     if (!hasUserAgent) list.unshift(['User-Agent', userAgent]);
     const auth: AuthMode = spec.auth ?? 'key';
     const keyValue = auth === 'key' ? key : auth === 'wrong' ? WRONG_KEY : undefined;
