@@ -1,6 +1,8 @@
 import { XMLValidator } from 'fast-xml-parser';
 import type { Format } from './codec/index.ts';
 import { decodeBody, formatOfContentType, sniffFormat } from './codec/index.ts';
+import { rootAttributes } from './codec/xml.ts';
+import { resourceSchema } from './constraints.ts';
 import type { ResourceName } from './json-schema.ts';
 import type { Exchange } from './exchange.ts';
 
@@ -47,8 +49,23 @@ export function bodyFormat(exchange: Exchange): Format | undefined {
 export function decodeAnswer(exchange: Exchange, resource: ResourceName): { ok: true; format: Format; value: unknown } | { ok: false; format: Format | undefined; error: string } {
   const format = bodyFormat(exchange);
   if (!format) return { ok: false, format, error: 'a body that is neither JSON nor XML' };
-  const decoded = decodeBody(format, resource, exchange.response?.body ?? '');
-  return decoded.ok ? { ok: true, format, value: decoded.value } : { ok: false, format, error: decoded.error };
+  const body = exchange.response?.body ?? '';
+  const decoded = decodeBody(format, resource, body);
+  if (!decoded.ok) return { ok: false, format, error: decoded.error };
+  return { ok: true, format, value: format === 'xml' ? withRootAttributes(decoded.value, resource, body) : decoded.value };
+}
+
+/**
+ * Section 2.2 names the answer's fields, not whether XML carries them as elements or attributes: a field
+ * the root holds as an attribute (<CsnNotification runId="…"/>) is read like an element.
+ */
+function withRootAttributes(value: unknown, resource: ResourceName, body: string): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const fields = Object.keys(resourceSchema(resource).properties ?? {}).filter((f) => !(f in value));
+  if (fields.length === 0) return value;
+  const attrs = rootAttributes(body);
+  const found = fields.filter((f) => f in attrs);
+  return found.length === 0 ? value : { ...value, ...Object.fromEntries(found.map((f) => [f, attrs[f]])) };
 }
 
 /** The runId of a 200 answer of the run notification, whatever representation the server chose. */

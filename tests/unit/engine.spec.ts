@@ -116,6 +116,8 @@ const cases: Array<[string, string, Exchange, unknown, string | undefined, Opera
   ['an empty 400', 'text.bad-request', exchange(400), undefined, 'fail'],
   ['CsnNotification JSON', 'response.schema', exchange(200, '{"runId":"r"}', { 'content-type': 'application/json' }), undefined, 'pass'],
   ['CsnNotification XML without Content-Type', 'response.schema', exchange(200, '<CsnNotification><runId>r</runId></CsnNotification>'), undefined, 'pass'],
+  ['runId as an XML attribute of the root', 'response.schema', exchange(200, '<CsnNotification xmlns:i="http://www.w3.org/2001/XMLSchema-instance" runId="r&amp;1"/>', { 'content-type': 'application/xml' }), undefined, 'pass'],
+  ['CsnNotification XML without runId', 'response.schema', exchange(200, '<CsnNotification other="r"/>', { 'content-type': 'application/xml' }), undefined, 'fail'],
   ['runId as a number', 'response.schema', exchange(200, '{"runId":5}', { 'content-type': 'application/json' }), undefined, 'fail'],
   ['wrong XML root', 'response.schema', exchange(200, '<AgentRun><runId>r</runId></AgentRun>', { 'content-type': 'application/xml' }), undefined, 'fail'],
   ['missing Content-Type', 'http.content-type', exchange(400, 'x'), undefined, 'fail'],

@@ -232,6 +232,26 @@ test('429 without Retry-After backs off from 1 s, capped by maxRetryWaitMs', asy
   expect(ex.waitedMs).toBeLessThan(1000);
 });
 
+test('an API Management quota 403 is throttling: not retried, and no later request is sent', async () => {
+  const server = await echoServer((_req, res) => {
+    res.writeHead(403, { 'content-type': 'application/json' });
+    res.end('{ "statusCode": 403, "message": "Out of call volume quota. Quota will be replenished in 07:12:44." }');
+  });
+  const c = client(server.url);
+  const first = await c.send({ method: 'GET', path: '/x' });
+  expect(first.error?.code).toBe('THROTTLED');
+  expect(first.error?.message).toContain('quota is used up');
+  expect(first.response?.status).toBe(403);
+  const second = await c.send({ method: 'GET', path: '/y' });
+  expect(second.error?.code).toBe('THROTTLED');
+  expect(second.error?.message).toMatch(/^not sent: /);
+  expect(server.seen.length).toBe(1);
+  // Without throttling (local runs), a 403 is an answer like any other.
+  const local = await client(server.url, { throttling: false }).send({ method: 'GET', path: '/z' });
+  expect(local.error).toBeUndefined();
+  expect(local.response?.status).toBe(403);
+});
+
 test('Retry-After parsing: seconds and HTTP-date', () => {
   const now = Date.parse('Wed, 21 Oct 2015 07:28:00 GMT');
   expect(retryAfterMs('1', now)).toBe(1000);

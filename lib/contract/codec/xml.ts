@@ -107,6 +107,32 @@ const parser = new XMLParser({
   isArray: () => true,
 });
 
+const attributeParser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  attributesGroupName: '@',
+  parseTagValue: false,
+  parseAttributeValue: false,
+  processEntities: false,
+  htmlEntities: false,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+  removeNSPrefix: true,
+});
+
+/** The attributes of the root element (namespace declarations left out); {} when there are none or the XML is not well-formed. */
+export function rootAttributes(text: string): Record<string, string> {
+  try {
+    const doc = attributeParser.parse(text) as Record<string, unknown>;
+    const root = Object.entries(doc).find(([key]) => key !== '#text' && key !== '#comment')?.[1];
+    const attrs = root !== null && typeof root === 'object' ? (root as Record<string, unknown>)['@'] : undefined;
+    if (attrs === null || typeof attrs !== 'object') return {};
+    return Object.fromEntries(Object.entries(attrs as Record<string, unknown>).filter((e): e is [string, string] => typeof e[1] === 'string' && e[0] !== 'xmlns' && !e[0].startsWith('xmlns:')).map(([k, v]) => [k, unescapeXml(v)]));
+  } catch {
+    return {};
+  }
+}
+
 // With `isArray: () => true` every child element is a list; mixed-in text sits under '#text' as one string.
 type RawElement = string | { [child: string]: RawElement[] | string | undefined };
 

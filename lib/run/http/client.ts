@@ -113,6 +113,14 @@ function flattenHeaders(raw: Record<string, string | string[] | undefined>): Rec
 }
 
 /** Retry-After as a delay in ms (delta-seconds or HTTP-date); undefined when absent or unreadable. */
+/**
+ * API Management's quota policies answer 403 "Out of call volume quota. Quota will be replenished in …"
+ * (quota-by-key; "Out of bandwidth quota" for bandwidth): a limit of the subscription, not an answer of the API.
+ */
+export function isQuotaAnswer(status: number, body: string): boolean {
+  return status === 403 && /out of (call volume|bandwidth) quota/i.test(body.slice(0, 2048));
+}
+
 export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
   if (value === undefined) return undefined;
   const v = value.trim();
@@ -346,6 +354,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
 
   const unresponsiveAfter = options.unresponsiveAfter ?? 5;
   let timeoutsInARow = 0;
+  /** Set once API Management said the key's call quota is used up: later requests are not sent. */
+  let quotaExhausted: string | undefined;
   let lastTimeout = '';
   // Another client of this run may already have given up on the target.
   if (options.unresponsiveFile && existsSync(options.unresponsiveFile)) {
@@ -379,6 +389,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         waitedMs += performance.now() - t0;
       }
       if (closed) return { request, error: { code: 'CONNECTION_RESET', message: 'the HTTP client was closed' }, durationMs: 0, attempts, waitedMs: Math.round(waitedMs) };
+      if (quotaExhausted !== undefined) {
+        return { request, error: { code: 'THROTTLED', message: `not sent: ${quotaExhausted}` }, durationMs: 0, attempts, waitedMs: Math.round(waitedMs) };
+      }
       if (timeoutsInARow >= unresponsiveAfter) {
         const message = `not sent: the target gave no answer to ${timeoutsInARow} requests in a row (last: ${lastTimeout}); the rest of the run fails at once instead of waiting out every timeout`;
         return { request, error: { code: 'UNRESPONSIVE', message }, durationMs: 0, attempts, waitedMs: Math.round(waitedMs) };
@@ -397,6 +410,12 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       if (result.error) exchange.error = result.error;
       const response = result.response;
       if (result.error || !response) return exchange;
+      if (options.throttling !== false && isQuotaAnswer(response.status, response.body)) {
+        // A quota (section 8: not shown) replenishes in hours, not seconds: no retry, and no more requests.
+        quotaExhausted = `the subscription key's call quota is used up (API Management 403: ${response.body.slice(0, 160).replace(/\s+/g, ' ').trim()})`;
+        exchange.error = { code: 'THROTTLED', message: quotaExhausted };
+        return exchange;
+      }
       const retryAfter = retryAfterMs(response.headers['retry-after']);
       const throttled = options.throttling !== false && (response.status === 429 || (response.status === 503 && retryAfter !== undefined));
       if (!throttled) return exchange;
