@@ -1,11 +1,24 @@
+import type { OperationId } from '../lib/contract/operations.ts';
+import type { Reply } from './wire.ts';
+import { json, text } from './wire.ts';
+
 /**
  * The fault catalogue of the reference server. A fault is one named, deliberate deviation from the
  * interface document (level `spec`: a statement every reasonable reading of the document shares) or from
  * plain HTTP hygiene (level `http`). Ways a conformant server may differ are not faults but choices
- * (server/choices.ts). Each is a small predicate
- * consulted in the handlers (`faults.has('...')`); everything a fault does not name stays correct, so the
- * self-check can start one server per fault and expect exactly the matching checks to fail.
+ * (server/choices.ts). A fault that only changes answers carries its behaviour in its entry (`alter`);
+ * the others are small predicates consulted in the handlers (`faults.has('...')`). Everything a fault
+ * does not name stays correct, so the self-check can start one server per fault and expect exactly the
+ * checks pinned in tests/expectations/faults.json to fail.
  */
+
+/** Where an answer goes: what an `alter` hook may look at. */
+export interface FaultSite {
+  /** The operation the request reached; null for an unknown path or method. */
+  operation: OperationId | null;
+  method: string;
+  path: string;
+}
 
 export interface Fault {
   id: string;
@@ -13,7 +26,11 @@ export interface Fault {
   /** Sections of the interface document the fault breaks ("4.1", "2.3, 8"). */
   section: string;
   description: string;
+  /** The fault's behaviour when it only changes answers: applied to every reply before it is written. */
+  alter?: (reply: Reply, site: FaultSite) => Reply;
 }
+
+const answerOf = (operation: OperationId, status: number) => (reply: Reply, site: FaultSite): boolean => site.operation === operation && reply.status === status;
 
 const CATALOGUE = [
   // Limits too loose (section 8).
@@ -32,15 +49,15 @@ const CATALOGUE = [
   { id: 'work-code-tight', level: 'spec', section: '8', description: 'agencyWorkCode and query workcode are limited to one character less than the document states.' },
   { id: 'int32-tight', level: 'spec', section: '8', description: 'Counters and sourceDb reject the int32 bounds themselves (2147483647 and -2147483648).' },
   // Statuses swapped.
-  { id: 'run-success-201', level: 'spec', section: '4.1', description: 'A successful run notification answers 201 (same body).' },
-  { id: 'merge-success-200', level: 'spec', section: '4.2', description: 'A successful merge answers 200 with an empty JSON object.' },
-  { id: 'run-400-as-422', level: 'spec', section: '4.1', description: 'An invalid agent run answers 422 (same text).' },
-  { id: 'merge-400-as-422', level: 'spec', section: '4.2', description: 'An invalid merge request (body or query) answers 422.' },
+  { id: 'run-success-201', level: 'spec', section: '4.1', description: 'A successful run notification answers 201 (same body).', alter: (r, s) => (answerOf('notifyAgentRun', 200)(r, s) ? { ...r, status: 201 } : r) },
+  { id: 'merge-success-200', level: 'spec', section: '4.2', description: 'A successful merge answers 200 with an empty JSON object.', alter: (r, s) => (answerOf('mergeIswcMetadata', 204)(r, s) ? json(200, {}) : r) },
+  { id: 'run-400-as-422', level: 'spec', section: '4.1', description: 'An invalid agent run answers 422 (same text).', alter: (r, s) => (answerOf('notifyAgentRun', 400)(r, s) ? { ...r, status: 422 } : r) },
+  { id: 'merge-400-as-422', level: 'spec', section: '4.2', description: 'An invalid merge request (body or query) answers 422.', alter: (r, s) => (answerOf('mergeIswcMetadata', 400)(r, s) ? { ...r, status: 422 } : r) },
   { id: 'merge-404-as-400', level: 'spec', section: '4.2', description: 'An unknown ISWC in a merge answers 400.' },
   { id: 'demerge-404-as-410', level: 'spec', section: '4.4', description: 'Demerge of something not found answers 410.' },
   { id: 'run-401-as-403', level: 'spec', section: '4.1, 5', description: 'Run notification with a missing or wrong key answers 403.' },
   // Texts.
-  { id: 'run-bad-request-text', level: 'spec', section: '4.1', description: 'Run notification 400 body is "Invalid request" instead of "Bad Request".' },
+  { id: 'run-bad-request-text', level: 'spec', section: '4.1', description: 'Run notification 400 body is "Invalid request" instead of "Bad Request".', alter: (r, s) => (answerOf('notifyAgentRun', 400)(r, s) ? text(400, 'Invalid request') : r) },
   { id: 'run-not-authorized-text', level: 'spec', section: '4.1', description: 'Run notification 401 body is "Unauthorized" instead of "Not Authorized".' },
   // Authentication.
   { id: 'auth-missing-run', level: 'spec', section: '5', description: 'The run notification does not check the key at all.' },
@@ -114,6 +131,13 @@ export class FaultSet {
 
   list(): FaultId[] {
     return [...this.#ids];
+  }
+
+  /** The answer as the faults of this set change it (the `alter` hooks of their entries). */
+  alter(reply: Reply, site: FaultSite): Reply {
+    let out = reply;
+    for (const f of FAULTS) if (f.alter && this.#ids.has(f.id as FaultId)) out = f.alter(out, site);
+    return out;
   }
 }
 

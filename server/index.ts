@@ -116,6 +116,9 @@ async function serve(ctx: Context, routes: Routes, req: IncomingMessage, res: Se
     return;
   }
   if (reply.hang) return;
+  const { path } = splitTarget(req.url ?? '/');
+  const method = req.method ?? '';
+  reply = ctx.faults.alter(reply, { operation: routes.get(path)?.get(method)?.id ?? null, method, path });
   try {
     writeReply(res, reply, ctx.faults, ctx.choices);
   } catch (e) {

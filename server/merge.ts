@@ -13,7 +13,7 @@ import { mediaFailure } from './media.ts';
 import { problemCode, Q, Query } from './query.ts';
 import { oddValue } from './readings.ts';
 import type { Reply } from './wire.ts';
-import { empty, json, text } from './wire.ts';
+import { empty, text } from './wire.ts';
 
 /** The fields of a merge request the server acts on (2.3, 2.4). */
 interface MergeBody {
@@ -55,7 +55,7 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
   const f = ctx.faults;
   const spec = op.body;
   if (!spec) throw new Error(`${op.id}: the contract lacks its request body`);
-  const bad = (code: ErrorCode, message: string): Reply => errorReply(ctx, f.has('merge-400-as-422') ? 422 : 400, { code, message, where: 'handleMerge' });
+  const bad = (code: ErrorCode, message: string): Reply => errorReply(ctx, 400, { code, message, where: 'handleMerge' });
   const notFound = (): Reply => (f.has('merge-404-as-400') ? errorReply(ctx, 400, { code: 'NOT_FOUND', message: ISWC_NOT_FOUND, where: 'handleMerge' }) : errorReply(ctx, 404, { code: 'NOT_FOUND', message: ISWC_NOT_FOUND, where: 'handleMerge' }));
 
   const body = await decodeRequestBody(ctx, req, spec);
@@ -95,7 +95,6 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
   }
 
   if (!f.has('merge-no-effect')) ctx.state.merge(preferred.value, iswcs, works);
-  if (f.has('merge-success-200')) return json(200, {});
   if (f.has('no-body-204-violated')) return { status: op.successStatus, bodyOn204: '{}' };
   return empty(op.successStatus);
 }

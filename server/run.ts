@@ -45,7 +45,7 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
   if (!spec || documentedBad === undefined || !responseResource) throw new Error(`${op.id}: the contract lacks its body, 400 text or 200 resource`);
 
   const badRequest = (message = 'the body is not a valid agent run'): Reply =>
-    errorReply(ctx, f.has('run-400-as-422') ? 422 : 400, { code: 'BAD_BODY', message, where: 'handleRun', stated: f.has('run-bad-request-text') ? 'Invalid request' : documentedBad });
+    errorReply(ctx, 400, { code: 'BAD_BODY', message, where: 'handleRun', stated: documentedBad });
 
   const body = await decodeRequestBody(ctx, req, spec);
   if (!body.ok) return mediaFailure(ctx, body, () => badRequest(body.error));
@@ -85,7 +85,7 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
     ctx.state.endRun(runId, run);
   }
 
-  const status = f.has('run-success-201') ? 201 : op.successStatus;
+  const status = op.successStatus;
   const format = answerFormat(ctx, req, body.format);
   if (f.has('run-response-no-run-id')) {
     return format === 'json' ? { status, body: { kind: 'json', text: '{}' } } : { status, body: { kind: 'xml', text: encodeXml(responseResource, {}) } };
