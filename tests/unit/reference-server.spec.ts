@@ -6,6 +6,7 @@ import { loadProfile } from '../../lib/contract/profile/load.ts';
 import type { TargetProfile } from '../../lib/contract/profile/types.ts';
 import { CHOICES, CHOICE_SETS, choiceTable } from '../../server/choices.ts';
 import { FAULTS, faultTable } from '../../server/faults.ts';
+import { readExpectations } from '../../lib/fault-expectations.ts';
 import { withWrongCheckDigit } from '../../lib/contract/iswc.ts';
 import type { RunningServer } from '../../server/index.ts';
 import { startReferenceServer } from '../../server/index.ts';
@@ -409,9 +410,14 @@ test.describe('faults', () => {
     });
   }
 
-  test('every fault has a probe', () => {
-    const covered = new Set([...PROBES.map((p) => p.fault), ...COVERED_ELSEWHERE]);
-    expect(FAULTS.map((f) => f.id).filter((id) => !covered.has(id))).toEqual([]);
+  // A probe above shows a handler fault in one call; what proves every fault, probe or not, is the
+  // self-check: the checks that catch it are pinned in tests/expectations/faults.json.
+  test('every fault of the catalogue is pinned with the checks that catch it (npm run expectations:update)', () => {
+    const pinned = readExpectations(fromRoot('tests', 'expectations', 'faults.json'));
+    expect(FAULTS.map((f) => f.id).filter((id) => (pinned[id]?.caughtBy.length ?? 0) === 0)).toEqual([]);
+    expect(Object.keys(pinned).filter((id) => !FAULTS.some((f) => f.id === id))).toEqual([]);
+    const probed = new Set([...PROBES.map((p) => p.fault), ...COVERED_ELSEWHERE]);
+    expect(PROBES.length + COVERED_ELSEWHERE.length).toBe(probed.size);
   });
 });
 
