@@ -67,6 +67,13 @@ const CATALOGUE = [
   { id: 'auth-wrong-key-accepted', level: 'spec', section: '5', description: 'Any non-empty key is accepted on every operation (a missing key is still 401).' },
   // Bodies, formats, content types.
   { id: 'run-response-schema', level: 'spec', section: '2.2', description: 'The 200 body breaks CsnNotification: JSON runId is a number; XML repeats the runId element.' },
+  {
+    id: 'run-ids-repeat',
+    level: 'spec',
+    section: '2.2, 4.1',
+    description: 'Every started run is answered the same runId ("RUN-1").',
+    alter: (r, s) => (answerOf('notifyAgentRun', 200)(r, s) && r.body ? { ...r, body: { ...r.body, text: r.body.text.replace(/"runId":"[^"]*"/, '"runId":"RUN-1"').replace(/<runId>[^<]*<\/runId>/, '<runId>RUN-1</runId>') } } : r),
+  },
   { id: 'run-response-no-run-id', level: 'spec', section: '2.2, 4.1', description: 'The 200 of the run notification carries no runId (an empty CsnNotification).' },
   { id: 'xml-wrong-root-response', level: 'spec', section: '2.2', description: 'XML answers of the run notification use root AgentRun instead of CsnNotification.' },
   { id: 'xml-request-unsupported', level: 'spec', section: '2.1, 2.3', description: 'XML request bodies are answered 400 (only JSON is understood).' },
