@@ -87,6 +87,11 @@ async function route(ctx: Context, routes: Routes, req: IncomingMessage): Promis
     return ctx.choices.has('apim-404-unknown-operation') ? gateway404() : text(404, 'Not Found');
   }
   const op = byMethod.get(req.method ?? '');
+  // Choice `submission-update-put`: PUT /submission updates a submission (production's updateSubmission, an
+  // operation outside the document): without a body or Content-Type, ASP.NET Core's [FromBody] answers 415.
+  if (!op && ctx.choices.has('submission-update-put') && req.method === 'PUT' && path === '/submission') {
+    return req.headers['content-type'] ? text(400, 'Bad Request') : text(415, 'Unsupported Media Type');
+  }
   if (!op) {
     if (ctx.choices.has('apim-404-unknown-operation') && !ctx.faults.has('405-without-allow')) return gateway404();
     const allow = ctx.faults.has('405-without-allow') ? undefined : { Allow: methodsOnPath(path).join(', ') };
@@ -94,6 +99,14 @@ async function route(ctx: Context, routes: Routes, req: IncomingMessage): Promis
   }
   const auth = authenticate(ctx, req, op);
   if (auth !== 'ok') {
+    // Choice `auth-after-lookup`: delete and demerge look the data up first (which agency a key may act for
+    // depends on it, 5.3) and check the key only for data that exists: what does not exist is refused as such.
+    if (ctx.choices.has('auth-after-lookup') && (op.id === 'deleteSubmission' || op.id === 'demergeIswcMetadata')) {
+      const p = new URLSearchParams(query);
+      const [iswc, agency, workcode] = [p.get(Q.preferredIswc) ?? '', p.get(Q.agency) ?? '', p.get(Q.workcode) ?? ''];
+      const found = op.id === 'deleteSubmission' ? ctx.state.hasSubmission(iswc, agency, workcode, Number(p.get(Q.sourceDb))) : ctx.state.isMerged(iswc, agency, workcode);
+      if (!found) return op.id === 'deleteSubmission' ? handleDelete(ctx, op, query) : handleDemerge(ctx, op, query);
+    }
     // Review fault `auth-after-action`: the operation runs (and changes data) before the key is looked at.
     if (ctx.faults.has('auth-after-action') && op.id === 'deleteSubmission') handleDelete(ctx, op, query);
     if (ctx.faults.has('auth-after-action') && op.id === 'demergeIswcMetadata') handleDemerge(ctx, op, query);
