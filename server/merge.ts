@@ -40,6 +40,7 @@ function businessRefusal(ctx: Context, preferred: string, merge: MergeBody): str
   if (c.has('empty-merge-400') && iswcs.length === 0 && works.length === 0) return 'the merge names neither ISWCs nor agency works';
   if (c.has('merge-duplicates-400') && (new Set(iswcs).size < iswcs.length || iswcs.includes(preferred))) return 'the merge repeats an ISWC or names the preferred ISWC itself';
   if (c.has('check-digit-all') && iswcs.some((i) => !hasValidCheckDigit(i))) return 'an ISWC has a wrong check digit';
+  if (c.has('merge-child-refused') && iswcs.some((i) => ctx.state.hasParent(i))) return 'an ISWC of the merge already has a parent (production refuses it)';
   if (c.has('business-odd-values')) return oddValue(merge);
   return undefined;
 }

@@ -127,6 +127,12 @@ export class ServerState {
     this.#mergedInto.add(preferredIswc);
   }
 
+  /** Is this ISWC already merged into some preferred ISWC (choice `merge-child-refused`)? */
+  hasParent(iswc: string): boolean {
+    for (const children of this.#childIswcs.values()) if (children.has(iswc)) return true;
+    return false;
+  }
+
   wasMergedInto(preferredIswc: string): boolean {
     return this.#mergedInto.has(preferredIswc);
   }
