@@ -97,6 +97,7 @@ const CATALOGUE = [
   { id: 'auth-after-lookup', section: '5.3', description: 'Submission delete and demerge look the data up before the key is checked (which agency a key may act for depends on it): data that does not exist is refused as such (404 or 400) whatever the key; existing data without a valid key is 401.' },
   { id: 'stated-text-colon-detail', section: '4.1, 7', description: 'A 400 of the run notification is text/plain "Bad Request: " followed by the reason on the same line (as Go\'s http.Error or many loggers format it).' },
   { id: 'merge-child-refused', section: '4.2', description: 'An ISWC of the merge body that is already merged into another preferred ISWC (has a parent) is a bad request, as production refuses it.' },
+  { id: 'run-start-counters-zero', section: '2.1, 3', description: 'A run that starts (no runId) has counted nothing yet: a start whose counters are not all 0 is a business 400 "Bad Request".' },
   { id: 'run-id-required', section: '2.1, 2.2, 4', description: 'runId is a required field of an agent run (required-ness is not shown): the client names its run, an unknown runId starts it and a known one ends it, and the answer carries it back; a body without runId is a bad request.' },
   { id: 'unknown-path-403', section: 'RFC 9110 §15.5.4', description: 'A path the API does not define answers 403 {"message": "Missing Authentication Token"}, as Amazon API Gateway does.' },
 ] as const satisfies readonly Choice[];
@@ -171,6 +172,7 @@ export const CHOICE_SETS = {
     'auth-after-lookup',
     'stated-text-colon-detail',
     'merge-child-refused',
+    'run-start-counters-zero',
   ],
 } as const satisfies Record<string, readonly ChoiceId[]>;
 

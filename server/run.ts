@@ -78,6 +78,10 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
     if (rej !== undefined && bus !== undefined && tech !== undefined && rej !== bus + tech) return badRequest('overallRejected is not businessRejectionCount + technicalRejectionCount');
     if (sent !== undefined && ok !== undefined && rej !== undefined && sent !== ok + rej) return badRequest('overallSent is not successfulCount + overallRejected');
   }
+  if (c.has('run-start-counters-zero') && (run.runId === undefined || run.runId === '')) {
+    const counted = Object.entries(run).some(([k, v]) => typeof v === 'number' && v !== 0 && k !== 'agentVersion');
+    if (counted) return badRequest('a run that starts has no counts yet');
+  }
   let runId: string;
   if (c.has('run-id-required') && (typeof run.runId !== 'string' || run.runId === '')) return badRequest('runId is required');
   if (c.has('run-id-required') && !ctx.state.run(run.runId as string)) {

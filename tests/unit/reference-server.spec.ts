@@ -524,6 +524,7 @@ const CHOICE_PROBES: ChoiceProbe[] = [
   { choice: 'auth-after-lookup', calls: [{ ...deleteOf(0, { preferredIswc: at(profile.unknownIswcs, 0) }), auth: 'none' }], reference: 401, chosen: 404 },
   { choice: 'stated-text-colon-detail', calls: [validRun({ agencyCode: '1' })], observe: (a) => a.text.startsWith('Bad Request: '), reference: false, chosen: true },
   { choice: 'merge-child-refused', calls: [mergeOf(0), { ...mergeOf(1), body: JSON.stringify({ iswcs: at(profile.merges, 0).iswcs, agencyWorks: [] }) }], reference: 204, chosen: 400 },
+  { choice: 'run-start-counters-zero', calls: [validRun()], reference: 200, chosen: 400 },
   { choice: 'submission-update-put', calls: [{ method: 'PUT', path: '/submission' }], reference: 405, chosen: 415 },
   { choice: 'large-bodies-accepted', calls: [{ path: '/agent/run', body: `${JSON.stringify(VALID_RUN)}${' '.repeat(2 * 1024 * 1024)}`, headers: JSON_TYPE }], reference: 413, chosen: 200 },
 ];
