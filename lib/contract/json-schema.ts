@@ -36,15 +36,16 @@ function collectRefs(node: unknown, found: Set<string>): void {
   }
 }
 
-function rewriteRefs(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(rewriteRefs);
+/** Component refs become `$defs` refs; a component's reference to itself (a recursive one) becomes `#`. */
+function rewriteRefs(node: unknown, self?: string): unknown {
+  if (Array.isArray(node)) return node.map((n) => rewriteRefs(n, self));
   if (node === null || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
-    out[key] =
-      key === '$ref' && typeof value === 'string' && value.startsWith(COMPONENT_PREFIX)
-        ? `#/$defs/${value.slice(COMPONENT_PREFIX.length)}`
-        : rewriteRefs(value);
+    if (key === '$ref' && typeof value === 'string' && value.startsWith(COMPONENT_PREFIX)) {
+      const name = value.slice(COMPONENT_PREFIX.length);
+      out[key] = name === self ? '#' : `#/$defs/${name}`;
+    } else out[key] = rewriteRefs(value, self);
   }
   return out;
 }
@@ -67,7 +68,7 @@ export function standaloneSchema(component: string): Record<string, unknown> {
     $id: schemaFileName(component),
     title: component,
     $comment: 'Generated from schemas/openapi.yaml by `npm run generate`; edit openapi.yaml, not this file.',
-    ...(rewriteRefs(root) as SchemaNode),
+    ...(rewriteRefs(root, component) as SchemaNode),
     ...(Object.keys(defs).length > 0 ? { $defs: defs } : {}),
   };
 }

@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { expect, test } from '@playwright/test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { parse } from 'yaml';
 import { fieldConstraints } from '../../lib/contract/constraints.ts';
 import { OPENAPI_PATH } from '../../lib/contract/openapi.ts';
 import { createAjv, validateResource } from '../../lib/contract/validators.ts';
+import { carriesText } from '../../lib/contract/answer.ts';
 import { operations } from '../../lib/contract/operations.ts';
 import { fromRoot } from '../../lib/paths.ts';
 import { loadProfile, parseProfile } from '../../lib/contract/profile/load.ts';
@@ -36,6 +38,14 @@ test('the contract file says what the harness demands: stated texts in any forma
   expect(carries('BadRequestText', { error: { detail: ['Bad Request'] } })).toBe(true);
   expect(carries('NotAuthorizedText', { statusCode: 401, message: 'Not Authorized' })).toBe(true);
   expect(carries('NotAuthorizedText', { statusCode: 401, message: 'Access denied due to missing subscription key.' })).toBe(false);
+  // The same reading as the harness's (lib/contract/answer.ts carriesText): the text may lead a detail.
+  for (const [body, expected] of [['Bad Request: agencyCode', true], [{ message: 'Bad Request - agencyCode' }, true], ['Bad Requests', false], ['Error: Bad Request', false]] as const) {
+    expect(carries('BadRequestText', body), JSON.stringify(body)).toBe(expected);
+    expect(carriesText(typeof body === 'string' ? body : JSON.stringify(body), 'Bad Request'), JSON.stringify(body)).toBe(expected);
+  }
+  // The standalone files (for tools that take one schema) compile and agree.
+  const standalone = new Ajv2020({ strict: false }).compile(JSON.parse(readFileSync(fromRoot('schemas/bad-request-text.schema.json'), 'utf8')) as object);
+  expect([standalone({ detail: ['Bad Request: x'] }), standalone({ detail: 'Bad Requests' })]).toEqual([true, false]);
   for (const op of operations()) {
     expect([...op.statuses, ...op.notShownStatuses], op.id).toEqual(expect.arrayContaining([401, 403]));
     expect(op.notShownStatuses, op.id).not.toContain(op.successStatus);
