@@ -93,7 +93,7 @@ export const READINGS = [
 export const DECISIONS: ReadonlyArray<{ title: string; text: string }> = [
   {
     title: 'ASP.NET Core validation errors and "Bad Request"',
-    text: 'ASP.NET Core\'s automatic model-validation answer is a problem+json whose title is "One or more validation errors occurred.", not "Bad Request". Section 4.1 states the text of the 400, and the harness reads "text" as what the body carries, in any format (it accepts the title, a message, a text node, a first line). A server that sends only that title fails `text.bad-request`: under this reading it is a real deviation of the run notification, and the most common one to expect from .NET servers. A waiver (docs/reports.md, README "Waivers") is the way to live with it while it is fixed.',
+    text: 'ASP.NET Core\'s automatic model-validation answer is a problem+json whose title is "One or more validation errors occurred.", not "Bad Request". Section 4.1 states the text of the 400, and the harness reads "text" as what the body carries, in any format (it accepts the title, a message, a text node, each alone or leading a detail after a separator such as "Bad Request: agencyCode"). A server that sends only that title fails `text.bad-request`: under this reading it is a real deviation of the run notification, and the most common one to expect from .NET servers. A waiver (docs/reports.md, README "Waivers") is the way to live with it while it is fixed.',
   },
   {
     title: 'XML entities',
