@@ -69,7 +69,9 @@ function toOperation(method: HttpMethod, path: string, op: OperationObject): Ope
     for (const [mediaType, media] of Object.entries(response.content ?? {})) {
       const schema = media.schema;
       if (!schema) continue;
-      if (mediaType === 'text/plain' && typeof schema.const === 'string') texts[status] = schema.const;
+      // The stated text: `x-stated-text` (the schema's pattern also lets it lead a detail), or a bare const.
+      const stated = (schema as { 'x-stated-text'?: unknown })['x-stated-text'] ?? schema.const;
+      if (mediaType === 'text/plain' && typeof stated === 'string') texts[status] = stated;
       // Only success bodies are resources of section 2; error bodies carry stated texts.
       if (schema.$ref && status < 300) responseResource[status] = componentName(schema.$ref) as ResourceName;
     }

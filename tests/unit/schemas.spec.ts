@@ -43,6 +43,8 @@ test('the contract file says what the harness demands: stated texts in any forma
     expect(carries('BadRequestText', body), JSON.stringify(body)).toBe(expected);
     expect(carriesText(typeof body === 'string' ? body : JSON.stringify(body), 'Bad Request'), JSON.stringify(body)).toBe(expected);
   }
+  // The texts the server must state, read from the contract (the checks and the reference server use them).
+  expect(operations().find((op) => op.id === 'notifyAgentRun')?.texts).toEqual({ 400: 'Bad Request', 401: 'Not Authorized' });
   // The standalone files (for tools that take one schema) compile and agree.
   const standalone = new Ajv2020({ strict: false }).compile(JSON.parse(readFileSync(fromRoot('schemas/bad-request-text.schema.json'), 'utf8')) as object);
   expect([standalone({ detail: ['Bad Request: x'] }), standalone({ detail: 'Bad Requests' })]).toEqual([true, false]);
