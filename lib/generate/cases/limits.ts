@@ -3,6 +3,7 @@ import { encodeXml, decodeXml, xmlRepresentable } from '../../contract/codec/xml
 import type { FieldConstraint } from '../../contract/constraints.ts';
 import { fieldConstraints, isLimited } from '../../contract/constraints.ts';
 import { operation } from '../../contract/operations.ts';
+import { runIdOf } from '../../contract/answer.ts';
 import { validateResource } from '../../contract/validators.ts';
 import type { DisposableKind, SubmissionEntry, TargetProfile } from '../../contract/profile/types.ts';
 import type { CaseContext, CaseDef, CaseFormat, Expectation, Step } from '../case.ts';
@@ -81,14 +82,16 @@ function bodyFor(c: FieldConstraint, profile: TargetProfile, value: unknown, nam
 }
 
 /** The step sending `value` in field `c`, naming existing data (a demand of 400) or unknown data. */
-function stepFor(c: FieldConstraint, profile: TargetProfile, ctx: CaseContext, label: string, value: unknown, naming: Naming, expect: Expectation[], probe?: Step['probe']): Step {
+/** `extra`: body fields added to the request (the runId of a run the request ends). */
+function stepFor(c: FieldConstraint, profile: TargetProfile, ctx: CaseContext, label: string, value: unknown, naming: Naming, expect: Expectation[], probe?: Step['probe'], extra?: Record<string, unknown>): Step {
   const kind = naming === 'existing' ? reservedKind(c) : undefined;
   const entry = kind ? (ctx.entries[kind]?.[0] as Partial<SubmissionEntry> | undefined) : undefined;
   const preferred = naming === 'unknown' && c.operation !== 'notifyAgentRun' ? unknownIswc(profile) : undefined;
   const query: Record<string, string | number | undefined> = { ...baseQuery(c.operation, profile, preferred), ...(entry && c.location === 'query' ? entry : {}) };
   if (c.location === 'query') query[c.field] = value as string | number;
   const q = queryFor(c.operation, query);
-  const body = bodyFor(c, profile, value, naming, entry);
+  const found = bodyFor(c, profile, value, naming, entry);
+  const body = found && extra ? { ...found, ...extra } : found;
   const request = body && ctx.format !== 'none' ? bodyRequest(c.operation, asFormat(ctx.format), body, { query: q }) : queryRequest(c.operation, q);
   return { label, operation: c.operation, request, expect, ...(probe ? { probe } : {}) };
 }
@@ -151,11 +154,20 @@ function acceptedCase(c: FieldConstraint, profile: TargetProfile, values: Bounda
     tags: ['@limits', '@accept'],
     group: groupOf(c),
     async run(ctx) {
-      const nominal = await ctx.send(stepFor(c, profile, ctx, `${c.field} nominal ${JSON.stringify(example)}`, example, 'unknown', []));
+      // A counter is sent where it counts: at the end of a run of its own (a server may refuse counts on a
+      // run that starts, 2.1, 3, and may refuse a second end of one run), so every request ends a fresh run.
+      const endsRun = c.operation === 'notifyAgentRun' && c.location === 'body' && c.type === 'integer';
+      const runToEnd = async (): Promise<Record<string, unknown> | undefined> => {
+        if (!endsRun || ctx.format === 'none') return undefined;
+        const start = await ctx.send({ label: 'start a run to end', operation: c.operation, request: bodyRequest(c.operation, asFormat(ctx.format), validAgentRun(profile)), expect: [] });
+        return { runId: runIdOf(start) ?? `iswc-conformance-unstarted-${ctx.seed}` };
+      };
+      const nominal = await ctx.send(stepFor(c, profile, ctx, `${c.field} nominal ${JSON.stringify(example)}`, example, 'unknown', [], undefined, await runToEnd()));
       const nominalStatus = nominal.error && nominal.error.code !== 'THROTTLED' ? null : (nominal.response?.status ?? null);
       for (const b of values) {
-        const because = `${b.because}; the same request with the nominal ${JSON.stringify(example)} got ${nominalStatus ?? 'no answer'}`;
-        await ctx.send(stepFor(c, profile, ctx, `${c.field} ${b.label}`, b.value, 'unknown', [expectCheck('limit.accepted', { because, sections: [...c.sections], nominalStatus, ...(c.operation === 'notifyAgentRun' ? { success: operation(c.operation).successStatus } : {}) })]));
+        const because = `${b.because}${endsRun ? ', ending a run' : ''}; the same request with the nominal ${JSON.stringify(example)} got ${nominalStatus ?? 'no answer'}`;
+        const expect = [expectCheck('limit.accepted', { because, sections: [...c.sections], nominalStatus, ...(c.operation === 'notifyAgentRun' ? { success: operation(c.operation).successStatus } : {}) })];
+        await ctx.send(stepFor(c, profile, ctx, `${c.field} ${b.label}`, b.value, 'unknown', expect, undefined, await runToEnd()));
       }
     },
   };

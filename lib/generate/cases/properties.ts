@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { lengthsOf } from '../../contract/answer.ts';
+import { lengthsOf, runIdOf } from '../../contract/answer.ts';
 import type { Format } from '../../contract/codec/index.ts';
 import { xmlRepresentable } from '../../contract/codec/xml.ts';
 import type { FieldConstraint } from '../../contract/constraints.ts';
@@ -21,12 +21,12 @@ import { xmlTwinKeeps } from './limits.ts';
  * a failure shrinks to a minimal input, which is recorded with the seed and path that replay it
  * (ISWC_SEED); a passing property records its last input. ISWC_RUNS sets the runs per property.
  */
-export async function property<T>(ctx: CaseContext, label: string, arb: fc.Arbitrary<T>, build: (value: T) => Step): Promise<void> {
+export async function property<T>(ctx: CaseContext, label: string, arb: fc.Arbitrary<T>, build: (value: T) => Step | Promise<Step>): Promise<void> {
   let last: Probe | undefined;
   let lastFailing: Probe | undefined;
   const result = await fc.check(
     fc.asyncProperty(arb, async (value) => {
-      const probe = await ctx.probe(build(value));
+      const probe = await ctx.probe(await build(value));
       last = probe;
       if (probe.failures.length > 0) {
         lastFailing = probe;
@@ -104,15 +104,18 @@ export function propertyCases(profile: TargetProfile): CaseDef[] {
       tags: ['@property'],
       async run(ctx) {
         const format = asFormat(ctx.format);
-        // Generated runs count something, and so does the nominal one: a server may refuse counts on a run
-        // that starts (no rule is stated, 2.1), and then refuses both alike.
-        const nominal = await ctx.send({ label: 'nominal agent run', operation: RUN, request: bodyRequest(RUN, format, validAgentRun(profile, 1)), expect: [] });
+        // Counters are sent where they count: each run, and the nominal one, ends a run started for it (a
+        // server may refuse counts on a run that starts, or a second end of one run: no rule is stated, 2.1, 3).
+        const freshRun = async (): Promise<string> => {
+          const start = await ctx.probe({ label: 'start a run to end', operation: RUN, request: bodyRequest(RUN, format, validAgentRun(profile)), expect: [] });
+          return runIdOf(start.exchange) ?? `iswc-conformance-unstarted-${ctx.seed}`;
+        };
+        const nominal = await ctx.send({ label: 'nominal agent run', operation: RUN, request: bodyRequest(RUN, format, { ...validAgentRun(profile, 1), runId: await freshRun() }), expect: [] });
         const nominalStatus = statusOfNominal(nominal);
-        const counting = validAgentRunArb(options(format), profile.agency).filter((run) => Object.values(run).some((v) => typeof v === 'number' && v !== 0));
-        await property(ctx, 'valid agent run', counting, (body) => ({
-          label: 'valid agent run',
+        await property(ctx, 'valid agent run', validAgentRunArb(options(format), profile.agency), async (body) => ({
+          label: 'valid agent run, ending a run',
           operation: RUN,
-          request: bodyRequest(RUN, format, body),
+          request: bodyRequest(RUN, format, { ...body, runId: await freshRun() }),
           expect: [expectCheck('limit.accepted', { because: `every value is within its limits (generated, section 2.1); the nominal agent run got ${nominalStatus ?? 'no answer'}`, nominalStatus, success: 200 })],
         }));
       },
