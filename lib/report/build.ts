@@ -1,5 +1,6 @@
 import type { CheckExecution } from '../run/execution.ts';
 import { gating } from '../check/gating.ts';
+import { executionSections } from '../check/sections.ts';
 import type { ConformanceReport, RunMeta } from './model.ts';
 import { sortExecutions, tallyByLevel } from './model.ts';
 import { HARNESS_VERSION, documentDigest, safeBaseUrl, schemasDigest } from './meta.ts';
@@ -32,7 +33,8 @@ export interface BuildInput {
 /**
  * The one place a run becomes a ConformanceReport: the reporter (live or from merged blob reports) and
  * the tests that build fixture reports in-process all call it, so every writer sees the same verdicts.
- * Waivers are applied here (lib/waivers/apply.ts), to the executions as the tests recorded them.
+ * Waivers are applied here (lib/waivers/apply.ts), to the executions as the tests recorded them, and
+ * every execution cites the sections of its own operation (lib/check/sections.ts).
  * When no base URL is known (a merge of blob reports in another process) it is taken from the first
  * recorded exchange, reduced to scheme, host and path.
  */
@@ -44,7 +46,9 @@ export function buildConformanceReport(input: BuildInput): ConformanceReport {
     judged = applied.executions;
     waivers = { file: input.waivers.set.file, date: input.waivers.date, entries: applied.uses };
   }
-  const executions = sortExecutions([...judged]);
+  // Skips the runner records carry their check's whole list of sections; each execution cites only its
+  // operation's (the judge already narrows the others, and narrowing is idempotent).
+  const executions = sortExecutions(judged.map((e) => ({ ...e, sections: executionSections(e.sections, e.operation) })));
   const byLevel = tallyByLevel(executions);
   const gatingFailures = executions.filter((e) => e.verdict === 'fail' && gating(e.level, input.strict)).length;
   const coverage = specCoverage(executions);

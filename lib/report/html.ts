@@ -2,7 +2,7 @@ import type { CheckExecution, Verdict } from '../run/execution.ts';
 import type { Exchange } from '../contract/exchange.ts';
 import { cut, escapeHtml as h } from './escape.ts';
 import type { ConformanceReport, Tally } from './model.ts';
-import { FORMATS, OPERATION_KEYS, checkInfo, groupBy, headerLines, operationKey, operationLabel, sectionsText, tallyOf, worstVerdict } from './view.ts';
+import { FORMATS, OPERATION_KEYS, checkInfo, groupBy, headerLines, operationKey, operationLabel, sectionsOf, sectionsText, tallyOf, worstVerdict } from './view.ts';
 import type { RunSummary } from './model.ts';
 import { waivedText } from './waivers/apply.ts';
 import type { WaiverUse } from './waivers/types.ts';
@@ -187,7 +187,7 @@ export function renderHtml(report: ConformanceReport): string {
       });
       const rowFail = ofCheck.some((e) => e.verdict === 'fail');
       matrixRows.push(
-        `<tr class="check${rowFail ? ' has-fail' : ''}" data-op="${h(op)}" data-check="${h(id)}"><td><code>${h(id)}</code><div class="muted">${h(c?.description ?? '')}</div></td><td>${h(c?.level ?? '')}</td><td>${h(sectionsText(c?.sections ?? []))}</td>${cells.join('')}</tr>`,
+        `<tr class="check${rowFail ? ' has-fail' : ''}" data-op="${h(op)}" data-check="${h(id)}"><td><code>${h(id)}</code><div class="muted">${h(c?.description ?? '')}</div></td><td>${h(c?.level ?? '')}</td><td class="sections">${h(sectionsText(sectionsOf(ofCheck)))}</td>${cells.join('')}</tr>`,
       );
     }
   }
@@ -208,7 +208,7 @@ export function renderHtml(report: ConformanceReport): string {
         )
         .join('');
       const c = info.get(id);
-      return `<h3><code>${h(id)}</code> <span class="muted">section ${h(sectionsText(c?.sections ?? []))} — ${h(c?.description ?? '')}</span></h3>
+      return `<h3><code>${h(id)}</code> <span class="muted">section ${h(sectionsText(sectionsOf(list)))} — ${h(c?.description ?? '')}</span></h3>
 <table class="observed"><tr><th>Operation</th><th>Format</th><th>Case / step</th><th>Facts recorded</th><th></th></tr>${rows}</table>`;
     })
     .join('\n');

@@ -37,20 +37,45 @@ export function tallyOf(executions: readonly CheckExecution[]): Tally {
 export interface CheckInfo {
   id: string;
   level: Level;
-  sections: string[];
   description: string;
 }
 
-/** Check descriptions from the registry; a report from another harness version may name unknown checks. */
+/**
+ * Check descriptions from the registry, in registry order; a report from another harness version may
+ * name unknown checks. Sections are not a property of a check here: each execution cites its own
+ * (lib/check/sections.ts), and a group shows the union of its executions' (`sectionsOf`).
+ */
 export function checkInfo(executions: readonly CheckExecution[]): Map<string, CheckInfo> {
   const out = new Map<string, CheckInfo>();
   const known = new Map(allChecks().map((c) => [c.id, c]));
   const order = new Map(allChecks().map((c, i) => [c.id, i]));
   for (const e of executions) {
     if (out.has(e.checkId)) continue;
-    out.set(e.checkId, { id: e.checkId, level: e.level, sections: e.sections, description: known.get(e.checkId)?.description ?? '' });
+    out.set(e.checkId, { id: e.checkId, level: e.level, description: known.get(e.checkId)?.description ?? '' });
   }
   return new Map([...out.entries()].sort(([a], [b]) => (order.get(a) ?? 1e9) - (order.get(b) ?? 1e9) || a.localeCompare(b)));
+}
+
+/** Document sections before other references, numerically (2.4 before 2.10), then by name. */
+export function compareSections(a: string, b: string): number {
+  const num = (s: string) => (/^\d+(\.\d+)*$/.test(s) ? s.split('.').map(Number) : null);
+  const x = num(a);
+  const y = num(b);
+  if (x && y) {
+    for (let i = 0; i < Math.max(x.length, y.length); i += 1) {
+      const d = (x[i] ?? -1) - (y[i] ?? -1);
+      if (d !== 0) return d;
+    }
+    return 0;
+  }
+  if (x) return -1;
+  if (y) return 1;
+  return a.localeCompare(b);
+}
+
+/** The sections a group of executions cites, each once, in document order. */
+export function sectionsOf(executions: readonly Pick<CheckExecution, 'sections'>[]): string[] {
+  return [...new Set(executions.flatMap((e) => e.sections))].sort(compareSections);
 }
 
 export function groupBy<T>(items: readonly T[], key: (t: T) => string): Map<string, T[]> {
