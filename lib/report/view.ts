@@ -4,6 +4,7 @@ import { allChecks } from '../check/registry.ts';
 import { OPERATION_IDS, OPERATION_LABEL } from '../contract/operations.ts';
 import type { OperationId } from '../contract/operations.ts';
 import type { Exchange } from '../contract/exchange.ts';
+import { cut } from './escape.ts';
 import type { Tally } from './model.ts';
 import { emptyTally } from './model.ts';
 
@@ -113,4 +114,22 @@ export function headerLines(h: Record<string, string>): string {
 
 export function sectionsText(sections: readonly string[]): string {
   return sections.map((s) => (/^\d/.test(s) ? `§${s}` : s)).join(', ');
+}
+
+/** An exchange as the reports show it: the request and the response (or transport error) as text, and timing. */
+export interface ExchangeTexts {
+  request: string;
+  response: string;
+  /** `12 ms`, `340 ms, 2 attempts` */
+  timing: string;
+}
+
+/** Bodies cut at `bodyLimit` characters for display; conformance.json keeps what the client recorded. */
+export function exchangeTexts(x: Exchange, bodyLimit: number): ExchangeTexts {
+  const req = x.request;
+  const request = `${req.method} ${req.url}\n${headerLines(req.headers)}${req.body ? `\n\n${cut(req.body, bodyLimit)}` : ''}${req.bodyTruncated ? `\n[request body cut: ${req.bodyBytes} bytes sent]` : ''}`;
+  const response = x.response
+    ? `HTTP ${x.response.status}\n${headerLines(x.response.headers)}${x.response.body ? `\n\n${cut(x.response.body, bodyLimit)}` : ''}${x.response.truncated ? `\n[response cut at ${x.response.bodyBytes} bytes]` : ''}`
+    : `transport error ${x.error?.code ?? '?'}: ${x.error?.message ?? ''}`;
+  return { request, response, timing: `${Math.round(x.durationMs)} ms${x.attempts > 1 ? `, ${x.attempts} attempts` : ''}` };
 }

@@ -51,7 +51,7 @@ test('a fault in one operation marks only that operation\'s sections', async () 
 
   // The matrix shows the sections of the row's executions: merge's status.not-found row cites 4.2 and 7 only.
   const html = renderHtml(merge);
-  const row = /<tr class="check[^"]*" data-op="mergeIswcMetadata" data-check="status\.not-found">.*?<\/tr>/s.exec(html)?.[0] ?? '';
+  const row = /<tr class="check[^"]*" data-op="mergeIswcMetadata" data-check="status\.not-found"[^>]*>.*?<\/tr>/s.exec(html)?.[0] ?? '';
   expect(row).toContain('§4.2, §7');
   expect(row).not.toMatch(/§2\.5|§4\.3|§4\.4/);
 });
