@@ -1,7 +1,7 @@
 import type { CheckExecution } from '../run/execution.ts';
 import { gating } from '../check/gating.ts';
 import { executionSections } from '../check/sections.ts';
-import type { ConformanceReport, RunMeta } from './model.ts';
+import type { ConformanceReport, RunMeta, RunPlan } from './model.ts';
 import { sortExecutions, tallyByLevel } from './model.ts';
 import { HARNESS_VERSION, documentDigest, safeBaseUrl, schemasDigest } from './meta.ts';
 import { runVerdict, specCoverage, verdictText, waivedChecks } from './verdict.ts';
@@ -28,6 +28,8 @@ export interface BuildInput {
   finishedAt: Date;
   /** The run's waivers file (ISWC_WAIVERS) and the UTC day their expiry is judged against (the run's start). */
   waivers?: { set: WaiverSet; date: string };
+  /** ISWC_PLAN and ISWC_BUDGET, recorded so that a diff can say two runs chose their cases differently. */
+  plan?: RunPlan;
 }
 
 /**
@@ -79,6 +81,7 @@ export function buildConformanceReport(input: BuildInput): ConformanceReport {
     requests: input.stats.requests,
     retries: input.stats.retries,
     waitedMs: input.stats.waitedMs,
+    ...(input.plan ? { plan: input.plan } : {}),
   };
   const summary: ConformanceReport['summary'] = {
     byLevel,
