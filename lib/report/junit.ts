@@ -115,3 +115,82 @@ export function renderJunit(report: ConformanceReport): string {
     '',
   ].join('\n');
 }
+
+/** A test of Playwright's junit.xml: its project (the suite's `hostname`), its file (`classname`) and its title path (`name`). */
+export interface JunitTestId {
+  project: string;
+  file: string;
+  name: string;
+}
+
+function junitTestKey(t: JunitTestId): string {
+  return `${t.project}\u0001${t.file}\u0001${t.name}`;
+}
+
+function xmlAttributes(tag: string): Map<string, string> {
+  const entities: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+  const out = new Map<string, string>();
+  for (const m of tag.matchAll(/([\w:.-]+)="([^"]*)"/g)) {
+    out.set(m[1] ?? '', (m[2] ?? '').replace(/&(amp|lt|gt|quot|apos|#(\d+)|#x([0-9a-f]+));/gi, (all, name: string, dec?: string, hex?: string) => (dec ? String.fromCodePoint(Number(dec)) : hex ? String.fromCodePoint(parseInt(hex, 16)) : (entities[name] ?? all))));
+  }
+  return out;
+}
+
+/** Adds `delta` to the integer attribute `name` of an opening tag. */
+function bump(tag: string, name: string, delta: number): string {
+  return tag.replace(new RegExp(`\\b${name}="(\\d+)"`), (_all, n: string) => `${name}="${Math.max(0, Number(n) + delta)}"`);
+}
+
+/**
+ * Playwright's junit reporter writes a test that threw as an `<error>`, and only an `expect` failure as a
+ * `<failure>`: a conformance test that fails on its gating checks throws, so CI dashboards counted its
+ * failures as errors (`errors="58" failures="0"`). This rewrites the `<error>` of each test in `gating`
+ * (the tests whose executions held a gating failure) as a `<failure type="gating check failures">` and
+ * moves the suites' and the root's counts from errors to failures; every other error (a crash, a
+ * timeout in another test) stays an error. CDATA sections (the failure texts, hostile bodies included)
+ * are left as they are: tags are only looked for outside them.
+ */
+export function gatingErrorsAsFailures(xml: string, gating: readonly JunitTestId[]): { xml: string; converted: number } {
+  const wanted = new Set(gating.map(junitTestKey));
+  if (wanted.size === 0) return { xml, converted: 0 };
+  const cdata: string[] = [];
+  const masked = xml.replace(/<!\[CDATA\[[\s\S]*?\]\]>/g, (section) => `\u0000${cdata.push(section) - 1}\u0000`);
+  const tokens = masked.split(/(<\/?(?:testsuites|testsuite|testcase|error)\b[^>]*>)/);
+  let project = '';
+  let file = '';
+  let rootIndex = -1;
+  let suiteIndex = -1;
+  let inTarget = false;
+  let suiteConverted = 0;
+  let converted = 0;
+  for (let i = 1; i < tokens.length; i += 2) {
+    const tag = tokens[i] ?? '';
+    const name = /^<\/?([\w]+)/.exec(tag)?.[1];
+    const closing = tag.startsWith('</');
+    if (name === 'testsuites' && !closing) rootIndex = i;
+    else if (name === 'testsuite' && !closing) {
+      const attrs = xmlAttributes(tag);
+      project = attrs.get('hostname') ?? '';
+      file = attrs.get('name') ?? '';
+      suiteIndex = i;
+      suiteConverted = 0;
+    } else if (name === 'testsuite' && closing) {
+      if (suiteIndex >= 0 && suiteConverted > 0) tokens[suiteIndex] = bump(bump(tokens[suiteIndex] ?? '', 'failures', suiteConverted), 'errors', -suiteConverted);
+      suiteIndex = -1;
+    } else if (name === 'testcase' && !closing) {
+      const attrs = xmlAttributes(tag);
+      inTarget = !tag.endsWith('/>') && wanted.has(junitTestKey({ project, file: attrs.get('classname') ?? file, name: attrs.get('name') ?? '' }));
+    } else if (name === 'testcase' && closing) inTarget = false;
+    else if (name === 'error' && inTarget) {
+      if (closing) tokens[i] = '</failure>';
+      else {
+        tokens[i] = tag.replace(/^<error\b/, '<failure').replace(/\btype="[^"]*"/, 'type="gating check failures"');
+        suiteConverted += 1;
+        converted += 1;
+      }
+    }
+  }
+  if (rootIndex >= 0 && converted > 0) tokens[rootIndex] = bump(bump(tokens[rootIndex] ?? '', 'failures', converted), 'errors', -converted);
+  const out = tokens.join('').replace(/\u0000(\d+)\u0000/g, (_all, n: string) => cdata[Number(n)] ?? '');
+  return { xml: out, converted };
+}
