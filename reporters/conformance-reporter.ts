@@ -1,7 +1,6 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { FullConfig, FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
-import { gating } from '../lib/check/gating.ts';
+import type { FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
 import type { CheckExecution } from '../lib/run/execution.ts';
 import { config as runConfig } from '../lib/config/config.ts';
 import { runContext } from '../lib/config/run-context.ts';
@@ -13,28 +12,8 @@ import { loadProfile } from '../lib/contract/profile/load.ts';
 import { redactorFromEnv } from '../lib/redact.ts';
 import type { ExecutionsAttachment } from '../lib/report/attachment.ts';
 import { EXECUTIONS_ATTACHMENT } from '../lib/report/attachment.ts';
-import { applyWaivers, utcDay } from '../lib/report/waivers/apply.ts';
-import { gatingErrorsAsFailures } from '../lib/report/junit.ts';
-import type { JunitTestId } from '../lib/report/junit.ts';
+import { utcDay } from '../lib/report/waivers/apply.ts';
 import { runWaivers } from '../lib/report/waivers/run.ts';
-
-/**
- * The files Playwright's junit reporter of this run writes: its `outputFile` (relative to the config's
- * directory, as Playwright resolves it), or PLAYWRIGHT_JUNIT_OUTPUT_FILE. A junit reporter writing to
- * stdout has no file.
- */
-function junitOutputFiles(config: FullConfig): string[] {
-  const out: string[] = [];
-  const configDir = config.configFile ? path.dirname(config.configFile) : config.rootDir;
-  for (const [name, options] of config.reporter) {
-    if (name !== 'junit') continue;
-    const fromEnv = process.env.PLAYWRIGHT_JUNIT_OUTPUT_FILE;
-    const configured = (options as { outputFile?: unknown } | undefined)?.outputFile;
-    if (fromEnv) out.push(path.resolve(fromEnv));
-    else if (typeof configured === 'string') out.push(path.resolve(configDir, configured));
-  }
-  return out;
-}
 
 /** The attachment's bytes: in memory in a live run; a body or a file when replayed by `merge-reports`. */
 function attachmentText(attachment: TestResult['attachments'][number]): string | undefined {
@@ -53,9 +32,7 @@ function attachmentText(attachment: TestResult['attachments'][number]): string |
  * blob reports keep the attachments. Waivers (ISWC_WAIVERS) are applied when the report is built, on
  * the day the tests judged them (recorded in the attachments), so shards and merges agree.
  * Fails the run when the written report does not match its schema, and with ISWC_REQUIRE_ALL=1 when a
- * spec check was not exercised. Once every reporter has ended, it rewrites the `<error>` of each test that
- * failed on gating checks in Playwright's junit.xml as a `<failure>` (lib/report/junit.ts), so that CI
- * dashboards count those failures as failures.
+ * spec check was not exercised.
  */
 export default class ConformanceReporter implements Reporter {
   private executions: CheckExecution[] = [];
@@ -64,17 +41,13 @@ export default class ConformanceReporter implements Reporter {
   private started = new Date();
   /** The days the tests judged waiver expiry against (one, unless a merge mixes runs). */
   private waiverDates = new Set<string>();
-  /** Playwright junit files of this run, and the tests whose executions held a gating failure. */
-  private junitFiles: string[] = [];
-  private gatingTests = new Set<TestCase>();
 
   printsToStdio(): boolean {
     return true;
   }
 
-  onBegin(config: FullConfig): void {
+  onBegin(): void {
     this.started = new Date();
-    this.junitFiles = junitOutputFiles(config);
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
@@ -86,41 +59,12 @@ export default class ConformanceReporter implements Reporter {
       const text = attachmentText(attachment);
       if (text === undefined) continue;
       const payload = JSON.parse(text) as ExecutionsAttachment;
-      if (result.status !== 'passed' && result.status !== 'skipped' && this.holdsGatingFailure(payload)) this.gatingTests.add(test);
       this.executions.push(...payload.executions);
       this.stats.requests += payload.stats.requests;
       this.stats.retries += payload.stats.retries;
       this.stats.waitedMs += payload.stats.waitedMs;
       if (payload.waiverDate) this.waiverDates.add(payload.waiverDate);
     }
-  }
-
-  /** Did the test fail on checks, as the test itself judged them (waivers applied on its day)? */
-  private holdsGatingFailure(payload: ExecutionsAttachment): boolean {
-    const config = runConfig();
-    const waivers = runWaivers(config.waivers);
-    const judged = waivers ? applyWaivers(payload.executions, waivers.waivers, payload.waiverDate ?? utcDay(this.started)).executions : payload.executions;
-    return judged.some((e) => e.verdict === 'fail' && gating(e.level, config.strict));
-  }
-
-  /** After every reporter's onEnd, when Playwright's junit.xml is written: its gating check failures become failures. */
-  onExit(): Promise<void> {
-    const failed = [...this.gatingTests].filter((t) => t.outcome() === 'unexpected');
-    if (failed.length === 0) return Promise.resolve();
-    const ids: JunitTestId[] = failed.map((t) => {
-      const titles = t.titlePath();
-      return { project: titles[1] ?? '', file: titles[2] ?? '', name: titles.slice(3).join(' \u203a ') };
-    });
-    for (const file of this.junitFiles) {
-      try {
-        if (!existsSync(file)) continue;
-        const { xml, converted } = gatingErrorsAsFailures(readFileSync(file, 'utf8'), ids);
-        if (converted > 0) writeFileSync(file, xml);
-      } catch (e) {
-        process.stderr.write(`iswc-conformance reporter: could not rewrite ${file}: ${redactorFromEnv().text((e as Error).message)}\n`);
-      }
-    }
-    return Promise.resolve();
   }
 
   onEnd(result: FullResult): Promise<{ status?: FullResult['status'] } | undefined> {

@@ -13,6 +13,8 @@ export interface FaultyRunOptions {
   /** Where the run writes its reports (ISWC_REPORT_DIR) and its test results (a `test-results` folder inside). */
   dir: string;
   extraEnv?: Record<string, string | undefined>;
+  /** Playwright's --reporter, replacing the configuration's reporters (e.g. `blob`, for a later merge-reports). */
+  reporter?: string;
 }
 
 /**
@@ -25,7 +27,7 @@ export async function runAgainstFaultyServer(options: FaultyRunOptions): Promise
   const server = await startReferenceServer({ profile, key: EMBEDDED_KEY, faults: options.faults });
   try {
     const env = childEnv({ ISWC_BASE_URL: server.url, ISWC_SUBSCRIPTION_KEY: EMBEDDED_KEY, ISWC_REPORT_DIR: options.dir, ISWC_SEED: undefined, ISWC_TARGET: undefined, ISWC_WAIVERS: undefined, ...options.extraEnv });
-    return await runPlaywright(['test', '--project=json', '--project=xml', '--grep', options.grep, '--output', path.join(options.dir, 'test-results')], env, { timeoutMs: 240_000 });
+    return await runPlaywright(['test', '--project=json', '--project=xml', '--grep', options.grep, '--output', path.join(options.dir, 'test-results'), ...(options.reporter ? [`--reporter=${options.reporter}`] : [])], env, { timeoutMs: 240_000 });
   } finally {
     await server.close();
   }

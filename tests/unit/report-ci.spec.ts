@@ -1,15 +1,15 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { XMLParser } from 'fast-xml-parser';
-import { gatingErrorsAsFailures } from '../../lib/report/junit.ts';
 import { readReport } from '../../lib/report/validate.ts';
 import { repoRoot } from '../../lib/paths.ts';
 import { allureAttachments } from '../../reporters/allure-playwright.ts';
 import { outsideReferences } from '../../scripts/report-allure.ts';
 import { runAgainstFaultyServer } from '../support/faulty-run.ts';
+import { childEnv, runPlaywright } from '../support/run-playwright.ts';
 import type { ChildRun } from '../support/run-playwright.ts';
 
 /**
@@ -20,6 +20,7 @@ test.describe.configure({ mode: 'serial', timeout: 300_000 });
 
 const TSX = path.join(repoRoot, 'node_modules', '.bin', 'tsx');
 const GREP = 'merge\\.unknown-preferred\\]|run\\.malformed\\]|run\\.start-and-end\\]';
+const FAULTS = ['run-bad-request-text', 'merge-404-as-400', 'stack-trace-in-error'];
 let dir = '';
 let run: ChildRun;
 
@@ -61,31 +62,36 @@ function attachmentNames(s: AllureStep): string[] {
 
 test.beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'iswc-ci-'));
-  run = await runAgainstFaultyServer({ faults: ['run-bad-request-text', 'merge-404-as-400', 'stack-trace-in-error'], grep: GREP, dir });
+  run = await runAgainstFaultyServer({ faults: FAULTS, grep: GREP, dir });
 });
 
 test.afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
+/** Playwright's junit file: the tests that failed on checks are failures, none is an error, and the counts say so. */
+function expectGatingFailuresCounted(file: string): void {
+  const junit = parseJunit(file).testsuites;
+  const cases = junit.testsuite.flatMap((s) => s.testcase);
+  const failed = cases.filter((c) => c.failure);
+  expect(failed.length, file).toBe(4); // merge.unknown-preferred and run.malformed, in JSON and XML
+  expect(cases.filter((c) => c.error), file).toEqual([]);
+  expect(Number(junit.failures), file).toBe(failed.length);
+  expect(Number(junit.errors), file).toBe(0);
+  for (const s of junit.testsuite) {
+    expect(Number(s.failures), s.name).toBe(s.testcase.filter((c) => c.failure).length);
+    expect(Number(s.errors), s.name).toBe(0);
+  }
+  expect(failed.map((c) => c.failure?.message).every((m) => /^\d+ check\(s\) failed:$/.test(m ?? '')), file).toBe(true);
+}
+
 test('JUnit: gating failures are <failure> in every JUnit file the run writes, never <error>', () => {
   expect(run.code, run.stdout + run.stderr).toBe(1);
   const report = readReport(path.join(dir, 'conformance.json'));
   expect(report.summary.gatingFailures).toBeGreaterThan(0);
 
-  // Playwright's own junit.xml: the tests that failed on checks are failures, and the counts say so.
-  const playwright = parseJunit(path.join(dir, 'junit.xml')).testsuites;
-  const cases = playwright.testsuite.flatMap((s) => s.testcase);
-  const failed = cases.filter((c) => c.failure);
-  expect(failed.length).toBe(4); // merge.unknown-preferred and run.malformed, in JSON and XML
-  expect(cases.filter((c) => c.error)).toEqual([]);
-  expect(Number(playwright.failures)).toBe(failed.length);
-  expect(Number(playwright.errors)).toBe(0);
-  for (const s of playwright.testsuite) {
-    expect(Number(s.failures), s.name).toBe(s.testcase.filter((c) => c.failure).length);
-    expect(Number(s.errors), s.name).toBe(0);
-  }
-  expect(failed.every((c) => /^\d+ check\(s\) failed:$/.test(c.failure?.message ?? '') && c.failure?.type === 'gating check failures')).toBe(true);
+  // Playwright's own junit.xml.
+  expectGatingFailuresCounted(path.join(dir, 'junit.xml'));
 
   // conformance-junit.xml: one testcase per check execution, every failure a <failure>.
   const perCheck = parseJunit(path.join(dir, 'conformance-junit.xml')).testsuites;
@@ -97,35 +103,20 @@ test('JUnit: gating failures are <failure> in every JUnit file the run writes, n
   for (const name of gatingNames) expect(failedNames.has(name), name).toBe(true);
 });
 
-test('JUnit rewrite: only the tests that failed on checks, CDATA left alone, counts moved from errors to failures', () => {
-  const xml = [
-    '<testsuites id="" name="" tests="3" failures="0" skipped="0" errors="2" time="1">',
-    '<testsuite name="tests/conformance/json.spec.ts" timestamp="t" hostname="json" tests="3" failures="0" skipped="0" time="1" errors="2">',
-    '<testcase name="POST /agent/run &amp; more [run.malformed]" classname="tests/conformance/json.spec.ts" time="0.1">',
-    '<error message="2 check(s) failed:" type="Error">',
-    '<![CDATA[Error: 2 check(s) failed: received "</error></testcase><testcase name="x"><error>" ]]&gt;]]>',
-    '</error>',
-    '</testcase>',
-    '<testcase name="a test that timed out" classname="tests/conformance/json.spec.ts" time="60">',
-    '<error message="Test timeout of 60000ms exceeded." type="Error">',
-    '<![CDATA[timeout]]>',
-    '</error>',
-    '</testcase>',
-    '<testcase name="passing" classname="tests/conformance/json.spec.ts" time="0.1">',
-    '</testcase>',
-    '</testsuite>',
-    '</testsuites>',
-  ].join('\n');
-  const { xml: out, converted } = gatingErrorsAsFailures(xml, [{ project: 'json', file: 'tests/conformance/json.spec.ts', name: 'POST /agent/run & more [run.malformed]' }]);
-  expect(converted).toBe(1);
-  expect(out).toContain('<failure message="2 check(s) failed:" type="gating check failures">');
-  expect(out).toContain('<![CDATA[Error: 2 check(s) failed: received "</error></testcase><testcase name="x"><error>" ]]&gt;]]>');
-  expect(out).toContain('<error message="Test timeout of 60000ms exceeded." type="Error">');
-  expect(out.match(/<\/failure>/g)).toHaveLength(1);
-  expect(out).toContain('<testsuites id="" name="" tests="3" failures="1" skipped="0" errors="1" time="1">');
-  expect(out).toContain('hostname="json" tests="3" failures="1" skipped="0" time="1" errors="1">');
-  // A test of another project with the same title is not touched.
-  expect(gatingErrorsAsFailures(xml, [{ project: 'xml', file: 'tests/conformance/json.spec.ts', name: 'POST /agent/run & more [run.malformed]' }]).converted).toBe(0);
+test('JUnit: a sharded run merged with merge-reports (docs/ci) writes the gating failures as <failure> too', async () => {
+  const shard = mkdtempSync(path.join(tmpdir(), 'iswc-ci-blob-'));
+  try {
+    const blobs = path.join(shard, 'blob');
+    const sharded = await runAgainstFaultyServer({ faults: FAULTS, grep: GREP, dir: shard, reporter: 'blob', extraEnv: { PLAYWRIGHT_BLOB_OUTPUT_DIR: blobs } });
+    expect(sharded.code, sharded.stdout + sharded.stderr).toBe(1);
+    const junit = path.join(shard, 'merged-junit.xml');
+    const merged = await runPlaywright(['merge-reports', '--reporter=junit', blobs], childEnv({ PLAYWRIGHT_JUNIT_OUTPUT_FILE: junit }), { timeoutMs: 120_000 });
+    // merge-reports exits 0 whatever the tests' outcome: the JUnit file is what CI reads.
+    expect(existsSync(junit), merged.stdout + merged.stderr).toBe(true);
+    expectGatingFailuresCounted(junit);
+  } finally {
+    rmSync(shard, { recursive: true, force: true });
+  }
 });
 
 test('Allure results: a step per exchange failed when a check failed on it, each attachment once, titles that tell JSON from XML, the seed used', () => {
