@@ -32,7 +32,9 @@ test.beforeAll(async () => {
 
 test('a clean run certifies every tested section; every failure is listed with its section', () => {
   const cert = buildCertificate({ report: clean, agency: '128', targetFile: 'fixtures/targets/embedded.json' });
-  expect(cert.verdict).toBe('conformant');
+  // Which failures, if any: a clean run that fails is a flake or a regression to read, not to guess.
+  const cleanFailures = clean.executions.filter((e) => e.verdict === 'fail').map((e) => `${e.checkId} ${e.caseId} ${e.format} ${e.step}: ${e.received ?? ''}`);
+  expect(cert.verdict, cleanFailures.slice(0, 10).join('\n')).toBe('conformant');
   expect(cert.sections.filter((s) => s.document).map((s) => s.section)).toEqual(documentSections().map((s) => s.section));
   expect(cert.sections.find((s) => s.section === '4.1')?.verdict).toBe('conformant');
   expect(cert.sections.find((s) => s.section === '6')).toMatchObject({ verdict: 'not tested', reason: 'no check of the harness covers this section' });
