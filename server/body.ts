@@ -67,7 +67,7 @@ export async function decodeRequestBody(ctx: Context, req: IncomingMessage, spec
     if (!expanded.ok) return { ok: false, kind: 'invalid', error: expanded.error };
     text = expanded.text;
   }
-  if (ctx.choices.has('xml-request-namespace')) {
+  if (ctx.faults.has('xml-request-namespace')) {
     const root = /<([A-Za-z_][\w.:-]*)((?:\s[^>]*)?)\/?>/.exec(text.replace(/<\?[^>]*\?>/g, '').replace(/<!--[\s\S]*?-->/g, ''));
     if (root && !/\sxmlns\s*=\s*["']http:\/\/schemas\.datacontract\.org\/2004\/07\/Iswc\.Api\.Models["']/.test(root[2] ?? '')) {
       return { ok: false, kind: 'invalid', error: `Expecting element '${spec.xmlRoot}' from namespace 'http://schemas.datacontract.org/2004/07/Iswc.Api.Models'` };

@@ -100,33 +100,25 @@ const CATALOGUE = [
   { id: 'oversized-body-500', level: 'http', section: '8', description: 'A request body over the size cap answers 500 instead of 413.' },
   { id: 'hang-on-unsupported-media', level: 'http', section: '4.1, 4.2', description: 'A request body with an unsupported Content-Type never gets an answer (the connection stays open).' },
   { id: 'unsupported-media-500', level: 'http', section: '4.1, 4.2', description: 'A request body with an unsupported Content-Type answers 500.' },
-] as const satisfies readonly Fault[];
-
-/**
- * Faults of the second adversarial review (/tmp/notes/review2.md, part C) that no check catches yet: clear
- * deviations against which the suite stays green. They are kept out of FAULTS (the self-check, the pinned
- * expectations and the docs table) until a case catches them; then each moves into CATALOGUE above.
- * `startReferenceServer({ faults: [...] })` and the CLI accept them.
- */
-const REVIEW_GAPS = [
   { id: 'auth-after-action', level: 'spec', section: '5', description: 'Submission delete and demerge act before the key is checked: the data is removed, then a missing or wrong key is answered 401.' },
   { id: 'query-int32-wraparound', level: 'spec', section: '4.3, 8', description: 'Query sourceDb is read modulo 2^32 (JavaScript `Number(x) | 0`): 4294967424 names sourceDb 128, and values past int32 are never refused.' },
   { id: 'empty-key-accepted', level: 'spec', section: '5', description: 'An empty Ocp-Apim-Subscription-Key header is taken as a valid key on every operation (a truthiness test); a missing or wrong key is still 401.' },
   { id: 'accept-json-400-text', level: 'spec', section: '4.1', description: 'A 400 of the run notification answered to a request with Accept: application/json is ASP.NET Core\'s validation problem+json, title "One or more validation errors occurred.", without "Bad Request".' },
   { id: 'content-type-params-refused', level: 'spec', section: '4.1, 4.2', description: 'A request Content-Type with parameters (application/json; charset=utf-8) is not recognised and answered 415, as an exact string comparison does.' },
   { id: 'xml-whitespace-refused', level: 'spec', section: '2.1, 2.3', description: 'XML bodies with whitespace between elements (indented, as most XML writers produce) are answered 400.' },
+  { id: 'xml-request-namespace', level: 'spec', section: '2.1, 2.3', description: 'XML request bodies must carry a namespace on the root (DataContractSerializer\'s default, xmlns="http://schemas.datacontract.org/2004/07/Iswc.Api.Models"); a root in no namespace, as the document names it, is a bad request.' },
+  { id: 'run-id-required', level: 'spec', section: '2.1, 2.2, 4.1', description: 'runId is required in an agent run: the client names its run and a body without runId is a bad request, so a run cannot start as the document\'s answer (the server\'s identifier of the run, 2.2) implies.' },
 ] as const satisfies readonly Fault[];
 
-export type FaultId = (typeof CATALOGUE)[number]['id'] | (typeof REVIEW_GAPS)[number]['id'];
+
+
+export type FaultId = (typeof CATALOGUE)[number]['id'];
 
 /** The catalogue, in the order of the docs table. */
 export const FAULTS: readonly Fault[] = CATALOGUE;
 
-/** Review faults no check catches yet (not part of FAULTS: see REVIEW_GAPS). */
-export const REVIEW_GAP_FAULTS: readonly Fault[] = REVIEW_GAPS;
-
-const IDS: ReadonlySet<string> = new Set([...FAULTS, ...REVIEW_GAPS].map((f) => f.id));
-if (IDS.size !== FAULTS.length + REVIEW_GAPS.length) throw new Error('server/faults.ts: duplicate fault id in the catalogue');
+const IDS: ReadonlySet<string> = new Set(FAULTS.map((f) => f.id));
+if (IDS.size !== FAULTS.length) throw new Error('server/faults.ts: duplicate fault id in the catalogue');
 
 export function isFaultId(id: string): id is FaultId {
   return IDS.has(id);

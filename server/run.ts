@@ -83,8 +83,8 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
     if (counted) return badRequest('a run that starts has no counts yet');
   }
   let runId: string;
-  if (c.has('run-id-required') && (typeof run.runId !== 'string' || run.runId === '')) return badRequest('runId is required');
-  if (c.has('run-id-required') && !ctx.state.run(run.runId as string)) {
+  if (ctx.faults.has('run-id-required') && (typeof run.runId !== 'string' || run.runId === '')) return badRequest('runId is required');
+  if (ctx.faults.has('run-id-required') && !ctx.state.run(run.runId as string)) {
     // The client names its run: an unknown runId starts it, a known one ends it.
     runId = ctx.state.startRun(run, run.runId);
   } else if (run.runId === undefined || run.runId === '') {

@@ -43,6 +43,7 @@ export function observe({ exchange, params }: JudgeInput<Because>): Judgement {
     status: status ?? exchange.error?.code ?? null,
     contentType: contentTypeOf(exchange) ?? null,
     body: bodyShape(exchange),
+    ...(exchange.response?.encoding !== undefined ? { encoding: exchange.response.encoding } : {}),
     ...(params.facts ? { request: params.facts } : {}),
   };
   return {

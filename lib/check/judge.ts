@@ -64,7 +64,7 @@ function actsForAnotherAgency(step: Step, agency: string): boolean {
  */
 export function createJudge(options: JudgeOptions): Judge {
   return (step: Step, exchange: Exchange, format: Format): Judged[] => {
-    const authProbe = step.request.auth === 'none' || step.request.auth === 'wrong';
+    const authProbe = step.request.auth !== undefined && step.request.auth !== 'key';
     const foreignAgency = actsForAnotherAgency(step, options.agency);
     // Where the key is concerned (a probe without it, another agency than the key's), the answers the
     // contract lists as not shown (5.3) are documented too.

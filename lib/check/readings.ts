@@ -107,6 +107,26 @@ export const DECISIONS: ReadonlyArray<{ title: string; text: string }> = [
     title: 'Runs that are open',
     text: 'Section 3 does not show the states of a run, and 4.1 answers a valid agent run with 200. A server that refused a start while another run of the agency is open would refuse on a state no client can see or avoid (other agents of the agency start runs on a shared staging at any time); the harness starts runs concurrently and treats such a refusal as a deviation.',
   },
+  {
+    title: 'Who names a run',
+    text: 'Section 2.2 answers a run notification with "the agent run identifier": the server\'s identifier of the run, which a client that named its own run would not need. Production starts a run from a body without runId and answers a new one (DOMAIN.md). A server that requires runId in every body (the client names its run) therefore fails `status.success` on the start: the reference server carries it as the fault `run-id-required`, not as a choice. What a start may carry is open, so the harness starts runs with every counter 0 (a run that starts has counted nothing), the one start every reading takes.',
+  },
+  {
+    title: 'XML namespaces in requests',
+    text: 'Sections 2.1 and 2.3 name the root elements (`AgentRun`, `MergeRequest`) and no namespace, and production uses none. DataContractSerializer\'s default (a root in its own namespace) would refuse every XML body a client writes from the document, so a server that requires it fails `status.success`: the fault `xml-request-namespace`. Answers are read by local name, so a namespace on an answer is never a failure.',
+  },
+  {
+    title: 'The key and data that does not exist',
+    text: 'Section 5.3 leaves open what a missing key gets on merge, delete and demerge, and which agency a key may act for depends on the data, so a server may look the data up first: a 404 without the key is a refusal like 400, 401 or 403. What proves that the key is checked is the request that would succeed: the destructive cases send it once without the key (refused), then with it (success), which also shows the keyless request had no effect.',
+  },
+  {
+    title: 'One set of metadata',
+    text: 'Section 4.4 removes "one set of metadata" from one preferred ISWC: one agency work, or all the works one merge request carried. The harness merges the work whose survival it checks by a request of its own, so that both readings agree that demerging another work leaves it merged.',
+  },
+  {
+    title: 'Byte order marks and UTF-16',
+    text: 'RFC 8259 §8.1 forbids a byte order mark on JSON but lets parsers ignore one; XML 1.0 allows UTF-16 with one. Answers are decoded by the byte order mark, then the charset, and the encoding is recorded with observed answers; neither is a failure.',
+  },
 ];
 
 export type ReadingPoint = (typeof READINGS)[number]['point'];

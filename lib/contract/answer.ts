@@ -154,14 +154,25 @@ const XML_ENTITY: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '
  * itself, any JSON string value at any depth (a problem+json `title`, an API Management `message`), or
  * the text of any XML or HTML element; surrounding whitespace aside, case and wording exact.
  */
+/**
+ * Does a string carry the stated text as a whole: the text itself, or the text followed by a detail after a
+ * separator ("Bad Request: agencyCode must be 3 characters", "Bad Request\n…", "Bad Request - …")? A text
+ * that merely starts the same way ("Bad Requests", "Bad Request body") does not.
+ */
+export function leadsWithText(value: string, text: string): boolean {
+  const s = value.trim();
+  if (s === text) return true;
+  return s.startsWith(text) && /^(?:\s*[:;,.(\[]|\s+[-\u2013\u2014]\s|\s*\r?\n)/.test(s.slice(text.length));
+}
+
 export function carriesText(body: string, text: string): boolean {
   if (plainText(body) === text) return true;
   const trimmed = body.trim();
-  // A plain text whose first line is the stated text, a detail on the lines after it.
-  if (!/^[{[<"]/.test(trimmed) && (trimmed.split(/\r?\n/, 1)[0] ?? '').trim() === text) return true;
+  // A plain text that is the stated text, or leads with it and gives a detail after it.
+  if (!/^[{[<"]/.test(trimmed) && leadsWithText(trimmed, text)) return true;
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
     try {
-      if (jsonStrings(JSON.parse(trimmed) as unknown, []).some((s) => s.trim() === text)) return true;
+      if (jsonStrings(JSON.parse(trimmed) as unknown, []).some((s) => leadsWithText(s, text))) return true;
     } catch {
       // not JSON: the text nodes below may still carry it
     }
@@ -175,7 +186,7 @@ export function carriesText(body: string, text: string): boolean {
       })
       .replace(/&(lt|gt|amp|quot|apos);/g, (_w, name: string) => XML_ENTITY[name] ?? '')
       .trim();
-    if (node === text) return true;
+    if (leadsWithText(node, text)) return true;
   }
   return false;
 }

@@ -4,8 +4,8 @@
  * report as it is.
  */
 
-/** How the request authenticates: the target's key, no key header, or a key that is wrong on purpose. */
-export type AuthMode = 'key' | 'none' | 'wrong';
+/** How the request authenticates: the target's key, no key header, a key that is wrong on purpose, or the header with an empty value. */
+export type AuthMode = 'key' | 'none' | 'wrong' | 'empty';
 
 export interface RequestSpec {
   method: string;
@@ -40,11 +40,13 @@ export interface RecordedResponse {
   status: number;
   /** Header names in lower case; repeated headers joined with ', '. */
   headers: Record<string, string>;
-  /** The body as UTF-8 text (complete unless `truncated`). */
+  /** The body as text (complete unless `truncated`), decoded as lib/run/http/text.ts says. */
   body: string;
   bodyBytes: number;
   /** True when the body was cut at the maximum response size. */
   truncated: boolean;
+  /** How the body was decoded when it was not plain UTF-8 (a byte order mark, a UTF-16 charset). */
+  encoding?: string;
 }
 
 /** Stable codes of transport failures: a hostile or broken server gives one of these, never a throw. */

@@ -16,7 +16,7 @@ export const CHECK_MANIFEST = {
   "body.malformed": {"level":"spec","scope":"targeted","sections":["2.1","2.3","7"],"params":null},
   "content-type.optional": {"level":"spec","scope":"targeted","sections":["4.1","4.2"],"params":null},
   "limit.accepted": {"level":"spec","scope":"targeted","sections":["8"],"params":{"type":"object","properties":{"nominalStatus":{"type":["integer","null"],"minimum":100,"maximum":599},"success":{"type":"integer","minimum":200,"maximum":299}},"required":["nominalStatus"]}},
-  "limit.rejected": {"level":"spec","scope":"targeted","sections":["8"],"params":null},
+  "limit.rejected": {"level":"spec","scope":"targeted","sections":["8"],"params":{"type":"object","properties":{"notFoundFits":{"type":"boolean"}},"required":[]}},
   "outcome.delete": {"level":"spec","scope":"targeted","sections":["3","4.3"],"params":null},
   "outcome.demerge": {"level":"spec","scope":"targeted","sections":["3","4.4"],"params":null},
   "outcome.demerge-one": {"level":"spec","scope":"targeted","sections":["4.4","3"],"params":null},
@@ -28,12 +28,12 @@ export const CHECK_MANIFEST = {
   "status.not-found": {"level":"spec","scope":"targeted","sections":["4.2","4.4","7"],"params":null},
   "status.refused": {"level":"spec","scope":"targeted","sections":["4.2","4.3","4.4","7"],"params":null},
   "status.success": {"level":"spec","scope":"targeted","sections":["4"],"params":null},
-  "type.rejected": {"level":"spec","scope":"targeted","sections":["2.1","2.3","2.4","7"],"params":null},
+  "type.rejected": {"level":"spec","scope":"targeted","sections":["2.1","2.3","2.4","7"],"params":{"type":"object","properties":{"notFoundFits":{"type":"boolean"}},"required":[]}},
   "http.method-not-allowed": {"level":"http","scope":"targeted","sections":["RFC 9110 §15.5.6","RFC 9110 §10.2.1"],"params":{"type":"object","properties":{"path":{"type":"string","pattern":"^/"}},"required":["path"]}},
   "http.payload-too-large": {"level":"http","scope":"targeted","sections":["RFC 9110 §15.5.14"],"params":null},
-  "http.unknown-path": {"level":"http","scope":"targeted","sections":["RFC 9110 §15.5.5"],"params":null},
+  "http.unknown-path": {"level":"http","scope":"targeted","sections":["RFC 9110 §15.5.5","RFC 9110 §15.5.4"],"params":null},
   "http.unsupported-media-type": {"level":"http","scope":"targeted","sections":["RFC 9110 §15.5.16"],"params":null},
-  "http.xml-entities": {"level":"http","scope":"targeted","sections":["RFC 9110 §17","OWASP XXE"],"params":{"type":"object","properties":{"marker":{"type":"string","minLength":1},"validOnlyIfExpanded":{"type":"boolean"}},"required":["marker"]}},
+  "http.xml-entities": {"level":"http","scope":"targeted","sections":["RFC 9110 §17","OWASP XXE"],"params":{"type":"object","properties":{"marker":{"type":"string","minLength":1},"invalidExpansionStatus":{"type":"integer"}},"required":["marker"]}},
   "observed.auth-answer": {"level":"observed","scope":"targeted","sections":["5"],"params":null},
   "observed.characters": {"level":"observed","scope":"targeted","sections":["2.1","2.4","8"],"params":null},
   "observed.coercion": {"level":"observed","scope":"targeted","sections":["2.1","2.3","2.4"],"params":null},
@@ -93,7 +93,7 @@ export interface CheckParamsById {
   "body.malformed": Record<never, never>;
   "content-type.optional": Record<never, never>;
   "limit.accepted": { nominalStatus: number | null; success?: number };
-  "limit.rejected": Record<never, never>;
+  "limit.rejected": { notFoundFits?: boolean };
   "outcome.delete": Record<never, never>;
   "outcome.demerge": Record<never, never>;
   "outcome.demerge-one": Record<never, never>;
@@ -105,12 +105,12 @@ export interface CheckParamsById {
   "status.not-found": Record<never, never>;
   "status.refused": Record<never, never>;
   "status.success": Record<never, never>;
-  "type.rejected": Record<never, never>;
+  "type.rejected": { notFoundFits?: boolean };
   "http.method-not-allowed": { path: string };
   "http.payload-too-large": Record<never, never>;
   "http.unknown-path": Record<never, never>;
   "http.unsupported-media-type": Record<never, never>;
-  "http.xml-entities": { marker: string; validOnlyIfExpanded?: boolean };
+  "http.xml-entities": { marker: string; invalidExpansionStatus?: number };
   "observed.auth-answer": Record<never, never>;
   "observed.characters": Record<never, never>;
   "observed.coercion": Record<never, never>;

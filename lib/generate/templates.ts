@@ -15,8 +15,13 @@ import type { Query } from './requests.ts';
  */
 
 export const HARNESS_VERSION = (JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as { version: string }).version;
-/** Marks the harness's traffic where the document allows free text (agentVersion). */
+/** Marks the harness's traffic: the User-Agent of every request. */
 export const HARNESS_TAG = `iswc-conformance/${HARNESS_VERSION}`;
+/**
+ * The agentVersion of the harness's agent runs (the document states no constraint, 2.1): short, like the
+ * version of a real agent, since a server may store it in a narrow column, and still naming the harness.
+ */
+export const AGENT_VERSION = `conformance ${HARNESS_VERSION}`.slice(0, 20);
 
 /**
  * The counters of an agent run as a server with business rules reads them (the document states none, 2.1;
@@ -72,8 +77,12 @@ export function countersWith(field: string, value: number): Record<string, numbe
   }
 }
 
-/** A valid agent run that starts a run (no runId), every other field present, its counters adding up. */
-export function validAgentRun(profile: TargetProfile, counter = 1): Record<string, unknown> {
+/**
+ * A valid agent run that starts a run (no runId), every other field present, its counters adding up. A run
+ * that starts has counted nothing yet: by default its counters are 0, the one value every server takes on a
+ * start (a server may refuse counts on a start; the document states no rule, 2.1, 3).
+ */
+export function validAgentRun(profile: TargetProfile, counter = 0): Record<string, unknown> {
   const schema = resourceSchema('AgentRun');
   const consistent = consistentCounters(counter);
   const out: Record<string, unknown> = {};
@@ -82,7 +91,7 @@ export function validAgentRun(profile: TargetProfile, counter = 1): Record<strin
     if (name === 'runId') continue;
     if (raw.$ref && componentName(raw.$ref) === 'AgencyCode') out[name] = profile.agency;
     else if (node.type === 'integer') out[name] = consistent[name] ?? counter;
-    else if (node.type === 'string') out[name] = HARNESS_TAG;
+    else if (node.type === 'string') out[name] = AGENT_VERSION;
   }
   return out;
 }
@@ -148,7 +157,7 @@ export function validExample(c: FieldConstraint, profile: TargetProfile): string
   if (c.component === 'Iswc') return unknownIswc(profile, 1);
   if (c.component === 'AgencyCode') return profile.agency;
   if (c.component === 'AgencyWorkCode') return sampleWorkCode(profile);
-  return HARNESS_TAG;
+  return AGENT_VERSION;
 }
 
 /** Puts a value into a body at a constraint's field path (`agencyWorks[].agencyCode`, `iswcs[]`, `agencyCode`). */

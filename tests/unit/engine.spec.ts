@@ -111,7 +111,8 @@ const cases: Array<[string, string, Exchange, unknown, string | undefined, Opera
   ['Bad Request in an XML text node', 'text.bad-request', exchange(400, '<Error><Title>Bad Request</Title><Message>x</Message></Error>', { 'content-type': 'application/xml' }), undefined, 'pass'],
   ['Not Authorized as an API Management message', 'text.not-authorized', exchange(401, '{"statusCode":401,"message":"Not Authorized"}', { 'content-type': 'application/json' }), undefined, 'pass'],
   ['a problem+json without the text', 'text.bad-request', exchange(400, problem('One or more validation errors occurred.'), { 'content-type': 'application/problem+json' }), undefined, 'fail'],
-  ['the text inside a longer message', 'text.bad-request', exchange(400, '{"message":"Bad Request: agencyCode"}', { 'content-type': 'application/json' }), undefined, 'fail'],
+  ['the text leading a detail after a colon', 'text.bad-request', exchange(400, '{"message":"Bad Request: agencyCode"}', { 'content-type': 'application/json' }), undefined, 'pass'],
+  ['the text inside a longer message', 'text.bad-request', exchange(400, '{"message":"Error: Bad Request for agencyCode"}', { 'content-type': 'application/json' }), undefined, 'fail'],
   ['other text on 400', 'text.bad-request', exchange(400, 'Invalid', { 'content-type': 'text/plain' }), undefined, 'fail'],
   ['an empty 400', 'text.bad-request', exchange(400), undefined, 'fail'],
   ['CsnNotification JSON', 'response.schema', exchange(200, '{"runId":"r"}', { 'content-type': 'application/json' }), undefined, 'pass'],
@@ -142,7 +143,8 @@ const cases: Array<[string, string, Exchange, unknown, string | undefined, Opera
   ['auth probe 401', 'auth.required', exchange(401), { because: 'x' }, 'pass'],
   ['auth probe on the run notification answered 403', 'auth.required', exchange(403), { because: 'x' }, 'fail'],
   ['missing key on the merge answered 400', 'auth.required', exchange(400), { because: 'x' }, 'pass', 'mergeIswcMetadata'],
-  ['missing key on the merge answered 404: served without the key', 'auth.required', exchange(404), { because: 'x' }, 'fail', 'mergeIswcMetadata'],
+  ['missing key on the merge answered 404: looked up first, refused', 'auth.required', exchange(404), { because: 'x' }, 'pass', 'mergeIswcMetadata'],
+  ['missing key on the merge answered 204: served without the key', 'auth.required', exchange(204), { because: 'x' }, 'fail', 'mergeIswcMetadata'],
   ['observed never fails', 'observed.requiredness', exchange(400), { because: 'x' }, 'observed'],
 ];
 for (const [label, id, ex, params, verdict, operation] of cases) {

@@ -14,7 +14,9 @@ const ENTITY_MARKER = 'ISWC-CONFORMANCE-ENTITY-7f3a';
 
 /** `http`-level cases: requests outside the document, judged against RFC 9110 and safe handling. */
 export function httpCases(profile: TargetProfile): CaseDef[] {
-  const unusedMethod = (path: string) => ['PUT', 'PATCH', 'GET', 'POST', 'DELETE'].find((m) => !methodsOnPath(path).includes(m as never)) ?? 'PUT';
+  // PATCH first: services often offer PUT (production's Agency API updates a submission with PUT
+  // /submission, outside the document), rarely PATCH, so the probe finds a method the server really lacks.
+  const unusedMethod = (path: string) => ['PATCH', 'PUT', 'GET', 'POST', 'DELETE'].find((m) => !methodsOnPath(path).includes(m as never)) ?? 'PATCH';
   return [
     ...documentedPaths().map(
       (path): CaseDef => ({
@@ -108,21 +110,34 @@ export function httpCases(profile: TargetProfile): CaseDef[] {
           request: rawBodyRequest(RUN, 'xml', body),
           expect: [expectCheck('http.xml-entities', { marker: ENTITY_MARKER, because: 'entities must never be expanded (XXE); the document names no DOCTYPE' })],
         });
-        // The literal reference "&ac;" is 4 characters (agencyCode is exactly 3): only an expanded
-        // entity makes this body valid, so a success shows expansion even when nothing is echoed.
+        // Differential, since nothing is echoed: the entity stands for an invalid agencyCode (4 characters),
+        // then for the valid one. A server that expands it refuses the first and takes the second; one that
+        // drops the reference, keeps it as text or refuses the DOCTYPE answers both alike.
         const agency = bodyRequest(RUN, 'xml', validAgentRun(profile)).body as string;
+        const withEntity = (value: string): string =>
+          agency
+            .replace('<?xml version="1.0" encoding="UTF-8"?>', `<?xml version="1.0" encoding="UTF-8"?><!DOCTYPE ${root} [<!ENTITY ac "${value}">]>`)
+            .replace(`<agencyCode>${profile.agency}</agencyCode>`, '<agencyCode>&ac;</agencyCode>');
+        const invalid = await ctx.send({
+          label: 'DOCTYPE with an internal entity standing for an invalid agencyCode',
+          operation: RUN,
+          probe: 'open-point',
+          request: rawBodyRequest(RUN, 'xml', withEntity(`${profile.agency}X`)),
+          expect: [expectCheck('http.xml-entities', { marker: ENTITY_MARKER, because: 'entities must never be expanded (XXE); the document names no DOCTYPE' })],
+        });
+        const invalidStatus = invalid.response?.status;
         await ctx.send({
           label: 'DOCTYPE with an internal entity as the agencyCode',
           operation: RUN,
           probe: 'open-point',
-          request: rawBodyRequest(
-            RUN,
-            'xml',
-            agency
-              .replace('<?xml version="1.0" encoding="UTF-8"?>', `<?xml version="1.0" encoding="UTF-8"?><!DOCTYPE ${root} [<!ENTITY ac "${profile.agency}">]>`)
-              .replace(`<agencyCode>${profile.agency}</agencyCode>`, '<agencyCode>&ac;</agencyCode>'),
-          ),
-          expect: [expectCheck('http.xml-entities', { marker: ENTITY_MARKER, validOnlyIfExpanded: true, because: 'the agencyCode is valid only if the entity is expanded' })],
+          request: rawBodyRequest(RUN, 'xml', withEntity(profile.agency)),
+          expect: [
+            expectCheck('http.xml-entities', {
+              marker: ENTITY_MARKER,
+              ...(invalidStatus !== undefined ? { invalidExpansionStatus: invalidStatus } : {}),
+              because: `the agencyCode is ${profile.agency} only if the entity is expanded; standing for ${profile.agency}X it was answered ${invalidStatus ?? 'nothing'}`,
+            }),
+          ],
         });
       },
     },

@@ -33,7 +33,7 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
   return [
     {
       id: 'merge.success-then-demerge',
-      title: `POST ${op().path}: a profile merge gets 204; its agency work then demerges (204); a repeat demerge is refused @smoke @destructive`,
+      title: `POST ${op().path}: a profile merge, refused without the key, gets 204 with it; its agency work then demerges (204); a repeat demerge is refused @smoke @destructive`,
       operation: OP,
       formats: BOTH,
       tags: ['@smoke', '@destructive'],
@@ -41,13 +41,34 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
       async run(ctx) {
         const entry = (ctx.entries.merges?.[0] ?? null) as MergeEntry | null;
         if (!entry) throw new Error('no merge entry allocated');
+        // Two agency works or more: the last one is merged by a request of its own, so that demerging the
+        // first one leaves it merged whether "one set of metadata" (4.4) means one work or one merge request.
+        const works = entry.agencyWorks ?? [];
+        const last = works.length >= 2 ? works[works.length - 1] : undefined;
+        const firstBody = last ? mergeBody({ ...entry, agencyWorks: works.slice(0, -1) }) : mergeBody(entry);
+        const query = { query: mergeQuery(entry.preferredIswc, profile.agency) };
+        // The same merge without the key first: refused, and without effect, since the merge with the key succeeds.
+        await ctx.send({
+          label: 'merge profile entry without the key',
+          operation: OP,
+          request: bodyRequest(OP, asFormat(ctx.format), firstBody, { ...query, auth: 'none' }),
+          expect: [expectCheck('auth.required', { because: 'the subscription key is missing; with it this merge is accepted (sections 5.1, 4.2)' })],
+        });
         await ctx.send({
           label: 'merge profile entry',
           operation: OP,
-          request: bodyRequest(OP, asFormat(ctx.format), mergeBody(entry), { query: mergeQuery(entry.preferredIswc, profile.agency) }),
+          request: bodyRequest(OP, asFormat(ctx.format), firstBody, query),
           expect: [expectCheck('status.success', { because: `the target profile lists this merge as accepted (section ${section})` })],
         });
-        const work = entry.agencyWorks?.[0];
+        if (last) {
+          await ctx.send({
+            label: 'merge its last agency work on its own',
+            operation: OP,
+            request: bodyRequest(OP, asFormat(ctx.format), mergeBody({ preferredIswc: entry.preferredIswc, iswcs: [], agencyWorks: [last] }), query),
+            expect: [expectCheck('status.success', { because: `the target profile lists this agency work in an accepted merge into ${entry.preferredIswc} (section ${section})` })],
+          });
+        }
+        const work = works[0];
         if (!work) return;
         const demerge = queryRequest(DEMERGE, queryFor(DEMERGE, { preferredIswc: entry.preferredIswc, agency: work.agencyCode, workcode: work.agencyWorkCode }));
         await ctx.send({
@@ -56,13 +77,13 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
           request: demerge,
           expect: [expectCheck('outcome.merge', { because: `the merge just made ${work.agencyCode}/${work.agencyWorkCode} part of ${entry.preferredIswc} (section 3)` })],
         });
-        const second = entry.agencyWorks?.[1];
+        const second = last;
         if (second) {
           await ctx.send({
             label: 'demerge the other merged work',
             operation: DEMERGE,
             request: queryRequest(DEMERGE, queryFor(DEMERGE, { preferredIswc: entry.preferredIswc, agency: second.agencyCode, workcode: second.agencyWorkCode })),
-            expect: [expectCheck('outcome.demerge-one', { because: `the first demerge removed ${work.agencyWorkCode} only; ${second.agencyWorkCode} is still merged (section 4.4)` })],
+            expect: [expectCheck('outcome.demerge-one', { because: `the first demerge removed the metadata of ${work.agencyWorkCode}; ${second.agencyWorkCode}, merged by a request of its own, is still merged (section 4.4)` })],
           });
         }
         await ctx.send({
@@ -135,7 +156,7 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
     ...(['none', 'wrong'] as const).map(
       (auth): CaseDef => ({
         id: `merge.auth.${auth}`,
-        title: `POST ${op().path} with ${auth === 'none' ? 'no' : 'a wrong'} key: refused (400, 401 or 403)`,
+        title: `POST ${op().path} with ${auth === 'none' ? 'no' : 'a wrong'} key: refused`,
         operation: OP,
         formats: BOTH,
         tags: ['@smoke', '@auth'],

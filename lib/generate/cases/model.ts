@@ -67,8 +67,11 @@ class MergeCommand implements fc.AsyncCommand<World, Real> {
       'the profile lists this merge as accepted (section 4.2)',
     );
     m.mergedInto.push(entry.preferredIswc);
-    // Newest first: a demerge right after a merge then shows whether the merge took effect.
-    for (const w of entry.agencyWorks ?? []) m.merged.unshift({ preferredIswc: entry.preferredIswc, agency: w.agencyCode, workcode: w.agencyWorkCode });
+    // Newest first: a demerge right after a merge then shows whether the merge took effect. Only the first
+    // agency work is tracked: "one set of metadata" (4.4) may be one work or all the works of one merge
+    // request, so after a demerge of one of them the others' state depends on the reading.
+    const first = entry.agencyWorks?.[0];
+    if (first) m.merged.unshift({ preferredIswc: entry.preferredIswc, agency: first.agencyCode, workcode: first.agencyWorkCode });
   }
   toString(): string {
     return 'merge(next entry)';

@@ -20,7 +20,7 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
   const authCases = (opId: typeof DELETE | typeof DEMERGE): CaseDef[] =>
     (['none', 'wrong'] as const).map((auth) => ({
       id: `${opId === DELETE ? 'delete' : 'demerge'}.auth.${auth}`,
-      title: `${operation(opId).method} ${operation(opId).path} with ${auth === 'none' ? 'no' : 'a wrong'} key: refused (400, 401 or 403)`,
+      title: `${operation(opId).method} ${operation(opId).path} with ${auth === 'none' ? 'no' : 'a wrong'} key: refused`,
       operation: opId,
       formats: ['none'],
       tags: ['@smoke', '@auth'],
@@ -37,8 +37,9 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
       },
     }));
   /**
-   * An unknown preferred ISWC, everything else naming existing data (a reserved entry, never consumed): the
-   * demerge's 404 is "ISWC not found", tied to it. The delete's 404 is "submission not found" and its 400
+   * An unknown preferred ISWC, everything else naming existing data (a reserved entry, never consumed):
+   * refused. The demerge's 404 is "ISWC not found", tied to it where nothing else is wrong: a work merged
+   * nowhere. The delete's 404 is "submission not found" and its 400
    * "invalid agency and work code provided": a server that finds the submission by its work and checks the
    * preferred ISWC next may answer either, so the delete demands a refusal. A work the existing preferred
    * ISWC does not have: the document lets 400 or 404 answer it, so either refuses it.
@@ -49,7 +50,7 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
     const kind = opId === DELETE ? 'submissions' : 'demerges';
     return {
       id: `${opId === DELETE ? 'delete' : 'demerge'}.unknown`,
-      title: `${op.method} ${op.path} naming an unknown preferred ISWC: ${opId === DELETE ? 'refused' : '404'}; naming a work it does not have: refused @smoke`,
+      title: `${op.method} ${op.path} naming an unknown preferred ISWC: refused${opId === DELETE ? '' : ', 404 when the work is merged nowhere'}; naming a work it does not have: refused @smoke`,
       operation: opId,
       formats: ['none'],
       tags: ['@smoke'],
@@ -61,14 +62,21 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
           label: 'unknown preferred ISWC',
           operation: opId,
           request: queryRequest(opId, queryFor(opId, { ...baseQuery(opId, profile), ...entry, preferredIswc: unknown })),
-          expect:
-            opId === DELETE
-              ? [
-                  expectCheck('status.refused', { because: `${unknown} does not exist; agency and work code are those of the profile's ${JSON.stringify(entry)} (section ${op.section})` }),
-                  expectCheck('observed.refusal', { because: 'a delete naming an unknown preferred ISWC: which error status refuses it' }),
-                ]
-              : [expectCheck('status.not-found', { because: `${unknown} does not exist; agency and work code are those of the profile's ${JSON.stringify(entry)} (section ${op.section})` })],
+          expect: [
+            expectCheck('status.refused', { because: `${unknown} does not exist; agency and work code are those of the profile's ${JSON.stringify(entry)} (section ${op.section})` }),
+            expectCheck('observed.refusal', { because: `${opId === DELETE ? 'a delete' : 'a demerge'} naming an unknown preferred ISWC and existing metadata: which error status refuses it` }),
+          ],
         });
+        if (opId === DEMERGE) {
+          // The metadata above is merged into another preferred ISWC, so a server that finds it first may call
+          // the request bad (400). With a work merged nowhere, only the unknown ISWC is left: 404 (4.4, 7).
+          await ctx.send({
+            label: 'unknown preferred ISWC, work merged nowhere',
+            operation: opId,
+            request: queryRequest(opId, queryFor(opId, baseQuery(opId, profile, unknown))),
+            expect: [expectCheck('status.not-found', { because: `${unknown} does not exist, and ${sampleWorkCode(profile)} is merged nowhere (section ${op.section})` })],
+          });
+        }
         await ctx.send({
           label: neverLabel,
           operation: opId,
@@ -84,7 +92,7 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
   return [
     {
       id: 'delete.success-then-repeat',
-      title: `DELETE ${del.path}: a profile submission deletes (204); a repeat is refused @smoke @destructive`,
+      title: `DELETE ${del.path}: a profile submission, refused without the key, deletes with it (204); a repeat is refused @smoke @destructive`,
       operation: DELETE,
       formats: ['none'],
       tags: ['@smoke', '@destructive'],
@@ -93,6 +101,13 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
         const s = ctx.entries.submissions?.[0] as SubmissionEntry | undefined;
         if (!s) throw new Error('no submission entry allocated');
         const request = queryRequest(DELETE, submissionQuery(profile, s));
+        // Without the key first: refused, and without effect, since the delete with the key then succeeds.
+        await ctx.send({
+          label: 'delete profile submission without the key',
+          operation: DELETE,
+          request: { ...request, auth: 'none' },
+          expect: [expectCheck('auth.required', { because: 'the subscription key is missing; with it this delete succeeds (sections 5.1, 4.3)' })],
+        });
         await ctx.send({ label: 'delete profile submission', operation: DELETE, request, expect: [expectCheck('status.success', { because: `the target profile lists this submission (section ${del.section})` })] });
         await ctx.send({
           label: 'repeat the delete',
@@ -104,7 +119,7 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
     },
     {
       id: 'delete.identity',
-      title: `DELETE ${del.path} naming another sourceDb, agency, work code or preferred ISWC: refused each time, and the submission is still there (204) @destructive`,
+      title: `DELETE ${del.path} naming another sourceDb (or one past 32 bits), agency, work code or preferred ISWC: refused each time, and the submission is still there (204) @destructive`,
       operation: DELETE,
       formats: ['none'],
       tags: ['@destructive'],
@@ -118,6 +133,8 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
           ['agency', { agency: otherAgency(s.agency) }],
           ['work code', { workcode: otherWorkCode(s.workcode) }],
           ['preferred ISWC', { preferredIswc: otherExisting(profile, s.preferredIswc) }],
+          // Past int32 (4.3, 8) and equal to it modulo 2^32: a server that wraps the number finds the submission.
+          ['sourceDb past 32 bits', { sourceDb: s.sourceDb + 2 ** 32 }],
         ];
         for (const [what, change] of others) {
           const named = { ...s, ...change };
@@ -197,7 +214,7 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
     ...authCases(DELETE),
     {
       id: 'demerge.success-then-repeat',
-      title: `DELETE ${dem.path}: profile metadata demerges (204); a repeat is refused @smoke @destructive`,
+      title: `DELETE ${dem.path}: profile metadata, refused without the key, demerges with it (204); a repeat is refused @smoke @destructive`,
       operation: DEMERGE,
       formats: ['none'],
       tags: ['@smoke', '@destructive'],
@@ -206,6 +223,12 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
         const d = ctx.entries.demerges?.[0] as DemergeEntry | undefined;
         if (!d) throw new Error('no demerge entry allocated');
         const request = queryRequest(DEMERGE, queryFor(DEMERGE, { preferredIswc: d.preferredIswc, agency: d.agency, workcode: d.workcode }));
+        await ctx.send({
+          label: 'demerge profile metadata without the key',
+          operation: DEMERGE,
+          request: { ...request, auth: 'none' },
+          expect: [expectCheck('auth.required', { because: 'the subscription key is missing; with it this demerge succeeds (sections 5.1, 4.4)' })],
+        });
         await ctx.send({ label: 'demerge profile metadata', operation: DEMERGE, request, expect: [expectCheck('status.success', { because: `the target profile lists this metadata as merged (section ${dem.section})` })] });
         await ctx.send({
           label: 'repeat the demerge',

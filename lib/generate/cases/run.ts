@@ -35,10 +35,12 @@ export function runCases(profile: TargetProfile): CaseDef[] {
         });
         const started = runIdOf(start);
         if (started !== undefined) {
+          // Written as many clients write it: a charset parameter on Content-Type, and XML indented.
+          const another = bodyRequest(OP, format, validAgentRun(profile), { contentType: `${MEDIA_TYPE[format]}; charset=utf-8` });
           await ctx.send({
-            label: 'start another run',
+            label: `start another run (Content-Type with charset${format === 'xml' ? ', XML indented' : ''})`,
             operation: OP,
-            request: bodyRequest(OP, format, validAgentRun(profile, 4)),
+            request: format === 'xml' ? { ...another, body: indentXml(another.body as string) } : another,
             expect: [
               expectCheck('status.success', { because: `a valid agent run (section 2.1) gets 200 (section ${section})` }),
               expectCheck('outcome.run-ids-distinct', { otherRunId: started, because: 'the answer to a run start identifies that run (sections 2.2, 4.1)' }),
@@ -92,7 +94,7 @@ export function runCases(profile: TargetProfile): CaseDef[] {
     ...(['none', 'wrong'] as const).map(
       (auth): CaseDef => ({
         id: `run.auth.${auth}`,
-        title: `POST ${op().path} with ${auth === 'none' ? 'no' : 'a wrong'} key: 401 "Not Authorized"`,
+        title: `POST ${op().path} with ${auth === 'none' ? 'no key, then an empty one' : 'a wrong key'}: 401 "Not Authorized"`,
         operation: OP,
         formats: BOTH,
         tags: ['@smoke', '@auth'],
@@ -102,6 +104,14 @@ export function runCases(profile: TargetProfile): CaseDef[] {
             operation: OP,
             request: bodyRequest(OP, asFormat(ctx.format), validAgentRun(profile), { auth }),
             expect: [expectCheck('auth.required', { because: `the subscription key is ${auth === 'none' ? 'missing' : 'wrong'} (section 5.1)` })],
+          });
+          if (auth !== 'none') return;
+          // A header without a value carries no key either (a truthiness test on the header would take it).
+          await ctx.send({
+            label: 'empty key',
+            operation: OP,
+            request: bodyRequest(OP, asFormat(ctx.format), validAgentRun(profile), { auth: 'empty' }),
+            expect: [expectCheck('auth.required', { because: 'the subscription key header is empty (section 5.1)' })],
           });
         },
       }),
@@ -220,7 +230,7 @@ export function runCases(profile: TargetProfile): CaseDef[] {
     },
     {
       id: 'run.accept',
-      title: `POST ${op().path} with each Accept header (observed: which representation answers)`,
+      title: `POST ${op().path} with each Accept header (observed: which representation answers); a bad request asking for JSON is still "Bad Request"`,
       operation: OP,
       formats: BOTH,
       tags: ['@observed'],
@@ -235,7 +245,20 @@ export function runCases(profile: TargetProfile): CaseDef[] {
             extraStatuses: accept ? [406] : [],
           });
         }
+        if (format !== 'json') return;
+        // A bad request that asks for JSON still carries "Bad Request" (4.1), whatever its JSON shape.
+        await ctx.send({
+          label: 'agencyCode of 4 characters, Accept application/json',
+          operation: OP,
+          request: bodyRequest(OP, format, { ...validAgentRun(profile), agencyCode: `${profile.agency}1` }, { headers: { Accept: MEDIA_TYPE.json } }),
+          expect: [expectCheck('limit.rejected', { because: 'agencyCode has 4 characters, the limit is exactly 3 (sections 2.1, 8)', sections: ['2.1', '8'] })],
+        });
       },
     },
   ];
+}
+
+/** XML as an indenting writer produces it: whitespace between elements, never inside a text value. */
+function indentXml(xml: string): string {
+  return `${xml.replace(/></g, '>\n  <')}\n`;
 }

@@ -6,7 +6,7 @@ import type { SchemaNode } from '../../contract/openapi.ts';
 import { componentName, deref } from '../../contract/openapi.ts';
 import { validateNode } from '../../contract/validators.ts';
 import { makeIswc } from '../../contract/iswc.ts';
-import { HARNESS_TAG, countersOf } from '../templates.ts';
+import { AGENT_VERSION, countersOf } from '../templates.ts';
 import { coercedValues, constraintSchema, nearMisses } from '../values.ts';
 import { WORK_CODE_ALPHABET, codePointString, realisticString } from './units.ts';
 
@@ -192,7 +192,7 @@ export function exoticForConstraint(c: FieldConstraint, options: GenOptions = DE
 
 /**
  * Valid agent runs: every field present and valid, except runId (absent: the run starts). Free-text
- * fields start with the harness tag, so the API team can find the harness's traffic. Realistic runs act
+ * fields carry AGENT_VERSION (the harness and its version; exotic runs add any text). Realistic runs act
  * for `agency` (the profile's: which agency a key may act for is not shown) and count from 0.
  */
 export function validAgentRunArb(options: GenOptions = DEFAULT_GEN, agency?: string): fc.Arbitrary<Record<string, unknown>> {
@@ -201,7 +201,9 @@ export function validAgentRunArb(options: GenOptions = DEFAULT_GEN, agency?: str
     if (name === 'runId') continue;
     const free = deref(raw).type === 'string' && !raw.$ref;
     if (agency !== undefined && raw.$ref && componentName(raw.$ref) === 'AgencyCode') shape[name] = fc.constant(agency);
-    else shape[name] = free ? (validFor(raw, options) as fc.Arbitrary<string>).map((s) => `${HARNESS_TAG} ${s}`) : validFor(raw, options);
+    // Free text (agentVersion): realistic runs carry the harness's short version; exotic ones any text after it.
+    else if (free) shape[name] = options.exotic ? (validFor(raw, options) as fc.Arbitrary<string>).map((s) => `${AGENT_VERSION} ${s}`) : fc.constant(AGENT_VERSION);
+    else shape[name] = validFor(raw, options);
   }
   if (options.exotic) return fc.record(shape);
   // Realistic counters add up, for a server that checks they do (the document states no relation, 2.1).

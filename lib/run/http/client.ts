@@ -14,6 +14,7 @@ import { createRedactor } from '../../redact.ts';
 import { curlCommand } from './curl.ts';
 import type { CurlParts } from './curl.ts';
 import { KEY_PLACEHOLDER, WRONG_KEY } from '../../contract/exchange.ts';
+import { decodeResponseText } from './text.ts';
 import type {
   AuthMode,
   Exchange,
@@ -244,7 +245,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     if (!hasEncoding) list.unshift(['Accept-Encoding', 'identity']);
     if (!hasUserAgent) list.unshift(['User-Agent', userAgent]);
     const auth: AuthMode = spec.auth ?? 'key';
-    const keyValue = auth === 'key' ? key : auth === 'wrong' ? WRONG_KEY : undefined;
+    const keyValue = auth === 'key' ? key : auth === 'wrong' ? WRONG_KEY : auth === 'empty' ? '' : undefined;
     return { list, keyValue };
   };
 
@@ -313,12 +314,14 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       const raw = encoding !== undefined && encoding !== '' && encoding !== 'identity';
       const scrubbedHeaders: Record<string, string> = {};
       for (const [n, v] of Object.entries(responseHeaders)) scrubbedHeaders[n] = scrub(v);
+      const decoded = raw ? { text: bytes.toString('latin1') } : decodeResponseText(bytes, responseHeaders['content-type']);
       const response: RecordedResponse = {
         status,
         headers: scrubbedHeaders,
-        body: scrub(bytes.toString(raw ? 'latin1' : 'utf8')),
+        body: scrub(decoded.text),
         bodyBytes: tooLarge ? seen : kept,
         truncated: tooLarge,
+        ...(decoded.encoding !== undefined ? { encoding: decoded.encoding } : {}),
       };
       const durationMs = performance.now() - started;
       if (tooLarge) {

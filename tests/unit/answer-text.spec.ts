@@ -1,0 +1,41 @@
+import { test, expect } from '@playwright/test';
+import { carriesText, leadsWithText } from '../../lib/contract/answer.ts';
+import { decodeResponseText } from '../../lib/run/http/text.ts';
+
+test.describe('stated texts', () => {
+  test('the text as a whole, or leading a detail after a separator', () => {
+    for (const body of ['Bad Request', ' Bad Request\n', 'Bad Request: agencyCode must be 3 characters', 'Bad Request\nagencyCode', 'Bad Request - agencyCode', 'Bad Request (agencyCode)', 'Bad Request.']) {
+      expect(carriesText(body, 'Bad Request'), body).toBe(true);
+    }
+    expect(carriesText('{"title":"Bad Request","status":400}', 'Bad Request')).toBe(true);
+    expect(carriesText('{"message":"Bad Request: runId is unknown"}', 'Bad Request')).toBe(true);
+    expect(carriesText('<Error><Message>Bad Request: x</Message></Error>', 'Bad Request')).toBe(true);
+  });
+
+  test('a text that only starts the same way, or another text, is not carried', () => {
+    for (const body of ['Bad Requests', 'Bad Request body', 'Invalid request', 'bad request', '{"title":"One or more validation errors occurred.","status":400}', 'Error: Bad Request']) {
+      expect(carriesText(body, 'Bad Request'), body).toBe(false);
+    }
+    expect(leadsWithText('Not Authorizedd', 'Not Authorized')).toBe(false);
+  });
+});
+
+test.describe('response text decoding', () => {
+  test('a UTF-8 byte order mark is dropped and noted', () => {
+    const d = decodeResponseText(Buffer.from('\ufeff{"runId":"a"}', 'utf8'), 'application/json');
+    expect(d).toEqual({ text: '{"runId":"a"}', encoding: 'utf-8 (byte order mark)' });
+  });
+
+  test('UTF-16 by byte order mark, or by the declared charset', () => {
+    const xml = '<?xml version="1.0" encoding="utf-16"?><CsnNotification><runId>é</runId></CsnNotification>';
+    const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(xml, 'utf16le')]);
+    expect(decodeResponseText(le, 'application/xml; charset=utf-16')).toEqual({ text: xml, encoding: 'utf-16le (byte order mark)' });
+    const be = Buffer.from(xml, 'utf16le').swap16();
+    expect(decodeResponseText(be, 'application/xml; charset="UTF-16BE"').text).toBe(xml);
+  });
+
+  test('plain UTF-8 and unknown charsets read as UTF-8 without a note', () => {
+    expect(decodeResponseText(Buffer.from('Bad Request'), 'text/plain; charset=bogus')).toEqual({ text: 'Bad Request' });
+    expect(decodeResponseText(Buffer.from('é'), undefined)).toEqual({ text: 'é' });
+  });
+});
