@@ -126,6 +126,7 @@ export default class ConformanceReporter implements Reporter {
       startedAt: started,
       finishedAt: new Date(Math.max(Date.now(), started.getTime() + result.duration)),
       ...(waivers ? { waivers: { set: waivers, date: waiverDate } } : {}),
+      plan: { name: config.plan, budget: config.budget ?? null },
     });
   }
 

@@ -1,16 +1,20 @@
 /**
- * npm run certify -- --target fixtures/targets/<agency>.json [--waivers file.yaml] [--report reports/conformance.json] [--out dir] [-- playwright args]
+ * npm run certify -- --target fixtures/targets/<agency>.json [--sign-key key.pem] [--waivers file.yaml] [--report reports/conformance.json] [--out dir] [-- playwright args]
  *
  * Runs the full suite (both formats) through Playwright against ISWC_BASE_URL (or the embedded reference
  * server) with the agency's target profile, then writes certificate.json and certificate.html next to
  * the conformance report. With --report, certifies an existing conformance.json instead of running (its
- * waivers were applied when it was written). --waivers (or ISWC_WAIVERS) waives known deviations in the run.
+ * waivers were applied when it was written); the report must have been run with the same profile.
+ * --waivers (or ISWC_WAIVERS) waives known deviations in the run. --sign-key signs the certificate with an
+ * Ed25519 private key (PEM); the key file is read, never copied anywhere.
  * Exit status: 0 conformant (with waivers or not), 1 not conformant or incomplete, 2 usage or run error.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildCertificate, renderCertificateHtml } from '../lib/report/certificate.ts';
+import { buildCertificate, renderCertificateHtml, signCertificate } from '../lib/report/certificate.ts';
+import { privateKeyFromPem } from '../lib/report/signature.ts';
+import type { KeyObject } from 'node:crypto';
 import { readReport } from '../lib/report/validate.ts';
 import { writeRedacted } from '../lib/report/write.ts';
 import { childEnv, runPlaywright } from '../tests/support/run-playwright.ts';
@@ -20,12 +24,27 @@ import { loadWaivers } from '../lib/report/waivers/load.ts';
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
-    options: { target: { type: 'string' }, report: { type: 'string' }, out: { type: 'string' }, waivers: { type: 'string' } },
+    options: { target: { type: 'string' }, report: { type: 'string' }, out: { type: 'string' }, waivers: { type: 'string' }, 'sign-key': { type: 'string' } },
     allowPositionals: true,
   });
   if (!values.target) {
-    process.stderr.write('usage: npm run certify -- --target fixtures/targets/<agency>.json [--waivers file.yaml] [--report conformance.json] [--out dir]\n');
+    process.stderr.write('usage: npm run certify -- --target fixtures/targets/<agency>.json [--sign-key key.pem] [--waivers file.yaml] [--report conformance.json] [--out dir]\n');
     return 2;
+  }
+  // A bad key stops here, before a run of several minutes.
+  let signingKey: KeyObject | undefined;
+  if (values['sign-key'] !== undefined) {
+    const keyFile = path.resolve(values['sign-key']);
+    if (!existsSync(keyFile)) {
+      process.stderr.write(`certify: no signing key at ${keyFile}\n`);
+      return 2;
+    }
+    try {
+      signingKey = privateKeyFromPem(readFileSync(keyFile, 'utf8'));
+    } catch (err) {
+      process.stderr.write(`certify: --sign-key ${values['sign-key']}: ${err instanceof Error ? err.message : String(err)}\n`);
+      return 2;
+    }
   }
   const target = path.resolve(values.target);
   if (!existsSync(target)) {
@@ -59,7 +78,16 @@ async function main(): Promise<number> {
   }
   reportFile = path.resolve(reportFile);
   const report = readReport(reportFile);
-  const certificate = buildCertificate({ report, agency: profile.agency, targetFile: path.relative(repoRoot, target) || target });
+  // A certificate names the agency of --target: it must be the profile the run used, or it would stamp
+  // one agency onto another's run.
+  if (report.meta.profile !== profile.name) {
+    process.stderr.write(
+      `certify: ${path.relative(process.cwd(), reportFile)} was run with the target profile "${report.meta.profile}", not "${profile.name}" (${values.target}); certify it with that run's own profile\n`,
+    );
+    return 2;
+  }
+  const issued = buildCertificate({ report, agency: profile.agency, targetFile: path.relative(repoRoot, target) || target });
+  const certificate = signingKey ? signCertificate(issued, signingKey) : issued;
   const outDir = path.resolve(values.out ?? reportDir);
   const jsonFile = path.join(outDir, 'certificate.json');
   const htmlFile = path.join(outDir, 'certificate.html');
@@ -69,7 +97,10 @@ async function main(): Promise<number> {
   for (const s of certificate.sections.filter((x) => x.document)) lines.push(`  §${s.section.padEnd(4)} ${s.verdict.padEnd(23)} ${s.reason ?? ''}`.slice(0, 200));
   for (const n of certificate.coverage.notExercised) lines.push(`  not exercised: ${n.checkId}: ${n.reasons.join('; ')}`.slice(0, 200));
   for (const w of certificate.waivers?.entries ?? []) lines.push(`  waiver ${w.index} (${w.check}${w.operation ? ` on ${w.operation}` : ''}, until ${w.until}): ${w.status}${w.status === 'used' ? ` ×${w.count}` : ''}`);
-  lines.push(`  digest sha256 ${certificate.digest.value}`, `  ${path.relative(process.cwd(), jsonFile)} · ${path.relative(process.cwd(), htmlFile)}`);
+  lines.push(`  target issued ${certificate.target.runIds.length} run identifier(s) recorded in the certificate`);
+  lines.push(`  digest sha256 ${certificate.digest.value}`);
+  lines.push(certificate.signature ? `  signed ed25519 by ${certificate.signature.publicKeyFingerprint}` : '  unsigned: the digest only detects accidental edits (sign with --sign-key <private key PEM>)');
+  lines.push(`  ${path.relative(process.cwd(), jsonFile)} · ${path.relative(process.cwd(), htmlFile)}`);
   process.stdout.write(`${lines.join('\n')}\n`);
   return certificate.verdict === 'conformant' ? 0 : 1;
 }

@@ -8,6 +8,7 @@ import type { Step } from '../generate/case.ts';
 import type { Judge, Judged } from '../run/execution.ts';
 import { gating } from './gating.ts';
 import { checkById, everyExchangeChecks } from './registry.ts';
+import { executionSections } from './sections.ts';
 import type { Check, Judgement } from './types.ts';
 
 export interface JudgeOptions {
@@ -77,7 +78,8 @@ export function createJudge(options: JudgeOptions): Judge {
       judged.push({
         checkId: check.id,
         level: check.level,
-        sections: [...(sections ?? check.sections)],
+        // The sections of this request's operation only: a merge failure never cites 4.3 or 4.4.
+        sections: executionSections(sections ?? check.sections, step.operation),
         verdict: judgement.verdict,
         expected: judgement.expected,
         received: judgement.received,

@@ -1,6 +1,7 @@
 import type { CheckExecution } from '../run/execution.ts';
 import { gating } from '../check/gating.ts';
-import type { ConformanceReport, RunMeta } from './model.ts';
+import { executionSections } from '../check/sections.ts';
+import type { ConformanceReport, RunMeta, RunPlan } from './model.ts';
 import { sortExecutions, tallyByLevel } from './model.ts';
 import { HARNESS_VERSION, documentDigest, safeBaseUrl, schemasDigest } from './meta.ts';
 import { runVerdict, specCoverage, verdictText, waivedChecks } from './verdict.ts';
@@ -27,12 +28,15 @@ export interface BuildInput {
   finishedAt: Date;
   /** The run's waivers file (ISWC_WAIVERS) and the UTC day their expiry is judged against (the run's start). */
   waivers?: { set: WaiverSet; date: string };
+  /** ISWC_PLAN and ISWC_BUDGET, recorded so that a diff can say two runs chose their cases differently. */
+  plan?: RunPlan;
 }
 
 /**
  * The one place a run becomes a ConformanceReport: the reporter (live or from merged blob reports) and
  * the tests that build fixture reports in-process all call it, so every writer sees the same verdicts.
- * Waivers are applied here (lib/waivers/apply.ts), to the executions as the tests recorded them.
+ * Waivers are applied here (lib/waivers/apply.ts), to the executions as the tests recorded them, and
+ * every execution cites the sections of its own operation (lib/check/sections.ts).
  * When no base URL is known (a merge of blob reports in another process) it is taken from the first
  * recorded exchange, reduced to scheme, host and path.
  */
@@ -44,7 +48,9 @@ export function buildConformanceReport(input: BuildInput): ConformanceReport {
     judged = applied.executions;
     waivers = { file: input.waivers.set.file, date: input.waivers.date, entries: applied.uses };
   }
-  const executions = sortExecutions([...judged]);
+  // Skips the runner records carry their check's whole list of sections; each execution cites only its
+  // operation's (the judge already narrows the others, and narrowing is idempotent).
+  const executions = sortExecutions(judged.map((e) => ({ ...e, sections: executionSections(e.sections, e.operation) })));
   const byLevel = tallyByLevel(executions);
   const gatingFailures = executions.filter((e) => e.verdict === 'fail' && gating(e.level, input.strict)).length;
   const coverage = specCoverage(executions);
@@ -75,6 +81,7 @@ export function buildConformanceReport(input: BuildInput): ConformanceReport {
     requests: input.stats.requests,
     retries: input.stats.retries,
     waitedMs: input.stats.waitedMs,
+    ...(input.plan ? { plan: input.plan } : {}),
   };
   const summary: ConformanceReport['summary'] = {
     byLevel,

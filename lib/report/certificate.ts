@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { KeyObject } from 'node:crypto';
 import type { CheckExecution, Level } from '../run/execution.ts';
 import { gating } from '../check/gating.ts';
 import { fromRoot } from '../paths.ts';
@@ -6,6 +7,9 @@ import { canonicalJson, sha256Hex } from './canonical.ts';
 import { cut, escapeHtml as h } from './escape.ts';
 import { page, VERDICT_COLOUR } from './html.ts';
 import type { ConformanceReport, Tally } from './model.ts';
+import { issuedRunIds } from './run-ids.ts';
+import type { CertificateSignature } from './signature.ts';
+import { publicKeyFingerprint, signBytes, signatureProblems } from './signature.ts';
 import { operationKey, operationLabel, sectionsText, tallyOf } from './view.ts';
 import { plural, specCoverage } from './verdict.ts';
 import type { SpecCoverage } from './verdict.ts';
@@ -62,10 +66,14 @@ export type CondensedResult = [string, string, string, string, string];
 
 export interface Certificate {
   kind: 'iswc-conformance-certificate';
-  /** 2: adds verdictText, coverage, waived and waivers. */
-  certificateVersion: 2;
+  /** 2: adds verdictText, coverage, waived and waivers; 3: adds target.runIds, integrity and signature. */
+  certificateVersion: 3;
   agency: { code: string; profile: string };
-  target: { file: string; baseUrl: string | null; embedded: boolean };
+  /**
+   * `runIds`: the run identifiers the target itself issued during the run (started agent runs, from the
+   * exchanges the report keeps; lib/report/run-ids.ts). The API team can find them in its own records.
+   */
+  target: { file: string; baseUrl: string | null; embedded: boolean; runIds: string[] };
   date: string;
   harnessVersion: string;
   documentDigest: string;
@@ -87,11 +95,24 @@ export interface Certificate {
   /** The run's waivers file and each entry's status (used, unused, expired); null when the run had none. */
   waivers: WaiverSummary | null;
   results: CondensedResult[];
-  /** SHA-256 over the canonical JSON (sorted keys, no whitespace) of every other member of the certificate. */
+  /** What the digest and the signature prove, in the certificate's own words (signed or not). */
+  integrity: string;
+  /** SHA-256 over the canonical JSON (sorted keys, no whitespace) of every member but `digest` and `signature`. */
   digest: { algorithm: 'sha256'; canonicalization: string; value: string };
+  /** Present when issued with `certify --sign-key`: Ed25519 over the same canonical JSON. */
+  signature?: CertificateSignature;
 }
 
-const CANONICALIZATION = 'JSON of the certificate without `digest`, object keys sorted, no whitespace, UTF-8';
+const CANONICALIZATION = 'JSON of the certificate without `digest` and `signature`, object keys sorted, no whitespace, UTF-8';
+
+/** The integrity statement of an unsigned certificate. */
+export const UNSIGNED_INTEGRITY =
+  'unsigned: the digest only detects accidental edits; anyone who edits this file can recompute it, so it proves nothing about who issued the certificate or whether its results are genuine';
+
+/** The integrity statement of a certificate signed by the key with this fingerprint. */
+export function signedIntegrity(fingerprint: string): string {
+  return `signed with Ed25519 by the key ${fingerprint}: an edit, even with the digest recomputed, breaks the signature; verify with the issuer's public key (npm run certify:verify -- certificate.json --public-key issuer.pub.pem)`;
+}
 
 /** Sections of the interface document, from its headings: "1", "2", "2.1", … with their titles. */
 export function documentSections(file = fromRoot('docs', 'spec', 'iswc-agency-api.md')): Array<{ section: string; title: string }> {
@@ -200,9 +221,9 @@ export function buildCertificate(input: CertificateInput): Certificate {
   const verdict: Certificate['verdict'] = gatingFailures > 0 ? 'not conformant' : skippedSections.length > 0 || coverage.notExercised.length > 0 ? 'incomplete' : 'conformant';
   const body: Omit<Certificate, 'digest'> = {
     kind: 'iswc-conformance-certificate',
-    certificateVersion: 2,
+    certificateVersion: 3,
     agency: { code: input.agency, profile: report.meta.profile },
-    target: { file: input.targetFile, baseUrl: report.meta.baseUrl, embedded: report.meta.embedded },
+    target: { file: input.targetFile, baseUrl: report.meta.baseUrl, embedded: report.meta.embedded, runIds: issuedRunIds(report.executions) },
     date: (input.date ?? new Date()).toISOString(),
     harnessVersion: report.meta.harnessVersion,
     documentDigest: report.meta.documentDigest,
@@ -224,8 +245,32 @@ export function buildCertificate(input: CertificateInput): Certificate {
     waived,
     waivers: report.summary.waivers ?? null,
     results: report.executions.map((e): CondensedResult => [e.checkId, e.caseId, e.format, e.step, e.verdict]),
+    integrity: UNSIGNED_INTEGRITY,
   };
-  return { ...body, digest: { algorithm: 'sha256', canonicalization: CANONICALIZATION, value: certificateDigest(body) } };
+  return withDigest(body);
+}
+
+type CertificateContent = Omit<Certificate, 'digest' | 'signature'>;
+
+function withDigest(content: CertificateContent): Certificate {
+  return { ...content, digest: { algorithm: 'sha256', canonicalization: CANONICALIZATION, value: certificateDigest(content) } };
+}
+
+/** Everything the digest and the signature cover: the certificate without `digest` and `signature`. */
+export function certificateContent(certificate: CertificateContent | Certificate): CertificateContent {
+  const content: Partial<Certificate> = { ...certificate };
+  delete content.digest;
+  delete content.signature;
+  return content as CertificateContent;
+}
+
+/**
+ * Signs a certificate with an Ed25519 private key: its integrity statement says so (and is signed too),
+ * the digest is recomputed, and the signature and the public key's fingerprint are added.
+ */
+export function signCertificate(certificate: Certificate, privateKey: KeyObject): Certificate {
+  const content: CertificateContent = { ...certificateContent(certificate), integrity: signedIntegrity(publicKeyFingerprint(privateKey)) };
+  return { ...withDigest(content), signature: signBytes(canonicalJson(content), privateKey) };
 }
 
 /** "conformant with 2 waivers", "incomplete: 14 of 19 spec checks exercised", "not conformant". */
@@ -237,11 +282,9 @@ export function certificateVerdictText(verdict: Certificate['verdict'], coverage
   return `incomplete${partial}${waivers}`;
 }
 
-/** The digest of a certificate's content: everything but `digest`. */
-export function certificateDigest(certificate: Omit<Certificate, 'digest'> | Certificate): string {
-  const content: Partial<Certificate> = { ...certificate };
-  delete content.digest;
-  return sha256Hex(canonicalJson(content));
+/** The digest of a certificate's content: everything but `digest` and `signature`. */
+export function certificateDigest(certificate: CertificateContent | Certificate): string {
+  return sha256Hex(canonicalJson(certificateContent(certificate)));
 }
 
 export interface Verification {
@@ -249,18 +292,43 @@ export interface Verification {
   recorded: string | undefined;
   computed: string;
   problems: string[];
+  /** The fingerprint of the key that signed it; undefined for an unsigned certificate. */
+  signedBy: string | undefined;
+  /** True when a public key was given and the signature held against it. */
+  signatureVerified: boolean;
 }
 
-/** Recomputes the digest of a parsed certificate file and checks its verdicts agree with its own content. */
-export function verifyCertificate(value: unknown): Verification {
+export interface VerifyOptions {
+  /** The issuer's public key: the certificate must be signed, by this key, and unedited since. */
+  publicKey?: KeyObject;
+}
+
+/**
+ * Recomputes the digest of a parsed certificate file, checks its verdicts agree with its own content and,
+ * given the issuer's public key, that it is signed by that key and unedited since. Without a public key a
+ * signature is reported, not checked: the digest alone proves no more than that the file is consistent.
+ */
+export function verifyCertificate(value: unknown, options: VerifyOptions = {}): Verification {
   const problems: string[] = [];
   if (value === null || typeof value !== 'object' || (value as { kind?: unknown }).kind !== 'iswc-conformance-certificate') {
-    return { ok: false, recorded: undefined, computed: '', problems: ['not an ISWC conformance certificate'] };
+    return { ok: false, recorded: undefined, computed: '', problems: ['not an ISWC conformance certificate'], signedBy: undefined, signatureVerified: false };
   }
   const cert = value as Certificate;
   const recorded = typeof cert.digest?.value === 'string' ? cert.digest.value : undefined;
   const computed = certificateDigest(cert);
   if (recorded !== computed) problems.push(`digest mismatch: recorded ${recorded ?? '(none)'}, computed ${computed}: the certificate was edited after it was issued`);
+  const signature = cert.signature;
+  const signedBy = signature && typeof signature === 'object' ? String(signature.publicKeyFingerprint) : undefined;
+  let signatureVerified = false;
+  if (options.publicKey) {
+    if (!signature || typeof signature !== 'object') problems.push('the certificate is not signed: issue it with npm run certify -- --sign-key <private key PEM>');
+    else {
+      const found = signatureProblems(canonicalJson(certificateContent(cert)), signature, options.publicKey);
+      problems.push(...found);
+      signatureVerified = found.length === 0;
+    }
+  }
+  if (!signature && cert.integrity !== undefined && cert.integrity !== UNSIGNED_INTEGRITY) problems.push('the integrity statement claims a signature, but the certificate carries none');
   // Consistency of the content itself: the verdicts must follow from the results.
   const results = Array.isArray(cert.results) ? cert.results : [];
   const failed = results.filter((r) => r[4] === 'fail').length;
@@ -273,7 +341,7 @@ export function verifyCertificate(value: unknown): Verification {
       problems.push(`section ${s.section} is "conformant" with ${s.checks.fail} failure(s), ${s.checks.waived ?? 0} waived and ${s.checks.skip} skip(s)`);
     }
   }
-  return { ok: problems.length === 0, recorded, computed, problems };
+  return { ok: problems.length === 0, recorded, computed, problems, signedBy, signatureVerified };
 }
 
 const STATUS_COLOUR: Record<SectionStatus, string> = { conformant: VERDICT_COLOUR.pass, 'conformant with waivers': VERDICT_COLOUR.waived, 'not conformant': VERDICT_COLOUR.fail, 'not tested': VERDICT_COLOUR.skip };
@@ -298,11 +366,13 @@ export function renderCertificateHtml(cert: Certificate): string {
 <table class="meta">
 <tr><td>Agency</td><td>${h(cert.agency.code)} (profile ${h(cert.agency.profile)})</td></tr>
 <tr><td>Target</td><td>${h(cert.target.baseUrl ?? '?')}${cert.target.embedded ? ' (embedded reference server)' : ''} · ${h(cert.target.file)}</td></tr>
+<tr><td>Run identifiers the target issued</td><td id="run-ids">${runIdsHtml(cert.target.runIds)}</td></tr>
 <tr><td>Date</td><td>${h(cert.date)}</td></tr>
 <tr><td>Harness</td><td>${h(cert.harnessVersion)}</td></tr>
 <tr><td>Interface document digest</td><td><code>${h(cert.documentDigest)}</code></td></tr>
 <tr><td>Run</td><td>seed ${h(String(cert.run.seed ?? '—'))} · ISWC_RUNS ${cert.run.runs} · strict ${cert.run.strict ? 'yes' : 'no'} · destructive ${cert.run.destructive ? 'yes' : 'no'} · ${cert.run.requests} requests · ${h(cert.run.startedAt)} → ${h(cert.run.finishedAt)}</td></tr>
 <tr><td>Results digest (SHA-256)</td><td><code id="digest">${h(cert.digest.value)}</code><br><span class="muted">${h(cert.digest.canonicalization)}. Check with <code>npm run certify:verify -- certificate.json</code>.</span></td></tr>
+<tr><td>Integrity</td><td id="integrity" data-signed="${cert.signature ? 'yes' : 'no'}">${cert.signature ? `<b>Signed</b> (Ed25519, key <code>${h(cert.signature.publicKeyFingerprint)}</code>)` : '<b>Unsigned</b>'}: ${h(cert.integrity)}</td></tr>
 </table>
 <h2>Verdict per section</h2>
 <p class="muted">A section with a skipped check is never "conformant". HTTP conventions (RFC 9110) are not stated by the document; their failures gate only in strict mode.</p>
@@ -312,6 +382,15 @@ ${cert.failures.length === 0 ? '<p>No check failed.</p>' : `<table id="failures"
 ${coverageHtml(cert)}
 ${waivedHtml(cert)}`;
   return page(`ISWC conformance certificate — agency ${cert.agency.code} — ${cert.verdictText}`, body);
+}
+
+/** The target's run identifiers, a few shown and the rest on demand; what they are for, in words. */
+function runIdsHtml(runIds: readonly string[]): string {
+  const why = 'started agent runs, as the target answered them; the API team can find each in its records of the agency\'s runs';
+  if (runIds.length === 0) return `<span class="muted">none recorded (the report keeps the exchanges of failures and observations only)</span>`;
+  const shown = runIds.slice(0, 5).map((id) => `<code>${h(id)}</code>`).join(', ');
+  const rest = runIds.length > 5 ? ` <details><summary>${runIds.length - 5} more</summary>${runIds.slice(5).map((id) => `<code>${h(id)}</code>`).join(', ')}</details>` : '';
+  return `${runIds.length}: ${shown}${rest}<br><span class="muted">${h(why)}</span>`;
 }
 
 function coverageHtml(cert: Certificate): string {

@@ -5,8 +5,16 @@ import { canonicalJson } from './canonical.ts';
 import { cut, escapeHtml as h } from './escape.ts';
 import { page } from './html.ts';
 import type { ConformanceReport, RunMeta } from './model.ts';
-import { exchangeLine, headerLines, operationKey, operationLabel, sectionsText } from './view.ts';
+import { OPERATION_KEYS, exchangeLine, exchangeTexts, groupBy, operationKey, operationLabel, sectionsOf, sectionsText } from './view.ts';
 
+/** A fact of an observed execution that changed between the runs. */
+export interface FactChange {
+  fact: string;
+  base: unknown;
+  head: unknown;
+}
+
+/** One check execution whose verdict (or observed facts) differs, with the exchange of each side. */
 export interface DiffEntry {
   key: string;
   checkId: string;
@@ -17,96 +25,203 @@ export interface DiffEntry {
   caseId: string;
   step: string;
   base: CheckExecution | undefined;
-  head: CheckExecution;
+  head: CheckExecution | undefined;
+  /**
+   * The exchange of each side: the execution's own, or, where it kept none (a passing check keeps none),
+   * the one another check of the same request kept.
+   */
+  baseExchange: { exchange: Exchange; curl?: string } | undefined;
+  headExchange: { exchange: Exchange; curl?: string } | undefined;
+  /** Observed facts of the same request that changed with it: echoes of this change, not listed again. */
+  echoes: FactChange[];
+  /** Why the entry is matched the way it is, when not by its exact key (a property's other counterexample). */
+  note?: string;
 }
 
-/** An observed fact that changed; a record present in one report only has its facts on one side. */
-export interface ObservedChange extends Omit<DiffEntry, 'base' | 'head'> {
-  base: CheckExecution | undefined;
-  head: CheckExecution | undefined;
-  /** Facts that changed: status, contentType, body (shape or error text), … */
-  changes: Array<{ fact: string; base: unknown; head: unknown }>;
+/** An observed fact that changed on a request whose verdicts did not; a record in one report only has one side. */
+export interface ObservedChange extends DiffEntry {
+  changes: FactChange[];
+}
+
+/** A setting of the two runs that differs: results may differ because of it, not because the target changed. */
+export interface SettingDifference {
+  setting: string;
+  base: string;
+  head: string;
 }
 
 export interface ReportDiff {
   base: RunMeta;
   head: RunMeta;
+  settings: SettingDifference[];
   newlyFailing: DiffEntry[];
   newlyPassing: DiffEntry[];
   newlySkipped: DiffEntry[];
   observedChanged: ObservedChange[];
-  /** Executions present in one report only (another harness version or other settings). */
+  /** Observed changes on requests already listed for a verdict change (folded into those entries). */
+  echoes: number;
+  /** Executions present in one report only and matched by nothing (another harness version or other settings). */
   onlyInBase: number;
   onlyInHead: number;
   /** True when a `spec` check newly fails: the diff gates. */
   specRegression: boolean;
 }
 
-function entry(head: CheckExecution, base: CheckExecution | undefined): DiffEntry {
-  return {
-    key: executionKey(head),
-    checkId: head.checkId,
-    level: head.level,
-    sections: head.sections,
-    operation: operationKey(head),
-    format: head.format,
-    caseId: head.caseId,
-    step: head.step,
-    base,
-    head,
-  };
+/** One request of a run: its executions share (case, format, step). */
+function requestKey(e: { caseId: string; format: string; step: string }): string {
+  return `${e.caseId}\u0001${e.format}\u0001${e.step}`;
+}
+
+/** A check of a case in a format, whatever the step: a property keeps one per check, at a step named after its outcome. */
+function caseCheckKey(e: Pick<CheckExecution, 'caseId' | 'format' | 'checkId'>): string {
+  return `${e.caseId}\u0001${e.format}\u0001${e.checkId}`;
+}
+
+/** The exchange each request left, from whichever of its executions kept it. */
+function exchangesByRequest(executions: readonly CheckExecution[]): Map<string, { exchange: Exchange; curl?: string }> {
+  const out = new Map<string, { exchange: Exchange; curl?: string }>();
+  for (const e of executions) {
+    if (!e.exchange) continue;
+    const key = requestKey(e);
+    if (!out.has(key)) out.set(key, { exchange: e.exchange, ...(e.curl ? { curl: e.curl } : {}) });
+  }
+  return out;
+}
+
+function factChanges(b: CheckExecution | undefined, x: CheckExecution | undefined): FactChange[] {
+  const facts = [...new Set([...Object.keys(b?.observation ?? {}), ...Object.keys(x?.observation ?? {})])];
+  return facts.filter((f) => canonicalJson(b?.observation?.[f]) !== canonicalJson(x?.observation?.[f])).map((f) => ({ fact: f, base: b?.observation?.[f], head: x?.observation?.[f] }));
+}
+
+function settingDifferences(base: ConformanceReport, head: ConformanceReport): SettingDifference[] {
+  const plan = (m: RunMeta) => (m.plan ? `${m.plan.name}${m.plan.budget === null ? '' : `, budget ${m.plan.budget}`}` : 'not recorded');
+  const rows: Array<[string, (r: ConformanceReport) => string]> = [
+    // The embedded server listens on another port each run: the same target.
+    ['target', (r) => (r.meta.embedded ? 'the embedded reference server' : (r.meta.baseUrl ?? '?'))],
+    ['profile', (r) => r.meta.profile],
+    ['harness version', (r) => r.meta.harnessVersion],
+    ['interface document', (r) => r.meta.documentDigest],
+    ['schemas', (r) => r.meta.schemasDigest],
+    ['strict (ISWC_STRICT)', (r) => String(r.meta.strict)],
+    ['destructive (ISWC_DESTRUCTIVE)', (r) => String(r.meta.destructive)],
+    ['plan (ISWC_PLAN, ISWC_BUDGET)', (r) => plan(r.meta)],
+    ['runs per property (ISWC_RUNS)', (r) => String(r.meta.runs)],
+    ['seed (ISWC_SEED)', (r) => String(r.meta.seed ?? '—')],
+    ['waivers (ISWC_WAIVERS)', (r) => r.summary.waivers?.file ?? 'none'],
+  ];
+  return rows.map(([setting, of]) => ({ setting, base: of(base), head: of(head) })).filter((d) => d.base !== d.head);
 }
 
 /**
- * Compares two conformance reports execution by execution, keyed by (caseId, format, step, checkId):
- * what newly fails, newly passes, is newly skipped, and which `observed` facts changed. Verdicts are
- * taken from the reports as written, never re-derived.
+ * Compares two conformance reports execution by execution, keyed by (caseId, format, step, checkId): what
+ * newly fails, newly passes, is newly skipped, and which `observed` facts changed. A check of a case that
+ * is in one report only under another step (a property stops at its own counterexample) is matched by
+ * (caseId, format, checkId): a property failure that went away is newly passing. Observed changes on a
+ * request already listed for a verdict change are its echoes: folded into that entry, not listed again.
+ * Each entry carries the exchange of both sides, taken from any execution of the same request. Settings
+ * that differ between the runs are listed first. Verdicts are taken from the reports as written.
  */
 export function diffReports(base: ConformanceReport, head: ConformanceReport): ReportDiff {
   const baseByKey = new Map(base.executions.map((e) => [executionKey(e), e]));
-  const headKeys = new Set<string>();
-  const out: ReportDiff = { base: base.meta, head: head.meta, newlyFailing: [], newlyPassing: [], newlySkipped: [], observedChanged: [], onlyInBase: 0, onlyInHead: 0, specRegression: false };
-  for (const h2 of head.executions) {
-    const key = executionKey(h2);
-    headKeys.add(key);
-    const b = baseByKey.get(key);
-    if (!b) out.onlyInHead += 1;
-    if (h2.verdict === 'fail' && b?.verdict !== 'fail') out.newlyFailing.push(entry(h2, b));
-    else if (h2.verdict === 'pass' && b && (b.verdict === 'fail' || b.verdict === 'skip' || b.verdict === 'waived')) out.newlyPassing.push(entry(h2, b));
-    else if (h2.verdict === 'skip' && b && b.verdict !== 'skip') out.newlySkipped.push(entry(h2, b));
-    else if (h2.verdict === 'observed' && b?.verdict === 'observed') {
-      const facts = [...new Set([...Object.keys(b.observation ?? {}), ...Object.keys(h2.observation ?? {})])];
-      const changes = facts
-        .filter((f) => canonicalJson(b.observation?.[f]) !== canonicalJson(h2.observation?.[f]))
-        .map((f) => ({ fact: f, base: b.observation?.[f], head: h2.observation?.[f] }));
-      if (changes.length > 0) out.observedChanged.push({ ...entry(h2, b), base: b, changes });
-    }
-  }
-  const observedChange = (b: CheckExecution | undefined, h: CheckExecution | undefined): ObservedChange | undefined => {
-    const facts = [...new Set([...Object.keys(b?.observation ?? {}), ...Object.keys(h?.observation ?? {})])];
-    const changes = facts
-      .filter((f) => canonicalJson(b?.observation?.[f]) !== canonicalJson(h?.observation?.[f]))
-      .map((f) => ({ fact: f, base: b?.observation?.[f], head: h?.observation?.[f] }));
-    const one = (h ?? b) as CheckExecution;
-    return changes.length > 0 ? { ...entry(one, b), base: b, head: h, changes } : undefined;
+  const headByKey = new Map(head.executions.map((e) => [executionKey(e), e]));
+  const baseByCaseCheck = groupBy(base.executions, caseCheckKey);
+  const headByCaseCheck = groupBy(head.executions, caseCheckKey);
+  const baseExchanges = exchangesByRequest(base.executions);
+  const headExchanges = exchangesByRequest(head.executions);
+  const out: ReportDiff = {
+    base: base.meta,
+    head: head.meta,
+    settings: settingDifferences(base, head),
+    newlyFailing: [],
+    newlyPassing: [],
+    newlySkipped: [],
+    observedChanged: [],
+    echoes: 0,
+    onlyInBase: 0,
+    onlyInHead: 0,
+    specRegression: false,
   };
-  // An observed record in one report only is a change too: the answer moved to another status, for instance.
-  for (const h of head.executions) {
-    if (h.verdict === 'observed' && !baseByKey.has(executionKey(h))) {
-      const change = observedChange(undefined, h);
-      if (change) out.observedChanged.push(change);
+  const entry = (b: CheckExecution | undefined, x: CheckExecution | undefined, note?: string): DiffEntry => {
+    const one = (x ?? b) as CheckExecution;
+    const bx = b ? (b.exchange ? { exchange: b.exchange, ...(b.curl ? { curl: b.curl } : {}) } : baseExchanges.get(requestKey(b))) : undefined;
+    const hx = x ? (x.exchange ? { exchange: x.exchange, ...(x.curl ? { curl: x.curl } : {}) } : headExchanges.get(requestKey(x))) : undefined;
+    return {
+      key: executionKey(one),
+      checkId: one.checkId,
+      level: one.level,
+      sections: one.sections,
+      operation: operationKey(one),
+      format: one.format,
+      caseId: one.caseId,
+      step: one.step,
+      base: b,
+      head: x,
+      baseExchange: bx,
+      headExchange: hx,
+      echoes: [],
+      ...(note ? { note } : {}),
+    };
+  };
+  const observedChanges: ObservedChange[] = [];
+
+  for (const x of head.executions) {
+    const b = baseByKey.get(executionKey(x));
+    if (b) {
+      if (x.verdict === 'fail' && b.verdict !== 'fail') out.newlyFailing.push(entry(b, x));
+      else if (x.verdict === 'pass' && (b.verdict === 'fail' || b.verdict === 'skip' || b.verdict === 'waived')) out.newlyPassing.push(entry(b, x));
+      else if (x.verdict === 'skip' && b.verdict !== 'skip') out.newlySkipped.push(entry(b, x));
+      else if (x.verdict === 'observed' && b.verdict === 'observed') {
+        const change = factChanges(b, x);
+        if (change.length > 0) observedChanges.push({ ...entry(b, x), changes: change });
+      }
+      continue;
     }
+    // Not under this step in base: the same check of the same case under another step, if any.
+    const others = baseByCaseCheck.get(caseCheckKey(x)) ?? [];
+    const change = x.verdict === 'observed' ? factChanges(undefined, x) : [];
+    if (x.verdict === 'fail' && !others.some((o) => o.verdict === 'fail')) {
+      const passed = others.find((o) => o.verdict === 'pass' || o.verdict === 'waived');
+      out.newlyFailing.push(entry(passed, x, passed ? `base passed this check of the case at "${passed.step}"` : undefined));
+    } else if (change.length > 0) observedChanges.push({ ...entry(undefined, x), changes: change });
+    else out.onlyInHead += 1;
   }
   for (const [key, b] of baseByKey) {
-    if (headKeys.has(key)) continue;
-    out.onlyInBase += 1;
-    if (b.verdict === 'observed') {
-      const change = observedChange(b, undefined);
-      if (change) out.observedChanged.push(change);
-    }
+    if (headByKey.has(key)) continue;
+    const others = headByCaseCheck.get(caseCheckKey(b)) ?? [];
+    const change = b.verdict === 'observed' ? factChanges(b, undefined) : [];
+    if (b.verdict === 'fail' && others.length > 0 && !others.some((o) => o.verdict === 'fail' || o.verdict === 'waived')) {
+      // A failure that went away: the property (or case) holds now, recorded under another step.
+      const passed = others.find((o) => o.verdict === 'pass');
+      if (passed) out.newlyPassing.push(entry(b, passed, `head passes this check of the case at "${passed.step}"`));
+      else out.newlySkipped.push(entry(b, others[0], 'head skipped this check of the case'));
+    } else if (change.length > 0) observedChanges.push({ ...entry(b, undefined), changes: change });
+    else out.onlyInBase += 1;
+  }
+
+  // An observed change on a request listed for a verdict change is an echo of it: folded in, not repeated.
+  const changed = new Map<string, DiffEntry>();
+  for (const e of [...out.newlyFailing, ...out.newlyPassing, ...out.newlySkipped]) for (const side of [e.base, e.head]) if (side && !changed.has(requestKey(side))) changed.set(requestKey(side), e);
+  for (const o of observedChanges) {
+    const owner = changed.get(requestKey(o));
+    if (owner) {
+      owner.echoes.push(...o.changes.map((c) => ({ ...c, fact: `${o.checkId}: ${c.fact}` })));
+      out.echoes += 1;
+    } else out.observedChanged.push(o);
   }
   out.specRegression = out.newlyFailing.some((e) => e.level === 'spec');
   return out;
+}
+
+/** Entries grouped by check × operation, in registry-free stable order: level, check, operation. */
+export function groupByCheckAndOperation<T extends DiffEntry>(entries: readonly T[]): Array<{ checkId: string; level: Level; operation: string; sections: string[]; entries: T[] }> {
+  const levelOrder: Record<Level, number> = { spec: 0, http: 1, observed: 2 };
+  const opOrder = new Map(OPERATION_KEYS.map((k, i) => [k, i]));
+  return [...groupBy(entries, (e) => `${e.checkId}\u0001${e.operation}`).values()]
+    .map((list) => {
+      const first = list[0];
+      return { checkId: first.checkId, level: first.level, operation: first.operation, sections: sectionsOf(list), entries: list };
+    })
+    .sort((a, b) => levelOrder[a.level] - levelOrder[b.level] || a.checkId.localeCompare(b.checkId) || (opOrder.get(a.operation) ?? 1e9) - (opOrder.get(b.operation) ?? 1e9));
 }
 
 function fact(v: unknown): string {
@@ -118,33 +233,37 @@ function md(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '\\|').replace(/\r?\n/g, '<br>');
 }
 
-function exchangeSummary(e: CheckExecution | undefined): string {
+/** One side of an entry in a line: its verdict, what came, and its request's answer. */
+function sideSummary(e: CheckExecution | undefined, x: { exchange: Exchange } | undefined): string {
   if (!e) return '(not in this report)';
   const parts = [`${e.verdict}`];
   if (e.received) parts.push(cut(e.received, 300));
-  if (e.exchange) parts.push(exchangeLine(e.exchange));
+  else if (x) parts.push(exchangeLine(x.exchange));
   if (e.skipReason) parts.push(`skipped: ${e.skipReason}`);
   if (e.waiver) parts.push(`waived: ${e.waiver.reason} (until ${e.waiver.until})`);
   return parts.join(' — ');
-}
-
-/** What every listed entry has: where it is, and the execution on each side (either may be absent). */
-type Listed = Omit<DiffEntry, 'base' | 'head'> & { base: CheckExecution | undefined; head: CheckExecution | undefined };
-
-function where(e: Listed): string {
-  return `\`${e.checkId}\` [${e.level}, ${sectionsText(e.sections)}] ${operationLabel(e.operation)} · ${e.format.toUpperCase()} — ${e.caseId} / ${e.step}`;
 }
 
 function metaLine(m: RunMeta): string {
   return `${m.baseUrl ?? '?'} · profile ${m.profile} · seed ${m.seed ?? '—'} · harness ${m.harnessVersion} · ${m.finishedAt}`;
 }
 
+function echoText(e: DiffEntry): string {
+  return e.echoes.length === 0 ? '' : `; observed with it: ${e.echoes.map((c) => `${c.fact} ${fact(c.base)} → ${fact(c.head)}`).join('; ')}`;
+}
+
+/** Rows of a group listed in Markdown; the rest are counted (diff.html lists every one). */
+const MARKDOWN_ROWS = 20;
+
 export function renderDiffMarkdown(d: ReportDiff): string {
   const lines: string[] = ['# ISWC conformance: regression diff', '', `- base: ${md(metaLine(d.base))}`, `- head: ${md(metaLine(d.head))}`];
-  if (d.base.documentDigest !== d.head.documentDigest) lines.push('- ⚠ the two runs enforce different versions of the interface document');
+  if (d.settings.length > 0) {
+    lines.push('', `**⚠ The runs differ in ${d.settings.length} setting${d.settings.length === 1 ? '' : 's'}**: results may differ because of ${d.settings.length === 1 ? 'it' : 'them'}, not because the target changed.`, '', '| Setting | Base | Head |', '|---|---|---|');
+    for (const s of d.settings) lines.push(`| ${md(s.setting)} | ${md(s.base)} | ${md(s.head)} |`);
+  }
   lines.push(
     '',
-    `**${d.newlyFailing.length} newly failing** (${d.newlyFailing.filter((e) => e.level === 'spec').length} spec) · **${d.newlyPassing.length} newly passing** · **${d.newlySkipped.length} newly skipped** · **${d.observedChanged.length} observed behaviour changed**`,
+    `**${d.newlyFailing.length} newly failing** (${d.newlyFailing.filter((e) => e.level === 'spec').length} spec) · **${d.newlyPassing.length} newly passing** · **${d.newlySkipped.length} newly skipped** · **${d.observedChanged.length} observed behaviour changed**${d.echoes > 0 ? ` (and ${d.echoes} observed change${d.echoes === 1 ? '' : 's'} on requests listed above, shown with them)` : ''}`,
   );
   if (d.onlyInBase + d.onlyInHead > 0) lines.push('', `_${d.onlyInBase} check execution(s) only in base, ${d.onlyInHead} only in head (different harness version or settings); not compared._`);
   const section = (title: string, list: DiffEntry[]): void => {
@@ -153,56 +272,72 @@ export function renderDiffMarkdown(d: ReportDiff): string {
       lines.push('', 'None.');
       return;
     }
-    lines.push('', '| Check execution | Base | Head |', '|---|---|---|');
-    for (const e of list) lines.push(`| ${md(where(e))} | ${md(exchangeSummary(e.base))} | ${md(exchangeSummary(e.head))} |`);
+    for (const g of groupByCheckAndOperation(list)) {
+      lines.push('', `### \`${g.checkId}\` [${g.level}, ${sectionsText(g.sections)}] — ${operationLabel(g.operation)} (${g.entries.length})`, '', '| Case / step | Format | Base | Head |', '|---|---|---|---|');
+      for (const e of g.entries.slice(0, MARKDOWN_ROWS)) {
+        lines.push(`| ${md(`${e.caseId} / ${e.step}${e.note ? ` (${e.note})` : ''}`)} | ${e.format.toUpperCase()} | ${md(sideSummary(e.base, e.baseExchange))} | ${md(`${sideSummary(e.head, e.headExchange)}${echoText(e)}`)} |`);
+      }
+      if (g.entries.length > MARKDOWN_ROWS) lines.push('', `_… and ${g.entries.length - MARKDOWN_ROWS} more (diff.html lists every one)._`);
+    }
   };
   section('Newly failing', d.newlyFailing);
   section('Newly passing', d.newlyPassing);
   section('Newly skipped', d.newlySkipped);
-  lines.push('', `## Observed behaviour that changed (${d.observedChanged.length})`, '', '_Points the document leaves open ("not shown"): not failures, but changes the API team should know about._');
+  lines.push('', `## Observed behaviour that changed (${d.observedChanged.length})`, '', '_Points the document leaves open ("not shown"), on requests whose verdicts did not change: not failures, but changes the API team should know about._');
   if (d.observedChanged.length === 0) lines.push('', 'None.');
   else {
-    lines.push('', '| Check execution | Fact | Base | Head |', '|---|---|---|---|');
-    for (const e of d.observedChanged) {
-      for (const c of e.changes) lines.push(`| ${md(where(e))} | ${md(c.fact)} | ${md(fact(c.base))} | ${md(fact(c.head))} |`);
+    for (const g of groupByCheckAndOperation(d.observedChanged)) {
+      lines.push('', `### \`${g.checkId}\` — ${operationLabel(g.operation)} (${g.entries.length})`, '', '| Case / step | Format | Fact | Base | Head |', '|---|---|---|---|---|');
+      let rows = 0;
+      for (const e of g.entries) {
+        for (const c of e.changes) {
+          if (rows++ < MARKDOWN_ROWS) lines.push(`| ${md(`${e.caseId} / ${e.step}`)} | ${e.format.toUpperCase()} | ${md(c.fact)} | ${md(fact(c.base))} | ${md(fact(c.head))} |`);
+        }
+      }
+      if (rows > MARKDOWN_ROWS) lines.push('', `_… and ${rows - MARKDOWN_ROWS} more (diff.html lists every one)._`);
     }
   }
   lines.push('', d.specRegression ? '**Result: a `spec` check newly fails (exit status 1).**' : 'Result: no `spec` check newly fails.', '');
   return lines.join('\n');
 }
 
-function exchangeBlock(e: CheckExecution | undefined): string {
+/** One side of an entry: verdict and what came, then the request and the response side by side, and the curl line. */
+function sideBlock(e: CheckExecution | undefined, x: { exchange: Exchange; curl?: string } | undefined): string {
   if (!e) return '<p class="muted">(not in this report)</p>';
-  const x: Exchange | undefined = e.exchange;
-  const head = `<div><b>${h(e.verdict)}</b> ${h(e.received ?? e.skipReason ?? '')}</div>`;
-  if (!x) return `${head}<p class="muted">no exchange recorded (passing executions keep none)</p>`;
-  const req = `${x.request.method} ${x.request.url}\n${headerLines(x.request.headers)}${x.request.body ? `\n\n${cut(x.request.body, 4000)}` : ''}`;
-  const res = x.response ? `HTTP ${x.response.status}\n${headerLines(x.response.headers)}${x.response.body ? `\n\n${cut(x.response.body, 4000)}` : ''}` : `transport error ${x.error?.code ?? '?'}: ${x.error?.message ?? ''}`;
-  return `${head}<pre>${h(req)}</pre><pre>${h(res)}</pre>${e.curl ? `<pre class="curl">${h(cut(e.curl, 2000))}</pre>` : ''}`;
+  const head = `<div class="verdict"><b>${h(e.verdict)}</b> ${h(e.received ?? e.skipReason ?? '')}</div>`;
+  if (!x) return `${head}<p class="muted">no exchange recorded for this request in this report</p>`;
+  const t = exchangeTexts(x.exchange, 4000);
+  return `${head}<pre class="request">${h(t.request)}</pre><pre class="response">${h(t.response)}</pre>${x.curl ? `<pre class="curl">${h(cut(x.curl, 2000))}</pre>` : ''}`;
 }
 
 export function renderDiffHtml(d: ReportDiff): string {
-  const block = (title: string, id: string, list: Listed[], extra?: (e: Listed) => string): string =>
+  const factTable = (changes: readonly FactChange[]) =>
+    `<table class="facts"><tr><th>Fact</th><th>Base</th><th>Head</th></tr>${changes.map((c) => `<tr><td>${h(c.fact)}</td><td>${h(fact(c.base))}</td><td>${h(fact(c.head))}</td></tr>`).join('')}</table>`;
+  const entryHtml = (e: DiffEntry, changes?: readonly FactChange[]) =>
+    `<details class="entry" data-key="${h(e.key)}"><summary><code>${h(e.caseId)}</code> / ${h(e.step)} · ${h(e.format.toUpperCase())}${e.note ? ` <span class="muted">(${h(e.note)})</span>` : ''} — <span class="muted">${h(cut(e.head?.received ?? e.base?.received ?? '', 160))}</span></summary>${changes ? factTable(changes) : ''}${e.echoes.length > 0 ? `<p class="muted">Observed facts of the same request that changed with it:</p>${factTable(e.echoes)}` : ''}<div class="cols"><div><h4>Base</h4>${sideBlock(e.base, e.baseExchange)}</div><div><h4>Head</h4>${sideBlock(e.head, e.headExchange)}</div></div></details>`;
+  const block = (title: string, id: string, list: DiffEntry[]): string =>
     `<h2 id="${id}">${h(title)} (${list.length})</h2>${
       list.length === 0
         ? '<p>None.</p>'
-        : list
+        : groupByCheckAndOperation(list)
             .map(
-              (e) =>
-                `<details class="entry"><summary>${h(where(e).replace(/`/g, ''))}</summary>${extra ? extra(e) : ''}<div class="cols"><div><h3>Base</h3>${exchangeBlock(e.base)}</div><div><h3>Head</h3>${exchangeBlock(e.head)}</div></div></details>`,
+              (g) =>
+                `<details class="group" data-check="${h(g.checkId)}" data-op="${h(g.operation)}" data-count="${g.entries.length}"><summary><span class="count">${g.entries.length}</span> <b>${h(g.checkId)}</b> <span class="muted">[${h(g.level)}, ${h(sectionsText(g.sections))}]</span> ${h(operationLabel(g.operation))}</summary>${g.entries.map((e) => entryHtml(e, 'changes' in e ? (e as ObservedChange).changes : undefined)).join('\n')}</details>`,
             )
             .join('\n')
     }`;
-  const changeTable = (e: Listed): string => {
-    const c = (e as ObservedChange).changes;
-    return `<table><tr><th>Fact</th><th>Base</th><th>Head</th></tr>${c.map((x) => `<tr><td>${h(x.fact)}</td><td>${h(fact(x.base))}</td><td>${h(fact(x.head))}</td></tr>`).join('')}</table>`;
-  };
+  const settings =
+    d.settings.length === 0
+      ? '<p id="settings" class="muted">Both runs used the same settings.</p>'
+      : `<div id="settings" class="warning"><b>⚠ The runs differ in ${d.settings.length} setting${d.settings.length === 1 ? '' : 's'}</b>: results may differ because of ${d.settings.length === 1 ? 'it' : 'them'}, not because the target changed.<table><tr><th>Setting</th><th>Base</th><th>Head</th></tr>${d.settings.map((s) => `<tr class="setting"><td>${h(s.setting)}</td><td>${h(s.base)}</td><td>${h(s.head)}</td></tr>`).join('')}</table></div>`;
   const body = `<h1>ISWC conformance: regression diff</h1>
 <table class="meta"><tr><td>Base</td><td>${h(metaLine(d.base))}</td></tr><tr><td>Head</td><td>${h(metaLine(d.head))}</td></tr></table>
-<p><b>${d.newlyFailing.length}</b> newly failing · <b>${d.newlyPassing.length}</b> newly passing · <b>${d.newlySkipped.length}</b> newly skipped · <b>${d.observedChanged.length}</b> observed behaviour changed${d.onlyInBase + d.onlyInHead > 0 ? ` · ${d.onlyInBase} only in base, ${d.onlyInHead} only in head` : ''}</p>
+${settings}
+<p><b>${d.newlyFailing.length}</b> newly failing · <b>${d.newlyPassing.length}</b> newly passing · <b>${d.newlySkipped.length}</b> newly skipped · <b>${d.observedChanged.length}</b> observed behaviour changed${d.echoes > 0 ? ` (and ${d.echoes} observed change${d.echoes === 1 ? '' : 's'} on requests listed for a verdict change, shown with them)` : ''}${d.onlyInBase + d.onlyInHead > 0 ? ` · ${d.onlyInBase} only in base, ${d.onlyInHead} only in head` : ''}</p>
+<p class="muted">Grouped by check × operation; each entry shows the base and the head exchange side by side.</p>
 ${block('Newly failing', 'newly-failing', d.newlyFailing)}
 ${block('Newly passing', 'newly-passing', d.newlyPassing)}
 ${block('Newly skipped', 'newly-skipped', d.newlySkipped)}
-${block('Observed behaviour that changed', 'observed-changed', d.observedChanged, changeTable)}`;
+${block('Observed behaviour that changed', 'observed-changed', d.observedChanged)}`;
   return page('ISWC conformance: regression diff', body);
 }

@@ -19,6 +19,13 @@ export interface RunMeta {
   requests: number;
   retries: number;
   waitedMs: number;
+  /** ISWC_PLAN and ISWC_BUDGET, where the run recorded them (the reporter does; in-process builds need not). */
+  plan?: RunPlan;
+}
+
+export interface RunPlan {
+  name: 'full' | 'smoke';
+  budget: number | null;
 }
 
 export type Tally = Record<Verdict, number>;

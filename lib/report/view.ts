@@ -4,6 +4,7 @@ import { allChecks } from '../check/registry.ts';
 import { OPERATION_IDS, OPERATION_LABEL } from '../contract/operations.ts';
 import type { OperationId } from '../contract/operations.ts';
 import type { Exchange } from '../contract/exchange.ts';
+import { cut } from './escape.ts';
 import type { Tally } from './model.ts';
 import { emptyTally } from './model.ts';
 
@@ -37,20 +38,45 @@ export function tallyOf(executions: readonly CheckExecution[]): Tally {
 export interface CheckInfo {
   id: string;
   level: Level;
-  sections: string[];
   description: string;
 }
 
-/** Check descriptions from the registry; a report from another harness version may name unknown checks. */
+/**
+ * Check descriptions from the registry, in registry order; a report from another harness version may
+ * name unknown checks. Sections are not a property of a check here: each execution cites its own
+ * (lib/check/sections.ts), and a group shows the union of its executions' (`sectionsOf`).
+ */
 export function checkInfo(executions: readonly CheckExecution[]): Map<string, CheckInfo> {
   const out = new Map<string, CheckInfo>();
   const known = new Map(allChecks().map((c) => [c.id, c]));
   const order = new Map(allChecks().map((c, i) => [c.id, i]));
   for (const e of executions) {
     if (out.has(e.checkId)) continue;
-    out.set(e.checkId, { id: e.checkId, level: e.level, sections: e.sections, description: known.get(e.checkId)?.description ?? '' });
+    out.set(e.checkId, { id: e.checkId, level: e.level, description: known.get(e.checkId)?.description ?? '' });
   }
   return new Map([...out.entries()].sort(([a], [b]) => (order.get(a) ?? 1e9) - (order.get(b) ?? 1e9) || a.localeCompare(b)));
+}
+
+/** Document sections before other references, numerically (2.4 before 2.10), then by name. */
+export function compareSections(a: string, b: string): number {
+  const num = (s: string) => (/^\d+(\.\d+)*$/.test(s) ? s.split('.').map(Number) : null);
+  const x = num(a);
+  const y = num(b);
+  if (x && y) {
+    for (let i = 0; i < Math.max(x.length, y.length); i += 1) {
+      const d = (x[i] ?? -1) - (y[i] ?? -1);
+      if (d !== 0) return d;
+    }
+    return 0;
+  }
+  if (x) return -1;
+  if (y) return 1;
+  return a.localeCompare(b);
+}
+
+/** The sections a group of executions cites, each once, in document order. */
+export function sectionsOf(executions: readonly Pick<CheckExecution, 'sections'>[]): string[] {
+  return [...new Set(executions.flatMap((e) => e.sections))].sort(compareSections);
 }
 
 export function groupBy<T>(items: readonly T[], key: (t: T) => string): Map<string, T[]> {
@@ -88,4 +114,22 @@ export function headerLines(h: Record<string, string>): string {
 
 export function sectionsText(sections: readonly string[]): string {
   return sections.map((s) => (/^\d/.test(s) ? `§${s}` : s)).join(', ');
+}
+
+/** An exchange as the reports show it: the request and the response (or transport error) as text, and timing. */
+export interface ExchangeTexts {
+  request: string;
+  response: string;
+  /** `12 ms`, `340 ms, 2 attempts` */
+  timing: string;
+}
+
+/** Bodies cut at `bodyLimit` characters for display; conformance.json keeps what the client recorded. */
+export function exchangeTexts(x: Exchange, bodyLimit: number): ExchangeTexts {
+  const req = x.request;
+  const request = `${req.method} ${req.url}\n${headerLines(req.headers)}${req.body ? `\n\n${cut(req.body, bodyLimit)}` : ''}${req.bodyTruncated ? `\n[request body cut: ${req.bodyBytes} bytes sent]` : ''}`;
+  const response = x.response
+    ? `HTTP ${x.response.status}\n${headerLines(x.response.headers)}${x.response.body ? `\n\n${cut(x.response.body, bodyLimit)}` : ''}${x.response.truncated ? `\n[response cut at ${x.response.bodyBytes} bytes]` : ''}`
+    : `transport error ${x.error?.code ?? '?'}: ${x.error?.message ?? ''}`;
+  return { request, response, timing: `${Math.round(x.durationMs)} ms${x.attempts > 1 ? `, ${x.attempts} attempts` : ''}` };
 }

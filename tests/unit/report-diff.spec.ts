@@ -3,8 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { executionKey } from '../../lib/report/build.ts';
-import { diffReports, renderDiffHtml, renderDiffMarkdown } from '../../lib/report/diff.ts';
+import { diffReports, groupByCheckAndOperation, renderDiffHtml, renderDiffMarkdown } from '../../lib/report/diff.ts';
 import { inProcessReport } from '../support/in-process.ts';
 import type { ConformanceReport } from '../../lib/report/model.ts';
 import { repoRoot } from '../../lib/paths.ts';
@@ -15,9 +14,9 @@ let base: ConformanceReport;
 let head: ConformanceReport;
 let again: ConformanceReport;
 
-/** The observed execution whose facts the "head build" changes: an error answer's content type and body. */
+/** The observed execution whose facts the "head build" changes: an error answer of the merge (a request whose verdicts stay). */
 function changeObserved(report: ConformanceReport): string {
-  const e = report.executions.find((x) => x.verdict === 'observed' && x.checkId === 'observed.error-body' && x.observation);
+  const e = report.executions.find((x) => x.verdict === 'observed' && x.checkId === 'observed.error-body' && x.operation === 'mergeIswcMetadata' && x.observation);
   if (!e?.observation) throw new Error('fixture: no observed error body');
   e.observation = { ...e.observation, contentType: 'application/problem+json', body: 'json {title: string, status: number}' };
   return e.caseId;
@@ -27,19 +26,16 @@ test.beforeAll(async () => {
   [base, head, again] = await Promise.all([inProcessReport(), inProcessReport({ faults: ['run-bad-request-text'] }), inProcessReport()]);
 });
 
-test('two runs of the same server differ in nothing', () => {
+test('two runs of the same server differ in nothing, settings included', () => {
   const d = diffReports(base, again);
   expect([d.newlyFailing, d.newlyPassing, d.newlySkipped, d.observedChanged].map((l) => l.length)).toEqual([0, 0, 0, 0]);
+  expect(d.settings).toEqual([]);
   expect(d.specRegression).toBe(false);
 });
 
-test('newly failing, newly passing, newly skipped and changed observations, keyed by case, format, step and check', () => {
+test('newly failing, passing and skipped, grouped by check × operation, with both exchanges; observed echoes of a failure are not listed again', () => {
   const headCopy = JSON.parse(JSON.stringify(head)) as ConformanceReport;
   const changedCase = changeObserved(headCopy);
-  // The faulty build also changes the observed error body of its 400 answers ("Invalid request").
-  // (Property cases stop at their first counterexample, so some of their steps exist in one run only: not compared.)
-  const baseKeys = new Set(base.executions.map(executionKey));
-  const textChanges = head.executions.filter((e) => baseKeys.has(executionKey(e)) && e.verdict === 'observed' && e.checkId === 'observed.error-body' && e.operation === 'notifyAgentRun' && /Invalid request/.test(e.received ?? ''));
   const skipped = headCopy.executions.find((e) => e.verdict === 'pass' && e.checkId === 'outcome.merge');
   if (!skipped) throw new Error('fixture: no outcome.merge');
   skipped.verdict = 'skip';
@@ -50,30 +46,86 @@ test('newly failing, newly passing, newly skipped and changed observations, keye
   expect(d.newlyFailing.every((e) => e.checkId === 'text.bad-request')).toBe(true);
   expect(d.specRegression).toBe(true);
   expect(d.newlySkipped.map((e) => e.checkId)).toEqual(['outcome.merge']);
-  expect(textChanges.length).toBeGreaterThan(0);
-  const changedKeys = new Set(d.observedChanged.map((e) => e.key));
-  expect(textChanges.filter((e) => !changedKeys.has(executionKey(e))).map((e) => `${e.caseId} ${e.received}`)).toEqual([]);
-  expect(d.observedChanged.some((e) => e.caseId === changedCase)).toBe(true);
 
+  // The faulty build also changes the observed error body of the very answers that newly fail ("Invalid
+  // request"): echoes, folded into the failing entries, not listed as observed changes.
+  const request = (e: { caseId: string; format: string; step: string }) => `${e.caseId} ${e.format} ${e.step}`;
+  const failingRequests = new Set(d.newlyFailing.map(request));
+  const echoes = head.executions.filter((e) => e.verdict === 'observed' && e.checkId === 'observed.error-body' && failingRequests.has(request(e)) && /Invalid request/.test(e.received ?? ''));
+  expect(echoes.length).toBeGreaterThan(0);
+  expect(d.echoes).toBeGreaterThanOrEqual(echoes.length);
+  expect(d.observedChanged.filter((o) => failingRequests.has(request(o))).map((o) => o.key)).toEqual([]);
+  expect(d.newlyFailing.some((e) => e.echoes.some((c) => c.fact === 'observed.error-body: body'))).toBe(true);
+  // What is left: changes on requests whose verdicts did not change (probes of open points, judged by
+  // observed checks only, answer "Invalid request" too), and the change planted on a merge answer.
+  expect(d.observedChanged.length).toBeGreaterThan(0);
+  expect(d.observedChanged.every((o) => o.level === 'observed')).toBe(true);
+  expect(d.observedChanged.find((o) => o.caseId === changedCase)?.changes.map((c) => c.fact).sort()).toEqual(['body', 'contentType']);
   // Against the same clean server, the one planted change is the only thing listed.
   const cleanCopy = JSON.parse(JSON.stringify(again)) as ConformanceReport;
   const plantedCase = changeObserved(cleanCopy);
   const only = diffReports(base, cleanCopy);
   expect([only.newlyFailing, only.newlyPassing, only.newlySkipped].map((l) => l.length)).toEqual([0, 0, 0]);
-  expect(only.observedChanged).toHaveLength(1);
-  expect(only.observedChanged[0]?.caseId).toBe(plantedCase);
-  expect(only.observedChanged[0]?.changes.map((c) => c.fact).sort()).toEqual(['body', 'contentType']);
+  expect(only.observedChanged.map((o) => o.caseId)).toEqual([plantedCase]);
+  expect(only.echoes).toBe(0);
 
-  const back = diffReports(headCopy, base);
-  expect(back.newlyPassing.length).toBe(failing.filter((e) => baseKeys.has(executionKey(e))).length + 1);
-  expect(back.specRegression).toBe(false);
+  // Both exchanges: the base side's passing check kept none, another check of the same request did.
+  const baseRequests = new Set(base.executions.filter((e) => e.exchange).map(request));
+  const withBase = d.newlyFailing.filter((e) => baseRequests.has(request(e)));
+  expect(withBase.length).toBeGreaterThan(0);
+  expect(withBase.every((e) => e.baseExchange && e.headExchange)).toBe(true);
+  expect(withBase.every((e) => e.base?.exchange === undefined)).toBe(true);
 
+  // Grouped by check × operation: one group here, in the Markdown and the HTML.
+  expect(groupByCheckAndOperation(d.newlyFailing).map((g) => `${g.checkId} ${g.operation} ${g.entries.length}`)).toEqual([`text.bad-request notifyAgentRun ${failing.length}`]);
   const markdown = renderDiffMarkdown(d);
   expect(markdown).toContain('## Newly failing');
+  expect(markdown.match(/### `text\.bad-request` \[spec, §4\.1, §7\] — run notification/g)).toHaveLength(1);
   expect(markdown).toContain('application/problem+json');
+  expect(markdown).toContain('observed with it: observed.error-body: body');
   const html = renderDiffHtml(d);
-  expect(html).toContain('<h3>Base</h3>');
-  expect(html).toContain('<h3>Head</h3>');
+  expect(html.match(/<details class="group" data-check="text\.bad-request" data-op="notifyAgentRun"/g)).toHaveLength(1);
+  expect(html).toContain('<h4>Base</h4>');
+  expect(html).toContain('<h4>Head</h4>');
+  const shownBoth = (html.match(/<details class="entry"/g) ?? []).length;
+  expect(shownBoth).toBe(d.newlyFailing.length + d.newlySkipped.length + d.observedChanged.length);
+
+  const back = diffReports(headCopy, base);
+  expect(back.newlyPassing.length).toBe(failing.length + 1);
+  expect(back.specRegression).toBe(false);
+});
+
+test('a property failure that went away is newly passing, not "only in base"; one that appears is newly failing', () => {
+  const withFailure = JSON.parse(JSON.stringify(base)) as ConformanceReport;
+  const property = withFailure.executions.find((e) => e.caseId.startsWith('property.') && e.verdict === 'pass' && e.level === 'spec');
+  if (!property) throw new Error('fixture: no passing property check');
+  const passedAt = property.step;
+  // The run that found a counterexample records the check under the counterexample's step.
+  property.step = 'counterexample after 3 runs (shrunk)';
+  property.verdict = 'fail';
+  property.received = '422 text/plain "Unprocessable"';
+  const fixed = diffReports(withFailure, base);
+  expect(fixed.newlyPassing.map((e) => `${e.checkId} ${e.caseId} ${e.base?.step} -> ${e.head?.step}`)).toEqual([`${property.checkId} ${property.caseId} ${property.step} -> ${passedAt}`]);
+  expect(fixed.newlyPassing[0]?.note).toContain('head passes this check of the case');
+  expect(fixed.onlyInBase).toBe(0);
+  expect(fixed.newlyFailing).toEqual([]);
+
+  const broken = diffReports(base, withFailure);
+  expect(broken.newlyFailing.map((e) => `${e.checkId} ${e.caseId}`)).toEqual([`${property.checkId} ${property.caseId}`]);
+  expect(broken.newlyFailing[0]?.base?.step).toBe(passedAt);
+  expect(broken.specRegression).toBe(true);
+});
+
+test('settings that differ (strict, plan, profile, harness version) are flagged at the top', () => {
+  const other = JSON.parse(JSON.stringify(again)) as ConformanceReport;
+  other.meta = { ...other.meta, strict: true, profile: 'staging-imro', harnessVersion: '0.2.0', plan: { name: 'smoke', budget: 15 } };
+  const d = diffReports(base, other);
+  expect(d.settings.map((s) => s.setting)).toEqual(['profile', 'harness version', 'strict (ISWC_STRICT)', 'plan (ISWC_PLAN, ISWC_BUDGET)']);
+  expect(d.settings.find((s) => s.setting.startsWith('plan'))).toMatchObject({ base: 'not recorded', head: 'smoke, budget 15' });
+  const markdown = renderDiffMarkdown(d);
+  expect(markdown.indexOf('⚠ The runs differ in 4 settings')).toBeGreaterThan(0);
+  expect(markdown.indexOf('⚠ The runs differ')).toBeLessThan(markdown.indexOf('newly failing'));
+  expect(renderDiffHtml(d)).toContain('<tr class="setting"><td>strict (ISWC_STRICT)</td><td>false</td><td>true</td></tr>');
 });
 
 test('report:diff writes diff.md and diff.html and exits 1 on a spec regression; report:baseline feeds it', () => {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { CheckExecution } from '../../lib/run/execution.ts';
-import { renderHtml } from '../../lib/report/html.ts';
+import { pageExamples, renderHtml } from '../../lib/report/html.ts';
 import { inProcessReport } from '../support/in-process.ts';
 import { renderJunit } from '../../lib/report/junit.ts';
 import type { ConformanceReport } from '../../lib/report/model.ts';
@@ -79,20 +79,44 @@ test('JUnit: one testcase per check execution, failures with section, expected, 
   expect(xml).not.toContain('\u0000');
 });
 
-test('HTML: self-contained, every failure expandable, hostile bodies rendered as text', () => {
-  const html = renderHtml(report);
+test('HTML: self-contained, failures grouped by check × operation × format, every one of them in the page, hostile bodies rendered as text', () => {
+  // The hostile failure first: it is then the first example of its group, rendered in the page itself.
+  const hostile = report.executions.find((e) => e.received?.includes('<script>alert'));
+  if (!hostile) throw new Error('fixture: no hostile failure');
+  const html = renderHtml({ ...report, executions: [hostile, ...report.executions.filter((e) => e !== hostile)] });
   expect(html).not.toMatch(/<script>alert/);
   expect(html).not.toMatch(/<img src=x/);
   expect(html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;');
-  // Only one script element: ours, inline.
-  expect(html.match(/<script/g)).toHaveLength(1);
+  // One script runs, ours, inline; the other holds the examples as data (a type no browser runs).
+  expect(html.match(/<script>/g)).toHaveLength(1);
+  expect(html.match(/<script\b[^>]*>/g)).toEqual(['<script id="iswc-examples" type="application/gzip+base64">', '<script>']);
   expect(html).not.toMatch(/<(link|img|iframe)\b|\bsrc=["']?https?:|@import|url\(/i);
   expect(html).toContain("default-src 'none'");
-  const failures = report.executions.filter((e) => e.verdict === 'fail');
-  expect(html.match(/<details class="failure"/g)).toHaveLength(failures.length);
   expect(html).toContain('id="matrix"');
   expect(html).toContain('<svg id="chart"');
   expect(html).toContain('consumes disposable profile entries');
+
+  // One group per check × operation × format, with its count; the counts add up to the failures.
+  const failures = report.executions.filter((e) => e.verdict === 'fail');
+  const keys = new Set(failures.map((e) => `${e.checkId} ${e.operation ?? 'other'} ${e.format}`));
+  const groups = [...html.matchAll(/<details class="group item failure-group" id="(f\d+)" data-check="([^"]+)" data-count="(\d+)" data-level="[^"]*" data-op="([^"]*)" data-format="([^"]*)"/g)];
+  expect(groups).toHaveLength(keys.size);
+  expect(new Set(groups.map((g) => `${g[2]} ${g[4]} ${g[5]}`))).toEqual(keys);
+  expect(groups.reduce((n, g) => n + Number(g[3]), 0)).toBe(failures.length);
+  // Each group opens on its first example, in full; the page carries every failure of the group.
+  expect(html.match(/<details class="example first-example" open>/g)).toHaveLength(keys.size);
+  const examples = pageExamples(html);
+  const listed = groups.flatMap((g) => (examples[g[1] ?? ''] ?? []).map((x) => `${g[2]} ${String(x.c)} ${String(x.s)}`));
+  expect(listed.sort()).toEqual(failures.map((e) => `${e.checkId} ${e.caseId} ${e.step}`).sort());
+  // Hostile text reaches the page's data as data: the script writes it with textContent.
+  expect(JSON.stringify(examples)).toContain('<img src=x onerror=alert(1)>');
+  // Observed behaviour: merged by point (check × operation), each distinct answer with how often it came.
+  const observed = report.executions.filter((e) => e.verdict === 'observed');
+  const points = new Set(observed.map((e) => `${e.checkId} ${e.operation ?? 'other'}`));
+  const observedGroups = [...html.matchAll(/<details class="group item observed-group" id="o\d+" data-check="[^"]+" data-count="(\d+)"/g)];
+  expect(observedGroups).toHaveLength(points.size);
+  expect(observedGroups.reduce((n, g) => n + Number(g[1]), 0)).toBe(observed.length);
+  expect(html.match(/<tr class="fact"/g)?.length ?? 0).toBeLessThan(observed.length);
 });
 
 test('the writers redact: a planted key reaches none of the three files', () => {
@@ -101,7 +125,9 @@ test('the writers redact: a planted key reaches none of the three files', () => 
     const written = writeConformanceReports(report, dir, createRedactor([KEY]));
     expect(written.violations).toEqual([]);
     for (const file of [written.json, written.junit, written.html]) {
-      const text = readFileSync(file, 'utf8');
+      const raw = readFileSync(file, 'utf8');
+      // The page's examples are compressed: read them unpacked too.
+      const text = file === written.html ? `${raw}${JSON.stringify(pageExamples(raw))}` : raw;
       expect(text, file).not.toContain(KEY);
       expect(text, file).not.toContain(encodeURIComponent(KEY));
       expect(text, file).not.toContain(Buffer.from(KEY).toString('base64').replace(/=+$/, ''));
