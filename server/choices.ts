@@ -98,6 +98,19 @@ const CATALOGUE = [
   { id: 'merge-child-refused', section: '4.2', description: 'An ISWC of the merge body that is already merged into another preferred ISWC (has a parent) is a bad request, as production refuses it.' },
   { id: 'run-start-counters-zero', section: '2.1, 3', description: 'A run that starts (no runId) has counted nothing yet: a start whose counters are not all 0 is a business 400 "Bad Request".' },
   { id: 'unknown-path-403', section: 'RFC 9110 §15.5.4', description: 'A path the API does not define answers 403 {"message": "Missing Authentication Token"}, as Amazon API Gateway does.' },
+  // Review 3 (adversarial false-alarm hunt, third round).
+  { id: 'content-type-no-charset', section: 'RFC 8259 §11, RFC 9110 §8.3', description: 'Answers are labelled without a charset parameter (application/json, text/plain, application/xml) and carry Server and Date headers as Kestrel writes them.' },
+  { id: 'paths-case-insensitive', section: '4', description: 'Paths are matched without case and with an optional trailing slash, as ASP.NET Core routing does: /Agent/Run/ is the run notification.' },
+  { id: 'query-names-case-insensitive', section: '4.2-4.4', description: 'Query parameter names are bound without case, as ASP.NET Core model binding does: PreferredIswc is preferredIswc.' },
+  { id: 'options-cors', section: 'RFC 9110 §9.3.7', description: 'OPTIONS on a path of the API answers 204 with Allow and CORS headers (a CORS-enabled gateway) instead of 405.' },
+  { id: 'run-id-braced-upper', section: '2.2', description: 'New runIds are GUIDs in upper case within braces ({D3A1…}), .NET Guid.ToString("B").ToUpper().' },
+  { id: 'run-answer-extra-fields', section: '2.2', description: 'The 200 of the run notification carries fields besides runId (agencyCode, status, a timestamp), in JSON and XML.' },
+  { id: 'xml-answer-cdata', section: '2.2, 4.1', description: 'XML answers have a declaration in single quotes with standalone=\'yes\' and the runId in a CDATA section.' },
+  { id: 'merge-extra-fields-refused', section: '2.3, 4.2', description: 'A merge body or agency work with a field the document does not name is a bad request (MissingMemberHandling.Error).' },
+  { id: 'rate-limit-429', section: '8', description: 'Every 20th request is throttled with 429 {"statusCode": 429, "message": "Rate limit is exceeded…"} and Retry-After: 1 (the document does not show rate limits; production throttles).' },
+  { id: 'keep-alive-short', section: 'RFC 9112 §9.3', description: 'Idle persistent connections are closed after 1 ms (a proxy with a short idle timeout); nothing announces it.' },
+  { id: 'run-end-once', section: '3, 4.1', description: 'A run can be ended once: a second notification carrying the runId of a run already ended is a bad request.' },
+  { id: 'query-unknown-refused', section: '4', description: 'A query parameter the operation does not document (any on the run notification) is a bad request.' },
 ] as const satisfies readonly Choice[];
 
 export type ChoiceId = (typeof CATALOGUE)[number]['id'];
@@ -172,6 +185,21 @@ export const CHOICE_SETS = {
     'stated-text-colon-detail',
     'merge-child-refused',
     'run-start-counters-zero',
+  ],
+  // Found by the third adversarial review: ASP.NET Core habits, gateways and stricter business rules.
+  review3: [
+    'content-type-no-charset',
+    'paths-case-insensitive',
+    'query-names-case-insensitive',
+    'options-cors',
+    'run-id-braced-upper',
+    'run-answer-extra-fields',
+    'xml-answer-cdata',
+    'merge-extra-fields-refused',
+    'rate-limit-429',
+    'keep-alive-short',
+    'run-end-once',
+    'query-unknown-refused',
   ],
 } as const satisfies Record<string, readonly ChoiceId[]>;
 

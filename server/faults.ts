@@ -33,6 +33,14 @@ export interface Fault {
 const answerOf = (operation: OperationId, status: number) => (reply: Reply, site: FaultSite): boolean => site.operation === operation && reply.status === status;
 
 const CATALOGUE = [
+  // Review 3: deviations tried against the suite (see /tmp/notes/review3.md).
+  { id: 'run-id-pascal-case', level: 'spec', section: '2.2', description: 'The JSON 200 of the run notification names its field RunId (Newtonsoft without a camelCase resolver) instead of runId.' },
+  { id: 'run-end-new-id', level: 'spec', section: '2.2, 4.1', description: 'A notification that ends a run answers a new runId instead of the identifier of the run it ended.' },
+  { id: 'merge-ignores-agency-works', level: 'spec', section: '3, 4.2', description: 'Merge answers 204 but merges only the ISWCs: the agency works of the body are dropped.' },
+  { id: 'delete-ignores-preferred', level: 'spec', section: '2.5, 4.3', description: 'Submission delete finds the submission by agency, work code and sourceDb alone: a delete naming another existing preferred ISWC removes it.' },
+  { id: 'demerge-ignores-preferred', level: 'spec', section: '4.4', description: 'Demerge finds the merged work by agency and work code alone: a demerge naming another existing preferred ISWC removes it.' },
+  { id: 'merge-works-only-unknown-preferred', level: 'spec', section: '4.2', description: 'A merge whose body lists only agency works (no ISWCs) is not looked up: an unknown preferred ISWC gets 204 instead of 404.' },
+  { id: 'merge-xml-works-ignored', level: 'spec', section: '2.3, 4.2', description: 'agencyWorks of an XML merge body are neither validated nor merged (a 21-character agencyWorkCode passes).' },
   // Limits too loose (section 8).
   { id: 'run-agency-code-loose', level: 'spec', section: '2.1', description: 'Agent run agencyCode length is not checked.' },
   { id: 'run-int32-loose', level: 'spec', section: '2.1', description: 'Agent run counters accept any safe integer beyond int32.' },

@@ -78,7 +78,14 @@ function buildRoutes(): Routes {
 }
 
 async function route(ctx: Context, routes: Routes, req: IncomingMessage): Promise<Reply | null> {
-  const { path, query } = splitTarget(req.url ?? '/');
+  const target = splitTarget(req.url ?? '/');
+  const query = target.query;
+  // Choice `paths-case-insensitive`: ASP.NET Core routing matches without case and takes a trailing slash.
+  const path = ctx.choices.has('paths-case-insensitive') ? normalisePath(routes, target.path) : target.path;
+  // Choice `rate-limit-429`: a gateway throttles every 20th request (Retry-After: 1).
+  if (ctx.choices.has('rate-limit-429') && ++ctx.requestCount % 20 === 0) {
+    return json(429, { statusCode: 429, message: 'Rate limit is exceeded. Try again in 1 seconds.' }, { 'Retry-After': '1' });
+  }
   const byMethod = routes.get(path);
   const gateway404 = (): Reply => json(404, { statusCode: 404, message: 'Resource not found' });
   if (!byMethod) {
@@ -87,6 +94,18 @@ async function route(ctx: Context, routes: Routes, req: IncomingMessage): Promis
     return ctx.choices.has('apim-404-unknown-operation') ? gateway404() : text(404, 'Not Found');
   }
   const op = byMethod.get(req.method ?? '');
+  // Choice `options-cors`: a CORS-enabled gateway answers OPTIONS (a preflight or not) with what the path allows.
+  if (!op && req.method === 'OPTIONS' && ctx.choices.has('options-cors')) {
+    const allow = methodsOnPath(path).join(', ');
+    return { status: 204, headers: { Allow: allow, 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Methods': allow, 'Access-Control-Allow-Headers': 'Content-Type, Ocp-Apim-Subscription-Key' } };
+  }
+  // Choice `query-unknown-refused`: a query parameter the operation does not document is a bad request.
+  if (op && ctx.choices.has('query-unknown-refused')) {
+    const known = new Set(op.params.map((p) => p.name.toLowerCase()));
+    for (const [name] of new URLSearchParams(query)) {
+      if (!known.has(name.toLowerCase())) return op.id === 'notifyAgentRun' ? text(400, 'Bad Request') : json(400, { code: 'BAD_PARAMETER', message: `unknown query parameter ${name}` });
+    }
+  }
   // Choice `submission-update-put`: PUT /submission updates a submission (production's updateSubmission, an
   // operation outside the document): without a body or Content-Type, ASP.NET Core's [FromBody] answers 415.
   if (!op && ctx.choices.has('submission-update-put') && req.method === 'PUT' && path === '/submission') {
@@ -124,6 +143,13 @@ async function route(ctx: Context, routes: Routes, req: IncomingMessage): Promis
   }
 }
 
+/** The route a path names without case and without a trailing slash, or the path as given. */
+function normalisePath(routes: Routes, path: string): string {
+  const bare = path.length > 1 ? path.replace(/\/+$/, '') : path;
+  for (const known of routes.keys()) if (known.toLowerCase() === bare.toLowerCase()) return known;
+  return path;
+}
+
 /** Never a 5xx the faults did not ask for: an unexpected exception is answered 400 "Bad Request". */
 async function serve(ctx: Context, routes: Routes, req: IncomingMessage, res: ServerResponse): Promise<void> {
   let reply: Reply | null;
@@ -138,7 +164,8 @@ async function serve(ctx: Context, routes: Routes, req: IncomingMessage, res: Se
     return;
   }
   if (reply.hang) return;
-  const { path } = splitTarget(req.url ?? '/');
+  const target = splitTarget(req.url ?? '/').path;
+  const path = ctx.choices.has('paths-case-insensitive') ? normalisePath(routes, target) : target;
   const method = req.method ?? '';
   reply = ctx.faults.alter(reply, { operation: routes.get(path)?.get(method)?.id ?? null, method, path });
   try {
@@ -169,6 +196,7 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
     debug: process.env.ISWC_SERVER_DEBUG === '1',
     choices,
     keyAgency: options.profile.agency,
+    requestCount: 0,
     knownSourceDbs: new Set([...options.profile.submissions.map((s) => s.sourceDb), Number(options.profile.agency), ...HUB_SOURCE_DBS]),
   };
 
@@ -177,7 +205,7 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
   });
   server.headersTimeout = 15_000;
   server.requestTimeout = 30_000;
-  server.keepAliveTimeout = 10_000;
+  server.keepAliveTimeout = choices.has('keep-alive-short') ? 1 : 10_000;
   server.maxRequestsPerSocket = 0;
 
   await new Promise<void>((resolve, reject) => {

@@ -99,6 +99,7 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
     }
     if (c.has('run-end-once') && ctx.state.run(runId)?.ended) return badRequest('this run has already ended');
     ctx.state.endRun(runId, run);
+    if (f.has('run-end-new-id')) runId = randomUUID();
   }
 
   const status = op.successStatus;
@@ -108,7 +109,7 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
   }
   const extra = c.has('run-answer-extra-fields') ? { agencyCode: String((run as { agencyCode?: unknown }).agencyCode ?? ctx.keyAgency), status: run.runId ? 'Ended' : 'Started', timestamp: new Date().toISOString() } : {};
   if (format === 'json') {
-    const answer = f.has('run-response-schema') ? { runId: ctx.state.runNumber(runId) } : { runId, ...extra };
+    const answer = f.has('run-response-schema') ? { runId: ctx.state.runNumber(runId) } : f.has('run-id-pascal-case') ? { RunId: runId } : { runId, ...extra };
     return { status, body: { kind: 'json', text: encodeJson(answer) } };
   }
   // XML 1.0 cannot carry some characters (most C0 controls, lone surrogates) even escaped: a runId that

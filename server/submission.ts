@@ -43,6 +43,13 @@ export function handleDelete(ctx: Context, op: Operation, rawQuery: string): Rep
 
   const foreign = refuseForeignAgency(ctx, op, agency.value);
   if (foreign) return foreign;
+  if (f.has('delete-ignores-preferred') && ctx.state.iswcExists(preferred.value)) {
+    const own = ctx.state.submissionIswcOf(agency.value, workcode.value, sourceDb.value);
+    if (own !== undefined) {
+      ctx.state.deleteSubmission(own, agency.value, workcode.value, sourceDb.value);
+      return empty(op.successStatus);
+    }
+  }
   // Fault `delete-ignores-source-db`: the stored submission's own sourceDb stands in for the one asked.
   const effectiveSourceDb = f.has('delete-ignores-source-db') ? (ctx.state.sourceDbOf(preferred.value, agency.value, workcode.value) ?? sourceDb.value) : sourceDb.value;
   // Fault `delete-ignores-agency`: the stored submission's own agency stands in for the one asked.

@@ -69,6 +69,7 @@ export function writeReply(res: ServerResponse, reply: Reply, faults: FaultSet, 
     return;
   }
   const headers: Record<string, string | number> = { ...reply.headers };
+  if (choices?.has('content-type-no-charset')) Object.assign(headers, { Server: 'Kestrel', Date: new Date().toUTCString() });
   if (reply.close || choices?.has('connection-close')) headers.Connection = 'close';
   // Choice `early-hints`: an informational 103 before the final answer (RFC 9110 §15.2: clients must parse 1xx).
   if (choices?.has('early-hints')) {
@@ -94,6 +95,8 @@ export function writeReply(res: ServerResponse, reply: Reply, faults: FaultSet, 
   if (!faults.has('missing-content-type')) {
     const kind = isJson && faults.has('json-content-type-mislabelled') ? 'xml' : reply.body.kind;
     headers['Content-Type'] = kind === 'json' && choices?.has('json-text-json') ? 'text/json; charset=utf-8' : utf16 && kind === 'xml' ? 'application/xml; charset=utf-16' : CONTENT_TYPE[kind];
+    // Choice `content-type-no-charset`: the media type alone (UTF-8 is JSON's only encoding, RFC 8259 §8.1).
+    if (choices?.has('content-type-no-charset') && !utf16) headers['Content-Type'] = String(headers['Content-Type']).replace(/;\s*charset=[^;]*/i, '');
   }
   if (choices?.has('gzip-unasked') && acceptsGzip(res.req.headers['accept-encoding'])) {
     payload = gzipSync(payload);
