@@ -110,6 +110,13 @@ const CATALOGUE = [
   { id: 'rate-limit-429', section: '8', description: 'Every 20th request is throttled with 429 {"statusCode": 429, "message": "Rate limit is exceeded…"} and Retry-After: 1 (the document does not show rate limits; production throttles).' },
   { id: 'keep-alive-short', section: 'RFC 9112 §9.3', description: 'Idle persistent connections are closed after 1 ms (a proxy with a short idle timeout); nothing announces it.' },
   { id: 'run-end-once', section: '3, 4.1', description: 'A run can be ended once: a second notification carrying the runId of a run already ended is a bad request.' },
+  { id: 'merge-max-items', section: '8', description: 'A merge may name at most 10 items (ISWCs and agency works together); a longer one is a bad request (size limits: not shown).' },
+  { id: 'work-code-charset', section: '2.4, 4.3, 4.4', description: 'Agency work codes (body and query) hold only ASCII letters, digits and . _ / -, as real ones do; others are a bad request.' },
+  { id: 'accept-406', section: '4.1, RFC 9110 §15.5.7', description: 'A run notification whose Accept names neither JSON nor XML (nor */*) answers 406 (ASP.NET Core ReturnHttpNotAcceptable).' },
+  { id: 'delete-merged-child-400', section: '4.3', description: 'A submission whose ISWC has been merged into another preferred ISWC cannot be deleted through it: 400.' },
+  { id: 'content-type-upper', section: 'RFC 9110 §8.3.1', description: 'Content-Type is written in mixed case (Application/Json; Charset=UTF-8): type, subtype and parameter names are case-insensitive.' },
+  { id: 'xml-text-xml', section: '4.1, 7', description: 'XML answers are labelled text/xml, and XML error bodies application/problem+xml (RFC 9457).' },
+  { id: 'error-no-body', section: '4.2-4.4, 7', description: 'Errors of merge, delete and demerge carry no body (the document states a meaning for them, not a text).' },
   { id: 'query-unknown-refused', section: '4', description: 'A query parameter the operation does not document (any on the run notification) is a bad request.' },
 ] as const satisfies readonly Choice[];
 
@@ -200,6 +207,13 @@ export const CHOICE_SETS = {
     'keep-alive-short',
     'run-end-once',
     'query-unknown-refused',
+    'merge-max-items',
+    'work-code-charset',
+    'accept-406',
+    'delete-merged-child-400',
+    'content-type-upper',
+    'xml-text-xml',
+    'error-no-body',
   ],
 } as const satisfies Record<string, readonly ChoiceId[]>;
 

@@ -99,6 +99,13 @@ async function route(ctx: Context, routes: Routes, req: IncomingMessage): Promis
     const allow = methodsOnPath(path).join(', ');
     return { status: 204, headers: { Allow: allow, 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Methods': allow, 'Access-Control-Allow-Headers': 'Content-Type, Ocp-Apim-Subscription-Key' } };
   }
+  // Choice `accept-406`: ASP.NET Core with ReturnHttpNotAcceptable refuses an Accept it cannot serve.
+  if (op?.id === 'notifyAgentRun' && ctx.choices.has('accept-406')) {
+    const accept = req.headers.accept;
+    if (accept !== undefined && accept.trim() !== '' && !/(^|,)\s*(\*\/\*|application\/\*|text\/\*|application\/(?:[\w.+-]*\+)?(?:json|xml)|text\/(?:json|xml))\s*(;|,|$)/i.test(accept)) {
+      return text(406, 'Not Acceptable');
+    }
+  }
   // Choice `query-unknown-refused`: a query parameter the operation does not document is a bad request.
   if (op && ctx.choices.has('query-unknown-refused')) {
     const known = new Set(op.params.map((p) => p.name.toLowerCase()));

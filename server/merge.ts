@@ -21,6 +21,9 @@ interface MergeBody {
   agencyWorks?: AgencyWorkRef[];
 }
 
+/** Choice `work-code-charset`: the characters real agency work codes use. */
+export const WORK_CODE_CHARS = /^[A-Za-z0-9._\/-]*$/;
+
 /** 404 text of merge and demerge (not shown by the document: choice, like production). */
 export const ISWC_NOT_FOUND = 'Iswc not found';
 
@@ -41,6 +44,8 @@ function businessRefusal(ctx: Context, preferred: string, merge: MergeBody): str
   if (c.has('merge-duplicates-400') && (new Set(iswcs).size < iswcs.length || iswcs.includes(preferred))) return 'the merge repeats an ISWC or names the preferred ISWC itself';
   if (c.has('check-digit-all') && iswcs.some((i) => !hasValidCheckDigit(i))) return 'an ISWC has a wrong check digit';
   if (c.has('merge-child-refused') && iswcs.some((i) => ctx.state.hasParent(i))) return 'an ISWC of the merge already has a parent (production refuses it)';
+  if (c.has('merge-max-items') && iswcs.length + works.length > 10) return 'a merge names at most 10 items';
+  if (c.has('work-code-charset') && works.some((w) => !WORK_CODE_CHARS.test(w.agencyWorkCode))) return 'an agencyWorkCode holds a character work codes do not';
   if (c.has('business-odd-values')) return oddValue(merge);
   return undefined;
 }
@@ -165,6 +170,7 @@ export function handleDemerge(ctx: Context, op: Operation, rawQuery: string): Re
   if (!workcode.ok) return bad(problemCode(workcode.problem), workcode.problem.message);
   const odd = c.has('business-odd-values') ? oddValue({ agency: agency.value, workcode: workcode.value }) : undefined;
   if (odd) return bad('BAD_PARAMETER', odd);
+  if (c.has('work-code-charset') && !WORK_CODE_CHARS.test(workcode.value)) return bad('BAD_PARAMETER', 'workcode holds a character work codes do not');
 
   const foreign = refuseForeignAgency(ctx, op, agency.value);
   if (foreign) return foreign;

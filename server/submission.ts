@@ -7,6 +7,7 @@ import { problemCode, Q, Query } from './query.ts';
 import { oddValue } from './readings.ts';
 import type { Reply } from './wire.ts';
 import { empty } from './wire.ts';
+import { WORK_CODE_CHARS } from './merge.ts';
 
 /** 404 text of the submission delete (not shown by the document: choice). */
 export const SUBMISSION_NOT_FOUND = 'Submission not found';
@@ -40,6 +41,8 @@ export function handleDelete(ctx: Context, op: Operation, rawQuery: string): Rep
   if (c.has('source-db-known') && !ctx.knownSourceDbs.has(sourceDb.value)) return bad({ param: Q.sourceDb, kind: 'invalid', message: `sourceDb ${sourceDb.value} is not a known source database` });
   const odd = c.has('business-odd-values') ? oddValue({ agency: agency.value, workcode: workcode.value }) : undefined;
   if (odd) return bad({ param: Q.workcode, kind: 'invalid', message: odd });
+  if (c.has('work-code-charset') && !WORK_CODE_CHARS.test(workcode.value)) return bad({ param: Q.workcode, kind: 'invalid', message: 'workcode holds a character work codes do not' });
+  if (c.has('delete-merged-child-400') && ctx.state.hasParent(preferred.value)) return bad({ param: Q.preferredIswc, kind: 'invalid', message: 'the ISWC is merged into another preferred ISWC' });
 
   const foreign = refuseForeignAgency(ctx, op, agency.value);
   if (foreign) return foreign;
