@@ -117,6 +117,11 @@ const CATALOGUE = [
   { id: 'content-type-upper', section: 'RFC 9110 §8.3.1', description: 'Content-Type is written in mixed case (Application/Json; Charset=UTF-8): type, subtype and parameter names are case-insensitive.' },
   { id: 'xml-text-xml', section: '4.1, 7', description: 'XML answers are labelled text/xml, and XML error bodies application/problem+xml (RFC 9457).' },
   { id: 'error-no-body', section: '4.2-4.4, 7', description: 'Errors of merge, delete and demerge carry no body (the document states a meaning for them, not a text).' },
+  { id: 'merge-preferred-child-refused', section: '4.2', description: 'A merge into a preferred ISWC that is itself merged into another (has a parent) is a bad request (production refuses cycles).' },
+  { id: 'merge-work-elsewhere-refused', section: '4.2', description: 'A merge naming an agency work already merged into another preferred ISWC is a bad request.' },
+  { id: 'merge-again-refused', section: '4.2', description: 'A merge naming an agency work already merged into this preferred ISWC is a bad request ("already merged"), not an idempotent 204.' },
+  { id: 'merge-own-works-only', section: '4.2, 5.3', description: 'An agency may merge only its own works: an agency work of another agency than the query agency gets 403.' },
+  { id: 'delete-with-merges-400', section: '4.3', description: 'A submission whose preferred ISWC has agency works merged into it cannot be deleted until they are demerged: 400.' },
   { id: 'query-unknown-refused', section: '4', description: 'A query parameter the operation does not document (any on the run notification) is a bad request.' },
 ] as const satisfies readonly Choice[];
 
@@ -214,6 +219,11 @@ export const CHOICE_SETS = {
     'content-type-upper',
     'xml-text-xml',
     'error-no-body',
+    'merge-preferred-child-refused',
+    'merge-work-elsewhere-refused',
+    'merge-again-refused',
+    'merge-own-works-only',
+    'delete-with-merges-400',
   ],
 } as const satisfies Record<string, readonly ChoiceId[]>;
 

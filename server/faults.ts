@@ -40,6 +40,9 @@ const CATALOGUE = [
   { id: 'delete-ignores-preferred', level: 'spec', section: '2.5, 4.3', description: 'Submission delete finds the submission by agency, work code and sourceDb alone: a delete naming another existing preferred ISWC removes it.' },
   { id: 'demerge-ignores-preferred', level: 'spec', section: '4.4', description: 'Demerge finds the merged work by agency and work code alone: a demerge naming another existing preferred ISWC removes it.' },
   { id: 'merge-works-only-unknown-preferred', level: 'spec', section: '4.2', description: 'A merge whose body lists only agency works (no ISWCs) is not looked up: an unknown preferred ISWC gets 204 instead of 404.' },
+  { id: 'delete-ignores-workcode', level: 'spec', section: '2.5, 4.3', description: 'Submission delete ignores the work code: a delete naming another work code removes the agency\'s submission on that ISWC and sourceDb.' },
+  { id: 'merge-unknown-body-iswc-accepted', level: 'spec', section: '4.2', description: 'An ISWC of the merge body that does not exist is skipped: the merge answers 204.' },
+  { id: 'int32-min-loose', level: 'spec', section: '8', description: 'The int32 minimum is not checked: counters and sourceDb below -2147483648 are accepted.' },
   { id: 'merge-xml-works-ignored', level: 'spec', section: '2.3, 4.2', description: 'agencyWorks of an XML merge body are neither validated nor merged (a 21-character agencyWorkCode passes).' },
   // Limits too loose (section 8).
   { id: 'run-agency-code-loose', level: 'spec', section: '2.1', description: 'Agent run agencyCode length is not checked.' },

@@ -46,6 +46,9 @@ function businessRefusal(ctx: Context, preferred: string, merge: MergeBody): str
   if (c.has('merge-child-refused') && iswcs.some((i) => ctx.state.hasParent(i))) return 'an ISWC of the merge already has a parent (production refuses it)';
   if (c.has('merge-max-items') && iswcs.length + works.length > 10) return 'a merge names at most 10 items';
   if (c.has('work-code-charset') && works.some((w) => !WORK_CODE_CHARS.test(w.agencyWorkCode))) return 'an agencyWorkCode holds a character work codes do not';
+  if (c.has('merge-preferred-child-refused') && ctx.state.hasParent(preferred)) return 'the preferred ISWC is merged into another';
+  if (c.has('merge-work-elsewhere-refused') && works.some((w) => { const into = ctx.state.mergedIswcOf(w.agencyCode, w.agencyWorkCode); return into !== undefined && into !== preferred; })) return 'an agency work is merged into another preferred ISWC';
+  if (c.has('merge-again-refused') && works.some((w) => ctx.state.isMerged(preferred, w.agencyCode, w.agencyWorkCode))) return 'an agency work is already merged into this preferred ISWC';
   if (c.has('business-odd-values')) return oddValue(merge);
   return undefined;
 }
@@ -134,12 +137,13 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
 
   const foreign = refuseForeignAgency(ctx, op, agency.value);
   if (foreign) return foreign;
+  if (ctx.choices.has('merge-own-works-only') && (merge.agencyWorks ?? []).some((w) => w.agencyCode !== agency.value)) return errorReply(ctx, 403, { code: 'FORBIDDEN', message: 'an agency work of another agency', where: 'handleMerge' });
   const iswcs = merge.iswcs ?? [];
   if (f.has('duplicate-items-500') && new Set(iswcs).size < iswcs.length) return text(500, 'Internal Server Error');
   const works = merge.agencyWorks ?? [];
   if (!ctx.state.iswcExists(preferred.value) && !(f.has('merge-works-only-unknown-preferred') && iswcs.length === 0 && works.length > 0)) return notFound();
   if (ctx.choices.has('merge-unknown-works-404') && works.some((w) => !ctx.state.workKnown(w.agencyCode, w.agencyWorkCode))) return notFound();
-  if (iswcs.some((iswc) => !ctx.state.iswcExists(iswc))) {
+  if (!f.has('merge-unknown-body-iswc-accepted') && iswcs.some((iswc) => !ctx.state.iswcExists(iswc))) {
     return ctx.choices.has('refuse-as-400') ? errorReply(ctx, 400, { code: 'NOT_FOUND', message: 'an ISWC to merge does not exist', where: 'handleMerge' }) : notFound();
   }
 

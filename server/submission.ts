@@ -42,10 +42,18 @@ export function handleDelete(ctx: Context, op: Operation, rawQuery: string): Rep
   const odd = c.has('business-odd-values') ? oddValue({ agency: agency.value, workcode: workcode.value }) : undefined;
   if (odd) return bad({ param: Q.workcode, kind: 'invalid', message: odd });
   if (c.has('work-code-charset') && !WORK_CODE_CHARS.test(workcode.value)) return bad({ param: Q.workcode, kind: 'invalid', message: 'workcode holds a character work codes do not' });
+  if (c.has('delete-with-merges-400') && ctx.state.hasMergedWorks(preferred.value)) return bad({ param: Q.preferredIswc, kind: 'invalid', message: 'agency works are merged into this ISWC' });
   if (c.has('delete-merged-child-400') && ctx.state.hasParent(preferred.value)) return bad({ param: Q.preferredIswc, kind: 'invalid', message: 'the ISWC is merged into another preferred ISWC' });
 
   const foreign = refuseForeignAgency(ctx, op, agency.value);
   if (foreign) return foreign;
+  if (f.has('delete-ignores-workcode')) {
+    const own = ctx.state.submissionWorkcodeOf(preferred.value, agency.value, sourceDb.value);
+    if (own !== undefined) {
+      ctx.state.deleteSubmission(preferred.value, agency.value, own, sourceDb.value);
+      return empty(op.successStatus);
+    }
+  }
   if (f.has('delete-ignores-preferred') && ctx.state.iswcExists(preferred.value)) {
     const own = ctx.state.submissionIswcOf(agency.value, workcode.value, sourceDb.value);
     if (own !== undefined) {

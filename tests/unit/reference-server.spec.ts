@@ -554,6 +554,26 @@ const CHOICE_PROBES: ChoiceProbe[] = [
   { choice: 'content-type-upper', calls: [validRun()], observe: contentType, reference: 'application/json; charset=utf-8', chosen: 'Application/Json; Charset=UTF-8' },
   { choice: 'xml-text-xml', calls: [xmlRun(`<agencyCode>${profile.agency}</agencyCode>`)], observe: typePrefix, reference: 'application/xml', chosen: 'text/xml' },
   { choice: 'error-no-body', calls: [deleteOf(0, { agency: '1' })], observe: (a) => a.text === '', reference: false, chosen: true },
+  {
+    choice: 'merge-preferred-child-refused',
+    calls: [mergeOf(0), { ...mergeOf(0), query: { preferredIswc: at(at(profile.merges, 0).iswcs ?? [], 0), agency: profile.agency }, body: JSON.stringify({ iswcs: [profile.iswcs[1]], agencyWorks: [] }) }],
+    reference: 204,
+    chosen: 400,
+  },
+  {
+    choice: 'merge-work-elsewhere-refused',
+    calls: [mergeOf(0), { ...mergeOf(0), query: { preferredIswc: at(profile.iswcs, 0), agency: profile.agency }, body: JSON.stringify({ iswcs: [], agencyWorks: (at(profile.merges, 0).agencyWorks ?? []).slice(0, 1) }) }],
+    reference: 204,
+    chosen: 400,
+  },
+  { choice: 'merge-again-refused', calls: [mergeOf(0), mergeOf(0)], reference: 204, chosen: 400 },
+  { choice: 'merge-own-works-only', calls: [mergeBody({ iswcs: [], agencyWorks: [{ agencyCode: '052', agencyWorkCode: 'PRS1' }] })], reference: 204, chosen: 403 },
+  {
+    choice: 'delete-with-merges-400',
+    calls: [{ ...mergeOf(0), query: { preferredIswc: s0().preferredIswc, agency: profile.agency }, body: JSON.stringify({ iswcs: [], agencyWorks: [{ agencyCode: profile.agency, agencyWorkCode: 'MW1' }] }) }, deleteOf(0)],
+    reference: 204,
+    chosen: 400,
+  },
   { choice: 'large-bodies-accepted', calls: [{ path: '/agent/run', body: `${JSON.stringify(VALID_RUN)}${' '.repeat(2 * 1024 * 1024)}`, headers: JSON_TYPE }], reference: 413, chosen: 200 },
 ];
 
