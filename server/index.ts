@@ -91,6 +91,7 @@ async function route(ctx: Context, routes: Routes, req: IncomingMessage): Promis
   if (!byMethod) {
     if (ctx.faults.has('unknown-path-200')) return json(200, {});
     if (ctx.choices.has('unknown-path-403')) return json(403, { message: 'Missing Authentication Token' });
+    if (ctx.choices.has('iis-html-errors')) return { status: 404, body: { kind: 'html', text: IIS_404 } };
     return ctx.choices.has('apim-404-unknown-operation') ? gateway404() : text(404, 'Not Found');
   }
   const op = byMethod.get(req.method ?? '');
@@ -121,6 +122,7 @@ async function route(ctx: Context, routes: Routes, req: IncomingMessage): Promis
   if (!op) {
     if (ctx.choices.has('apim-404-unknown-operation') && !ctx.faults.has('405-without-allow')) return gateway404();
     const allow = ctx.faults.has('405-without-allow') ? undefined : { Allow: methodsOnPath(path).join(', ') };
+    if (ctx.choices.has('iis-html-errors') && allow) return { status: 405, headers: allow, body: { kind: 'html', text: IIS_405 } };
     return text(405, 'Method Not Allowed', allow);
   }
   const auth = authenticate(ctx, req, op);
@@ -149,6 +151,10 @@ async function route(ctx: Context, routes: Routes, req: IncomingMessage): Promis
       return handleDelete(ctx, op, query);
   }
 }
+
+/** Choice `iis-html-errors`: the pages IIS writes for a path or verb no handler takes. */
+const IIS_404 = '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd">\r\n<html xmlns="http://www.w3.org/1999/xhtml"><head><title>404 - File or directory not found.</title></head><body><div id="header"><h1>Server Error</h1></div><div id="content"><h2>404 - File or directory not found.</h2><h3>The resource you are looking for might have been removed, had its name changed, or is temporarily unavailable.</h3></div></body></html>';
+const IIS_405 = '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd">\r\n<html xmlns="http://www.w3.org/1999/xhtml"><head><title>405 - HTTP verb used to access this page is not allowed.</title></head><body><div id="header"><h1>Server Error</h1></div><div id="content"><h2>405 - HTTP verb used to access this page is not allowed.</h2><h3>The page you are looking for cannot be displayed because an invalid method (HTTP verb) was used to attempt access.</h3></div></body></html>';
 
 /** The route a path names without case and without a trailing slash, or the path as given. */
 function normalisePath(routes: Routes, path: string): string {

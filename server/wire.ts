@@ -11,7 +11,7 @@ import type { ChoiceSet } from './choices.ts';
  * the HTTP-level faults on Content-Type and on 204 bodies applied in this one place.
  */
 
-export type BodyKind = 'json' | 'problem' | 'xml' | 'text';
+export type BodyKind = 'json' | 'problem' | 'xml' | 'text' | 'html';
 
 export interface Reply {
   status: number;
@@ -30,6 +30,7 @@ const CONTENT_TYPE: Record<BodyKind, string> = {
   problem: 'application/problem+json; charset=utf-8',
   xml: 'application/xml; charset=utf-8',
   text: 'text/plain; charset=utf-8',
+  html: 'text/html; charset=utf-8',
 };
 
 export const text = (status: number, body: string, headers?: Record<string, string>): Reply => ({
