@@ -43,6 +43,9 @@ const CATALOGUE = [
   { id: 'delete-ignores-workcode', level: 'spec', section: '2.5, 4.3', description: 'Submission delete ignores the work code: a delete naming another work code removes the agency\'s submission on that ISWC and sourceDb.' },
   { id: 'merge-unknown-body-iswc-accepted', level: 'spec', section: '4.2', description: 'An ISWC of the merge body that does not exist is skipped: the merge answers 204.' },
   { id: 'int32-min-loose', level: 'spec', section: '8', description: 'The int32 minimum is not checked: counters and sourceDb below -2147483648 are accepted.' },
+  { id: 'delete-unknown-preferred-by-work', level: 'spec', section: '2.5, 4.3', description: 'A delete naming a preferred ISWC that does not exist removes the submission found by agency, work code and sourceDb (204).' },
+  { id: 'answer-unescaped', level: 'spec', section: '2.2, 4.1', description: 'The runId is written into the 200 answer without escaping: a runId holding ", \\, & or < makes the JSON or XML answer malformed.' },
+  { id: 'run-end-refused', level: 'spec', section: '4.1', description: 'A run the server started cannot be ended: a notification carrying the runId the server answered is 400 "Bad Request".' },
   { id: 'merge-xml-works-ignored', level: 'spec', section: '2.3, 4.2', description: 'agencyWorks of an XML merge body are neither validated nor merged (a 21-character agencyWorkCode passes).' },
   // Limits too loose (section 8).
   { id: 'run-agency-code-loose', level: 'spec', section: '2.1', description: 'Agent run agencyCode length is not checked.' },

@@ -93,6 +93,7 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
     runId = ctx.state.startRun(run, c.has('run-id-braced-upper') ? `{${randomUUID().toUpperCase()}}` : undefined);
   } else {
     runId = run.runId;
+    if (f.has('run-end-refused') && ctx.state.run(runId)?.started) return badRequest('this run cannot be ended');
     if (!ctx.state.run(runId)) {
       if (c.has('unknown-run-404')) return errorReply(ctx, 404, { code: 'NOT_FOUND', message: 'Agent Run not found', where: 'handleRun' });
       if (c.has('unknown-run-400')) return badRequest('Agent Run not found');
@@ -108,6 +109,9 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
     return format === 'json' ? { status, body: { kind: 'json', text: '{}' } } : { status, body: { kind: 'xml', text: encodeXml(responseResource, {}) } };
   }
   const extra = c.has('run-answer-extra-fields') ? { agencyCode: String((run as { agencyCode?: unknown }).agencyCode ?? ctx.keyAgency), status: run.runId ? 'Ended' : 'Started', timestamp: new Date().toISOString() } : {};
+  if (f.has('answer-unescaped')) {
+    return format === 'json' ? { status, body: { kind: 'json', text: `{"runId":"${runId}"}` } } : { status, body: { kind: 'xml', text: `<?xml version="1.0" encoding="UTF-8"?><${responseResource}><runId>${runId}</runId></${responseResource}>` } };
+  }
   if (format === 'json') {
     const answer = f.has('run-response-schema') ? { runId: ctx.state.runNumber(runId) } : f.has('run-id-pascal-case') ? { RunId: runId } : { runId, ...extra };
     return { status, body: { kind: 'json', text: encodeJson(answer) } };

@@ -47,6 +47,13 @@ export function handleDelete(ctx: Context, op: Operation, rawQuery: string): Rep
 
   const foreign = refuseForeignAgency(ctx, op, agency.value);
   if (foreign) return foreign;
+  if (f.has('delete-unknown-preferred-by-work') && !ctx.state.iswcExists(preferred.value)) {
+    const own = ctx.state.submissionIswcOf(agency.value, workcode.value, sourceDb.value);
+    if (own !== undefined) {
+      ctx.state.deleteSubmission(own, agency.value, workcode.value, sourceDb.value);
+      return empty(op.successStatus);
+    }
+  }
   if (f.has('delete-ignores-workcode')) {
     const own = ctx.state.submissionWorkcodeOf(preferred.value, agency.value, sourceDb.value);
     if (own !== undefined) {
