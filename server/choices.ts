@@ -123,6 +123,7 @@ const CATALOGUE = [
   { id: 'merge-own-works-only', section: '4.2, 5.3', description: 'An agency may merge only its own works: an agency work of another agency than the query agency gets 403.' },
   { id: 'delete-with-merges-400', section: '4.3', description: 'A submission whose preferred ISWC has agency works merged into it cannot be deleted until they are demerged: 400.' },
   { id: 'iis-html-errors', section: 'RFC 9110 §15.5.5-6', description: 'A path or method the API does not define answers IIS\'s HTML error page (404, or 405 with Allow), text/html.' },
+  { id: 'uri-limit-414', section: '8, RFC 9110 §15.5.15', description: 'A query string longer than 2048 bytes answers 414 URI Too Long (IIS\'s default maxQueryString).' },
   { id: 'query-unknown-refused', section: '4', description: 'A query parameter the operation does not document (any on the run notification) is a bad request.' },
 ] as const satisfies readonly Choice[];
 
@@ -226,6 +227,7 @@ export const CHOICE_SETS = {
     'merge-own-works-only',
     'delete-with-merges-400',
     'iis-html-errors',
+    'uri-limit-414',
   ],
 } as const satisfies Record<string, readonly ChoiceId[]>;
 

@@ -78,6 +78,8 @@ function buildRoutes(): Routes {
 }
 
 async function route(ctx: Context, routes: Routes, req: IncomingMessage): Promise<Reply | null> {
+  // Choice `uri-limit-414`: IIS's default maxQueryString (2048) and maxUrl (4096).
+  if (ctx.choices.has('uri-limit-414') && ((req.url ?? '').split('?')[1]?.length ?? 0) > 2048) return text(414, 'URI Too Long');
   const target = splitTarget(req.url ?? '/');
   const query = target.query;
   // Choice `paths-case-insensitive`: ASP.NET Core routing matches without case and takes a trailing slash.

@@ -575,6 +575,7 @@ const CHOICE_PROBES: ChoiceProbe[] = [
     chosen: 400,
   },
   { choice: 'iis-html-errors', calls: [{ method: 'GET', path: '/no-such-path' }], observe: typePrefix, reference: 'text/plain', chosen: 'text/html' },
+  { choice: 'uri-limit-414', calls: [deleteOf(0, { workcode: 'W'.repeat(3000) })], reference: 400, chosen: 414 },
   { choice: 'large-bodies-accepted', calls: [{ path: '/agent/run', body: `${JSON.stringify(VALID_RUN)}${' '.repeat(2 * 1024 * 1024)}`, headers: JSON_TYPE }], reference: 413, chosen: 200 },
 ];
 
