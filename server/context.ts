@@ -23,4 +23,6 @@ export interface Context {
   keyAgency: string;
   /** Source databases the server knows: its submissions', its agency's and the hubs' (choice `source-db-known`). */
   knownSourceDbs: ReadonlySet<number>;
+  /** Requests seen (choice `rate-limit-429`). */
+  requestCount: number;
 }

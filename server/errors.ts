@@ -46,6 +46,7 @@ export function errorReply(ctx: Context, status: number, spec: ErrorSpec): Reply
     ].join('\n');
     return json(status, { code: spec.code, message: spec.message, stack });
   }
+  if (ctx.choices.has('error-no-body') && spec.stated === undefined && spec.where !== 'handleRun') return { status };
   const title = spec.stated ?? TITLE[status] ?? 'Error';
   const c = ctx.choices;
   if (c.has('problem-json')) {

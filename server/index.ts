@@ -78,15 +78,44 @@ function buildRoutes(): Routes {
 }
 
 async function route(ctx: Context, routes: Routes, req: IncomingMessage): Promise<Reply | null> {
-  const { path, query } = splitTarget(req.url ?? '/');
+  // Choice `uri-limit-414`: IIS's default maxQueryString (2048) and maxUrl (4096).
+  if (ctx.choices.has('uri-limit-414') && ((req.url ?? '').split('?')[1]?.length ?? 0) > 2048) return text(414, 'URI Too Long');
+  const target = splitTarget(req.url ?? '/');
+  const query = target.query;
+  // Choice `paths-case-insensitive`: ASP.NET Core routing matches without case and takes a trailing slash.
+  const path = ctx.choices.has('paths-case-insensitive') ? normalisePath(routes, target.path) : target.path;
+  // Choice `rate-limit-429`: a gateway throttles every 20th request (Retry-After: 1).
+  if (ctx.choices.has('rate-limit-429') && ++ctx.requestCount % 20 === 0) {
+    return json(429, { statusCode: 429, message: 'Rate limit is exceeded. Try again in 1 seconds.' }, { 'Retry-After': '1' });
+  }
   const byMethod = routes.get(path);
   const gateway404 = (): Reply => json(404, { statusCode: 404, message: 'Resource not found' });
   if (!byMethod) {
     if (ctx.faults.has('unknown-path-200')) return json(200, {});
     if (ctx.choices.has('unknown-path-403')) return json(403, { message: 'Missing Authentication Token' });
+    if (ctx.choices.has('iis-html-errors')) return { status: 404, body: { kind: 'html', text: IIS_404 } };
     return ctx.choices.has('apim-404-unknown-operation') ? gateway404() : text(404, 'Not Found');
   }
   const op = byMethod.get(req.method ?? '');
+  // Choice `options-cors`: a CORS-enabled gateway answers OPTIONS (a preflight or not) with what the path allows.
+  if (!op && req.method === 'OPTIONS' && ctx.choices.has('options-cors')) {
+    const allow = methodsOnPath(path).join(', ');
+    return { status: 204, headers: { Allow: allow, 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Methods': allow, 'Access-Control-Allow-Headers': 'Content-Type, Ocp-Apim-Subscription-Key' } };
+  }
+  // Choice `accept-406`: ASP.NET Core with ReturnHttpNotAcceptable refuses an Accept it cannot serve.
+  if (op?.id === 'notifyAgentRun' && ctx.choices.has('accept-406')) {
+    const accept = req.headers.accept;
+    if (accept !== undefined && accept.trim() !== '' && !/(^|,)\s*(\*\/\*|application\/\*|text\/\*|application\/(?:[\w.+-]*\+)?(?:json|xml)|text\/(?:json|xml))\s*(;|,|$)/i.test(accept)) {
+      return text(406, 'Not Acceptable');
+    }
+  }
+  // Choice `query-unknown-refused`: a query parameter the operation does not document is a bad request.
+  if (op && ctx.choices.has('query-unknown-refused')) {
+    const known = new Set(op.params.map((p) => p.name.toLowerCase()));
+    for (const [name] of new URLSearchParams(query)) {
+      if (!known.has(name.toLowerCase())) return op.id === 'notifyAgentRun' ? text(400, 'Bad Request') : json(400, { code: 'BAD_PARAMETER', message: `unknown query parameter ${name}` });
+    }
+  }
   // Choice `submission-update-put`: PUT /submission updates a submission (production's updateSubmission, an
   // operation outside the document): without a body or Content-Type, ASP.NET Core's [FromBody] answers 415.
   if (!op && ctx.choices.has('submission-update-put') && req.method === 'PUT' && path === '/submission') {
@@ -95,6 +124,7 @@ async function route(ctx: Context, routes: Routes, req: IncomingMessage): Promis
   if (!op) {
     if (ctx.choices.has('apim-404-unknown-operation') && !ctx.faults.has('405-without-allow')) return gateway404();
     const allow = ctx.faults.has('405-without-allow') ? undefined : { Allow: methodsOnPath(path).join(', ') };
+    if (ctx.choices.has('iis-html-errors') && allow) return { status: 405, headers: allow, body: { kind: 'html', text: IIS_405 } };
     return text(405, 'Method Not Allowed', allow);
   }
   const auth = authenticate(ctx, req, op);
@@ -124,6 +154,17 @@ async function route(ctx: Context, routes: Routes, req: IncomingMessage): Promis
   }
 }
 
+/** Choice `iis-html-errors`: the pages IIS writes for a path or verb no handler takes. */
+const IIS_404 = '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd">\r\n<html xmlns="http://www.w3.org/1999/xhtml"><head><title>404 - File or directory not found.</title></head><body><div id="header"><h1>Server Error</h1></div><div id="content"><h2>404 - File or directory not found.</h2><h3>The resource you are looking for might have been removed, had its name changed, or is temporarily unavailable.</h3></div></body></html>';
+const IIS_405 = '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd">\r\n<html xmlns="http://www.w3.org/1999/xhtml"><head><title>405 - HTTP verb used to access this page is not allowed.</title></head><body><div id="header"><h1>Server Error</h1></div><div id="content"><h2>405 - HTTP verb used to access this page is not allowed.</h2><h3>The page you are looking for cannot be displayed because an invalid method (HTTP verb) was used to attempt access.</h3></div></body></html>';
+
+/** The route a path names without case and without a trailing slash, or the path as given. */
+function normalisePath(routes: Routes, path: string): string {
+  const bare = path.length > 1 ? path.replace(/\/+$/, '') : path;
+  for (const known of routes.keys()) if (known.toLowerCase() === bare.toLowerCase()) return known;
+  return path;
+}
+
 /** Never a 5xx the faults did not ask for: an unexpected exception is answered 400 "Bad Request". */
 async function serve(ctx: Context, routes: Routes, req: IncomingMessage, res: ServerResponse): Promise<void> {
   let reply: Reply | null;
@@ -138,7 +179,8 @@ async function serve(ctx: Context, routes: Routes, req: IncomingMessage, res: Se
     return;
   }
   if (reply.hang) return;
-  const { path } = splitTarget(req.url ?? '/');
+  const target = splitTarget(req.url ?? '/').path;
+  const path = ctx.choices.has('paths-case-insensitive') ? normalisePath(routes, target) : target;
   const method = req.method ?? '';
   reply = ctx.faults.alter(reply, { operation: routes.get(path)?.get(method)?.id ?? null, method, path });
   try {
@@ -169,6 +211,7 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
     debug: process.env.ISWC_SERVER_DEBUG === '1',
     choices,
     keyAgency: options.profile.agency,
+    requestCount: 0,
     knownSourceDbs: new Set([...options.profile.submissions.map((s) => s.sourceDb), Number(options.profile.agency), ...HUB_SOURCE_DBS]),
   };
 
@@ -177,7 +220,7 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
   });
   server.headersTimeout = 15_000;
   server.requestTimeout = 30_000;
-  server.keepAliveTimeout = 10_000;
+  server.keepAliveTimeout = choices.has('keep-alive-short') ? 1 : 10_000;
   server.maxRequestsPerSocket = 0;
 
   await new Promise<void>((resolve, reject) => {

@@ -148,6 +148,7 @@ export class Limits {
     if (RANGE.has(keyword) && c.component === INT32 && typeof value === 'number') {
       if (body && c.operation === 'notifyAgentRun' && f.has('run-int32-loose') && Number.isSafeInteger(value)) return true;
       if (f.has('int32-off-by-one') && c.maximum !== undefined && value === c.maximum + 1) return true;
+      if (f.has('int32-min-loose') && c.minimum !== undefined && value < c.minimum && Number.isSafeInteger(value)) return true;
     }
     return false;
   }

@@ -21,6 +21,9 @@ interface MergeBody {
   agencyWorks?: AgencyWorkRef[];
 }
 
+/** Choice `work-code-charset`: the characters real agency work codes use. */
+export const WORK_CODE_CHARS = /^[A-Za-z0-9._\/-]*$/;
+
 /** 404 text of merge and demerge (not shown by the document: choice, like production). */
 export const ISWC_NOT_FOUND = 'Iswc not found';
 
@@ -41,6 +44,11 @@ function businessRefusal(ctx: Context, preferred: string, merge: MergeBody): str
   if (c.has('merge-duplicates-400') && (new Set(iswcs).size < iswcs.length || iswcs.includes(preferred))) return 'the merge repeats an ISWC or names the preferred ISWC itself';
   if (c.has('check-digit-all') && iswcs.some((i) => !hasValidCheckDigit(i))) return 'an ISWC has a wrong check digit';
   if (c.has('merge-child-refused') && iswcs.some((i) => ctx.state.hasParent(i))) return 'an ISWC of the merge already has a parent (production refuses it)';
+  if (c.has('merge-max-items') && iswcs.length + works.length > 10) return 'a merge names at most 10 items';
+  if (c.has('work-code-charset') && works.some((w) => !WORK_CODE_CHARS.test(w.agencyWorkCode))) return 'an agencyWorkCode holds a character work codes do not';
+  if (c.has('merge-preferred-child-refused') && ctx.state.hasParent(preferred)) return 'the preferred ISWC is merged into another';
+  if (c.has('merge-work-elsewhere-refused') && works.some((w) => { const into = ctx.state.mergedIswcOf(w.agencyCode, w.agencyWorkCode); return into !== undefined && into !== preferred; })) return 'an agency work is merged into another preferred ISWC';
+  if (c.has('merge-again-refused') && works.some((w) => ctx.state.isMerged(preferred, w.agencyCode, w.agencyWorkCode))) return 'an agency work is already merged into this preferred ISWC';
   if (c.has('business-odd-values')) return oddValue(merge);
   return undefined;
 }
@@ -97,13 +105,24 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
   const agency = query.string(Q.agency);
   if (!agency.ok) return bad(problemCode(agency.problem), agency.problem.message);
 
-  const value = f.has('drop-invalid-iswcs') ? dropInvalidIswcs(body.value) : body.value;
+  let value = f.has('drop-invalid-iswcs') ? dropInvalidIswcs(body.value) : body.value;
+  if (f.has('merge-xml-works-ignored') && body.format === 'xml' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const { agencyWorks: _dropped, ...rest } = value as Record<string, unknown>;
+    value = rest;
+  }
   if (ctx.choices.has('foreign-agency-first')) {
     if (agency.value !== ctx.keyAgency) return errorReply(ctx, 403, { code: 'FORBIDDEN', message: 'another agency', where: 'handleMerge' });
     const works = (value as MergeBody | null)?.agencyWorks;
     if (Array.isArray(works) && works.some((w) => w !== null && typeof w === 'object' && (w as { agencyCode?: unknown }).agencyCode !== undefined && (w as { agencyCode?: unknown }).agencyCode !== ctx.keyAgency)) {
       return errorReply(ctx, 403, { code: 'FORBIDDEN', message: 'an agency work of another agency', where: 'handleMerge' });
     }
+  }
+  // Choice `merge-extra-fields-refused`: a field the document does not name is a bad request (Newtonsoft's MissingMemberHandling.Error).
+  if (ctx.choices.has('merge-extra-fields-refused') && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const body = value as Record<string, unknown>;
+    const works = Array.isArray(body.agencyWorks) ? (body.agencyWorks as unknown[]) : [];
+    const odd = Object.keys(body).some((k) => k !== 'iswcs' && k !== 'agencyWorks') || works.some((w) => w !== null && typeof w === 'object' && Object.keys(w).some((k) => k !== 'agencyCode' && k !== 'agencyWorkCode'));
+    if (odd) return bad('BAD_BODY', 'a field the document does not name');
   }
   if (ctx.choices.has('merge-items-in-order')) {
     const refused = itemsInOrder(ctx, op, spec.resource, value, bad, notFound);
@@ -118,16 +137,17 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
 
   const foreign = refuseForeignAgency(ctx, op, agency.value);
   if (foreign) return foreign;
+  if (ctx.choices.has('merge-own-works-only') && (merge.agencyWorks ?? []).some((w) => w.agencyCode !== agency.value)) return errorReply(ctx, 403, { code: 'FORBIDDEN', message: 'an agency work of another agency', where: 'handleMerge' });
   const iswcs = merge.iswcs ?? [];
   if (f.has('duplicate-items-500') && new Set(iswcs).size < iswcs.length) return text(500, 'Internal Server Error');
   const works = merge.agencyWorks ?? [];
-  if (!ctx.state.iswcExists(preferred.value)) return notFound();
+  if (!ctx.state.iswcExists(preferred.value) && !(f.has('merge-works-only-unknown-preferred') && iswcs.length === 0 && works.length > 0)) return notFound();
   if (ctx.choices.has('merge-unknown-works-404') && works.some((w) => !ctx.state.workKnown(w.agencyCode, w.agencyWorkCode))) return notFound();
-  if (iswcs.some((iswc) => !ctx.state.iswcExists(iswc))) {
+  if (!f.has('merge-unknown-body-iswc-accepted') && iswcs.some((iswc) => !ctx.state.iswcExists(iswc))) {
     return ctx.choices.has('refuse-as-400') ? errorReply(ctx, 400, { code: 'NOT_FOUND', message: 'an ISWC to merge does not exist', where: 'handleMerge' }) : notFound();
   }
 
-  if (!f.has('merge-no-effect')) ctx.state.merge(preferred.value, iswcs, works);
+  if (!f.has('merge-no-effect')) ctx.state.merge(preferred.value, iswcs, f.has('merge-ignores-agency-works') ? [] : works);
   if (f.has('no-body-204-violated')) return { status: op.successStatus, bodyOn204: '{}' };
   return empty(op.successStatus);
 }
@@ -154,6 +174,7 @@ export function handleDemerge(ctx: Context, op: Operation, rawQuery: string): Re
   if (!workcode.ok) return bad(problemCode(workcode.problem), workcode.problem.message);
   const odd = c.has('business-odd-values') ? oddValue({ agency: agency.value, workcode: workcode.value }) : undefined;
   if (odd) return bad('BAD_PARAMETER', odd);
+  if (c.has('work-code-charset') && !WORK_CODE_CHARS.test(workcode.value)) return bad('BAD_PARAMETER', 'workcode holds a character work codes do not');
 
   const foreign = refuseForeignAgency(ctx, op, agency.value);
   if (foreign) return foreign;
@@ -162,6 +183,13 @@ export function handleDemerge(ctx: Context, op: Operation, rawQuery: string): Re
     return bad('NOT_FOUND', 'this metadata is merged into another preferred ISWC');
   }
   if (!ctx.state.iswcExists(preferred.value)) return notFound();
+  if (f.has('demerge-ignores-preferred')) {
+    const own = ctx.state.mergedIswcOf(agency.value, workcode.value);
+    if (own !== undefined) {
+      ctx.state.demerge(own, agency.value, workcode.value);
+      return empty(op.successStatus);
+    }
+  }
   // Fault `demerge-ignores-agency`: the agency the work is merged under stands in for the one asked.
   const effectiveAgency = f.has('demerge-ignores-agency') ? (ctx.state.mergedAgencyOf(preferred.value, workcode.value) ?? agency.value) : agency.value;
   if (!ctx.state.isMerged(preferred.value, effectiveAgency, workcode.value)) {

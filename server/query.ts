@@ -58,7 +58,9 @@ export class Query {
   constructor(ctx: Context, op: Operation, raw: string) {
     this.#ctx = ctx;
     this.#op = op;
-    for (const [name, once] of new URLSearchParams(raw)) {
+    for (const [given, once] of new URLSearchParams(raw)) {
+      // Choice `query-names-case-insensitive`: names bound without case, as ASP.NET Core model binding does.
+      const name = ctx.choices.has('query-names-case-insensitive') ? (op.params.find((p) => p.name.toLowerCase() === given.toLowerCase())?.name ?? given) : given;
       const value = ctx.faults.has('double-percent-decoding') ? decodeTwice(once) : once;
       const list = this.#values.get(name);
       if (list) list.push(value);

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { randomUUID } from 'node:crypto';
 import { encodeJson, encodeXml } from '../lib/contract/codec/index.ts';
 import type { Format } from '../lib/contract/codec/index.ts';
 import type { Operation } from '../lib/contract/operations.ts';
@@ -9,7 +10,7 @@ import { header, negotiate, text } from './wire.ts';
 import { decodeRequestBody } from './body.ts';
 import { errorReply } from './errors.ts';
 import { mediaFailure } from './media.ts';
-import { refuseForeignAgency } from './auth.ts';
+import { refuseForeignAgency, statedText } from './auth.ts';
 import { oddValue } from './readings.ts';
 import { escapeXml } from '../lib/contract/codec/xml.ts';
 
@@ -40,7 +41,7 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
   const f = ctx.faults;
   const c = ctx.choices;
   const spec = op.body;
-  const documentedBad = op.texts[400];
+  const documentedBad = statedText(op, 400);
   const responseResource = op.responseResource[op.successStatus];
   if (!spec || documentedBad === undefined || !responseResource) throw new Error(`${op.id}: the contract lacks its body, 400 text or 200 resource`);
 
@@ -56,7 +57,7 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
   const value = f.has('fraction-truncated') ? ctx.limits.truncateFractions(op.id, body.value) : body.value;
   if (c.has('foreign-agency-first') && value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const code = (value as { agencyCode?: unknown }).agencyCode;
-    if (code !== undefined && code !== ctx.keyAgency) return text(401, op.texts[401] ?? 'Not Authorized');
+    if (code !== undefined && code !== ctx.keyAgency) return text(401, statedText(op, 401) ?? 'Not Authorized');
   }
   if (c.has('extra-fields-refused') && value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const known = new Set(Object.keys(resourceSchema(spec.resource).properties ?? {}));
@@ -88,14 +89,18 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
     // The client names its run: an unknown runId starts it, a known one ends it.
     runId = ctx.state.startRun(run, run.runId);
   } else if (run.runId === undefined || run.runId === '') {
-    runId = ctx.state.startRun(run);
+    // Choice `run-id-braced-upper`: .NET Guid.ToString("B").ToUpperInvariant().
+    runId = ctx.state.startRun(run, c.has('run-id-braced-upper') ? `{${randomUUID().toUpperCase()}}` : undefined);
   } else {
     runId = run.runId;
+    if (f.has('run-end-refused') && ctx.state.run(runId)?.started) return badRequest('this run cannot be ended');
     if (!ctx.state.run(runId)) {
       if (c.has('unknown-run-404')) return errorReply(ctx, 404, { code: 'NOT_FOUND', message: 'Agent Run not found', where: 'handleRun' });
       if (c.has('unknown-run-400')) return badRequest('Agent Run not found');
     }
+    if (c.has('run-end-once') && ctx.state.run(runId)?.ended) return badRequest('this run has already ended');
     ctx.state.endRun(runId, run);
+    if (f.has('run-end-new-id')) runId = randomUUID();
   }
 
   const status = op.successStatus;
@@ -103,8 +108,12 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
   if (f.has('run-response-no-run-id')) {
     return format === 'json' ? { status, body: { kind: 'json', text: '{}' } } : { status, body: { kind: 'xml', text: encodeXml(responseResource, {}) } };
   }
+  const extra = c.has('run-answer-extra-fields') ? { agencyCode: String((run as { agencyCode?: unknown }).agencyCode ?? ctx.keyAgency), status: run.runId ? 'Ended' : 'Started', timestamp: new Date().toISOString() } : {};
+  if (f.has('answer-unescaped')) {
+    return format === 'json' ? { status, body: { kind: 'json', text: `{"runId":"${runId}"}` } } : { status, body: { kind: 'xml', text: `<?xml version="1.0" encoding="UTF-8"?><${responseResource}><runId>${runId}</runId></${responseResource}>` } };
+  }
   if (format === 'json') {
-    const answer = f.has('run-response-schema') ? { runId: ctx.state.runNumber(runId) } : { runId };
+    const answer = f.has('run-response-schema') ? { runId: ctx.state.runNumber(runId) } : f.has('run-id-pascal-case') ? { RunId: runId } : { runId, ...extra };
     return { status, body: { kind: 'json', text: encodeJson(answer) } };
   }
   // XML 1.0 cannot carry some characters (most C0 controls, lone surrogates) even escaped: a runId that
@@ -112,6 +121,12 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
   if (!XML_CHARS.test(runId)) return errorReply(ctx, 400, { code: 'BAD_BODY', message: 'runId holds a character XML cannot carry', stated: 'Bad Request', where: 'handleRun' });
   const root = f.has('xml-wrong-root-response') ? spec.resource : responseResource;
   const answer = f.has('run-response-schema') ? { runId: [runId, runId] } : { runId };
+  if (c.has('xml-answer-cdata') && !runId.includes(']]>')) {
+    return { status, body: { kind: 'xml', text: `<?xml version='1.0' encoding='UTF-8' standalone='yes'?>\n<${root}><runId><![CDATA[${runId}]]></runId></${root}>` } };
+  }
+  if (c.has('run-answer-extra-fields')) {
+    return { status, body: { kind: 'xml', text: encodeXml(root, { runId, ...extra }) } };
+  }
   if (c.has('xml-answer-dotnet')) {
     return { status, body: { kind: 'xml', text: `\uFEFF<?xml version="1.0" encoding="utf-8"?>\r\n<${root} xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema">\r\n  <runId>${escapeXml(runId)}</runId>\r\n</${root}>` } };
   }

@@ -147,6 +147,35 @@ export class ServerState {
     return false;
   }
 
+  /** The preferred ISWC this agency work is merged into, if any (fault `demerge-ignores-preferred`). */
+  mergedIswcOf(agency: string, workcode: string): string | undefined {
+    for (const [iswc, works] of this.#works) if (works.has(workKey(agency, workcode))) return iswc;
+    return undefined;
+  }
+
+  /** The work code of a submission of this agency on this ISWC and sourceDb (fault `delete-ignores-workcode`). */
+  submissionWorkcodeOf(preferredIswc: string, agency: string, sourceDb: number): string | undefined {
+    for (const key of this.#submissions) {
+      const [iswc, a, w, db] = JSON.parse(key) as [string, string, string, number];
+      if (iswc === preferredIswc && a === agency && db === sourceDb) return w;
+    }
+    return undefined;
+  }
+
+  /** The preferred ISWC of a submission of this work (fault `delete-ignores-preferred`). */
+  submissionIswcOf(agency: string, workcode: string, sourceDb: number): string | undefined {
+    for (const key of this.#submissions) {
+      const [iswc, a, w, db] = JSON.parse(key) as [string, string, string, number];
+      if (a === agency && w === workcode && db === sourceDb) return iswc;
+    }
+    return undefined;
+  }
+
+  /** Has any agency work been merged into this ISWC and not demerged (choice `delete-with-merges-400`)? */
+  hasMergedWorks(preferredIswc: string): boolean {
+    return (this.#works.get(preferredIswc)?.size ?? 0) > 0;
+  }
+
   /** Removes one agency work from a preferred ISWC (4.4). */
   demerge(preferredIswc: string, agency: string, workcode: string): void {
     this.#works.get(preferredIswc)?.delete(workKey(agency, workcode));

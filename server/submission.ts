@@ -7,6 +7,7 @@ import { problemCode, Q, Query } from './query.ts';
 import { oddValue } from './readings.ts';
 import type { Reply } from './wire.ts';
 import { empty } from './wire.ts';
+import { WORK_CODE_CHARS } from './merge.ts';
 
 /** 404 text of the submission delete (not shown by the document: choice). */
 export const SUBMISSION_NOT_FOUND = 'Submission not found';
@@ -40,9 +41,33 @@ export function handleDelete(ctx: Context, op: Operation, rawQuery: string): Rep
   if (c.has('source-db-known') && !ctx.knownSourceDbs.has(sourceDb.value)) return bad({ param: Q.sourceDb, kind: 'invalid', message: `sourceDb ${sourceDb.value} is not a known source database` });
   const odd = c.has('business-odd-values') ? oddValue({ agency: agency.value, workcode: workcode.value }) : undefined;
   if (odd) return bad({ param: Q.workcode, kind: 'invalid', message: odd });
+  if (c.has('work-code-charset') && !WORK_CODE_CHARS.test(workcode.value)) return bad({ param: Q.workcode, kind: 'invalid', message: 'workcode holds a character work codes do not' });
+  if (c.has('delete-with-merges-400') && ctx.state.hasMergedWorks(preferred.value)) return bad({ param: Q.preferredIswc, kind: 'invalid', message: 'agency works are merged into this ISWC' });
+  if (c.has('delete-merged-child-400') && ctx.state.hasParent(preferred.value)) return bad({ param: Q.preferredIswc, kind: 'invalid', message: 'the ISWC is merged into another preferred ISWC' });
 
   const foreign = refuseForeignAgency(ctx, op, agency.value);
   if (foreign) return foreign;
+  if (f.has('delete-unknown-preferred-by-work') && !ctx.state.iswcExists(preferred.value)) {
+    const own = ctx.state.submissionIswcOf(agency.value, workcode.value, sourceDb.value);
+    if (own !== undefined) {
+      ctx.state.deleteSubmission(own, agency.value, workcode.value, sourceDb.value);
+      return empty(op.successStatus);
+    }
+  }
+  if (f.has('delete-ignores-workcode')) {
+    const own = ctx.state.submissionWorkcodeOf(preferred.value, agency.value, sourceDb.value);
+    if (own !== undefined) {
+      ctx.state.deleteSubmission(preferred.value, agency.value, own, sourceDb.value);
+      return empty(op.successStatus);
+    }
+  }
+  if (f.has('delete-ignores-preferred') && ctx.state.iswcExists(preferred.value)) {
+    const own = ctx.state.submissionIswcOf(agency.value, workcode.value, sourceDb.value);
+    if (own !== undefined) {
+      ctx.state.deleteSubmission(own, agency.value, workcode.value, sourceDb.value);
+      return empty(op.successStatus);
+    }
+  }
   // Fault `delete-ignores-source-db`: the stored submission's own sourceDb stands in for the one asked.
   const effectiveSourceDb = f.has('delete-ignores-source-db') ? (ctx.state.sourceDbOf(preferred.value, agency.value, workcode.value) ?? sourceDb.value) : sourceDb.value;
   // Fault `delete-ignores-agency`: the stored submission's own agency stands in for the one asked.

@@ -11,7 +11,7 @@ import type { ChoiceSet } from './choices.ts';
  * the HTTP-level faults on Content-Type and on 204 bodies applied in this one place.
  */
 
-export type BodyKind = 'json' | 'problem' | 'xml' | 'text';
+export type BodyKind = 'json' | 'problem' | 'xml' | 'text' | 'html';
 
 export interface Reply {
   status: number;
@@ -30,6 +30,7 @@ const CONTENT_TYPE: Record<BodyKind, string> = {
   problem: 'application/problem+json; charset=utf-8',
   xml: 'application/xml; charset=utf-8',
   text: 'text/plain; charset=utf-8',
+  html: 'text/html; charset=utf-8',
 };
 
 export const text = (status: number, body: string, headers?: Record<string, string>): Reply => ({
@@ -69,6 +70,7 @@ export function writeReply(res: ServerResponse, reply: Reply, faults: FaultSet, 
     return;
   }
   const headers: Record<string, string | number> = { ...reply.headers };
+  if (choices?.has('content-type-no-charset')) Object.assign(headers, { Server: 'Kestrel', Date: new Date().toUTCString() });
   if (reply.close || choices?.has('connection-close')) headers.Connection = 'close';
   // Choice `early-hints`: an informational 103 before the final answer (RFC 9110 §15.2: clients must parse 1xx).
   if (choices?.has('early-hints')) {
@@ -94,6 +96,10 @@ export function writeReply(res: ServerResponse, reply: Reply, faults: FaultSet, 
   if (!faults.has('missing-content-type')) {
     const kind = isJson && faults.has('json-content-type-mislabelled') ? 'xml' : reply.body.kind;
     headers['Content-Type'] = kind === 'json' && choices?.has('json-text-json') ? 'text/json; charset=utf-8' : utf16 && kind === 'xml' ? 'application/xml; charset=utf-16' : CONTENT_TYPE[kind];
+    // Choice `content-type-no-charset`: the media type alone (UTF-8 is JSON's only encoding, RFC 8259 §8.1).
+    if (choices?.has('xml-text-xml') && kind === 'xml' && !utf16) headers['Content-Type'] = reply.status >= 400 ? 'application/problem+xml; charset=utf-8' : 'text/xml; charset=utf-8';
+    if (choices?.has('content-type-upper')) headers['Content-Type'] = String(headers['Content-Type']).replace(/[a-z]+(?=\/|\+|;|=|$)/gi, (w) => w.charAt(0).toUpperCase() + w.slice(1)).replace(/=utf-8/i, '=UTF-8');
+    if (choices?.has('content-type-no-charset') && !utf16) headers['Content-Type'] = String(headers['Content-Type']).replace(/;\s*charset=[^;]*/i, '');
   }
   if (choices?.has('gzip-unasked') && acceptsGzip(res.req.headers['accept-encoding'])) {
     payload = gzipSync(payload);
