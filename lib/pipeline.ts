@@ -26,13 +26,13 @@ export interface InProcessOptions {
   settings?: Partial<RunSettings>;
   plan?: PlanName;
   budget?: number;
-  /** Honour 429/503 as throttling (default false: these runs target local servers). */
+  /** Honour 429/503 as throttling (default true: a gateway may throttle on any target, section 8). */
   throttling?: boolean;
 }
 
 export async function runSuiteInProcess(options: InProcessOptions): Promise<CheckExecution[]> {
   // The in-process runs target local servers: a 429 is judged, not waited out.
-  const client = createHttpClient({ baseUrl: options.baseUrl, key: options.key, timeoutMs: options.timeoutMs ?? 5000, throttling: options.throttling ?? false });
+  const client = createHttpClient({ baseUrl: options.baseUrl, key: options.key, timeoutMs: options.timeoutMs ?? 5000, throttling: options.throttling ?? true });
   const settings: RunSettings = { seed: 1, runs: 25, strict: false, ...options.settings };
   const judge = createJudge({ strict: settings.strict, agency: options.profile.agency });
   const planned = (

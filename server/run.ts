@@ -100,7 +100,6 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
     }
     if (c.has('run-end-once') && ctx.state.run(runId)?.ended) return badRequest('this run has already ended');
     ctx.state.endRun(runId, run);
-    if (f.has('run-end-new-id')) runId = randomUUID();
   }
 
   const status = op.successStatus;
@@ -109,9 +108,6 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
     return format === 'json' ? { status, body: { kind: 'json', text: '{}' } } : { status, body: { kind: 'xml', text: encodeXml(responseResource, {}) } };
   }
   const extra = c.has('run-answer-extra-fields') ? { agencyCode: String((run as { agencyCode?: unknown }).agencyCode ?? ctx.keyAgency), status: run.runId ? 'Ended' : 'Started', timestamp: new Date().toISOString() } : {};
-  if (f.has('answer-unescaped')) {
-    return format === 'json' ? { status, body: { kind: 'json', text: `{"runId":"${runId}"}` } } : { status, body: { kind: 'xml', text: `<?xml version="1.0" encoding="UTF-8"?><${responseResource}><runId>${runId}</runId></${responseResource}>` } };
-  }
   if (format === 'json') {
     const answer = f.has('run-response-schema') ? { runId: ctx.state.runNumber(runId) } : f.has('run-id-pascal-case') ? { RunId: runId } : { runId, ...extra };
     return { status, body: { kind: 'json', text: encodeJson(answer) } };

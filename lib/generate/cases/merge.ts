@@ -120,7 +120,7 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
     },
     {
       id: 'merge.unknown-preferred',
-      title: `POST ${op().path} into an unknown preferred ISWC: 404 @smoke`,
+      title: `POST ${op().path} into an unknown preferred ISWC, with ISWCs or with agency works only: 404 @smoke`,
       operation: OP,
       formats: BOTH,
       tags: ['@smoke'],
@@ -130,6 +130,15 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
           operation: OP,
           request: bodyRequest(OP, asFormat(ctx.format), { ...emptyMerge(), iswcs: [profile.iswcs[1] ?? existingIswc(profile)] }, { query: mergeQuery(unknownIswc(profile), profile.agency) }),
           expect: [expectCheck('status.not-found', { because: `${unknownIswc(profile)} does not exist in the target (profile unknownIswcs; section ${section})` })],
+        });
+        // Agency works only (no ISWC to look up first): the unknown preferred ISWC is still not found.
+        const work = profile.submissions[0];
+        if (!work) return;
+        await ctx.send({
+          label: 'unknown preferred ISWC, agency works only',
+          operation: OP,
+          request: bodyRequest(OP, asFormat(ctx.format), { ...emptyMerge(), agencyWorks: [{ agencyCode: work.agency, agencyWorkCode: work.workcode }] }, { query: mergeQuery(unknownIswc(profile), profile.agency) }),
+          expect: [expectCheck('status.not-found', { because: `${unknownIswc(profile)} does not exist in the target; the body names only the agency work ${work.agency}/${work.workcode} (section ${section})` })],
         });
       },
     },
