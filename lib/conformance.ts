@@ -30,10 +30,10 @@ import type { CaseOutcome } from './run/runner.ts';
 /** Cases of one group sent at once. */
 const GROUP_CONCURRENCY = 4;
 
-/** Why nothing more is sent, when a client of this run has found the target unresponsive. */
+/** Why nothing more is sent, when a client of this run has found the target unusable (its circuit breaker tripped). */
 function unresponsiveReason(context: RunContext): string | undefined {
   if (!existsSync(context.breakerFile)) return undefined;
-  return `not sent: the target stopped answering (${readFileSync(context.breakerFile, 'utf8').trim()}); earlier checks failed on it`;
+  return `not sent: ${readFileSync(context.breakerFile, 'utf8').trim()}; earlier checks failed on it`;
 }
 
 async function attach(testInfo: TestInfo, payload: ExecutionsAttachment): Promise<void> {
