@@ -6,6 +6,8 @@ import type { PlannedCase } from './planned.ts';
 import type { RunClient } from './http/client.ts';
 
 export interface CaseOutcome {
+  /** Why the case did not run at all (the plan's reason, or the tripped circuit breaker's). */
+  skipReason?: string;
   executions: CheckExecution[];
   stats: CaseRun['stats'];
   exchanges: CaseRun['exchanges'];
@@ -23,10 +25,10 @@ export async function runPlannedCase(p: PlannedCase, client: HttpClient | RunCli
   const run = new CaseRun(p.def, { format: p.format, profile, entries: p.entries, ...settings, runs: p.runs ?? settings.runs, noShrink: p.runs !== undefined }, client, judge);
   // Once the circuit breaker has tripped, a case that has not started is skipped with the reason.
   const unusable = 'unusable' in client ? client.unusable() : undefined;
-  if (p.skipReason) run.skip(p.skipReason, p.shape.checks);
-  else if (unusable !== undefined) run.skip(`not sent: ${unusable}`, p.shape.checks);
+  const skipReason = p.skipReason ?? (unusable !== undefined ? `not sent: ${unusable}` : undefined);
+  if (skipReason !== undefined) run.skip(skipReason, p.shape.checks);
   else await p.def.run(run);
-  return { executions: run.executions, stats: run.stats, exchanges: run.exchanges };
+  return { ...(skipReason !== undefined ? { skipReason } : {}), executions: run.executions, stats: run.stats, exchanges: run.exchanges };
 }
 
 /** Maps with at most `limit` calls in flight; results keep the input order. */
