@@ -29,6 +29,8 @@ export type AuthResult = 'ok' | 'missing' | 'wrong';
 export function authenticate(ctx: Context, req: IncomingMessage, op: Operation): AuthResult {
   if (ctx.faults.has(SKIP_CHECK[op.id])) return 'ok';
   const given = header(req, ctx.keyHeader);
+  // Review fault `empty-key-accepted`: a truthiness test lets an empty header through.
+  if (given === '' && ctx.faults.has('empty-key-accepted')) return 'ok';
   if (given === undefined || given === '') return 'missing';
   if (given === ctx.key) return 'ok';
   return ctx.faults.has('auth-wrong-key-accepted') ? 'ok' : 'wrong';

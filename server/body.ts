@@ -31,6 +31,8 @@ export async function decodeRequestBody(ctx: Context, req: IncomingMessage, spec
   const contentType = header(req, 'content-type')?.trim();
   let format: Format;
   if (contentType) {
+    // Review fault `content-type-params-refused`: the header is compared as a whole string.
+    if (ctx.faults.has('content-type-params-refused') && contentType.includes(';')) return { ok: false, kind: 'unsupported-media', error: `unsupported media type ${contentType}` };
     const named = formatOfContentType(contentType);
     if (named !== 'json' && named !== 'xml') return { ok: false, kind: 'unsupported-media', error: `unsupported media type ${contentType}` };
     format = named;
@@ -58,10 +60,23 @@ export async function decodeRequestBody(ctx: Context, req: IncomingMessage, spec
   }
 
   if (ctx.faults.has('xml-request-unsupported')) return { ok: false, kind: 'invalid', error: 'XML is not supported' };
+  // Review fault `xml-whitespace-refused`: whitespace between elements is taken for mixed content.
+  if (ctx.faults.has('xml-whitespace-refused') && />\s+</.test(text.replace(/^\s*<\?xml[^>]*\?>/, ''))) return { ok: false, kind: 'invalid', error: 'text between elements' };
   if (ctx.faults.has('xml-entities-expanded')) {
     const expanded = expandInternalEntities(text);
     if (!expanded.ok) return { ok: false, kind: 'invalid', error: expanded.error };
     text = expanded.text;
+  }
+  if (ctx.choices.has('xml-request-namespace')) {
+    const root = /<([A-Za-z_][\w.:-]*)((?:\s[^>]*)?)\/?>/.exec(text.replace(/<\?[^>]*\?>/g, '').replace(/<!--[\s\S]*?-->/g, ''));
+    if (root && !/\sxmlns\s*=\s*["']http:\/\/schemas\.datacontract\.org\/2004\/07\/Iswc\.Api\.Models["']/.test(root[2] ?? '')) {
+      return { ok: false, kind: 'invalid', error: `Expecting element '${spec.xmlRoot}' from namespace 'http://schemas.datacontract.org/2004/07/Iswc.Api.Models'` };
+    }
+  }
+  const dropEntities = ctx.choices.has('xml-entities-dropped');
+  if (dropEntities) {
+    // A DOCTYPE is skipped unprocessed; references to the entities it declared stay unresolved and are dropped.
+    text = text.replace(/<!DOCTYPE[^[>]*(?:\[[\s\S]*?\])?\s*>/i, '').replace(/&(?!(?:lt|gt|amp|quot|apos);|#)[A-Za-z_][\w.-]*;/g, '');
   }
   if (ctx.choices.has('xml-sequence-order')) {
     const problem = outOfOrder(spec.resource, text);
@@ -72,8 +87,15 @@ export async function decodeRequestBody(ctx: Context, req: IncomingMessage, spec
     text = text.replace(/<([A-Za-z_][\w.-]*)(?=[\s/>])/, (_m, _name: string) => `<${root}`).replace(/<\/([A-Za-z_][\w.-]*)>\s*$/, `</${root}>`);
   }
   const decoded = ctx.choices.has('xml-wrapped-arrays') && spec.resource === 'MergeRequest' ? decodeWrapped(text) : decodeXml(spec.resource, text);
-  if (decoded.ok) return { ok: true, value: readValue(ctx, spec.resource, format, decoded.value), format };
+  if (decoded.ok) return { ok: true, value: readValue(ctx, spec.resource, format, dropEntities ? withoutEmptyText(decoded.value) : decoded.value), format };
   return { ok: false, kind: decoded.code === 'malformed' ? 'malformed' : 'invalid', error: decoded.error };
+}
+
+/** Choice `xml-entities-dropped`: an element left without text (an empty string) reads as an absent field. */
+function withoutEmptyText(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutEmptyText);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== '').map(([k, v]) => [k, withoutEmptyText(v)]));
 }
 
 const ordered = new XMLParser({ preserveOrder: true, ignoreAttributes: true, parseTagValue: false, trimValues: false, processEntities: false, ignoreDeclaration: true, ignorePiTags: true });

@@ -81,6 +81,25 @@ const CATALOGUE = [
   { id: 'xml-any-root', section: '2.1, 2.3', description: 'The XML root element\'s name is not checked, as Jackson XmlMapper binds by default: the children are read as the operation\'s resource.' },
   { id: 'connection-close', section: 'RFC 9112 §9.6', description: 'Every answer carries Connection: close.' },
   { id: 'large-bodies-accepted', section: '8', description: 'Request bodies up to 30,000,000 bytes are read (Kestrel\'s default) instead of 1 MiB.' },
+  // Review 2 (adversarial false-alarm hunt, second round).
+  { id: 'merge-items-in-order', section: '4.2, 7', description: 'The merge handles its items one after the other: each ISWC, then each agency work, is validated and then looked up; an agency work the server does not know is 404, so an unknown work listed before a broken one gets 404 rather than 400.' },
+  { id: 'merge-unknown-works-404', section: '4.2, 7', description: 'A merge naming an agency work the server does not know (none of its submissions, demerges or merges) is 404 "Iswc not found", after the body is validated.' },
+  { id: 'demerge-merge-set', section: '3, 4.4', description: 'A demerge removes the set of metadata the named work came with: every agency work the same merge request carried into the preferred ISWC.' },
+  { id: 'demerge-by-work-400', section: '4.4, 7', description: 'The demerge finds the merged work by agency and work code first; when it is merged into another preferred ISWC than the one named (unknown or not), 400 "bad request".' },
+  { id: 'xml-request-namespace', section: '2.1, 2.3', description: 'XML request bodies must carry the server\'s namespace on the root (DataContractSerializer\'s default, xmlns="http://schemas.datacontract.org/2004/07/Iswc.Api.Models"); a root in no namespace is a bad request.' },
+  { id: 'json-bom', section: '4.1, 7', description: 'JSON answers start with a UTF-8 byte order mark (.NET Encoding.UTF8 with its preamble).' },
+  { id: 'xml-answer-utf16', section: '2.2, 4.1', description: 'XML answers are encoded in UTF-16 (little endian, with a byte order mark), labelled charset=utf-16 and declared encoding="utf-16".' },
+  { id: 'early-hints', section: 'RFC 9110 §15.2', description: 'Every answer is preceded by an informational 103 Early Hints response (as CDNs and some gateways send).' },
+  { id: 'chunked-trailers', section: 'RFC 9112 §7.1.2', description: 'Answer bodies are sent chunked with a trailer field (Server-Timing) after the last chunk.' },
+  { id: 'xml-entities-dropped', section: '2.1, 7', description: 'A DOCTYPE is skipped without being processed and references to the entities it declares are dropped, not expanded (a parser with entity resolution off); an XML element left without text reads as an absent field.' },
+  { id: 'agent-version-limit', section: '2.1', description: 'agentVersion is stored in a column of 20 characters: a longer one is a bad request (the document states no constraint for it).' },
+  { id: 'submission-update-put', section: '4', description: 'The service also offers PUT /submission (update a submission, as production\'s Agency API does, outside the document): a PUT without a body is 415, not 405.' },
+  { id: 'auth-after-lookup', section: '5.3', description: 'Submission delete and demerge look the data up before the key is checked (which agency a key may act for depends on it): data that does not exist is refused as such (404 or 400) whatever the key; existing data without a valid key is 401.' },
+  { id: 'stated-text-colon-detail', section: '4.1, 7', description: 'A 400 of the run notification is text/plain "Bad Request: " followed by the reason on the same line (as Go\'s http.Error or many loggers format it).' },
+  { id: 'merge-child-refused', section: '4.2', description: 'An ISWC of the merge body that is already merged into another preferred ISWC (has a parent) is a bad request, as production refuses it.' },
+  { id: 'run-start-counters-zero', section: '2.1, 3', description: 'A run that starts (no runId) has counted nothing yet: a start whose counters are not all 0 is a business 400 "Bad Request".' },
+  { id: 'run-id-required', section: '2.1, 2.2, 4', description: 'runId is a required field of an agent run (required-ness is not shown): the client names its run, an unknown runId starts it and a known one ends it, and the answer carries it back; a body without runId is a bad request.' },
+  { id: 'unknown-path-403', section: 'RFC 9110 §15.5.4', description: 'A path the API does not define answers 403 {"message": "Missing Authentication Token"}, as Amazon API Gateway does.' },
 ] as const satisfies readonly Choice[];
 
 export type ChoiceId = (typeof CATALOGUE)[number]['id'];
@@ -133,6 +152,28 @@ export const CHOICE_SETS = {
   // Wire details: how the bytes travel, never what they say.
   wire: ['xml-answer-dotnet', 'connection-close', 'chunked-answers'],
   lenient: ['answer-json-always', 'auth-missing-key-400', 'xml-error-bodies', 'query-limits-not-found', 'unknown-run-400', 'coerce-boolean-integer', 'xml-inner-text', 'trim-strings', 'grapheme-lengths', 'iswc-lenient-forms', 'nulls-as-missing'],
+  // Second adversarial review: legitimate behaviours the harness fails (A items of /tmp/notes/review2.md)
+  // and ones it already handles (B items). Red in the self-check until the harness is fixed.
+  review2: [
+    'merge-items-in-order',
+    'merge-unknown-works-404',
+    'demerge-merge-set',
+    'demerge-by-work-400',
+    'xml-request-namespace',
+    'json-bom',
+    'xml-answer-utf16',
+    'early-hints',
+    'chunked-trailers',
+    'xml-entities-dropped',
+    'agent-version-limit',
+    'unknown-path-403',
+    'run-id-required',
+    'submission-update-put',
+    'auth-after-lookup',
+    'stated-text-colon-detail',
+    'merge-child-refused',
+    'run-start-counters-zero',
+  ],
 } as const satisfies Record<string, readonly ChoiceId[]>;
 
 export type ChoiceSetName = keyof typeof CHOICE_SETS;

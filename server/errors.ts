@@ -53,7 +53,10 @@ export function errorReply(ctx: Context, status: number, spec: ErrorSpec): Reply
     return { status, body: { kind: 'problem', text: JSON.stringify({ type, title, status, detail: spec.message, code: spec.code, traceId: traceId() }) } };
   }
   if (c.has('xml-error-bodies')) return xml(status, `<?xml version="1.0" encoding="utf-8"?><Error><Title>${escapeXml(title)}</Title><Message>${escapeXml(spec.message)}</Message></Error>`);
-  if (spec.stated !== undefined) return text(status, c.has('bad-request-detail') ? `${spec.stated}\n${spec.message}` : spec.stated);
+  if (spec.stated !== undefined) {
+    if (c.has('stated-text-colon-detail')) return text(status, `${spec.stated}: ${spec.message}`);
+    return text(status, c.has('bad-request-detail') ? `${spec.stated}\n${spec.message}` : spec.stated);
+  }
   if (c.has('error-text-bodies')) return status === 404 ? json(status, { message: spec.message }) : text(status, title);
   return status === 404 ? text(status, spec.message) : json(status, { code: spec.code, message: spec.message });
 }

@@ -81,15 +81,37 @@ async function route(ctx: Context, routes: Routes, req: IncomingMessage): Promis
   const { path, query } = splitTarget(req.url ?? '/');
   const byMethod = routes.get(path);
   const gateway404 = (): Reply => json(404, { statusCode: 404, message: 'Resource not found' });
-  if (!byMethod) return ctx.faults.has('unknown-path-200') ? json(200, {}) : ctx.choices.has('apim-404-unknown-operation') ? gateway404() : text(404, 'Not Found');
+  if (!byMethod) {
+    if (ctx.faults.has('unknown-path-200')) return json(200, {});
+    if (ctx.choices.has('unknown-path-403')) return json(403, { message: 'Missing Authentication Token' });
+    return ctx.choices.has('apim-404-unknown-operation') ? gateway404() : text(404, 'Not Found');
+  }
   const op = byMethod.get(req.method ?? '');
+  // Choice `submission-update-put`: PUT /submission updates a submission (production's updateSubmission, an
+  // operation outside the document): without a body or Content-Type, ASP.NET Core's [FromBody] answers 415.
+  if (!op && ctx.choices.has('submission-update-put') && req.method === 'PUT' && path === '/submission') {
+    return req.headers['content-type'] ? text(400, 'Bad Request') : text(415, 'Unsupported Media Type');
+  }
   if (!op) {
     if (ctx.choices.has('apim-404-unknown-operation') && !ctx.faults.has('405-without-allow')) return gateway404();
     const allow = ctx.faults.has('405-without-allow') ? undefined : { Allow: methodsOnPath(path).join(', ') };
     return text(405, 'Method Not Allowed', allow);
   }
   const auth = authenticate(ctx, req, op);
-  if (auth !== 'ok') return unauthorized(ctx, op, auth);
+  if (auth !== 'ok') {
+    // Choice `auth-after-lookup`: delete and demerge look the data up first (which agency a key may act for
+    // depends on it, 5.3) and check the key only for data that exists: what does not exist is refused as such.
+    if (ctx.choices.has('auth-after-lookup') && (op.id === 'deleteSubmission' || op.id === 'demergeIswcMetadata')) {
+      const p = new URLSearchParams(query);
+      const [iswc, agency, workcode] = [p.get(Q.preferredIswc) ?? '', p.get(Q.agency) ?? '', p.get(Q.workcode) ?? ''];
+      const found = op.id === 'deleteSubmission' ? ctx.state.hasSubmission(iswc, agency, workcode, Number(p.get(Q.sourceDb))) : ctx.state.isMerged(iswc, agency, workcode);
+      if (!found) return op.id === 'deleteSubmission' ? handleDelete(ctx, op, query) : handleDemerge(ctx, op, query);
+    }
+    // Review fault `auth-after-action`: the operation runs (and changes data) before the key is looked at.
+    if (ctx.faults.has('auth-after-action') && op.id === 'deleteSubmission') handleDelete(ctx, op, query);
+    if (ctx.faults.has('auth-after-action') && op.id === 'demergeIswcMetadata') handleDemerge(ctx, op, query);
+    return unauthorized(ctx, op, auth);
+  }
   switch (op.id) {
     case 'notifyAgentRun':
       return handleRun(ctx, req, op);
@@ -116,6 +138,9 @@ async function serve(ctx: Context, routes: Routes, req: IncomingMessage, res: Se
     return;
   }
   if (reply.hang) return;
+  const { path } = splitTarget(req.url ?? '/');
+  const method = req.method ?? '';
+  reply = ctx.faults.alter(reply, { operation: routes.get(path)?.get(method)?.id ?? null, method, path });
   try {
     writeReply(res, reply, ctx.faults, ctx.choices);
   } catch (e) {

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { Operation } from '../lib/contract/operations.ts';
+import type { Operation, RequestBodySpec } from '../lib/contract/operations.ts';
 import { validateNode } from '../lib/contract/validators.ts';
 import { hasValidCheckDigit } from '../lib/contract/iswc.ts';
 import type { AgencyWorkRef } from '../lib/contract/profile/types.ts';
@@ -13,7 +13,7 @@ import { mediaFailure } from './media.ts';
 import { problemCode, Q, Query } from './query.ts';
 import { oddValue } from './readings.ts';
 import type { Reply } from './wire.ts';
-import { empty, json, text } from './wire.ts';
+import { empty, text } from './wire.ts';
 
 /** The fields of a merge request the server acts on (2.3, 2.4). */
 interface MergeBody {
@@ -40,8 +40,36 @@ function businessRefusal(ctx: Context, preferred: string, merge: MergeBody): str
   if (c.has('empty-merge-400') && iswcs.length === 0 && works.length === 0) return 'the merge names neither ISWCs nor agency works';
   if (c.has('merge-duplicates-400') && (new Set(iswcs).size < iswcs.length || iswcs.includes(preferred))) return 'the merge repeats an ISWC or names the preferred ISWC itself';
   if (c.has('check-digit-all') && iswcs.some((i) => !hasValidCheckDigit(i))) return 'an ISWC has a wrong check digit';
+  if (c.has('merge-child-refused') && iswcs.some((i) => ctx.state.hasParent(i))) return 'an ISWC of the merge already has a parent (production refuses it)';
   if (c.has('business-odd-values')) return oddValue(merge);
   return undefined;
+}
+
+/**
+ * Choice `merge-items-in-order`: the merge handles its items one after the other, as a loop over the
+ * request would: each ISWC of `iswcs`, then each agency work, is validated and then looked up; the first
+ * item that breaks its limits is 400, the first one the server does not know is 404 ("ISWC not found").
+ * Which of two fitting errors comes first is not shown: a request with an unknown work before a broken one
+ * gets the 404. Null when every item passes (the whole body is then validated as usual).
+ */
+function itemsInOrder(ctx: Context, op: Operation, resource: RequestBodySpec['resource'], value: unknown, bad: (code: ErrorCode, message: string) => Reply, notFound: () => Reply): Reply | null {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
+  const body = value as Record<string, unknown>;
+  const shape = { ...body, ...(Array.isArray(body.iswcs) ? { iswcs: [] } : {}), ...(Array.isArray(body.agencyWorks) ? { agencyWorks: [] } : {}) };
+  const top = ctx.limits.checkBody(op.id, resource, shape)[0];
+  if (top) return bad('BAD_BODY', `${top.field} ${top.message}`);
+  for (const iswc of Array.isArray(body.iswcs) ? (body.iswcs as unknown[]) : []) {
+    const v = ctx.limits.checkBody(op.id, resource, { iswcs: [iswc] })[0];
+    if (v) return bad('BAD_BODY', `${v.field} ${v.message}`);
+    if (!ctx.state.iswcExists(iswc as string)) return notFound();
+  }
+  for (const work of Array.isArray(body.agencyWorks) ? (body.agencyWorks as unknown[]) : []) {
+    const v = ctx.limits.checkBody(op.id, resource, { agencyWorks: [work] })[0];
+    if (v) return bad('BAD_BODY', `${v.field} ${v.message}`);
+    const w = work as AgencyWorkRef;
+    if (!ctx.state.workKnown(w.agencyCode, w.agencyWorkCode)) return notFound();
+  }
+  return null;
 }
 
 /**
@@ -55,7 +83,7 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
   const f = ctx.faults;
   const spec = op.body;
   if (!spec) throw new Error(`${op.id}: the contract lacks its request body`);
-  const bad = (code: ErrorCode, message: string): Reply => errorReply(ctx, f.has('merge-400-as-422') ? 422 : 400, { code, message, where: 'handleMerge' });
+  const bad = (code: ErrorCode, message: string): Reply => errorReply(ctx, 400, { code, message, where: 'handleMerge' });
   const notFound = (): Reply => (f.has('merge-404-as-400') ? errorReply(ctx, 400, { code: 'NOT_FOUND', message: ISWC_NOT_FOUND, where: 'handleMerge' }) : errorReply(ctx, 404, { code: 'NOT_FOUND', message: ISWC_NOT_FOUND, where: 'handleMerge' }));
 
   const body = await decodeRequestBody(ctx, req, spec);
@@ -77,6 +105,10 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
       return errorReply(ctx, 403, { code: 'FORBIDDEN', message: 'an agency work of another agency', where: 'handleMerge' });
     }
   }
+  if (ctx.choices.has('merge-items-in-order')) {
+    const refused = itemsInOrder(ctx, op, spec.resource, value, bad, notFound);
+    if (refused) return refused;
+  }
   const violations = ctx.limits.checkBody(op.id, spec.resource, value);
   const first = violations[0];
   if (first) return bad('BAD_BODY', `${first.field} ${first.message}`);
@@ -90,12 +122,12 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
   if (f.has('duplicate-items-500') && new Set(iswcs).size < iswcs.length) return text(500, 'Internal Server Error');
   const works = merge.agencyWorks ?? [];
   if (!ctx.state.iswcExists(preferred.value)) return notFound();
+  if (ctx.choices.has('merge-unknown-works-404') && works.some((w) => !ctx.state.workKnown(w.agencyCode, w.agencyWorkCode))) return notFound();
   if (iswcs.some((iswc) => !ctx.state.iswcExists(iswc))) {
     return ctx.choices.has('refuse-as-400') ? errorReply(ctx, 400, { code: 'NOT_FOUND', message: 'an ISWC to merge does not exist', where: 'handleMerge' }) : notFound();
   }
 
   if (!f.has('merge-no-effect')) ctx.state.merge(preferred.value, iswcs, works);
-  if (f.has('merge-success-200')) return json(200, {});
   if (f.has('no-body-204-violated')) return { status: op.successStatus, bodyOn204: '{}' };
   return empty(op.successStatus);
 }
@@ -126,6 +158,9 @@ export function handleDemerge(ctx: Context, op: Operation, rawQuery: string): Re
   const foreign = refuseForeignAgency(ctx, op, agency.value);
   if (foreign) return foreign;
   const notFound = (): Reply => errorReply(ctx, f.has('demerge-404-as-410') ? 410 : 404, { code: 'NOT_FOUND', message: ISWC_NOT_FOUND, where: 'handleDemerge' });
+  if (c.has('demerge-by-work-400') && ctx.state.isMergedAnywhere(agency.value, workcode.value) && !ctx.state.isMerged(preferred.value, agency.value, workcode.value)) {
+    return bad('NOT_FOUND', 'this metadata is merged into another preferred ISWC');
+  }
   if (!ctx.state.iswcExists(preferred.value)) return notFound();
   // Fault `demerge-ignores-agency`: the agency the work is merged under stands in for the one asked.
   const effectiveAgency = f.has('demerge-ignores-agency') ? (ctx.state.mergedAgencyOf(preferred.value, workcode.value) ?? agency.value) : agency.value;
@@ -134,6 +169,9 @@ export function handleDemerge(ctx: Context, op: Operation, rawQuery: string): Re
     return c.has('refuse-as-400') && !f.has('demerge-404-as-410') ? bad('NOT_FOUND', 'this metadata is not merged into the preferred ISWC') : notFound();
   }
   if (f.has('demerge-removes-all')) ctx.state.demergeAll(preferred.value);
-  else if (!f.has('demerge-no-effect')) ctx.state.demerge(preferred.value, effectiveAgency, workcode.value);
+  else if (!f.has('demerge-no-effect')) {
+    if (c.has('demerge-merge-set')) ctx.state.demergeSet(preferred.value, effectiveAgency, workcode.value);
+    else ctx.state.demerge(preferred.value, effectiveAgency, workcode.value);
+  }
   return empty(op.successStatus);
 }

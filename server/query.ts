@@ -115,6 +115,8 @@ export class Query {
     const raw = this.#raw(name);
     if (!raw.ok) return raw;
     if (!INTEGER_TEXT.test(raw.value)) return { ok: false, problem: { param: name, kind: 'invalid', message: `${name} is not an integer` } };
+    // Review fault `query-int32-wraparound`: JavaScript's `| 0` keeps the low 32 bits, always "in range".
+    if (this.#ctx.faults.has('query-int32-wraparound')) return { ok: true, value: Number(raw.value) | 0 };
     const value = Number(raw.value);
     const p = param(this.#op, name);
     const violations = this.#ctx.limits.checkValue(this.#ctx.limits.constraint(this.#op.id, 'query', name), p.schema, value);

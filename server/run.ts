@@ -45,7 +45,10 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
   if (!spec || documentedBad === undefined || !responseResource) throw new Error(`${op.id}: the contract lacks its body, 400 text or 200 resource`);
 
   const badRequest = (message = 'the body is not a valid agent run'): Reply =>
-    errorReply(ctx, f.has('run-400-as-422') ? 422 : 400, { code: 'BAD_BODY', message, where: 'handleRun', stated: f.has('run-bad-request-text') ? 'Invalid request' : documentedBad });
+    // Review fault `accept-json-400-text`: with Accept: application/json the validation problem+json comes instead.
+    f.has('accept-json-400-text') && /application\/json/i.test(header(req, 'accept') ?? '')
+      ? { status: 400, body: { kind: 'problem', text: JSON.stringify({ type: 'https://tools.ietf.org/html/rfc9110#section-15.5.1', title: 'One or more validation errors occurred.', status: 400, errors: { '': [message] } }) } }
+      : errorReply(ctx, 400, { code: 'BAD_BODY', message, where: 'handleRun', stated: documentedBad });
 
   const body = await decodeRequestBody(ctx, req, spec);
   if (!body.ok) return mediaFailure(ctx, body, () => badRequest(body.error));
@@ -63,6 +66,8 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
   if (violations.length > 0) return badRequest(`${violations[0]?.field} ${violations[0]?.message}`);
   const odd = c.has('business-odd-values') ? oddValue(value) : undefined;
   if (odd) return badRequest(odd);
+  const agentVersion = (value as { agentVersion?: unknown }).agentVersion;
+  if (c.has('agent-version-limit') && typeof agentVersion === 'string' && agentVersion.length > 20) return badRequest('agentVersion is longer than its column (20)');
   const foreign = refuseForeignAgency(ctx, op, (value as { agencyCode?: unknown }).agencyCode ?? ctx.keyAgency);
   if (foreign) return foreign;
 
@@ -73,8 +78,16 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
     if (rej !== undefined && bus !== undefined && tech !== undefined && rej !== bus + tech) return badRequest('overallRejected is not businessRejectionCount + technicalRejectionCount');
     if (sent !== undefined && ok !== undefined && rej !== undefined && sent !== ok + rej) return badRequest('overallSent is not successfulCount + overallRejected');
   }
+  if (c.has('run-start-counters-zero') && (run.runId === undefined || run.runId === '')) {
+    const counted = Object.entries(run).some(([k, v]) => typeof v === 'number' && v !== 0 && k !== 'agentVersion');
+    if (counted) return badRequest('a run that starts has no counts yet');
+  }
   let runId: string;
-  if (run.runId === undefined || run.runId === '') {
+  if (c.has('run-id-required') && (typeof run.runId !== 'string' || run.runId === '')) return badRequest('runId is required');
+  if (c.has('run-id-required') && !ctx.state.run(run.runId as string)) {
+    // The client names its run: an unknown runId starts it, a known one ends it.
+    runId = ctx.state.startRun(run, run.runId);
+  } else if (run.runId === undefined || run.runId === '') {
     runId = ctx.state.startRun(run);
   } else {
     runId = run.runId;
@@ -85,7 +98,7 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
     ctx.state.endRun(runId, run);
   }
 
-  const status = f.has('run-success-201') ? 201 : op.successStatus;
+  const status = op.successStatus;
   const format = answerFormat(ctx, req, body.format);
   if (f.has('run-response-no-run-id')) {
     return format === 'json' ? { status, body: { kind: 'json', text: '{}' } } : { status, body: { kind: 'xml', text: encodeXml(responseResource, {}) } };

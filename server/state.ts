@@ -32,6 +32,11 @@ export class ServerState {
   /** Preferred ISWCs that received a successful merge through this server (for `after-merge-demerge-any`). */
   readonly #mergedInto = new Set<string>();
   readonly #submissions = new Set<string>();
+  /** Agency works the server knows (from the profile's entries): choice `merge-items-in-order`. */
+  readonly #knownWorks = new Set<string>();
+  /** preferred ISWC -> work key -> the merge (set of metadata) it came with: choice `demerge-merge-set`. */
+  readonly #mergeSets = new Map<string, Map<string, number>>();
+  #nextMergeSet = 1;
   readonly #runs = new Map<string, RunRecord>();
   /** For the fault `run-response-schema`: runIds answered as numbers. */
   #nextRunNumber = 12345;
@@ -45,14 +50,18 @@ export class ServerState {
     for (const m of profile.merges) {
       add(m.preferredIswc);
       m.iswcs?.forEach(add);
+      for (const w of m.agencyWorks ?? []) this.#knownWorks.add(workKey(w.agencyCode, w.agencyWorkCode));
     }
     for (const d of profile.demerges) {
       add(d.preferredIswc);
       this.#worksOf(d.preferredIswc).add(workKey(d.agency, d.workcode));
+      this.#knownWorks.add(workKey(d.agency, d.workcode));
+      this.#setsOf(d.preferredIswc).set(workKey(d.agency, d.workcode), this.#nextMergeSet++);
     }
     for (const s of profile.submissions) {
       add(s.preferredIswc);
       this.#submissions.add(submissionKey(s.preferredIswc, s.agency, s.workcode, s.sourceDb));
+      this.#knownWorks.add(workKey(s.agency, s.workcode));
     }
   }
 
@@ -63,6 +72,37 @@ export class ServerState {
       this.#works.set(preferredIswc, set);
     }
     return set;
+  }
+
+  #setsOf(preferredIswc: string): Map<string, number> {
+    let sets = this.#mergeSets.get(preferredIswc);
+    if (!sets) {
+      sets = new Map();
+      this.#mergeSets.set(preferredIswc, sets);
+    }
+    return sets;
+  }
+
+  /** Does the server know this agency work (a work of its submissions, demerges or merges)? */
+  workKnown(agency: string, workcode: string): boolean {
+    return this.#knownWorks.has(workKey(agency, workcode));
+  }
+
+  /**
+   * Choice `demerge-merge-set`: removes the whole set of metadata the named work came with (every agency
+   * work one merge request carried into this preferred ISWC).
+   */
+  demergeSet(preferredIswc: string, agency: string, workcode: string): void {
+    const sets = this.#setsOf(preferredIswc);
+    const set = sets.get(workKey(agency, workcode));
+    const works = this.#works.get(preferredIswc);
+    for (const [key, id] of [...sets]) {
+      if (set !== undefined && id === set) {
+        sets.delete(key);
+        works?.delete(key);
+      }
+    }
+    works?.delete(workKey(agency, workcode));
   }
 
   iswcExists(iswc: string): boolean {
@@ -78,8 +118,19 @@ export class ServerState {
     }
     for (const iswc of iswcs) if (iswc !== preferredIswc) children.add(iswc);
     const set = this.#worksOf(preferredIswc);
-    for (const w of works) set.add(workKey(w.agencyCode, w.agencyWorkCode));
+    const sets = this.#setsOf(preferredIswc);
+    const id = this.#nextMergeSet++;
+    for (const w of works) {
+      set.add(workKey(w.agencyCode, w.agencyWorkCode));
+      sets.set(workKey(w.agencyCode, w.agencyWorkCode), id);
+    }
     this.#mergedInto.add(preferredIswc);
+  }
+
+  /** Is this ISWC already merged into some preferred ISWC (choice `merge-child-refused`)? */
+  hasParent(iswc: string): boolean {
+    for (const children of this.#childIswcs.values()) if (children.has(iswc)) return true;
+    return false;
   }
 
   wasMergedInto(preferredIswc: string): boolean {
@@ -88,6 +139,12 @@ export class ServerState {
 
   isMerged(preferredIswc: string, agency: string, workcode: string): boolean {
     return this.#works.get(preferredIswc)?.has(workKey(agency, workcode)) ?? false;
+  }
+
+  /** Is this agency work merged into some preferred ISWC (choice `demerge-by-work-400`)? */
+  isMergedAnywhere(agency: string, workcode: string): boolean {
+    for (const works of this.#works.values()) if (works.has(workKey(agency, workcode))) return true;
+    return false;
   }
 
   /** Removes one agency work from a preferred ISWC (4.4). */
@@ -136,8 +193,8 @@ export class ServerState {
   }
 
   /** A run notification without runId starts a run: a new GUID is allocated. */
-  startRun(fields: Record<string, unknown>): string {
-    const runId = randomUUID();
+  startRun(fields: Record<string, unknown>, chosen?: string): string {
+    const runId = chosen ?? randomUUID();
     this.#remember({ runId, started: fields });
     return runId;
   }

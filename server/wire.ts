@@ -50,6 +50,9 @@ export const empty = (status: number): Reply => ({ status });
 
 const REASON: Record<number, string> = { 204: 'No Content' };
 
+/** Choice `early-hints`: the Link sent in the 103 and repeated on the final answer (RFC 8297). */
+const EARLY_LINK = '</iswc.css>; rel=preload; as=style';
+
 /** Writes a Reply. `json-content-type-mislabelled` and `missing-content-type` act here, on every answer. */
 export function writeReply(res: ServerResponse, reply: Reply, faults: FaultSet, choices?: ChoiceSet): void {
   if (reply.bodyOn204 !== undefined && res.socket) {
@@ -67,6 +70,11 @@ export function writeReply(res: ServerResponse, reply: Reply, faults: FaultSet, 
   }
   const headers: Record<string, string | number> = { ...reply.headers };
   if (reply.close || choices?.has('connection-close')) headers.Connection = 'close';
+  // Choice `early-hints`: an informational 103 before the final answer (RFC 9110 §15.2: clients must parse 1xx).
+  if (choices?.has('early-hints')) {
+    res.writeEarlyHints({ link: EARLY_LINK });
+    headers.Link = EARLY_LINK;
+  }
   if (!reply.body) {
     if (choices?.has('chunked-answers') && reply.status === 204) Object.assign(headers, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': 0 });
     res.writeHead(reply.status, headers);
@@ -74,13 +82,29 @@ export function writeReply(res: ServerResponse, reply: Reply, faults: FaultSet, 
     return;
   }
   let payload = Buffer.from(reply.body.text, 'utf8');
+  const isJson = reply.body.kind === 'json' || reply.body.kind === 'problem';
+  // Choice `json-bom`: .NET's Encoding.UTF8 writes its preamble (RFC 8259 §8.1 lets parsers ignore it).
+  if (isJson && choices?.has('json-bom')) payload = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), payload]);
+  // Choice `xml-answer-utf16`: XML in UTF-16LE with a byte order mark, as XML 1.0 requires every processor to read.
+  const utf16 = reply.body.kind === 'xml' && choices?.has('xml-answer-utf16') === true;
+  if (utf16) {
+    const declared = reply.body.text.replace(/^\uFEFF/, '').replace(/^<\?xml[^>]*\?>/, '');
+    payload = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(`<?xml version="1.0" encoding="utf-16"?>${declared}`, 'utf16le')]);
+  }
   if (!faults.has('missing-content-type')) {
-    const kind = (reply.body.kind === 'json' || reply.body.kind === 'problem') && faults.has('json-content-type-mislabelled') ? 'xml' : reply.body.kind;
-    headers['Content-Type'] = kind === 'json' && choices?.has('json-text-json') ? 'text/json; charset=utf-8' : CONTENT_TYPE[kind];
+    const kind = isJson && faults.has('json-content-type-mislabelled') ? 'xml' : reply.body.kind;
+    headers['Content-Type'] = kind === 'json' && choices?.has('json-text-json') ? 'text/json; charset=utf-8' : utf16 && kind === 'xml' ? 'application/xml; charset=utf-16' : CONTENT_TYPE[kind];
   }
   if (choices?.has('gzip-unasked') && acceptsGzip(res.req.headers['accept-encoding'])) {
     payload = gzipSync(payload);
     headers['Content-Encoding'] = 'gzip';
+  }
+  if (choices?.has('chunked-trailers')) {
+    res.writeHead(reply.status, { ...headers, Trailer: 'Server-Timing' });
+    res.write(payload);
+    res.addTrailers({ 'Server-Timing': 'app;dur=1' });
+    res.end();
+    return;
   }
   if (choices?.has('chunked-answers')) {
     res.writeHead(reply.status, headers);

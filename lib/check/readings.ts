@@ -41,8 +41,8 @@ export const READINGS = [
   },
   {
     point: 'Not found',
-    sections: ['4.2', '4.3', '4.4', '7'],
-    gated: 'A merge or demerge naming a preferred ISWC that does not exist, everything else naming existing data, is 404: the document ties "ISWC not found" to it. (The delete\'s 400 "invalid agency and work code provided" fits a submission found by its work under another preferred ISWC: there a refusal.)',
+    sections: ['4.2', '4.4', '7'],
+    gated: 'A merge or demerge naming a preferred ISWC that does not exist, everything else naming existing data, is 404: the document ties "ISWC not found" to it. (A delete of nothing is a refusal, 400 or 404: its 400 "invalid agency and work code provided" fits a submission found by its work under another preferred ISWC.)',
     recorded: '',
   },
   {
@@ -60,7 +60,7 @@ export const READINGS = [
   {
     point: 'Stated texts',
     sections: ['4.1', '5', '7'],
-    gated: '"Bad Request" (400) and "Not Authorized" (401) of the run notification are carried as a whole string: the body itself, any JSON string value (a problem+json title, a gateway message) or an XML text node. The format is free.',
+    gated: '"Bad Request" (400) and "Not Authorized" (401) of the run notification are carried as a whole string: the body itself, the first line of a plain-text body (a detail may follow), any JSON string value (a problem+json title, a gateway message) or an XML text node (CDATA and character references read). The format is free.',
     recorded: 'The content type and shape of every error body.',
   },
   {
@@ -72,7 +72,7 @@ export const READINGS = [
   {
     point: 'Outcomes',
     sections: ['2.5', '3', '4.2', '4.3', '4.4'],
-    gated: 'A successful merge makes its works demergeable; a demerge removes one set of metadata; a delete or demerge naming another value leaves the data in place; over generated sequences, each answer is 204 or a refusal as a model of these outcomes predicts.',
+    gated: 'A successful merge makes its works demergeable; a demerge removes one set of metadata; a delete or demerge naming another value leaves the data in place; two runs started one after the other get two runIds; over generated sequences, each answer is 204 or a refusal as a model of these outcomes predicts.',
     recorded: '',
   },
   {
@@ -88,6 +88,26 @@ export const READINGS = [
     recorded: '',
   },
 ] as const satisfies readonly Reading[];
+
+/** Decisions on readings a reviewer may question, with the reason; rendered under the table. */
+export const DECISIONS: ReadonlyArray<{ title: string; text: string }> = [
+  {
+    title: 'ASP.NET Core validation errors and "Bad Request"',
+    text: 'ASP.NET Core\'s automatic model-validation answer is a problem+json whose title is "One or more validation errors occurred.", not "Bad Request". Section 4.1 states the text of the 400, and the harness reads "text" as what the body carries, in any format (it accepts the title, a message, a text node, a first line). A server that sends only that title fails `text.bad-request`: under this reading it is a real deviation of the run notification, and the most common one to expect from .NET servers. A waiver (docs/reports.md, README "Waivers") is the way to live with it while it is fixed.',
+  },
+  {
+    title: 'XML entities',
+    text: 'Expanding an internal entity is what a conforming XML processor does, and it is not external-entity injection. The harness still expects a DOCTYPE to be refused or left unexpanded, as the OWASP XXE guidance recommends (disable DTDs): this is an `http` check, so it gates only with ISWC_STRICT=1, and the request is a probe of an open point, never judged by a `spec` check.',
+  },
+  {
+    title: 'A repeated demerge',
+    text: 'Some REST guidelines make DELETE idempotent (204 for what is already gone). Section 3 states the outcome of a successful demerge: it removes the metadata. A 204 that removed nothing would claim an outcome that did not happen, and accepting it would blind `outcome.demerge`; so a repeat is a refusal (400 or 404). The same holds for a repeated delete, which 4.3\'s "submission not found" states outright.',
+  },
+  {
+    title: 'Runs that are open',
+    text: 'Section 3 does not show the states of a run, and 4.1 answers a valid agent run with 200. A server that refused a start while another run of the agency is open would refuse on a state no client can see or avoid (other agents of the agency start runs on a shared staging at any time); the harness starts runs concurrently and treats such a refusal as a deviation.',
+  },
+];
 
 export type ReadingPoint = (typeof READINGS)[number]['point'];
 
@@ -117,5 +137,8 @@ export function renderReadingsDoc(checks: ReadonlyArray<{ id: string; level: str
     '|---|---|---|---|',
     ...rows,
     '',
+    '## Decisions',
+    '',
+    ...DECISIONS.flatMap((d) => [`**${d.title}.** ${d.text}`, '']),
   ].join('\n');
 }

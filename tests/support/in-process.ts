@@ -21,7 +21,7 @@ export interface InProcessReportOptions {
   choices?: ChoiceSetName;
   /** Applied to the executions before the report is built (to plant hostile text, for instance). */
   mutate?: (executions: CheckExecution[]) => CheckExecution[];
-  /** Waivers applied when the report is built, as ISWC_WAIVERS does (lib/waivers/load.ts loadWaivers). */
+  /** Waivers applied when the report is built, as ISWC_WAIVERS does (lib/report/waivers/load.ts loadWaivers). */
   waivers?: WaiverSet;
   /** The UTC day (YYYY-MM-DD) waiver expiry is judged against; default: today. */
   today?: string;

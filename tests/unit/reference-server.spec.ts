@@ -6,6 +6,7 @@ import { loadProfile } from '../../lib/contract/profile/load.ts';
 import type { TargetProfile } from '../../lib/contract/profile/types.ts';
 import { CHOICES, CHOICE_SETS, choiceTable } from '../../server/choices.ts';
 import { FAULTS, faultTable } from '../../server/faults.ts';
+import { readExpectations } from '../../lib/fault-expectations.ts';
 import { withWrongCheckDigit } from '../../lib/contract/iswc.ts';
 import type { RunningServer } from '../../server/index.ts';
 import { startReferenceServer } from '../../server/index.ts';
@@ -409,9 +410,14 @@ test.describe('faults', () => {
     });
   }
 
-  test('every fault has a probe', () => {
-    const covered = new Set([...PROBES.map((p) => p.fault), ...COVERED_ELSEWHERE]);
-    expect(FAULTS.map((f) => f.id).filter((id) => !covered.has(id))).toEqual([]);
+  // A probe above shows a handler fault in one call; what proves every fault, probe or not, is the
+  // self-check: the checks that catch it are pinned in tests/expectations/faults.json.
+  test('every fault of the catalogue is pinned with the checks that catch it (npm run expectations:update)', () => {
+    const pinned = readExpectations(fromRoot('tests', 'expectations', 'faults.json'));
+    expect(FAULTS.map((f) => f.id).filter((id) => (pinned[id]?.caughtBy.length ?? 0) === 0)).toEqual([]);
+    expect(Object.keys(pinned).filter((id) => !FAULTS.some((f) => f.id === id))).toEqual([]);
+    const probed = new Set([...PROBES.map((p) => p.fault), ...COVERED_ELSEWHERE]);
+    expect(PROBES.length + COVERED_ELSEWHERE.length).toBe(probed.size);
   });
 });
 
@@ -487,6 +493,39 @@ const CHOICE_PROBES: ChoiceProbe[] = [
   { choice: 'chunked-answers', calls: [validRun()], observe: (a) => a.headers.get('content-length') !== null, reference: true, chosen: false },
   { choice: 'xml-any-root', calls: [{ path: '/agent/run', body: `<Run><agencyCode>${profile.agency}</agencyCode></Run>`, headers: XML_TYPE }], reference: 400, chosen: 200 },
   { choice: 'connection-close', calls: [validRun()], observe: (a) => a.headers.get('connection'), reference: 'keep-alive', chosen: 'close' },
+  {
+    choice: 'merge-items-in-order',
+    calls: [mergeBody({ iswcs: [], agencyWorks: [{ agencyCode: profile.agency, agencyWorkCode: 'UNKNOWN1' }, { agencyCode: profile.agency, agencyWorkCode: 'W'.repeat(21) }] })],
+    reference: 400,
+    chosen: 404,
+  },
+  { choice: 'merge-unknown-works-404', calls: [mergeBody({ iswcs: [], agencyWorks: [{ agencyCode: profile.agency, agencyWorkCode: 'UNKNOWN1' }] })], reference: 204, chosen: 404 },
+  {
+    choice: 'demerge-merge-set',
+    calls: [mergeOf(0), ...(at(profile.merges, 0).agencyWorks ?? []).slice(0, 2).map((w) => demergeOf(at(profile.merges, 0).preferredIswc, w.agencyCode, w.agencyWorkCode))],
+    reference: 204,
+    chosen: 404,
+  },
+  { choice: 'demerge-by-work-400', calls: [demergeOf(at(profile.unknownIswcs, 0), at(profile.demerges, 0).agency, at(profile.demerges, 0).workcode)], reference: 404, chosen: 400 },
+  { choice: 'xml-request-namespace', calls: [xmlRun(`<agencyCode>${profile.agency}</agencyCode>`)], reference: 200, chosen: 400 },
+  { choice: 'json-bom', calls: [validRun()], observe: (a) => Number(a.headers.get('content-length')) - new TextEncoder().encode(a.text).length, reference: 0, chosen: 3 },
+  { choice: 'xml-answer-utf16', calls: [xmlRun(`<agencyCode>${profile.agency}</agencyCode>`)], observe: contentType, reference: 'application/xml; charset=utf-8', chosen: 'application/xml; charset=utf-16' },
+  { choice: 'early-hints', calls: [validRun()], observe: (a) => a.headers.get('link'), reference: null, chosen: '</iswc.css>; rel=preload; as=style' },
+  { choice: 'chunked-trailers', calls: [validRun()], observe: (a) => a.headers.get('trailer'), reference: null, chosen: 'Server-Timing' },
+  {
+    choice: 'xml-entities-dropped',
+    calls: [{ path: '/agent/run', body: `<!DOCTYPE AgentRun [<!ENTITY ac "${profile.agency}">]><AgentRun><agencyCode>&ac;</agencyCode></AgentRun>`, headers: XML_TYPE }],
+    reference: 400,
+    chosen: 200,
+  },
+  { choice: 'agent-version-limit', calls: [validRun({ agentVersion: 'v'.repeat(21) })], reference: 200, chosen: 400 },
+  { choice: 'unknown-path-403', calls: [{ method: 'GET', path: '/no-such-path' }], reference: 404, chosen: 403 },
+  { choice: 'run-id-required', calls: [validRun()], reference: 200, chosen: 400 },
+  { choice: 'auth-after-lookup', calls: [{ ...deleteOf(0, { preferredIswc: at(profile.unknownIswcs, 0) }), auth: 'none' }], reference: 401, chosen: 404 },
+  { choice: 'stated-text-colon-detail', calls: [validRun({ agencyCode: '1' })], observe: (a) => a.text.startsWith('Bad Request: '), reference: false, chosen: true },
+  { choice: 'merge-child-refused', calls: [mergeOf(0), { ...mergeOf(1), body: JSON.stringify({ iswcs: at(profile.merges, 0).iswcs, agencyWorks: [] }) }], reference: 204, chosen: 400 },
+  { choice: 'run-start-counters-zero', calls: [validRun()], reference: 200, chosen: 400 },
+  { choice: 'submission-update-put', calls: [{ method: 'PUT', path: '/submission' }], reference: 405, chosen: 415 },
   { choice: 'large-bodies-accepted', calls: [{ path: '/agent/run', body: `${JSON.stringify(VALID_RUN)}${' '.repeat(2 * 1024 * 1024)}`, headers: JSON_TYPE }], reference: 413, chosen: 200 },
 ];
 

@@ -33,7 +33,19 @@ export function runCases(profile: TargetProfile): CaseDef[] {
           request: bodyRequest(OP, format, validAgentRun(profile)),
           expect: [expectCheck('status.success', { because: `a valid agent run (section 2.1) gets 200 (section ${section})` })],
         });
-        const runId = runIdOf(start) ?? `iswc-conformance-${Date.now()}`;
+        const started = runIdOf(start);
+        if (started !== undefined) {
+          await ctx.send({
+            label: 'start another run',
+            operation: OP,
+            request: bodyRequest(OP, format, validAgentRun(profile, 4)),
+            expect: [
+              expectCheck('status.success', { because: `a valid agent run (section 2.1) gets 200 (section ${section})` }),
+              expectCheck('outcome.run-ids-distinct', { otherRunId: started, because: 'the answer to a run start identifies that run (sections 2.2, 4.1)' }),
+            ],
+          });
+        }
+        const runId = started ?? `iswc-conformance-${Date.now()}`;
         await ctx.send({
           label: 'end run',
           operation: OP,
@@ -43,8 +55,6 @@ export function runCases(profile: TargetProfile): CaseDef[] {
             expectCheck('observed.run-id', { because: 'the runId answered when a run is ended' }),
           ],
         });
-        // A runId the server never issued: whatever it answers must be a documented status (200, 400);
-        // production's 404 for an unknown run is not one the document lists.
         // A runId the server never issued: the document says nothing of it (production answers 404), so
         // the answer is only recorded.
         await ctx.send({

@@ -1,7 +1,5 @@
 import fc from 'fast-check';
 import { fieldConstraints } from '../../contract/constraints.ts';
-import { deref } from '../../contract/openapi.ts';
-import { resourceSchema } from '../../contract/constraints.ts';
 import type { TargetProfile } from '../../contract/profile/types.ts';
 import type { GenOptions } from './values.ts';
 import { DEFAULT_GEN, validAgentRunArb, validFor, validMergeBodyArb } from './values.ts';
@@ -52,5 +50,3 @@ for (const c of fieldConstraints()) {
     throw new Error(`No named generator for component ${c.component}`);
   }
 }
-void deref;
-void resourceSchema;

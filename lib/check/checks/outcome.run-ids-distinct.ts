@@ -1,0 +1,27 @@
+import { describeAnswer, runIdOf } from '../../contract/answer.ts';
+import type { Because } from '../../generate/expectations.ts';
+import { fail, pass } from '../helpers.ts';
+import { defineCheck } from '../types.ts';
+
+interface DistinctParams extends Because {
+  /** The runId the server answered to the start of another run. */
+  otherRunId: string;
+}
+
+/** Sections 2.2 and 4.1: the answer to a run start identifies that run, so two runs never share one. */
+export default defineCheck<DistinctParams>({
+  id: 'outcome.run-ids-distinct',
+  level: 'spec',
+  sections: ['2.2', '4.1'],
+  reading: 'Outcomes',
+  description: 'Two agent runs started one after the other (different bodies, no runId) are answered two different runIds.',
+  scope: 'targeted',
+  params: { type: 'object', properties: { otherRunId: { type: 'string', minLength: 1 } }, required: ['otherRunId'] },
+  judge({ exchange, params }) {
+    const expected = `a runId other than ${JSON.stringify(params.otherRunId)}, because ${params.because}`;
+    const runId = runIdOf(exchange);
+    // No runId to compare (not a 200, or no identifier): status.success and response.schema say why.
+    if (runId === undefined) return { verdict: 'skip', expected, received: `no runId to compare: ${describeAnswer(exchange)}` };
+    return runId === params.otherRunId ? fail(expected, `the same runId ${JSON.stringify(runId)}`) : pass(expected, `runId ${JSON.stringify(runId)}`);
+  },
+});

@@ -1,0 +1,26 @@
+/**
+ * npm run expectations:update: runs the self-check (the suite against each fault of the reference
+ * server's catalogue) and rewrites tests/expectations/faults.json, the checks that catch each fault.
+ * Run it after a deliberate change to a check, a case or a fault; the diff of that file is the review.
+ */
+import { expectationDiff, expectationsOf, readExpectations, writeExpectations } from '../lib/fault-expectations.ts';
+import { selfCheck } from '../lib/selfcheck.ts';
+import { loadProfile } from '../lib/contract/profile/load.ts';
+import { fromRoot } from '../lib/paths.ts';
+import { existsSync } from 'node:fs';
+import { EMBEDDED_KEY, FAULTS, startReferenceServer } from '../server/index.ts';
+
+const file = fromRoot('tests', 'expectations', 'faults.json');
+const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
+const started = Date.now();
+const { results } = await selfCheck(FAULTS, (faultId) => startReferenceServer({ profile, key: EMBEDDED_KEY, faults: faultId ? [faultId] : [] }), { key: EMBEDDED_KEY, profile });
+const actual = expectationsOf(results);
+const changes = existsSync(file) ? expectationDiff(readExpectations(file), actual) : ['(no pinned file yet)'];
+writeExpectations(file, actual);
+const missed = results.filter((r) => r.caughtBy.length === 0).map((r) => r.fault.id);
+console.log(`${file}: ${results.length} faults, ${changes.length === 0 ? 'unchanged' : `${changes.length} change(s)`} (${Math.round((Date.now() - started) / 1000)} s)`);
+for (const line of changes) console.log(`  ${line}`);
+if (missed.length > 0) {
+  console.log(`faults no check catches: ${missed.join(', ')}`);
+  process.exitCode = 1;
+}
