@@ -20,6 +20,7 @@ import { runSuiteInProcess } from '../lib/pipeline.ts';
 import type { PlanName } from '../lib/run/budget.ts';
 import { CHOICE_SETS, EMBEDDED_KEY, FAULTS, profileForChoiceSet, startReferenceServer } from '../server/index.ts';
 import type { ChoiceSetName } from '../server/index.ts';
+import { SETS_RED_IN_SELFCHECK } from './plans.ts';
 
 const { values } = parseArgs({
   options: {
@@ -52,6 +53,8 @@ interface Power {
   caught: string[];
   missed: string[];
   falseAlarms: string[];
+  /** Failures against a set the self-check declares red until the harness is fixed (scripts/plans.ts). */
+  knownRed: string[];
   table: Array<{ fault: string; caughtBy: string[] }>;
 }
 
@@ -65,7 +68,8 @@ async function runPlan(plan: Plan, fault: string | undefined, strict: boolean, c
       key: EMBEDDED_KEY,
       profile: p,
       destructive: plan.destructive,
-      timeoutMs: 2000,
+      // Far above the server's answer time: a loaded machine must not turn a slow answer into a false alarm.
+      timeoutMs: 10_000,
       // ISWC_RUNS as a default run has it: a budget sizes generated cases from it.
       settings: { seed, strict, runs: 100 },
       plan: plan.plan,
@@ -81,8 +85,10 @@ async function runPlan(plan: Plan, fault: string | undefined, strict: boolean, c
 async function power(plan: Plan): Promise<Power> {
   const clean = await runPlan(plan, undefined, true);
   const falseAlarms = [...clean.failures];
+  const knownRed: string[] = [];
   for (const set of Object.keys(CHOICE_SETS).filter((s) => s !== 'reference') as ChoiceSetName[]) {
-    falseAlarms.push(...(await runPlan(plan, undefined, true, set)).failures.map((f) => `${set}: ${f}`));
+    const failures = (await runPlan(plan, undefined, true, set)).failures.map((f) => `${set}: ${f}`);
+    (SETS_RED_IN_SELFCHECK.includes(set) ? knownRed : falseAlarms).push(...failures);
   }
   const table: Power['table'] = [];
   for (const fault of FAULTS) table.push({ fault: fault.id, caughtBy: (await runPlan(plan, fault.id, fault.level === 'http')).caughtBy });
@@ -92,6 +98,7 @@ async function power(plan: Plan): Promise<Power> {
     caught: table.filter((r) => r.caughtBy.length > 0).map((r) => r.fault),
     missed: table.filter((r) => r.caughtBy.length === 0).map((r) => r.fault),
     falseAlarms,
+    knownRed,
     table,
   };
 }
@@ -107,6 +114,7 @@ function line(r: Power): string {
 function printDetails(r: Power): void {
   if (values.table) for (const row of r.table) console.log(`  ${row.caughtBy.length > 0 ? 'caught' : 'MISSED'}  ${row.fault.padEnd(28)} ${row.caughtBy.join(', ') || '-'}`);
   if (r.missed.length > 0) console.log(`  missed: ${r.missed.join(', ')}`);
+  if (r.knownRed.length > 0) console.log(`  (${r.knownRed.length} failure(s) against ${SETS_RED_IN_SELFCHECK.join(', ')}, red in the self-check until the harness is fixed)`);
   if (r.falseAlarms.length > 0) console.log(`  ✗ FALSE ALARMS against the clean server or a legitimate choice set:\n${r.falseAlarms.slice(0, 10).map((f) => `    ${f}`).join('\n')}`);
 }
 

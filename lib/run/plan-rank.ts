@@ -53,6 +53,12 @@ export interface PlanData {
   /** The sets of legitimate choices every case was run against (none may fail). */
   choiceSets: readonly string[];
   /**
+   * Choice sets the self-check declares red until the harness is fixed, and the cases (keys) that fail
+   * against them: recorded, not refused (scripts/plans.ts SETS_RED_IN_SELFCHECK). Every other set passed
+   * every case at every seed.
+   */
+  falseAlarms: Readonly<Record<string, readonly string[]>>;
+  /**
    * Per mode (a non-destructive run changes nothing in the target, so what a case catches can differ),
    * case key → what it caught at every seed; cases that caught nothing are left out.
    */

@@ -14,6 +14,12 @@ import { inParallel, runPlannedCase } from '../../lib/run/runner.ts';
 import { EMBEDDED_KEY, profileForChoiceSet, startReferenceServer } from '../../server/index.ts';
 import type { ChoiceSetName } from '../../server/index.ts';
 
+/**
+ * Per-request timeout of a measurement: far above the reference server's answer time, so that a loaded
+ * machine does not turn a slow answer into a false alarm (only hang-on-unsupported-media waits it out).
+ */
+const MEASURE_TIMEOUT_MS = 10_000;
+
 /** Runs per generated case in a measurement: the default ISWC_RUNS. */
 export const MEASURED_RUNS = 100;
 
@@ -46,11 +52,11 @@ export async function measuredPlan(profile: TargetProfile, destructive = true): 
 export async function measure(base: TargetProfile, target: Target, seed: number): Promise<Map<string, CaseResult>> {
   const profile = profileForChoiceSet(base, target.choices);
   const server = await startReferenceServer({ profile, key: EMBEDDED_KEY, faults: target.fault ? [target.fault] : [], ...(target.choices ? { choices: target.choices } : {}) });
-  const client = createHttpClient({ baseUrl: server.url, key: EMBEDDED_KEY, timeoutMs: 2000, throttling: false });
+  const client = createHttpClient({ baseUrl: server.url, key: EMBEDDED_KEY, timeoutMs: MEASURE_TIMEOUT_MS, throttling: false });
   const judge = createJudge({ strict: target.strict, agency: profile.agency });
   try {
     const planned = await measuredPlan(profile, target.destructive);
-    const outcomes = await inParallel(planned, 8, (p) => runPlannedCase(p, client, profile, { seed, runs: MEASURED_RUNS, strict: target.strict }, judge));
+    const outcomes = await inParallel(planned, 4, (p) => runPlannedCase(p, client, profile, { seed, runs: MEASURED_RUNS, strict: target.strict }, judge));
     const out = new Map<string, CaseResult>();
     planned.forEach((p, i) => {
       const outcome = outcomes[i];
