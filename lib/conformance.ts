@@ -1,162 +1,100 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import type { TestInfo } from '@playwright/test';
-import { gating } from './check/gating.ts';
-import { createJudge } from './check/judge.ts';
-import { config } from './config/config.ts';
+import * as allure from 'allure-js-commons';
 import type { RunContext } from './config/run-context.ts';
 import { runContext } from './config/run-context.ts';
-import type { HttpClient } from './contract/exchange.ts';
-import { loadProfile } from './contract/profile/load.ts';
-import type { CaseDef, CaseFormat } from './generate/case.ts';
-import { allCases } from './generate/suite.ts';
-import { HARNESS_TAG } from './generate/templates.ts';
-import { redactorFromEnv } from './redact.ts';
-import { allureFor } from './report/allure.ts';
-import type { ExecutionsAttachment } from './report/attachment.ts';
+import { DEFERRED_FAILURE_ATTACHMENT, deferralAvailable } from './deferred-failures.ts';
+import type { AllureData, GroupVerdict } from './engine-protocol.ts';
+import { askEngine } from './engine-service.ts';
 import { EXECUTIONS_ATTACHMENT } from './report/attachment.ts';
-import { describeFailure, describeWaived } from './report/failure-text.ts';
-import { applyWaivers } from './report/waivers/apply.ts';
-import { runDay, runWaivers } from './report/waivers/run.ts';
-import type { CheckExecution } from './run/execution.ts';
-import { createHttpClient } from './run/http/client.ts';
-import { pacerGate } from './run/http/pacer.ts';
-import type { Gate } from './run/http/pacer.ts';
-import { readPlanFile } from './run/plan-file.ts';
-import type { PlannedCase } from './run/planned.ts';
-import { inParallel, runPlannedCase } from './run/runner.ts';
-import type { CaseOutcome } from './run/runner.ts';
-
-/** Cases of one group sent at once. */
-const GROUP_CONCURRENCY = 4;
-
-/** Why nothing more is sent, when a client of this run has found the target unresponsive. */
-function unresponsiveReason(context: RunContext): string | undefined {
-  if (!existsSync(context.breakerFile)) return undefined;
-  return `not sent: the target stopped answering (${readFileSync(context.breakerFile, 'utf8').trim()}); earlier checks failed on it`;
-}
-
-async function attach(testInfo: TestInfo, payload: ExecutionsAttachment): Promise<void> {
-  await testInfo.attach(EXECUTIONS_ATTACHMENT, { body: JSON.stringify(payload), contentType: 'application/json' });
-}
+import { plannedTests, readPlannedTests } from './run/plan-file.ts';
+import type { PlannedTest } from './run/plan-file.ts';
 
 /** The run context the global setup prepared; a clear error when the tests are run without it. */
-function context(): RunContext {
+function context(): RunContext & { engineUrl: string; engineToken: string } {
   const found = runContext();
-  if (!found) throw new Error('no run context: run the conformance projects through playwright.config.ts, whose global setup prepares the run (npm run conformance)');
-  return found;
+  if (!found?.engineUrl || !found.engineToken) throw new Error('no run context: run the conformance projects through playwright.config.ts, whose global setup prepares the run (npm run conformance)');
+  return { ...found, engineUrl: found.engineUrl, engineToken: found.engineToken };
 }
 
 /**
- * Declares one Playwright test per case (or group of cases) that runs in this project. The test list is
- * built from the cases alone, the same in every process; what each case may do in this run (entries,
- * runs, a skip) is read from the plan the global setup computed once.
+ * The tests of a project: from the plan file the global setup wrote (every process of a run reads the
+ * same list, and no case is loaded to read it); without a run context (`--list`), from the cases.
  */
-export function declareConformance(project: 'json' | 'xml'): void {
-  const cfg = config();
-  const profile = loadProfile(cfg.targetFile);
-  const keys: Array<{ def: CaseDef; format: CaseFormat; key: string }> = [];
-  for (const def of allCases(profile)) {
-    for (const format of def.formats) if ((format === 'xml' ? 'xml' : 'json') === project) keys.push({ def, format, key: `${def.id}@${format}` });
+async function testsOf(project: 'json' | 'xml'): Promise<PlannedTest[]> {
+  const planFile = runContext()?.planFile;
+  if (planFile) return readPlannedTests(planFile, project);
+  const [{ config }, { loadProfile }, { allCases }] = await Promise.all([import('./config/config.ts'), import('./contract/profile/load.ts'), import('./generate/suite.ts')]);
+  const cases = allCases(loadProfile(config().targetFile)).flatMap((def) =>
+    def.formats.map((format) => ({ def, format, project: format === 'xml' ? ('xml' as const) : ('json' as const), key: `${def.id}@${format}` })),
+  );
+  return plannedTests(cases).filter((t) => t.project === project);
+}
+
+/** What failed on one exchange, as the step's error: Allure marks the step failed and shows this text. */
+class ExchangeCheckFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    // Allure reads an error named like an assertion as "failed" (a check that did not hold), not "broken".
+    this.name = 'AssertionError';
   }
+}
 
-  let plan: Map<string, PlannedCase> | undefined;
-  const planned = (key: string): PlannedCase => {
-    const ctx = context();
-    if (!ctx.planFile) throw new Error('the run context has no plan file');
-    plan ??= new Map(readPlanFile(ctx.planFile, profile).map((p) => [p.key, p]));
-    const p = plan.get(key);
-    if (!p) throw new Error(`the plan has no case ${key}`);
-    return p;
-  };
-
-  let client: HttpClient | undefined;
-  let gate: Gate | undefined;
-  const clientFor = (): HttpClient => {
-    if (client) return client;
-    const ctx = context();
-    gate = ctx.pacerUrl ? pacerGate(ctx.pacerUrl) : undefined;
-    client = createHttpClient({
-      baseUrl: ctx.baseUrl,
-      key: cfg.key,
-      timeoutMs: cfg.timeoutMs,
-      maxBodyBytes: cfg.maxBodyBytes,
-      userAgent: HARNESS_TAG,
-      // Throttling is honoured on shared targets only; a local server answering 429 is judged for it.
-      throttling: !cfg.local,
-      unresponsiveFile: ctx.breakerFile,
-      ...(gate ? { beforeSend: gate } : {}),
-    });
-    return client;
-  };
-  const judge = createJudge({ strict: cfg.strict, agency: profile.agency });
-
-  test.afterAll(async () => {
-    // Cleared, not only closed: a later test of this worker must build a new client, not reuse a closed one.
-    const [c, g] = [client, gate];
-    client = undefined;
-    gate = undefined;
-    await c?.close();
-    await g?.close();
-  });
-
-  // Cases of one group (e.g. every limit and type case of one field) run as one test: Playwright's
-  // per-test cost is far above a request's, and the report still has one entry per check execution.
-  const groups = new Map<string, typeof keys>();
-  for (const k of keys) {
-    const key = k.def.group ? `${k.def.group.id}@${k.format}` : k.key;
-    groups.set(key, [...(groups.get(key) ?? []), k]);
+/**
+ * Allure labels and steps of one test: the title says its format (JSON and XML tests of a case share a
+ * Playwright title), suites are format then operation; one step per exchange, failed when a check failed
+ * on it (the failing checks as its message), passed otherwise.
+ */
+async function reportToAllure(data: AllureData, testInfo: TestInfo): Promise<void> {
+  await allure.displayName(`${testInfo.title} · ${data.format}`);
+  await allure.parentSuite(data.format);
+  await allure.suite(data.epic);
+  await allure.epic(data.epic);
+  for (const feature of data.features) await allure.feature(feature);
+  await allure.severity(data.severity);
+  await allure.tag(data.tag);
+  for (const section of data.sections) await allure.label('section', section);
+  for (const step of data.steps) {
+    try {
+      await allure.step(step.name, async () => {
+        await allure.attachment('request', step.request, 'application/json');
+        await allure.attachment('response', step.response, 'application/json');
+        if (step.failure !== undefined) throw new ExchangeCheckFailure(step.failure);
+      });
+    } catch (err) {
+      // The step is recorded as failed; the test's own verdict is decided below.
+      if (!(err instanceof ExchangeCheckFailure)) throw err;
+    }
   }
-  for (const [key, members] of groups) {
-    const first = members[0];
-    if (!first) continue;
-    const name = members.length > 1 && first.def.group ? first.def.group.title : first.def.title;
-    const title = `${name.replace(/\s*@[\w-]+/g, '')} [${members.length > 1 ? key.replace(/@\w+$/, '') : first.def.id}]`;
-    const tags = [...new Set(members.flatMap((k) => k.def.tags))];
-    test(title, { tag: tags }, async ({}, testInfo) => {
+}
+
+/** What a test reports of its verdict: attachment, Allure, annotations; then it skips, passes or fails. */
+async function report(verdict: GroupVerdict, testInfo: TestInfo): Promise<void> {
+  await testInfo.attach(EXECUTIONS_ATTACHMENT, { body: verdict.attachmentBody, contentType: 'application/json' });
+  await reportToAllure(verdict.allure, testInfo);
+  if (verdict.allSkipped !== undefined && verdict.blocking === undefined) test.skip(true, verdict.allSkipped);
+  if (verdict.skipped.length > 0) testInfo.annotations.push({ type: 'skipped cases', description: verdict.skipped.join('\n') });
+  if (verdict.waived.length > 0) testInfo.annotations.push({ type: 'waived (known deviations, not gating)', description: verdict.waived.join('\n') });
+  for (const f of verdict.notGating) testInfo.annotations.push({ type: `${f.level} failure (not gating; ISWC_STRICT=1 makes it fail the run)`, description: f.text });
+  if (verdict.blocking === undefined) return;
+  // Failing here would cost the next test a new worker; the deferred-failures reporter fails the test in
+  // the runner instead, before every other reporter sees it (lib/deferred-failures.ts).
+  if (deferralAvailable(testInfo.config)) await testInfo.attach(DEFERRED_FAILURE_ATTACHMENT, { body: verdict.blocking, contentType: 'text/plain' });
+  // An assertion, not a thrown Error: Playwright's JUnit reporter (junit.xml, and any junit file a
+  // merge-reports writes) counts a failed `expect` as a <failure> and anything else thrown as an <error>.
+  else expect(verdict.blocking, verdict.blocking).toBeUndefined();
+}
+
+/**
+ * Declares the Playwright tests of one conformance project. Each test asks the run's engine (in the
+ * process of the global setup, lib/engine.ts) to run its cases and reports the verdict: a worker loads
+ * none of the harness, so starting one is cheap.
+ */
+export async function declareConformance(project: 'json' | 'xml'): Promise<void> {
+  for (const planned of await testsOf(project)) {
+    test(planned.title, { tag: planned.tags }, async ({}, testInfo) => {
       const ctx = context();
-      const cases = members.map((k) => planned(k.key));
-      const settings = { seed: ctx.seed, runs: cfg.runs, strict: cfg.strict };
-      const stats = { requests: 0, retries: 0, waitedMs: 0 };
-      const all: CheckExecution[] = [];
-      const outcomes: CaseOutcome[] = [];
-      // Once the target is known not to answer, the remaining cases are not sent: the failures that
-      // found it out fail the run, and every later check is skipped with that reason.
-      const unresponsive = unresponsiveReason(ctx);
-      // A group's cases claim no entries and keep their own steps in order, so a few run at once; the
-      // pacer, when there is one, still holds the rate.
-      const results = await inParallel(cases, GROUP_CONCURRENCY, (p) => runPlannedCase(unresponsive && !p.skipReason ? { ...p, skipReason: unresponsive } : p, clientFor(), profile, settings, judge));
-      for (const outcome of results) {
-        outcomes.push(outcome);
-        all.push(...outcome.executions);
-        stats.requests += outcome.stats.requests;
-        stats.retries += outcome.stats.retries;
-        stats.waitedMs += outcome.stats.waitedMs;
-      }
-      const redact = redactorFromEnv();
-      const executions = redact.deep(all);
-      const waiverDate = runDay(ctx.startedAt);
-      await attach(testInfo, { executions, stats, waiverDate });
-      // The same function as the reporter's, on the same executions and day: both reach the same verdicts.
-      const waivers = runWaivers(cfg.waivers);
-      const judged = waivers ? applyWaivers(executions, waivers.waivers, waiverDate).executions : executions;
-      await allureFor(cases, outcomes, judged, redact);
-      const skipped = cases.filter((p) => p.skipReason || unresponsive);
-      if (skipped.length === cases.length) test.skip(true, cases[0]?.skipReason ?? unresponsive);
-      if (skipped.length > 0) testInfo.annotations.push({ type: 'skipped cases', description: skipped.map((p) => `${p.def.id}: ${p.skipReason ?? unresponsive}`).join('\n') });
-      const waived = judged.filter((e) => e.verdict === 'waived');
-      if (waived.length > 0) testInfo.annotations.push({ type: 'waived (known deviations, not gating)', description: waived.map(describeWaived).join('\n') });
-      const failures = judged.filter((e) => e.verdict === 'fail');
-      for (const f of failures.filter((e) => !gating(e.level, cfg.strict))) {
-        testInfo.annotations.push({ type: `${f.level} failure (not gating; ISWC_STRICT=1 makes it fail the run)`, description: describeFailure(f) });
-      }
-      const blocking = failures.filter((e) => gating(e.level, cfg.strict));
-      // An assertion, not a thrown Error: Playwright's JUnit reporter (junit.xml, and any junit file a
-      // merge-reports writes) counts a failed `expect` as a <failure> and anything else thrown as an
-      // <error>; gating check failures are failures, and CI dashboards count them so.
-      if (blocking.length > 0) {
-        expect(blocking.length, `${blocking.length} check(s) failed:\n${blocking.map(describeFailure).join('\n\n')}\n\ngating check failures, expected none:`).toBe(0);
-      }
+      await report(await askEngine(ctx.engineUrl, ctx.engineToken, planned.keys), testInfo);
     });
   }
 }

@@ -1,23 +1,27 @@
 /**
- * npm run bench [-- --duration 5 --connections 4 --runs 100 --seed 20260101 --profile --keep]
+ * npm run bench [-- --duration 5 --connections 4 --runs 100 --seed 20260101 --skip-hostile --profile --keep]
  *
- * The performance benchmark of issue 5, against the embedded reference server, in one run (every ratio
- * is taken from figures of the same run: the machine may be shared and noisy, so timings are printed,
- * never asserted):
+ * The performance benchmark (issues 5 and 11), against the reference server on 127.0.0.1, in one run;
+ * every ratio is taken from figures of the same run (the machine may be shared and noisy, so timings are
+ * printed, never asserted):
  *
  *   1. raw server throughput: autocannon on a fixed mix of valid requests (keep-alive, a few
  *      connections, a fixed duration), the server alone in a child process;
- *   2. the full default run (`playwright test --project=json --project=xml`, ISWC_RUNS=100): wall time,
- *      checked requests per second (meta.requests of its conformance.json over the wall time), peak
- *      resident memory of its whole process tree (runner, workers, embedded server) sampled every 100 ms;
- *   3. the in-process engine (runSuiteInProcess, no Playwright) on a fresh server at the same
- *      ISWC_RUNS: its rate separates Playwright's overhead from the harness's own;
- *   4. memory flatness: the in-process engine's peak RSS at ISWC_RUNS and at ten times it.
+ *   2. `npm run conformance` as its script runs it (one worker, its Node options), against the embedded
+ *      server: wall time, checked requests per second, peak resident memory of the whole process tree
+ *      sampled every 100 ms; then the same at ten times ISWC_RUNS (memory must stay flat);
+ *   3. a passing and two failing runs against a server in a child process: the clean reference server,
+ *      the reference server with several faults at once, and a schema-driven mock that fails most checks;
+ *      the failing runs' wall times over the passing one's;
+ *   4. the ten kinds of broken target (tests/support/hostile/targets.ts): each run's wall time, exit
+ *      status, message, and whether the key appears anywhere in its output or reports;
+ *   5. the in-process engine (runSuiteInProcess, no Playwright) at ISWC_RUNS and on a deep property run
+ *      (ten times ISWC_RUNS), requests per second next to the raw rate, and its peak memory.
  *
- * Then each target of the issue, met or not met. `--profile` adds CPU-profiled runs (the engine and its
- * server, then a full Playwright run) and prints where the time goes; see docs/performance.md.
- * Only 127.0.0.1 is used; every process the benchmark starts runs in its own process group, bounded in
- * time, and is ended before it exits, whatever happens.
+ * Then each target of issue 11, met or not met. `--profile` adds CPU-profiled runs (the engine and its
+ * server on the deep run, then a full Playwright run) and prints where the time goes; see
+ * docs/performance.md. Only 127.0.0.1 is used; every process the benchmark starts runs in its own
+ * process group, bounded in time, and is ended before it exits, whatever happens.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -26,40 +30,49 @@ import { parseArgs } from 'node:util';
 import { repoRoot } from '../lib/paths.ts';
 import { loadProfile } from '../lib/contract/profile/load.ts';
 import { EMBEDDED_KEY } from '../server/index.ts';
+import { HOSTILE_KINDS } from '../tests/support/hostile/targets.ts';
 import type { EngineRunResult } from './bench/engine-run.ts';
 import { checkMix, measureThroughput, requestMix } from './bench/load.ts';
 import type { LoadResult } from './bench/load.ts';
-import type { TreePeak } from './bench/proc.ts';
+import type { ServerChild, TreePeak } from './bench/proc.ts';
 import { MiB, endChild, killAllNow, nodeTs, procAvailable, sampleTree, startChild, startServerChild } from './bench/proc.ts';
 import { formatSummary, summariseProfile } from './bench/profile.ts';
 
 const TARGET_FILE = 'fixtures/targets/embedded.json';
 const PLAYWRIGHT_CLI = path.join(repoRoot, 'node_modules', '@playwright', 'test', 'cli.js');
 
-/** The issue's targets. */
+/** The targets of issue 11 (and the wall-time target of issue 5). */
 const TARGET_WALL_S = 60;
-const TARGET_RATIO = 0.5;
-const TARGET_PEAK_MIB = 500;
+const TARGET_FAILING_RATIO = 1.5;
+const TARGET_PEAK_MIB = 300;
 /** "Flat": peak RSS grows by at most this factor when ISWC_RUNS grows tenfold. */
 const FLAT_FACTOR = 1.25;
+const TARGET_DEEP_RATE = 3000;
+const TARGET_BROKEN_S = 60;
+/** Several faults at once: statuses, texts, schemas, outcomes and HTTP hygiene all go wrong. */
+const FAULTS = ['run-success-201', 'merge-400-as-422', 'run-bad-request-text', 'merge-404-as-400', 'crash-on-malformed', 'no-body-204-violated'];
+/** The key the broken-target runs hold: it must appear in none of their output or reports. */
+const BROKEN_KEY = 'bench-broken-target-key-5d0c7e19a4';
 
 /** Time limits of each child: generous, but every loop and process of the benchmark ends. */
 const PLAYWRIGHT_TIMEOUT_MS = 10 * 60_000;
 const ENGINE_TIMEOUT_MS = 10 * 60_000;
-const SERVER_TIMEOUT_MS = 15 * 60_000;
+const SERVER_TIMEOUT_MS = 30 * 60_000;
 
 const USAGE = `Usage: npm run bench [-- options]
 
-Benchmarks the harness against the embedded reference server (127.0.0.1 only) and prints, from one run:
-raw server throughput (autocannon), the full default run's wall time and checked requests per second,
-the in-process engine's rate, their ratios, peak memory, and memory flatness as ISWC_RUNS grows tenfold;
-then each target of the issue, met or not met. Timings are reported, never asserted.
+Benchmarks the harness against the reference server (127.0.0.1 only) and prints, from one run: raw server
+throughput (autocannon); npm run conformance's wall time, checked requests per second and peak memory, and
+its memory at ten times ISWC_RUNS; a passing run against two failing ones; the ten kinds of broken target;
+the in-process engine's rate on a deep property run next to the raw rate; then each target of issue 11,
+met or not met. Timings are reported, never asserted.
 
 Options:
   --duration S       autocannon duration in seconds (default 5, 1 to 60)
   --connections N    autocannon connections, keep-alive (default 4, 1 to 64)
-  --runs N           ISWC_RUNS of the full run and the engine run (default 100); flatness compares N and 10 N
+  --runs N           ISWC_RUNS of the runs (default 100); memory flatness and the deep run use 10 N
   --seed N           ISWC_SEED of every run (default 20260101), so request counts repeat
+  --skip-hostile     leave out the ten broken targets (about a minute)
   --profile          also CPU-profile the engine and its server, and a full Playwright run (node --cpu-prof),
                      and print the top self-time functions and areas of each
   --keep             keep the working directory (reports, profiles, bench.json) and print its path
@@ -81,6 +94,7 @@ const { values } = parseArgs({
     connections: { type: 'string' },
     runs: { type: 'string' },
     seed: { type: 'string' },
+    'skip-hostile': { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
@@ -107,9 +121,17 @@ for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'iswc-bench-'));
 
+/** `npm run conformance` as package.json runs it: its environment (workers, Node options) and command. */
+function conformanceScript(): { env: Record<string, string>; nodeOptions: string } {
+  const script = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.conformance ?? '';
+  const workers = /ISWC_WORKERS=\$\{ISWC_WORKERS:-(\d+)\}/.exec(script)?.[1];
+  const nodeOptions = /NODE_OPTIONS="([^"$]*)/.exec(script)?.[1]?.trim() ?? '';
+  return { env: workers ? { ISWC_WORKERS: workers } : {}, nodeOptions };
+}
+
 /**
  * The environment of every child: this one without any ISWC_* setting (the benchmark always measures
- * the embedded defaults, never a remote target, and never holds a real key), plus what a step sets.
+ * local targets, and never holds a real key), plus what a step sets.
  */
 function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
@@ -122,6 +144,7 @@ const log = (line = ''): void => {
 };
 const mib = (bytes: number): string => `${(bytes / MiB).toFixed(0)} MiB`;
 const rate = (n: number): string => `${n.toFixed(0)} req/s`;
+const secs = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
 // ── 1. raw server throughput ────────────────────────────────────────────────────────────────────────
 async function rawThroughput(): Promise<LoadResult> {
@@ -136,7 +159,7 @@ async function rawThroughput(): Promise<LoadResult> {
   }
 }
 
-// ── 2. the full default run under Playwright ─────────────────────────────────────────────────────────
+// ── 2 to 4. conformance runs under Playwright ─────────────────────────────────────────────────────────
 interface PlaywrightRun {
   exitCode: number | null;
   wallMs: number;
@@ -149,20 +172,30 @@ interface PlaywrightRun {
   samples: number;
   perProcess: TreePeak['perProcess'];
   reportDir: string;
-  outputTail: string;
+  stdout: string;
+  stderr: string;
 }
 
 interface ReportMeta {
   meta?: { requests?: number; startedAt?: string; finishedAt?: string };
 }
 
-async function playwrightRun(label: string, nodeOptions: readonly string[] = []): Promise<PlaywrightRun> {
+/** `npm run conformance` (its workers and Node options), in a child process whose tree is sampled. */
+async function playwrightRun(label: string, options: { env?: Record<string, string>; nodeOptions?: readonly string[]; runs?: number } = {}): Promise<PlaywrightRun> {
   const reportDir = path.join(work, label);
   mkdirSync(reportDir, { recursive: true });
-  // Playwright forks its workers with this process's execArgv, so node options reach them too.
-  const args = [...nodeOptions, PLAYWRIGHT_CLI, 'test', '--project=json', '--project=xml', `--output=${path.join(reportDir, 'test-results')}`];
+  const script = conformanceScript();
+  // Playwright forks its workers with this process's execArgv and environment, so node options reach them too.
+  const args = [...(options.nodeOptions ?? []), PLAYWRIGHT_CLI, 'test', '--project=json', '--project=xml', `--output=${path.join(reportDir, 'test-results')}`];
   const started = startChild(process.execPath, args, {
-    env: childEnv({ ISWC_RUNS: String(runs), ISWC_SEED: String(seed), ISWC_REPORT_DIR: reportDir }),
+    env: childEnv({
+      ...script.env,
+      ...(script.nodeOptions ? { NODE_OPTIONS: script.nodeOptions } : {}),
+      ISWC_RUNS: String(options.runs ?? runs),
+      ISWC_SEED: String(seed),
+      ISWC_REPORT_DIR: reportDir,
+      ...options.env,
+    }),
     timeoutMs: PLAYWRIGHT_TIMEOUT_MS,
   });
   const sampler = started.child.pid !== undefined ? sampleTree(started.child.pid) : undefined;
@@ -177,24 +210,96 @@ async function playwrightRun(label: string, nodeOptions: readonly string[] = [])
     requests = report.meta?.requests;
     if (report.meta?.startedAt && report.meta.finishedAt) runMs = Date.parse(report.meta.finishedAt) - Date.parse(report.meta.startedAt);
   }
-  const tests = /tests: .*$/m.exec(finished.stdout)?.[0];
   return {
     exitCode: finished.timedOut ? null : finished.code,
     wallMs: finished.wallMs,
     runMs,
     requests,
-    tests,
+    tests: /tests: .*$/m.exec(finished.stdout)?.[0],
     peakRssBytes: peak.peakBytes,
     peakProcesses: peak.peakProcesses,
     samples: peak.samples,
     perProcess: peak.perProcess,
     reportDir,
-    outputTail: `${finished.stdout.slice(-3000)}\n${finished.stderr.slice(-3000)}`,
+    stdout: finished.stdout,
+    stderr: finished.stderr,
   };
 }
 
-// ── 3 and 4. the in-process engine on a fresh server ─────────────────────────────────────────────────
-async function engineRun(engineRuns: number, profileDir?: string): Promise<EngineRunResult> {
+function describeRun(run: PlaywrightRun): void {
+  const perSecond = run.requests !== undefined ? run.requests / (run.wallMs / 1000) : undefined;
+  log(`  wall ${secs(run.wallMs)} (reporters' start to end ${run.runMs !== undefined ? secs(run.runMs) : '?'}), exit ${run.exitCode ?? 'timed out'}, ${run.tests ?? 'no test summary'}`);
+  log(`  ${run.requests ?? '?'} checked requests → ${perSecond !== undefined ? rate(perSecond) : '?'} over the wall time`);
+  log(`  peak RSS of the process tree ${mib(run.peakRssBytes)} (up to ${run.peakProcesses} processes, ${run.samples} samples); each process's own peak: ${run.perProcess.map((p) => `${p.label} ${mib(p.peakBytes)}`).join(', ')}`);
+}
+
+async function withServer<T>(options: { args?: string[]; script?: string }, fn: (server: ServerChild) => Promise<T>): Promise<T> {
+  const server = await startServerChild({ key: EMBEDDED_KEY, target: TARGET_FILE, env: childEnv(), timeoutMs: SERVER_TIMEOUT_MS, ...options });
+  try {
+    return await fn(server);
+  } finally {
+    await server.close();
+  }
+}
+
+/** A run against a server on this machine that is not the embedded one (the key is the server's). */
+function againstServer(label: string, server: ServerChild): Promise<PlaywrightRun> {
+  return playwrightRun(label, { env: { ISWC_BASE_URL: server.url, ISWC_SUBSCRIPTION_KEY: EMBEDDED_KEY } });
+}
+
+interface BrokenRun {
+  id: string;
+  description: string;
+  wallMs: number;
+  exitCode: number | null;
+  message: string | undefined;
+  keyLeaked: boolean;
+  requestsSeen: number;
+}
+
+/** Whether the key appears in any file under a directory (reports, Allure results, test results). */
+function keyIn(dir: string, key: string): boolean {
+  if (!existsSync(dir)) return false;
+  for (const name of readdirSync(dir)) {
+    const file = path.join(dir, name);
+    if (statSync(file).isDirectory()) {
+      if (keyIn(file, key)) return true;
+    } else if (readFileSync(file).includes(key)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+async function brokenTargets(): Promise<BrokenRun[]> {
+  const out: BrokenRun[] = [];
+  for (const kind of HOSTILE_KINDS) {
+    const target = await kind.start();
+    try {
+      const run = await playwrightRun(`broken-${kind.id}`, { env: { ISWC_BASE_URL: target.url, ISWC_SUBSCRIPTION_KEY: BROKEN_KEY } });
+      const message = /The target is unusable: [^\n]*/.exec(run.stdout)?.[0];
+      const broken: BrokenRun = {
+        id: kind.id,
+        description: kind.description,
+        wallMs: run.wallMs,
+        exitCode: run.exitCode,
+        message,
+        keyLeaked: run.stdout.includes(BROKEN_KEY) || run.stderr.includes(BROKEN_KEY) || keyIn(run.reportDir, BROKEN_KEY),
+        requestsSeen: target.hits(),
+      };
+      out.push(broken);
+      log(
+        `  ${kind.id.padEnd(19)} ${secs(run.wallMs).padStart(7)}  exit ${broken.exitCode ?? 'timed out'}  ${broken.requestsSeen} requests seen  key ${broken.keyLeaked ? 'LEAKED' : 'absent'}  ${(message ?? 'no "target is unusable" message').slice(0, 110)}`,
+      );
+    } finally {
+      await target.close();
+    }
+  }
+  return out;
+}
+
+// ── 5. the in-process engine on a fresh server ─────────────────────────────────────────────────────────
+async function engineRun(engineRuns: number, concurrency: number, profileDir?: string): Promise<EngineRunResult> {
   const profiling = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const server = await startServerChild({
     key: EMBEDDED_KEY,
@@ -206,7 +311,7 @@ async function engineRun(engineRuns: number, profileDir?: string): Promise<Engin
   try {
     const [cmd, args] = nodeTs(
       'scripts/bench/engine-run.ts',
-      ['--base-url', server.url, '--runs', String(engineRuns), '--seed', String(seed), '--concurrency', '2', '--target', TARGET_FILE],
+      ['--base-url', server.url, '--runs', String(engineRuns), '--seed', String(seed), '--concurrency', String(concurrency), '--target', TARGET_FILE],
       profiling,
     );
     const started = startChild(cmd, args, { env: childEnv(), timeoutMs: ENGINE_TIMEOUT_MS });
@@ -227,73 +332,102 @@ function newestProfiles(dir: string): string[] {
     .sort((a, b) => statSync(b).size - statSync(a).size);
 }
 
+/** Cases in flight in the engine of a Playwright run (lib/engine.ts): the in-process runs use as many. */
+const ENGINE_CONCURRENCY = 4;
+
 async function main(): Promise<number> {
   const cpus = os.cpus();
-  log('iswc-conformance benchmark (embedded reference server, 127.0.0.1 only; figures of this one run)');
+  const script = conformanceScript();
+  log('iswc-conformance benchmark (reference server, 127.0.0.1 only; figures of this one run)');
   log(`  machine: ${os.availableParallelism()} cores (${cpus[0]?.model.trim() ?? '?'}), ${mib(os.totalmem())} RAM, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}, Node ${process.version}`);
-  log(`  settings: ISWC_RUNS=${runs}, ISWC_SEED=${seed}, autocannon ${connections} connections for ${durationSeconds} s${procAvailable ? '' : '; /proc is not available: tree memory cannot be sampled'}`);
+  log(`  settings: ISWC_RUNS=${runs}, ISWC_SEED=${seed}, autocannon ${connections} connections for ${durationSeconds} s; npm run conformance: ISWC_WORKERS=${script.env.ISWC_WORKERS ?? 'default'}, NODE_OPTIONS=${script.nodeOptions || '(none)'}${procAvailable ? '' : '; /proc is not available: tree memory cannot be sampled'}`);
   log();
 
-  log('1/4 raw server throughput (autocannon, server alone in a child process)');
+  log('1/5 raw server throughput (autocannon, server alone in a child process)');
   const raw = await rawThroughput();
   log(`  ${rate(raw.requestsPerSecond)} (${raw.requests} answers in ${raw.durationSeconds.toFixed(1)} s; latency p50 ${raw.latencyP50Ms} ms, p99 ${raw.latencyP99Ms} ms; statuses ${JSON.stringify(raw.statuses)}; errors ${raw.errors}, timeouts ${raw.timeouts})`);
   if (raw.unexpected > 0 || raw.errors > 0) log(`  ✗ ${raw.unexpected} unexpected statuses, ${raw.errors} errors: the raw figure is not a clean measurement`);
   log();
 
-  log(`2/4 full default run: playwright test --project=json --project=xml, ISWC_RUNS=${runs}, 2 workers`);
-  const pw = await playwrightRun('playwright');
-  const pwRate = pw.requests !== undefined ? pw.requests / (pw.wallMs / 1000) : undefined;
-  const pwRunRate = pw.requests !== undefined && pw.runMs ? pw.requests / (pw.runMs / 1000) : undefined;
-  log(`  wall ${(pw.wallMs / 1000).toFixed(1)} s (reporters' start to end ${pw.runMs !== undefined ? `${(pw.runMs / 1000).toFixed(1)} s` : '?'}), exit ${pw.exitCode ?? 'timed out'}, ${pw.tests ?? 'no test summary'}`);
-  log(`  ${pw.requests ?? '?'} checked requests → ${pwRate !== undefined ? rate(pwRate) : '?'} over the wall time (${pwRunRate !== undefined ? rate(pwRunRate) : '?'} between the reporters' start and end)`);
-  log(`  peak RSS of the process tree ${mib(pw.peakRssBytes)} (up to ${pw.peakProcesses} processes, ${pw.samples} samples every 100 ms)`);
-  if (pw.perProcess.length > 0) log(`  each process's own peak: ${pw.perProcess.map((p) => `${p.label} ${mib(p.peakBytes)}`).join(', ')}`);
-  if (pw.exitCode !== 0 || pw.requests === undefined) log(`  ✗ the run did not complete cleanly:\n${pw.outputTail.replace(/^/gm, '    ')}`);
+  log(`2/5 npm run conformance against the embedded server, ISWC_RUNS=${runs}, then ISWC_RUNS=${runs * 10}`);
+  const pw = await playwrightRun('conformance');
+  describeRun(pw);
+  const pw10 = await playwrightRun('conformance-deep', { runs: runs * 10 });
+  log(`  at ISWC_RUNS=${runs * 10}:`);
+  describeRun(pw10);
+  const treeFlat = pw10.peakRssBytes / Math.max(1, pw.peakRssBytes);
   log();
 
-  log(`3/4 in-process engine (runSuiteInProcess, concurrency 2 like the 2 workers), ISWC_RUNS=${runs}, fresh server in a child process`);
-  const engine = await engineRun(runs);
+  log(`3/5 a passing run and two failing ones, each server in a child process (ISWC_RUNS=${runs})`);
+  const clean = await withServer({}, (s) => againstServer('clean', s));
+  log('  the clean reference server:');
+  describeRun(clean);
+  const faulty = await withServer({ args: FAULTS.flatMap((f) => ['--fault', f]) }, (s) => againstServer('faulty', s));
+  log(`  the reference server with ${FAULTS.length} faults (${FAULTS.join(', ')}):`);
+  describeRun(faulty);
+  const mock = await withServer({ script: 'scripts/bench/mock.ts' }, (s) => againstServer('mock', s));
+  log('  a schema-driven mock (every operation answers its first success status with an example):');
+  describeRun(mock);
+  const faultyRatio = faulty.wallMs / clean.wallMs;
+  const mockRatio = mock.wallMs / clean.wallMs;
+  log(`  wall time over the clean run's: faults ${faultyRatio.toFixed(2)}, mock ${mockRatio.toFixed(2)}`);
+  log();
+
+  let broken: BrokenRun[] = [];
+  if (values['skip-hostile']) {
+    log('4/5 broken targets: skipped (--skip-hostile)');
+  } else {
+    log(`4/5 broken targets: npm run conformance against each of the ${HOSTILE_KINDS.length} kinds (ISWC_TIMEOUT_MS default)`);
+    broken = await brokenTargets();
+  }
+  log();
+
+  log(`5/5 in-process engine (runSuiteInProcess, ${ENGINE_CONCURRENCY} cases at once like the run's engine), fresh server in a child process`);
+  const engine = await engineRun(runs, ENGINE_CONCURRENCY);
   const engineRate = engine.requests / (engine.elapsedMs / 1000);
-  log(`  ${engine.requests} requests in ${(engine.elapsedMs / 1000).toFixed(1)} s → ${rate(engineRate)}; ${engine.executions} check executions, ${engine.failed} failed; peak RSS ${mib(engine.peakRssBytes)}`);
+  log(`  ISWC_RUNS=${runs}: ${engine.requests} requests in ${secs(engine.elapsedMs)} → ${rate(engineRate)}; ${engine.executions} check executions, ${engine.failed} failed; peak RSS ${mib(engine.peakRssBytes)}`);
+  const deep = await engineRun(runs * 10, ENGINE_CONCURRENCY);
+  const deepRate = deep.requests / (deep.elapsedMs / 1000);
+  log(`  ISWC_RUNS=${runs * 10} (deep property run): ${deep.requests} requests in ${secs(deep.elapsedMs)} → ${rate(deepRate)} (raw server ${rate(raw.requestsPerSecond)}, ratio ${(deepRate / raw.requestsPerSecond).toFixed(3)}); peak RSS ${mib(deep.peakRssBytes)}`);
   log();
 
-  log(`4/4 memory flatness: in-process engine at ISWC_RUNS=${runs * 10}`);
-  const engine10 = await engineRun(runs * 10);
-  const engine10Rate = engine10.requests / (engine10.elapsedMs / 1000);
-  const flatRatio = engine10.peakRssBytes / engine.peakRssBytes;
-  log(`  ${engine10.requests} requests in ${(engine10.elapsedMs / 1000).toFixed(1)} s → ${rate(engine10Rate)}; ${engine10.executions} check executions; peak RSS ${mib(engine10.peakRssBytes)}`);
-  log(`  peak RSS ISWC_RUNS=${runs}: ${mib(engine.peakRssBytes)}, ISWC_RUNS=${runs * 10}: ${mib(engine10.peakRssBytes)}, ratio ${flatRatio.toFixed(2)} (requests ×${(engine10.requests / engine.requests).toFixed(1)})`);
-  log();
-
-  const ratio = pwRate !== undefined ? pwRate / raw.requestsPerSecond : undefined;
-  const engineRatio = engineRate / raw.requestsPerSecond;
+  const pwRate = pw.requests !== undefined ? pw.requests / (pw.wallMs / 1000) : undefined;
   log('summary');
-  log(`  raw server throughput            ${rate(raw.requestsPerSecond)}`);
-  log(`  harness, full Playwright run     ${pwRate !== undefined ? rate(pwRate) : '?'}   ratio to raw ${ratio !== undefined ? ratio.toFixed(3) : '?'}`);
-  log(`  harness, in-process engine       ${rate(engineRate)}   ratio to raw ${engineRatio.toFixed(3)}`);
-  log(`  Playwright run / engine          ${pwRate !== undefined ? (pwRate / engineRate).toFixed(2) : '?'} (the rest is Playwright's share: start-up, per-test overhead, attachments, reporters)`);
-  log(`  full default run wall time       ${(pw.wallMs / 1000).toFixed(1)} s`);
-  log(`  peak memory (Playwright tree)    ${mib(pw.peakRssBytes)}`);
-  log(`  memory ×${runs * 10}/${runs} (engine)         ${flatRatio.toFixed(2)}`);
+  log(`  raw server throughput                   ${rate(raw.requestsPerSecond)}`);
+  log(`  npm run conformance, wall time          ${secs(pw.wallMs)} (${pwRate !== undefined ? rate(pwRate) : '?'})`);
+  log(`  peak memory, npm run conformance tree   ${mib(pw.peakRssBytes)}; at ISWC_RUNS=${runs * 10} ${mib(pw10.peakRssBytes)} (×${treeFlat.toFixed(2)})`);
+  log(`  failing run / passing run, wall time    faults ${faultyRatio.toFixed(2)}, mock ${mockRatio.toFixed(2)} (clean ${secs(clean.wallMs)}, faults ${secs(faulty.wallMs)}, mock ${secs(mock.wallMs)})`);
+  if (broken.length > 0) log(`  broken targets, slowest                 ${secs(Math.max(...broken.map((b) => b.wallMs)))} (${broken.map((b) => `${b.id} ${secs(b.wallMs)}`).join(', ')})`);
+  log(`  in-process engine                       ${rate(engineRate)} at ISWC_RUNS=${runs}, ${rate(deepRate)} on the deep run (raw ${rate(raw.requestsPerSecond)})`);
   log();
 
   const cores = os.availableParallelism();
   const verdict = (ok: boolean | undefined): string => (ok === undefined ? 'unknown' : ok ? 'met' : 'NOT met');
-  const coreNote = cores === 2 ? '' : ` (measured on ${cores} cores; the target is for 2)`;
-  log('targets (issue 5)');
-  log(`  full default run within ${TARGET_WALL_S} s on 2 cores: ${verdict(pw.exitCode === 0 ? pw.wallMs / 1000 <= TARGET_WALL_S : undefined)} (${(pw.wallMs / 1000).toFixed(1)} s${coreNote})`);
-  log(`  harness throughput ≥ ${TARGET_RATIO} × raw server throughput: ${verdict(ratio !== undefined ? ratio >= TARGET_RATIO : undefined)} (${ratio !== undefined ? ratio.toFixed(3) : '?'}; in-process engine ${engineRatio.toFixed(3)})`);
-  log(`  peak memory under ${TARGET_PEAK_MIB} MiB: ${verdict(procAvailable && pw.samples > 0 ? pw.peakRssBytes < TARGET_PEAK_MIB * MiB : undefined)} (${mib(pw.peakRssBytes)} for the whole Playwright tree)`);
-  log(`  memory flat as ISWC_RUNS grows tenfold (peak RSS ratio ≤ ${FLAT_FACTOR}): ${verdict(flatRatio <= FLAT_FACTOR)} (${flatRatio.toFixed(2)})`);
+  const coreNote = cores === 2 ? '' : ` (measured on ${cores} cores; the targets are for 2)`;
+  log(`targets${coreNote}`);
+  log(`  npm run conformance within ${TARGET_WALL_S} s: ${verdict(pw.exitCode === 0 ? pw.wallMs / 1000 <= TARGET_WALL_S : undefined)} (${secs(pw.wallMs)})`);
+  log(`  a run that fails most checks takes ≤ ${TARGET_FAILING_RATIO} × the clean run's wall time: ${verdict(faulty.exitCode === 1 && mock.exitCode === 1 ? Math.max(faultyRatio, mockRatio) <= TARGET_FAILING_RATIO : undefined)} (faults ${faultyRatio.toFixed(2)}, mock ${mockRatio.toFixed(2)}; both exit ${faulty.exitCode}/${mock.exitCode})`);
+  if (broken.length > 0) {
+    const ok = broken.every((b) => b.exitCode !== null && b.exitCode !== 0 && b.wallMs <= TARGET_BROKEN_S * 1000 && b.message !== undefined && !b.keyLeaked);
+    log(`  every broken target ends the run in < ${TARGET_BROKEN_S} s, non-zero, with a clear message and no key: ${verdict(ok)} (slowest ${secs(Math.max(...broken.map((b) => b.wallMs)))})`);
+  }
+  log(`  peak RSS of npm run conformance ≤ ${TARGET_PEAK_MIB} MiB: ${verdict(procAvailable && pw.samples > 0 ? pw.peakRssBytes <= TARGET_PEAK_MIB * MiB : undefined)} (${mib(pw.peakRssBytes)} for the whole tree)`);
+  log(`  memory flat as ISWC_RUNS grows tenfold (peak RSS ratio ≤ ${FLAT_FACTOR}): ${verdict(treeFlat <= FLAT_FACTOR)} (Playwright tree ×${treeFlat.toFixed(2)}; engine ×${(deep.peakRssBytes / engine.peakRssBytes).toFixed(2)})`);
+  log(`  a deep property run checks ≥ ${TARGET_DEEP_RATE} requests/s: ${verdict(deepRate >= TARGET_DEEP_RATE)} (${rate(deepRate)}; the raw server ${rate(raw.requestsPerSecond)} on this machine now)`);
 
   const summary = {
     machine: { cores, cpu: cpus[0]?.model.trim(), totalMemBytes: os.totalmem(), loadavg: os.loadavg(), node: process.version },
-    settings: { runs, seed, connections, durationSeconds },
+    settings: { runs, seed, connections, durationSeconds, conformance: script },
     raw,
-    playwright: { ...pw, outputTail: undefined, requestsPerSecond: pwRate, requestsPerSecondInRun: pwRunRate },
+    conformance: { ...pw, stdout: undefined, stderr: undefined },
+    conformanceDeep: { ...pw10, stdout: undefined, stderr: undefined },
+    clean: { ...clean, stdout: undefined, stderr: undefined },
+    faulty: { ...faulty, stdout: undefined, stderr: undefined },
+    mock: { ...mock, stdout: undefined, stderr: undefined },
+    broken,
     engine: { ...engine, requestsPerSecond: engineRate },
-    engineTenfold: { ...engine10, requestsPerSecond: engine10Rate },
-    ratios: { harnessToRaw: ratio, engineToRaw: engineRatio, memoryTenfold: flatRatio },
+    engineDeep: { ...deep, requestsPerSecond: deepRate },
+    ratios: { faultyToClean: faultyRatio, mockToClean: mockRatio, treeTenfold: treeFlat, deepToRaw: deepRate / raw.requestsPerSecond },
   };
   writeFileSync(path.join(work, 'bench.json'), `${JSON.stringify(summary, null, 2)}\n`);
 
@@ -301,25 +435,23 @@ async function main(): Promise<number> {
     log();
     log('profile (node --cpu-prof; separate runs, so the figures above are unaffected)');
     const engineDir = path.join(work, 'profile-engine');
-    const profiled = await engineRun(runs, engineDir);
-    log(`  engine run under the profiler: ${profiled.requests} requests in ${(profiled.elapsedMs / 1000).toFixed(1)} s`);
+    const profiled = await engineRun(runs * 10, ENGINE_CONCURRENCY, engineDir);
+    log(`  deep engine run under the profiler: ${profiled.requests} requests in ${secs(profiled.elapsedMs)}`);
     const engineProfile = newestProfiles(engineDir)[0];
-    if (engineProfile) log(formatSummary(summariseProfile(engineProfile), 'in-process engine').replace(/^/gm, '  '));
+    if (engineProfile) log(formatSummary(summariseProfile(engineProfile), 'in-process engine, deep run').replace(/^/gm, '  '));
     const serverProfile = newestProfiles(path.join(engineDir, 'server'))[0];
     if (serverProfile) log(formatSummary(summariseProfile(serverProfile), 'reference server during the engine run').replace(/^/gm, '  '));
     const pwDir = path.join(work, 'profile-playwright');
-    const pwProfiled = await playwrightRun('playwright-profiled', ['--cpu-prof', `--cpu-prof-dir=${pwDir}`]);
-    log(`  Playwright run under the profiler: wall ${(pwProfiled.wallMs / 1000).toFixed(1)} s, exit ${pwProfiled.exitCode ?? 'timed out'}`);
-    // The biggest profiles are the runner (with the embedded server) and the two workers.
-    for (const file of newestProfiles(pwDir).slice(0, 3)) {
-      log(formatSummary(summariseProfile(file, 12), path.basename(file)).replace(/^/gm, '  '));
-    }
+    const pwProfiled = await playwrightRun('playwright-profiled', { nodeOptions: ['--cpu-prof', `--cpu-prof-dir=${pwDir}`] });
+    log(`  Playwright run under the profiler: wall ${secs(pwProfiled.wallMs)}, exit ${pwProfiled.exitCode ?? 'timed out'}`);
+    // The biggest profiles are the runner (with the embedded server and the engine) and the worker.
+    for (const file of newestProfiles(pwDir).slice(0, 2)) log(formatSummary(summariseProfile(file, 12), path.basename(file)).replace(/^/gm, '  '));
   }
 
   if (values.keep || values.profile) log(`\nworking directory kept: ${work}`);
   else rmSync(work, { recursive: true, force: true });
-  const clean = raw.unexpected === 0 && raw.errors === 0 && pw.exitCode === 0 && pw.requests !== undefined;
-  return clean ? 0 : 1;
+  const ok = raw.unexpected === 0 && raw.errors === 0 && pw.exitCode === 0 && pw.requests !== undefined && clean.exitCode === 0;
+  return ok ? 0 : 1;
 }
 
 main().then(

@@ -107,7 +107,7 @@ const CATALOGUE = [
   { id: 'run-answer-extra-fields', section: '2.2', description: 'The 200 of the run notification carries fields besides runId (agencyCode, status, a timestamp), in JSON and XML.' },
   { id: 'xml-answer-cdata', section: '2.2, 4.1', description: 'XML answers have a declaration in single quotes with standalone=\'yes\' and the runId in a CDATA section.' },
   { id: 'merge-extra-fields-refused', section: '2.3, 4.2', description: 'A merge body or agency work with a field the document does not name is a bad request (MissingMemberHandling.Error).' },
-  { id: 'rate-limit-429', section: '8', description: 'Every 20th request is throttled with 429 {"statusCode": 429, "message": "Rate limit is exceeded…"} and Retry-After: 1 (the document does not show rate limits; production throttles).' },
+  { id: 'rate-limit-429', section: '8', description: 'Every 300th request is throttled with 429 {"statusCode": 429, "message": "Rate limit is exceeded…"} and Retry-After: 1 (the document does not show rate limits; production throttles).' },
   { id: 'keep-alive-short', section: 'RFC 9112 §9.3', description: 'Idle persistent connections are closed after 1 ms (a proxy with a short idle timeout); nothing announces it.' },
   { id: 'run-end-once', section: '3, 4.1', description: 'A run can be ended once: a second notification carrying the runId of a run already ended is a bad request.' },
   { id: 'merge-max-items', section: '8', description: 'A merge may name at most 10 items (ISWCs and agency works together); a longer one is a bad request (size limits: not shown).' },

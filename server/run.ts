@@ -107,7 +107,7 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
   if (f.has('run-response-no-run-id')) {
     return format === 'json' ? { status, body: { kind: 'json', text: '{}' } } : { status, body: { kind: 'xml', text: encodeXml(responseResource, {}) } };
   }
-  const extra = c.has('run-answer-extra-fields') ? { agencyCode: String((run as { agencyCode?: unknown }).agencyCode ?? ctx.keyAgency), status: run.runId ? 'Ended' : 'Started', timestamp: new Date().toISOString() } : {};
+  const extra = c.has('run-answer-extra-fields') ? { agencyCode: typeof run.agencyCode === 'string' ? run.agencyCode : ctx.keyAgency, status: run.runId ? 'Ended' : 'Started', timestamp: new Date().toISOString() } : {};
   if (format === 'json') {
     const answer = f.has('run-response-schema') ? { runId: ctx.state.runNumber(runId) } : f.has('run-id-pascal-case') ? { RunId: runId } : { runId, ...extra };
     return { status, body: { kind: 'json', text: encodeJson(answer) } };

@@ -7,18 +7,19 @@ import { parseRate } from '../lib/config/rate.ts';
 import type { RunContext } from '../lib/config/run-context.ts';
 import { RUN_CONTEXT_VARIABLE } from '../lib/config/run-context.ts';
 import { loadProfile } from '../lib/contract/profile/load.ts';
+import { ENGINE_SLOT, RunEngine } from '../lib/engine.ts';
+import { startEngineService } from '../lib/engine-service.ts';
 import { runWaivers } from '../lib/report/waivers/run.ts';
-import { startPacer } from '../lib/run/http/pacer.ts';
-import type { Pacer } from '../lib/run/http/pacer.ts';
 import { planSuite, suiteOptionsFrom } from '../lib/run/plan.ts';
-import { writePlanFile } from '../lib/run/plan-file.ts';
+import { plannedTests, writePlanFile } from '../lib/run/plan-file.ts';
 import { startReferenceServer } from '../server/index.ts';
 import type { RunningServer } from '../server/index.ts';
 
 /**
  * Runs once before the workers start: starts the embedded reference server when no base URL is given,
- * fixes the seed, starts the pacer that holds the rate across workers, and computes the plan once for
- * the whole run. What it decided reaches every worker and reporter as one run context (one variable).
+ * fixes the seed, computes the plan once for the whole run, and starts the run's engine (one HTTP client
+ * holding the rate and the circuit breaker, one judge, one redactor) that the tests ask to run their
+ * cases. What it decided reaches every worker and reporter as one run context (one variable).
  */
 export default async function globalSetup(playwright: FullConfig): Promise<() => Promise<void>> {
   const cfg = config();
@@ -35,20 +36,17 @@ export default async function globalSetup(playwright: FullConfig): Promise<() =>
   const baseUrl = server?.url ?? cfg.baseUrl ?? '';
   const seed = cfg.seed ?? Math.floor(Math.random() * 2 ** 31);
   const rate = parseRate(cfg.rate);
-  let pacer: Pacer | undefined;
-  if (rate !== null) pacer = await startPacer(rate);
   const dir = mkdtempSync(path.join(tmpdir(), 'iswc-conformance-'));
   const planFile = path.join(dir, 'plan.json');
-  writePlanFile(planFile, await planSuite(profile, suiteOptionsFrom(cfg)));
-  const context: RunContext = {
-    baseUrl,
-    embedded: server !== undefined,
-    seed,
-    ...(pacer ? { pacerUrl: pacer.url } : {}),
-    startedAt: new Date().toISOString(),
-    breakerFile: path.join(dir, 'unresponsive'),
-    planFile,
-  };
+  const planned = await planSuite(profile, suiteOptionsFrom(cfg));
+  writePlanFile(planFile, planned);
+  const startedAt = new Date().toISOString();
+  const breakerFile = path.join(dir, 'unresponsive');
+  const engine = new RunEngine({ cfg, profile, baseUrl, seed, startedAt, breakerFile, planned, rate, tests: plannedTests(planned) });
+  const service = await startEngineService(engine);
+  // The deferred-failures reporter, in this process, tells the engine which tests the run selected.
+  (globalThis as Record<symbol, unknown>)[ENGINE_SLOT] = engine;
+  const context: RunContext = { baseUrl, embedded: server !== undefined, seed, startedAt, breakerFile, planFile, engineUrl: service.url, engineToken: service.token };
   process.env[RUN_CONTEXT_VARIABLE] = JSON.stringify(context);
   const lines = [
     `iswc-conformance: target ${baseUrl}${server ? ' (embedded reference server)' : ''}, profile "${profile.name}"`,
@@ -57,8 +55,10 @@ export default async function globalSetup(playwright: FullConfig): Promise<() =>
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   return async () => {
+    delete (globalThis as Record<symbol, unknown>)[ENGINE_SLOT];
+    await service.close();
+    await engine.close();
     rmSync(dir, { recursive: true, force: true });
-    await pacer?.close();
     await server?.close();
   };
 }

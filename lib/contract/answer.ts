@@ -192,11 +192,17 @@ export function carriesText(body: string, text: string): boolean {
 }
 
 /** The length of a text under each reading of "characters": where these differ, a limit is only observed. */
+let graphemeSegmenter: Intl.Segmenter | undefined;
+
 export function lengthsOf(text: string): { codePoints: number; utf16Units: number; graphemes: number; utf8Bytes: number } {
+  // One segmenter for every call: building one costs far more than segmenting a short value.
+  graphemeSegmenter ??= new Intl.Segmenter('en', { granularity: 'grapheme' });
+  let graphemes = 0;
+  for (const _segment of graphemeSegmenter.segment(text)) graphemes += 1;
   return {
     codePoints: [...text].length,
     utf16Units: text.length,
-    graphemes: [...new Intl.Segmenter('en', { granularity: 'grapheme' }).segment(text)].length,
+    graphemes,
     utf8Bytes: Buffer.byteLength(text, 'utf8'),
   };
 }

@@ -59,7 +59,7 @@ export type TransportErrorCode =
   | 'DECOMPRESSION' // a content-encoding that fails or inflates past the limit
   | 'REDIRECT_BLOCKED' // never produced as an error: redirects are answers; reserved for cross-origin URLs
   | 'THROTTLED' // still 429/503 after the bounded retries
-  | 'UNRESPONSIVE' // not sent: the target timed out on too many requests in a row (the run fails fast instead of hanging)
+  | 'UNRESPONSIVE' // not sent: too many answers in a row were unusable (timeouts, resets, not HTTP, …): the run fails fast instead of hanging
   | 'INVALID_URL';
 
 export interface TransportError {
@@ -97,9 +97,10 @@ export interface HttpClientOptions {
   maxRetries?: number;
   maxRetryWaitMs?: number;
   /**
-   * After this many timeouts in a row (no answer at all in between), later requests are not sent and
-   * fail at once with UNRESPONSIVE: a target that never answers gives a clear failure in seconds, not a
-   * run of hours. Default 5.
+   * After this many unusable answers in a row (timeouts, resets, refused connections, bytes that are not
+   * HTTP, short or oversized bodies, redirects to another origin, bodies in a coding not asked for; no
+   * usable answer in between), later requests are not sent and come back at once with UNRESPONSIVE: a
+   * broken target gives a clear failure in seconds, not a run of hours. Default 5.
    */
   unresponsiveAfter?: number;
   /**

@@ -72,22 +72,34 @@ export function openApi(): OpenApiDocument {
   return cached;
 }
 
+const resolved = new Map<string, unknown>();
+
 /** Resolves a local `#/components/...` reference; other references are not used in this contract. */
 export function resolveRef<T>(ref: string): T {
+  const known = resolved.get(ref);
+  if (known !== undefined) return known as T;
   if (!ref.startsWith('#/')) throw new Error(`Only local references are supported, got ${ref}`);
   let node: unknown = openApi();
   for (const part of ref.slice(2).split('/')) {
     node = (node as Record<string, unknown>)[part];
     if (node === undefined) throw new Error(`Unresolvable reference ${ref}`);
   }
+  resolved.set(ref, node);
   return node as T;
 }
+
+/** Dereferenced nodes of the contract, by node: codecs and generators follow the same references per request. */
+const dereferenced = new WeakMap<SchemaNode, SchemaNode>();
 
 /** Follows `$ref` (keeping sibling keywords such as `xml`, which OpenAPI 3.1 allows next to `$ref`). */
 export function deref(node: SchemaNode): SchemaNode {
   if (!node.$ref) return node;
+  const known = dereferenced.get(node);
+  if (known) return known;
   const { $ref, ...siblings } = node;
-  return { ...deref(resolveRef<SchemaNode>($ref)), ...siblings };
+  const out = { ...deref(resolveRef<SchemaNode>($ref)), ...siblings };
+  dereferenced.set(node, out);
+  return out;
 }
 
 export function componentName(ref: string): string {

@@ -1,13 +1,16 @@
-import { CHECK_MANIFEST } from '../generate/checks.generated.ts';
-import type { CheckId } from '../generate/checks.generated.ts';
+import type { PlanData } from './plan-rank.ts';
+import { coverage, entryRequests, specChecksOf } from './plan-rank.ts';
+import { PLAN_DATA } from './plans.generated.ts';
 import { requestsOf } from './dry-run.ts';
 import type { PlannedCase } from './planned.ts';
 
 /**
  * Request budgets. A remote target publishes 10 requests per minute, so a run must get the most out of
- * few requests: cases are chosen greedily by the distinct things they show per request (each documented
- * status, each limit at and past its boundary, auth on each operation, each stated outcome), and what
- * is left of the budget goes to generated inputs (properties).
+ * few requests. Cases are taken in the order of the committed ranking (lib/run/plans.generated.ts,
+ * measured by `npm run generate` against every fault of the reference server's catalogue): the most
+ * faults caught per request first, then every spec check once, then the most distinct coverage per
+ * request. Cases the ranking does not know (another profile's, your own scenarios) come after, by the
+ * spec checks and then the coverage they add per request; generated inputs get what is left.
  */
 
 export type PlanName = 'full' | 'smoke';
@@ -22,94 +25,108 @@ export function estimatedRequests(p: PlannedCase, runs: number): number {
   return requestsOf(p.shape, runs);
 }
 
-/** What a case shows, as coverage atoms: per operation and check, and per limit field and direction. */
-export function coverage(p: PlannedCase): string[] {
-  const op = p.def.operation ?? 'http';
-  const atoms = p.shape.checks.map((c) => `${op}/${c}/${p.format === 'xml' ? 'xml' : 'json'}`);
-  const limit = /^(limit|type)\.(\w+)\.(body|query)\.(.+)\.[\w-]+$/.exec(p.def.id);
-  if (limit) atoms.push(`${limit[2]}/${limit[3]}/${limit[4]}/${p.shape.checks.join('+')}/${p.format}`);
-  if (p.def.id.startsWith('scenario.')) atoms.push(p.key);
-  return atoms;
-}
-
-const SPEC = new Set((Object.keys(CHECK_MANIFEST) as CheckId[]).filter((id) => CHECK_MANIFEST[id].level === 'spec'));
-
-/** Spec checks a case exercises (for the smoke plan). */
-function specAtoms(p: PlannedCase): string[] {
-  return p.shape.checks.filter((id) => SPEC.has(id));
-}
+export { coverage };
 
 interface Choice {
   chosen: Set<string>;
   runs: Map<string, number>;
 }
 
-function greedy(
-  candidates: PlannedCase[],
-  atomsOf: (p: PlannedCase) => string[],
-  cost: (p: PlannedCase) => number,
-  budget: number,
-  chosen = new Set<string>(),
-): Set<string> {
-  const covered = new Set(candidates.filter((p) => chosen.has(p.key)).flatMap(atomsOf));
-  let spent = candidates.filter((p) => chosen.has(p.key)).reduce((n, p) => n + cost(p), 0);
-  for (;;) {
-    let best: PlannedCase | undefined;
-    let bestScore = 0;
-    for (const p of candidates) {
-      if (chosen.has(p.key) || spent + cost(p) > budget) continue;
-      const gain = atomsOf(p).filter((a) => !covered.has(a)).length;
-      const score = gain / Math.max(1, cost(p));
-      if (gain > 0 && score > bestScore) {
-        best = p;
-        bestScore = score;
+export interface ChooseOptions {
+  plan: PlanName;
+  budget: number | undefined;
+  /** ISWC_RUNS: the most runs any generated case gets. */
+  runs: number;
+  /** Which ranking applies: destructive checks on, or not. */
+  destructive: boolean;
+  /** The committed ranking (tests give their own). */
+  data?: PlanData;
+}
+
+/** The selection being built: what is chosen, at how many runs, and the requests it costs. */
+class Selection {
+  readonly chosen = new Set<string>();
+  readonly runs = new Map<string, number>();
+  spent = 0;
+
+  constructor(
+    readonly limit: number,
+    readonly mostRuns: number,
+  ) {}
+
+  cost(p: PlannedCase): number {
+    return this.chosen.has(p.key) ? entryRequests(p, this.runs.get(p.key)) : 0;
+  }
+
+  /** Takes a case (a generated one at `runs`) when it fits; raises the runs of one already taken. */
+  take(p: PlannedCase, runs: number | undefined): boolean {
+    const r = p.shape.generated ? Math.max(1, Math.min(runs ?? 1, this.mostRuns)) : undefined;
+    if (this.chosen.has(p.key) && (r === undefined || (this.runs.get(p.key) ?? 0) >= r)) return false;
+    const extra = entryRequests(p, r) - this.cost(p);
+    if (this.spent + extra > this.limit) return false;
+    this.chosen.add(p.key);
+    if (r !== undefined) this.runs.set(p.key, r);
+    this.spent += extra;
+    return true;
+  }
+
+  /** Greedy by atoms not yet covered per request, among cases not taken. */
+  cover(candidates: readonly PlannedCase[], atomsOf: (p: PlannedCase) => string[], covered: Set<string>): void {
+    for (;;) {
+      let best: PlannedCase | undefined;
+      let bestScore = 0;
+      for (const p of candidates) {
+        if (this.chosen.has(p.key)) continue;
+        const cost = entryRequests(p, 1);
+        if (this.spent + cost > this.limit) continue;
+        const gain = atomsOf(p).filter((a) => !covered.has(a)).length;
+        const score = gain / Math.max(1, cost);
+        if (gain > 0 && score > bestScore) {
+          best = p;
+          bestScore = score;
+        }
       }
+      if (!best) return;
+      this.take(best, 1);
+      for (const a of atomsOf(best)) covered.add(a);
     }
-    if (!best) return chosen;
-    chosen.add(best.key);
-    spent += cost(best);
-    for (const a of atomsOf(best)) covered.add(a);
   }
 }
 
 /**
- * Chooses which planned cases run, and how many runs each generated case gets, within a request
- * budget. Deterministic: every worker computes the same plan.
+ * Chooses which planned cases run, and how many runs each generated case gets, for the smoke plan or
+ * within a request budget. Deterministic: every process computes the same plan.
  */
-export function choose(planned: PlannedCase[], options: { plan: PlanName; budget: number | undefined; runs: number }): Choice {
+export function choose(planned: PlannedCase[], options: ChooseOptions): Choice {
   const runnable = planned.filter((p) => !p.skipReason);
-  const runs = new Map<string, number>();
-  if (options.plan === 'smoke') {
-    // Smallest set of fixed cases that exercises every spec check once; no generated inputs.
-    const fixed = runnable.filter((p) => !isGenerated(p));
-    return { chosen: greedy(fixed, specAtoms, (p) => p.shape.fixedRequests, options.budget ?? Number.POSITIVE_INFINITY), runs };
-  }
-  if (options.budget === undefined) {
+  if (options.plan === 'full' && options.budget === undefined) {
+    const runs = new Map<string, number>();
     for (const p of runnable) if (isGenerated(p)) runs.set(p.key, options.runs);
     return { chosen: new Set(runnable.map((p) => p.key)), runs };
   }
-  const fixed = runnable.filter((p) => !isGenerated(p));
-  // Every spec check once first (the smoke set), then the most distinct coverage per request.
-  const smoke = greedy(fixed, specAtoms, (p) => p.shape.fixedRequests, options.budget);
-  const chosen = greedy(fixed, coverage, (p) => p.shape.fixedRequests, options.budget, smoke);
-  // Then every remaining fixed case that still fits, in order: they add boundaries and formats.
-  let spent = fixed.filter((p) => chosen.has(p.key)).reduce((n, p) => n + p.shape.fixedRequests, 0);
-  for (const p of fixed) {
-    if (!chosen.has(p.key) && spent + p.shape.fixedRequests <= options.budget) {
-      chosen.add(p.key);
-      spent += p.shape.fixedRequests;
-    }
+  const data = options.data ?? PLAN_DATA;
+  const ranked = options.destructive ? data.destructive : data.safe;
+  const byKey = new Map(runnable.map((p) => [p.key, p]));
+  const sel = new Selection(options.budget ?? Number.POSITIVE_INFINITY, options.runs);
+  // The committed ranking: the smoke plan is its first phases, a budget takes each case that still fits.
+  for (const entry of options.plan === 'smoke' ? ranked.entries.slice(0, ranked.smoke) : ranked.entries) {
+    const p = byKey.get(entry.key);
+    if (p) sel.take(p, entry.runs);
   }
-  const generated = runnable.filter((p) => isGenerated(p));
-  const left = options.budget - spent;
-  const share = generated.length > 0 ? Math.floor(left / generated.length) : 0;
+  // Cases the ranking does not know: every spec check once, then (with a budget) distinct coverage.
+  const taken = (): PlannedCase[] => runnable.filter((p) => sel.chosen.has(p.key));
+  sel.cover(runnable, specChecksOf, new Set(taken().flatMap(specChecksOf)));
+  if (options.plan === 'smoke') return { chosen: sel.chosen, runs: sel.runs };
+  const fixed = runnable.filter((p) => !isGenerated(p));
+  sel.cover(fixed, coverage, new Set(taken().flatMap(coverage)));
+  for (const p of fixed) sel.take(p, undefined);
+  // What is left goes to generated inputs not yet taken, in equal shares.
+  const generated = runnable.filter((p) => isGenerated(p) && !sel.chosen.has(p.key));
+  const share = generated.length > 0 ? Math.floor((sel.limit - sel.spent) / generated.length) : 0;
   for (const p of generated) {
     let caseRuns = options.runs;
     while (caseRuns >= 1 && estimatedRequests(p, caseRuns) > share) caseRuns = Math.floor(caseRuns / 2);
-    if (caseRuns >= 1) {
-      chosen.add(p.key);
-      runs.set(p.key, caseRuns);
-    }
+    if (caseRuns >= 1) sel.take(p, caseRuns);
   }
-  return { chosen, runs };
+  return { chosen: sel.chosen, runs: sel.runs };
 }

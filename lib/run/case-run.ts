@@ -55,8 +55,9 @@ export class CaseRun implements CaseContext {
 
   async probe(step: Step): Promise<Probe> {
     const exchange = await this.exchangeFor(step);
-    // Throttled even after the retries: nothing is known about conformance, so nothing fails.
-    if (exchange.error?.code === 'THROTTLED') return { step, exchange, failures: [] };
+    // Throttled even after the retries, or not sent because the target is unusable: nothing is known
+    // about conformance, so nothing fails here.
+    if (exchange.error?.code === 'THROTTLED' || exchange.error?.code === 'UNRESPONSIVE') return { step, exchange, failures: [] };
     const failures = this.judge(step, exchange, this.bodyFormat)
       .filter((j) => j.gating)
       .map((j) => `${j.checkId} [${j.level}]: expected ${j.expected}; received ${j.received}`);
@@ -67,6 +68,11 @@ export class CaseRun implements CaseContext {
     this.exchanges.push({ label: step.label, exchange });
     if (exchange.error?.code === 'THROTTLED') {
       this.skipStep(step, `throttled by the server: ${exchange.error.message}; not a conformance failure (lower ISWC_RATE or ISWC_BUDGET)`);
+      return;
+    }
+    if (exchange.error?.code === 'UNRESPONSIVE') {
+      // The circuit breaker tripped: the failures that tripped it are recorded where they happened.
+      this.skipStep(step, exchange.error.message);
       return;
     }
     let curl: string | undefined;

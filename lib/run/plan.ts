@@ -14,7 +14,7 @@ export type { PlannedCase };
 
 export interface SuiteOptions {
   destructive: boolean;
-  /** 'smoke': every spec check once, in as few requests as possible. Default 'full'. */
+  /** 'smoke': every catchable fault of the catalogue and every spec check, in as few requests as possible. Default 'full'. */
   plan?: PlanName;
   /** ISWC_BUDGET: the most requests the run may send. */
   budget?: number;
@@ -64,10 +64,13 @@ export async function planSuite(profile: TargetProfile, options: SuiteOptions, c
   }
   const plan = options.plan ?? 'full';
   if (plan === 'full' && options.budget === undefined) return planned;
-  const { chosen, runs } = choose(planned, { plan, budget: options.budget, runs: options.runs ?? 100 });
+  const { chosen, runs } = choose(planned, { plan, budget: options.budget, runs: options.runs ?? 100, destructive: options.destructive });
   for (const p of planned) {
     if (p.skipReason) continue;
-    if (!chosen.has(p.key)) p.skipReason = plan === 'smoke' ? 'not in the smoke plan (every spec check once)' : `not in the request budget (ISWC_BUDGET=${options.budget})`;
+    if (!chosen.has(p.key)) {
+      p.skipReason =
+        plan === 'smoke' ? 'not in the smoke plan (the fewest requests that catch every fault of the catalogue this mode can catch, and exercise every spec check once)' : `not in the request budget (ISWC_BUDGET=${options.budget})`;
+    }
     const r = runs.get(p.key);
     if (r !== undefined) p.runs = r;
   }

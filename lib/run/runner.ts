@@ -3,8 +3,11 @@ import type { TargetProfile } from '../contract/profile/types.ts';
 import { CaseRun } from './case-run.ts';
 import type { CheckExecution, Judge } from './execution.ts';
 import type { PlannedCase } from './planned.ts';
+import type { RunClient } from './http/client.ts';
 
 export interface CaseOutcome {
+  /** Why the case did not run at all (the plan's reason, or the tripped circuit breaker's). */
+  skipReason?: string;
   executions: CheckExecution[];
   stats: CaseRun['stats'];
   exchanges: CaseRun['exchanges'];
@@ -17,12 +20,15 @@ export interface RunSettings {
 }
 
 /** Runs one planned case and returns its check executions (a skipped case records the reason for each of its checks). */
-export async function runPlannedCase(p: PlannedCase, client: HttpClient, profile: TargetProfile, settings: RunSettings, judge: Judge): Promise<CaseOutcome> {
+export async function runPlannedCase(p: PlannedCase, client: HttpClient | RunClient, profile: TargetProfile, settings: RunSettings, judge: Judge): Promise<CaseOutcome> {
   // A case the plan sized (a request budget) must not spend more on shrinking a failure.
   const run = new CaseRun(p.def, { format: p.format, profile, entries: p.entries, ...settings, runs: p.runs ?? settings.runs, noShrink: p.runs !== undefined }, client, judge);
-  if (p.skipReason) run.skip(p.skipReason, p.shape.checks);
+  // Once the circuit breaker has tripped, a case that has not started is skipped with the reason.
+  const unusable = 'unusable' in client ? client.unusable() : undefined;
+  const skipReason = p.skipReason ?? (unusable !== undefined ? `not sent: ${unusable}` : undefined);
+  if (skipReason !== undefined) run.skip(skipReason, p.shape.checks);
   else await p.def.run(run);
-  return { executions: run.executions, stats: run.stats, exchanges: run.exchanges };
+  return { ...(skipReason !== undefined ? { skipReason } : {}), executions: run.executions, stats: run.stats, exchanges: run.exchanges };
 }
 
 /** Maps with at most `limit` calls in flight; results keep the input order. */

@@ -159,8 +159,19 @@ export interface ServerChild {
  * The embedded reference server in a child process of its own, on 127.0.0.1 and a free port, seeded
  * fresh from the profile: the load generator or the engine then has the other core to itself.
  */
-export async function startServerChild(options: { key: string; target: string; env: NodeJS.ProcessEnv; nodeOptions?: readonly string[]; timeoutMs: number }): Promise<ServerChild> {
-  const [cmd, args] = nodeTs('server/cli.ts', ['--host', '127.0.0.1', '--port', '0', '--target', options.target, '--key', options.key], options.nodeOptions ?? []);
+export async function startServerChild(options: {
+  key: string;
+  target: string;
+  env: NodeJS.ProcessEnv;
+  nodeOptions?: readonly string[];
+  timeoutMs: number;
+  /** More arguments of server/cli.ts (`--fault ID`, `--choices SET`). */
+  args?: readonly string[];
+  /** Another server script printing `listening URL` (the schema-driven mock). */
+  script?: string;
+}): Promise<ServerChild> {
+  const serverArgs = options.script ? ['--port', '0'] : ['--host', '127.0.0.1', '--port', '0', '--target', options.target, '--key', options.key, ...(options.args ?? [])];
+  const [cmd, args] = nodeTs(options.script ?? 'server/cli.ts', serverArgs, options.nodeOptions ?? []);
   const started = startChild(cmd, args, { env: options.env, timeoutMs: options.timeoutMs });
   let line: RegExpMatchArray;
   try {

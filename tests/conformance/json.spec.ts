@@ -1,3 +1,3 @@
 import { declareConformance } from '../../lib/conformance.ts';
 
-declareConformance('json');
+await declareConformance('json');

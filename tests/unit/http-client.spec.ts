@@ -1,6 +1,6 @@
 import { test, expect } from '@playwright/test';
 import { execFile, spawnSync } from 'node:child_process';
-import { createHttpClient, retryAfterMs } from '../../lib/run/http/client.ts';
+import { createHttpClient, retryAfterMs, unusableAnswer } from '../../lib/run/http/client.ts';
 import { KEY_PLACEHOLDER, WRONG_KEY } from '../../lib/contract/exchange.ts';
 import type { HttpClient, HttpClientOptions, RequestSpec } from '../../lib/contract/exchange.ts';
 import { subscriptionKeyHeader } from '../../lib/contract/openapi.ts';
@@ -355,4 +355,54 @@ test('the curl line replays the request exactly', async () => {
   }
   // Four cases use the real key, each sent twice (client, curl).
   expect(server.seen.filter((s) => s.headers[KEY_HEADER_LOWER] === KEY).length).toBe(8);
+});
+
+test('the circuit breaker: unusable answers in a row stop the client; a usable answer in between resets the count', async () => {
+  // Answers in turn: a redirect to another origin, a same-origin redirect (usable), a gzip body that was not
+  // asked for, a plain 200, then only redirects elsewhere.
+  let n = 0;
+  const server = await echoServer((_req, res) => {
+    n += 1;
+    if (n === 2) {
+      res.writeHead(301, { location: '/agent/run' });
+      res.end();
+    } else if (n === 3) {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      res.end(Buffer.from([0x1f, 0x8b]));
+    } else if (n === 4) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{}');
+    } else {
+      res.writeHead(302, { location: 'https://login.example.invalid/' });
+      res.end();
+    }
+  });
+  const c = createHttpClient({ baseUrl: server.url, key: KEY, timeoutMs: 3000, unresponsiveAfter: 3 });
+  cleanup.add(c);
+  const spec: RequestSpec = { method: 'GET', path: '/agent/run' };
+  for (let i = 0; i < 4; i += 1) await c.send(spec);
+  expect(c.unusable()).toBeUndefined();
+  // Three redirects elsewhere in a row: the third trips the breaker.
+  for (let i = 0; i < 3; i += 1) expect((await c.send(spec)).response?.status).toBe(302);
+  expect(c.unusable()).toContain('no usable answer to 3 requests in a row');
+  expect(c.unusable()).toContain('redirect to https://login.example.invalid, another origin');
+  const after = await c.send(spec);
+  expect(after.error?.code).toBe('UNRESPONSIVE');
+  expect(after.attempts).toBe(0);
+  expect(server.seen).toHaveLength(7);
+  expect(JSON.stringify(after)).not.toContain(KEY);
+});
+
+test('unusableAnswer: transport failures, redirects to another origin and unasked codings; judged answers are usable', () => {
+  const origin = 'http://127.0.0.1:8080';
+  const answer = (status: number, headers: Record<string, string> = {}) => ({ response: { status, headers, body: '', bodyBytes: 0, truncated: false } });
+  expect(unusableAnswer({ error: { code: 'CONNECTION_RESET', message: 'reset' } }, origin)).toContain('CONNECTION_RESET');
+  expect(unusableAnswer({ error: { code: 'THROTTLED', message: 'still 429' } }, origin)).toBeUndefined();
+  expect(unusableAnswer({ error: { code: 'INVALID_URL', message: 'bad path' } }, origin)).toBeUndefined();
+  expect(unusableAnswer(answer(500), origin)).toBeUndefined();
+  expect(unusableAnswer(answer(302, { location: '/elsewhere' }), origin)).toBeUndefined();
+  expect(unusableAnswer(answer(302, { location: 'http://127.0.0.1:8080/x' }), origin)).toBeUndefined();
+  expect(unusableAnswer(answer(307, { location: 'http://127.0.0.1:9090/x' }), origin)).toContain('another origin');
+  expect(unusableAnswer(answer(200, { 'content-encoding': 'identity' }), origin)).toBeUndefined();
+  expect(unusableAnswer(answer(200, { 'content-encoding': 'br' }), origin)).toContain('"br"');
 });

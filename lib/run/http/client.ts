@@ -204,7 +204,43 @@ interface Attempt {
   durationMs: number;
 }
 
-export function createHttpClient(options: HttpClientOptions): HttpClient {
+/** Transport failures that leave nothing to judge: the target did not give a usable HTTP answer. */
+const UNUSABLE_CODES: ReadonlySet<TransportErrorCode> = new Set(['TIMEOUT', 'CONNECTION_REFUSED', 'CONNECTION_RESET', 'PROTOCOL', 'BODY_TOO_LARGE', 'DECOMPRESSION']);
+
+/**
+ * Why an attempt's answer is unusable, or undefined when it is an HTTP answer the checks can judge:
+ * no complete answer (timeouts, resets, refused connections, bytes that are not HTTP, short or oversized
+ * bodies), a redirect to another origin (never followed: nothing of the target is in it), or a body in a
+ * content coding the client did not accept (it asks for identity; such a body, a compression bomb for
+ * instance, is never inflated, so nothing in it can be judged). Each counts toward the circuit breaker.
+ */
+export function unusableAnswer(result: { response?: RecordedResponse; error?: TransportError }, origin: string): string | undefined {
+  if (result.error) return UNUSABLE_CODES.has(result.error.code) ? `${result.error.code}: ${result.error.message}` : undefined;
+  const response = result.response;
+  if (!response) return undefined;
+  const location = response.headers.location;
+  if (response.status >= 300 && response.status < 400 && location !== undefined) {
+    let elsewhere: string | undefined;
+    try {
+      const to = new URL(location, `${origin}/`);
+      if (to.origin !== origin) elsewhere = to.origin;
+    } catch {
+      elsewhere = 'an unreadable location';
+    }
+    if (elsewhere !== undefined) return `a ${response.status} redirect to ${elsewhere}, another origin (never followed)`;
+  }
+  const coding = response.headers['content-encoding']?.trim().toLowerCase();
+  if (coding !== undefined && coding !== '' && coding !== 'identity') return `a body in content coding "${coding}", which the harness did not accept (it asks for identity)`;
+  return undefined;
+}
+
+/** The client of a run: an HttpClient whose circuit breaker can be read. */
+export interface RunClient extends HttpClient {
+  /** Why nothing more is sent, once too many answers in a row were unusable (here or in another client of the run). */
+  unusable(): string | undefined;
+}
+
+export function createHttpClient(options: HttpClientOptions): RunClient {
   const base = parseBaseUrl(options.baseUrl);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -355,16 +391,35 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     }
   };
 
+  // The circuit breaker: after `unresponsiveAfter` unusable answers in a row (no usable one in between),
+  // nothing more is sent. One shared state per run: the file tells every client of the run.
   const unresponsiveAfter = options.unresponsiveAfter ?? 5;
-  let timeoutsInARow = 0;
+  let unusableInARow = 0;
   /** Set once API Management said the key's call quota is used up: later requests are not sent. */
   let quotaExhausted: string | undefined;
-  let lastTimeout = '';
+  let lastUnusable = '';
+  /** Why nothing more is sent, once the breaker has tripped (here or in another client of the run). */
+  let tripped: string | undefined;
+  const trippedReason = (count: number, last: string): string =>
+    `the target gave no usable answer to ${count} requests in a row (last: ${last}); the rest of the run is not sent`;
   // Another client of this run may already have given up on the target.
-  if (options.unresponsiveFile && existsSync(options.unresponsiveFile)) {
-    timeoutsInARow = unresponsiveAfter;
-    lastTimeout = readFileSync(options.unresponsiveFile, 'utf8').trim() || 'an earlier worker of this run';
-  }
+  const fromFile = (): string | undefined => {
+    if (!options.unresponsiveFile || !existsSync(options.unresponsiveFile)) return undefined;
+    return readFileSync(options.unresponsiveFile, 'utf8').trim() || trippedReason(unresponsiveAfter, 'another client of this run');
+  };
+  tripped = fromFile();
+  const noteAnswer = (why: string | undefined): void => {
+    if (why === undefined) {
+      unusableInARow = 0;
+      return;
+    }
+    unusableInARow += 1;
+    lastUnusable = why;
+    if (unusableInARow >= unresponsiveAfter && tripped === undefined) {
+      tripped = trippedReason(unusableInARow, lastUnusable);
+      if (options.unresponsiveFile) writeFileSync(options.unresponsiveFile, tripped);
+    }
+  };
 
   const send = async (spec: RequestSpec): Promise<Exchange> => {
     const { list, keyValue } = headersOf(spec);
@@ -395,19 +450,13 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       if (quotaExhausted !== undefined) {
         return { request, error: { code: 'THROTTLED', message: `not sent: ${quotaExhausted}` }, durationMs: 0, attempts, waitedMs: Math.round(waitedMs) };
       }
-      if (timeoutsInARow >= unresponsiveAfter) {
-        const message = `not sent: the target gave no answer to ${timeoutsInARow} requests in a row (last: ${lastTimeout}); the rest of the run fails at once instead of waiting out every timeout`;
-        return { request, error: { code: 'UNRESPONSIVE', message }, durationMs: 0, attempts, waitedMs: Math.round(waitedMs) };
+      tripped ??= fromFile();
+      if (tripped !== undefined) {
+        return { request, error: { code: 'UNRESPONSIVE', message: `not sent: ${tripped}` }, durationMs: 0, attempts, waitedMs: Math.round(waitedMs) };
       }
       attempts += 1;
       const result = await attempt(spec.method, target, headers, body);
-      if (result.error?.code === 'TIMEOUT') {
-        timeoutsInARow += 1;
-        lastTimeout = result.error.message;
-        if (timeoutsInARow === unresponsiveAfter && options.unresponsiveFile) writeFileSync(options.unresponsiveFile, lastTimeout);
-      } else {
-        timeoutsInARow = 0;
-      }
+      noteAnswer(unusableAnswer(result, base.origin));
       const exchange: Exchange = { request, durationMs: Math.round(result.durationMs), attempts, waitedMs: Math.round(waitedMs) };
       if (result.response) exchange.response = result.response;
       if (result.error) exchange.error = result.error;
@@ -458,6 +507,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   return {
     send,
     curl,
+    unusable: () => (tripped ??= fromFile()),
     async close(): Promise<void> {
       if (closed) return;
       closed = true;

@@ -1,0 +1,244 @@
+import { gating } from './check/gating.ts';
+import { createJudge } from './check/judge.ts';
+import type { RunConfig } from './config/config.ts';
+import { OPERATION_LABEL } from './contract/operations.ts';
+import { sectionsText } from './report/view.ts';
+import type { TargetProfile } from './contract/profile/types.ts';
+import { HARNESS_TAG } from './generate/templates.ts';
+import { redactorFromEnv } from './redact.ts';
+import type { ExecutionsAttachment } from './report/attachment.ts';
+import { describeFailure, describeWaived } from './report/failure-text.ts';
+import { applyWaivers } from './report/waivers/apply.ts';
+import { runDay, runWaivers } from './report/waivers/run.ts';
+import type { CheckExecution } from './run/execution.ts';
+import { createHttpClient } from './run/http/client.ts';
+import type { RunClient } from './run/http/client.ts';
+import { localGate } from './run/http/pacer.ts';
+import type { Gate } from './run/http/pacer.ts';
+import type { PlannedTest } from './run/plan-file.ts';
+import type { PlannedCase } from './run/planned.ts';
+import { inParallel, runPlannedCase } from './run/runner.ts';
+import type { CaseOutcome } from './run/runner.ts';
+import type { AllureData, GroupVerdict } from './engine-protocol.ts';
+
+/** Cases in flight at once over the whole run (each case keeps its own steps in order). */
+const CONCURRENCY = 4;
+/** Tests run ahead of the ones Playwright asked for, when the run's selection is known. */
+const LOOKAHEAD = 6;
+
+/** Where the global setup leaves the run's engine for the deferred-failures reporter (same process). */
+export const ENGINE_SLOT = Symbol.for('iswc-conformance.run-engine');
+
+/** The engine as the reporter sees it: it tells the engine which tests this run selected, in order. */
+export interface SelectableEngine {
+  select(tests: ReadonlyArray<{ project: string; title: string }>): void;
+}
+
+/** At most `limit` tasks at once. */
+class Semaphore {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+  constructor(private readonly limit: number) {}
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.active += 1;
+    try {
+      return await task();
+    } finally {
+      this.active -= 1;
+      this.waiting.shift()?.();
+    }
+  }
+}
+
+const SEVERITY = { spec: 'critical', http: 'normal', observed: 'trivial' } as const;
+
+export interface EngineSetup {
+  cfg: Readonly<RunConfig>;
+  profile: TargetProfile;
+  /** The target actually used (the embedded server's URL when none was given). */
+  baseUrl: string;
+  seed: number;
+  /** ISO time the run started: waivers are judged on its UTC day. */
+  startedAt: string;
+  /** The circuit breaker's file: once the target is found unusable, nothing more is sent. */
+  breakerFile: string;
+  /** Every planned case of the run. */
+  planned: readonly PlannedCase[];
+  /** The tests of the conformance projects (lib/run/plan-file.ts), to run ahead once the run's selection is known. */
+  tests: readonly PlannedTest[];
+  /** Requests per second over the whole run, or null for no limit. */
+  rate: number | null;
+}
+
+/**
+ * The run's engine: one HTTP client (one pool, one rate, one circuit breaker), one judge and one
+ * redactor for the whole run, in the process that runs the global setup. The Playwright tests ask it to
+ * run their cases (lib/engine-service.ts) and only report what it found, so a test costs a worker no
+ * module, no validator and no connection of its own, and a worker that Playwright replaces costs little.
+ *
+ * Once the deferred-failures reporter has told it which tests the run selected (`select`, after
+ * `--grep`, `--shard` and the project filter), it runs the next few of them ahead while the workers do
+ * Playwright's bookkeeping, never a test that was not selected. Without that list it runs a test's cases
+ * when the test asks.
+ */
+export class RunEngine implements SelectableEngine {
+  private readonly byKey: Map<string, PlannedCase>;
+  private readonly client: RunClient;
+  private readonly gate: Gate | undefined;
+  private readonly judge;
+  private readonly redact = redactorFromEnv();
+  /** The circuit breaker's trip has been reported by a test (only one test fails for it). */
+  private tripReported = false;
+  private readonly cases = new Semaphore(CONCURRENCY);
+  /** Tests started (ahead, or because a test asked) and not yet collected, by their keys. */
+  private readonly started = new Map<string, Promise<GroupVerdict>>();
+  /** Selected tests not started yet, in the order Playwright runs them. */
+  private ahead: string[][] = [];
+
+  constructor(private readonly setup: EngineSetup) {
+    this.byKey = new Map(setup.planned.map((p) => [p.key, p]));
+    this.gate = setup.rate === null ? undefined : localGate(setup.rate);
+    const { cfg } = setup;
+    this.client = createHttpClient({
+      baseUrl: setup.baseUrl,
+      key: cfg.key,
+      timeoutMs: cfg.timeoutMs,
+      maxBodyBytes: cfg.maxBodyBytes,
+      userAgent: HARNESS_TAG,
+      // A gateway may throttle on any target (section 8: rate limits not shown): 429/503 are waited out.
+      throttling: true,
+      unresponsiveFile: setup.breakerFile,
+      ...(this.gate ? { beforeSend: this.gate } : {}),
+    });
+    this.judge = createJudge({ strict: cfg.strict, agency: setup.profile.agency });
+  }
+
+  /** The tests this run selected, in order: the engine may run them ahead. */
+  select(tests: ReadonlyArray<{ project: string; title: string }>): void {
+    const byTitle = new Map(this.setup.tests.map((t) => [`${t.project}\u0001${t.title}`, t.keys]));
+    this.ahead = tests.flatMap((t) => {
+      const keys = byTitle.get(`${t.project}\u0001${t.title}`);
+      return keys ? [keys] : [];
+    });
+    this.pump();
+  }
+
+  /** Starts selected tests while fewer than LOOKAHEAD are started and not collected. */
+  private pump(): void {
+    while (this.started.size < LOOKAHEAD && this.ahead.length > 0) {
+      const keys = this.ahead.shift() as string[];
+      const id = keys.join('\n');
+      if (this.started.has(id)) continue;
+      const running = this.execute(keys);
+      // A failure surfaces when the test collects it; nothing is left unhandled meanwhile.
+      running.catch(() => undefined);
+      this.started.set(id, running);
+    }
+  }
+
+  /** The verdict of one test: run ahead already, or run now. */
+  async runGroup(keys: readonly string[]): Promise<GroupVerdict> {
+    const id = keys.join('\n');
+    const started = this.started.get(id);
+    this.ahead = this.ahead.filter((k) => k.join('\n') !== id);
+    const running = started ?? this.execute(keys);
+    this.started.delete(id);
+    try {
+      return await running;
+    } finally {
+      this.pump();
+    }
+  }
+
+  /** Runs the cases of one test and says what the test reports. */
+  private async execute(keys: readonly string[]): Promise<GroupVerdict> {
+    const { cfg, profile } = this.setup;
+    const cases = keys.map((key) => {
+      const p = this.byKey.get(key);
+      if (!p) throw new Error(`the plan has no case ${key}`);
+      return p;
+    });
+    const settings = { seed: this.setup.seed, runs: cfg.runs, strict: cfg.strict };
+    const outcomes = await inParallel(cases, CONCURRENCY, (p) => this.cases.run(() => runPlannedCase(p, this.client, profile, settings, this.judge)));
+    const stats = { requests: 0, retries: 0, waitedMs: 0 };
+    const all: CheckExecution[] = [];
+    for (const outcome of outcomes) {
+      all.push(...outcome.executions);
+      stats.requests += outcome.stats.requests;
+      stats.retries += outcome.stats.retries;
+      stats.waitedMs += outcome.stats.waitedMs;
+    }
+    const executions = this.redact.deep(all);
+    const waiverDate = runDay(this.setup.startedAt);
+    const attachment: ExecutionsAttachment = { executions, stats, waiverDate };
+    // The same function as the reporter's, on the same executions and day: both reach the same verdicts.
+    const waivers = runWaivers(cfg.waivers);
+    const judged = waivers ? applyWaivers(executions, waivers.waivers, waiverDate).executions : executions;
+    const skipped = cases.flatMap((p, i) => {
+      const reason = outcomes[i]?.skipReason;
+      return reason === undefined ? [] : [`${p.def.id}: ${reason}`];
+    });
+    const failures = judged.filter((e) => e.verdict === 'fail');
+    const blocking = failures.filter((e) => gating(e.level, cfg.strict));
+    const messages: string[] = [];
+    if (blocking.length > 0) messages.push(`${blocking.length} check(s) failed:\n${blocking.map(describeFailure).join('\n\n')}`);
+    // The test during which the circuit breaker tripped fails with it, whatever the level of what tripped it.
+    const unusable = this.client.unusable();
+    if (unusable !== undefined && !this.tripReported && outcomes.some((o) => o.stats.requests > 0)) {
+      this.tripReported = true;
+      messages.push(`The target is unusable: ${unusable}. Every later case of the run is skipped with that reason.`);
+    }
+    const firstSkip = outcomes[0]?.skipReason;
+    return {
+      attachmentBody: JSON.stringify(attachment),
+      ...(skipped.length === cases.length && firstSkip !== undefined ? { allSkipped: firstSkip } : {}),
+      skipped,
+      waived: judged.filter((e) => e.verdict === 'waived').map(describeWaived),
+      notGating: failures.filter((e) => !gating(e.level, cfg.strict)).map((e) => ({ level: e.level, text: describeFailure(e) })),
+      ...(messages.length > 0 ? { blocking: messages.join('\n\n') } : {}),
+      allure: this.allureData(cases, outcomes, judged),
+    };
+  }
+
+  /**
+   * What the Allure report shows of a test: epic = operation, feature = check, severity from the highest
+   * level among its checks, tag = format; one step per HTTP exchange with the request and the response,
+   * both through the redactor, as data the test hands to Allure (lib/conformance.ts reportToAllure).
+   */
+  private allureData(members: readonly PlannedCase[], outcomes: readonly CaseOutcome[], executions: readonly CheckExecution[]): AllureData {
+    const first = members[0];
+    const levels = new Set(executions.map((e) => e.level));
+    const strict = this.setup.cfg.strict;
+    const failedOn = new Map<string, CheckExecution[]>();
+    for (const e of executions.filter((x) => x.verdict === 'fail')) failedOn.set(`${e.caseId}\u0001${e.step}`, [...(failedOn.get(`${e.caseId}\u0001${e.step}`) ?? []), e]);
+    const format = !first || first.format === 'none' ? 'JSON' : first.format.toUpperCase();
+    return {
+      format,
+      epic: first?.def.operation ? OPERATION_LABEL[first.def.operation] : 'outside the documented operations',
+      features: [...new Set(members.flatMap((p) => p.shape.checks))],
+      severity: levels.has('spec') ? SEVERITY.spec : levels.has('http') ? SEVERITY.http : SEVERITY.observed,
+      tag: !first || first.format === 'none' ? 'no body' : first.format.toUpperCase(),
+      sections: [...new Set(executions.flatMap((e) => e.sections))],
+      steps: outcomes.flatMap((outcome, i) =>
+        outcome.exchanges.map(({ label, exchange }) => {
+          const status = exchange.response?.status ?? exchange.error?.code ?? 'no answer';
+          const failed = failedOn.get(`${members[i]?.def.id ?? first?.def.id ?? ''}\u0001${label}`) ?? [];
+          const note = failed.length > 0 ? `: ${[...new Set(failed.map((e) => e.checkId))].join(', ')} failed` : '';
+          const lines = failed.map((e) => `${e.checkId} [${e.level}, ${sectionsText(e.sections)}]${gating(e.level, strict) ? '' : ' (not gating)'}: expected ${e.expected ?? ''}; received ${e.received ?? ''}`);
+          return {
+            name: `${exchange.request.method} ${new URL(exchange.request.url).pathname} → ${status} (${label})${note}`,
+            request: JSON.stringify(this.redact.deep(exchange.request), null, 2),
+            response: JSON.stringify(this.redact.deep(exchange.response ?? exchange.error ?? null), null, 2),
+            ...(lines.length > 0 ? { failure: this.redact.text(lines.join('\n')) } : {}),
+          };
+        }),
+      ),
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+    await this.gate?.close();
+  }
+}

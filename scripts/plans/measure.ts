@@ -1,0 +1,72 @@
+/**
+ * Measures what each case catches: the whole suite, every case in every format, against the reference
+ * server with each fault of its catalogue (and clean with each set of legitimate choices, where nothing
+ * may fail), at several seeds. A generated case runs as it would under a request budget (it stops at its
+ * first failing input, no shrinking), so the requests it sent say how many runs it needed.
+ */
+import { gating } from '../../lib/check/gating.ts';
+import { createJudge } from '../../lib/check/judge.ts';
+import type { TargetProfile } from '../../lib/contract/profile/types.ts';
+import { createHttpClient } from '../../lib/run/http/client.ts';
+import { planSuite } from '../../lib/run/plan.ts';
+import type { PlannedCase } from '../../lib/run/planned.ts';
+import { inParallel, runPlannedCase } from '../../lib/run/runner.ts';
+import { EMBEDDED_KEY, profileForChoiceSet, startReferenceServer } from '../../server/index.ts';
+import type { ChoiceSetName } from '../../server/index.ts';
+
+/**
+ * Per-request timeout of a measurement: far above the reference server's answer time, so that a loaded
+ * machine does not turn a slow answer into a false alarm (only hang-on-unsupported-media waits it out).
+ */
+const MEASURE_TIMEOUT_MS = 10_000;
+
+/** Runs per generated case in a measurement: the default ISWC_RUNS. */
+export const MEASURED_RUNS = 100;
+
+export interface CaseResult {
+  /** The case had a gating failure (spec; http too against an http-level fault, as a strict run would). */
+  caught: boolean;
+  requests: number;
+  /** Gating failures that came from checks, for the clean runs' error message. */
+  failures: string[];
+}
+
+export interface Target {
+  /** Destructive checks on (the disposable entries are consumed) or off. */
+  destructive: boolean;
+  fault?: string;
+  /** The fault's level: an http-level fault is caught in a strict run. */
+  strict: boolean;
+  choices?: ChoiceSetName;
+}
+
+/** The planned suite of a profile in a mode, every generated case at MEASURED_RUNS without shrinking. */
+export async function measuredPlan(profile: TargetProfile, destructive = true): Promise<PlannedCase[]> {
+  const planned = await planSuite(profile, { destructive, runs: MEASURED_RUNS });
+  // A set `runs` is what a request budget gives: a failing property stops at its first failing input.
+  for (const p of planned) if (p.shape.generated) p.runs = MEASURED_RUNS;
+  return planned;
+}
+
+/** One run of the whole suite against one server; per case key, whether it caught something and what it sent. */
+export async function measure(base: TargetProfile, target: Target, seed: number): Promise<Map<string, CaseResult>> {
+  const profile = profileForChoiceSet(base, target.choices);
+  const server = await startReferenceServer({ profile, key: EMBEDDED_KEY, faults: target.fault ? [target.fault] : [], ...(target.choices ? { choices: target.choices } : {}) });
+  const client = createHttpClient({ baseUrl: server.url, key: EMBEDDED_KEY, timeoutMs: MEASURE_TIMEOUT_MS, throttling: true });
+  const judge = createJudge({ strict: target.strict, agency: profile.agency });
+  try {
+    const planned = await measuredPlan(profile, target.destructive);
+    const outcomes = await inParallel(planned, 4, (p) => runPlannedCase(p, client, profile, { seed, runs: MEASURED_RUNS, strict: target.strict }, judge));
+    const out = new Map<string, CaseResult>();
+    planned.forEach((p, i) => {
+      const outcome = outcomes[i];
+      if (!outcome) return;
+      const failing = outcome.executions.filter((e) => e.verdict === 'fail' && gating(e.level, target.strict));
+      out.set(p.key, { caught: failing.length > 0, requests: outcome.stats.requests, failures: failing.map((e) => `${e.checkId} ${e.caseId}@${e.format} ${e.step}: ${e.received ?? ''}`) });
+    });
+    return out;
+  } finally {
+    await client.close();
+    await server.close();
+  }
+}

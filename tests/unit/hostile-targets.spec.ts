@@ -1,0 +1,44 @@
+/**
+ * The whole suite against targets that are broken on every request (tests/support/hostile/targets.ts):
+ * the circuit breaker stops the run after a few unusable answers, every later case is skipped with the
+ * reason, the answers that tripped it fail, and the key appears nowhere. Request counts are asserted,
+ * never timings (`npm run bench` times the full Playwright run against each kind).
+ */
+import { expect, test } from '@playwright/test';
+import { loadProfile } from '../../lib/contract/profile/load.ts';
+import { fromRoot } from '../../lib/paths.ts';
+import { runSuiteInProcess } from '../../lib/pipeline.ts';
+import { HOSTILE_KINDS } from '../support/hostile/targets.ts';
+
+const KEY = 'hostile-target-key-3c9d71b2';
+const CONCURRENCY = 4;
+const BREAKER = 5;
+
+for (const kind of HOSTILE_KINDS) {
+  test(`a target that ${kind.description} is given up after a few requests (${kind.id})`, async () => {
+    const target = await kind.start();
+    try {
+      const executions = await runSuiteInProcess({
+        baseUrl: target.url,
+        key: KEY,
+        profile: loadProfile(fromRoot('fixtures', 'targets', 'embedded.json')),
+        destructive: true,
+        timeoutMs: 400,
+        concurrency: CONCURRENCY,
+        settings: { seed: 1, runs: 5, strict: true },
+      });
+      // The breaker trips on the 5th unusable answer; at most the cases already in flight send one more each.
+      expect(target.hits()).toBeLessThanOrEqual(BREAKER + CONCURRENCY);
+      const skipped = executions.filter((e) => e.verdict === 'skip');
+      const notSent = skipped.filter((e) => e.skipReason?.includes(`no usable answer to ${BREAKER} requests in a row`));
+      // Nearly the whole suite is skipped, each with the reason; nothing else happened after the trip.
+      expect(notSent.length).toBeGreaterThan(executions.length * 0.9);
+      expect(executions.filter((e) => e.verdict === 'pass' || e.verdict === 'observed' || e.verdict === 'fail').length).toBeLessThan(200);
+      // The answers that tripped it are failures.
+      expect(executions.filter((e) => e.verdict === 'fail').length).toBeGreaterThan(0);
+      expect(JSON.stringify(executions)).not.toContain(KEY);
+    } finally {
+      await target.close();
+    }
+  });
+}

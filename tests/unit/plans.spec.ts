@@ -1,0 +1,101 @@
+/**
+ * The plans chosen by what they catch (lib/run/plan-rank.ts, lib/run/budget.ts) and their committed data
+ * (lib/run/plans.generated.ts, written by `npm run generate` from a measurement against every fault).
+ */
+import { expect, test } from '@playwright/test';
+import { loadProfile } from '../../lib/contract/profile/load.ts';
+import { fromRoot } from '../../lib/paths.ts';
+import { choose, estimatedRequests } from '../../lib/run/budget.ts';
+import { planSuite } from '../../lib/run/plan.ts';
+import { rankPlan, specChecksOf } from '../../lib/run/plan-rank.ts';
+import type { PlanData } from '../../lib/run/plan-rank.ts';
+import { PLAN_DATA } from '../../lib/run/plans.generated.ts';
+import type { PlannedCase } from '../../lib/run/planned.ts';
+import { buildPlanData, planInputs } from '../../scripts/plans.ts';
+
+const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
+
+test('the committed plans are up to date: same cases, faults and choice sets, and the ranking their measurement gives (npm run generate)', async () => {
+  const inputs = await planInputs();
+  expect(PLAN_DATA.fingerprint, 'lib/run/plans.generated.ts is stale: the cases, the fault catalogue or the choice sets changed; run npm run generate (it measures again)').toBe(
+    inputs.fingerprint,
+  );
+  expect(Object.keys(PLAN_DATA.faults)).toEqual(Object.keys(inputs.faults));
+  // The ranking is a pure function of the measured catches: recomputed here, it must be what is committed.
+  const rebuilt = buildPlanData(inputs, PLAN_DATA.catches, PLAN_DATA.falseAlarms);
+  expect(rebuilt.destructive).toEqual(PLAN_DATA.destructive);
+  expect(rebuilt.safe).toEqual(PLAN_DATA.safe);
+});
+
+/** The planned suite with the plan applied, and what it chose. */
+async function planned(options: { destructive: boolean; plan: 'smoke' | 'full'; budget?: number }): Promise<{ all: PlannedCase[]; chosen: PlannedCase[]; requests: number }> {
+  const all = await planSuite(profile, { ...options, runs: 100 });
+  const chosen = all.filter((p) => !p.skipReason);
+  return { all, chosen, requests: chosen.reduce((n, p) => n + estimatedRequests(p, p.runs ?? 100), 0) };
+}
+
+/** Faults the measurement says the chosen cases catch (a generated case at the runs it got). */
+function caughtBy(chosen: readonly PlannedCase[], destructive: boolean): Set<string> {
+  const out = new Set<string>();
+  const catches = PLAN_DATA.catches[destructive ? 'destructive' : 'safe'];
+  for (const p of chosen) for (const [fault, runs] of Object.entries(catches[p.key] ?? {})) if (!p.shape.generated || (p.runs ?? 100) >= runs) out.add(fault);
+  return out;
+}
+
+for (const destructive of [true, false]) {
+  test(`the ${destructive ? '' : 'non-'}destructive smoke plan catches every fault its mode can catch and exercises every spec check its mode can`, async () => {
+    const smoke = await planned({ destructive, plan: 'smoke' });
+    const full = await planned({ destructive, plan: 'full' });
+    expect([...caughtBy(full.chosen, destructive)].filter((f) => !caughtBy(smoke.chosen, destructive).has(f))).toEqual([]);
+    const fullSpec = new Set(full.chosen.flatMap(specChecksOf));
+    const smokeSpec = new Set(smoke.chosen.flatMap(specChecksOf));
+    expect([...fullSpec].filter((c) => !smokeSpec.has(c))).toEqual([]);
+    // outcome.sequence is one of them when destructive checks are on (the model test, at a few runs).
+    if (destructive) expect(smokeSpec).toContain('outcome.sequence');
+    expect(smoke.requests).toBeLessThan(full.requests / 10);
+    for (const p of smoke.all.filter((c) => c.skipReason && !full.all.find((f) => f.key === c.key)?.skipReason)) expect(p.skipReason).toMatch(/not in the smoke plan/);
+  });
+}
+
+test('a budget is never exceeded, and more budget never catches less', async () => {
+  let before = -1;
+  for (const budget of [1, 5, 15, 30, 60, 100, 250]) {
+    for (const destructive of [true, false]) {
+      const { requests, chosen } = await planned({ destructive, plan: 'full', budget });
+      expect(requests, `budget ${budget}`).toBeLessThanOrEqual(budget);
+      if (!destructive) expect(chosen.filter((p) => (p.def.claims ?? []).some((c) => !c.readOnly) || p.def.changesData)).toEqual([]);
+    }
+    const caught = caughtBy((await planned({ destructive: true, plan: 'full', budget })).chosen, true).size;
+    expect(caught, `budget ${budget}`).toBeGreaterThanOrEqual(before);
+    before = caught;
+  }
+});
+
+test('the ranking takes the most faults per request first, then spec checks, and ranks a generated case again when more runs catch more', async () => {
+  const all = (await planSuite(profile, { destructive: true, runs: 100 })).filter((p) => !p.skipReason);
+  const fixed = all.filter((p) => !p.shape.generated && p.shape.fixedRequests === 1);
+  const three = all.find((p) => !p.shape.generated && p.shape.fixedRequests === 3);
+  const generated = all.find((p) => p.shape.generated && p.shape.fixedRequests === 0 && p.shape.requestsPerRun === 1);
+  const [a, b] = fixed;
+  if (!a || !b || !three || !generated) throw new Error('the suite lacks the cases this test needs');
+  // a: 2 faults in 1 request; three: 3 more in 3 requests; generated: 1 fault at 2 runs, 2 more at 40 runs.
+  const catches: Record<string, Record<string, number>> = {
+    [a.key]: { f1: 1, f2: 1 },
+    [three.key]: { f1: 1, f3: 1, f4: 1, f5: 1 },
+    [b.key]: { f2: 1 },
+    [generated.key]: { f6: 2, f7: 40, f8: 40 },
+  };
+  const ranked = rankPlan(all, catches, 100);
+  const faultPhase = ranked.entries.filter((e) => e.phase === 'faults');
+  expect(faultPhase.map((e) => e.key).slice(0, 3)).toEqual([a.key, three.key, generated.key]);
+  expect(faultPhase.map((e) => e.key)).not.toContain(b.key); // adds nothing a already caught
+  const gen = faultPhase.filter((e) => e.key === generated.key);
+  expect(gen.map((e) => e.runs)).toEqual([3, 60]); // a margin over the runs it needed
+  expect(ranked.smoke).toBeGreaterThanOrEqual(faultPhase.length);
+  expect(ranked.entries.slice(ranked.smoke).every((e) => e.phase === 'coverage' || e.phase === 'rest')).toBe(true);
+  // A budget walks the ranking: 1 request buys a; 3 more buy the generated case at 3 runs, not at 60.
+  const data: PlanData = { ...PLAN_DATA, catches: { destructive: catches, safe: {} }, destructive: ranked };
+  const planned1 = (await planSuite(profile, { destructive: true, runs: 100 })).map((p) => ({ ...p }));
+  const small = choose(planned1, { plan: 'full', budget: 1, runs: 100, destructive: true, data });
+  expect([...small.chosen]).toEqual([a.key]);
+});
