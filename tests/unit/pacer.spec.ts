@@ -1,14 +1,7 @@
 import { test, expect } from '@playwright/test';
-import { localGate, pacerGate, startPacer } from '../../lib/run/http/pacer.ts';
+import { localGate } from '../../lib/run/http/pacer.ts';
 import type { Gate } from '../../lib/run/http/pacer.ts';
 import { parseRate } from '../../lib/config/rate.ts';
-import { Cleanup, closedPort } from '../support/hostile/servers.ts';
-
-const cleanup = new Cleanup();
-test.afterEach(async () => {
-  await cleanup.run();
-});
-
 /** Client-side receipt jitter allowed below the nominal spacing. */
 const SLACK_MS = 15;
 
@@ -33,27 +26,8 @@ async function takeTokens(gates: Gate[], n: number): Promise<number[]> {
   return times;
 }
 
-test('the pacer spaces tokens across concurrent workers', async () => {
-  const rate = 20;
-  const n = 30;
-  const pacer = cleanup.add(await startPacer(rate));
-  // Each gate has its own connection pool, as a Playwright worker would.
-  const gates = Array.from({ length: 4 }, () => cleanup.add(pacerGate(pacer.url)));
-  const started = performance.now();
-  const times = await takeTokens(gates, n);
-  const total = performance.now() - started;
-  expect(times).toHaveLength(n);
-  expect(pacer.granted()).toBe(n);
-  expect(total).toBeGreaterThanOrEqual(((n - 1) / rate) * 1000 - SLACK_MS);
-  expect(total).toBeLessThan(((n - 1) / rate) * 1000 + 1000);
-  const g = gaps(times);
-  expect(Math.min(...g)).toBeGreaterThanOrEqual(1000 / rate - SLACK_MS);
-  test.info().annotations.push({ type: 'pacer', description: `${n} tokens in ${Math.round(total)} ms; smallest gap ${Math.min(...g).toFixed(1)} ms` });
-});
-
-test('the first token is immediate, and an idle pacer does not bank tokens', async () => {
-  const pacer = cleanup.add(await startPacer(5));
-  const gate = cleanup.add(pacerGate(pacer.url));
+test('the first token is immediate, and an idle gate does not bank tokens', async () => {
+  const gate = localGate(5);
   let t0 = performance.now();
   await gate();
   expect(performance.now() - t0).toBeLessThan(100);
@@ -64,24 +38,7 @@ test('the first token is immediate, and an idle pacer does not bank tokens', asy
   expect(performance.now() - t0).toBeGreaterThanOrEqual(200 - SLACK_MS);
 });
 
-test('a gate fails loudly when the pacer is unreachable', async () => {
-  const port = await closedPort();
-  const gate = cleanup.add(pacerGate(`http://127.0.0.1:${port}`));
-  await expect(gate()).rejects.toThrow(/Rate pacer at http:\/\/127\.0\.0\.1:\d+ is unreachable.*refusing to send requests unpaced/);
-  expect(() => pacerGate('not a url')).toThrow(/Invalid pacer URL/);
-});
-
-test('a gate fails loudly when the pacer closes', async () => {
-  const pacer = await startPacer(1);
-  const gate = cleanup.add(pacerGate(pacer.url));
-  await gate();
-  const waiting = gate(); // waits about a second for its slot
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  await pacer.close();
-  await expect(waiting).rejects.toThrow(/Rate pacer/);
-});
-
-test('localGate spaces calls the same way in one process', async () => {
+test('localGate spaces concurrent callers by 1/rate', async () => {
   const rate = 40;
   const n = 12;
   const gate = localGate(rate);
@@ -92,8 +49,8 @@ test('localGate spaces calls the same way in one process', async () => {
   expect(Math.min(...gaps(times))).toBeGreaterThanOrEqual(1000 / rate - SLACK_MS);
 });
 
-test('a pacer needs a positive rate', async () => {
-  await expect(startPacer(0)).rejects.toThrow(/positive/);
+test('a gate needs a positive rate', () => {
+  expect(() => localGate(0)).toThrow(/positive/);
   expect(() => localGate(-1)).toThrow(/positive/);
   expect(() => localGate(Number.NaN)).toThrow(/positive/);
 });
