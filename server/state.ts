@@ -12,6 +12,14 @@ export interface RunRecord {
 const MAX_RUNS = 100_000;
 
 const workKey = (agency: string, workcode: string): string => JSON.stringify([agency, workcode]);
+/** A submission as section 2.5 identifies it. */
+export interface StoredSubmission {
+  preferredIswc: string;
+  agency: string;
+  workcode: string;
+  sourceDb: number;
+}
+
 const submissionKey = (preferredIswc: string, agency: string, workcode: string, sourceDb: number): string =>
   JSON.stringify([preferredIswc, agency, workcode, sourceDb]);
 
@@ -147,27 +155,23 @@ export class ServerState {
     return false;
   }
 
+  /**
+   * The first stored submission that has every value given: how faults and choices that ignore one of
+   * a submission's four values (2.5) find what they act on.
+   */
+  findSubmission(known: Partial<StoredSubmission>): StoredSubmission | undefined {
+    const fields = Object.keys(known) as Array<keyof StoredSubmission>;
+    for (const key of this.#submissions) {
+      const [preferredIswc, agency, workcode, sourceDb] = JSON.parse(key) as [string, string, string, number];
+      const stored: StoredSubmission = { preferredIswc, agency, workcode, sourceDb };
+      if (fields.every((f) => known[f] === stored[f])) return stored;
+    }
+    return undefined;
+  }
+
   /** The preferred ISWC this agency work is merged into, if any (fault `demerge-ignores-preferred`). */
   mergedIswcOf(agency: string, workcode: string): string | undefined {
     for (const [iswc, works] of this.#works) if (works.has(workKey(agency, workcode))) return iswc;
-    return undefined;
-  }
-
-  /** The work code of a submission of this agency on this ISWC and sourceDb (fault `delete-ignores-workcode`). */
-  submissionWorkcodeOf(preferredIswc: string, agency: string, sourceDb: number): string | undefined {
-    for (const key of this.#submissions) {
-      const [iswc, a, w, db] = JSON.parse(key) as [string, string, string, number];
-      if (iswc === preferredIswc && a === agency && db === sourceDb) return w;
-    }
-    return undefined;
-  }
-
-  /** The preferred ISWC of a submission of this work (fault `delete-ignores-preferred`). */
-  submissionIswcOf(agency: string, workcode: string, sourceDb: number): string | undefined {
-    for (const key of this.#submissions) {
-      const [iswc, a, w, db] = JSON.parse(key) as [string, string, string, number];
-      if (a === agency && w === workcode && db === sourceDb) return iswc;
-    }
     return undefined;
   }
 
@@ -190,29 +194,11 @@ export class ServerState {
     this.#works.get(preferredIswc)?.clear();
   }
 
-  /** The agency of a submission matching everything but the agency (for a fault only). */
-  submissionAgencyOf(preferredIswc: string, workcode: string, sourceDb: number): string | undefined {
-    for (const key of this.#submissions) {
-      const [p, a, w, db] = JSON.parse(key) as [string, string, string, number];
-      if (p === preferredIswc && w === workcode && db === sourceDb) return a;
-    }
-    return undefined;
-  }
-
   /** The agency under which a work code is merged into this ISWC, if any (for a fault only). */
   mergedAgencyOf(preferredIswc: string, workcode: string): string | undefined {
     for (const key of this.#works.get(preferredIswc) ?? []) {
       const [a, w] = JSON.parse(key) as [string, string];
       if (w === workcode) return a;
-    }
-    return undefined;
-  }
-
-  /** The sourceDb of the submission of this work on this ISWC, if there is one (for a fault only). */
-  sourceDbOf(preferredIswc: string, agency: string, workcode: string): number | undefined {
-    for (const key of this.#submissions) {
-      const [p, a, w, db] = JSON.parse(key) as [string, string, string, number];
-      if (p === preferredIswc && a === agency && w === workcode) return db;
     }
     return undefined;
   }
@@ -237,15 +223,6 @@ export class ServerState {
   /** A number standing for a runId (fault `run-response-schema` only). */
   runNumber(_runId: string): number {
     return this.#nextRunNumber++;
-  }
-
-  /** Does a submission of this work (agency, workcode, sourceDb) exist on any preferred ISWC (choice `delete-by-work-400`)? */
-  hasSubmissionOfWork(agency: string, workcode: string, sourceDb: number): boolean {
-    for (const key of this.#submissions) {
-      const [, a, w, db] = JSON.parse(key) as [string, string, string, number];
-      if (a === agency && w === workcode && db === sourceDb) return true;
-    }
-    return false;
   }
 
   run(runId: string): RunRecord | undefined {

@@ -47,34 +47,27 @@ export function handleDelete(ctx: Context, op: Operation, rawQuery: string): Rep
 
   const foreign = refuseForeignAgency(ctx, op, agency.value);
   if (foreign) return foreign;
-  if (f.has('delete-unknown-preferred-by-work') && !ctx.state.iswcExists(preferred.value)) {
-    const own = ctx.state.submissionIswcOf(agency.value, workcode.value, sourceDb.value);
-    if (own !== undefined) {
-      ctx.state.deleteSubmission(own, agency.value, workcode.value, sourceDb.value);
-      return empty(op.successStatus);
-    }
-  }
-  if (f.has('delete-ignores-workcode')) {
-    const own = ctx.state.submissionWorkcodeOf(preferred.value, agency.value, sourceDb.value);
-    if (own !== undefined) {
-      ctx.state.deleteSubmission(preferred.value, agency.value, own, sourceDb.value);
-      return empty(op.successStatus);
-    }
-  }
-  if (f.has('delete-ignores-preferred') && ctx.state.iswcExists(preferred.value)) {
-    const own = ctx.state.submissionIswcOf(agency.value, workcode.value, sourceDb.value);
-    if (own !== undefined) {
-      ctx.state.deleteSubmission(own, agency.value, workcode.value, sourceDb.value);
+  // Faults that find the submission without one of its values, then delete it (in this order).
+  const exists = ctx.state.iswcExists(preferred.value);
+  const ignoring = [
+    f.has('delete-unknown-preferred-by-work') && !exists ? { agency: agency.value, workcode: workcode.value, sourceDb: sourceDb.value } : undefined,
+    f.has('delete-ignores-workcode') ? { preferredIswc: preferred.value, agency: agency.value, sourceDb: sourceDb.value } : undefined,
+    f.has('delete-ignores-preferred') && exists ? { agency: agency.value, workcode: workcode.value, sourceDb: sourceDb.value } : undefined,
+  ];
+  for (const known of ignoring) {
+    const own = known ? ctx.state.findSubmission(known) : undefined;
+    if (own) {
+      ctx.state.deleteSubmission(own.preferredIswc, own.agency, own.workcode, own.sourceDb);
       return empty(op.successStatus);
     }
   }
   // Fault `delete-ignores-source-db`: the stored submission's own sourceDb stands in for the one asked.
-  const effectiveSourceDb = f.has('delete-ignores-source-db') ? (ctx.state.sourceDbOf(preferred.value, agency.value, workcode.value) ?? sourceDb.value) : sourceDb.value;
+  const effectiveSourceDb = f.has('delete-ignores-source-db') ? (ctx.state.findSubmission({ preferredIswc: preferred.value, agency: agency.value, workcode: workcode.value })?.sourceDb ?? sourceDb.value) : sourceDb.value;
   // Fault `delete-ignores-agency`: the stored submission's own agency stands in for the one asked.
-  const effectiveAgency = f.has('delete-ignores-agency') ? (ctx.state.submissionAgencyOf(preferred.value, workcode.value, effectiveSourceDb) ?? agency.value) : agency.value;
+  const effectiveAgency = f.has('delete-ignores-agency') ? (ctx.state.findSubmission({ preferredIswc: preferred.value, workcode: workcode.value, sourceDb: effectiveSourceDb })?.agency ?? agency.value) : agency.value;
   if (!ctx.state.hasSubmission(preferred.value, effectiveAgency, workcode.value, effectiveSourceDb)) {
     const notFound = { code: 'NOT_FOUND' as const, message: SUBMISSION_NOT_FOUND, where: 'handleDelete' };
-    if (c.has('delete-by-work-400') && ctx.state.hasSubmissionOfWork(effectiveAgency, workcode.value, effectiveSourceDb)) return errorReply(ctx, 400, { ...notFound, message: 'invalid agency and work code provided' });
+    if (c.has('delete-by-work-400') && ctx.state.findSubmission({ agency: effectiveAgency, workcode: workcode.value, sourceDb: effectiveSourceDb }) !== undefined) return errorReply(ctx, 400, { ...notFound, message: 'invalid agency and work code provided' });
     if (c.has('refuse-as-400') && ctx.state.iswcExists(preferred.value)) return errorReply(ctx, 400, { ...notFound, message: 'invalid agency and work code provided' });
     return errorReply(ctx, 404, notFound);
   }
