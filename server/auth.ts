@@ -36,24 +36,11 @@ export function authenticate(ctx: Context, req: IncomingMessage, op: Operation):
   return ctx.faults.has('auth-wrong-key-accepted') ? 'ok' : 'wrong';
 }
 
-/**
- * The text the document states for a status of an operation (4.1: 400 "Bad Request", 401 "Not
- * Authorized"). The contract now writes these as a pattern (the text, alone or leading a detail), which
- * lib/contract/operations.ts no longer reads into `texts`; the run notification's stated texts are
- * therefore taken from section 4.1 when the contract yields none.
- */
-export function statedText(op: Operation, status: 400 | 401): string | undefined {
-  const given = op.texts[status];
-  if (given !== undefined) return given;
-  if (op.id !== 'notifyAgentRun') return undefined;
-  return status === 400 ? 'Bad Request' : 'Not Authorized';
-}
-
 /** The answer to a request that failed authentication. */
 export function unauthorized(ctx: Context, op: Operation, result: Exclude<AuthResult, 'ok'>): Reply {
   const f = ctx.faults;
   const c = ctx.choices;
-  const documented = statedText(op, 401);
+  const documented = op.texts[401];
   const status = documented !== undefined && f.has('run-401-as-403') ? 403 : 401;
   const stated = documented !== undefined && f.has('run-not-authorized-text') ? 'Unauthorized' : documented;
   if (c.has('auth-apim-json')) {
@@ -75,6 +62,6 @@ export function refuseForeignAgency(ctx: Context, op: Operation, agency: unknown
   const c = ctx.choices;
   if (agency === ctx.keyAgency || !(c.has('foreign-agency-refused') || c.has('foreign-agency-403'))) return null;
   if (c.has('foreign-agency-403')) return errorReply(ctx, 403, { code: 'FORBIDDEN', message: `the subscription key does not act for agency ${String(agency)}`, where: 'refuseForeignAgency' });
-  const documented = statedText(op, 401);
+  const documented = op.texts[401];
   return documented !== undefined ? text(401, documented) : { status: 403 };
 }

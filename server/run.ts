@@ -10,7 +10,7 @@ import { header, negotiate, text } from './wire.ts';
 import { decodeRequestBody } from './body.ts';
 import { errorReply } from './errors.ts';
 import { mediaFailure } from './media.ts';
-import { refuseForeignAgency, statedText } from './auth.ts';
+import { refuseForeignAgency } from './auth.ts';
 import { oddValue } from './readings.ts';
 import { escapeXml } from '../lib/contract/codec/xml.ts';
 
@@ -41,7 +41,7 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
   const f = ctx.faults;
   const c = ctx.choices;
   const spec = op.body;
-  const documentedBad = statedText(op, 400);
+  const documentedBad = op.texts[400];
   const responseResource = op.responseResource[op.successStatus];
   if (!spec || documentedBad === undefined || !responseResource) throw new Error(`${op.id}: the contract lacks its body, 400 text or 200 resource`);
 
@@ -57,7 +57,7 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
   const value = f.has('fraction-truncated') ? ctx.limits.truncateFractions(op.id, body.value) : body.value;
   if (c.has('foreign-agency-first') && value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const code = (value as { agencyCode?: unknown }).agencyCode;
-    if (code !== undefined && code !== ctx.keyAgency) return text(401, statedText(op, 401) ?? 'Not Authorized');
+    if (code !== undefined && code !== ctx.keyAgency) return text(401, op.texts[401] ?? 'Not Authorized');
   }
   if (c.has('extra-fields-refused') && value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const known = new Set(Object.keys(resourceSchema(spec.resource).properties ?? {}));
