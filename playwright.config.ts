@@ -8,7 +8,7 @@ const reportDir = process.env.ISWC_REPORT_DIR?.trim() || 'reports';
  * `selfcheck` proves every check by running the suite against each injected fault of the reference server.
  */
 export default defineConfig({
-  globalSetup: './tests/global-setup.ts',
+  globalSetup: './lib/suite/global-setup.ts',
   forbidOnly: !!process.env.CI,
   fullyParallel: true,
   workers: process.env.ISWC_WORKERS ? Number(process.env.ISWC_WORKERS) : 2,
@@ -29,8 +29,8 @@ export default defineConfig({
   projects: [
     // Snapshots are data (generator output), the same on every platform.
     { name: 'unit', testDir: 'tests/unit', snapshotPathTemplate: '{testDir}/{testFileName}-snapshots/{arg}{ext}' },
-    { name: 'json', testDir: 'tests/conformance', testMatch: 'json.spec.ts' },
-    { name: 'xml', testDir: 'tests/conformance', testMatch: 'xml.spec.ts' },
+    { name: 'json', testDir: 'lib/suite', testMatch: 'json.spec.ts' },
+    { name: 'xml', testDir: 'lib/suite', testMatch: 'xml.spec.ts' },
     { name: 'selfcheck', testDir: 'tests/selfcheck' },
     { name: 'browser', testDir: 'tests/browser' },
   ],

@@ -7,6 +7,7 @@
  *   lib/generate/checks.generated.ts     check ids, levels, sections and parameter types for the stages before
  *   schemas/scenario.schema.json         the parameters each check takes in a scenario
  *   docs/checks.md, docs/readings.md     the check table and the readings
+ *   docs/cli.md                          every command, its options, environment and exit codes
  *   docs/reference-server.md             the choice and fault tables (between their markers)
  *   schemas/*.schema.json                the standalone JSON Schemas of the contract's components
  *   lib/run/plans.generated.ts           what each case catches of the fault catalogue, and the plans
@@ -18,6 +19,7 @@ import { pathToFileURL } from 'node:url';
 import { componentNames, schemaFileName, standaloneSchema } from '../lib/contract/json-schema.ts';
 import type { Check, ParamsSchema } from '../lib/check/types.ts';
 import { READINGS, renderReadingsDoc } from '../lib/check/readings.ts';
+import { renderCliDoc } from '../lib/cli/doc.ts';
 import { fromRoot } from '../lib/paths.ts';
 import { choiceTable } from '../server/choices.ts';
 import { faultTable } from '../server/faults.ts';
@@ -165,6 +167,7 @@ export async function generatedFiles(): Promise<Array<{ file: string; content: s
     { file: 'lib/generate/checks.generated.ts', content: renderManifest(files) },
     { file: 'schemas/scenario.schema.json', content: renderScenarioSchema(files, read('schemas/scenario.schema.json')) },
     { file: 'docs/checks.md', content: renderChecksDoc(files) },
+    { file: 'docs/cli.md', content: renderCliDoc() },
     { file: 'docs/readings.md', content: renderReadingsDoc(files.map((f) => f.check)) },
     { file: 'docs/reference-server.md', content: withGenerated(withGenerated(read('docs/reference-server.md'), 'choices', choiceTable()), 'faults', faultTable()) },
     ...componentNames().map((name) => ({ file: `schemas/${schemaFileName(name)}`, content: `${JSON.stringify(standaloneSchema(name), null, 2)}\n` })),
@@ -172,6 +175,16 @@ export async function generatedFiles(): Promise<Array<{ file: string; content: s
 }
 
 if (process.argv[1]?.endsWith('generate.ts')) {
+  const { scriptArgs } = await import('./args.ts');
+  scriptArgs(
+    `Usage: npm run generate [-- --no-plans]
+
+Writes every file derived from the check files, the readings, the fault and choice catalogues and the
+contract (registry, typed ids, docs/checks.md, docs/readings.md, docs/reference-server.md tables, the
+scenario schema, the standalone JSON Schemas), and measures the ranked plans again when they are stale
+(minutes; --no-plans leaves them stale for a later measurement).`,
+    { 'no-plans': { type: 'boolean', default: false } },
+  );
   for (const { file, content } of await generatedFiles()) {
     const previous = (() => {
       try {
