@@ -58,7 +58,7 @@ function shuffled<T>(items: readonly T[], next: () => number): T[] {
   const out = [...items];
   for (let i = out.length - 1; i > 0; i -= 1) {
     const j = Math.floor(next() * (i + 1));
-    [out[i], out[j]] = [out[j] as T, out[i] as T];
+    [out[i], out[j]] = [out[j], out[i]];
   }
   return out;
 }
