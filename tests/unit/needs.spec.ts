@@ -130,6 +130,19 @@ test('the shipped cases and scenarios plan on the smallest profile: skipped with
   expect(mergeCase?.shape.checks).not.toContain('outcome.demerge-one');
 });
 
+test('profiles with 2 to 7 iswcs plan and run the generated merge requests (fast-check once refused fewer than 7)', async () => {
+  const iswcs = ['T0345246801', 'T2010000117', 'T2010000015', 'T0302332075', 'T3010000003', 'T3010000172', 'T3010000343'];
+  const invalid = allCases(minimal).filter((c) => c.id === 'property.merge.invalid');
+  for (let n = 2; n <= iswcs.length; n++) {
+    const profile: TargetProfile = { ...minimal, iswcs: iswcs.slice(0, n) };
+    const plan = await planSuite(profile, { destructive: true, runs: 20 }, invalid);
+    expect(plan.map((p) => [p.key, p.skipReason, p.shape.requestsPerRun > 0]), `${n} iswcs`).toEqual([
+      ['property.merge.invalid@json', undefined, true],
+      ['property.merge.invalid@xml', undefined, true],
+    ]);
+  }
+});
+
 test('every check a case drops on a profile\'s data is one its needs declare (what it lacks is then reported)', async () => {
   for (const profile of [minimal, readme, three]) {
     for (const destructive of [false, true]) {
