@@ -13,7 +13,7 @@ export class ProfileError extends Error {
   readonly code = 'ISWC_PROFILE_INVALID';
   constructor(
     message: string,
-    readonly file: string,
+    readonly file = '',
     readonly problems: readonly ProfileProblem[] = [],
   ) {
     super(message);
