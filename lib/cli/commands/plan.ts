@@ -45,11 +45,12 @@ export async function renderPlan(config: Readonly<RunConfig>, profile: TargetPro
     }
   }
   const skipped = planned.filter((p) => p.skipReason);
-  const reasons = new Map<string, number>();
-  for (const p of skipped) reasons.set(p.skipReason ?? '', (reasons.get(p.skipReason ?? '') ?? 0) + 1);
+  const reasons = new Map<string, string[]>();
+  for (const p of skipped) reasons.set(p.skipReason ?? '', [...(reasons.get(p.skipReason ?? '') ?? []), p.key]);
   if (skipped.length > 0) {
     lines.push('', `left out: ${skipped.length} case runs`);
-    for (const [reason, n] of reasons) lines.push(`  ${n} × ${reason}`);
+    // A lack of data is the profile's to fix: say which cases it holds back.
+    for (const [reason, keys] of reasons) lines.push(`  ${keys.length} × ${reason}${reason.startsWith('needs ') && keys.length <= 4 ? `: ${keys.join(', ')}` : ''}`);
   }
   const specIds = allChecks()
     .filter((c) => c.level === 'spec')
