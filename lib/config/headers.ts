@@ -20,7 +20,7 @@ export interface ExtraHeader {
 /** RFC 9110 §5.1: a field name is a token. */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** RFC 9110 §5.5 field values as HTTP/1.1 carries them byte for byte: no CR, LF or NUL, nothing past Latin-1. */
-const BAD_VALUE_CHAR = /[^\t\x20-\x7e\x80-\xff]/;
+const BAD_VALUE_CHAR = /[^\t\x20-\x7e\x80-\xff]/u;
 
 /** Why each name is not the caller's to set (lower case). The subscription-key header is added by the caller that knows it. */
 const OWNED: Readonly<Record<string, string>> = {
