@@ -77,7 +77,7 @@ export const RUN_ENVIRONMENT: ReadonlyArray<readonly [string, string]> = [
   ],
   [
     'NODE_EXTRA_CA_CERTS',
-    "A PEM file of extra certificate authorities (your company's CA, or that of a proxy that inspects TLS), read by Node when the run starts. A file that is missing or holds no certificate is refused.",
+    "A PEM file of extra certificate authorities (your company's CA, or that of a proxy that inspects TLS), read by Node when the run starts. A file that is missing or holds no certificate is refused, and so is NODE_TLS_REJECT_UNAUTHORIZED=0 (verification off).",
   ],
 ];
 
@@ -213,6 +213,10 @@ export function parseRunArgs(values: OptionValues, cwd: string, env: NodeJS.Proc
   if (!out.planOnly) {
     const ca = extraCaFile(env, cwd);
     if (ca !== undefined) out.env.NODE_EXTRA_CA_CERTS = ca;
+    // Node would accept any certificate, and the key would go to whoever sits in the middle.
+    if (env.NODE_TLS_REJECT_UNAUTHORIZED?.trim() === '0') {
+      throw new UsageError('NODE_TLS_REJECT_UNAUTHORIZED=0 turns certificate verification off, and the subscription key could reach anyone in the middle: unset it, and give the CA that signed the target\'s certificate in NODE_EXTRA_CA_CERTS instead');
+    }
   }
   // Every remaining setting of the environment must be readable too: a typo there is a usage error now,
   // not a failed global setup later.

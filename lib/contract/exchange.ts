@@ -99,8 +99,8 @@ export interface HttpClientOptions {
   maxRetries?: number;
   maxRetryWaitMs?: number;
   /**
-   * After this many unusable answers in a row (timeouts, resets, refused connections, bytes that are not
-   * HTTP, short or oversized bodies, redirects to another origin, bodies in a coding not asked for; no
+   * After this many unusable answers in a row (timeouts, resets, refused connections, a proxy that refuses,
+   * an untrusted certificate, bytes that are not HTTP, short or oversized bodies, redirects to another origin, bodies in a coding not asked for; no
    * usable answer in between), later requests are not sent and come back at once with UNRESPONSIVE: a
    * broken target gives a clear failure in seconds, not a run of hours. Default 5.
    */

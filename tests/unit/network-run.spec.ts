@@ -11,7 +11,7 @@ import { expect, test } from '@playwright/test';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { fromRoot } from '../../lib/paths.ts';
 import { startReferenceServer } from '../../server/index.ts';
-import { runCliAsync } from '../support/cli.ts';
+import { cliInProcess, runCliAsync } from '../support/cli.ts';
 import { forwardProxy } from '../support/forward-proxy.ts';
 import { Cleanup, closedPort } from '../support/hostile/servers.ts';
 import { childEnv } from '../support/run-playwright.ts';
@@ -92,9 +92,16 @@ test('the same target without NODE_EXTRA_CA_CERTS fails clearly: TLS, with the h
   expect(run.out).toContain('give the CA as a PEM file in NODE_EXTRA_CA_CERTS');
   expect(run.out).not.toMatch(/\n\s+at .*\.(ts|js):\d+/);
   // A CA file that does not exist stops the run before anything is sent.
-  const missing = await runCliAsync(['run', '--base-url', front.url], { env: childEnv({ ISWC_SUBSCRIPTION_KEY: KEY, ISWC_REPORT_DIR: dir, NODE_EXTRA_CA_CERTS: path.join(pki.dir, 'missing.pem') }) });
+  const missing = await cliInProcess(['run', '--base-url', front.url], { env: childEnv({ ISWC_SUBSCRIPTION_KEY: KEY, ISWC_REPORT_DIR: dir, NODE_EXTRA_CA_CERTS: path.join(pki.dir, 'missing.pem') }) });
   expect(missing.code).toBe(2);
   expect(missing.stderr).toContain(`NODE_EXTRA_CA_CERTS names ${path.join(pki.dir, 'missing.pem')}, which is not a file`);
+  const notCa = await cliInProcess(['run', '--base-url', front.url], { env: childEnv({ ISWC_SUBSCRIPTION_KEY: KEY, ISWC_REPORT_DIR: dir, NODE_EXTRA_CA_CERTS: path.join(pki.dir, 'san.ext') }) });
+  expect(notCa.code).toBe(2);
+  expect(notCa.stderr).toContain('holds no PEM certificate');
+  // Turning verification off instead is refused.
+  const off = await cliInProcess(['run', '--base-url', front.url], { env: childEnv({ ISWC_SUBSCRIPTION_KEY: KEY, ISWC_REPORT_DIR: dir, NODE_TLS_REJECT_UNAUTHORIZED: '0' }) });
+  expect(off.code).toBe(2);
+  expect(off.stderr).toContain('NODE_TLS_REJECT_UNAUTHORIZED=0 turns certificate verification off');
 });
 
 test('http:// through HTTP_PROXY: every request passes the proxy in absolute form; NO_PROXY sends the run direct', async () => {
