@@ -9,6 +9,7 @@ import type { LookupFunction } from 'node:net';
 import { EnvHttpProxyAgent } from 'undici';
 import { ConfigError, readConfig } from '../../lib/config/config.ts';
 import { describeRoute, proxyCredentials, resolveNetworkRoute } from '../../lib/config/proxy.ts';
+import { cliInProcess } from '../support/cli.ts';
 import { forwardProxy } from '../support/forward-proxy.ts';
 import { Cleanup } from '../support/hostile/servers.ts';
 
@@ -137,4 +138,14 @@ test("the route table agrees with undici's EnvHttpProxyAgent, through a recordin
     for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
     Object.assign(process.env, saved);
   }
+});
+
+test('the plan says which way a run would go, without the proxy credentials', async () => {
+  const env = { ISWC_SUBSCRIPTION_KEY: 'k-plan-route', HTTPS_PROXY: 'http://jane:pl4n-pa55word@proxy.corp.example:3128' };
+  const plan = await cliInProcess(['plan', '--base-url', 'https://staging.example/iswc', '--budget', '5'], { env });
+  expect(plan.code, plan.out).toBe(0);
+  expect(plan.stdout.split('\n')[1]).toBe('through the proxy http://proxy.corp.example:3128 (HTTPS_PROXY; CONNECT tunnel: the proxy sees host and port only)');
+  expect(plan.out).not.toContain('pl4n-pa55word');
+  const direct = await cliInProcess(['plan', '--base-url', 'https://staging.example/iswc', '--budget', '5'], { env: { ...env, NO_PROXY: '.example' } });
+  expect(direct.stdout.split('\n')[1]).toBe('no proxy: NO_PROXY entry ".example" matches staging.example (HTTPS_PROXY is not used for it)');
 });
