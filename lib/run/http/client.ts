@@ -295,13 +295,11 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
     const list: Array<[string, string]> = [];
     let hasUserAgent = false;
     let hasEncoding = false;
-    const own = new Set<string>();
     for (const [name, value] of Object.entries(spec.headers ?? {})) {
       const lower = name.toLowerCase();
       if (lower === keyHeaderLower) continue; // the client owns the key header
       if (lower === 'user-agent') hasUserAgent = true;
       if (lower === 'accept-encoding') hasEncoding = true;
-      own.add(lower);
       list.push([name, value]);
     }
     // Without Accept-Encoding any content coding is acceptable (RFC 9110 §12.5.3), and bodies are judged
@@ -309,14 +307,21 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
     if (!hasEncoding) list.unshift(['Accept-Encoding', 'identity']);
     if (!hasUserAgent) list.unshift(['User-Agent', userAgent]);
     // The run's extra headers, unless the case sets one of the same name itself.
-    for (const h of extraHeaders) if (!own.has(h.name.toLowerCase())) list.push([h.name, h.value]);
+    if (extraHeaders.length > 0) {
+      const own = new Set(Object.keys(spec.headers ?? {}).map((n) => n.toLowerCase()));
+      for (const h of extraHeaders) if (!own.has(h.name.toLowerCase())) list.push([h.name, h.value]);
+    }
     const auth: AuthMode = spec.auth ?? 'key';
     const keyValue = auth === 'key' ? key : auth === 'wrong' ? WRONG_KEY : auth === 'empty' ? '' : undefined;
     return { list, keyValue };
   };
 
   /** Is this entry of a request's list one of the run's extra headers (not the case's own)? */
-  const isExtra = (name: string, value: string): boolean => extraByName.get(name.toLowerCase())?.value === value && extraByName.get(name.toLowerCase())?.name === name;
+  const isExtra = (name: string, value: string): boolean => {
+    if (extraByName.size === 0) return false;
+    const extra = extraByName.get(name.toLowerCase());
+    return extra !== undefined && extra.name === name && extra.value === value;
+  };
 
   const recordRequest = (spec: RequestSpec, url: string, list: Array<[string, string]>, keyValue: string | undefined, body: Buffer | undefined): RecordedRequest => {
     const auth: AuthMode = spec.auth ?? 'key';
