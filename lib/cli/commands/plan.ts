@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { allChecks } from '../../check/registry.ts';
+import { describeRoute } from '../../config/proxy.ts';
 import type { RunConfig } from '../../config/config.ts';
 import { ConfigError, readConfig } from '../../config/config.ts';
 import { parseRate } from '../../config/rate.ts';
@@ -37,6 +38,8 @@ export async function renderPlan(config: Readonly<RunConfig>, profile: TargetPro
   lines.push(
     `plan ${config.plan}${config.budget !== undefined ? `, budget ${config.budget} requests` : ''} · target ${config.baseUrl ?? 'embedded reference server'} · profile "${profile.name}" · ISWC_RUNS=${config.runs} · destructive ${config.destructive ? 'on' : 'off'}`,
   );
+  const route = describeRoute(config.network);
+  if (route !== undefined) lines.push(route);
   if (!options.quiet) {
     lines.push('', 'cases that run (requests, checks):');
     for (const p of running) {
