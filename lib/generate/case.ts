@@ -47,6 +47,8 @@ export interface CaseInput {
 export interface Replay {
   seed: number;
   path?: string;
+  /** fast-check's replayPath of a command sequence (the model test): needed to walk `path` again. */
+  replayPath?: string;
 }
 
 /** A step sent and judged but not recorded: what a property tries many times. */

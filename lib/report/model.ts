@@ -21,6 +21,12 @@ export interface RunMeta {
   waitedMs: number;
   /** ISWC_PLAN and ISWC_BUDGET, where the run recorded them (the reporter does; in-process builds need not). */
   plan?: RunPlan;
+  /** SHA-256 of the target profile as used (lib/report/binding.ts); absent in reports of earlier harness versions. */
+  profileDigest?: string;
+  /** The agency the profile acts for; absent in reports of earlier harness versions. */
+  agency?: string;
+  /** SHA-256 of the waivers' entries (lib/report/binding.ts), null without waivers; absent in earlier reports. */
+  waiversDigest?: string | null;
 }
 
 export interface RunPlan {

@@ -119,7 +119,7 @@ test('settings that differ (strict, plan, profile, harness version) are flagged 
   other.meta = { ...other.meta, strict: true, profile: 'staging-imro', harnessVersion: '0.2.0', plan: { name: 'smoke', budget: 15 } };
   const d = diffReports(base, other);
   expect(d.settings.map((s) => s.setting)).toEqual(['profile', 'harness version', 'strict (ISWC_STRICT)', 'plan (ISWC_PLAN, ISWC_BUDGET)']);
-  expect(d.settings.find((s) => s.setting.startsWith('plan'))).toMatchObject({ base: 'not recorded', head: 'smoke, budget 15' });
+  expect(d.settings.find((s) => s.setting.startsWith('plan'))).toMatchObject({ base: 'full', head: 'smoke, budget 15' });
   const markdown = renderDiffMarkdown(d);
   expect(markdown.indexOf('⚠ The runs differ in 4 settings')).toBeGreaterThan(0);
   expect(markdown.indexOf('⚠ The runs differ')).toBeLessThan(markdown.indexOf('newly failing'));
