@@ -175,7 +175,7 @@ test('verify without a key is no pass; --allow-unsigned accepts and says so; a v
   const cert = JSON.parse(readFileSync(certFile, 'utf8')) as Certificate;
   const { signature: _s, ...unsigned } = cert;
   const edited = { ...unsigned, integrity: 'unsigned: the digest only detects accidental edits; anyone who edits this file can recompute it, so it proves nothing about who issued the certificate or whether its results are genuine', agency: { ...cert.agency, code: '021' } };
-  const recomputed = { ...edited, digest: { ...cert.digest, value: certificateDigest(edited as Certificate) } };
+  const recomputed = { ...edited, digest: { ...cert.digest, value: certificateDigest(edited) } };
   writeFileSync(certFile, JSON.stringify(recomputed));
   const inconsistent = await cliInProcess(['verify', certFile, '--allow-unsigned']);
   expect(inconsistent.code).toBe(1);
