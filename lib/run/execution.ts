@@ -30,6 +30,8 @@ export interface CheckExecution {
   path?: string;
   /** For the model test's command sequences: fast-check's replayPath, without which a sequence cannot be replayed. */
   replayPath?: string;
+  /** For the model test: its model of the target before the sequence ran, which replaying it starts from. */
+  modelState?: unknown;
   durationMs?: number;
   /**
    * For `fail` and `waived`: the failure's short id (lib/report/identity.ts), set when the report is
