@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { gating } from './check/gating.ts';
 import { createJudge } from './check/judge.ts';
 import type { RunConfig } from './config/config.ts';
@@ -184,7 +185,8 @@ export class RunEngine implements SelectableEngine {
     const failures = judged.filter((e) => e.verdict === 'fail');
     const blocking = failures.filter((e) => gating(e.level, cfg.strict));
     const messages: string[] = [];
-    if (blocking.length > 0) messages.push(`${blocking.length} check(s) failed:\n${blocking.map(describeFailure).join('\n\n')}`);
+    const reportFile = path.relative(process.cwd(), path.join(cfg.reportDir, 'conformance.json'));
+    if (blocking.length > 0) messages.push(`${blocking.length} check(s) failed:\n${blocking.map((e) => describeFailure(e, reportFile)).join('\n\n')}`);
     // The test during which the circuit breaker tripped fails with it, whatever the level of what tripped it.
     const unusable = this.client.unusable();
     if (unusable !== undefined && !this.tripReported && outcomes.some((o) => o.stats.requests > 0)) {
@@ -197,7 +199,7 @@ export class RunEngine implements SelectableEngine {
       ...(skipped.length === cases.length && firstSkip !== undefined ? { allSkipped: firstSkip } : {}),
       skipped,
       waived: judged.filter((e) => e.verdict === 'waived').map(describeWaived),
-      notGating: failures.filter((e) => !gating(e.level, cfg.strict)).map((e) => ({ level: e.level, text: describeFailure(e) })),
+      notGating: failures.filter((e) => !gating(e.level, cfg.strict)).map((e) => ({ level: e.level, text: describeFailure(e, reportFile) })),
       ...(messages.length > 0 ? { blocking: messages.join('\n\n') } : {}),
       allure: this.allureData(cases, outcomes, judged),
     };

@@ -10,9 +10,11 @@ import { runNetwork } from '../lib/report/meta.ts';
 import type { ConformanceReport } from '../lib/report/model.ts';
 import { writeConformanceReports } from '../lib/report/write.ts';
 import { loadProfile } from '../lib/contract/profile/load.ts';
+import type { TargetProfile } from '../lib/contract/profile/types.ts';
 import { redactorFromEnv } from '../lib/redact.ts';
 import type { ExecutionsAttachment } from '../lib/report/attachment.ts';
 import { EXECUTIONS_ATTACHMENT } from '../lib/report/attachment.ts';
+import { replayCommand } from '../lib/report/identity.ts';
 import { utcDay } from '../lib/report/waivers/apply.ts';
 import { runWaivers } from '../lib/report/waivers/run.ts';
 
@@ -102,9 +104,9 @@ export default class ConformanceReporter implements Reporter {
   }
 
   private buildReport(config: RunConfig, result: FullResult): ConformanceReport {
-    let profileName = '?';
+    let profile: TargetProfile | undefined;
     try {
-      profileName = loadProfile(config.targetFile).name;
+      profile = loadProfile(config.targetFile);
     } catch {
       // the run itself reported the profile error
     }
@@ -119,7 +121,8 @@ export default class ConformanceReporter implements Reporter {
       stats: this.stats,
       baseUrl: context?.baseUrl ?? config.baseUrl,
       embedded: context?.embedded ?? false,
-      profile: profileName,
+      profile: profile?.name ?? '?',
+      ...(profile ? { targetProfile: profile } : {}),
       seed: context?.seed ?? config.seed ?? null,
       runs: config.runs,
       strict: config.strict,
@@ -149,6 +152,8 @@ export default class ConformanceReporter implements Reporter {
       lines.push('failing checks:');
       for (const [id, f] of failing) {
         lines.push(`  ✗ ${id} [${f.first.level}, section ${f.first.sections.join(', ')}] ×${f.count} — e.g. ${f.first.caseId}: ${f.first.received ?? ''}`.slice(0, 220));
+        const hint = replayHint(report.executions.filter((e) => e.verdict === 'fail' && e.checkId === id), path.relative(process.cwd(), files[0] ?? 'conformance.json'));
+        if (hint) lines.push(hint);
       }
     }
     const waived = groupByCheck(report.executions.filter((e) => e.verdict === 'waived'), (e) => `${e.checkId}\u0001${e.waiver?.index ?? ''}`);
@@ -180,6 +185,15 @@ export default class ConformanceReporter implements Reporter {
     lines.push(`reports: ${files.map((f) => path.relative(process.cwd(), f)).join(' · ')}`);
     return lines;
   }
+}
+
+/** Under a failing check: the replay command of its first failure, and the ids of a few others. */
+function replayHint(failures: readonly CheckExecution[], reportFile: string): string | undefined {
+  const ids = failures.map((e) => e.failureId).filter((id): id is string => id !== undefined);
+  const [first, ...others] = ids;
+  if (first === undefined) return undefined;
+  const more = others.length > 3 ? `, … ${others.length - 3} more in the HTML report` : '';
+  return `      failure ${first}: ${replayCommand(first, reportFile)}${others.length > 0 ? `  (other failures: ${others.slice(0, 3).join(', ')}${more})` : ''}`;
 }
 
 /** Executions grouped by check (or another key), in order of first appearance, with a count and the first one. */

@@ -5,7 +5,10 @@ import type { ExtraHeader } from '../config/headers.ts';
 import { checkExtraHeaders, HEADERS_VARIABLE, headersVariableText, mergeExtraHeaders, parseHeaderArgument, parseHeadersVariable } from '../config/headers.ts';
 import { subscriptionKeyHeader } from '../contract/openapi.ts';
 import { parseRate } from '../config/rate.ts';
+import { DEFAULTS } from '../config/defaults.ts';
 import { loadProfile } from '../contract/profile/load.ts';
+import { profileDigest, shortDigest } from '../report/binding.ts';
+import { readReport } from '../report/validate.ts';
 import { loadWaivers, WaiverError } from '../report/waivers/load.ts';
 import type { OptionSpec, OptionValues } from './command.ts';
 import { EXIT_TEXT, listOption, stringOption, UsageError } from './command.ts';
@@ -60,6 +63,12 @@ export const RUN_OPTIONS: Record<string, OptionSpec> = {
   },
   'require-all': { type: 'boolean', description: 'Fail the run when a spec check of the document was not exercised (non-destructive mode, --budget, --smoke, --grep, entries used up): ISWC_REQUIRE_ALL=1.' },
   plan: { type: 'boolean', description: 'Print the plan (cases, requests, time at the rate, requests that change data) and exit without sending anything; the same as the plan command.' },
+  'same-inputs-as': {
+    type: 'string',
+    value: 'FILE',
+    description:
+      "Generate the same inputs as the run of this conformance.json, so that a diff against it compares like with like: its seed, ISWC_RUNS, plan and budget. Its profile too: refused when the profile of this run differs from that run's by content (pass --target with it). Not with --seed, --runs, --smoke or --budget; --destructive and --strict are not taken (the diff flags them).",
+  },
 };
 
 export const RUN_ENVIRONMENT: ReadonlyArray<readonly [string, string]> = [
@@ -89,6 +98,34 @@ export const RUN_EXIT_CODES: ReadonlyArray<readonly [0 | 1 | 2 | 3 | 4 | 130, st
   [4, EXIT_TEXT[4]],
   [130, EXIT_TEXT[130]],
 ];
+
+/**
+ * `--same-inputs-as FILE`: the settings that decide which inputs a run generates, taken from that run's
+ * report (seed, ISWC_RUNS, plan and budget, as variables that win over the caller's), after checking that
+ * this run's profile is that run's by content. A budget that run did not have is cleared.
+ */
+export function sameInputsAs(file: string, values: OptionValues, profileFile: string | undefined): Record<string, string> {
+  const given = ['seed', 'runs', 'smoke', 'budget'].filter((name) => values[name] !== undefined);
+  if (given.length > 0) throw new UsageError(`--same-inputs-as takes the seed, runs, plan and budget from ${file}: give it without --${given.join(', --')}`);
+  let report;
+  try {
+    report = readReport(file);
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    throw new UsageError(err.code === 'ENOENT' ? `--same-inputs-as: no report at ${file}` : `--same-inputs-as: ${err.message}`);
+  }
+  const { meta } = report;
+  if (meta.seed === null) throw new UsageError(`--same-inputs-as: ${file} records no seed; its generated inputs cannot be made again`);
+  if (!meta.plan) throw new UsageError(`--same-inputs-as: ${file} records no plan (ISWC_PLAN, ISWC_BUDGET; reports written before the plan was recorded): give --seed ${meta.seed} --runs ${meta.runs} and the plan that run had instead`);
+  const profile = loadProfile(profileFile ?? DEFAULTS.targetFile);
+  const digest = profileDigest(profile);
+  if (meta.profileDigest !== undefined ? meta.profileDigest !== digest : meta.profile !== profile.name) {
+    throw new UsageError(
+      `--same-inputs-as: ${file} was made with profile "${meta.profile}" ${shortDigest(meta.profileDigest)}, this run would use "${profile.name}" ${shortDigest(digest)} (${profileFile ?? DEFAULTS.targetFile}): the profile decides generated values and entries, so pass --target with that run's profile`,
+    );
+  }
+  return { ISWC_SEED: String(meta.seed), ISWC_RUNS: String(meta.runs), ISWC_PLAN: meta.plan.name, ISWC_BUDGET: meta.plan.budget === null ? '' : String(meta.plan.budget) };
+}
 
 /** What `run` does once its arguments are read. */
 export interface RunPlan {
@@ -207,6 +244,8 @@ export function parseRunArgs(values: OptionValues, cwd: string, env: NodeJS.Proc
     if (!/^-?[0-9]+$/.test(seed)) throw new UsageError(`--seed must be an integer, got "${seed}"`);
     out.env.ISWC_SEED = seed;
   }
+  const sameAs = str('same-inputs-as');
+  if (sameAs !== undefined) Object.assign(out.env, sameInputsAs(path.resolve(cwd, sameAs), values, profileFile));
   out.env.ISWC_REPORT_DIR = path.resolve(cwd, str('report-dir') ?? (env.ISWC_REPORT_DIR?.trim() || 'reports'));
   const headers = extraHeaders(listOption(values, 'header'), env);
   if (headers !== undefined) out.env[HEADERS_VARIABLE] = headersVariableText(headers);

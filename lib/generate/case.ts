@@ -42,12 +42,25 @@ export interface CaseInput {
   strict: boolean;
   /** Under a request budget a failing property stops at once instead of shrinking (each shrink is a request). */
   noShrink?: boolean;
+  /** Set when one failure is replayed (`replay <id>`): what of the case's generated inputs to send. */
+  replay?: CaseReplay;
 }
+
+/**
+ * What a case sends when one of its failures is replayed. `generated`: the one generated input at `path`
+ * (a property's shrunk counterexample or last input, a sequence of the model test), with the case's fixed
+ * steps around it; `fixed`: the case's fixed steps, and no generated input at all.
+ */
+export type CaseReplay = { kind: 'generated'; seed: number; path: string; replayPath?: string; modelState?: unknown } | { kind: 'fixed' };
 
 /** How to replay a generated input: the fast-check seed and the path of the shrunk counterexample. */
 export interface Replay {
   seed: number;
   path?: string;
+  /** fast-check's replayPath of a command sequence (the model test): needed to walk `path` again. */
+  replayPath?: string;
+  /** The model test's model of the target before the sequence ran: a replay starts from it. */
+  modelState?: unknown;
 }
 
 /** A step sent and judged but not recorded: what a property tries many times. */

@@ -3,6 +3,9 @@ import { gating } from '../check/gating.ts';
 import { executionSections } from '../check/sections.ts';
 import type { ConformanceReport, RunMeta, RunNetwork, RunPlan } from './model.ts';
 import { sortExecutions, tallyByLevel } from './model.ts';
+import type { TargetProfile } from '../contract/profile/types.ts';
+import { profileDigest, waiversDigest } from './binding.ts';
+import { failureId, hasFailureId } from './identity.ts';
 import { HARNESS_VERSION, documentDigest, safeBaseUrl, schemasDigest } from './meta.ts';
 import { runVerdict, specCoverage, verdictText, waivedChecks } from './verdict.ts';
 import { applyWaivers } from './waivers/apply.ts';
@@ -32,6 +35,8 @@ export interface BuildInput {
   plan?: RunPlan;
   /** The proxy (without credentials) and the extra header names (without values) of the run. */
   network?: RunNetwork;
+  /** The profile the run used: its content digest and agency are recorded (what a certificate is bound to). */
+  targetProfile?: TargetProfile;
 }
 
 /**
@@ -52,7 +57,10 @@ export function buildConformanceReport(input: BuildInput): ConformanceReport {
   }
   // Skips the runner records carry their check's whole list of sections; each execution cites only its
   // operation's (the judge already narrows the others, and narrowing is idempotent).
-  const executions = sortExecutions(judged.map((e) => ({ ...e, sections: executionSections(e.sections, e.operation) })));
+  // Failures get their short id (replay <id>); nothing else carries one.
+  const executions = sortExecutions(
+    judged.map(({ failureId: _previous, ...e }) => ({ ...e, sections: executionSections(e.sections, e.operation), ...(hasFailureId(e) ? { failureId: failureId(e) } : {}) })),
+  );
   const byLevel = tallyByLevel(executions);
   const gatingFailures = executions.filter((e) => e.verdict === 'fail' && gating(e.level, input.strict)).length;
   const coverage = specCoverage(executions);
@@ -85,6 +93,8 @@ export function buildConformanceReport(input: BuildInput): ConformanceReport {
     waitedMs: input.stats.waitedMs,
     ...(input.plan ? { plan: input.plan } : {}),
     ...(input.network ? { network: input.network } : {}),
+    ...(input.targetProfile ? { profileDigest: profileDigest(input.targetProfile), agency: input.targetProfile.agency } : {}),
+    waiversDigest: input.waivers ? waiversDigest(input.waivers.set) : null,
   };
   const summary: ConformanceReport['summary'] = {
     byLevel,
@@ -97,7 +107,4 @@ export function buildConformanceReport(input: BuildInput): ConformanceReport {
   return { meta, summary, executions };
 }
 
-/** Stable identity of an execution across runs: what the diff and the merge test key on. */
-export function executionKey(e: Pick<CheckExecution, 'caseId' | 'format' | 'step' | 'checkId'>): string {
-  return `${e.caseId}\u0001${e.format}\u0001${e.step}\u0001${e.checkId}`;
-}
+export { executionKey } from './identity.ts';

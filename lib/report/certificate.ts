@@ -7,6 +7,8 @@ import { canonicalJson, sha256Hex } from './canonical.ts';
 import { cut, escapeHtml as h } from './escape.ts';
 import { page, VERDICT_COLOUR } from './html.ts';
 import type { ConformanceReport, Tally } from './model.ts';
+import type { RunBinding } from './binding.ts';
+import { runBinding, shortDigest } from './binding.ts';
 import { issuedRunIds } from './run-ids.ts';
 import type { CertificateSignature } from './signature.ts';
 import { publicKeyFingerprint, signBytes, signatureProblems } from './signature.ts';
@@ -66,14 +68,24 @@ export type CondensedResult = [string, string, string, string, string];
 
 export interface Certificate {
   kind: 'iswc-conformance-certificate';
-  /** 2: adds verdictText, coverage, waived and waivers; 3: adds target.runIds, integrity and signature. */
-  certificateVersion: 3;
+  /**
+   * 2: adds verdictText, coverage, waived and waivers; 3: adds target.runIds, integrity and signature;
+   * 4: adds `binding` and names the profile by name and content digest, never by a file path.
+   */
+  certificateVersion: typeof CERTIFICATE_VERSION;
   agency: { code: string; profile: string };
   /**
-   * `runIds`: the run identifiers the target itself issued during the run (started agent runs, from the
-   * exchanges the report keeps; lib/report/run-ids.ts). The API team can find them in its own records.
+   * The profile by name and digest; `runIds`: the run identifiers the target itself issued during the run
+   * (started agent runs, from the exchanges the report keeps; lib/report/run-ids.ts). The API team can
+   * find them in its own records.
    */
-  target: { file: string; baseUrl: string | null; embedded: boolean; runIds: string[] };
+  target: { profile: { name: string; digest: string }; baseUrl: string | null; origin: string | null; embedded: boolean; runIds: string[] };
+  /**
+   * Everything the run was bound to (lib/report/binding.ts): profile content, agency, origin, harness,
+   * document, waivers, seed, runs, plan, strictness. `certify` refused to issue the certificate when what
+   * it was asked for differed from any of them; the digest and the signature cover them.
+   */
+  binding: RunBinding;
   date: string;
   harnessVersion: string;
   documentDigest: string;
@@ -103,6 +115,11 @@ export interface Certificate {
   signature?: CertificateSignature;
 }
 
+/** The version this harness issues. */
+export const CERTIFICATE_VERSION = 4;
+/** Versions `verify` reads: before 4 a certificate names its profile only by name and is bound to nothing else. */
+export const READABLE_VERSIONS: readonly number[] = [2, 3, 4];
+
 const CANONICALIZATION = 'JSON of the certificate without `digest` and `signature`, object keys sorted, no whitespace, UTF-8';
 
 /** The integrity statement of an unsigned certificate. */
@@ -111,7 +128,7 @@ export const UNSIGNED_INTEGRITY =
 
 /** The integrity statement of a certificate signed by the key with this fingerprint. */
 export function signedIntegrity(fingerprint: string): string {
-  return `signed with Ed25519 by the key ${fingerprint}: an edit, even with the digest recomputed, breaks the signature; verify with the issuer's public key (npm run certify:verify -- certificate.json --public-key issuer.pub.pem)`;
+  return `signed with Ed25519 by the key ${fingerprint}: an edit, even with the digest recomputed, breaks the signature; verify with the issuer's public key (npx iswc-conformance verify certificate.json --public-key issuer.pub.pem)`;
 }
 
 /** Sections of the interface document, from its headings: "1", "2", "2.1", … with their titles. */
@@ -167,14 +184,18 @@ function sectionVerdict(section: string, title: string, document: boolean, list:
 
 export interface CertificateInput {
   report: ConformanceReport;
-  agency: string;
-  targetFile: string;
   date?: Date;
 }
 
-/** The certificate of one run: verdict per section, failures, condensed results, digest. Reads the model only. */
+/**
+ * The certificate of one run: verdict per section, failures, condensed results, what the run was bound
+ * to, digest. Reads the model only; throws UnboundReportError for a report that does not record its
+ * binding (an earlier harness version). Whether the run is the one asked for is certify's to check
+ * (bindingMismatches) before it calls this.
+ */
 export function buildCertificate(input: CertificateInput): Certificate {
   const { report } = input;
+  const binding = runBinding(report.meta);
   const strict = report.meta.strict;
   const sections: SectionVerdict[] = documentSections().map(({ section, title }) =>
     sectionVerdict(section, title, true, report.executions.filter((e) => e.sections.some((s) => covers(section, s))), strict),
@@ -221,9 +242,10 @@ export function buildCertificate(input: CertificateInput): Certificate {
   const verdict: Certificate['verdict'] = gatingFailures > 0 ? 'not conformant' : skippedSections.length > 0 || coverage.notExercised.length > 0 ? 'incomplete' : 'conformant';
   const body: Omit<Certificate, 'digest'> = {
     kind: 'iswc-conformance-certificate',
-    certificateVersion: 3,
-    agency: { code: input.agency, profile: report.meta.profile },
-    target: { file: input.targetFile, baseUrl: report.meta.baseUrl, embedded: report.meta.embedded, runIds: issuedRunIds(report.executions) },
+    certificateVersion: CERTIFICATE_VERSION,
+    agency: { code: binding.agency, profile: binding.profile.name },
+    target: { profile: binding.profile, baseUrl: report.meta.baseUrl, origin: binding.origin, embedded: report.meta.embedded, runIds: issuedRunIds(report.executions) },
+    binding,
     date: (input.date ?? new Date()).toISOString(),
     harnessVersion: report.meta.harnessVersion,
     documentDigest: report.meta.documentDigest,
@@ -296,6 +318,8 @@ export interface Verification {
   signedBy: string | undefined;
   /** True when a public key was given and the signature held against it. */
   signatureVerified: boolean;
+  /** The certificate's certificateVersion, when it is one this harness reads. */
+  version: number | undefined;
 }
 
 export interface VerifyOptions {
@@ -311,9 +335,13 @@ export interface VerifyOptions {
 export function verifyCertificate(value: unknown, options: VerifyOptions = {}): Verification {
   const problems: string[] = [];
   if (value === null || typeof value !== 'object' || (value as { kind?: unknown }).kind !== 'iswc-conformance-certificate') {
-    return { ok: false, recorded: undefined, computed: '', problems: ['not an ISWC conformance certificate'], signedBy: undefined, signatureVerified: false };
+    return { ok: false, recorded: undefined, computed: '', problems: ['not an ISWC conformance certificate'], signedBy: undefined, signatureVerified: false, version: undefined };
   }
   const cert = value as Certificate;
+  const version = (value as { certificateVersion?: unknown }).certificateVersion;
+  if (typeof version !== 'number' || !READABLE_VERSIONS.includes(version)) {
+    return { ok: false, recorded: undefined, computed: '', problems: [`certificateVersion ${String(version)} is not one this harness reads (${READABLE_VERSIONS.join(', ')})`], signedBy: undefined, signatureVerified: false, version: undefined };
+  }
   const recorded = typeof cert.digest?.value === 'string' ? cert.digest.value : undefined;
   const computed = certificateDigest(cert);
   if (recorded !== computed) problems.push(`digest mismatch: recorded ${recorded ?? '(none)'}, computed ${computed}: the certificate was edited after it was issued`);
@@ -341,7 +369,18 @@ export function verifyCertificate(value: unknown, options: VerifyOptions = {}): 
       problems.push(`section ${s.section} is "conformant" with ${s.checks.fail} failure(s), ${s.checks.waived ?? 0} waived and ${s.checks.skip} skip(s)`);
     }
   }
-  return { ok: problems.length === 0, recorded, computed, problems, signedBy, signatureVerified };
+  if (version >= 4) problems.push(...bindingProblems(cert));
+  return { ok: problems.length === 0, recorded, computed, problems, signedBy, signatureVerified, version };
+}
+
+/** A certificate of version 4 names its agency and profile once more in `binding`: both must agree. */
+function bindingProblems(cert: Certificate): string[] {
+  const b = (cert as Partial<Certificate>).binding;
+  if (!b || typeof b !== 'object' || !b.profile) return ['the certificate carries no binding (what the run was bound to)'];
+  const problems: string[] = [];
+  if (cert.agency?.code !== b.agency) problems.push(`agency ${String(cert.agency?.code)} differs from the binding's agency ${String(b.agency)}`);
+  if (cert.target?.profile?.digest !== b.profile.digest || cert.target?.profile?.name !== b.profile.name) problems.push('the target profile differs from the binding\'s profile');
+  return problems;
 }
 
 const STATUS_COLOUR: Record<SectionStatus, string> = { conformant: VERDICT_COLOUR.pass, 'conformant with waivers': VERDICT_COLOUR.waived, 'not conformant': VERDICT_COLOUR.fail, 'not tested': VERDICT_COLOUR.skip };
@@ -365,13 +404,15 @@ export function renderCertificateHtml(cert: Certificate): string {
   const body = `<h1>ISWC Agency API — conformance certificate <span id="verdict" class="badge" style="background:${overallColour}" data-verdict="${h(cert.verdict)}">${h(cert.verdictText)}</span></h1>
 <table class="meta">
 <tr><td>Agency</td><td>${h(cert.agency.code)} (profile ${h(cert.agency.profile)})</td></tr>
-<tr><td>Target</td><td>${h(cert.target.baseUrl ?? '?')}${cert.target.embedded ? ' (embedded reference server)' : ''} · ${h(cert.target.file)}</td></tr>
+<tr><td>Target</td><td>${h(cert.target.baseUrl ?? '?')}${cert.target.embedded ? ' (embedded reference server)' : ''}</td></tr>
+<tr><td>Target profile</td><td id="profile">"${h(cert.target.profile.name)}" <code>sha256:${h(cert.target.profile.digest)}</code><br><span class="muted">The profile is named by its content: SHA-256 of its canonical JSON, defaults filled in.</span></td></tr>
 <tr><td>Run identifiers the target issued</td><td id="run-ids">${runIdsHtml(cert.target.runIds)}</td></tr>
 <tr><td>Date</td><td>${h(cert.date)}</td></tr>
 <tr><td>Harness</td><td>${h(cert.harnessVersion)}</td></tr>
 <tr><td>Interface document digest</td><td><code>${h(cert.documentDigest)}</code></td></tr>
 <tr><td>Run</td><td>seed ${h(String(cert.run.seed ?? '—'))} · ISWC_RUNS ${cert.run.runs} · strict ${cert.run.strict ? 'yes' : 'no'} · destructive ${cert.run.destructive ? 'yes' : 'no'} · ${cert.run.requests} requests · ${h(cert.run.startedAt)} → ${h(cert.run.finishedAt)}</td></tr>
-<tr><td>Results digest (SHA-256)</td><td><code id="digest">${h(cert.digest.value)}</code><br><span class="muted">${h(cert.digest.canonicalization)}. Check with <code>npm run certify:verify -- certificate.json</code>.</span></td></tr>
+<tr><td>Bound to</td><td id="binding">${bindingHtml(cert.binding)}</td></tr>
+<tr><td>Results digest (SHA-256)</td><td><code id="digest">${h(cert.digest.value)}</code><br><span class="muted">${h(cert.digest.canonicalization)}. Check with <code>npx iswc-conformance verify certificate.json --public-key issuer.pub.pem</code>.</span></td></tr>
 <tr><td>Integrity</td><td id="integrity" data-signed="${cert.signature ? 'yes' : 'no'}">${cert.signature ? `<b>Signed</b> (Ed25519, key <code>${h(cert.signature.publicKeyFingerprint)}</code>)` : '<b>Unsigned</b>'}: ${h(cert.integrity)}</td></tr>
 </table>
 <h2>Verdict per section</h2>
@@ -382,6 +423,29 @@ ${cert.failures.length === 0 ? '<p>No check failed.</p>' : `<table id="failures"
 ${coverageHtml(cert)}
 ${waivedHtml(cert)}`;
   return page(`ISWC conformance certificate — agency ${cert.agency.code} — ${cert.verdictText}`, body);
+}
+
+/** What the run was bound to, one line each; certify refused any request that differed from one of them. */
+export function bindingLines(b: RunBinding): Array<[string, string]> {
+  return [
+    ['profile', `"${b.profile.name}" ${shortDigest(b.profile.digest)}`],
+    ['agency', b.agency],
+    ['origin', b.origin ?? 'unknown'],
+    ['harness', b.harnessVersion],
+    ['interface document', shortDigest(b.documentDigest)],
+    ['waivers', b.waiversDigest === null ? 'none' : shortDigest(b.waiversDigest)],
+    ['seed', String(b.seed ?? 'unknown')],
+    ['runs per property', String(b.runs)],
+    ['plan', b.plan === null ? 'not recorded' : `${b.plan.name}${b.plan.budget === null ? '' : `, budget ${b.plan.budget}`}`],
+    ['strict', b.strict ? 'yes' : 'no'],
+  ];
+}
+
+function bindingHtml(b: RunBinding | undefined): string {
+  if (!b) return '<span class="muted">not recorded (a certificate of an earlier version)</span>';
+  return `${bindingLines(b)
+    .map(([k, v]) => `${h(k)} <code>${h(v)}</code>`)
+    .join(' · ')}<br><span class="muted">certify refuses to issue a certificate when what it is asked for differs from any of these.</span>`;
 }
 
 /** The target's run identifiers, a few shown and the rest on demand; what they are for, in words. */

@@ -50,10 +50,25 @@ export interface SettingDifference {
   head: string;
 }
 
+/**
+ * Whether the two runs generated the same inputs. Generated inputs follow from the seed, ISWC_RUNS, the
+ * plan and budget (which size each property), the profile and the harness's generators: when one of these
+ * differs, executions of generated inputs (those carrying a seed) cannot be compared one by one.
+ */
+export interface GeneratedInputs {
+  /** The settings that make them differ; empty when the inputs are the same. */
+  differ: string[];
+  /** Executions of generated inputs (distinct keys, both reports) compared only by case and check, or not at all. */
+  notCompared: number;
+}
+
 export interface ReportDiff {
   base: RunMeta;
   head: RunMeta;
   settings: SettingDifference[];
+  generatedInputs: GeneratedInputs;
+  /** How the base report was named on the command line (for the advice to rerun with --same-inputs-as). */
+  baseFile?: string;
   newlyFailing: DiffEntry[];
   newlyPassing: DiffEntry[];
   newlySkipped: DiffEntry[];
@@ -99,6 +114,8 @@ function settingDifferences(base: ConformanceReport, head: ConformanceReport): S
     // The embedded server listens on another port each run: the same target.
     ['target', (r) => (r.meta.embedded ? 'the embedded reference server' : (r.meta.baseUrl ?? '?'))],
     ['profile', (r) => r.meta.profile],
+    // The same name, another content: the profile's digest (reports of earlier versions do not record it).
+    ['profile content', (r) => (r.meta.profileDigest === undefined ? 'not recorded' : `sha256:${r.meta.profileDigest.slice(0, 16)}…`)],
     ['harness version', (r) => r.meta.harnessVersion],
     ['interface document', (r) => r.meta.documentDigest],
     ['schemas', (r) => r.meta.schemasDigest],
@@ -112,6 +129,24 @@ function settingDifferences(base: ConformanceReport, head: ConformanceReport): S
   return rows.map(([setting, of]) => ({ setting, base: of(base), head: of(head) })).filter((d) => d.base !== d.head);
 }
 
+/** The settings of `settingDifferences` on which generated inputs depend. */
+const INPUT_SETTINGS = new Set(['profile', 'profile content', 'harness version', 'plan (ISWC_PLAN, ISWC_BUDGET)', 'runs per property (ISWC_RUNS)', 'seed (ISWC_SEED)']);
+
+/** An execution of a generated input: a property's, the model test's, a scenario step with generated values. */
+function isGenerated(e: CheckExecution): boolean {
+  return e.seed !== undefined;
+}
+
+/** What a case's check did over all its generated inputs: it failed on one, or passed, or was only observed or skipped. */
+function overall(list: readonly CheckExecution[] | undefined): CheckExecution | undefined {
+  if (!list || list.length === 0) return undefined;
+  for (const verdict of ['fail', 'waived', 'pass', 'observed', 'skip'] as const) {
+    const found = list.find((e) => e.verdict === verdict);
+    if (found) return found;
+  }
+  return list[0];
+}
+
 /**
  * Compares two conformance reports execution by execution, keyed by (caseId, format, step, checkId): what
  * newly fails, newly passes, is newly skipped, and which `observed` facts changed. A check of a case that
@@ -121,17 +156,25 @@ function settingDifferences(base: ConformanceReport, head: ConformanceReport): S
  * Each entry carries the exchange of both sides, taken from any execution of the same request. Settings
  * that differ between the runs are listed first. Verdicts are taken from the reports as written.
  */
-export function diffReports(base: ConformanceReport, head: ConformanceReport): ReportDiff {
-  const baseByKey = new Map(base.executions.map((e) => [executionKey(e), e]));
-  const headByKey = new Map(head.executions.map((e) => [executionKey(e), e]));
-  const baseByCaseCheck = groupBy(base.executions, caseCheckKey);
-  const headByCaseCheck = groupBy(head.executions, caseCheckKey);
+export function diffReports(base: ConformanceReport, head: ConformanceReport, options: { baseFile?: string } = {}): ReportDiff {
+  const settings = settingDifferences(base, head);
+  const differ = settings.filter((d) => INPUT_SETTINGS.has(d.setting)).map((d) => d.setting);
+  // Different inputs: executions of generated inputs are compared by case and check below, not one by one.
+  const apart = (list: readonly CheckExecution[]) => (differ.length > 0 ? list.filter((e) => !isGenerated(e)) : list);
+  const baseExecutions = apart(base.executions);
+  const headExecutions = apart(head.executions);
+  const baseByKey = new Map(baseExecutions.map((e) => [executionKey(e), e]));
+  const headByKey = new Map(headExecutions.map((e) => [executionKey(e), e]));
+  const baseByCaseCheck = groupBy(baseExecutions, caseCheckKey);
+  const headByCaseCheck = groupBy(headExecutions, caseCheckKey);
   const baseExchanges = exchangesByRequest(base.executions);
   const headExchanges = exchangesByRequest(head.executions);
   const out: ReportDiff = {
     base: base.meta,
     head: head.meta,
-    settings: settingDifferences(base, head),
+    settings,
+    generatedInputs: { differ, notCompared: 0 },
+    ...(options.baseFile !== undefined ? { baseFile: options.baseFile } : {}),
     newlyFailing: [],
     newlyPassing: [],
     newlySkipped: [],
@@ -164,7 +207,7 @@ export function diffReports(base: ConformanceReport, head: ConformanceReport): R
   };
   const observedChanges: ObservedChange[] = [];
 
-  for (const x of head.executions) {
+  for (const x of headExecutions) {
     const b = baseByKey.get(executionKey(x));
     if (b) {
       if (x.verdict === 'fail' && b.verdict !== 'fail') out.newlyFailing.push(entry(b, x));
@@ -198,6 +241,8 @@ export function diffReports(base: ConformanceReport, head: ConformanceReport): R
     else out.onlyInBase += 1;
   }
 
+  if (differ.length > 0) compareGenerated(base, head, out, entry);
+
   // An observed change on a request listed for a verdict change is an echo of it: folded in, not repeated.
   const changed = new Map<string, DiffEntry>();
   for (const e of [...out.newlyFailing, ...out.newlyPassing, ...out.newlySkipped]) for (const side of [e.base, e.head]) if (side && !changed.has(requestKey(side))) changed.set(requestKey(side), e);
@@ -210,6 +255,36 @@ export function diffReports(base: ConformanceReport, head: ConformanceReport): R
   }
   out.specRegression = out.newlyFailing.some((e) => e.level === 'spec');
   return out;
+}
+
+/**
+ * Executions of generated inputs when the runs generated different ones: each case (in a format) is
+ * compared over all its inputs. A check that failed on some input of one run and on none of the other's
+ * is newly failing or passing (the other run's inputs may not have exercised that check at all: the case
+ * ran, and did not fail it); a case skipped in one run only is newly skipped. Their observed facts, which
+ * follow the inputs, are not compared at all.
+ */
+function compareGenerated(base: ConformanceReport, head: ConformanceReport, out: ReportDiff, entry: (b: CheckExecution | undefined, x: CheckExecution | undefined, note?: string) => DiffEntry): void {
+  const baseGenerated = base.executions.filter(isGenerated);
+  const headGenerated = head.executions.filter(isGenerated);
+  out.generatedInputs.notCompared = new Set([...baseGenerated, ...headGenerated].map(executionKey)).size;
+  const caseKey = (e: CheckExecution) => `${e.caseId}\u0001${e.format}`;
+  const baseBy = groupBy(baseGenerated, caseKey);
+  const headBy = groupBy(headGenerated, caseKey);
+  const note = `generated inputs differ (${out.generatedInputs.differ.join(', ')}): compared by case over all its inputs`;
+  const firstFailures = (list: readonly CheckExecution[]) => [...groupBy(list.filter((e) => e.verdict === 'fail'), (e) => e.checkId).values()].map((l) => l[0]);
+  const ofCheck = (list: readonly CheckExecution[], checkId: string) => overall(list.filter((e) => e.checkId === checkId));
+  const ran = (list: readonly CheckExecution[]) => list.some((e) => e.verdict !== 'skip');
+  for (const [key, x] of headBy) {
+    const b = baseBy.get(key);
+    if (!b) continue;
+    if (ran(x) && ran(b)) {
+      for (const f of firstFailures(x)) if (!b.some((e) => e.checkId === f.checkId && e.verdict === 'fail')) out.newlyFailing.push(entry(ofCheck(b, f.checkId), f, note));
+      for (const f of firstFailures(b)) if (!x.some((e) => e.checkId === f.checkId && e.verdict === 'fail')) out.newlyPassing.push(entry(f, ofCheck(x, f.checkId), note));
+    } else if (!ran(x) && ran(b)) {
+      out.newlySkipped.push(entry(overall(b), x[0], note));
+    }
+  }
 }
 
 /** Entries grouped by check × operation, in registry-free stable order: level, check, operation. */
@@ -244,6 +319,14 @@ function sideSummary(e: CheckExecution | undefined, x: { exchange: Exchange } | 
   return parts.join(' — ');
 }
 
+/** What differing generated inputs mean for the comparison, and how to get the same ones; undefined when they are the same. */
+export function generatedInputsText(d: ReportDiff): string | undefined {
+  const { differ, notCompared } = d.generatedInputs;
+  if (differ.length === 0) return undefined;
+  const base = d.baseFile ?? 'base.json';
+  return `Generated inputs differ (${differ.join(', ')}): ${notCompared} execution${notCompared === 1 ? '' : 's'} of generated inputs cannot be compared one by one; each case's check is compared over all its inputs (a property failing in one run only is listed) and their observed facts are not compared. For a comparison without this noise, rerun with npx iswc-conformance run --same-inputs-as ${base}.`;
+}
+
 function metaLine(m: RunMeta): string {
   return `${m.baseUrl ?? '?'} · profile ${m.profile} · seed ${m.seed ?? '—'} · harness ${m.harnessVersion} · ${m.finishedAt}`;
 }
@@ -261,6 +344,8 @@ export function renderDiffMarkdown(d: ReportDiff): string {
     lines.push('', `**⚠ The runs differ in ${d.settings.length} setting${d.settings.length === 1 ? '' : 's'}**: results may differ because of ${d.settings.length === 1 ? 'it' : 'them'}, not because the target changed.`, '', '| Setting | Base | Head |', '|---|---|---|');
     for (const s of d.settings) lines.push(`| ${md(s.setting)} | ${md(s.base)} | ${md(s.head)} |`);
   }
+  const inputs = generatedInputsText(d);
+  if (inputs) lines.push('', `**⚠ ${md(inputs)}**`);
   lines.push(
     '',
     `**${d.newlyFailing.length} newly failing** (${d.newlyFailing.filter((e) => e.level === 'spec').length} spec) · **${d.newlyPassing.length} newly passing** · **${d.newlySkipped.length} newly skipped** · **${d.observedChanged.length} observed behaviour changed**${d.echoes > 0 ? ` (and ${d.echoes} observed change${d.echoes === 1 ? '' : 's'} on requests listed above, shown with them)` : ''}`,
@@ -330,9 +415,11 @@ export function renderDiffHtml(d: ReportDiff): string {
     d.settings.length === 0
       ? '<p id="settings" class="muted">Both runs used the same settings.</p>'
       : `<div id="settings" class="warning"><b>⚠ The runs differ in ${d.settings.length} setting${d.settings.length === 1 ? '' : 's'}</b>: results may differ because of ${d.settings.length === 1 ? 'it' : 'them'}, not because the target changed.<table><tr><th>Setting</th><th>Base</th><th>Head</th></tr>${d.settings.map((s) => `<tr class="setting"><td>${h(s.setting)}</td><td>${h(s.base)}</td><td>${h(s.head)}</td></tr>`).join('')}</table></div>`;
+  const inputs = generatedInputsText(d);
   const body = `<h1>ISWC conformance: regression diff</h1>
 <table class="meta"><tr><td>Base</td><td>${h(metaLine(d.base))}</td></tr><tr><td>Head</td><td>${h(metaLine(d.head))}</td></tr></table>
 ${settings}
+${inputs ? `<div id="generated-inputs" class="warning"><b>⚠</b> ${h(inputs)}</div>` : ''}
 <p><b>${d.newlyFailing.length}</b> newly failing · <b>${d.newlyPassing.length}</b> newly passing · <b>${d.newlySkipped.length}</b> newly skipped · <b>${d.observedChanged.length}</b> observed behaviour changed${d.echoes > 0 ? ` (and ${d.echoes} observed change${d.echoes === 1 ? '' : 's'} on requests listed for a verdict change, shown with them)` : ''}${d.onlyInBase + d.onlyInHead > 0 ? ` · ${d.onlyInBase} only in base, ${d.onlyInHead} only in head` : ''}</p>
 <p class="muted">Grouped by check × operation; each entry shows the base and the head exchange side by side.</p>
 ${block('Newly failing', 'newly-failing', d.newlyFailing)}

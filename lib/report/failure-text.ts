@@ -1,13 +1,19 @@
 import type { CheckExecution } from '../run/execution.ts';
+import { failureId, replayCommand } from './identity.ts';
 import { waivedText } from './waivers/apply.ts';
 
-/** How a gating failure reads in the console and in every report: section, expected, received, replay. */
-export function describeFailure(e: CheckExecution): string {
+/**
+ * How a gating failure reads in the console and in every report: section, expected, received, replay
+ * (the curl line, and, given the report the run writes, the replay command of the failure's id).
+ */
+export function describeFailure(e: CheckExecution, reportFile?: string): string {
+  const id = e.failureId ?? failureId(e);
   return [
     `${e.checkId} [${e.level}, section ${e.sections.join(', ')}] ${e.caseId} / ${e.step} (${e.format})`,
     `  Documented: ${e.expected ?? ''}`,
     `  Received:   ${e.received ?? ''}`,
     ...(e.curl ? [`  Reproduce with: ${e.curl}`] : []),
+    ...(reportFile !== undefined ? [`  Replay failure ${id}: ${replayCommand(id, reportFile)}`] : []),
   ].join('\n');
 }
 

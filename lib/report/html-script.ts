@@ -83,6 +83,7 @@ export const HTML_SCRIPT = String.raw`(function () {
     where.appendChild(el('code', '', x.c));
     where.appendChild(doc.createTextNode(' / ' + x.s + (x.f ? ' (' + x.f.toUpperCase() + ')' : '')));
     if (x.sd !== undefined) where.appendChild(el('div', 'muted', 'seed ' + x.sd + (x.p ? ' path ' + x.p : '')));
+    if (x.i) where.appendChild(el('div', 'muted failure-id', 'failure ' + x.i + ' (npx iswc-conformance replay ' + x.i + ' --report conformance.json)'));
     row.appendChild(where);
     var what = el('td', 'received', x.r || x.k || '');
     if (x.w) what.appendChild(el('div', 'reason', x.w));

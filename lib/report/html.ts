@@ -7,6 +7,7 @@ import { HTML_SCRIPT } from './html-script.ts';
 import type { ConformanceReport, RunNetwork, RunSummary, Tally } from './model.ts';
 import type { CheckInfo } from './view.ts';
 import { FORMATS, OPERATION_KEYS, checkInfo, exchangeTexts, groupBy, operationKey, operationLabel, sectionsOf, sectionsText, tallyOf, worstVerdict } from './view.ts';
+import { replayCommand } from './identity.ts';
 import { waivedText } from './waivers/apply.ts';
 import type { WaiverUse } from './waivers/types.ts';
 
@@ -124,6 +125,8 @@ interface Example {
   e?: string;
   sd?: number;
   p?: string;
+  /** The failure's id (replay <id>). */
+  i?: string;
   o?: unknown;
   q?: string;
   a?: string;
@@ -140,6 +143,7 @@ function example(e: CheckExecution, groupExpected: string | undefined, withForma
   if (e.expected && e.expected !== groupExpected) x.e = e.expected;
   if (e.seed !== undefined) x.sd = e.seed;
   if (e.path) x.p = e.path;
+  if (e.failureId) x.i = e.failureId;
   const facts = e.observation?.request;
   if (facts !== undefined) x.o = facts;
   if (e.exchange) {
@@ -219,7 +223,7 @@ function groupHtml(g: FailureGroup, info: Map<string, CheckInfo>, strict: boolea
 <p class="muted">${h(c?.description ?? '')}</p>
 <table class="meta">${reasons.length > 0 ? `<tr><td>Waiver</td><td class="waiver">${h(reasons.join('; '))}</td></tr>` : ''}<tr><td>Documented (expected)</td><td class="expected">${h(first.expected ?? '')}${expectedTexts.size > 1 ? ` <span class="muted">(${expectedTexts.size} texts in this group; each example shows its own)</span>` : ''}</td></tr></table>
 <details class="example first-example" open><summary>First of ${g.list.length}: <code>${h(first.caseId)}</code> / ${h(first.step)}</summary>
-<table class="meta"><tr><td>Received</td><td class="received">${h(first.received ?? '')}</td></tr>${first.seed !== undefined ? `<tr><td>Seed / path</td><td><code>${h(`${first.seed}${first.path ? ` ${first.path}` : ''}`)}</code></td></tr>` : ''}</table>
+<table class="meta"><tr><td>Received</td><td class="received">${h(first.received ?? '')}</td></tr>${first.seed !== undefined ? `<tr><td>Seed / path</td><td><code>${h(`${first.seed}${first.path ? ` ${first.path}` : ''}`)}</code></td></tr>` : ''}${first.failureId ? `<tr><td>Failure id</td><td class="failure-id"><code>${h(first.failureId)}</code> · replay: <code>${h(replayCommand(first.failureId, 'conformance.json'))}</code></td></tr>` : ''}</table>
 ${exchangeHtml(first)}
 ${first.curl ? `<b>Reproduce with</b><pre class="curl">${h(cut(first.curl, CURL_LIMIT))}</pre>` : ''}
 </details>

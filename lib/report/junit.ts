@@ -1,5 +1,6 @@
 import type { CheckExecution } from '../run/execution.ts';
 import { cut, escapeXmlAttr, escapeXmlText } from './escape.ts';
+import { replayCommand } from './identity.ts';
 import type { ConformanceReport } from './model.ts';
 import { FORMATS, OPERATION_KEYS, exchangeLine, groupBy, operationKey, sectionsText, tallyOf } from './view.ts';
 import { waivedText } from './waivers/apply.ts';
@@ -31,6 +32,7 @@ export function failureText(e: CheckExecution): string {
     if (e.exchange.response) lines.push(`Response body: ${cut(e.exchange.response.body, BODY_LIMIT)}`);
   }
   if (e.curl) lines.push(`Reproduce with: ${cut(e.curl, CURL_LIMIT)}`);
+  if (e.failureId) lines.push(`Failure ${e.failureId}: ${replayCommand(e.failureId, 'conformance.json')} (the conformance.json next to this file)`);
   return lines.join('\n');
 }
 

@@ -23,6 +23,12 @@ export interface RunMeta {
   plan?: RunPlan;
   /** The proxy and extra header names of the run, where it recorded them. */
   network?: RunNetwork;
+  /** SHA-256 of the target profile as used (lib/report/binding.ts); absent in reports of earlier harness versions. */
+  profileDigest?: string;
+  /** The agency the profile acts for; absent in reports of earlier harness versions. */
+  agency?: string;
+  /** SHA-256 of the waivers' entries (lib/report/binding.ts), null without waivers; absent in earlier reports. */
+  waiversDigest?: string | null;
 }
 
 /** How a run reached its target: never a proxy's credentials nor a header's value. */

@@ -1,5 +1,5 @@
 import type { Exchange, HttpClient } from '../contract/exchange.ts';
-import type { CaseContext, CaseDef, CaseFormat, CaseInput, Probe, Replay, Step } from '../generate/case.ts';
+import type { CaseContext, CaseDef, CaseFormat, CaseInput, CaseReplay, Probe, Replay, Step } from '../generate/case.ts';
 import { CHECK_MANIFEST } from '../generate/checks.generated.ts';
 import type { CheckId } from '../generate/checks.generated.ts';
 import type { CheckExecution, Judge } from './execution.ts';
@@ -19,6 +19,7 @@ export class CaseRun implements CaseContext {
   readonly runs: number;
   readonly strict: boolean;
   readonly noShrink: boolean;
+  readonly replay: CaseReplay | undefined;
 
   constructor(
     private readonly def: CaseDef,
@@ -33,6 +34,7 @@ export class CaseRun implements CaseContext {
     this.runs = input.runs;
     this.strict = input.strict;
     this.noShrink = input.noShrink ?? false;
+    this.replay = input.replay;
   }
 
   private get bodyFormat(): 'json' | 'xml' {
@@ -92,7 +94,7 @@ export class CaseRun implements CaseContext {
         ...(j.verdict === 'skip' ? { skipReason: j.received } : { received: j.received }),
         ...(j.observation ? { observation: j.observation } : {}),
         ...(keep ? { exchange, curl } : {}),
-        ...(replay ? { seed: replay.seed, ...(replay.path !== undefined ? { path: replay.path } : {}) } : {}),
+        ...(replay ? { seed: replay.seed, ...(replay.path !== undefined ? { path: replay.path } : {}), ...(replay.replayPath !== undefined ? { replayPath: replay.replayPath } : {}), ...(replay.modelState !== undefined ? { modelState: replay.modelState } : {}) } : {}),
         durationMs: Math.round(exchange.durationMs),
       });
     }

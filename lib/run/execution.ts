@@ -25,10 +25,19 @@ export interface CheckExecution {
   /** Present for failures and observations: the exchange, already free of the key. */
   exchange?: Exchange;
   curl?: string;
-  /** Replay information for generated inputs. */
+  /** Replay information for generated inputs: the fast-check seed and the path of the input in its run. */
   seed?: number;
   path?: string;
+  /** For the model test's command sequences: fast-check's replayPath, without which a sequence cannot be replayed. */
+  replayPath?: string;
+  /** For the model test: its model of the target before the sequence ran, which replaying it starts from. */
+  modelState?: unknown;
   durationMs?: number;
+  /**
+   * For `fail` and `waived`: the failure's short id (lib/report/identity.ts), set when the report is
+   * built; `npx iswc-conformance replay <id>` sends that failure's requests again.
+   */
+  failureId?: string;
   /** For `waived`: the waiver (ISWC_WAIVERS) that turned this failure into a known deviation. */
   waiver?: { reason: string; until: string; index: number };
 }

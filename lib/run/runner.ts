@@ -1,4 +1,5 @@
 import type { HttpClient } from '../contract/exchange.ts';
+import type { CaseReplay } from '../generate/case.ts';
 import type { TargetProfile } from '../contract/profile/types.ts';
 import { CaseRun } from './case-run.ts';
 import type { CheckExecution, Judge } from './execution.ts';
@@ -17,6 +18,8 @@ export interface RunSettings {
   seed: number;
   runs: number;
   strict: boolean;
+  /** Replaying one failure of the case (`replay <id>`): which of its generated inputs to send, if any. */
+  replay?: CaseReplay;
 }
 
 /** Runs one planned case and returns its check executions (a skipped case records the reason for each of its checks). */

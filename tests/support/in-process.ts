@@ -25,6 +25,8 @@ export interface InProcessReportOptions {
   waivers?: WaiverSet;
   /** The UTC day (YYYY-MM-DD) waiver expiry is judged against; default: today. */
   today?: string;
+  /** fast-check seed of the run (default 42), recorded in the report as the run's seed. */
+  seed?: number;
 }
 
 /**
@@ -38,13 +40,14 @@ export async function inProcessReport(options: InProcessReportOptions = {}): Pro
   const destructive = options.destructive ?? true;
   const server = await startReferenceServer({ profile, key, faults: options.faults ?? [], ...(options.choices ? { choices: options.choices } : {}) });
   const startedAt = new Date();
+  const seed = options.seed ?? 42;
   try {
     let executions = await runSuiteInProcess({
       baseUrl: server.url,
       key,
       profile,
       destructive,
-      settings: { strict: options.strict ?? false },
+      settings: { strict: options.strict ?? false, seed },
       ...(options.filter ? { filter: options.filter } : {}),
     });
     if (options.mutate) executions = options.mutate(executions);
@@ -54,12 +57,14 @@ export async function inProcessReport(options: InProcessReportOptions = {}): Pro
       baseUrl: server.url,
       embedded: true,
       profile: profile.name,
-      seed: 42,
-      runs: 100,
+      targetProfile: profile,
+      seed,
+      runs: 25,
       strict: options.strict ?? false,
       destructive,
       startedAt,
       finishedAt: new Date(),
+      plan: { name: 'full', budget: null },
       ...(options.waivers ? { waivers: { set: options.waivers, date: options.today ?? utcDay(startedAt) } } : {}),
     });
   } finally {

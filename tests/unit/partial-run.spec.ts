@@ -99,7 +99,7 @@ test('the partial verdict shows in the HTML badge, the JUnit properties and the 
     for (const n of coverage.notExercised) expect(props.get(`notExercised.${n.checkId}`)).toBe(DESTRUCTIVE_OFF);
   }
 
-  const cert = buildCertificate({ report: partial, agency: '128', targetFile: 'x.json' });
+  const cert = buildCertificate({ report: partial });
   expect(cert.verdict).toBe('incomplete');
   expect(cert.verdictText).toBe(`incomplete: ${coverage.exercised} of ${M} spec checks exercised`);
   expect(renderCertificateHtml(cert)).toContain(`Spec checks not exercised (${coverage.notExercised.length} of ${M})`);

@@ -1,4 +1,4 @@
-import { runCli } from '../support/cli.ts';
+import { cliInProcess, runCli } from '../support/cli.ts';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,6 +9,9 @@ import { allureAttachments } from '../../reporters/allure-playwright.ts';
 import { outsideReferences } from '../../lib/cli/commands/allure.ts';
 import { runAgainstFaultyServer } from '../support/faulty-run.ts';
 import { childEnv, runPlaywright } from '../support/run-playwright.ts';
+import { loadProfile } from '../../lib/contract/profile/load.ts';
+import { fromRoot } from '../../lib/paths.ts';
+import { EMBEDDED_KEY, startReferenceServer } from '../../server/index.ts';
 import type { ChildRun } from '../support/run-playwright.ts';
 
 /**
@@ -99,6 +102,30 @@ test('JUnit: gating failures are <failure> in every JUnit file the run writes, n
   const gatingNames = new Set(failing.filter((e) => e.level === 'spec').map((e) => `${e.checkId} · ${e.caseId} · ${e.step}`));
   const failedNames = new Set(perCheck.testsuite.flatMap((s) => s.testcase).filter((c) => c.failure).map((c) => c.name));
   for (const name of gatingNames) expect(failedNames.has(name), name).toBe(true);
+});
+
+test('the console prints each failing check with the replay command of a failure, and that command replays it', async () => {
+  const report = readReport(path.join(dir, 'conformance.json'));
+  const failing = report.executions.filter((e) => e.verdict === 'fail');
+  const out = run.stdout + run.stderr;
+  const printed = [...out.matchAll(/failure ([0-9a-f]{8}): npx iswc-conformance replay \1 --report (\S+)/g)];
+  // One line per failing check in the summary (the test failures print their own too).
+  expect(new Set(printed.map((m) => m[1])).size).toBeGreaterThanOrEqual(new Set(failing.map((e) => e.checkId)).size);
+  for (const m of printed) expect(failing.some((e) => e.failureId === m[1]), m[0]).toBe(true);
+  expect(out).toMatch(/Replay failure [0-9a-f]{8}: npx iswc-conformance replay/);
+  const [, id, reportFile] = printed[0] ?? [];
+  expect(path.resolve(reportFile ?? '')).toBe(path.join(dir, 'conformance.json'));
+  // The run's server is gone: the same faults on a new one, as after a restart.
+  const server = await startReferenceServer({ profile: loadProfile(fromRoot('fixtures', 'targets', 'embedded.json')), key: EMBEDDED_KEY, faults: FAULTS });
+  try {
+    // In this process: the server answers from this process's event loop, which a synchronous child would block.
+    const replayed = await cliInProcess(['replay', id ?? '', '--report', reportFile ?? '', '--base-url', server.url], { env: { ISWC_SUBSCRIPTION_KEY: EMBEDDED_KEY } });
+    expect(replayed.code, replayed.out).toBe(1);
+    expect(replayed.stdout).toContain(`replay failure ${id ?? ''}:`);
+    expect(replayed.stdout).toContain('verdict: the failure happens again');
+  } finally {
+    await server.close();
+  }
 });
 
 test('JUnit: a sharded run merged with merge-reports (docs/ci) writes the gating failures as <failure> too', async () => {

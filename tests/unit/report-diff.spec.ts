@@ -6,6 +6,10 @@ import { expect, test } from '@playwright/test';
 import { diffReports, groupByCheckAndOperation, renderDiffHtml, renderDiffMarkdown } from '../../lib/report/diff.ts';
 import { inProcessReport } from '../support/in-process.ts';
 import type { ConformanceReport } from '../../lib/report/model.ts';
+import { readReport } from '../../lib/report/validate.ts';
+import { parseRunArgs } from '../../lib/cli/run-args.ts';
+import { fromRoot } from '../../lib/paths.ts';
+import { childEnv } from '../support/run-playwright.ts';
 
 
 let base: ConformanceReport;
@@ -119,7 +123,7 @@ test('settings that differ (strict, plan, profile, harness version) are flagged 
   other.meta = { ...other.meta, strict: true, profile: 'staging-imro', harnessVersion: '0.2.0', plan: { name: 'smoke', budget: 15 } };
   const d = diffReports(base, other);
   expect(d.settings.map((s) => s.setting)).toEqual(['profile', 'harness version', 'strict (ISWC_STRICT)', 'plan (ISWC_PLAN, ISWC_BUDGET)']);
-  expect(d.settings.find((s) => s.setting.startsWith('plan'))).toMatchObject({ base: 'not recorded', head: 'smoke, budget 15' });
+  expect(d.settings.find((s) => s.setting.startsWith('plan'))).toMatchObject({ base: 'full', head: 'smoke, budget 15' });
   const markdown = renderDiffMarkdown(d);
   expect(markdown.indexOf('⚠ The runs differ in 4 settings')).toBeGreaterThan(0);
   expect(markdown.indexOf('⚠ The runs differ')).toBeLessThan(markdown.indexOf('newly failing'));
@@ -145,6 +149,93 @@ test('report:diff writes diff.md and diff.html and exits 1 on a spec regression;
     expect(readFileSync(baseline, 'utf8')).toBe(readFileSync(baseFile, 'utf8'));
     const same = runCli(['diff', baseline, baseFile, '--out', dir]).stdout;
     expect(same).toContain('no `spec` check newly fails');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('two runs with their own seeds: generated inputs are compared by case and check, never listed as observed changes', async () => {
+  const [one, two] = await Promise.all([inProcessReport({ seed: 1 }), inProcessReport({ seed: 2 })]);
+  const generatedKeys = (r: ConformanceReport) => new Set(r.executions.filter((e) => e.seed !== undefined).map((e) => `${e.caseId} ${e.format} ${e.step} ${e.checkId}`));
+  const [a, b] = [generatedKeys(one), generatedKeys(two)];
+  // The noise of the issue: many executions of generated inputs exist in one report only.
+  expect([...a].filter((k) => !b.has(k)).length).toBeGreaterThan(20);
+  const d = diffReports(one, two, { baseFile: 'base.json' });
+  expect(d.settings.map((s) => s.setting)).toEqual(['seed (ISWC_SEED)']);
+  expect(d.generatedInputs.differ).toEqual(['seed (ISWC_SEED)']);
+  expect(d.generatedInputs.notCompared).toBe(new Set([...a, ...b]).size);
+  expect([d.newlyFailing, d.newlyPassing, d.newlySkipped, d.observedChanged].map((l) => l.length)).toEqual([0, 0, 0, 0]);
+  expect([d.onlyInBase, d.onlyInHead]).toEqual([0, 0]);
+  const markdown = renderDiffMarkdown(d);
+  expect(markdown).toContain(`Generated inputs differ (seed (ISWC_SEED)): ${d.generatedInputs.notCompared} executions of generated inputs cannot be compared one by one`);
+  expect(markdown).toContain('rerun with npx iswc-conformance run --same-inputs-as base.json');
+  expect(markdown.indexOf('Generated inputs differ')).toBeLessThan(markdown.indexOf('newly failing'));
+  expect(renderDiffHtml(d)).toContain('<div id="generated-inputs" class="warning">');
+  // The same seed: every execution is compared one by one, and nothing differs.
+  const d1 = diffReports(one, await inProcessReport({ seed: 1 }));
+  expect(d1.generatedInputs).toEqual({ differ: [], notCompared: 0 });
+  expect([d1.newlyFailing, d1.newlyPassing, d1.newlySkipped, d1.observedChanged].map((l) => l.length)).toEqual([0, 0, 0, 0]);
+  expect([d1.onlyInBase, d1.onlyInHead]).toEqual([0, 0]);
+  expect(renderDiffMarkdown(d1)).not.toContain('Generated inputs differ');
+});
+
+test('a property that fails under the other seed is newly failing, noted; its observed echoes are not listed', async () => {
+  const only = (p: { key: string }) => p.key === 'property.merge.invalid@json';
+  const [clean, faulty] = await Promise.all([inProcessReport({ seed: 1, filter: only }), inProcessReport({ seed: 7, filter: only, faults: ['array-tail-unchecked'] })]);
+  const d = diffReports(clean, faulty);
+  expect(d.newlyFailing.map((e) => e.checkId)).toContain('limit.rejected');
+  expect(d.newlyFailing.every((e) => e.note?.startsWith('generated inputs differ (seed (ISWC_SEED))'))).toBe(true);
+  expect(d.observedChanged).toEqual([]);
+  expect(d.specRegression).toBe(true);
+  expect(diffReports(faulty, clean).newlyPassing.map((e) => e.checkId)).toContain('limit.rejected');
+});
+
+test('run --same-inputs-as takes the seed, runs, plan and budget of a run, after checking its profile by content', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'iswc-same-'));
+  try {
+    const file = path.join(dir, 'base.json');
+    writeFileSync(file, JSON.stringify({ ...base, meta: { ...base.meta, seed: 31337, runs: 40, plan: { name: 'smoke', budget: null } } }));
+    const plan = parseRunArgs({ 'same-inputs-as': file }, dir, { ISWC_BUDGET: '60', ISWC_SEED: '5' });
+    expect(plan.env).toMatchObject({ ISWC_SEED: '31337', ISWC_RUNS: '40', ISWC_PLAN: 'smoke', ISWC_BUDGET: '' });
+    expect(() => parseRunArgs({ 'same-inputs-as': file, seed: '3' }, dir, {})).toThrow('give it without --seed');
+    expect(() => parseRunArgs({ 'same-inputs-as': file, smoke: true, budget: '9' }, dir, {})).toThrow('give it without --smoke, --budget');
+    expect(() => parseRunArgs({ 'same-inputs-as': path.join(dir, 'none.json') }, dir, {})).toThrow('--same-inputs-as: no report at');
+    const other = path.join(dir, 'other.json');
+    writeFileSync(other, JSON.stringify({ ...JSON.parse(readFileSync(fromRoot('fixtures', 'targets', 'embedded.json'), 'utf8')), agency: '021' }));
+    expect(() => parseRunArgs({ 'same-inputs-as': file, target: other }, dir, {})).toThrow(/was made with profile "embedded" sha256:[0-9a-f]{16}…, this run would use "embedded" sha256:/);
+    writeFileSync(file, JSON.stringify({ ...base, meta: { ...base.meta, plan: undefined } }));
+    expect(() => parseRunArgs({ 'same-inputs-as': file }, dir, {})).toThrow('records no plan');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('run --same-inputs-as: two real runs diff with no noise; without it the diff says the inputs differ', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'iswc-same-run-'));
+  try {
+    const grep = ['--grep', 'property\\.(run\\.exotic|merge\\.edge)'];
+    const env = childEnv({ ISWC_SEED: undefined, ISWC_RUNS: '10', ISWC_REPORT_DIR: undefined });
+    const first = runCli(['run', ...grep, '--report-dir', path.join(dir, 'a')], { env, timeoutMs: 240_000 });
+    expect(first.code, first.out).toBe(0);
+    const baseFile = path.join(dir, 'a', 'conformance.json');
+    const same = runCli(['run', ...grep, '--same-inputs-as', baseFile, '--report-dir', path.join(dir, 'b')], { env, timeoutMs: 240_000 });
+    expect(same.code, same.out).toBe(0);
+    const other = runCli(['run', ...grep, '--report-dir', path.join(dir, 'c')], { env, timeoutMs: 240_000 });
+    expect(other.code, other.out).toBe(0);
+    const a = readReport(baseFile);
+    const b = readReport(path.join(dir, 'b', 'conformance.json'));
+    expect(b.meta.seed).toBe(a.meta.seed);
+    expect(b.meta.runs).toBe(10);
+    const clean = diffReports(a, b);
+    expect(clean.settings).toEqual([]);
+    expect([clean.newlyFailing, clean.newlyPassing, clean.newlySkipped, clean.observedChanged].map((l) => l.length)).toEqual([0, 0, 0, 0]);
+    expect([clean.onlyInBase, clean.onlyInHead]).toEqual([0, 0]);
+    const noisy = diffReports(a, readReport(path.join(dir, 'c', 'conformance.json')));
+    expect(noisy.generatedInputs.differ).toEqual(['seed (ISWC_SEED)']);
+    expect(noisy.observedChanged).toEqual([]);
+    const printed = runCli(['diff', baseFile, path.join(dir, 'c', 'conformance.json'), '--out', dir], { env });
+    expect(printed.code).toBe(0);
+    expect(printed.stdout).toContain(`rerun with npx iswc-conformance run --same-inputs-as ${path.relative(process.cwd(), baseFile)}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -40,6 +40,7 @@ function reportWith(waivers?: WaiverSet, date = LIVE_DAY): ConformanceReport {
     baseUrl: 'http://127.0.0.1:1',
     embedded: true,
     profile: 'embedded',
+    targetProfile: loadProfile(fromRoot('fixtures', 'targets', 'embedded.json')),
     seed: 1,
     runs: 25,
     strict: false,
@@ -177,7 +178,7 @@ test('HTML: waived cells in their own colour, labelled "waived" with the reason;
 
 test('certificate: "conformant with 1 waiver", sections with only waived failures say so, the digest still verifies', () => {
   const report = reportWith(example);
-  const cert = buildCertificate({ report, agency: '128', targetFile: 'fixtures/targets/embedded.json' });
+  const cert = buildCertificate({ report });
   expect(cert.verdict).toBe('conformant');
   expect(cert.verdictText).toBe('conformant with 1 waiver');
   expect(cert.failures).toEqual([]);
@@ -194,8 +195,8 @@ test('certificate: "conformant with 1 waiver", sections with only waived failure
   expect(html).toContain('conformant with waivers');
 
   // Without the waivers, or with them expired, the same run is not conformant.
-  expect(buildCertificate({ report: reportWith(), agency: '128', targetFile: 'x' }).verdictText).toBe('not conformant');
-  expect(buildCertificate({ report: reportWith(example, '2027-07-01'), agency: '128', targetFile: 'x' }).verdict).toBe('not conformant');
+  expect(buildCertificate({ report: reportWith() }).verdictText).toBe('not conformant');
+  expect(buildCertificate({ report: reportWith(example, '2027-07-01') }).verdict).toBe('not conformant');
 
   // A waived result turned into a pass, or a section claiming plain conformance, is detected.
   const flipped: Certificate = { ...cert, results: cert.results.map((r) => (r[4] === 'waived' ? ([r[0], r[1], r[2], r[3], 'pass'] as typeof r) : r)) };

@@ -3,16 +3,60 @@ import type { KeyObject } from 'node:crypto';
 import path from 'node:path';
 import { loadProfile, ProfileError } from '../../contract/profile/load.ts';
 import { repoRoot } from '../../paths.ts';
-import { buildCertificate, renderCertificateHtml, signCertificate } from '../../report/certificate.ts';
+import type { TargetProfile } from '../../contract/profile/types.ts';
+import type { BindingClaims } from '../../report/binding.ts';
+import { bindingMismatches, originOf, profileDigest, runBinding, UnboundReportError, waiversDigest } from '../../report/binding.ts';
+import { bindingLines, buildCertificate, renderCertificateHtml, signCertificate } from '../../report/certificate.ts';
+import { documentDigest, HARNESS_VERSION } from '../../report/meta.ts';
+import { loadWaivers } from '../../report/waivers/load.ts';
 import { privateKeyFromPem } from '../../report/signature.ts';
 import { readReport } from '../../report/validate.ts';
 import { writeRedacted } from '../../report/write.ts';
-import type { Command } from '../command.ts';
+import type { Command, OptionValues } from '../command.ts';
 import { EXIT, EXIT_TEXT, stringOption, UsageError } from '../command.ts';
 import { parseRunArgs, RUN_ENVIRONMENT, RUN_OPTIONS } from '../run-args.ts';
 import { runPlaywrightSuite } from './run.ts';
 
 const { plan: _dryRun, ...CERTIFY_RUN_OPTIONS } = RUN_OPTIONS;
+
+/** Where a setting was stated: its flag when given, else its variable. */
+function source(values: OptionValues, flag: string, variable: string): string {
+  return values[flag] !== undefined ? `--${flag}` : variable;
+}
+
+/**
+ * What the command line and the environment state about the run to certify (lib/report/binding.ts):
+ * the profile of --target, the harness and its document always; the base URL, waivers, seed, runs, plan
+ * and strictness where a flag or a variable gives them. `env` is the caller's with the flags applied.
+ */
+function bindingClaims(values: OptionValues, env: NodeJS.ProcessEnv, profile: TargetProfile, targetOption: string): BindingClaims {
+  const get = (name: string): string | undefined => env[name]?.trim() || undefined;
+  const claims: BindingClaims = {
+    profile: { name: profile.name, digest: profileDigest(profile), agency: profile.agency, source: `--target ${targetOption}` },
+    harnessVersion: HARNESS_VERSION,
+    documentDigest: documentDigest(),
+  };
+  const baseUrl = get('ISWC_BASE_URL');
+  const origin = originOf(baseUrl);
+  if (origin !== null) claims.origin = { value: origin, source: source(values, 'base-url', 'ISWC_BASE_URL') };
+  const waivers = get('ISWC_WAIVERS');
+  if (waivers !== undefined) claims.waivers = { digest: waiversDigest(loadWaivers(waivers)), source: `${source(values, 'waivers', 'ISWC_WAIVERS')} ${waivers}` };
+  const seed = get('ISWC_SEED');
+  if (seed !== undefined) claims.seed = { value: Number(seed), source: source(values, 'seed', 'ISWC_SEED') };
+  const runs = get('ISWC_RUNS');
+  if (runs !== undefined) claims.runs = { value: Number(runs), source: source(values, 'runs', 'ISWC_RUNS') };
+  const planName = get('ISWC_PLAN');
+  const budget = get('ISWC_BUDGET');
+  if (planName !== undefined || budget !== undefined) {
+    claims.plan = {
+      value: { name: planName === 'smoke' ? 'smoke' : 'full', budget: budget === undefined ? null : Number(budget) },
+      source: [values.smoke ? '--smoke' : planName !== undefined ? 'ISWC_PLAN' : '', budget !== undefined ? source(values, 'budget', 'ISWC_BUDGET') : ''].filter(Boolean).join(', '),
+    };
+  }
+  const strict = get('ISWC_STRICT');
+  if (strict !== undefined) claims.strict = { value: ['1', 'true', 'yes'].includes(strict.toLowerCase()), source: source(values, 'strict', 'ISWC_STRICT') };
+  return claims;
+}
 
 /**
  * `npx iswc-conformance certify`: runs the full suite (both formats) against the target with the
@@ -24,10 +68,10 @@ export const certifyCommand: Command = {
   summary: 'run the suite (or take a finished run) and issue a certificate, signed with --sign-key',
   usage: 'npx iswc-conformance certify --target FILE [--sign-key KEY.pem] [--report conformance.json] [run options]',
   description:
-    'Without --report it runs the suite with the run options (as the run command does) and certifies that run; with --report it certifies an existing conformance.json, which must have been run with the same profile. Writes certificate.json and certificate.html (to --out, default the report directory).',
+    "Without --report it runs the suite with the run options (as the run command does) and certifies that run; with --report it certifies an existing conformance.json. Either way the run must be the one asked for: the profile of --target by content (its SHA-256, not its name) and agency, this harness's version and interface document, and, where given, the base URL's origin, --waivers, --seed, --runs, --smoke or --budget, and --strict. Any difference is refused (exit 2) with a line naming it. The certificate carries all of these (binding) and names the profile by name and digest, never by a path. Writes certificate.json and certificate.html (to --out, default the report directory).",
   options: {
     ...CERTIFY_RUN_OPTIONS,
-    report: { type: 'string', value: 'FILE', description: 'Certify this finished run (conformance.json) instead of running the suite.' },
+    report: { type: 'string', value: 'FILE', description: "Certify this finished run (conformance.json) instead of running the suite; refused when it was not made with --target's profile (by content) and the other settings given." },
     out: { type: 'string', value: 'DIR', description: 'Where certificate.json and certificate.html go (default: the report directory).' },
     'sign-key': { type: 'string', value: 'KEY.pem', description: 'Sign the certificate with this Ed25519 private key (PEM; openssl genpkey -algorithm ed25519). The file is read, never copied.' },
   },
@@ -35,7 +79,7 @@ export const certifyCommand: Command = {
   exitCodes: [
     [EXIT.OK, 'conformant (with waivers or not): certificate written'],
     [EXIT.NOT_CONFORMANT, 'not conformant, or incomplete: certificate written with that verdict'],
-    [EXIT.USAGE, `${EXIT_TEXT[2]}; or the run wrote no report, so no certificate was issued`],
+    [EXIT.USAGE, `${EXIT_TEXT[2]}; or the run differs from what was asked for (profile, agency, base URL, harness, document, waivers, seed, plan), or wrote no report: no certificate was issued`],
     [EXIT.TARGET_UNUSABLE, EXIT_TEXT[3]],
     [EXIT.INTERRUPTED, EXIT_TEXT[130]],
   ],
@@ -64,11 +108,12 @@ export const certifyCommand: Command = {
       throw e;
     }
     const reportOption = str('report');
-    if (reportOption !== undefined && str('waivers') !== undefined) throw new UsageError('--waivers applies to a run; a report given with --report already carries its waivers');
     const reportDir = path.resolve(io.cwd, str('report-dir') ?? (io.env.ISWC_REPORT_DIR?.trim() || path.join(repoRoot, 'reports')));
     let reportFile = reportOption !== undefined ? path.resolve(io.cwd, reportOption) : path.join(reportDir, 'conformance.json');
+    // The run's settings as asked for: run with them, or (--report) check the finished run against them.
+    const plan = parseRunArgs({ ...values, target, 'report-dir': reportDir, ...(reportOption !== undefined ? { plan: true } : {}) }, io.cwd, io.env);
+    const claims = bindingClaims(values, { ...io.env, ...plan.env }, profile, targetOption);
     if (reportOption === undefined) {
-      const plan = parseRunArgs({ ...values, target, 'report-dir': reportDir }, io.cwd, io.env);
       const started = Date.now();
       io.stdout(`certify: running the full suite for agency ${profile.agency} (profile "${profile.name}") against ${plan.env.ISWC_BASE_URL ?? 'the embedded reference server'}\n`);
       const code = await runPlaywrightSuite(plan, { ...io.env, ...plan.env });
@@ -87,13 +132,22 @@ export const certifyCommand: Command = {
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
-    // A certificate names the agency of --target: it must be the profile the run used, or it would stamp
-    // one agency onto another's run.
-    if (report.meta.profile !== profile.name) {
-      io.stderr(`certify: ${path.relative(io.cwd, reportFile)} was run with the target profile "${report.meta.profile}", not "${profile.name}" (${targetOption}); certify it with that run's own profile\n`);
+    // A certificate states what was tested: the run must be the one asked for, by content (the profile's
+    // digest, not its name), agency, origin, harness, document, waivers, seed and plan.
+    const shown = path.relative(io.cwd, reportFile);
+    let mismatches: string[];
+    try {
+      mismatches = bindingMismatches(runBinding(report.meta), claims);
+    } catch (e) {
+      if (!(e instanceof UnboundReportError)) throw e;
+      io.stderr(`certify: ${shown}: ${e.message}; no certificate issued\n`);
       return EXIT.USAGE;
     }
-    const issued = buildCertificate({ report, agency: profile.agency, targetFile: path.relative(repoRoot, target) || target });
+    if (mismatches.length > 0) {
+      io.stderr(`certify: ${shown} is not the run asked for; no certificate issued:\n${mismatches.map((m) => `  ✗ ${m}`).join('\n')}\nCertify a run with the profile, base URL, waivers, seed and plan it was made with, or run the suite again (certify without --report).\n`);
+      return EXIT.USAGE;
+    }
+    const issued = buildCertificate({ report });
     const certificate = signingKey ? signCertificate(issued, signingKey) : issued;
     const outDir = path.resolve(io.cwd, str('out') ?? reportDir);
     const jsonFile = path.join(outDir, 'certificate.json');
@@ -104,6 +158,7 @@ export const certifyCommand: Command = {
     for (const s of certificate.sections.filter((x) => x.document)) lines.push(`  §${s.section.padEnd(4)} ${s.verdict.padEnd(23)} ${s.reason ?? ''}`.slice(0, 200));
     for (const n of certificate.coverage.notExercised) lines.push(`  not exercised: ${n.checkId}: ${n.reasons.join('; ')}`.slice(0, 200));
     for (const w of certificate.waivers?.entries ?? []) lines.push(`  waiver ${w.index} (${w.check}${w.operation ? ` on ${w.operation}` : ''}, until ${w.until}): ${w.status}${w.status === 'used' ? ` ×${w.count}` : ''}`);
+    lines.push(`  bound to: ${bindingLines(certificate.binding).map(([k, v]) => `${k} ${v}`).join(' · ')}`);
     lines.push(`  target issued ${certificate.target.runIds.length} run identifier(s) recorded in the certificate`);
     lines.push(`  digest sha256 ${certificate.digest.value}`);
     lines.push(certificate.signature ? `  signed ed25519 by ${certificate.signature.publicKeyFingerprint}` : '  unsigned: the digest only detects accidental edits (sign with --sign-key <private key PEM>)');

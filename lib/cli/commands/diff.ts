@@ -26,7 +26,7 @@ export const diffCommand: Command = {
   summary: 'what changed between two runs (newly failing, passing, skipped; observed changes)',
   usage: 'npx iswc-conformance diff [BASE.json] [HEAD.json] [--out DIR]',
   description:
-    'BASE defaults to baselines/conformance.json (the baseline command), HEAD to reports/conformance.json. Writes diff.md and diff.html (to --out, default the report directory) and prints the Markdown.',
+    'BASE defaults to baselines/conformance.json (the baseline command), HEAD to reports/conformance.json. Settings that differ come first. When the runs generated different inputs (another seed, ISWC_RUNS, plan or budget, profile or harness), executions of generated inputs are compared only by case and check (a property failing in one run only is listed) and their observed facts not at all; run --same-inputs-as BASE makes a run with the same inputs. An observed change on a request that newly fails is shown with that failure. Writes diff.md and diff.html (to --out, default the report directory) and prints the Markdown.',
   options: {
     out: { type: 'string', value: 'DIR', description: 'Where diff.md and diff.html go (default: ISWC_REPORT_DIR or reports/).' },
   },
@@ -42,7 +42,7 @@ export const diffCommand: Command = {
     const [first, second] = positionals;
     const baseFile = path.resolve(io.cwd, second !== undefined ? (first ?? '') : path.join(repoRoot, 'baselines', 'conformance.json'));
     const headFile = path.resolve(io.cwd, second ?? first ?? path.join(reportDir, 'conformance.json'));
-    const diff = diffReports(readReportArgument(baseFile, 'base'), readReportArgument(headFile, 'head'));
+    const diff = diffReports(readReportArgument(baseFile, 'base'), readReportArgument(headFile, 'head'), { baseFile: path.relative(io.cwd, baseFile) || baseFile });
     const outDir = path.resolve(io.cwd, stringOption(values, 'out') ?? reportDir);
     const markdown = renderDiffMarkdown(diff);
     writeRedacted(path.join(outDir, 'diff.md'), markdown);

@@ -1,34 +1,41 @@
 import { readFileSync } from 'node:fs';
 import type { KeyObject } from 'node:crypto';
 import path from 'node:path';
-import { verifyCertificate } from '../../report/certificate.ts';
+import { CERTIFICATE_VERSION, verifyCertificate } from '../../report/certificate.ts';
 import { publicKeyFromPem } from '../../report/signature.ts';
 import type { Command } from '../command.ts';
-import { EXIT, stringOption } from '../command.ts';
+import { EXIT, stringOption, UsageError } from '../command.ts';
 
 /**
  * `npx iswc-conformance verify CERTIFICATE`: recomputes the SHA-256 digest over the canonical JSON of
- * the certificate and checks that its verdicts follow from its results; with --public-key also that it
- * is signed by that key and unedited since.
+ * the certificate, checks that its verdicts follow from its results and, with --public-key, that it is
+ * signed by that key and unedited since. A verify that did not check a signature is not a pass: without
+ * --public-key it exits 1, unless --allow-unsigned says that is what is wanted (and the output says so).
  */
 export const verifyCommand: Command = {
   name: 'verify',
-  summary: 'check a certificate: digest, consistency, and its signature with --public-key',
-  usage: 'npx iswc-conformance verify CERTIFICATE.json [--public-key ISSUER.pub.pem]',
+  summary: "check a certificate: digest, consistency, and its signature with the issuer's --public-key",
+  usage: 'npx iswc-conformance verify CERTIFICATE.json (--public-key ISSUER.pub.pem | --allow-unsigned)',
   description:
-    "Recomputes the digest over the canonical JSON of the certificate and checks that its verdicts follow from its results. With --public-key (the issuer's Ed25519 public key, PEM) it also checks that the certificate is signed by that key and unedited since: the only check a person who edits the file and recomputes the digest cannot pass.",
+    "Recomputes the digest over the canonical JSON of the certificate and checks that its verdicts follow from its results. With --public-key (the issuer's Ed25519 public key, PEM) it also checks that the certificate is signed by that key and unedited since: the only check a person who edits the file and recomputes the digest cannot pass, and the only one that makes verify exit 0 on its own. Without it verify exits 1, even on a consistent certificate, unless --allow-unsigned accepts a certificate whose signature (or lack of one) was not checked; the output then says that nothing proves who issued it.",
   options: {
-    'public-key': { type: 'string', value: 'PEM', description: "The issuer's Ed25519 public key (PEM)." },
+    'public-key': { type: 'string', value: 'PEM', description: "The issuer's Ed25519 public key (PEM): the certificate must be signed by it and unedited since." },
+    'allow-unsigned': {
+      type: 'boolean',
+      description: 'Accept (exit 0) a consistent certificate without checking a signature: an unsigned one, or a signed one without the key. The output says the signature was not checked. Not with --public-key.',
+    },
   },
   positionals: { min: 1, max: 1 },
   exitCodes: [
-    [EXIT.OK, 'intact (and signed by that key, when one is given)'],
-    [EXIT.NOT_CONFORMANT, 'edited, inconsistent, or signed by another key'],
-    [EXIT.USAGE, 'the certificate or the key cannot be read'],
+    [EXIT.OK, 'intact and signed by the key given; with --allow-unsigned: consistent, signature not checked (said in the output)'],
+    [EXIT.NOT_CONFORMANT, 'edited, inconsistent, signed by another key, or its signature was not checked (no --public-key, no --allow-unsigned)'],
+    [EXIT.USAGE, 'the certificate or the key cannot be read, or --public-key and --allow-unsigned together'],
   ],
   run({ values, positionals }, io) {
     const file = path.resolve(io.cwd, positionals[0] ?? '');
     const keyOption = stringOption(values, 'public-key');
+    const allowUnsigned = values['allow-unsigned'] === true;
+    if (keyOption !== undefined && allowUnsigned) throw new UsageError('--public-key checks the signature, --allow-unsigned accepts a certificate without checking one: give one of them');
     let value: unknown;
     let publicKey: KeyObject | undefined;
     try {
@@ -44,12 +51,24 @@ export const verifyCommand: Command = {
       io.stderr(`verify: ${shown} FAILED\n${result.problems.map((p) => `  ✗ ${p}`).join('\n')}\n`);
       return EXIT.NOT_CONFORMANT;
     }
-    const how = result.signatureVerified
-      ? `signed by ${result.signedBy ?? '?'} and unedited since`
-      : result.signedBy
-        ? `consistent; signed by ${result.signedBy}, but the signature was NOT checked: pass --public-key with the issuer's public key`
-        : 'consistent; unsigned: the digest only detects accidental edits, anyone who edits the file can recompute it';
-    io.stdout(`verify: ${shown}: ${how} (sha256 ${result.computed})\n`);
-    return EXIT.OK;
+    const old =
+      result.version !== undefined && result.version < CERTIFICATE_VERSION
+        ? `\n  note: certificateVersion ${result.version} was issued before certificates were bound to the profile's content, the waivers, the seed and the plan: it names its profile by name only`
+        : '';
+    if (result.signatureVerified) {
+      io.stdout(`verify: ${shown}: signed by ${result.signedBy ?? '?'} and unedited since (sha256 ${result.computed})${old}\n`);
+      return EXIT.OK;
+    }
+    const what = result.signedBy
+      ? `signed by ${result.signedBy}, but the signature was NOT checked (no --public-key)`
+      : 'UNSIGNED: nothing proves who issued it or that its results are genuine; the digest only detects accidental edits';
+    if (allowUnsigned) {
+      io.stdout(`verify: ${shown}: consistent (sha256 ${result.computed}); ${what}. Accepted because of --allow-unsigned: this is not a proof of the issuer.${old}\n`);
+      return EXIT.OK;
+    }
+    io.stderr(
+      `verify: ${shown}: consistent (sha256 ${result.computed}), but ${what}: not verified.\n  Pass --public-key with the issuer's public key to check the signature, or --allow-unsigned to accept it without.${old}\n`,
+    );
+    return EXIT.NOT_CONFORMANT;
   },
 };

@@ -20,6 +20,16 @@ interface Work {
   workcode: string;
 }
 
+/** The model as data: recorded with a sequence, so that replaying it starts from the same world. */
+export interface WorldState {
+  merges: MergeEntry[];
+  submissions: SubmissionEntry[];
+  merged: Work[];
+  demerged: Work[];
+  deleted: SubmissionEntry[];
+  mergedInto: string[];
+}
+
 /**
  * The model of the target's observable state. The target cannot be reset between fast-check runs, so
  * the model is the world as it is now and lives across runs: each command predicts from the current
@@ -39,6 +49,24 @@ class World {
     this.merges = [...merges];
     this.submissions = [...submissions];
     this.merged = demerges.map((d) => ({ preferredIswc: d.preferredIswc, agency: d.agency, workcode: d.workcode }));
+  }
+
+  snapshot(): WorldState {
+    return structuredClone({ merges: this.merges, submissions: this.submissions, merged: this.merged, demerged: this.demerged, deleted: this.deleted, mergedInto: this.mergedInto });
+  }
+
+  /** The world a recorded state describes (a report's, so checked for its shape). */
+  static from(state: unknown): World {
+    const s = state as Partial<Record<keyof WorldState, unknown>> | null;
+    const lists = ['merges', 'submissions', 'merged', 'demerged', 'deleted', 'mergedInto'] as const;
+    if (s === null || typeof s !== 'object' || !lists.every((k) => Array.isArray(s[k]))) throw new Error('the recorded model state is not one the model test wrote');
+    const w = structuredClone(s) as WorldState;
+    const world = new World(w.merges, [], w.submissions);
+    world.merged.push(...w.merged);
+    world.demerged.push(...w.demerged);
+    world.deleted.push(...w.deleted);
+    world.mergedInto.push(...w.mergedInto);
+    return world;
   }
 }
 
@@ -156,6 +184,37 @@ const commands = [
   fc.tuple(fc.constantFrom('present' as const, 'again' as const, 'unknown' as const), fc.nat()).map(([w, p]) => new DeleteCommand(w, p)),
 ];
 
+const MAX_COMMANDS = 10;
+
+/**
+ * Sends the one command sequence at the replayed path (seed, path and, for a shrunk sequence, fast-check's
+ * replayPath), from the model the run had when it ran that sequence (recorded with it: earlier sequences
+ * had consumed entries), so that it sends the very requests the run sent; their answers depend on what
+ * the run had done to the target before. Nothing for a replay of the case's fixed steps.
+ */
+async function replaySequence(ctx: CaseContext, fresh: World, format: Format): Promise<void> {
+  const replay = ctx.replay;
+  if (replay?.kind !== 'generated') return;
+  const world = replay.modelState !== undefined ? World.from(replay.modelState) : fresh;
+  let sent: { log: Probe[]; sequence: string } | undefined;
+  await fc.check(
+    fc.asyncProperty(fc.commands(commands, { maxCommands: MAX_COMMANDS, ...(replay.replayPath !== undefined ? { replayPath: replay.replayPath } : {}) }), async (cmds) => {
+      if (sent) return;
+      const real: Real = { ctx, format, log: [] };
+      sent = { log: real.log, sequence: '' };
+      try {
+        await fc.asyncModelRun(() => ({ model: world, real }), cmds);
+      } finally {
+        sent.sequence = [...cmds].map(String).join(',');
+      }
+    }),
+    { seed: replay.seed, path: replay.path, numRuns: 1, endOnFailure: true },
+  );
+  if (!sent) throw new Error(`model test: fast-check offered no sequence at path ${replay.path} (seed ${replay.seed})`);
+  const { log, sequence } = sent;
+  log.forEach((probe, i) => ctx.record({ ...probe.step, label: `sequence ${sequence} replayed · step ${i + 1}: ${probe.step.label}` }, probe.exchange, replay));
+}
+
 /**
  * Stateful model test (fast-check commands) over merge, demerge and submission delete, on the
  * disposable profile entries it claims. It predicts 204, or a refusal (400 or 404: the document lists
@@ -184,17 +243,32 @@ export function modelCases(_profile: TargetProfile): CaseDef[] {
           (ctx.entries.submissions ?? []) as SubmissionEntry[],
         );
         const format: Format = ctx.format === 'xml' ? 'xml' : 'json';
+        if (ctx.replay) {
+          await replaySequence(ctx, world, format);
+          return;
+        }
         let lastRun: Probe[] = [];
+        let lastIndex = 0;
+        let lastBefore = world.snapshot();
+        let index = -1;
         let failingRun: Probe[] | undefined;
+        let failingBefore = lastBefore;
         const result = await fc.check(
-          fc.asyncProperty(fc.commands(commands, { maxCommands: 10 }), async (cmds) => {
+          fc.asyncProperty(fc.commands(commands, { maxCommands: MAX_COMMANDS }), async (cmds) => {
+            index += 1;
             const real: Real = { ctx, format, log: [] };
+            const before = world.snapshot();
             try {
               await fc.asyncModelRun(() => ({ model: world, real }), cmds);
               // An empty sequence sends nothing: the last one that sent something is what the report shows.
-              if (real.log.length > 0) lastRun = real.log;
+              if (real.log.length > 0) {
+                lastRun = real.log;
+                lastIndex = index;
+                lastBefore = before;
+              }
             } catch (e) {
               failingRun = real.log;
+              failingBefore = before;
               throw e;
             }
           }),
@@ -202,8 +276,14 @@ export function modelCases(_profile: TargetProfile): CaseDef[] {
           { seed: ctx.seed, numRuns: Math.max(10, Math.ceil(ctx.runs / 5)), endOnFailure: ctx.noShrink ?? false },
         );
         const shown = result.failed && failingRun ? failingRun : lastRun;
-        const replay = { seed: result.seed, ...(result.counterexamplePath ? { path: result.counterexamplePath } : {}) };
-        const prefix = result.failed ? `minimal failing sequence ${fc.stringify(result.counterexample?.[0])}` : `${result.numRuns} sequences passed (last shown)`;
+        // A shrunk sequence replays only with fast-check's replayPath, which its text carries; a sequence of
+        // a passing run is found again by its index alone. Either starts from the model it was run on.
+        const sequence = result.failed ? fc.stringify(result.counterexample?.[0]) : '';
+        const replayPath = /\/\*replayPath="([^"]*)"\*\//.exec(sequence)?.[1];
+        const replay = result.failed
+          ? { seed: result.seed, ...(result.counterexamplePath ? { path: result.counterexamplePath } : {}), ...(replayPath !== undefined ? { replayPath } : {}), modelState: failingBefore }
+          : { seed: result.seed, path: String(lastIndex), modelState: lastBefore };
+        const prefix = result.failed ? `minimal failing sequence ${sequence}` : `${result.numRuns} sequences passed (last shown)`;
         shown.forEach((probe, i) => ctx.record({ ...probe.step, label: `${prefix} · step ${i + 1}: ${probe.step.label}` }, probe.exchange, replay));
         if (result.failed && !failingRun) throw new Error(`model test failed without a failing answer: ${fc.stringify(result.errorInstance)}`);
       },

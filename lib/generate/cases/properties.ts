@@ -19,9 +19,14 @@ import { xmlTwinKeeps } from './limits.ts';
 /**
  * Properties: fast-check generates inputs from the schemas, each is sent and judged by every check;
  * a failure shrinks to a minimal input, which is recorded with the seed and path that replay it
- * (ISWC_SEED); a passing property records its last input. ISWC_RUNS sets the runs per property.
+ * (ISWC_SEED); a passing property records its last input, with its path too. ISWC_RUNS sets the runs
+ * per property. When one failure is replayed (ctx.replay), only the input at its path is sent.
  */
 export async function property<T>(ctx: CaseContext, label: string, arb: fc.Arbitrary<T>, build: (value: T) => Step | Promise<Step>): Promise<void> {
+  if (ctx.replay) {
+    await replayInput(ctx, label, arb, build);
+    return;
+  }
   let last: Probe | undefined;
   let lastFailing: Probe | undefined;
   const result = await fc.check(
@@ -40,9 +45,31 @@ export async function property<T>(ctx: CaseContext, label: string, arb: fc.Arbit
     const step = { ...lastFailing.step, label: `${label}: minimal failing input after ${result.numRuns} runs and ${result.numShrinks} shrinks` };
     ctx.record(step, lastFailing.exchange, { seed: result.seed, ...(result.counterexamplePath ? { path: result.counterexamplePath } : {}) });
   } else if (last) {
-    ctx.record({ ...last.step, label: `${label}: ${result.numRuns} runs passed (last input shown)` }, last.exchange, { seed: result.seed });
+    // The last of numRuns inputs: its path is its index.
+    ctx.record({ ...last.step, label: `${label}: ${result.numRuns} runs passed (last input shown)` }, last.exchange, { seed: result.seed, path: String(result.numRuns - 1) });
   }
   if (result.failed && !lastFailing) throw new Error(`property ${label} failed without a failing answer: ${fc.stringify(result.errorInstance)}`);
+}
+
+/**
+ * Sends the one input of a property at the replayed path (fast-check walks seed and path to it, shrinks
+ * included) and records it; nothing for a replay of the case's fixed steps. Later inputs fast-check
+ * offers, when the replayed one passes now, are not sent.
+ */
+async function replayInput<T>(ctx: CaseContext, label: string, arb: fc.Arbitrary<T>, build: (value: T) => Step | Promise<Step>): Promise<void> {
+  const replay = ctx.replay;
+  if (replay?.kind !== 'generated') return;
+  let sent: Probe | undefined;
+  await fc.check(
+    fc.asyncProperty(arb, async (value) => {
+      if (sent) return true;
+      sent = await ctx.probe(await build(value));
+      return sent.failures.length === 0;
+    }),
+    { seed: replay.seed, path: replay.path, numRuns: 1, endOnFailure: true },
+  );
+  if (!sent) throw new Error(`property ${label}: fast-check offered no input at path ${replay.path} (seed ${replay.seed})`);
+  ctx.record({ ...sent.step, label: `${label}: input replayed (seed ${replay.seed}, path ${replay.path})` }, sent.exchange, { seed: replay.seed, path: replay.path });
 }
 
 /** The status a nominal request got, for differential acceptance (null when it got no answer). */
