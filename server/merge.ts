@@ -35,6 +35,21 @@ function dropInvalidIswcs(value: unknown): unknown {
   return { ...body, iswcs: (body.iswcs as unknown[]).filter((item) => validateNode(iswcSchema(), item).length === 0) };
 }
 
+/** Fault `merge-drops-invalid-works`: agency works past their limits are silently left out. */
+function dropInvalidWorks(ctx: Context, op: Operation, resource: RequestBodySpec['resource'], value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const body = value as MergeBody;
+  if (!Array.isArray(body.agencyWorks)) return value;
+  return { ...body, agencyWorks: (body.agencyWorks as unknown[]).filter((work) => ctx.limits.checkBody(op.id, resource, { agencyWorks: [work] }).length === 0) };
+}
+
+/** How many items (ISWCs and agency works) a merge body names. */
+function itemCount(value: unknown): number {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return 0;
+  const body = value as Record<string, unknown>;
+  return (Array.isArray(body.iswcs) ? body.iswcs.length : 0) + (Array.isArray(body.agencyWorks) ? body.agencyWorks.length : 0);
+}
+
 /** A business rule of the server's choices that refuses this merge, if any (none by the reference choices). */
 function businessRefusal(ctx: Context, preferred: string, merge: MergeBody): string | undefined {
   const c = ctx.choices;
@@ -106,6 +121,12 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
   if (!agency.ok) return bad(problemCode(agency.problem), agency.problem.message);
 
   let value = f.has('drop-invalid-iswcs') ? dropInvalidIswcs(body.value) : body.value;
+  if (f.has('merge-drops-invalid-works')) {
+    const kept = dropInvalidWorks(ctx, op, spec.resource, value);
+    // What the fault hides behind: a merge left with nothing to merge is refused as an empty one.
+    if (itemCount(kept) === 0 && itemCount(value) > 0) return bad('BAD_BODY', 'the merge names nothing to merge');
+    value = kept;
+  }
   if (f.has('merge-xml-works-ignored') && body.format === 'xml' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const { agencyWorks: _dropped, ...rest } = value as Record<string, unknown>;
     value = rest;
@@ -138,11 +159,16 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
   const foreign = refuseForeignAgency(ctx, op, agency.value);
   if (foreign) return foreign;
   if (ctx.choices.has('merge-own-works-only') && (merge.agencyWorks ?? []).some((w) => w.agencyCode !== agency.value)) return errorReply(ctx, 403, { code: 'FORBIDDEN', message: 'an agency work of another agency', where: 'handleMerge' });
-  const iswcs = merge.iswcs ?? [];
+  let iswcs = merge.iswcs ?? [];
   if (f.has('duplicate-items-500') && new Set(iswcs).size < iswcs.length) return text(500, 'Internal Server Error');
   const works = merge.agencyWorks ?? [];
   if (!ctx.state.iswcExists(preferred.value) && !(f.has('merge-works-only-unknown-preferred') && iswcs.length === 0 && works.length > 0)) return notFound();
-  if (ctx.choices.has('merge-unknown-works-404') && works.some((w) => !ctx.state.workKnown(w.agencyCode, w.agencyWorkCode))) return notFound();
+  if ((ctx.choices.has('merge-unknown-works-404') || f.has('merge-drops-invalid-works')) && works.some((w) => !ctx.state.workKnown(w.agencyCode, w.agencyWorkCode))) return notFound();
+  if (f.has('merge-drops-unknown-iswcs')) {
+    const known = iswcs.filter((iswc) => ctx.state.iswcExists(iswc));
+    if (known.length < iswcs.length && known.length + works.length === 0) return bad('BAD_BODY', 'the merge names nothing to merge');
+    iswcs = known;
+  }
   if (!f.has('merge-unknown-body-iswc-accepted') && iswcs.some((iswc) => !ctx.state.iswcExists(iswc))) {
     return ctx.choices.has('refuse-as-400') ? errorReply(ctx, 400, { code: 'NOT_FOUND', message: 'an ISWC to merge does not exist', where: 'handleMerge' }) : notFound();
   }
