@@ -96,6 +96,26 @@ function itemsInOrder(ctx: Context, op: Operation, resource: RequestBodySpec['re
 }
 
 /**
+ * Choice `merge-items-looked-up-first`: each item of the body is looked up before it is validated, as a
+ * server that finds each ISWC and agency work in its store and checks what it found would: an ISWC off the
+ * pattern, or an agency work past its limits, is simply not found (404). Values of another type than a
+ * string are left to validation (a binder refuses them before any lookup). Null when every item is known.
+ */
+function lookedUpFirst(ctx: Context, value: unknown, notFound: () => Reply): Reply | null {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
+  const body = value as Record<string, unknown>;
+  for (const iswc of Array.isArray(body.iswcs) ? (body.iswcs as unknown[]) : []) {
+    if (typeof iswc === 'string' && !ctx.state.iswcExists(iswc)) return notFound();
+  }
+  for (const work of Array.isArray(body.agencyWorks) ? (body.agencyWorks as unknown[]) : []) {
+    if (work === null || typeof work !== 'object') continue;
+    const { agencyCode, agencyWorkCode } = work as Record<string, unknown>;
+    if (typeof agencyCode === 'string' && typeof agencyWorkCode === 'string' && !ctx.state.workKnown(agencyCode, agencyWorkCode)) return notFound();
+  }
+  return null;
+}
+
+/**
  * 4.2 Merge. 400 for a body that does not decode or breaks MergeRequest, for a missing or invalid
  * `agency`, and for a missing or malformed `preferredIswc` (pattern and check digit: server's choice).
  * 404 when the preferred ISWC does not exist, and by the reference choices when an ISWC of `iswcs` does
@@ -149,6 +169,10 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
     const refused = itemsInOrder(ctx, op, spec.resource, value, bad, notFound);
     if (refused) return refused;
   }
+  if (ctx.choices.has('merge-items-looked-up-first')) {
+    const refused = lookedUpFirst(ctx, value, notFound);
+    if (refused) return refused;
+  }
   const violations = ctx.limits.checkBody(op.id, spec.resource, value);
   const first = violations[0];
   if (first) return bad('BAD_BODY', `${first.field} ${first.message}`);
@@ -169,7 +193,9 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
     if (known.length < iswcs.length && known.length + works.length === 0) return bad('BAD_BODY', 'the merge names nothing to merge');
     iswcs = known;
   }
-  if (!f.has('merge-unknown-body-iswc-accepted') && iswcs.some((iswc) => !ctx.state.iswcExists(iswc))) {
+  // Faults `merge-iswc-pattern-loose` and `array-tail-unchecked`: the items they do not check are not looked up either.
+  const unchecked = (iswc: string, i: number): boolean => (f.has('merge-iswc-pattern-loose') && validateNode(iswcSchema(), iswc).length > 0) || (f.has('array-tail-unchecked') && i >= 3);
+  if (!f.has('merge-unknown-body-iswc-accepted') && iswcs.some((iswc, i) => !unchecked(iswc, i) && !ctx.state.iswcExists(iswc))) {
     return ctx.choices.has('refuse-as-400') ? errorReply(ctx, 400, { code: 'NOT_FOUND', message: 'an ISWC to merge does not exist', where: 'handleMerge' }) : notFound();
   }
 
@@ -208,6 +234,8 @@ export function handleDemerge(ctx: Context, op: Operation, rawQuery: string): Re
   if (c.has('demerge-by-work-400') && ctx.state.isMergedAnywhere(agency.value, workcode.value) && !ctx.state.isMerged(preferred.value, agency.value, workcode.value)) {
     return bad('NOT_FOUND', 'this metadata is merged into another preferred ISWC');
   }
+  // Choice `demerge-unmerged-400`: the work is looked up first; metadata merged nowhere is a business error.
+  if (c.has('demerge-unmerged-400') && !ctx.state.isMergedAnywhere(agency.value, workcode.value)) return bad('NOT_FOUND', 'this metadata is merged into no preferred ISWC');
   if (!ctx.state.iswcExists(preferred.value)) return notFound();
   if (f.has('demerge-ignores-preferred')) {
     const own = ctx.state.mergedIswcOf(agency.value, workcode.value);

@@ -27,7 +27,7 @@ export const CHECK_MANIFEST = {
   "outcome.sequence": {"level":"spec","scope":"targeted","sections":["3","4.2","4.3","4.4"],"params":{"type":"object","properties":{"status":{"anyOf":[{"type":"integer","minimum":100,"maximum":599},{"const":"refused"}]}},"required":["status"]}},
   "query.refused": {"level":"spec","scope":"targeted","sections":["4.2","4.3","4.4","8"],"params":null},
   "status.item-refused": {"level":"spec","scope":"targeted","sections":["2.3","2.4","4.2","8"],"params":null},
-  "status.not-found": {"level":"spec","scope":"targeted","sections":["4.2","4.4","7"],"params":null},
+  "status.not-found": {"level":"spec","scope":"targeted","sections":["4.2","7"],"params":null},
   "status.refused": {"level":"spec","scope":"targeted","sections":["4.2","4.3","4.4","7"],"params":null},
   "status.success": {"level":"spec","scope":"targeted","sections":["4"],"params":null},
   "type.rejected": {"level":"spec","scope":"targeted","sections":["2.1","2.3","2.4","7"],"params":{"type":"object","properties":{"notFoundFits":{"type":"boolean"}},"required":[]}},

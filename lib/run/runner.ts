@@ -27,7 +27,14 @@ export async function runPlannedCase(p: PlannedCase, client: HttpClient | RunCli
   const unusable = 'unusable' in client ? client.unusable() : undefined;
   const skipReason = p.skipReason ?? (unusable !== undefined ? `not sent: ${unusable}` : undefined);
   if (skipReason !== undefined) run.skip(skipReason, p.shape.checks);
-  else await p.def.run(run);
+  else {
+    try {
+      await p.def.run(run);
+    } finally {
+      // Every run the case started is ended, at the latest now (polite on staging; one open run at a time).
+      await run.finish();
+    }
+  }
   return { ...(skipReason !== undefined ? { skipReason } : {}), executions: run.executions, stats: run.stats, exchanges: run.exchanges };
 }
 
