@@ -40,7 +40,7 @@ interface MergePart {
  * last one by a request of its own. Each is part of a merge the target accepts, and together they merge
  * the whole entry.
  */
-export function mergeParts(entry: MergeEntry): MergePart[] {
+function mergeParts(entry: MergeEntry): MergePart[] {
   const iswcs = entry.iswcs ?? [];
   const works = entry.agencyWorks ?? [];
   const last = works.length >= 2 ? works[works.length - 1] : undefined;
