@@ -124,3 +124,15 @@ test('with runIds "client", starts carry the harness\'s runId and are ended with
   expect(outcomes[0]?.exchanges.filter((e) => e.label.startsWith('end the run iswc-conformance-')).length).toBe(2);
   expect(after.response?.status).toBe(200);
 });
+
+test('the dry run counts the end the runner sends for every run a case leaves open (request budgets hold)', async () => {
+  expect((await shapeOf(leavesRunsOpen(3, 'counted'), 'json', profile)).fixedRequests).toBe(6);
+  const endsItsOwn: CaseDef = {
+    ...leavesRunsOpen(0, 'ends-its-own'),
+    async run(ctx) {
+      const start = await ctx.send({ label: 'start', operation: RUN, request: bodyRequest(RUN, 'json', validAgentRun(ctx.profile)), expect: [] });
+      await ctx.send({ label: 'end', operation: RUN, request: bodyRequest(RUN, 'json', { ...validAgentRun(ctx.profile), runId: runIdOf(start) ?? 'none' }), expect: [] });
+    },
+  };
+  expect((await shapeOf(endsItsOwn, 'json', profile)).fixedRequests).toBe(2);
+});
