@@ -19,6 +19,13 @@ const SKIP_CHECK: Record<OperationId, FaultId> = {
   demergeIswcMetadata: 'auth-missing-demerge',
 };
 
+/** Faults that take any non-empty key on one operation. */
+const WRONG_KEY_ACCEPTED: Partial<Record<OperationId, FaultId>> = {
+  mergeIswcMetadata: 'merge-wrong-key-accepted',
+  deleteSubmission: 'delete-wrong-key-accepted',
+  demergeIswcMetadata: 'demerge-wrong-key-accepted',
+};
+
 const GATEWAY_MESSAGE = {
   missing: 'Access denied due to missing subscription key. Make sure to include subscription key when making requests to an API.',
   wrong: 'Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.',
@@ -33,7 +40,8 @@ export function authenticate(ctx: Context, req: IncomingMessage, op: Operation):
   if (given === '' && ctx.faults.has('empty-key-accepted')) return 'ok';
   if (given === undefined || given === '') return 'missing';
   if (given === ctx.key) return 'ok';
-  return ctx.faults.has('auth-wrong-key-accepted') ? 'ok' : 'wrong';
+  const own = WRONG_KEY_ACCEPTED[op.id];
+  return ctx.faults.has('auth-wrong-key-accepted') || (own !== undefined && ctx.faults.has(own)) ? 'ok' : 'wrong';
 }
 
 /** The answer to a request that failed authentication. */

@@ -8,7 +8,7 @@
  * XmlSerializer) behind Azure API Management, as ../shared/DOMAIN.md describes production.
  */
 
-import type { TargetProfile } from '../lib/contract/profile/types.ts';
+import type { ProfileSettings, TargetProfile } from '../lib/contract/profile/types.ts';
 
 export interface Choice {
   id: string;
@@ -125,6 +125,12 @@ const CATALOGUE = [
   { id: 'iis-html-errors', section: 'RFC 9110 §15.5.5-6', description: 'A path or method the API does not define answers IIS\'s HTML error page (404, or 405 with Allow), text/html.' },
   { id: 'uri-limit-414', section: '8, RFC 9110 §15.5.15', description: 'A query string longer than 2048 bytes answers 414 URI Too Long (IIS\'s default maxQueryString).' },
   { id: 'query-unknown-refused', section: '4', description: 'A query parameter the operation does not document (any on the run notification) is a bad request.' },
+  // Review 4 (servers written from the interface document alone, by people who never read this code).
+  { id: 'demerge-unmerged-400', section: '4.4, 7', description: 'The demerge looks the agency work up before the preferred ISWC: metadata merged into no preferred ISWC is a business 400 "bad request" (as production answers a demerge of metadata never merged), whatever preferred ISWC the request names.' },
+  { id: 'json-text-plain', section: 'RFC 9110 §8.3, 4.1', description: 'JSON answers are labelled text/plain; charset=utf-8, as Go\'s net/http labels a body written without a Content-Type (it sniffs the bytes).' },
+  { id: 'merge-items-looked-up-first', section: '4.2, 7', description: 'The merge looks each item of its body up before it validates it: an ISWC off the pattern, or an agency work past its limits, is not found, 404 "ISWC not found" (types are still bound first: a number where an ISWC is expected is 400).' },
+  { id: 'one-open-run', section: '3, 4.1', description: 'An agency has at most one agent run open: a start while another run of the same agency is open is a bad request (400 "Bad Request"); once that run is ended, the next one starts. The target profile says so (openRuns: "one").' },
+  { id: 'run-id-client-chosen', section: '2.1, 2.2, 4.1', description: 'The client names its runs: a start carries a runId of its choosing, which the server answers (2.2); a notification carrying a runId the server knows ends that run; a body without runId is a bad request. The target profile says so (runIds: "client").' },
 ] as const satisfies readonly Choice[];
 
 export type ChoiceId = (typeof CATALOGUE)[number]['id'];
@@ -159,6 +165,7 @@ export const CHOICE_SETS = {
     'repeated-query-first',
     'apim-404-unknown-operation',
     'large-bodies-accepted',
+    'demerge-unmerged-400',
   ],
   // A server that reads strictly and says more than it must: counters that add up, wrapped XML arrays, a
   // reason-code list of its own, sequence-ordered XML, details after the stated text, gzip unasked. Its
@@ -175,6 +182,7 @@ export const CHOICE_SETS = {
     'no-content-type-json',
     'reason-code-list',
     'xml-any-root',
+    'run-id-client-chosen',
   ],
   // Wire details: how the bytes travel, never what they say.
   wire: ['xml-answer-dotnet', 'connection-close', 'chunked-answers'],
@@ -229,6 +237,10 @@ export const CHOICE_SETS = {
     'iis-html-errors',
     'uri-limit-414',
   ],
+  // Found by the fourth review, with servers written from the interface document alone: a Go service (net/http
+  // labels unlabelled JSON text/plain), items looked up before they are validated, the work of a demerge
+  // looked up first, and one open run per agency (which its target profile states).
+  review4: ['json-text-plain', 'merge-items-looked-up-first', 'demerge-unmerged-400', 'one-open-run'],
 } as const satisfies Record<string, readonly ChoiceId[]>;
 
 export type ChoiceSetName = keyof typeof CHOICE_SETS;
@@ -236,10 +248,12 @@ export type ChoiceSetName = keyof typeof CHOICE_SETS;
 /**
  * What the target profile of a server making a set's choices says, where the document leaves to the
  * target a point a client must know to send a request that succeeds (4.3 reasonCode values; 2.3 how XML
- * arrays are read). A set not listed here is described by the profile as it is.
+ * arrays are read; 3 how many runs may be open; 2.1 who names a run). A set not listed here is described by
+ * the profile as it is.
  */
-export const CHOICE_SET_PROFILES: Partial<Record<ChoiceSetName, Partial<Pick<TargetProfile, 'reasonCode' | 'xmlArrays'>>>> = {
-  exacting: { reasonCode: '01', xmlArrays: 'wrapped' },
+export const CHOICE_SET_PROFILES: Partial<Record<ChoiceSetName, Partial<ProfileSettings>>> = {
+  exacting: { reasonCode: '01', xmlArrays: 'wrapped', runIds: 'client' },
+  review4: { openRuns: 'one' },
 };
 
 /** The profile a harness run against a server making this set's choices uses. */

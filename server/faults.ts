@@ -48,13 +48,13 @@ const CATALOGUE = [
   // Limits too loose (section 8).
   { id: 'run-agency-code-loose', level: 'spec', section: '2.1', description: 'Agent run agencyCode length is not checked.' },
   { id: 'run-int32-loose', level: 'spec', section: '2.1', description: 'Agent run counters accept any safe integer beyond int32.' },
-  { id: 'merge-iswc-pattern-loose', level: 'spec', section: '2.3', description: 'Items of iswcs are not checked against the pattern (a malformed item is then simply not found: 404).' },
+  { id: 'merge-iswc-pattern-loose', level: 'spec', section: '2.3', description: 'Items of iswcs are neither checked against the pattern nor looked up: a malformed item is merged as given (204).' },
   { id: 'merge-agency-code-loose', level: 'spec', section: '2.4', description: 'agencyWorks[].agencyCode length is not checked.' },
   { id: 'merge-work-code-loose', level: 'spec', section: '2.4', description: 'agencyWorks[].agencyWorkCode length is not checked.' },
   { id: 'query-agency-loose', level: 'spec', section: '4.2-4.4', description: 'Query agency length is not checked on merge, demerge and delete (a merge naming a 4-character agency succeeds).' },
   { id: 'int32-off-by-one', level: 'spec', section: '8', description: 'The int32 maximum check lets 2147483648 through (counters and sourceDb).' },
   { id: 'drop-invalid-iswcs', level: 'spec', section: '2.3', description: 'Invalid items of iswcs are silently dropped instead of rejected with 400; the merge proceeds with the rest.' },
-  { id: 'array-tail-unchecked', level: 'spec', section: '2.3, 8', description: 'Only the first three items of iswcs are checked against the pattern (only generated arrays find it).' },
+  { id: 'array-tail-unchecked', level: 'spec', section: '2.3, 8', description: 'Only the first three items of iswcs are checked, against the pattern and for existence: later ones are merged as given (only generated arrays find it).' },
   { id: 'double-percent-decoding', level: 'spec', section: '4.2-4.4, 8', description: 'Query values are percent-decoded twice, so "%41%42%43" counts as "ABC" (only generated query strings find it).' },
   { id: 'duplicate-items-500', level: 'http', section: '2.3', description: 'A merge request repeating an ISWC in iswcs answers 500 (only generated duplicates find it).' },
   // Limits too tight.
@@ -119,7 +119,13 @@ const CATALOGUE = [
   { id: 'content-type-params-refused', level: 'spec', section: '4.1, 4.2', description: 'A request Content-Type with parameters (application/json; charset=utf-8) is not recognised and answered 415, as an exact string comparison does.' },
   { id: 'xml-whitespace-refused', level: 'spec', section: '2.1, 2.3', description: 'XML bodies with whitespace between elements (indented, as most XML writers produce) are answered 400.' },
   { id: 'xml-request-namespace', level: 'spec', section: '2.1, 2.3', description: 'XML request bodies must carry a namespace on the root (DataContractSerializer\'s default, xmlns="http://schemas.datacontract.org/2004/07/Iswc.Api.Models"); a root in no namespace, as the document names it, is a bad request.' },
-  { id: 'run-id-required', level: 'spec', section: '2.1, 2.2, 4.1', description: 'runId is required in an agent run: the client names its run and a body without runId is a bad request, so a run cannot start as the document\'s answer (the server\'s identifier of the run, 2.2) implies.' },
+  // Issue 16: faults a 404 for data that does not exist used to hide, and a missing query parameter.
+  { id: 'merge-wrong-key-accepted', level: 'spec', section: '5', description: 'The merge takes any non-empty key as valid (a missing key is still refused): only a request on data that exists shows it, since a merge of nothing is 404 whatever the key.' },
+  { id: 'demerge-wrong-key-accepted', level: 'spec', section: '5', description: 'The demerge takes any non-empty key as valid (a missing key is still refused): only a request on data that exists shows it, since a demerge of nothing is 404 whatever the key.' },
+  { id: 'delete-wrong-key-accepted', level: 'spec', section: '5', description: 'The submission delete takes any non-empty key as valid (a missing key is still refused): only a request on data that exists shows it, since a delete of nothing is 404 whatever the key.' },
+  { id: 'merge-drops-invalid-works', level: 'spec', section: '2.4, 4.2', description: 'Agency works past their limits (agencyWorkCode over 20 characters, agencyCode not 3) are silently dropped and the rest is merged (204). The server looks works up (an agency work it does not know is 404) and refuses a merge left with nothing to merge (400), so a broken work alone, or among works that do not exist, is still refused.' },
+  { id: 'merge-drops-unknown-iswcs', level: 'spec', section: '4.2', description: 'ISWCs of the merge body that do not exist are silently dropped and the rest is merged (204); a merge left with nothing to merge is refused (400), so an unknown ISWC alone is still refused.' },
+  { id: 'delete-no-workcode-500', level: 'http', section: '4.3', description: 'A submission delete without a workcode parameter answers 500 (the handler reads a value that is not there).' },
 ] as const satisfies readonly Fault[];
 
 

@@ -35,6 +35,21 @@ function dropInvalidIswcs(value: unknown): unknown {
   return { ...body, iswcs: (body.iswcs as unknown[]).filter((item) => validateNode(iswcSchema(), item).length === 0) };
 }
 
+/** Fault `merge-drops-invalid-works`: agency works past their limits are silently left out. */
+function dropInvalidWorks(ctx: Context, op: Operation, resource: RequestBodySpec['resource'], value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const body = value as MergeBody;
+  if (!Array.isArray(body.agencyWorks)) return value;
+  return { ...body, agencyWorks: (body.agencyWorks as unknown[]).filter((work) => ctx.limits.checkBody(op.id, resource, { agencyWorks: [work] }).length === 0) };
+}
+
+/** How many items (ISWCs and agency works) a merge body names. */
+function itemCount(value: unknown): number {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return 0;
+  const body = value as Record<string, unknown>;
+  return (Array.isArray(body.iswcs) ? body.iswcs.length : 0) + (Array.isArray(body.agencyWorks) ? body.agencyWorks.length : 0);
+}
+
 /** A business rule of the server's choices that refuses this merge, if any (none by the reference choices). */
 function businessRefusal(ctx: Context, preferred: string, merge: MergeBody): string | undefined {
   const c = ctx.choices;
@@ -81,6 +96,26 @@ function itemsInOrder(ctx: Context, op: Operation, resource: RequestBodySpec['re
 }
 
 /**
+ * Choice `merge-items-looked-up-first`: each item of the body is looked up before it is validated, as a
+ * server that finds each ISWC and agency work in its store and checks what it found would: an ISWC off the
+ * pattern, or an agency work past its limits, is simply not found (404). Values of another type than a
+ * string are left to validation (a binder refuses them before any lookup). Null when every item is known.
+ */
+function lookedUpFirst(ctx: Context, value: unknown, notFound: () => Reply): Reply | null {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
+  const body = value as Record<string, unknown>;
+  for (const iswc of Array.isArray(body.iswcs) ? (body.iswcs as unknown[]) : []) {
+    if (typeof iswc === 'string' && !ctx.state.iswcExists(iswc)) return notFound();
+  }
+  for (const work of Array.isArray(body.agencyWorks) ? (body.agencyWorks as unknown[]) : []) {
+    if (work === null || typeof work !== 'object') continue;
+    const { agencyCode, agencyWorkCode } = work as Record<string, unknown>;
+    if (typeof agencyCode === 'string' && typeof agencyWorkCode === 'string' && !ctx.state.workKnown(agencyCode, agencyWorkCode)) return notFound();
+  }
+  return null;
+}
+
+/**
  * 4.2 Merge. 400 for a body that does not decode or breaks MergeRequest, for a missing or invalid
  * `agency`, and for a missing or malformed `preferredIswc` (pattern and check digit: server's choice).
  * 404 when the preferred ISWC does not exist, and by the reference choices when an ISWC of `iswcs` does
@@ -106,6 +141,12 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
   if (!agency.ok) return bad(problemCode(agency.problem), agency.problem.message);
 
   let value = f.has('drop-invalid-iswcs') ? dropInvalidIswcs(body.value) : body.value;
+  if (f.has('merge-drops-invalid-works')) {
+    const kept = dropInvalidWorks(ctx, op, spec.resource, value);
+    // What the fault hides behind: a merge left with nothing to merge is refused as an empty one.
+    if (itemCount(kept) === 0 && itemCount(value) > 0) return bad('BAD_BODY', 'the merge names nothing to merge');
+    value = kept;
+  }
   if (f.has('merge-xml-works-ignored') && body.format === 'xml' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const { agencyWorks: _dropped, ...rest } = value as Record<string, unknown>;
     value = rest;
@@ -128,6 +169,10 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
     const refused = itemsInOrder(ctx, op, spec.resource, value, bad, notFound);
     if (refused) return refused;
   }
+  if (ctx.choices.has('merge-items-looked-up-first')) {
+    const refused = lookedUpFirst(ctx, value, notFound);
+    if (refused) return refused;
+  }
   const violations = ctx.limits.checkBody(op.id, spec.resource, value);
   const first = violations[0];
   if (first) return bad('BAD_BODY', `${first.field} ${first.message}`);
@@ -138,12 +183,19 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
   const foreign = refuseForeignAgency(ctx, op, agency.value);
   if (foreign) return foreign;
   if (ctx.choices.has('merge-own-works-only') && (merge.agencyWorks ?? []).some((w) => w.agencyCode !== agency.value)) return errorReply(ctx, 403, { code: 'FORBIDDEN', message: 'an agency work of another agency', where: 'handleMerge' });
-  const iswcs = merge.iswcs ?? [];
+  let iswcs = merge.iswcs ?? [];
   if (f.has('duplicate-items-500') && new Set(iswcs).size < iswcs.length) return text(500, 'Internal Server Error');
   const works = merge.agencyWorks ?? [];
   if (!ctx.state.iswcExists(preferred.value) && !(f.has('merge-works-only-unknown-preferred') && iswcs.length === 0 && works.length > 0)) return notFound();
-  if (ctx.choices.has('merge-unknown-works-404') && works.some((w) => !ctx.state.workKnown(w.agencyCode, w.agencyWorkCode))) return notFound();
-  if (!f.has('merge-unknown-body-iswc-accepted') && iswcs.some((iswc) => !ctx.state.iswcExists(iswc))) {
+  if ((ctx.choices.has('merge-unknown-works-404') || f.has('merge-drops-invalid-works')) && works.some((w) => !ctx.state.workKnown(w.agencyCode, w.agencyWorkCode))) return notFound();
+  if (f.has('merge-drops-unknown-iswcs')) {
+    const known = iswcs.filter((iswc) => ctx.state.iswcExists(iswc));
+    if (known.length < iswcs.length && known.length + works.length === 0) return bad('BAD_BODY', 'the merge names nothing to merge');
+    iswcs = known;
+  }
+  // Faults `merge-iswc-pattern-loose` and `array-tail-unchecked`: the items they do not check are not looked up either.
+  const unchecked = (iswc: string, i: number): boolean => (f.has('merge-iswc-pattern-loose') && validateNode(iswcSchema(), iswc).length > 0) || (f.has('array-tail-unchecked') && i >= 3);
+  if (!f.has('merge-unknown-body-iswc-accepted') && iswcs.some((iswc, i) => !unchecked(iswc, i) && !ctx.state.iswcExists(iswc))) {
     return ctx.choices.has('refuse-as-400') ? errorReply(ctx, 400, { code: 'NOT_FOUND', message: 'an ISWC to merge does not exist', where: 'handleMerge' }) : notFound();
   }
 
@@ -182,6 +234,8 @@ export function handleDemerge(ctx: Context, op: Operation, rawQuery: string): Re
   if (c.has('demerge-by-work-400') && ctx.state.isMergedAnywhere(agency.value, workcode.value) && !ctx.state.isMerged(preferred.value, agency.value, workcode.value)) {
     return bad('NOT_FOUND', 'this metadata is merged into another preferred ISWC');
   }
+  // Choice `demerge-unmerged-400`: the work is looked up first; metadata merged nowhere is a business error.
+  if (c.has('demerge-unmerged-400') && !ctx.state.isMergedAnywhere(agency.value, workcode.value)) return bad('NOT_FOUND', 'this metadata is merged into no preferred ISWC');
   if (!ctx.state.iswcExists(preferred.value)) return notFound();
   if (f.has('demerge-ignores-preferred')) {
     const own = ctx.state.mergedIswcOf(agency.value, workcode.value);

@@ -84,13 +84,18 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
     if (counted) return badRequest('a run that starts has no counts yet');
   }
   let runId: string;
-  if (ctx.faults.has('run-id-required') && (typeof run.runId !== 'string' || run.runId === '')) return badRequest('runId is required');
-  if (ctx.faults.has('run-id-required') && !ctx.state.run(run.runId as string)) {
-    // The client names its run: an unknown runId starts it, a known one ends it.
-    runId = ctx.state.startRun(run, run.runId);
+  const agency = typeof run.agencyCode === 'string' ? run.agencyCode : ctx.keyAgency;
+  // Choice `one-open-run`: a start while another run of the agency is open is refused.
+  const anotherOpen = (): boolean => c.has('one-open-run') && ctx.state.hasOpenRun(agency);
+  if (c.has('run-id-client-chosen') && (typeof run.runId !== 'string' || run.runId === '')) return badRequest('runId is required');
+  if (c.has('run-id-client-chosen') && !ctx.state.run(run.runId as string)) {
+    // Choice `run-id-client-chosen`: the client names its run; an unknown runId starts it, a known one ends it.
+    if (anotherOpen()) return badRequest('another run of this agency is open');
+    runId = ctx.state.startRun(run, run.runId, agency);
   } else if (run.runId === undefined || run.runId === '') {
+    if (anotherOpen()) return badRequest('another run of this agency is open');
     // Choice `run-id-braced-upper`: .NET Guid.ToString("B").ToUpperInvariant().
-    runId = ctx.state.startRun(run, c.has('run-id-braced-upper') ? `{${randomUUID().toUpperCase()}}` : undefined);
+    runId = ctx.state.startRun(run, c.has('run-id-braced-upper') ? `{${randomUUID().toUpperCase()}}` : undefined, agency);
   } else {
     runId = run.runId;
     if (f.has('run-end-refused') && ctx.state.run(runId)?.started) return badRequest('this run cannot be ended');

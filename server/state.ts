@@ -46,6 +46,8 @@ export class ServerState {
   readonly #mergeSets = new Map<string, Map<string, number>>();
   #nextMergeSet = 1;
   readonly #runs = new Map<string, RunRecord>();
+  /** Runs started and not ended, with the agency each acts for (choice `one-open-run`). */
+  readonly #openRuns = new Map<string, string>();
   /** For the fault `run-response-schema`: runIds answered as numbers. */
   #nextRunNumber = 12345;
 
@@ -208,9 +210,10 @@ export class ServerState {
   }
 
   /** A run notification without runId starts a run: a new GUID is allocated. */
-  startRun(fields: Record<string, unknown>, chosen?: string): string {
+  startRun(fields: Record<string, unknown>, chosen: string | undefined, agency: string): string {
     const runId = chosen ?? randomUUID();
     this.#remember({ runId, started: fields });
+    this.#openRuns.set(runId, agency);
     return runId;
   }
 
@@ -218,6 +221,13 @@ export class ServerState {
   endRun(runId: string, fields: Record<string, unknown>): void {
     const known = this.#runs.get(runId);
     this.#remember({ runId, ...(known?.started ? { started: known.started } : {}), ended: fields });
+    this.#openRuns.delete(runId);
+  }
+
+  /** Has the agency a run started and not ended (choice `one-open-run`)? */
+  hasOpenRun(agency: string): boolean {
+    for (const owner of this.#openRuns.values()) if (owner === agency) return true;
+    return false;
   }
 
   /** A number standing for a runId (fault `run-response-schema` only). */
@@ -234,7 +244,10 @@ export class ServerState {
     this.#runs.set(record.runId, record);
     if (this.#runs.size > MAX_RUNS) {
       const oldest = this.#runs.keys().next();
-      if (!oldest.done) this.#runs.delete(oldest.value);
+      if (!oldest.done) {
+        this.#runs.delete(oldest.value);
+        this.#openRuns.delete(oldest.value);
+      }
     }
   }
 }

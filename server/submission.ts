@@ -6,7 +6,7 @@ import type { Problem } from './query.ts';
 import { problemCode, Q, Query } from './query.ts';
 import { oddValue } from './readings.ts';
 import type { Reply } from './wire.ts';
-import { empty } from './wire.ts';
+import { empty, text } from './wire.ts';
 import { WORK_CODE_CHARS } from './merge.ts';
 
 /** 404 text of the submission delete (not shown by the document: choice). */
@@ -27,6 +27,8 @@ export function handleDelete(ctx: Context, op: Operation, rawQuery: string): Rep
   const query = new Query(ctx, op, rawQuery);
   const repeated = query.repeated();
   if (repeated) return bad(repeated);
+  // Fault `delete-no-workcode-500`: the handler reads a workcode that is not there.
+  if (f.has('delete-no-workcode-500') && query.raw(Q.workcode) === undefined) return text(500, 'Internal Server Error');
   const agency = query.string(Q.agency);
   if (!agency.ok) return bad(agency.problem);
   const workcode = query.string(Q.workcode);

@@ -100,6 +100,8 @@ export function writeReply(res: ServerResponse, reply: Reply, faults: ActiveFaul
   if (!faults.has('missing-content-type')) {
     const kind = isJson && faults.has('json-content-type-mislabelled') ? 'xml' : reply.body.kind;
     headers['Content-Type'] = kind === 'json' && choices?.has('json-text-json') ? 'text/json; charset=utf-8' : utf16 && kind === 'xml' ? 'application/xml; charset=utf-16' : CONTENT_TYPE[kind];
+    // Choice `json-text-plain`: Go's net/http sniffs a body written without a Content-Type; JSON reads as text.
+    if (kind === 'json' && choices?.has('json-text-plain')) headers['Content-Type'] = CONTENT_TYPE.text;
     // Choice `content-type-no-charset`: the media type alone (UTF-8 is JSON's only encoding, RFC 8259 §8.1).
     if (choices?.has('xml-text-xml') && kind === 'xml' && !utf16) headers['Content-Type'] = reply.status >= 400 ? 'application/problem+xml; charset=utf-8' : 'text/xml; charset=utf-8';
     if (choices?.has('content-type-upper')) headers['Content-Type'] = String(headers['Content-Type']).replace(/[a-z]+(?=\/|\+|;|=|$)/gi, (w) => w.charAt(0).toUpperCase() + w.slice(1)).replace(/=utf-8/i, '=UTF-8');

@@ -20,6 +20,18 @@ export function refusal(opId: OperationId | null): { statuses: number[]; label: 
 }
 
 /**
+ * The refusal of a request without a valid key (section 5): 401 where the document states it (the run
+ * notification); elsewhere the answer is not shown (5.3), so any of the operation's documented error
+ * statuses, or one of the answers the contract lists as not shown (401, 403).
+ */
+export function keyRefusal(opId: OperationId | null): { statuses: number[]; label: string } {
+  const op = opId ? operation(opId) : null;
+  if (!op || op.statuses.includes(401)) return { statuses: [401], label: '401 (sections 4.1, 5.2)' };
+  const statuses = [...op.statuses.filter((s) => s >= 400), ...op.notShownStatuses];
+  return { statuses, label: `${statuses.join(', ')} (section 5.3: the answer is not shown for this operation; which one is recorded)` };
+}
+
+/**
  * A judge that passes when the answer's status is one of `allowed`; with `foreignAgencyOk`, 401 or 403
  * also pass where the request acts for another agency (5.3: which agency a key may act for is not shown).
  * A missing answer fails.

@@ -18,7 +18,7 @@ export const READINGS = [
   {
     point: 'Characters',
     sections: ['2.1', '2.4', '8'],
-    gated: 'Lengths are judged only in characters on which code points, UTF-16 units, grapheme clusters and UTF-8 bytes agree (ASCII): one past a limit is 400.',
+    gated: 'Lengths are judged only in characters on which code points, UTF-16 units, grapheme clusters and UTF-8 bytes agree (ASCII): one past a limit is 400. An item of a merge body past its limits (an ISWC off the pattern, an agency work code of 21 characters) names nothing that exists, and a server that looks items up before it validates them answers 404 "ISWC not found", then true: there a refusal, 400 or 404, is demanded.',
     recorded: 'Astral, combining, right-to-left and full-width characters at and past a limit, with the length under each reading (a .NET server counts UTF-16 units, another grapheme clusters).',
   },
   {
@@ -41,20 +41,20 @@ export const READINGS = [
   },
   {
     point: 'Not found',
-    sections: ['4.2', '4.4', '7'],
-    gated: 'A merge or demerge naming a preferred ISWC that does not exist, everything else naming existing data, is 404: the document ties "ISWC not found" to it. (A delete of nothing is a refusal, 400 or 404: its 400 "invalid agency and work code provided" fits a submission found by its work under another preferred ISWC.)',
+    sections: ['4.2', '7'],
+    gated: 'A merge naming a preferred ISWC that does not exist, everything else naming existing data, is 404: the document ties "ISWC not found" to it. One exact 404 is demanded only where nothing else in the request is wrong: a delete of nothing is a refusal, 400 or 404 (its 400 "invalid agency and work code provided" fits a submission found by its work under another preferred ISWC), and so is a demerge naming an unknown preferred ISWC (its metadata is merged into another preferred ISWC, or nowhere: a server that looks the work up first calls either a bad request).',
     recorded: '',
   },
   {
     point: 'Refusal',
     sections: ['2.5', '3', '4.2', '4.3', '4.4', '7', '8'],
-    gated: 'Where the document lists more than one error status that fits, a refusal: one of the operation\'s documented error statuses (400 or 404), never a success. A repeated delete or demerge (what it names is gone: a 204 would claim it removed something, so an idempotent 204 is not taken); a demerge of metadata never merged; a delete or demerge naming another agency, work code, sourceDb or preferred ISWC, or a delete naming an unknown preferred ISWC; an ISWC of the merge body that does not exist; a query agency, workcode or sourceDb past the limits of the field it names.',
+    gated: 'Where the document lists more than one error status that fits, a refusal: one of the operation\'s documented error statuses (400 or 404), never a success. A repeated delete or demerge (what it names is gone: a 204 would claim it removed something, so an idempotent 204 is not taken); a demerge of metadata never merged; a delete or demerge naming another agency, work code, sourceDb or preferred ISWC, or an unknown preferred ISWC; an ISWC of the merge body that does not exist; an item of the merge body past its limits sent next to a disposable entry\'s valid data (a server that looks items up before it validates them answers 404, which is then true); a query agency, workcode or sourceDb past the limits of the field it names.',
     recorded: 'Which of the documented error statuses came.',
   },
   {
     point: 'Authentication',
     sections: ['4.1', '5'],
-    gated: 'No key or a wrong key: 401 "Not Authorized" on the run notification (4.1); on merge, delete and demerge a refusal, 400, 401 or 403 (5.3 does not show the answer), never a success or a 404 (served without the key). Another agency than the profile\'s may be refused with 401 or 403 (5.3).',
+    gated: 'No key or a wrong key: 401 "Not Authorized" on the run notification (4.1); on merge, delete and demerge a refusal, 400, 401, 403 or 404 (5.3 does not show the answer, and a server may look the data up first), never a success. A 404 for data that does not exist can hide a key the server ignores, so the key is also proven on disposable entries: the request that succeeds with the key is refused without it and with a wrong one. Another agency than the profile\'s may be refused with 401 or 403 (5.3).',
     recorded: 'Which status and body refuse the key on merge, delete and demerge.',
   },
   {
@@ -72,7 +72,7 @@ export const READINGS = [
   {
     point: 'Outcomes',
     sections: ['2.5', '3', '4.2', '4.3', '4.4'],
-    gated: 'A successful merge makes its works demergeable; a demerge removes one set of metadata; a delete or demerge naming another value leaves the data in place; two runs started one after the other get two runIds; over generated sequences, each answer is 204 or a refusal as a model of these outcomes predicts.',
+    gated: 'A successful merge makes its works demergeable; a merge of ISWCs only succeeds; a demerge removes one set of metadata from exactly one preferred ISWC; a delete or demerge naming another value leaves the data in place; two runs started one after the other get two runIds; over generated sequences, each answer is 204 or a refusal as a model of these outcomes predicts.',
     recorded: '',
   },
   {
@@ -105,11 +105,11 @@ export const DECISIONS: ReadonlyArray<{ title: string; text: string }> = [
   },
   {
     title: 'Runs that are open',
-    text: 'Section 3 does not show the states of a run, and 4.1 answers a valid agent run with 200. A server that refused a start while another run of the agency is open would refuse on a state no client can see or avoid (other agents of the agency start runs on a shared staging at any time); the harness starts runs concurrently and treats such a refusal as a deviation.',
+    text: 'Section 3 does not show the states of a run, and 4.1 answers a valid agent run with 200. A server may still let an agency have one run open at a time and refuse a start while another is open: a client must know it to succeed at all, so the target profile says it (`openRuns: "one"`), as it says `reasonCode` and `xmlArrays`. The harness ends every run it starts, at the latest when the case that started it ends (polite on a shared staging too); with `openRuns: "one"` a case ends its run before it starts another, and the cases take turns, so the harness never has two runs open. Runs other clients of the agency leave open are outside its reach: keep them closed while it runs.',
   },
   {
     title: 'Who names a run',
-    text: 'Section 2.2 answers a run notification with "the agent run identifier": the server\'s identifier of the run, which a client that named its own run would not need. Production starts a run from a body without runId and answers a new one (DOMAIN.md). A server that requires runId in every body (the client names its run) therefore fails `status.success` on the start: the reference server carries it as the fault `run-id-required`, not as a choice. What a start may carry is open, so the harness starts runs with every counter 0 (a run that starts has counted nothing), the one start every reading takes.',
+    text: 'Section 2.1 states no rule for runId, and 2.2 answers a run notification with "the agent run identifier". Production starts a run from a body without runId and answers a new one (DOMAIN.md), and the harness does the same by default. A server where the client names its runs (a start carries a runId of the client\'s choosing, a known runId ends that run) refuses such a start: a client must know it, so the target profile says it (`runIds: "client"`) and the harness then writes a runId of its own into every agent run it would send without one. What a start may carry is open, so the harness starts runs with every counter 0 (a run that starts has counted nothing), the one start every reading takes.',
   },
   {
     title: 'XML namespaces in requests',
@@ -117,11 +117,19 @@ export const DECISIONS: ReadonlyArray<{ title: string; text: string }> = [
   },
   {
     title: 'The key and data that does not exist',
-    text: 'Section 5.3 leaves open what a missing key gets on merge, delete and demerge, and which agency a key may act for depends on the data, so a server may look the data up first: a 404 without the key is a refusal like 400, 401 or 403. What proves that the key is checked is the request that would succeed: the destructive cases send it once without the key (refused), then with it (success), which also shows the keyless request had no effect.',
+    text: 'Section 5.3 leaves open what a missing key gets on merge, delete and demerge, and which agency a key may act for depends on the data, so a server may look the data up first: a 404 without the key is a refusal like 400, 401 or 403 (`auth.required`). But on data that does not exist, a 404 comes whatever the server does with the key. What proves that the key is checked is the request that would succeed: the destructive cases send it without the key and with a wrong one (each refused, `auth.key-checked`), then with it (success), which also shows the refused requests had no effect. Non-destructive runs cannot show it, and say so (the check is listed as not exercised).',
+  },
+  {
+    title: 'Items a merge cannot take',
+    text: 'An item of a merge body past its limits (an ISWC off the pattern, an agency work code of 21 characters, an agency code of 2 or 4) names nothing that exists: a server that validates first answers 400, one that looks items up first 404 "ISWC not found", documented for the merge and then true; either refuses it. Sent next to data that does not exist, the same 404 would hide a server that silently drops the item. So the destructive merge also sends its entry\'s valid data with one such item, and with an ISWC that does not exist, before that data alone is merged: each must be refused (`status.item-refused`), and the merge then succeeds, which shows the entry was left as it was.',
+  },
+  {
+    title: 'Query parameters left out',
+    text: 'Which query parameters are required is not shown for any operation (section 4). What a merge, delete or demerge gets with one parameter left out, or present but empty, is recorded (`observed.requiredness`); a 5xx is still an `http` failure. These requests name a preferred ISWC that does not exist and a work code never submitted, so nothing changes whatever the server makes of the missing value.',
   },
   {
     title: 'One set of metadata',
-    text: 'Section 4.4 removes "one set of metadata" from one preferred ISWC: one agency work, or all the works one merge request carried. The harness merges the work whose survival it checks by a request of its own, so that both readings agree that demerging another work leaves it merged.',
+    text: 'Section 4.4 removes "one set of metadata" from exactly one preferred ISWC: one agency work, or all the works one merge request carried. The harness merges the work whose survival it checks by a request of its own, so that both readings agree that demerging another work leaves it merged; and after a demerge it demerges metadata merged into another preferred ISWC, which must still be there.',
   },
   {
     title: 'Byte order marks and UTF-16',

@@ -45,14 +45,24 @@ export function bodyFormat(exchange: Exchange): Format | undefined {
   return declared === 'json' || declared === 'xml' ? declared : sniffFormat(exchange.response?.body ?? '');
 }
 
-/** The answer's body read as a resource of section 2, in whichever format it came. */
+/**
+ * The answer's body read as a resource of section 2, in whichever format it came: the format its
+ * Content-Type declares, or what the body is when the label is not JSON or XML or does not fit the body.
+ */
 export function decodeAnswer(exchange: Exchange, resource: ResourceName): { ok: true; format: Format; value: unknown } | { ok: false; format: Format | undefined; error: string } {
   const format = bodyFormat(exchange);
   if (!format) return { ok: false, format, error: 'a body that is neither JSON nor XML' };
   const body = exchange.response?.body ?? '';
-  const decoded = decodeBody(format, resource, body);
+  let decoded = decodeBody(format, resource, body);
+  let read: Format = format;
+  // The body is judged by what it is; a label that says otherwise is http.content-type's to report.
+  const sniffed = sniffFormat(body);
+  if (!decoded.ok && sniffed !== undefined && sniffed !== format) {
+    const again = decodeBody(sniffed, resource, body);
+    if (again.ok) [decoded, read] = [again, sniffed];
+  }
   if (!decoded.ok) return { ok: false, format, error: decoded.error };
-  return { ok: true, format, value: format === 'xml' ? withRootAttributes(decoded.value, resource, body) : decoded.value };
+  return { ok: true, format: read, value: read === 'xml' ? withRootAttributes(decoded.value, resource, body) : decoded.value };
 }
 
 /**

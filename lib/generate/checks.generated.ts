@@ -12,6 +12,7 @@ export const CHECK_MANIFEST = {
   "http.no-5xx": {"level":"http","scope":"every-exchange","sections":["RFC 9110 §15.6"],"params":null},
   "http.no-internals": {"level":"http","scope":"every-exchange","sections":["RFC 9110 §17"],"params":null},
   "observed.error-body": {"level":"observed","scope":"every-exchange","sections":["7"],"params":null},
+  "auth.key-checked": {"level":"spec","scope":"targeted","sections":["5","4.2","4.3","4.4"],"params":null},
   "auth.required": {"level":"spec","scope":"targeted","sections":["5","4.1"],"params":null},
   "body.malformed": {"level":"spec","scope":"targeted","sections":["2.1","2.3","7"],"params":null},
   "content-type.optional": {"level":"spec","scope":"targeted","sections":["4.1","4.2"],"params":null},
@@ -25,7 +26,8 @@ export const CHECK_MANIFEST = {
   "outcome.run-ids-distinct": {"level":"spec","scope":"targeted","sections":["2.2","4.1"],"params":{"type":"object","properties":{"otherRunId":{"type":"string","minLength":1}},"required":["otherRunId"]}},
   "outcome.sequence": {"level":"spec","scope":"targeted","sections":["3","4.2","4.3","4.4"],"params":{"type":"object","properties":{"status":{"anyOf":[{"type":"integer","minimum":100,"maximum":599},{"const":"refused"}]}},"required":["status"]}},
   "query.refused": {"level":"spec","scope":"targeted","sections":["4.2","4.3","4.4","8"],"params":null},
-  "status.not-found": {"level":"spec","scope":"targeted","sections":["4.2","4.4","7"],"params":null},
+  "status.item-refused": {"level":"spec","scope":"targeted","sections":["2.3","2.4","4.2","8"],"params":null},
+  "status.not-found": {"level":"spec","scope":"targeted","sections":["4.2","7"],"params":null},
   "status.refused": {"level":"spec","scope":"targeted","sections":["4.2","4.3","4.4","7"],"params":null},
   "status.success": {"level":"spec","scope":"targeted","sections":["4"],"params":null},
   "type.rejected": {"level":"spec","scope":"targeted","sections":["2.1","2.3","2.4","7"],"params":{"type":"object","properties":{"notFoundFits":{"type":"boolean"}},"required":[]}},
@@ -52,6 +54,7 @@ export type CheckId = keyof typeof CHECK_MANIFEST;
 
 /** Checks a step asks for by id (the others judge every answer). */
 export type TargetedCheckId =
+  | "auth.key-checked"
   | "auth.required"
   | "body.malformed"
   | "content-type.optional"
@@ -65,6 +68,7 @@ export type TargetedCheckId =
   | "outcome.run-ids-distinct"
   | "outcome.sequence"
   | "query.refused"
+  | "status.item-refused"
   | "status.not-found"
   | "status.refused"
   | "status.success"
@@ -89,6 +93,7 @@ export type TargetedCheckId =
 
 /** The parameters each targeted check takes beyond because, sections and facts. */
 export interface CheckParamsById {
+  "auth.key-checked": Record<never, never>;
   "auth.required": Record<never, never>;
   "body.malformed": Record<never, never>;
   "content-type.optional": Record<never, never>;
@@ -102,6 +107,7 @@ export interface CheckParamsById {
   "outcome.run-ids-distinct": { otherRunId: string };
   "outcome.sequence": { status: number | "refused" };
   "query.refused": Record<never, never>;
+  "status.item-refused": Record<never, never>;
   "status.not-found": Record<never, never>;
   "status.refused": Record<never, never>;
   "status.success": Record<never, never>;

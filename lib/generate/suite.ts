@@ -5,13 +5,14 @@ import { limitCases } from './cases/limits.ts';
 import { mergeCases } from './cases/merge.ts';
 import { modelCases } from './cases/model.ts';
 import { propertyCases } from './cases/properties.ts';
+import { queryParamCases } from './cases/query-params.ts';
 import { removalCases } from './cases/removal.ts';
 import { runCases } from './cases/run.ts';
 import { scenarioCases } from './scenarios/cases.ts';
 
 /** Every case the harness has for a target profile: fixed cases, limits, properties, the model test, scenarios. */
 export function allCases(profile: TargetProfile): CaseDef[] {
-  const cases = [...runCases(profile), ...mergeCases(profile), ...removalCases(profile), ...limitCases(profile), ...httpCases(profile), ...propertyCases(profile), ...modelCases(profile), ...scenarioCases(profile)];
+  const cases = [...runCases(profile), ...mergeCases(profile), ...removalCases(profile), ...queryParamCases(profile), ...limitCases(profile), ...httpCases(profile), ...propertyCases(profile), ...modelCases(profile), ...scenarioCases(profile)];
   const ids = new Set<string>();
   for (const c of cases) {
     if (ids.has(c.id)) throw new Error(`Duplicate case id ${c.id}`);

@@ -1,8 +1,12 @@
-import type { Exchange, HttpClient } from '../contract/exchange.ts';
+import type { Exchange, HttpClient, RequestSpec } from '../contract/exchange.ts';
 import type { CaseContext, CaseDef, CaseFormat, CaseInput, CaseReplay, Probe, Replay, Step } from '../generate/case.ts';
 import { CHECK_MANIFEST } from '../generate/checks.generated.ts';
 import type { CheckId } from '../generate/checks.generated.ts';
 import type { CheckExecution, Judge } from './execution.ts';
+import { bodyRequest } from '../generate/requests.ts';
+import { validAgentRun } from '../generate/templates.ts';
+import { OpenRuns, runGateOf } from './open-runs.ts';
+import { withRunId } from './run-ids.ts';
 import { shapedRequest } from './xml-arrays.ts';
 
 /** Runs one case in one format: sends each step, applies every check, records each execution. */
@@ -20,6 +24,10 @@ export class CaseRun implements CaseContext {
   readonly strict: boolean;
   readonly noShrink: boolean;
   readonly replay: CaseReplay | undefined;
+  /** Agent runs this case started and has not ended. */
+  private readonly agentRuns: OpenRuns;
+  /** What each exchange sent, as shaped for the target (its replay line must show the same runId). */
+  private readonly sent = new WeakMap<Exchange, RequestSpec>();
 
   constructor(
     private readonly def: CaseDef,
@@ -35,6 +43,7 @@ export class CaseRun implements CaseContext {
     this.strict = input.strict;
     this.noShrink = input.noShrink ?? false;
     this.replay = input.replay;
+    this.agentRuns = new OpenRuns(this.profile, this.profile.openRuns === 'one' ? runGateOf(client) : undefined);
   }
 
   private get bodyFormat(): 'json' | 'xml' {
@@ -42,11 +51,36 @@ export class CaseRun implements CaseContext {
   }
 
   private async exchangeFor(step: Step): Promise<Exchange> {
-    const exchange = await this.client.send(shapedRequest(step, this.profile.xmlArrays));
+    const request = withRunId(step.operation, shapedRequest(step, this.profile.xmlArrays), this.profile.runIds);
+    const run = await this.agentRuns.before(step.operation, request, (runId) => this.endRun(runId));
+    const exchange = await this.sendCounted(request);
+    this.agentRuns.after(run, exchange);
+    this.sent.set(exchange, request);
+    return exchange;
+  }
+
+  private async sendCounted(request: RequestSpec): Promise<Exchange> {
+    const exchange = await this.client.send(request);
     this.stats.requests += 1;
     this.stats.retries += Math.max(0, exchange.attempts - 1);
     this.stats.waitedMs += exchange.waitedMs;
     return exchange;
+  }
+
+  /**
+   * Ends a run the case started and left open: a valid agent run that has counted nothing, carrying its
+   * runId. Housekeeping, not a check: the exchange is kept with the others, never judged.
+   */
+  private async endRun(runId: string): Promise<void> {
+    const request = bodyRequest('notifyAgentRun', this.bodyFormat, { ...validAgentRun(this.profile), runId });
+    const exchange = await this.sendCounted(request);
+    this.agentRuns.forget(runId);
+    this.exchanges.push({ label: `end the run ${runId} the case left open`, exchange });
+  }
+
+  /** Ends every run the case started and left open: called once the case has run, whatever happened. */
+  async finish(): Promise<void> {
+    await this.agentRuns.finish((runId) => this.endRun(runId));
   }
 
   async send(step: Step, replay?: Replay): Promise<Exchange> {
@@ -80,7 +114,7 @@ export class CaseRun implements CaseContext {
     let curl: string | undefined;
     for (const j of this.judge(step, exchange, this.bodyFormat)) {
       const keep = j.verdict !== 'pass';
-      if (keep) curl ??= this.curlFor(step);
+      if (keep) curl ??= this.curlFor(step, exchange);
       this.executions.push({
         checkId: j.checkId,
         level: j.level,
@@ -101,10 +135,10 @@ export class CaseRun implements CaseContext {
   }
 
   /** The replay line; a body over 64 KiB is described, not inlined (reports stay small). */
-  private curlFor(step: Step): string {
-    const body = step.request.body;
+  private curlFor(step: Step, exchange: Exchange): string {
+    const request = this.sent.get(exchange) ?? shapedRequest(step, this.profile.xmlArrays);
+    const body = request.body;
     const size = body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
-    const request = shapedRequest(step, this.profile.xmlArrays);
     if (size <= 64 * 1024) return this.client.curl(request);
     const { body: _omitted, ...withoutBody } = request;
     return `${this.client.curl(withoutBody)} --data-binary @body.bin  # the ${size}-byte body is not inlined: write it to body.bin first`;

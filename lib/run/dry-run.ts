@@ -3,6 +3,8 @@ import type { Exchange } from '../contract/exchange.ts';
 import type { DisposableKind, TargetProfile } from '../contract/profile/types.ts';
 import type { CaseContext, CaseDef, CaseFormat, Probe, Step } from '../generate/case.ts';
 import { impliedSpecChecks } from '../generate/case.ts';
+import { OpenRuns } from './open-runs.ts';
+import { withRunId } from './run-ids.ts';
 import type { CheckId } from '../generate/checks.generated.ts';
 import { ampleEntriesFor } from './ample.ts';
 
@@ -21,9 +23,9 @@ export interface CaseShape {
   generated: boolean;
 }
 
-/** The answer every dry-run step gets: a 200 with an agent run identifier, which every case can read on. */
-function dryExchange(step: Step): Exchange {
-  const body = '{"runId":"iswc-conformance-dry-run"}';
+/** The answer every dry-run step gets: a 200 with an agent run identifier (a new one each time), which every case can read on. */
+function dryExchange(step: Step, n: number): Exchange {
+  const body = `{"runId":"iswc-conformance-dry-run-${n}"}`;
   return {
     request: { method: step.request.method, url: step.request.path, headers: {}, body: '', bodyBytes: 0, bodyTruncated: false, auth: step.request.auth ?? 'key' },
     response: { status: 200, headers: { 'content-type': 'application/json' }, body, bodyBytes: body.length, truncated: false },
@@ -39,6 +41,19 @@ async function sendsAt(def: CaseDef, format: CaseFormat, profile: TargetProfile,
   let requests = 0;
   let probes = 0;
   const checks = new Set<CheckId>();
+  // Every agent run a case starts and leaves open costs one request more: the end the runner sends for it.
+  const agentRuns = new OpenRuns(profile, undefined);
+  const endCounted = (): Promise<void> => {
+    requests += 1;
+    return Promise.resolve();
+  };
+  const answer = async (step: Step): Promise<Exchange> => {
+    const request = withRunId(step.operation, step.request, profile.runIds);
+    const sent = await agentRuns.before(step.operation, request, endCounted);
+    const exchange = dryExchange(step, requests);
+    agentRuns.after(sent, exchange);
+    return exchange;
+  };
   const seen = (step: Step) => {
     const own = step.expect.map((e) => e.checkId);
     for (const id of own) checks.add(id);
@@ -56,19 +71,20 @@ async function sendsAt(def: CaseDef, format: CaseFormat, profile: TargetProfile,
     send(step: Step): Promise<Exchange> {
       requests += 1;
       seen(step);
-      return Promise.resolve(dryExchange(step));
+      return answer(step);
     },
-    probe(step: Step): Promise<Probe> {
+    async probe(step: Step): Promise<Probe> {
       requests += 1;
       probes += 1;
       seen(step);
-      return Promise.resolve({ step, exchange: dryExchange(step), failures: [] });
+      return { step, exchange: await answer(step), failures: [] };
     },
     record(step: Step): void {
       seen(step);
     },
   };
   await def.run(ctx);
+  await agentRuns.finish(endCounted);
   return { requests, probes, checks };
 }
 

@@ -33,7 +33,12 @@ export async function runPlannedCase(p: PlannedCase, client: HttpClient | RunCli
   else {
     // Checks the profile's data does not let this case reach: reported skipped, with what is lacking.
     for (const s of p.checkSkips ?? []) run.skip(s.reason, s.checks);
-    await p.def.run(run);
+    try {
+      await p.def.run(run);
+    } finally {
+      // Every run the case started is ended, at the latest now (polite on staging; one open run at a time).
+      await run.finish();
+    }
   }
   return { ...(skipReason !== undefined ? { skipReason } : {}), executions: run.executions, stats: run.stats, exchanges: run.exchanges };
 }

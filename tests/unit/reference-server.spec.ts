@@ -292,14 +292,14 @@ const PROBES: Probe[] = [
   { fault: 'delete-ignores-agency', calls: [deleteOf(0, { agency: '052' })], clean: 404, faulty: 204 },
   { fault: 'demerge-ignores-agency', calls: [demergeOf(at(profile.demerges, 0).preferredIswc, '052', at(profile.demerges, 0).workcode)], clean: 404, faulty: 204 },
   { fault: 'run-response-no-run-id', calls: [run({})], observe: (a: Answer) => a.text.includes('runId'), clean: true, faulty: false },
-  { fault: 'array-tail-unchecked', calls: [mergeBody({ iswcs: [...profile.iswcs.slice(1, 4), 'T123'] })], clean: 400, faulty: 404 },
+  { fault: 'array-tail-unchecked', calls: [mergeBody({ iswcs: [...profile.iswcs.slice(1, 4), 'T123'] })], clean: 400, faulty: 204 },
   { fault: 'double-percent-decoding', calls: [deleteOf(0, { agency: '%31%32%38' })], clean: 400, faulty: 204 },
   { fault: 'duplicate-items-500', calls: [mergeBody({ iswcs: [profile.iswcs[1], profile.iswcs[1]] })], clean: 204, faulty: 500 },
   { fault: 'delete-ignores-source-db', calls: [deleteOf(0, { sourceDb: '300' })], clean: 404, faulty: 204 },
   { fault: 'oversized-body-500', calls: [{ path: '/agent/run', body: `{}${' '.repeat(1100 * 1024)}`, headers: JSON_TYPE }], clean: 413, faulty: 500 },
   { fault: 'run-agency-code-loose', calls: [run({ agencyCode: 'ABCD' })], clean: 400, faulty: 200 },
   { fault: 'run-int32-loose', calls: [run({ overallSent: 2 ** 40 })], clean: 400, faulty: 200 },
-  { fault: 'merge-iswc-pattern-loose', calls: [mergeBody({ iswcs: ['T123'] })], clean: 400, faulty: 404 },
+  { fault: 'merge-iswc-pattern-loose', calls: [mergeBody({ iswcs: ['T123'] })], clean: 400, faulty: 204 },
   { fault: 'merge-agency-code-loose', calls: [mergeBody({ agencyWorks: [{ agencyCode: 'ABCD', agencyWorkCode: 'W1' }] })], clean: 400, faulty: 204 },
   { fault: 'merge-work-code-loose', calls: [mergeBody({ agencyWorks: [{ agencyCode: '128', agencyWorkCode: 'W'.repeat(21) }] })], clean: 400, faulty: 204 },
   { fault: 'query-agency-loose', calls: [deleteOf(0, { agency: '1288' })], clean: 400, faulty: 404 },
@@ -338,7 +338,19 @@ const PROBES: Probe[] = [
   { fault: 'xml-entities-expanded', calls: [{ path: '/agent/run', body: '<!DOCTYPE AgentRun [<!ENTITY e "x">]><AgentRun><runId>&e;</runId></AgentRun>', headers: XML_TYPE }], clean: 400, faulty: 200 },
   { fault: 'unknown-path-200', calls: [{ method: 'GET', path: '/nowhere' }], clean: 404, faulty: 200 },
   { fault: 'unsupported-media-500', calls: [run({}, { headers: { 'Content-Type': 'text/csv' } })], clean: 415, faulty: 500 },
+  { fault: 'merge-wrong-key-accepted', calls: [{ ...mergeOf(0), auth: 'wrong' }], clean: 401, faulty: 204 },
+  { fault: 'demerge-wrong-key-accepted', calls: [{ ...seededDemerge(), auth: 'wrong' }], clean: 401, faulty: 204 },
+  { fault: 'delete-wrong-key-accepted', calls: [{ ...deleteOf(0), auth: 'wrong' }], clean: 401, faulty: 204 },
+  { fault: 'merge-drops-invalid-works', calls: [mergeBody({ iswcs: [profile.iswcs[1]], agencyWorks: [{ agencyCode: profile.agency, agencyWorkCode: 'W'.repeat(21) }] })], clean: 400, faulty: 204 },
+  { fault: 'merge-drops-unknown-iswcs', calls: [mergeBody({ iswcs: [profile.iswcs[1], at(profile.unknownIswcs, 0)] })], clean: 404, faulty: 204 },
+  { fault: 'delete-no-workcode-500', calls: [withoutQuery(deleteOf(0), 'workcode')], clean: 400, faulty: 500 },
 ];
+
+/** A call with one query parameter left out. */
+function withoutQuery(c: Call, name: string): Call {
+  const { [name]: _left, ...query } = c.query ?? {};
+  return { ...c, query };
+}
 
 /** Faults whose effect fetch cannot see; they have their own test below. */
 const COVERED_ELSEWHERE = ['no-body-204-violated', 'hang-on-unsupported-media'];
@@ -576,6 +588,11 @@ const CHOICE_PROBES: ChoiceProbe[] = [
   },
   { choice: 'iis-html-errors', calls: [{ method: 'GET', path: '/no-such-path' }], observe: typePrefix, reference: 'text/plain', chosen: 'text/html' },
   { choice: 'uri-limit-414', calls: [deleteOf(0, { workcode: 'W'.repeat(3000) })], reference: 400, chosen: 414 },
+  { choice: 'demerge-unmerged-400', calls: [demergeOf(at(profile.unknownIswcs, 0), profile.agency, 'NEVER-MERGED')], reference: 404, chosen: 400 },
+  { choice: 'json-text-plain', calls: [validRun()], observe: typePrefix, reference: 'application/json', chosen: 'text/plain' },
+  { choice: 'merge-items-looked-up-first', calls: [mergeBody({ iswcs: ['T123'] })], reference: 400, chosen: 404 },
+  { choice: 'one-open-run', calls: [validRun(), validRun()], reference: 200, chosen: 400 },
+  { choice: 'run-id-client-chosen', calls: [validRun()], reference: 200, chosen: 400 },
   { choice: 'large-bodies-accepted', calls: [{ path: '/agent/run', body: `${JSON.stringify(VALID_RUN)}${' '.repeat(2 * 1024 * 1024)}`, headers: JSON_TYPE }], reference: 413, chosen: 200 },
 ];
 

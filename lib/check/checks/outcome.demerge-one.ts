@@ -7,7 +7,7 @@ export default defineCheck({
   level: 'spec',
   sections: ['4.4', '3'],
   reading: 'Outcomes',
-  description: 'A demerge removes one set of metadata: another work merged into the same preferred ISWC can still be demerged (204).',
+  description: 'A demerge removes one set of metadata from exactly one preferred ISWC: another work merged into the same preferred ISWC by a request of its own, and metadata merged into another preferred ISWC, can still be demerged (204).',
   scope: 'targeted',
   judge: statusJudge(() => ({ statuses: [204], label: '204 (section 4.4: a demerge removes one set of metadata)' })),
 });

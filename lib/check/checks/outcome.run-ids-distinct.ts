@@ -14,7 +14,7 @@ export default defineCheck<DistinctParams>({
   level: 'spec',
   sections: ['2.2', '4.1'],
   reading: 'Outcomes',
-  description: 'Two agent runs started one after the other (different bodies, no runId) are answered two different runIds.',
+  description: 'Two agent runs started one after the other from the same body (the first ended before the second starts) are answered two different runIds.',
   scope: 'targeted',
   params: { type: 'object', properties: { otherRunId: { type: 'string', minLength: 1 } }, required: ['otherRunId'] },
   judge({ exchange, params }) {

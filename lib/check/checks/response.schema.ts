@@ -1,11 +1,14 @@
-import { contentTypeOf, declaredFormat, decodeAnswer, describeAnswer } from '../../contract/answer.ts';
+import { decodeAnswer, describeAnswer } from '../../contract/answer.ts';
 import { resourceSchema } from '../../contract/constraints.ts';
 import { operation } from '../../contract/operations.ts';
 import { validateResource } from '../../contract/validators.ts';
 import { fail, pass } from '../helpers.ts';
 import { defineCheck } from '../types.ts';
 
-/** Sections 2.2 and 4.1: the 200 of the run notification carries an agent run identifier, JSON or XML. */
+/**
+ * Sections 2.2 and 4.1: the 200 of the run notification carries an agent run identifier, JSON or XML. The
+ * body is read as what it is, whatever its label says (RFC 9110 labels are http.content-type's).
+ */
 export default defineCheck({
   id: 'response.schema',
   level: 'spec',
@@ -20,8 +23,8 @@ export default defineCheck({
     const resource = op.responseResource[response.status];
     if (!resource) return null;
     const expected = `a ${resource} (section 2.2) as JSON or XML`;
-    const declared = declaredFormat(exchange);
-    if (declared === 'text' || declared === 'other') return fail(expected, `Content-Type ${contentTypeOf(exchange)} is neither JSON nor XML`);
+    // The body is judged by what it is (Go's net/http labels unlabelled JSON text/plain); whether its
+    // Content-Type says so is http.content-type's to judge.
     const decoded = decodeAnswer(exchange, resource);
     if (!decoded.ok) return fail(expected, decoded.format ? `${decoded.format.toUpperCase()} that does not decode: ${decoded.error}` : `${decoded.error}: ${describeAnswer(exchange)}`);
     const format = decoded.format;

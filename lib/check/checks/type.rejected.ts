@@ -6,8 +6,9 @@ import { defineCheck } from '../types.ts';
  * deserializer converts without loss ("5" for an integer, a number for a string) are only observed. */
 interface RejectParams extends Because {
   /**
-   * The body also names data the target does not have (agency works of no submission): a server that looks
-   * each item up as it reads it may answer 404 "not found" first, a documented refusal of the operation.
+   * The body also names data the target does not have (agency works of no submission, an item of a merge
+   * read as text: any value in XML, a number a lenient binder turns into "42"): a server that looks each item
+   * up as it reads it may answer 404 "not found" first, a documented refusal of the operation.
    */
   notFoundFits?: boolean;
 }

@@ -41,12 +41,27 @@ export interface TargetProfile {
   reasonCode: string;
   /** How the target reads XML arrays of a MergeRequest (not shown); default unwrapped, as production. */
   xmlArrays: XmlArrays;
+  /**
+   * How many agent runs of the agency the target lets be open at once (run states are not shown, 3);
+   * default many. With one, the harness ends each run it started before it starts another, across workers.
+   */
+  openRuns: OpenRuns;
+  /**
+   * Who names an agent run (2.1 states no rule for runId); default server, as production: a start carries
+   * no runId and the answer gives the server's. With client, a start carries a runId of the harness's.
+   */
+  runIds: RunIds;
 }
 
 export type XmlArrays = 'unwrapped' | 'wrapped';
+export type OpenRuns = 'many' | 'one';
+export type RunIds = 'server' | 'client';
+
+/** The settings a profile file may leave out: what a client must know to succeed where the document is silent. */
+export type ProfileSettings = Pick<TargetProfile, 'reasonCode' | 'xmlArrays' | 'openRuns' | 'runIds'>;
 
 /** Profile defaults for the settings a profile file may leave out. */
-export const PROFILE_DEFAULTS = { reasonCode: 'EdiV1', xmlArrays: 'unwrapped' } as const satisfies Pick<TargetProfile, 'reasonCode' | 'xmlArrays'>;
+export const PROFILE_DEFAULTS = { reasonCode: 'EdiV1', xmlArrays: 'unwrapped', openRuns: 'many', runIds: 'server' } as const satisfies ProfileSettings;
 
 export type DisposableKind = 'merges' | 'demerges' | 'submissions';
 export const DISPOSABLE_KINDS: readonly DisposableKind[] = ['merges', 'demerges', 'submissions'];

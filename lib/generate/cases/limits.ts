@@ -59,6 +59,20 @@ function reservedKind(c: FieldConstraint): DisposableKind | undefined {
   return undefined;
 }
 
+/** An item of a merge request's arrays (`iswcs[]`, `agencyWorks[].agencyCode`): what a merge looks up. */
+export function mergeItem(c: FieldConstraint): boolean {
+  return c.operation === 'mergeIswcMetadata' && c.location === 'body' && c.field.includes('[]');
+}
+
+/**
+ * An item of a merge body of another type that a server may still read as text, then look up and not find
+ * (404): anything in XML, where every value is text, and in JSON a number or boolean a lenient binder
+ * turns into a string. An object or array is no item any binder reads: 400.
+ */
+export function readAsText(c: FieldConstraint, value: unknown, format: CaseFormat | Format): boolean {
+  return mergeItem(c) && (format === 'xml' || typeof value === 'number' || typeof value === 'boolean');
+}
+
 /** The body a case sends with `value` in the constrained field (query cases send a valid body). */
 function bodyFor(c: FieldConstraint, profile: TargetProfile, value: unknown, naming: Naming, entry: Partial<SubmissionEntry> | undefined): Record<string, unknown> | undefined {
   if (!operation(c.operation).body) return undefined;
@@ -121,6 +135,9 @@ function formatsFor(c: FieldConstraint, profile: TargetProfile, value: unknown, 
 /** A value past a limit that every reading counts alike: 400 for a body field, a refusal for a query parameter. */
 function rejectedCase(c: FieldConstraint, profile: TargetProfile, b: BoundaryValue): CaseDef {
   const kind = reservedKind(c);
+  // An item of a merge body past its limits names nothing that exists: a server that looks items up before
+  // it validates them answers 404 "ISWC not found", documented for the merge and then true.
+  const notFoundFits = mergeItem(c) ? { notFoundFits: true } : {};
   return {
     id: `limit.${c.operation}.${c.location}.${c.field}.${b.label}`,
     title: titleOf(c, b.label, c.location === 'query' ? 'refused' : '400'),
@@ -133,7 +150,7 @@ function rejectedCase(c: FieldConstraint, profile: TargetProfile, b: BoundaryVal
       const expect =
         c.location === 'query'
           ? [expectCheck('query.refused', { because: b.because, sections: [...c.sections] }), expectCheck('observed.refusal', { because: `${c.field} ${b.label}: which error status refuses it` })]
-          : [expectCheck('limit.rejected', { because: b.because, sections: [...c.sections] })];
+          : [expectCheck('limit.rejected', { because: b.because, sections: [...c.sections], ...notFoundFits })];
       await ctx.send(stepFor(c, profile, ctx, `${c.field} ${b.label}`, b.value, 'existing', expect));
     },
   };
@@ -215,7 +232,8 @@ function typeCase(c: FieldConstraint, profile: TargetProfile, label: string, val
     group: groupOf(c),
     async run(ctx) {
       if (roleIn(ctx.format) === 'rejected') {
-        await ctx.send(stepFor(c, profile, ctx, `${c.field} ${label}`, value, 'existing', [expectCheck('type.rejected', { because, sections: [...c.sections, '7'] })]));
+        const notFoundFits = readAsText(c, value, ctx.format) ? { notFoundFits: true } : {};
+        await ctx.send(stepFor(c, profile, ctx, `${c.field} ${label}`, value, 'existing', [expectCheck('type.rejected', { because, sections: [...c.sections, '7'], ...notFoundFits })]));
       } else {
         const facts = { field: c.field, value, format: ctx.format };
         const step = stepFor(c, profile, ctx, `${c.field} ${label}`, value, 'unknown', [expectCheck('observed.coercion', { because: `${because}: a lenient reading converts it`, sections: [...c.sections], facts })], 'open-point');

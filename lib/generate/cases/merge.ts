@@ -1,5 +1,5 @@
 import type { Format } from '../../contract/codec/index.ts';
-import { resourceSchema } from '../../contract/constraints.ts';
+import { constraintsOf, resourceSchema } from '../../contract/constraints.ts';
 import { deref } from '../../contract/openapi.ts';
 import { operation } from '../../contract/operations.ts';
 import { withWrongCheckDigit } from '../../contract/iswc.ts';
@@ -7,7 +7,8 @@ import type { MergeEntry, TargetProfile } from '../../contract/profile/types.ts'
 import type { CaseDef } from '../case.ts';
 import { expectCheck } from '../expectations.ts';
 import { bodyRequest, queryRequest, rawBodyRequest } from '../requests.ts';
-import { emptyMerge, existingIswc, queryFor, unknownIswc } from '../templates.ts';
+import { emptyMerge, existingIswc, queryFor, unknownIswc, validExample, validWork } from '../templates.ts';
+import { boundaryValues } from '../values.ts';
 
 const OP = 'mergeIswcMetadata';
 const DEMERGE = 'demergeIswcMetadata';
@@ -27,13 +28,66 @@ function mergeQuery(preferredIswc: string, agency: string) {
   return queryFor(OP, { preferredIswc, agency });
 }
 
+interface MergePart {
+  label: string;
+  body: Record<string, unknown>;
+  because: string;
+}
+
+/**
+ * The merges a profile entry is accepted as, in order: its ISWCs alone (a merge of ISWCs only: the body
+ * carries "ISWCs and/or agency work references", 4.2), then its agency works; with two works or more, the
+ * last one by a request of its own. Each is part of a merge the target accepts, and together they merge
+ * the whole entry.
+ */
+function mergeParts(entry: MergeEntry): MergePart[] {
+  const iswcs = entry.iswcs ?? [];
+  const works = entry.agencyWorks ?? [];
+  const last = works.length >= 2 ? works[works.length - 1] : undefined;
+  const firstWorks = last ? works.slice(0, -1) : works;
+  const out: MergePart[] = [];
+  const accepted = `the target profile lists a merge of ${[...iswcs, ...works.map((w) => `${w.agencyCode}/${w.agencyWorkCode}`)].join(', ')} into ${entry.preferredIswc} as accepted`;
+  if (iswcs.length > 0 && firstWorks.length > 0) {
+    out.push({ label: 'merge its ISWCs alone', body: mergeBody({ ...entry, agencyWorks: [] }), because: `${accepted}; its ISWCs alone are a merge of ISWCs only` });
+    out.push({ label: 'merge its agency works', body: mergeBody({ ...entry, iswcs: [], agencyWorks: firstWorks }), because: `${accepted}; its ISWCs are merged, its agency works follow` });
+  } else {
+    out.push({ label: 'merge profile entry', body: mergeBody({ ...entry, agencyWorks: firstWorks }), because: accepted });
+  }
+  if (last) out.push({ label: 'merge its last agency work on its own', body: mergeBody({ preferredIswc: entry.preferredIswc, iswcs: [], agencyWorks: [last] }), because: `${accepted}; this work is merged by a request of its own` });
+  return out;
+}
+
+/**
+ * The body of a merge the target accepts with one more item it cannot take: each item field of the merge
+ * body (from the contract's constraints) one past its limit, every way every reading counts alike (one
+ * pattern miss for ISWCs), and an ISWC that does not exist.
+ */
+function withRefusedItem(profile: TargetProfile, body: Record<string, unknown>): Array<{ label: string; body: Record<string, unknown>; because: string; sections: readonly string[] }> {
+  const out: Array<{ label: string; body: Record<string, unknown>; because: string; sections: readonly string[] }> = [];
+  const iswcs = Array.isArray(body.iswcs) ? (body.iswcs as unknown[]) : [];
+  const works = Array.isArray(body.agencyWorks) ? (body.agencyWorks as unknown[]) : [];
+  for (const c of constraintsOf(OP).filter((x) => x.location === 'body' && x.field.includes('[]'))) {
+    const rejected = boundaryValues(c, validExample(c, profile)).filter((b) => b.role === 'rejected');
+    const misses = rejected.filter((b) => b.label.startsWith('pattern-'));
+    for (const b of [...rejected.filter((x) => !x.label.startsWith('pattern-')), ...misses.slice(0, 1)]) {
+      const item = /^(\w+)\[\](?:\.(\w+))?$/.exec(c.field);
+      const [array, name] = [item?.[1] ?? c.field, item?.[2]];
+      if (array === 'iswcs') out.push({ label: `an ISWC ${b.label}`, body: { ...body, iswcs: [...iswcs, b.value] }, because: b.because, sections: c.sections });
+      else if (name !== undefined) out.push({ label: `an agency work with ${name} ${b.label}`, body: { ...body, agencyWorks: [...works, { ...validWork(profile), [name]: b.value }] }, because: b.because, sections: c.sections });
+    }
+  }
+  const unknown = unknownIswc(profile, 1);
+  out.push({ label: 'an ISWC that does not exist', body: { ...body, iswcs: [...iswcs, unknown] }, because: `${unknown} does not exist in the target (profile unknownIswcs)`, sections: ['4.2'] });
+  return out;
+}
+
 export function mergeCases(profile: TargetProfile): CaseDef[] {
   const section = op().section;
   const arrays = Object.entries(resourceSchema('MergeRequest').properties ?? {}).filter(([, raw]) => deref(raw).type === 'array');
   return [
     {
       id: 'merge.success-then-demerge',
-      title: `POST ${op().path}: a profile merge, refused without the key, gets 204 with it; its agency work then demerges (204); a repeat demerge is refused @smoke @destructive`,
+      title: `POST ${op().path}: a profile merge, refused without the key, with a wrong key and with one item it cannot take, gets 204 with the key (its ISWCs alone, then its agency works); a work then demerges (204), another stays merged; a repeat demerge is refused @smoke @destructive`,
       operation: OP,
       formats: BOTH,
       tags: ['@smoke', '@destructive'],
@@ -46,33 +100,41 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
       async run(ctx) {
         const entry = (ctx.entries.merges?.[0] ?? null) as MergeEntry | null;
         if (!entry) throw new Error('no merge entry allocated');
-        // Two agency works or more: the last one is merged by a request of its own, so that demerging the
+        const format = asFormat(ctx.format);
+        const query = { query: mergeQuery(entry.preferredIswc, profile.agency) };
+        const parts = mergeParts(entry);
+        const first = parts[0];
+        if (!first) return;
+        // The first merge, sent before it succeeds: without the key, with a wrong key, and next to one item it
+        // cannot take. Each is refused, and without effect, since the same merge then succeeds (section 5; 4.2).
+        for (const auth of ['none', 'wrong'] as const) {
+          await ctx.send({
+            label: `${first.label} ${auth === 'none' ? 'without the key' : 'with a wrong key'}`,
+            operation: OP,
+            request: bodyRequest(OP, format, first.body, { ...query, auth }),
+            expect: [expectCheck('auth.key-checked', { because: `the subscription key is ${auth === 'none' ? 'missing' : 'wrong'}; with it this merge is accepted (sections 5.1, 4.2)` })],
+          });
+        }
+        for (const broken of withRefusedItem(profile, first.body)) {
+          await ctx.send({
+            label: `${first.label} with ${broken.label}`,
+            operation: OP,
+            request: bodyRequest(OP, format, broken.body, query),
+            expect: [expectCheck('status.item-refused', { because: `${broken.because}; the rest of the merge is the profile's, accepted on its own (section ${section})`, sections: [...broken.sections] })],
+          });
+        }
+        for (const part of parts) {
+          await ctx.send({
+            label: part.label,
+            operation: OP,
+            request: bodyRequest(OP, format, part.body, query),
+            expect: [expectCheck('status.success', { because: `${part.because} (section ${section})` })],
+          });
+        }
+        // Two agency works or more: the last one was merged by a request of its own, so that demerging the
         // first one leaves it merged whether "one set of metadata" (4.4) means one work or one merge request.
         const works = entry.agencyWorks ?? [];
         const last = works.length >= 2 ? works[works.length - 1] : undefined;
-        const firstBody = last ? mergeBody({ ...entry, agencyWorks: works.slice(0, -1) }) : mergeBody(entry);
-        const query = { query: mergeQuery(entry.preferredIswc, profile.agency) };
-        // The same merge without the key first: refused, and without effect, since the merge with the key succeeds.
-        await ctx.send({
-          label: 'merge profile entry without the key',
-          operation: OP,
-          request: bodyRequest(OP, asFormat(ctx.format), firstBody, { ...query, auth: 'none' }),
-          expect: [expectCheck('auth.required', { because: 'the subscription key is missing; with it this merge is accepted (sections 5.1, 4.2)' })],
-        });
-        await ctx.send({
-          label: 'merge profile entry',
-          operation: OP,
-          request: bodyRequest(OP, asFormat(ctx.format), firstBody, query),
-          expect: [expectCheck('status.success', { because: `the target profile lists this merge as accepted (section ${section})` })],
-        });
-        if (last) {
-          await ctx.send({
-            label: 'merge its last agency work on its own',
-            operation: OP,
-            request: bodyRequest(OP, asFormat(ctx.format), mergeBody({ preferredIswc: entry.preferredIswc, iswcs: [], agencyWorks: [last] }), query),
-            expect: [expectCheck('status.success', { because: `the target profile lists this agency work in an accepted merge into ${entry.preferredIswc} (section ${section})` })],
-          });
-        }
         const work = works[0];
         if (!work) return;
         const demerge = queryRequest(DEMERGE, queryFor(DEMERGE, { preferredIswc: entry.preferredIswc, agency: work.agencyCode, workcode: work.agencyWorkCode }));
@@ -82,13 +144,12 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
           request: demerge,
           expect: [expectCheck('outcome.merge', { because: `the merge just made ${work.agencyCode}/${work.agencyWorkCode} part of ${entry.preferredIswc} (section 3)` })],
         });
-        const second = last;
-        if (second) {
+        if (last) {
           await ctx.send({
             label: 'demerge the other merged work',
             operation: DEMERGE,
-            request: queryRequest(DEMERGE, queryFor(DEMERGE, { preferredIswc: entry.preferredIswc, agency: second.agencyCode, workcode: second.agencyWorkCode })),
-            expect: [expectCheck('outcome.demerge-one', { because: `the first demerge removed the metadata of ${work.agencyWorkCode}; ${second.agencyWorkCode}, merged by a request of its own, is still merged (section 4.4)` })],
+            request: queryRequest(DEMERGE, queryFor(DEMERGE, { preferredIswc: entry.preferredIswc, agency: last.agencyCode, workcode: last.agencyWorkCode })),
+            expect: [expectCheck('outcome.demerge-one', { because: `the first demerge removed the metadata of ${work.agencyWorkCode}; ${last.agencyWorkCode}, merged by a request of its own, is still merged (section 4.4)` })],
           });
         }
         await ctx.send({
@@ -194,21 +255,23 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
       formats: ['json'],
       tags: ['@types'],
       async run(ctx) {
-        const variants: Array<{ label: string; body: string }> = [
+        const variants: Array<{ label: string; body: string; notFoundFits?: boolean }> = [
           { label: 'body is an array', body: '[]' },
           { label: 'body is a string', body: '"MergeRequest"' },
         ];
-        for (const [name] of arrays) {
+        for (const [name, raw] of arrays) {
           variants.push({ label: `${name} is a string`, body: JSON.stringify({ ...emptyMerge(), [name]: 'x' }) });
           variants.push({ label: `${name} is an object`, body: JSON.stringify({ ...emptyMerge(), [name]: {} }) });
-          variants.push({ label: `an item of ${name} is a number`, body: JSON.stringify({ ...emptyMerge(), [name]: [42] }) });
+          // A number where the items are text: a lenient binder reads "42", which a server may look up first and not find (404).
+          const textItems = deref(raw).items !== undefined && deref(deref(raw).items ?? {}).type === 'string';
+          variants.push({ label: `an item of ${name} is a number`, body: JSON.stringify({ ...emptyMerge(), [name]: [42] }), ...(textItems ? { notFoundFits: true } : {}) });
         }
-        for (const { label, body } of variants) {
+        for (const { label, body, notFoundFits } of variants) {
           await ctx.send({
             label,
             operation: OP,
             request: rawBodyRequest(OP, 'json', body, { query: mergeQuery(existingIswc(profile), profile.agency) }),
-            expect: [expectCheck('type.rejected', { because: `${label}, not a merge request (section 2.3)` })],
+            expect: [expectCheck('type.rejected', { because: `${label}, not a merge request (section 2.3)`, ...(notFoundFits ? { notFoundFits } : {}) })],
           });
         }
       },
@@ -269,7 +332,6 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
         const existing = existingIswc(profile);
         const steps = [
           { label: 'empty body object', query: mergeQuery(existing, profile.agency), body: {}, check: 'observed.requiredness' as const },
-          { label: 'no agency parameter', query: queryFor(OP, { preferredIswc: existing }), body: emptyMerge(), check: 'observed.requiredness' as const },
           { label: 'malformed preferredIswc', query: mergeQuery('T123', profile.agency), body: emptyMerge(), check: 'observed.iswc-handling' as const },
           { label: 'preferredIswc with a wrong check digit', query: mergeQuery(withWrongCheckDigit(existing), profile.agency), body: emptyMerge(), check: 'observed.iswc-handling' as const },
         ];

@@ -14,7 +14,7 @@ import type { CaseContext, CaseDef, Expectation, Probe, Step } from '../case.ts'
 import { expectCheck } from '../expectations.ts';
 import { bodyRequest, queryRequest, rawBodyRequest } from '../requests.ts';
 import { baseQuery, bodyWith, emptyMerge, existingIswc, queryFor, sampleWorkCode, unknownIswc, validAgentRun, validExample, validWork } from '../templates.ts';
-import { xmlTwinKeeps } from './limits.ts';
+import { mergeItem, readAsText, xmlTwinKeeps } from './limits.ts';
 
 /**
  * Properties: fast-check generates inputs from the schemas, each is sent and judged by every check;
@@ -100,15 +100,18 @@ function elementShaped(b: Broken): boolean {
   return b.invalid.label === 'array' || b.invalid.label === 'object';
 }
 
-/** A body value every reading refuses: 400 (a limit, or a type); a query value: refused (400 or 404). */
-/** `namesUnknownData`: the body also names agency works the target does not have, so 404 fits too. */
-function rejectExpectation(b: Broken, namesUnknownData = false): Expectation {
+/**
+ * A body value every reading refuses: 400 (a limit, or a type); a query value: refused (400 or 404).
+ * `namesUnknownData`: the body also names agency works the target does not have, so 404 fits too. An item
+ * of a merge body past its limits names nothing that exists either: a server that looks items up before it
+ * validates them answers 404, and so does one that reads a wrong type as text first (`readAsText`).
+ */
+function rejectExpectation(b: Broken, namesUnknownData = false, format: Format = 'json'): Expectation {
   const because = `${b.c.field} ${JSON.stringify(b.invalid.value)} (${b.invalid.label}) breaks its constraint (section ${b.c.sections.join(', ')})${namesUnknownData ? ', among agency works the target does not have' : ''}`;
   if (b.c.location === 'query') return expectCheck('query.refused', { because, sections: b.c.sections });
-  const extra = namesUnknownData ? { notFoundFits: true } : {};
-  return b.invalid.label.startsWith('too') || b.invalid.label.includes('int32') || b.invalid.label.startsWith('pattern')
-    ? expectCheck('limit.rejected', { because, sections: b.c.sections, ...extra })
-    : expectCheck('type.rejected', { because, sections: [...b.c.sections, '7'], ...extra });
+  const limit = b.invalid.label.startsWith('too') || b.invalid.label.includes('int32') || b.invalid.label.startsWith('pattern');
+  const extra = namesUnknownData || (limit ? mergeItem(b.c) : readAsText(b.c, b.invalid.value, format)) ? { notFoundFits: true } : {};
+  return limit ? expectCheck('limit.rejected', { because, sections: b.c.sections, ...extra }) : expectCheck('type.rejected', { because, sections: [...b.c.sections, '7'], ...extra });
 }
 
 /** What an exotic value is, recorded with the answer: the value and its length under each reading. */
@@ -253,7 +256,7 @@ export function propertyCases(profile: TargetProfile): CaseDef[] {
           label: `merge with ${b.c.field} broken`,
           operation: MERGE,
           request: bodyRequest(MERGE, format, payload, { query: queryFor(MERGE, { preferredIswc: existingIswc(profile), agency }) }),
-          expect: [rejectExpectation(b, unknownWorks)],
+          expect: [rejectExpectation(b, unknownWorks, format)],
         }));
       },
     },

@@ -1,7 +1,8 @@
 import { operation } from '../../contract/operations.ts';
 import { withWrongCheckDigit } from '../../contract/iswc.ts';
 import type { DemergeEntry, SubmissionEntry, TargetProfile } from '../../contract/profile/types.ts';
-import type { CaseDef } from '../case.ts';
+import type { CaseContext, CaseDef } from '../case.ts';
+import type { RequestSpec } from '../../contract/exchange.ts';
 import { expectCheck } from '../expectations.ts';
 import { queryRequest } from '../requests.ts';
 import { baseQuery, existingIswc, queryFor, sampleWorkCode, unknownIswc } from '../templates.ts';
@@ -38,11 +39,13 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
     }));
   /**
    * An unknown preferred ISWC, everything else naming existing data (a reserved entry, never consumed):
-   * refused. The demerge's 404 is "ISWC not found", tied to it where nothing else is wrong: a work merged
-   * nowhere. The delete's 404 is "submission not found" and its 400
-   * "invalid agency and work code provided": a server that finds the submission by its work and checks the
-   * preferred ISWC next may answer either, so the delete demands a refusal. A work the existing preferred
-   * ISWC does not have: the document lets 400 or 404 answer it, so either refuses it.
+   * refused. The delete's 404 is "submission not found" and its 400 "invalid agency and work code
+   * provided": a server that finds the submission by its work and checks the preferred ISWC next may answer
+   * either. The demerge's metadata is merged into another preferred ISWC, and a server that finds it first
+   * may call the request bad (400); a work merged nowhere would be a second fault of the request, which a
+   * server that checks the work first refuses with 400 too (production's answer to metadata never merged).
+   * So both demand a refusal, and no demerge demands one exact 404. A work the existing preferred ISWC does
+   * not have: the document lets 400 or 404 answer it, so either refuses it.
    */
   const unknownCase = (opId: typeof DELETE | typeof DEMERGE, neverLabel: string, neverBecause: string): CaseDef => {
     const op = operation(opId);
@@ -50,7 +53,7 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
     const kind = opId === DELETE ? 'submissions' : 'demerges';
     return {
       id: `${opId === DELETE ? 'delete' : 'demerge'}.unknown`,
-      title: `${op.method} ${op.path} naming an unknown preferred ISWC: refused${opId === DELETE ? '' : ', 404 when the work is merged nowhere'}; naming a work it does not have: refused @smoke`,
+      title: `${op.method} ${op.path} naming an unknown preferred ISWC: refused; naming a work it does not have: refused @smoke`,
       operation: opId,
       formats: ['none'],
       tags: ['@smoke'],
@@ -67,16 +70,6 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
             expectCheck('observed.refusal', { because: `${opId === DELETE ? 'a delete' : 'a demerge'} naming an unknown preferred ISWC and existing metadata: which error status refuses it` }),
           ],
         });
-        if (opId === DEMERGE) {
-          // The metadata above is merged into another preferred ISWC, so a server that finds it first may call
-          // the request bad (400). With a work merged nowhere, only the unknown ISWC is left: 404 (4.4, 7).
-          await ctx.send({
-            label: 'unknown preferred ISWC, work merged nowhere',
-            operation: opId,
-            request: queryRequest(opId, queryFor(opId, baseQuery(opId, profile, unknown))),
-            expect: [expectCheck('status.not-found', { because: `${unknown} does not exist, and ${sampleWorkCode(profile)} is merged nowhere (section ${op.section})` })],
-          });
-        }
         await ctx.send({
           label: neverLabel,
           operation: opId,
@@ -92,7 +85,7 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
   return [
     {
       id: 'delete.success-then-repeat',
-      title: `DELETE ${del.path}: a profile submission, refused without the key, deletes with it (204); a repeat is refused @smoke @destructive`,
+      title: `DELETE ${del.path}: a profile submission, refused without the key and with a wrong key, deletes with it (204); a repeat is refused @smoke @destructive`,
       operation: DELETE,
       formats: ['none'],
       tags: ['@smoke', '@destructive'],
@@ -101,13 +94,8 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
         const s = ctx.entries.submissions?.[0] as SubmissionEntry | undefined;
         if (!s) throw new Error('no submission entry allocated');
         const request = queryRequest(DELETE, submissionQuery(profile, s));
-        // Without the key first: refused, and without effect, since the delete with the key then succeeds.
-        await ctx.send({
-          label: 'delete profile submission without the key',
-          operation: DELETE,
-          request: { ...request, auth: 'none' },
-          expect: [expectCheck('auth.required', { because: 'the subscription key is missing; with it this delete succeeds (sections 5.1, 4.3)' })],
-        });
+        // Without the key and with a wrong one first: refused, and without effect, since the delete with the key then succeeds.
+        await keyProofs(ctx, DELETE, request, 'delete profile submission', 'this delete succeeds (sections 5.1, 4.3)');
         await ctx.send({ label: 'delete profile submission', operation: DELETE, request, expect: [expectCheck('status.success', { because: `the target profile lists this submission (section ${del.section})` })] });
         await ctx.send({
           label: 'repeat the delete',
@@ -156,41 +144,6 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
         });
       },
     },
-    {
-      id: 'demerge.identity',
-      title: `DELETE ${dem.path} naming another agency, work code or preferred ISWC: refused each time, and the metadata still demerges (204) @destructive`,
-      operation: DEMERGE,
-      formats: ['none'],
-      tags: ['@destructive'],
-      claims: [{ kind: 'demerges', count: 1 }],
-      async run(ctx) {
-        const d = ctx.entries.demerges?.[0] as DemergeEntry | undefined;
-        if (!d) throw new Error('no demerge entry allocated');
-        const q = (e: DemergeEntry) => queryFor(DEMERGE, { preferredIswc: e.preferredIswc, agency: e.agency, workcode: e.workcode });
-        const others: Array<[string, Partial<DemergeEntry>]> = [
-          ['agency', { agency: otherAgency(d.agency) }],
-          ['work code', { workcode: otherWorkCode(d.workcode) }],
-          ['preferred ISWC', { preferredIswc: otherExisting(profile, d.preferredIswc) }],
-        ];
-        for (const [what, change] of others) {
-          await ctx.send({
-            label: `demerge naming another ${what}`,
-            operation: DEMERGE,
-            request: queryRequest(DEMERGE, q({ ...d, ...change })),
-            expect: [
-              expectCheck('status.refused', { because: `this metadata is merged under another ${what}: ${JSON.stringify(d)} (section 4.4)`, sections: ['4.4'] }),
-              expectCheck('observed.refusal', { because: `a demerge naming another ${what}: which error status refuses it` }),
-            ],
-          });
-        }
-        await ctx.send({
-          label: 'demerge naming the metadata rightly',
-          operation: DEMERGE,
-          request: queryRequest(DEMERGE, q(d)),
-          expect: [expectCheck('outcome.identity', { because: 'the demerges naming another value must have left this metadata in place (section 4.4)', sections: ['4.4'] })],
-        });
-      },
-    },
     unknownCase(DELETE, 'work code never submitted', `no submission of ${sampleWorkCode(profile)} exists on ${existingIswc(profile)}`),
     {
       id: 'delete.observed',
@@ -214,7 +167,7 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
     ...authCases(DELETE),
     {
       id: 'demerge.success-then-repeat',
-      title: `DELETE ${dem.path}: profile metadata, refused without the key, demerges with it (204); a repeat is refused @smoke @destructive`,
+      title: `DELETE ${dem.path}: profile metadata, refused without the key and with a wrong key, demerges with it (204); a repeat is refused @smoke @destructive`,
       operation: DEMERGE,
       formats: ['none'],
       tags: ['@smoke', '@destructive'],
@@ -223,18 +176,56 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
         const d = ctx.entries.demerges?.[0] as DemergeEntry | undefined;
         if (!d) throw new Error('no demerge entry allocated');
         const request = queryRequest(DEMERGE, queryFor(DEMERGE, { preferredIswc: d.preferredIswc, agency: d.agency, workcode: d.workcode }));
-        await ctx.send({
-          label: 'demerge profile metadata without the key',
-          operation: DEMERGE,
-          request: { ...request, auth: 'none' },
-          expect: [expectCheck('auth.required', { because: 'the subscription key is missing; with it this demerge succeeds (sections 5.1, 4.4)' })],
-        });
+        await keyProofs(ctx, DEMERGE, request, 'demerge profile metadata', 'this demerge succeeds (sections 5.1, 4.4)');
         await ctx.send({ label: 'demerge profile metadata', operation: DEMERGE, request, expect: [expectCheck('status.success', { because: `the target profile lists this metadata as merged (section ${dem.section})` })] });
         await ctx.send({
           label: 'repeat the demerge',
           operation: DEMERGE,
           request,
           expect: [expectCheck('outcome.demerge', { because: 'the demerge just removed this metadata (section 3)' }), expectCheck('observed.refusal', { because: 'a repeated demerge: which error status refuses it' })],
+        });
+      },
+    },
+    {
+      id: 'demerge.identity',
+      title: `DELETE ${dem.path} naming another agency, work code or preferred ISWC: refused each time, and the metadata still demerges (204); metadata merged into another preferred ISWC is left alone (204) @destructive`,
+      operation: DEMERGE,
+      formats: ['none'],
+      tags: ['@destructive'],
+      // Two entries: the second, merged into another preferred ISWC, shows that demerging the first left it
+      // alone ("exactly one preferred ISWC", 4.4). Nothing reads metadata but a demerge, which consumes it.
+      claims: [{ kind: 'demerges', count: 2 }],
+      async run(ctx) {
+        const [d, elsewhere] = (ctx.entries.demerges ?? []) as Array<DemergeEntry | undefined>;
+        if (!d || !elsewhere) throw new Error('no demerge entries allocated');
+        const q = (e: DemergeEntry) => queryFor(DEMERGE, { preferredIswc: e.preferredIswc, agency: e.agency, workcode: e.workcode });
+        const others: Array<[string, Partial<DemergeEntry>]> = [
+          ['agency', { agency: otherAgency(d.agency) }],
+          ['work code', { workcode: otherWorkCode(d.workcode) }],
+          ['preferred ISWC', { preferredIswc: otherExisting(profile, d.preferredIswc) }],
+        ];
+        for (const [what, change] of others) {
+          await ctx.send({
+            label: `demerge naming another ${what}`,
+            operation: DEMERGE,
+            request: queryRequest(DEMERGE, q({ ...d, ...change })),
+            expect: [
+              expectCheck('status.refused', { because: `this metadata is merged under another ${what}: ${JSON.stringify(d)} (section 4.4)`, sections: ['4.4'] }),
+              expectCheck('observed.refusal', { because: `a demerge naming another ${what}: which error status refuses it` }),
+            ],
+          });
+        }
+        await ctx.send({
+          label: 'demerge naming the metadata rightly',
+          operation: DEMERGE,
+          request: queryRequest(DEMERGE, q(d)),
+          expect: [expectCheck('outcome.identity', { because: 'the demerges naming another value must have left this metadata in place (section 4.4)', sections: ['4.4'] })],
+        });
+        await ctx.send({
+          label: 'demerge the metadata of another preferred ISWC',
+          operation: DEMERGE,
+          request: queryRequest(DEMERGE, q(elsewhere)),
+          expect: [expectCheck('outcome.demerge-one', { because: `the demerge of ${d.workcode} removed metadata from ${d.preferredIswc} only; ${elsewhere.agency}/${elsewhere.workcode} is merged into ${elsewhere.preferredIswc} (section 4.4: exactly one preferred ISWC)` })],
         });
       },
     },
@@ -257,6 +248,21 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
     },
     ...authCases(DEMERGE),
   ];
+}
+
+/**
+ * The request that is about to succeed, sent first without the key and then with a wrong one: each is
+ * refused (a 404 for data that does not exist cannot hide the key here, since the data exists).
+ */
+async function keyProofs(ctx: CaseContext, opId: typeof DELETE | typeof DEMERGE, request: RequestSpec, label: string, succeeds: string): Promise<void> {
+  for (const auth of ['none', 'wrong'] as const) {
+    await ctx.send({
+      label: `${label} ${auth === 'none' ? 'without the key' : 'with a wrong key'}`,
+      operation: opId,
+      request: { ...request, auth },
+      expect: [expectCheck('auth.key-checked', { because: `the subscription key is ${auth === 'none' ? 'missing' : 'wrong'}; with it ${succeeds}` })],
+    });
+  }
 }
 
 /** Another well-formed agency code, for requests that must not match. */

@@ -1,0 +1,21 @@
+import { refusal, statusJudge } from '../helpers.ts';
+import { defineCheck } from '../types.ts';
+
+/**
+ * Sections 2.3, 2.4, 4.2 and 8: an item a merge cannot take (an agency work or an ISWC past its limits, an
+ * ISWC that does not exist) sent next to data that does not exist may get 404 whatever the server did with
+ * it. So it is sent next to a disposable entry's valid data, just before that data is merged: a refusal is
+ * demanded (400, or 404 from a server that looks items up before it validates them: "ISWC not found" is
+ * then true), never a success. The merge of the valid data alone then succeeds (`status.success`), which
+ * shows that the refused request left the entry as it was.
+ */
+export default defineCheck({
+  id: 'status.item-refused',
+  level: 'spec',
+  sections: ['2.3', '2.4', '4.2', '8'],
+  reading: 'Refusal',
+  description: "A merge carrying a disposable entry's valid data and one item it cannot take (an agency work or ISWC past its limits, an ISWC that does not exist), sent just before the valid data alone is merged, is refused with a documented error status (400 or 404), never a success.",
+  scope: 'targeted',
+  // A broken agency code is another agency than the key's: 401 or 403 may refuse it first (5.3).
+  judge: statusJudge(({ operation: opId }) => refusal(opId), true),
+});
