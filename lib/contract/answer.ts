@@ -88,7 +88,8 @@ export function runIdOf(exchange: Exchange): string | undefined {
  */
 export function nestingOf(body: string, contentType: string | undefined): { format: Format; depth: number } | undefined {
   const declared = formatOfContentType(contentType);
-  const start = body.trimStart().slice(0, 14);
+  const at = body.search(/\S/);
+  const start = at < 0 ? '' : body.slice(at, at + 14);
   const html = (contentType ?? '').trim().toLowerCase().startsWith('text/html') || /^<(?:!doctype\s+html|html[\s>])/i.test(start);
   const asJson = declared === 'json' || start.startsWith('{') || start.startsWith('[');
   const asXml = declared === 'xml' || (start.startsWith('<') && !html);
