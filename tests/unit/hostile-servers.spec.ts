@@ -158,7 +158,7 @@ for (const [format, type, open, close] of [
     const server = await answering(body, type);
     const { ex, ms } = await timedSend(client(server.url));
     expect(ex.error?.code).toBe('TOO_DEEP');
-    expect(ex.error?.message).toBe(`the ${format} body nests 100000 levels deep, over the limit of ${MAX_NESTING_DEPTH} levels: not decoded (its first ${TOO_DEEP_KEPT_CHARS} characters are kept)`);
+    expect(ex.error?.message).toBe(`${format} nested 100000 levels deep, over the limit of ${MAX_NESTING_DEPTH} levels: not decoded (its first ${TOO_DEEP_KEPT_CHARS} characters are kept)`);
     expect(ex.response?.status).toBe(200);
     expect(ex.response?.bodyBytes).toBe(body.length);
     expect(ex.response?.truncated).toBe(true);
@@ -189,7 +189,7 @@ test('a million levels: over the size limit first (BODY_TOO_LARGE), over the dep
   expect(large.error?.code).toBe('BODY_TOO_LARGE');
   const { ex: deep } = await timedSend(client(server.url, { maxBodyBytes: 4 * MIB }));
   expect(deep.error?.code).toBe('TOO_DEEP');
-  expect(deep.error?.message).toContain('nests 1000000 levels deep');
+  expect(deep.error?.message).toContain('JSON nested 1000000 levels deep');
   expect(deep.response?.bodyBytes).toBe(2 * depth);
 });
 

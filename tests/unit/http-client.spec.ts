@@ -410,7 +410,7 @@ test('answers nested too deep count like any unusable answer: five in a row trip
   expect(codes).toEqual(['TOO_DEEP', 'TOO_DEEP', 'TOO_DEEP', 'TOO_DEEP', undefined]);
   expect(c.unusable()).toBeUndefined();
   for (let i = 0; i < 5; i += 1) expect((await c.send(spec)).error?.code).toBe('TOO_DEEP');
-  expect(c.unusable()).toBe('the target gave no usable answer to 5 requests in a row (last: TOO_DEEP: the XML body nests 5000 levels deep, over the limit of 64 levels: not decoded (its first 1024 characters are kept)); the rest of the run is not sent');
+  expect(c.unusable()).toBe('the target gave no usable answer to 5 requests in a row (last: TOO_DEEP: XML nested 5000 levels deep, over the limit of 64 levels: not decoded (its first 1024 characters are kept)); the rest of the run is not sent');
   expect((await c.send(spec)).error?.code).toBe('UNRESPONSIVE');
   expect(server.seen).toHaveLength(10);
 });
@@ -419,7 +419,7 @@ test('unusableAnswer: transport failures, redirects to another origin and unaske
   const origin = 'http://127.0.0.1:8080';
   const answer = (status: number, headers: Record<string, string> = {}) => ({ response: { status, headers, body: '', bodyBytes: 0, truncated: false } });
   expect(unusableAnswer({ error: { code: 'CONNECTION_RESET', message: 'reset' } }, origin)).toContain('CONNECTION_RESET');
-  expect(unusableAnswer({ error: { code: 'TOO_DEEP', message: 'the JSON body nests 9000 levels deep' }, ...answer(200) }, origin)).toBe('TOO_DEEP: the JSON body nests 9000 levels deep');
+  expect(unusableAnswer({ error: { code: 'TOO_DEEP', message: 'JSON nested 9000 levels deep' }, ...answer(200) }, origin)).toBe('TOO_DEEP: JSON nested 9000 levels deep');
   expect(unusableAnswer({ error: { code: 'THROTTLED', message: 'still 429' } }, origin)).toBeUndefined();
   expect(unusableAnswer({ error: { code: 'INVALID_URL', message: 'bad path' } }, origin)).toBeUndefined();
   expect(unusableAnswer(answer(500), origin)).toBeUndefined();

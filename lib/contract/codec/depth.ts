@@ -9,6 +9,12 @@
  * sections, processing instructions, declarations and `>` inside attribute values are skipped, and an
  * empty-element tag (`<a/>`) is an element that closes at once.
  */
+import { MAX_NESTING_DEPTH } from '../../config/limits.ts';
+
+/** What the decoders and the HTTP client (TOO_DEEP) say of a text nested deeper than MAX_NESTING_DEPTH. */
+export function tooDeepText(format: 'JSON' | 'XML', depth: number): string {
+  return `${format} nested ${depth} levels deep, over the limit of ${MAX_NESTING_DEPTH} levels: not decoded`;
+}
 
 /** The deepest nesting of arrays and objects: `1` → 0, `[]` → 1, `{"a":[{}]}` → 3. */
 export function jsonDepth(text: string): number {

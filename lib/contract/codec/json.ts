@@ -1,12 +1,7 @@
 import { MAX_NESTING_DEPTH } from '../../config/limits.ts';
-import { jsonDepth } from './depth.ts';
+import { jsonDepth, tooDeepText } from './depth.ts';
 
 export type JsonDecodeResult = { ok: true; value: unknown } | { ok: false; error: string };
-
-/** What a decoder says of a text nested deeper than MAX_NESTING_DEPTH (lib/config/limits.ts). */
-export function tooDeepText(format: 'JSON' | 'XML', depth: number): string {
-  return `${format} nested ${depth} levels deep, over the limit of ${MAX_NESTING_DEPTH} levels: not decoded`;
-}
 
 /**
  * Parses JSON text; malformed input, or input nested deeper than MAX_NESTING_DEPTH (measured before

@@ -4,8 +4,7 @@ import type { SchemaNode } from '../openapi.ts';
 import { deref } from '../openapi.ts';
 import { resourceSchema } from '../constraints.ts';
 import { MAX_NESTING_DEPTH } from '../../config/limits.ts';
-import { xmlDepth } from './depth.ts';
-import { tooDeepText } from './json.ts';
+import { tooDeepText, xmlDepth } from './depth.ts';
 
 /**
  * XML codec derived from the OpenAPI `xml` objects of `schemas/openapi.yaml`: the root element is the

@@ -17,6 +17,7 @@ import { KEY_PLACEHOLDER, WRONG_KEY } from '../../contract/exchange.ts';
 import { decodeResponseText } from './text.ts';
 import { MAX_NESTING_DEPTH } from '../../config/limits.ts';
 import { nestingOf } from '../../contract/answer.ts';
+import { tooDeepText } from '../../contract/codec/depth.ts';
 import type {
   AuthMode,
   Exchange,
@@ -377,15 +378,8 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
       };
       const durationMs = performance.now() - started;
       if (tooDeep) {
-        const format = tooDeep.format.toUpperCase();
-        return {
-          response,
-          durationMs,
-          error: {
-            code: 'TOO_DEEP',
-            message: `the ${format} body nests ${tooDeep.depth} levels deep, over the limit of ${MAX_NESTING_DEPTH} levels: not decoded (its first ${TOO_DEEP_KEPT_CHARS} characters are kept)`,
-          },
-        };
+        const format = tooDeep.format === 'json' ? 'JSON' : 'XML';
+        return { response, durationMs, error: { code: 'TOO_DEEP', message: `${tooDeepText(format, tooDeep.depth)} (its first ${TOO_DEEP_KEPT_CHARS} characters are kept)` } };
       }
       if (tooLarge) {
         const declared = responseHeaders['content-length'];
