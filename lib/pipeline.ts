@@ -21,6 +21,8 @@ export interface InProcessOptions {
   /** Cases run at once (each case's own steps stay in order). */
   concurrency?: number;
   timeoutMs?: number;
+  /** Largest response body read, in bytes (ISWC_MAX_BODY); default 1 MiB. */
+  maxBodyBytes?: number;
   filter?: (p: PlannedCase) => boolean;
   /** Defaults: seed 1, 25 runs per property, not strict. */
   settings?: Partial<RunSettings>;
@@ -32,7 +34,13 @@ export interface InProcessOptions {
 
 export async function runSuiteInProcess(options: InProcessOptions): Promise<CheckExecution[]> {
   // The in-process runs target local servers: a 429 is judged, not waited out.
-  const client = createHttpClient({ baseUrl: options.baseUrl, key: options.key, timeoutMs: options.timeoutMs ?? 5000, throttling: options.throttling ?? true });
+  const client = createHttpClient({
+    baseUrl: options.baseUrl,
+    key: options.key,
+    timeoutMs: options.timeoutMs ?? 5000,
+    throttling: options.throttling ?? true,
+    ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+  });
   const settings: RunSettings = { seed: 1, runs: 25, strict: false, ...options.settings };
   const judge = createJudge({ strict: settings.strict, agency: options.profile.agency });
   const planned = (

@@ -7,6 +7,7 @@
  */
 import { headerPlaceholder, HEADERS_VARIABLE, parseHeadersVariable } from './config/headers.ts';
 import { proxyCredentials } from './config/proxy.ts';
+import { MAX_RECORD_DEPTH } from './config/limits.ts';
 
 /** The placeholder that stands for the subscription key in every recorded or written artefact. */
 export const KEY_PLACEHOLDER = '$ISWC_SUBSCRIPTION_KEY';
@@ -20,11 +21,17 @@ export interface Redactor {
   headers(h: Record<string, string>): Record<string, string>;
   /** text() on the URL; values of secret-looking query parameters (and a URL password) become `<redacted>`. */
   url(u: string): string;
-  /** A copy with text() applied to every string (headers() under a `headers` key, url() under a `url` key). */
+  /**
+   * A copy with text() applied to every string (headers() under a `headers` key, url() under a `url` key).
+   * What nests deeper than MAX_RECORD_DEPTH is replaced by DEEPER_THAN_RECORDED, never walked: every
+   * writer writes what this returns, so none can crash on a value that came too deep.
+   */
   deep<T>(value: T): T;
 }
 
 export const REDACTED = '<redacted>';
+/** What redaction writes in place of a value nested deeper than MAX_RECORD_DEPTH (lib/config/limits.ts). */
+export const DEEPER_THAN_RECORDED = `<nested deeper than ${MAX_RECORD_DEPTH} levels: left out>`;
 /** Secrets shorter than this are ignored: replacing them would destroy reports and hide nothing. */
 export const MIN_SECRET_LENGTH = 4;
 /**
@@ -175,14 +182,15 @@ export function createRedactor(secrets: ReadonlyArray<string | Secret>): Redacto
     return out;
   };
 
-  const walk = (value: unknown, parentKey: string | undefined, seen: WeakMap<object, unknown>): unknown => {
+  const walk = (value: unknown, parentKey: string | undefined, seen: WeakMap<object, unknown>, depth: number): unknown => {
     if (typeof value === 'string') return parentKey === 'url' ? url(value) : text(value);
+    if (depth >= MAX_RECORD_DEPTH && (Array.isArray(value) || isPlainObject(value))) return DEEPER_THAN_RECORDED;
     if (Array.isArray(value)) {
       const known = seen.get(value);
       if (known !== undefined) return known;
       const out: unknown[] = [];
       seen.set(value, out);
-      for (const item of value) out.push(walk(item, undefined, seen));
+      for (const item of value) out.push(walk(item, undefined, seen, depth + 1));
       return out;
     }
     if (isPlainObject(value)) {
@@ -193,8 +201,8 @@ export function createRedactor(secrets: ReadonlyArray<string | Secret>): Redacto
       const isHeaders = parentKey !== undefined && parentKey.toLowerCase() === 'headers';
       for (const [k, v] of Object.entries(value)) {
         if (isHeaders && typeof v === 'string') out[text(k)] = headerValue(k, v);
-        else if (isHeaders && Array.isArray(v)) out[text(k)] = v.map((item) => (typeof item === 'string' ? headerValue(k, item) : walk(item, undefined, seen)));
-        else out[text(k)] = walk(v, k, seen);
+        else if (isHeaders && Array.isArray(v)) out[text(k)] = v.map((item) => (typeof item === 'string' ? headerValue(k, item) : walk(item, undefined, seen, depth + 2)));
+        else out[text(k)] = walk(v, k, seen, depth + 1);
       }
       return out;
     }
@@ -206,7 +214,7 @@ export function createRedactor(secrets: ReadonlyArray<string | Secret>): Redacto
     headers,
     url,
     deep<T>(value: T): T {
-      return walk(value, undefined, new WeakMap()) as T;
+      return walk(value, undefined, new WeakMap(), 0) as T;
     },
   };
 }

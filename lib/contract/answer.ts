@@ -1,6 +1,8 @@
 import { XMLValidator } from 'fast-xml-parser';
 import type { Format } from './codec/index.ts';
-import { decodeBody, formatOfContentType, sniffFormat } from './codec/index.ts';
+import { MAX_NESTING_DEPTH } from '../config/limits.ts';
+import { decodeBody, decodeJson, formatOfContentType, sniffFormat } from './codec/index.ts';
+import { jsonDepth, xmlDepth } from './codec/depth.ts';
 import { rootAttributes } from './codec/xml.ts';
 import { resourceSchema } from './constraints.ts';
 import type { ResourceName } from './json-schema.ts';
@@ -86,17 +88,36 @@ export function runIdOf(exchange: Exchange): string | undefined {
   return typeof runId === 'string' ? runId : undefined;
 }
 
+/**
+ * How deep a body nests as the harness's readers would take it: as JSON when it is declared JSON or starts
+ * like JSON (`{` or `[`: the stated texts are looked for in any such body), as XML when it is declared XML
+ * or starts with `<`, unless it is HTML (declared `text/html`, or opening with `<!DOCTYPE html` or `<html`:
+ * HTML leaves elements unclosed, so counting them would overstate it, and nothing here walks an HTML tree
+ * beyond the XML decoder, which measures again). The deeper reading wins; undefined when neither applies.
+ * One linear scan, no recursion (lib/contract/codec/depth.ts).
+ */
+export function nestingOf(body: string, contentType: string | undefined): { format: Format; depth: number } | undefined {
+  const declared = formatOfContentType(contentType);
+  const at = body.search(/\S/);
+  const start = at < 0 ? '' : body.slice(at, at + 14);
+  const html = (contentType ?? '').trim().toLowerCase().startsWith('text/html') || /^<(?:!doctype\s+html|html[\s>])/i.test(start);
+  const asJson = declared === 'json' || start.startsWith('{') || start.startsWith('[');
+  const asXml = declared === 'xml' || (start.startsWith('<') && !html);
+  const json = asJson ? jsonDepth(body) : -1;
+  const xml = asXml ? xmlDepth(body) : -1;
+  if (json < 0 && xml < 0) return undefined;
+  return json >= xml ? { format: 'json', depth: json } : { format: 'xml', depth: xml };
+}
+
 /** A short structural description of a body, for `observed` records and regression diffs. */
 export function bodyShape(exchange: Exchange): string {
   const response = exchange.response;
   if (!response || response.bodyBytes === 0) return 'empty';
   const format = bodyFormat(exchange);
   if (format === 'json') {
-    try {
-      return `json ${shapeOf(JSON.parse(response.body) as unknown)}`;
-    } catch {
-      return 'text (not JSON)';
-    }
+    const decoded = decodeJson(response.body);
+    if (decoded.ok) return `json ${shapeOf(decoded.value, 1)}`;
+    return jsonDepth(response.body) > MAX_NESTING_DEPTH ? `json nested deeper than ${MAX_NESTING_DEPTH} levels` : 'text (not JSON)';
   }
   if (format === 'xml') {
     const root = /<([A-Za-z_][\w.-]*)/.exec(response.body.replace(/<\?[^>]*\?>/g, ''));
@@ -105,8 +126,9 @@ export function bodyShape(exchange: Exchange): string {
   return `text ${JSON.stringify(clip(response.body, 60))}`;
 }
 
-function shapeOf(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.length > 0 ? shapeOf(value[0]) : ''}]`;
+function shapeOf(value: unknown, depth: number): string {
+  if (depth > MAX_NESTING_DEPTH) return '…';
+  if (Array.isArray(value)) return `[${value.length > 0 ? shapeOf(value[0], depth + 1) : ''}]`;
   if (value === null) return 'null';
   if (typeof value === 'object') {
     const keys = Object.keys(value).sort();
@@ -150,10 +172,16 @@ export function plainText(body: string): string {
   return trimmed;
 }
 
-function jsonStrings(value: unknown, out: string[]): string[] {
-  if (typeof value === 'string') out.push(value);
-  else if (Array.isArray(value)) for (const item of value) jsonStrings(item, out);
-  else if (value !== null && typeof value === 'object') for (const item of Object.values(value)) jsonStrings(item, out);
+/** Every string value of a decoded JSON value, at any depth (a loop over a stack: no recursion). */
+function jsonStrings(root: unknown): string[] {
+  const out: string[] = [];
+  const pending: unknown[] = [root];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value === 'string') out.push(value);
+    else if (Array.isArray(value)) for (const item of value as unknown[]) pending.push(item);
+    else if (value !== null && typeof value === 'object') for (const item of Object.values(value)) pending.push(item);
+  }
   return out;
 }
 
@@ -181,11 +209,9 @@ export function carriesText(body: string, text: string): boolean {
   // A plain text that is the stated text, or leads with it and gives a detail after it.
   if (!/^[{[<"]/.test(trimmed) && leadsWithText(trimmed, text)) return true;
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
-    try {
-      if (jsonStrings(JSON.parse(trimmed) as unknown, []).some((s) => leadsWithText(s, text))) return true;
-    } catch {
-      // not JSON: the text nodes below may still carry it
-    }
+    // Not JSON (or nested too deep to read): the text nodes below may still carry it.
+    const decoded = decodeJson(trimmed);
+    if (decoded.ok && jsonStrings(decoded.value).some((s) => leadsWithText(s, text))) return true;
   }
   const unwrapped = trimmed.replace(/<!\[CDATA\[([\s\S]*?)\]\]>/g, (_w, inner: string) => inner.replace(/</g, '&lt;'));
   for (const m of unwrapped.matchAll(/>([^<]+)</g)) {

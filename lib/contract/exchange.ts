@@ -43,7 +43,10 @@ export interface RecordedResponse {
   /** The body as text (complete unless `truncated`), decoded as lib/run/http/text.ts says. */
   body: string;
   bodyBytes: number;
-  /** True when the body was cut at the maximum response size. */
+  /**
+   * True when `body` is not the whole body: cut at the maximum response size (BODY_TOO_LARGE), or only its
+   * start kept because it nests too deep to be read (TOO_DEEP).
+   */
   truncated: boolean;
   /** How the body was decoded when it was not plain UTF-8 (a byte order mark, a UTF-16 charset). */
   encoding?: string;
@@ -59,6 +62,7 @@ export type TransportErrorCode =
   | 'TLS' // the target's certificate was not accepted (an unknown CA: NODE_EXTRA_CA_CERTS; another host name; expired)
   | 'PROTOCOL' // bytes that are not HTTP, or a body shorter than its Content-Length
   | 'DECOMPRESSION' // a content-encoding that fails or inflates past the limit
+  | 'TOO_DEEP' // a JSON or XML body nested deeper than MAX_NESTING_DEPTH (lib/config/limits.ts): never decoded
   | 'REDIRECT_BLOCKED' // never produced as an error: redirects are answers; reserved for cross-origin URLs
   | 'THROTTLED' // still 429/503 after the bounded retries
   | 'UNRESPONSIVE' // not sent: too many answers in a row were unusable (timeouts, resets, not HTTP, …): the run fails fast instead of hanging
@@ -100,7 +104,7 @@ export interface HttpClientOptions {
   maxRetryWaitMs?: number;
   /**
    * After this many unusable answers in a row (timeouts, resets, refused connections, a proxy that refuses,
-   * an untrusted certificate, bytes that are not HTTP, short or oversized bodies, redirects to another origin, bodies in a coding not asked for; no
+   * an untrusted certificate, bytes that are not HTTP, short, oversized or too deeply nested bodies, redirects to another origin, bodies in a coding not asked for; no
    * usable answer in between), later requests are not sent and come back at once with UNRESPONSIVE: a
    * broken target gives a clear failure in seconds, not a run of hours. Default 5.
    */

@@ -129,7 +129,7 @@ export function exchangeTexts(x: Exchange, bodyLimit: number): ExchangeTexts {
   const req = x.request;
   const request = `${req.method} ${req.url}\n${headerLines(req.headers)}${req.body ? `\n\n${cut(req.body, bodyLimit)}` : ''}${req.bodyTruncated ? `\n[request body cut: ${req.bodyBytes} bytes sent]` : ''}`;
   const response = x.response
-    ? `HTTP ${x.response.status}\n${headerLines(x.response.headers)}${x.response.body ? `\n\n${cut(x.response.body, bodyLimit)}` : ''}${x.response.truncated ? `\n[response cut at ${x.response.bodyBytes} bytes]` : ''}`
+    ? `HTTP ${x.response.status}\n${headerLines(x.response.headers)}${x.response.body ? `\n\n${cut(x.response.body, bodyLimit)}` : ''}${x.response.truncated ? `\n[response cut: ${x.error ? `${x.error.code}: ${x.error.message}` : `${x.response.bodyBytes} bytes came`}]` : ''}`
     : `transport error ${x.error?.code ?? '?'}: ${x.error?.message ?? ''}`;
   return { request, response, timing: `${Math.round(x.durationMs)} ms${x.attempts > 1 ? `, ${x.attempts} attempts` : ''}` };
 }

@@ -52,10 +52,14 @@ test('XML integers are numbers only when their text is an integer', () => {
   expect(decodeXml('AgentRun', '<AgentRun><agencyCode>1</agencyCode><agencyCode>2</agencyCode></AgentRun>')).toEqual({ ok: true, value: { agencyCode: ['1', '2'] } });
 });
 
-test('JSON decoding never throws, even 200,000 levels deep', () => {
+test('JSON decoding never throws, even 200,000 levels deep: too deep is an error value', () => {
   expect(decodeJson('{"a":').ok).toBe(false);
   const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
-  expect(() => decodeJson(deep)).not.toThrow();
+  let decoded: ReturnType<typeof decodeJson> | undefined;
+  expect(() => {
+    decoded = decodeJson(deep);
+  }).not.toThrow();
+  expect(decoded).toEqual({ ok: false, error: 'JSON nested 200000 levels deep, over the limit of 64 levels: not decoded' });
 });
 
 test('content types and sniffing', () => {

@@ -6,7 +6,8 @@
 import { test, expect } from '@playwright/test';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
-import { createHttpClient } from '../../lib/run/http/client.ts';
+import { MAX_NESTING_DEPTH } from '../../lib/config/limits.ts';
+import { TOO_DEEP_KEPT_CHARS, createHttpClient, unusableAnswer } from '../../lib/run/http/client.ts';
 import type { Exchange, HttpClient, HttpClientOptions, RequestSpec } from '../../lib/contract/exchange.ts';
 import { decodeJson } from '../../lib/contract/codec/json.ts';
 import { decodeXml } from '../../lib/contract/codec/xml.ts';
@@ -137,26 +138,68 @@ test('a body of 300 MiB gives BODY_TOO_LARGE quickly, in bounded memory', async 
   test.info().annotations.push({ type: 'rss growth', description: `${((rssPeak - rssBefore) / MIB).toFixed(1)} MiB; server wrote ${(written / MIB).toFixed(1)} MiB` });
 });
 
-test('JSON nested 200,000 levels deep is returned and decodeJson does not throw', async () => {
-  const depth = 200_000;
-  const body = '['.repeat(depth) + ']'.repeat(depth);
-  const server = cleanup.add(
+/** A server answering every request with `body` as `type`. */
+async function answering(body: string, type: string) {
+  return cleanup.add(
     await httpServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
+      res.writeHead(200, { 'content-type': type });
       res.end(body);
     }),
   );
-  const { ex, ms } = await timedSend(client(server.url));
+}
+
+for (const [format, type, open, close] of [
+  ['JSON', 'application/json', '[', ']'],
+  ['XML', 'application/xml', '<a>', '</a>'],
+] as const) {
+  test(`${format} nested 100,000 levels deep gives TOO_DEEP with its depth and the limit, and only its start is kept`, async () => {
+    const depth = 100_000;
+    const body = open.repeat(depth) + close.repeat(depth);
+    const server = await answering(body, type);
+    const { ex, ms } = await timedSend(client(server.url));
+    expect(ex.error?.code).toBe('TOO_DEEP');
+    expect(ex.error?.message).toBe(`${format} nested 100000 levels deep, over the limit of ${MAX_NESTING_DEPTH} levels: not decoded (its first ${TOO_DEEP_KEPT_CHARS} characters are kept)`);
+    expect(ex.response?.status).toBe(200);
+    expect(ex.response?.bodyBytes).toBe(body.length);
+    expect(ex.response?.truncated).toBe(true);
+    expect(ex.response?.body).toBe(body.slice(0, TOO_DEEP_KEPT_CHARS));
+    expect(ms).toBeLessThan(SLACK_MS);
+    expect(unusableAnswer(ex, server.url)).toContain('TOO_DEEP');
+    // Whatever still reads the kept start gets an error value, never a throw.
+    expect(decodeJson(ex.response?.body ?? '').ok).toBe(false);
+    expect(decodeXml('CsnNotification', ex.response?.body ?? '').ok).toBe(false);
+  });
+}
+
+test(`an answer ${MAX_NESTING_DEPTH} levels deep is an answer like any other`, async () => {
+  const json = `${'['.repeat(MAX_NESTING_DEPTH)}${']'.repeat(MAX_NESTING_DEPTH)}`;
+  const { ex } = await timedSend(client((await answering(json, 'application/json')).url));
   expect(ex.error).toBeUndefined();
-  expect(ex.response?.status).toBe(200);
-  expect(ex.response?.bodyBytes).toBe(2 * depth);
-  expect(ms).toBeLessThan(SLACK_MS);
-  const text = ex.response?.body ?? '';
-  let decoded: ReturnType<typeof decodeJson> | undefined;
-  expect(() => {
-    decoded = decodeJson(text);
-  }).not.toThrow();
-  expect(decoded).toBeDefined();
+  expect(ex.response?.body).toBe(json);
+  const xml = `<CsnNotification>${'<a>'.repeat(MAX_NESTING_DEPTH - 1)}${'</a>'.repeat(MAX_NESTING_DEPTH - 1)}</CsnNotification>`;
+  const { ex: xmlEx } = await timedSend(client((await answering(xml, 'text/xml')).url));
+  expect(xmlEx.error).toBeUndefined();
+  expect(xmlEx.response?.truncated).toBe(false);
+});
+
+test('a million levels: over the size limit first (BODY_TOO_LARGE), over the depth limit when the size limit is raised (TOO_DEEP)', async () => {
+  const depth = 1_000_000;
+  const server = await answering('['.repeat(depth) + ']'.repeat(depth), 'application/json');
+  const { ex: large } = await timedSend(client(server.url));
+  expect(large.error?.code).toBe('BODY_TOO_LARGE');
+  const { ex: deep } = await timedSend(client(server.url, { maxBodyBytes: 4 * MIB }));
+  expect(deep.error?.code).toBe('TOO_DEEP');
+  expect(deep.error?.message).toContain('JSON nested 1000000 levels deep');
+  expect(deep.response?.bodyBytes).toBe(2 * depth);
+});
+
+test('a deep answer is redacted before its start is kept: a key across the cut leaves no part behind', async () => {
+  const prefix = '['.repeat(TOO_DEEP_KEPT_CHARS - 10);
+  const body = `${prefix}"${KEY}"${'['.repeat(10_000)}${']'.repeat(10_000 + prefix.length)}`;
+  const { ex } = await timedSend(client((await answering(body, 'application/json')).url));
+  expect(ex.error?.code).toBe('TOO_DEEP');
+  expect(ex.response?.body.startsWith(`${prefix}"$ISWC_`)).toBe(true);
+  expect(ex.response?.body).not.toContain(KEY.slice(0, 9));
 });
 
 test('an XML entity bomb is returned and decodeXml refuses it as a doctype', async () => {

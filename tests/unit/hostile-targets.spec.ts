@@ -1,8 +1,9 @@
 /**
  * The whole suite against targets that are broken on every request (tests/support/hostile/targets.ts):
  * the circuit breaker stops the run after a few unusable answers, every later case is skipped with the
- * reason, the answers that tripped it fail, and the key appears nowhere. Request counts are asserted,
- * never timings (`npm run bench` times the full Playwright run against each kind).
+ * reason, the answers that tripped it fail, and the key and stack traces appear nowhere. A deep answer
+ * is TOO_DEEP on every request (the 1,000,000-level kinds raise the size limit to meet the depth limit).
+ * Request counts are asserted, never timings (`npm run bench` times the full Playwright run against each kind).
  */
 import { expect, test } from '@playwright/test';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
@@ -23,7 +24,10 @@ for (const kind of HOSTILE_KINDS) {
         key: KEY,
         profile: loadProfile(fromRoot('fixtures', 'targets', 'embedded.json')),
         destructive: true,
-        timeoutMs: 400,
+        // A deep answer comes at once; on a loaded machine 7 MB may take longer than 400 ms to arrive, which
+        // would be a TIMEOUT, not the depth limit this kind is about.
+        timeoutMs: kind.symptom === 'TOO_DEEP' ? 10_000 : 400,
+        ...(kind.maxBodyBytes !== undefined ? { maxBodyBytes: kind.maxBodyBytes } : {}),
         concurrency: CONCURRENCY,
         settings: { seed: 1, runs: 5, strict: true },
       });
@@ -36,7 +40,15 @@ for (const kind of HOSTILE_KINDS) {
       expect(executions.filter((e) => e.verdict === 'pass' || e.verdict === 'observed' || e.verdict === 'fail').length).toBeLessThan(200);
       // The answers that tripped it are failures.
       expect(executions.filter((e) => e.verdict === 'fail').length).toBeGreaterThan(0);
-      expect(JSON.stringify(executions)).not.toContain(KEY);
+      const written = JSON.stringify(executions);
+      expect(written).not.toContain(KEY);
+      expect(written).not.toMatch(/RangeError|Maximum call stack/);
+      if (kind.symptom === 'TOO_DEEP') {
+        // Every answer meets the depth limit, not the size limit, and the breaker says so.
+        const codes = new Set(executions.flatMap((e) => (e.exchange?.error ? [e.exchange.error.code] : [])));
+        expect([...codes]).toEqual(['TOO_DEEP']);
+        expect(notSent[0]?.skipReason).toMatch(/\(last: TOO_DEEP: (JSON|XML) nested \d+ levels deep, over the limit of 64 levels/);
+      }
     } finally {
       await target.close();
     }

@@ -393,10 +393,33 @@ test('the circuit breaker: unusable answers in a row stop the client; a usable a
   expect(JSON.stringify(after)).not.toContain(KEY);
 });
 
+test('answers nested too deep count like any unusable answer: five in a row trip the breaker; a usable one in between resets the count', async () => {
+  // Answers in turn: deep JSON four times, a usable answer, then deep XML and deep JSON, alternately.
+  let n = 0;
+  const server = await echoServer((_req, res) => {
+    n += 1;
+    const xml = n > 5 && n % 2 === 0;
+    res.writeHead(200, { 'content-type': xml ? 'application/xml' : 'application/json' });
+    res.end(n === 5 ? '{"runId":"r"}' : xml ? `${'<a>'.repeat(5000)}${'</a>'.repeat(5000)}` : `${'['.repeat(5000)}${']'.repeat(5000)}`);
+  });
+  const c = createHttpClient({ baseUrl: server.url, key: KEY, timeoutMs: 3000 });
+  cleanup.add(c);
+  const spec: RequestSpec = { method: 'GET', path: '/agent/run' };
+  const codes: Array<string | undefined> = [];
+  for (let i = 0; i < 5; i += 1) codes.push((await c.send(spec)).error?.code);
+  expect(codes).toEqual(['TOO_DEEP', 'TOO_DEEP', 'TOO_DEEP', 'TOO_DEEP', undefined]);
+  expect(c.unusable()).toBeUndefined();
+  for (let i = 0; i < 5; i += 1) expect((await c.send(spec)).error?.code).toBe('TOO_DEEP');
+  expect(c.unusable()).toBe('the target gave no usable answer to 5 requests in a row (last: TOO_DEEP: XML nested 5000 levels deep, over the limit of 64 levels: not decoded (its first 1024 characters are kept)); the rest of the run is not sent');
+  expect((await c.send(spec)).error?.code).toBe('UNRESPONSIVE');
+  expect(server.seen).toHaveLength(10);
+});
+
 test('unusableAnswer: transport failures, redirects to another origin and unasked codings; judged answers are usable', () => {
   const origin = 'http://127.0.0.1:8080';
   const answer = (status: number, headers: Record<string, string> = {}) => ({ response: { status, headers, body: '', bodyBytes: 0, truncated: false } });
   expect(unusableAnswer({ error: { code: 'CONNECTION_RESET', message: 'reset' } }, origin)).toContain('CONNECTION_RESET');
+  expect(unusableAnswer({ error: { code: 'TOO_DEEP', message: 'JSON nested 9000 levels deep' }, ...answer(200) }, origin)).toBe('TOO_DEEP: JSON nested 9000 levels deep');
   expect(unusableAnswer({ error: { code: 'THROTTLED', message: 'still 429' } }, origin)).toBeUndefined();
   expect(unusableAnswer({ error: { code: 'INVALID_URL', message: 'bad path' } }, origin)).toBeUndefined();
   expect(unusableAnswer(answer(500), origin)).toBeUndefined();

@@ -1,6 +1,7 @@
 import { test, expect } from '@playwright/test';
 import { readConfig } from '../../lib/config/config.ts';
-import { createRedactor, redactorFor, REDACTED } from '../../lib/redact.ts';
+import { MAX_RECORD_DEPTH } from '../../lib/config/limits.ts';
+import { createRedactor, DEEPER_THAN_RECORDED, redactorFor, REDACTED } from '../../lib/redact.ts';
 import { KEY_PLACEHOLDER, WRONG_KEY } from '../../lib/contract/exchange.ts';
 
 /** A key with characters that every encoding treats differently. */
@@ -124,6 +125,39 @@ test('deep(): cycles do not loop forever; non-plain objects are kept as they are
   expect(out.s).toBe(KEY_PLACEHOLDER);
   expect(out.self).toBe(out);
   expect(out.when).toBe(a.when);
+});
+
+/** A value `depth` levels deep, built without recursion: arrays and objects in turn, `leaf` at the bottom. */
+function nested(depth: number, leaf: unknown): unknown {
+  let value = leaf;
+  for (let i = 0; i < depth; i += 1) value = i % 2 === 0 ? [value] : { body: value, key: KEY };
+  return value;
+}
+
+/** How many arrays and objects a value nests, counted without recursion. */
+function depthOf(value: unknown): number {
+  let depth = 0;
+  let at = value;
+  while (at !== null && typeof at === 'object') {
+    depth += 1;
+    at = Array.isArray(at) ? (at as unknown[])[0] : (at as { body?: unknown }).body;
+  }
+  return depth;
+}
+
+test('deep(): a value nested a million levels deep is redacted without a throw, cut at MAX_RECORD_DEPTH, and can be written', () => {
+  for (const depth of [10_000, 1_000_000]) {
+    const out = r.deep({ executions: [{ observation: nested(depth, KEY) }] });
+    const text = JSON.stringify(out);
+    expect(text).not.toContain(KEY);
+    expect(text).toContain(KEY_PLACEHOLDER);
+    expect(text).toContain(DEEPER_THAN_RECORDED);
+    expect(depthOf(out.executions[0]?.observation)).toBe(MAX_RECORD_DEPTH - 3);
+  }
+  // A value within the bound is copied whole.
+  const shallow = nested(MAX_RECORD_DEPTH - 1, 'leaf');
+  expect(r.deep(shallow)).toEqual(JSON.parse(JSON.stringify(shallow).replaceAll(JSON.stringify(KEY).slice(1, -1), KEY_PLACEHOLDER)));
+  expect(JSON.stringify(r.deep(nested(MAX_RECORD_DEPTH + 1, 'leaf')))).toContain(DEEPER_THAN_RECORDED);
 });
 
 test('redactorFromEnv reads ISWC_SUBSCRIPTION_KEY', () => {

@@ -10,7 +10,7 @@ import { renderJunit } from '../../lib/report/junit.ts';
 import type { ConformanceReport } from '../../lib/report/model.ts';
 import { reportViolations } from '../../lib/report/validate.ts';
 import { writeConformanceReports } from '../../lib/report/write.ts';
-import { createRedactor } from '../../lib/redact.ts';
+import { DEEPER_THAN_RECORDED, createRedactor } from '../../lib/redact.ts';
 
 const HOSTILE = '<script>alert("x")</script>]]>&amp;\u0000\u0007\ud800 | `tick`';
 const KEY = 'planted-Key/+=with&odd?chars-9f8e7d6c5b4a';
@@ -133,6 +133,34 @@ test('the writers redact: a planted key reaches none of the three files', () => 
       expect(text, file).not.toContain(Buffer.from(KEY).toString('base64').replace(/=+$/, ''));
       expect(text, file).toContain('$ISWC_SUBSCRIPTION_KEY');
     }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the writers survive values nested a million levels deep: JSON, JUnit and HTML are written, the deep part left out', () => {
+  let deep: unknown = KEY;
+  for (let i = 0; i < 1_000_000; i += 1) deep = [deep];
+  const failure = report.executions.find((e) => e.verdict === 'fail' && e.exchange?.response);
+  if (!failure?.exchange?.response) throw new Error('fixture: no failure with a response');
+  const body = `${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}`;
+  const withDeep: ConformanceReport = {
+    ...report,
+    executions: [
+      ...report.executions,
+      { ...failure, step: 'deep observation', level: 'observed', verdict: 'observed', observation: { body: 'json', value: deep } },
+      { ...failure, step: 'deep body', exchange: { ...failure.exchange, response: { ...failure.exchange.response, body, bodyBytes: body.length } } },
+    ],
+  };
+  const dir = mkdtempSync(path.join(tmpdir(), 'iswc-writers-deep-'));
+  try {
+    const written = writeConformanceReports(withDeep, dir, createRedactor([KEY]));
+    expect(written.violations).toEqual([]);
+    const json = readFileSync(written.json, 'utf8');
+    expect(json).toContain(DEEPER_THAN_RECORDED);
+    expect(json).not.toContain(KEY);
+    expect(XMLValidator.validate(readFileSync(written.junit, 'utf8'))).toBe(true);
+    expect(JSON.stringify(pageExamples(readFileSync(written.html, 'utf8')))).toContain('deep body');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,8 +1,16 @@
+import { MAX_NESTING_DEPTH } from '../../config/limits.ts';
+import { jsonDepth, tooDeepText } from './depth.ts';
+
 export type JsonDecodeResult = { ok: true; value: unknown } | { ok: false; error: string };
 
-/** Parses JSON text; deeply nested or malformed input gives an error value, never a throw. */
+/**
+ * Parses JSON text; malformed input, or input nested deeper than MAX_NESTING_DEPTH (measured before
+ * parsing, so no deep value is ever built or walked), gives an error value, never a throw.
+ */
 export function decodeJson(text: string): JsonDecodeResult {
   if (text.trim() === '') return { ok: false, error: 'empty JSON body' };
+  const depth = jsonDepth(text);
+  if (depth > MAX_NESTING_DEPTH) return { ok: false, error: tooDeepText('JSON', depth) };
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch (e) {

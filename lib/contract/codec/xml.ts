@@ -3,6 +3,8 @@ import type { ResourceName } from '../json-schema.ts';
 import type { SchemaNode } from '../openapi.ts';
 import { deref } from '../openapi.ts';
 import { resourceSchema } from '../constraints.ts';
+import { MAX_NESTING_DEPTH } from '../../config/limits.ts';
+import { tooDeepText, xmlDepth } from './depth.ts';
 
 /**
  * XML codec derived from the OpenAPI `xml` objects of `schemas/openapi.yaml`: the root element is the
@@ -10,7 +12,7 @@ import { resourceSchema } from '../constraints.ts';
  * unwrapped (each item repeats under `items.xml.name`, or the property name). No field is named here.
  */
 
-export type DecodeResult = { ok: true; value: unknown } | { ok: false; error: string; code: 'doctype' | 'malformed' | 'root' | 'empty' };
+export type DecodeResult = { ok: true; value: unknown } | { ok: false; error: string; code: 'doctype' | 'malformed' | 'root' | 'empty' | 'too-deep' };
 
 // XML 1.0 Char production: what a string must be made of to be written as XML text at all.
 const XML_CHAR = /^[\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]*$/u;
@@ -105,6 +107,8 @@ const parser = new XMLParser({
   ignorePiTags: true,
   removeNSPrefix: true,
   isArray: () => true,
+  // Never reached through decodeXml, which measures first; the parser's own bound, kept at the harness's.
+  maxNestedTags: MAX_NESTING_DEPTH,
 });
 
 const attributeParser = new XMLParser({
@@ -118,6 +122,7 @@ const attributeParser = new XMLParser({
   ignoreDeclaration: true,
   ignorePiTags: true,
   removeNSPrefix: true,
+  maxNestedTags: MAX_NESTING_DEPTH,
 });
 
 /** The attributes of the root element (namespace declarations left out); {} when there are none or the XML is not well-formed. */
@@ -208,7 +213,8 @@ function fromElement(element: RawElement, raw: SchemaNode | undefined): unknown 
 
 /**
  * Reads the XML representation of a resource. Refuses DOCTYPE (entities are never expanded), malformed
- * XML and a root other than the schema's `xml.name`. Integers are read as numbers only when their text
+ * XML, XML nested deeper than MAX_NESTING_DEPTH (measured before parsing: the parser and the walks below
+ * recurse) and a root other than the schema's `xml.name`. Integers are read as numbers only when their text
  * is an integer; anything else stays text so that schema validation reports it.
  */
 export function decodeXml(resource: ResourceName, text: string): DecodeResult {
@@ -216,6 +222,8 @@ export function decodeXml(resource: ResourceName, text: string): DecodeResult {
   if (/<!DOCTYPE|<!ENTITY/i.test(text)) return { ok: false, code: 'doctype', error: 'XML with a DOCTYPE or entity declaration is refused' };
   const valid = XMLValidator.validate(text);
   if (valid !== true) return { ok: false, code: 'malformed', error: `malformed XML: ${valid.err.msg} (line ${valid.err.line})` };
+  const depth = xmlDepth(text);
+  if (depth > MAX_NESTING_DEPTH) return { ok: false, code: 'too-deep', error: tooDeepText('XML', depth) };
   let doc: Record<string, RawElement[]>;
   try {
     doc = parser.parse(text) as Record<string, RawElement[]>;

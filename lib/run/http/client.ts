@@ -21,6 +21,9 @@ import { proxyFailure, tlsFailure } from './network-errors.ts';
 import type { ProxyInUse } from './network-errors.ts';
 import { KEY_PLACEHOLDER, WRONG_KEY } from '../../contract/exchange.ts';
 import { decodeResponseText } from './text.ts';
+import { MAX_NESTING_DEPTH } from '../../config/limits.ts';
+import { nestingOf } from '../../contract/answer.ts';
+import { tooDeepText } from '../../contract/codec/depth.ts';
 import type {
   AuthMode,
   Exchange,
@@ -40,6 +43,8 @@ export const DEFAULT_MAX_RETRY_WAIT_MS = 30_000;
 export const DEFAULT_USER_AGENT = 'iswc-conformance';
 /** Request bodies are recorded up to this many bytes. */
 export const RECORDED_REQUEST_BODY_LIMIT = 64 * 1024;
+/** Of a body nested too deep to be read (TOO_DEEP), this many characters are kept, to show what came. */
+export const TOO_DEEP_KEPT_CHARS = 1024;
 /** Concurrent connections to the target. */
 const CONNECTIONS = 16;
 
@@ -108,6 +113,13 @@ function utf8Prefix(bytes: Buffer, limit: number): string {
   let end = limit;
   while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end -= 1;
   return bytes.subarray(0, end).toString('utf8');
+}
+
+/** The first `max` UTF-16 units of a text, never ending inside a surrogate pair. */
+function startOf(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const last = text.charCodeAt(max - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
 }
 
 function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -211,12 +223,12 @@ interface Attempt {
 }
 
 /** Transport failures that leave nothing to judge: the target did not give a usable HTTP answer. */
-const UNUSABLE_CODES: ReadonlySet<TransportErrorCode> = new Set(['TIMEOUT', 'CONNECTION_REFUSED', 'CONNECTION_RESET', 'PROXY', 'TLS', 'PROTOCOL', 'BODY_TOO_LARGE', 'DECOMPRESSION']);
+const UNUSABLE_CODES: ReadonlySet<TransportErrorCode> = new Set(['TIMEOUT', 'CONNECTION_REFUSED', 'CONNECTION_RESET', 'PROXY', 'TLS', 'PROTOCOL', 'BODY_TOO_LARGE', 'DECOMPRESSION', 'TOO_DEEP']);
 
 /**
  * Why an attempt's answer is unusable, or undefined when it is an HTTP answer the checks can judge:
  * no complete answer (timeouts, resets, refused connections, bytes that are not HTTP, short or oversized
- * bodies), a redirect to another origin (never followed: nothing of the target is in it), or a body in a
+ * bodies), a body nested too deep to be read, a redirect to another origin (never followed: nothing of the target is in it), or a body in a
  * content coding the client did not accept (it asks for identity; such a body, a compression bomb for
  * instance, is never inflated, so nothing in it can be judged). Each counts toward the circuit breaker.
  */
@@ -390,15 +402,24 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
       const scrubbedHeaders: Record<string, string> = {};
       for (const [n, v] of Object.entries(responseHeaders)) scrubbedHeaders[n] = scrub(v);
       const decoded = raw ? { text: bytes.toString('latin1') } : decodeResponseText(bytes, responseHeaders['content-type']);
+      // Measured before anything reads the body: a deeper one is never decoded, walked or written whole.
+      const nesting = raw || tooLarge ? undefined : nestingOf(decoded.text, responseHeaders['content-type']);
+      const tooDeep = nesting !== undefined && nesting.depth > MAX_NESTING_DEPTH ? nesting : undefined;
+      // Redacted whole, then cut: a key across the cut is never half kept.
+      const text = scrub(decoded.text);
       const response: RecordedResponse = {
         status,
         headers: scrubbedHeaders,
-        body: scrub(decoded.text),
+        body: tooDeep ? startOf(text, TOO_DEEP_KEPT_CHARS) : text,
         bodyBytes: tooLarge ? seen : kept,
-        truncated: tooLarge,
+        truncated: tooLarge || tooDeep !== undefined,
         ...(decoded.encoding !== undefined ? { encoding: decoded.encoding } : {}),
       };
       const durationMs = performance.now() - started;
+      if (tooDeep) {
+        const format = tooDeep.format === 'json' ? 'JSON' : 'XML';
+        return { response, durationMs, error: { code: 'TOO_DEEP', message: `${tooDeepText(format, tooDeep.depth)} (its first ${TOO_DEEP_KEPT_CHARS} characters are kept)` } };
+      }
       if (tooLarge) {
         const declared = responseHeaders['content-length'];
         return {

@@ -23,6 +23,11 @@ export interface HostileKind {
   description: string;
   /** The transport error code, or the answer, the client reports for each request. */
   symptom: string;
+  /**
+   * The response size limit (ISWC_MAX_BODY) a run needs for this kind's answers to meet the limit the kind
+   * is about rather than the size limit; unset: the default does.
+   */
+  maxBodyBytes?: number;
   start(): Promise<HostileTarget>;
 }
 
@@ -49,7 +54,31 @@ function raw(onData: (socket: Socket, timers: Set<NodeJS.Timeout>) => void, onCo
   ).then((server) => Object.assign(server, { hits: () => count }));
 }
 
-/** The ten kinds of broken target. */
+/** A well-formed body nested `depth` levels deep: `[[…]]` or `<a><a>…</a></a>`. */
+function deepBody(format: 'json' | 'xml', depth: number): Buffer {
+  return Buffer.from(format === 'json' ? `${'['.repeat(depth)}${']'.repeat(depth)}` : `${'<a>'.repeat(depth)}${'</a>'.repeat(depth)}`);
+}
+
+/** A target answering every request 200 with a body nested `depth` levels deep. */
+function deepKind(format: 'json' | 'xml', depth: number, label: string): HostileKind {
+  const bytes = depth * (format === 'json' ? 2 : 7);
+  return {
+    id: `deep-${format}-${label}`,
+    description: `answers ${format === 'json' ? 'JSON arrays in arrays' : 'XML elements in elements'} ${depth.toLocaleString('en')} levels deep (${bytes.toLocaleString('en')} bytes)`,
+    symptom: 'TOO_DEEP',
+    ...(bytes > 1024 * 1024 ? { maxBodyBytes: 2 ** Math.ceil(Math.log2(bytes)) } : {}),
+    start: async () => {
+      const body = deepBody(format, depth);
+      const server = await httpServer((_req, res) => {
+        res.writeHead(200, { 'content-type': format === 'json' ? 'application/json' : 'application/xml', 'content-length': String(body.length) });
+        res.end(body);
+      });
+      return Object.assign(server, { hits: () => server.seen.length });
+    },
+  };
+}
+
+/** The fourteen kinds of broken target. */
 export const HOSTILE_KINDS: readonly HostileKind[] = [
   {
     id: 'silent',
@@ -156,4 +185,9 @@ export const HOSTILE_KINDS: readonly HostileKind[] = [
       return { url: `http://127.0.0.1:${port}`, port, hits: () => 0, close: () => Promise.resolve() };
     },
   },
+  deepKind('json', 10_000, '10k'),
+  deepKind('xml', 10_000, '10k'),
+  // 2 MB and 7 MB: over the default ISWC_MAX_BODY, so these runs raise it to meet the depth, not the size.
+  deepKind('json', 1_000_000, '1m'),
+  deepKind('xml', 1_000_000, '1m'),
 ];
