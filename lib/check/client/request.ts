@@ -1,0 +1,216 @@
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import type { Format } from '../../contract/codec/index.ts';
+import { formatOfContentType } from '../../contract/codec/index.ts';
+import type { ResourceName } from '../../contract/json-schema.ts';
+import type { SchemaNode } from '../../contract/openapi.ts';
+import { deref } from '../../contract/openapi.ts';
+import type { ClientRequest, DecodedBody, QueryPair, RequestView } from './types.ts';
+
+/**
+ * Reading a client's request once for every client check: the query pairs, the body's format (declared
+ * and sniffed), its text and its value. XML is read along the resource's schema (as the document's
+ * mapping writes it: root element, child elements named after the fields, arrays unwrapped), and the
+ * habits the document leaves open are noted rather than refused: a namespace, wrapped arrays, a DOCTYPE,
+ * repeated elements, elements where text is expected.
+ */
+
+export function parseQuery(raw: string): QueryPair[] {
+  const out: QueryPair[] = [];
+  for (const part of raw.split('&')) {
+    if (part === '') continue;
+    const eq = part.indexOf('=');
+    const rawName = eq < 0 ? part : part.slice(0, eq);
+    const rawValue = eq < 0 ? '' : part.slice(eq + 1);
+    try {
+      out.push({ name: decodeURIComponent(rawName.replace(/\+/g, ' ')), value: decodeURIComponent(rawValue.replace(/\+/g, ' ')), decoded: true });
+    } catch {
+      out.push({ name: rawName, value: rawValue, decoded: false });
+    }
+  }
+  return out;
+}
+
+/** `<` first (after white space and a byte order mark) is XML; anything else is taken for JSON. */
+function sniff(bytes: Buffer): Format | undefined {
+  if (bytes.length === 0) return undefined;
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) return 'xml';
+  let i = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  while (i < bytes.length && (bytes[i] === 0x20 || bytes[i] === 0x09 || bytes[i] === 0x0a || bytes[i] === 0x0d)) i += 1;
+  return bytes[i] === 0x3c ? 'xml' : 'json';
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The body as text: UTF-8 (RFC 8259 §8.1 for JSON), or for XML what its byte order mark or declaration says. */
+function decodeText(bytes: Buffer, format: Format | undefined): { text?: string; error?: string } {
+  if (format === 'xml') {
+    if (bytes[0] === 0xff && bytes[1] === 0xfe) return { text: new TextDecoder('utf-16le').decode(bytes.subarray(2)) };
+    if (bytes[0] === 0xfe && bytes[1] === 0xff) return { text: new TextDecoder('utf-16be').decode(bytes.subarray(2)) };
+    const declared = /^\s*<\?xml[^>]*encoding\s*=\s*["']([^"']+)["']/i.exec(bytes.subarray(0, 200).toString('latin1'))?.[1]?.toLowerCase();
+    if (declared === 'iso-8859-1' || declared === 'latin1' || declared === 'us-ascii') return { text: bytes.toString('latin1') };
+  }
+  try {
+    return { text: utf8.decode(bytes) };
+  } catch {
+    return { error: format === 'xml' ? 'the XML body is not valid UTF-8 and declares no other encoding' : 'the JSON body is not valid UTF-8 (RFC 8259 §8.1)' };
+  }
+}
+
+const orderedParser = new XMLParser({
+  preserveOrder: true,
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: false,
+  processEntities: false,
+  htmlEntities: false,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+});
+
+type OrderedNode = Record<string, unknown>;
+
+function tagOf(node: OrderedNode): string | undefined {
+  for (const key of Object.keys(node)) if (key !== ':@' && key !== '#text') return key;
+  return undefined;
+}
+
+const local = (tag: string): string => tag.slice(tag.indexOf(':') + 1);
+
+function unescape(text: string): string {
+  return text.replace(/&(lt|gt|amp|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);/g, (whole, ref: string) => {
+    if (ref === 'lt') return '<';
+    if (ref === 'gt') return '>';
+    if (ref === 'amp') return '&';
+    if (ref === 'quot') return '"';
+    if (ref === 'apos') return "'";
+    const code = ref.startsWith('#x') ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
+    return code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+  });
+}
+
+function childrenOf(node: OrderedNode): OrderedNode[] {
+  const tag = tagOf(node);
+  const children = tag ? node[tag] : undefined;
+  return Array.isArray(children) ? (children as OrderedNode[]) : [];
+}
+
+function elementsOf(node: OrderedNode): OrderedNode[] {
+  return childrenOf(node).filter((c) => tagOf(c) !== undefined);
+}
+
+function textOf(node: OrderedNode): string {
+  return childrenOf(node)
+    .map((c) => (typeof c['#text'] === 'string' ? c['#text'] : tagOf(c) ? textOf(c) : ''))
+    .join('');
+}
+
+function attributesOf(node: OrderedNode): Record<string, string> {
+  const attrs = node[':@'];
+  return attrs !== null && typeof attrs === 'object' ? (attrs as Record<string, string>) : {};
+}
+
+const INTEGER_TEXT = /^\s*[+-]?[0-9]+\s*$/;
+
+/** One element read along a schema node; what the mapping does not expect is noted in `notes`. */
+function readElement(node: OrderedNode, raw: SchemaNode | undefined, path: string, notes: string[]): unknown {
+  const schema = raw ? deref(raw) : undefined;
+  const attrs = attributesOf(node);
+  if (Object.entries(attrs).some(([k, v]) => local(k) === 'nil' && v.trim() === 'true')) return null;
+  if (schema?.type === 'object') {
+    const out: Record<string, unknown> = {};
+    const counts = new Map<string, number>();
+    for (const child of elementsOf(node)) {
+      const name = local(tagOf(child) ?? '');
+      const propRaw = schema.properties?.[name];
+      const prop = propRaw ? deref(propRaw) : undefined;
+      const at = path ? `${path}.${name}` : name;
+      if (prop?.type === 'array') {
+        const items = (out[name] as unknown[] | undefined) ?? [];
+        out[name] = items;
+        const itemRaw = prop.items;
+        const item = itemRaw ? deref(itemRaw) : undefined;
+        const grandchildren = elementsOf(child);
+        const itemName = item?.type === 'object' ? (item.xml?.name ?? 'item') : (item?.type ?? 'string');
+        // XmlSerializer's default: one element for the list, each item under its type's name.
+        const wrapped = grandchildren.length > 0 && (item?.type !== 'object' || grandchildren.every((g) => local(tagOf(g) ?? '') === itemName));
+        if (wrapped) {
+          if (!notes.includes('wrapped arrays')) notes.push('wrapped arrays');
+          for (const g of grandchildren) items.push(readElement(g, itemRaw, `${at}[${items.length}]`, notes));
+        } else {
+          items.push(readElement(child, itemRaw, `${at}[${items.length}]`, notes));
+        }
+        continue;
+      }
+      const seen = (counts.get(name) ?? 0) + 1;
+      counts.set(name, seen);
+      if (seen > 1) {
+        notes.push(`element <${name}> repeated`);
+        continue;
+      }
+      out[name] = readElement(child, propRaw, at, notes);
+    }
+    return out;
+  }
+  if (elementsOf(node).length > 0) {
+    notes.push(`<${local(tagOf(node) ?? '')}> holds elements where text is expected`);
+    return unescape(textOf(node));
+  }
+  const text = unescape(textOf(node));
+  if (schema?.type === 'integer' && INTEGER_TEXT.test(text)) return Number(text.trim());
+  return text;
+}
+
+/** Reads an XML body along the resource's schema: its value, the root's name and namespace, and the habits noted. */
+export function readXml(resource: ResourceName, text: string): DecodedBody {
+  const doctype = /<!DOCTYPE/i.test(text);
+  const valid = XMLValidator.validate(text);
+  if (valid !== true) return { ok: false, error: `not well-formed XML: ${valid.err.msg} (line ${valid.err.line})` };
+  let doc: OrderedNode[];
+  try {
+    // A DOCTYPE is noted and left aside: entities are never expanded.
+    doc = orderedParser.parse(text.replace(/<!DOCTYPE[^[>]*(?:\[[\s\S]*?\])?\s*>/i, '')) as OrderedNode[];
+  } catch (e) {
+    return { ok: false, error: `not well-formed XML: ${(e as Error).message}` };
+  }
+  const roots = doc.filter((n) => tagOf(n) !== undefined);
+  const root = roots[0];
+  if (!root || roots.length !== 1) return { ok: false, error: 'XML must have exactly one root element' };
+  const tag = tagOf(root) ?? '';
+  const attrs = attributesOf(root);
+  const prefix = tag.includes(':') ? tag.slice(0, tag.indexOf(':')) : '';
+  const namespace = attrs[prefix ? `xmlns:${prefix}` : 'xmlns'];
+  const notes: string[] = [];
+  if (doctype) notes.push('a DOCTYPE');
+  if (namespace !== undefined) notes.push(`the root in the namespace ${namespace}`);
+  const value = readElement(root, { $ref: `#/components/schemas/${resource}` }, '', notes);
+  return { ok: true, value, root: local(tag), xmlNotes: notes };
+}
+
+/** Decodes a request's query and body once, for every check. */
+export function viewOf(request: ClientRequest): RequestView {
+  const query = parseQuery(request.rawQuery);
+  const bytes = request.body;
+  const bodyBytes = request.tooLarge ? Number.POSITIVE_INFINITY : bytes.length;
+  const declared = formatOfContentType(request.headers['content-type']?.trim() || undefined);
+  const sniffed = request.tooLarge ? undefined : sniff(bytes);
+  const format = declared === 'json' || declared === 'xml' ? declared : sniffed;
+  const view: RequestView = { query, bodyBytes, declared, sniffed, format, text: undefined, textError: undefined, parsed: undefined };
+  if (bytes.length === 0 || request.tooLarge) return view;
+  const decoded = decodeText(bytes, format);
+  view.text = decoded.text;
+  view.textError = decoded.error;
+  if (decoded.text === undefined) return view;
+  const resource = request.operation?.body?.resource;
+  if (format === 'json') {
+    try {
+      view.parsed = { ok: true, value: JSON.parse(decoded.text) as unknown, root: undefined, xmlNotes: [] };
+    } catch (e) {
+      view.parsed = { ok: false, error: decoded.text.trim() === '' ? 'an empty JSON body' : `not JSON (RFC 8259): ${(e as Error).message}` };
+    }
+  } else if (format === 'xml') {
+    view.parsed = resource ? readXml(resource, decoded.text) : XMLValidator.validate(decoded.text) === true ? { ok: true, value: undefined, root: undefined, xmlNotes: [] } : { ok: false, error: 'not well-formed XML' };
+  }
+  return view;
+}
