@@ -109,7 +109,7 @@ export function walkBody(resource: ResourceName, value: unknown): BodyWalk {
   if (!isObject(value)) return out;
   walkObject(value, { $ref: `#/components/schemas/${resource}` }, '', out, resource === 'AgentRun' ? identityFields() : new Set());
   const arrays = Object.entries(resourceSchema(resource).properties ?? {}).filter(([, p]) => deref(p).type === 'array');
-  if (arrays.length > 0) out.emptyMerge = arrays.every(([name]) => !Array.isArray(value[name]) || value[name].length === 0);
+  if (arrays.length > 0) out.emptyMerge = arrays.every(([name]) => value[name] === undefined || (Array.isArray(value[name]) && value[name].length === 0));
   return out;
 }
 

@@ -132,9 +132,10 @@ function readElement(node: OrderedNode, raw: SchemaNode | undefined, path: strin
         const itemRaw = prop.items;
         const item = itemRaw ? deref(itemRaw) : undefined;
         const grandchildren = elementsOf(child);
-        const itemName = item?.type === 'object' ? (item.xml?.name ?? 'item') : (item?.type ?? 'string');
-        // XmlSerializer's default: one element for the list, each item under its type's name.
-        const wrapped = grandchildren.length > 0 && (item?.type !== 'object' || grandchildren.every((g) => local(tagOf(g) ?? '') === itemName));
+        // XmlSerializer's default: one element for the list, each item in an element of its own (named
+        // after its type): for objects, children that are none of the item's fields.
+        const fields = Object.keys(item?.properties ?? {});
+        const wrapped = grandchildren.length > 0 && (item?.type !== 'object' || grandchildren.every((g) => !fields.includes(local(tagOf(g) ?? '')) && elementsOf(g).length > 0));
         if (wrapped) {
           if (!notes.includes('wrapped arrays')) notes.push('wrapped arrays');
           for (const g of grandchildren) items.push(readElement(g, itemRaw, `${at}[${items.length}]`, notes));
