@@ -9,7 +9,7 @@ const reportDir = process.env.ISWC_REPORT_DIR?.trim() || 'reports';
  * `client` drives the example agency client through the sandbox and proves every client check.
  */
 export default defineConfig({
-  globalSetup: './tests/global-setup.ts',
+  globalSetup: './lib/suite/global-setup.ts',
   forbidOnly: !!process.env.CI,
   fullyParallel: true,
   workers: process.env.ISWC_WORKERS ? Number(process.env.ISWC_WORKERS) : 2,
@@ -30,8 +30,8 @@ export default defineConfig({
   projects: [
     // Snapshots are data (generator output), the same on every platform.
     { name: 'unit', testDir: 'tests/unit', snapshotPathTemplate: '{testDir}/{testFileName}-snapshots/{arg}{ext}' },
-    { name: 'json', testDir: 'tests/conformance', testMatch: 'json.spec.ts' },
-    { name: 'xml', testDir: 'tests/conformance', testMatch: 'xml.spec.ts' },
+    { name: 'json', testDir: 'lib/suite', testMatch: 'json.spec.ts' },
+    { name: 'xml', testDir: 'lib/suite', testMatch: 'xml.spec.ts' },
     { name: 'selfcheck', testDir: 'tests/selfcheck' },
     { name: 'browser', testDir: 'tests/browser' },
     // The example agency client driven through the sandbox: green with trouble, and its fault catalogue.

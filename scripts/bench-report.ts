@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './args.ts';
 import { chromium } from 'playwright-core';
 import type { CheckExecution } from '../lib/run/execution.ts';
 import { buildConformanceReport } from '../lib/report/build.ts';
@@ -77,7 +77,14 @@ function median(values: number[]): number {
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { failures: { type: 'string', default: '2600' }, loads: { type: 'string', default: '5' }, out: { type: 'string' } } });
+  const values = scriptArgs(
+    `Usage: npm run bench:report [-- --failures 2600 --loads 5 --out DIR]
+
+Measures the HTML conformance report at scale in Debian's Chromium (ISWC_CHROMIUM or /usr/bin/chromium):
+size, and over --loads page loads from disk, offline, the time to the load event, Expand all, a search and
+Collapse all. Timings are reported, never asserted. Exit 2 on bad usage or without Chromium.`,
+    { failures: { type: 'string', default: '2600' }, loads: { type: 'string', default: '5' }, out: { type: 'string' } },
+  );
   const failures = Number(values.failures);
   const loads = Number(values.loads);
   if (!Number.isInteger(failures) || failures < 1 || !Number.isInteger(loads) || loads < 1) {

@@ -28,6 +28,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { repoRoot } from '../lib/paths.ts';
+import { RUN_PROCESS_DEFAULTS } from '../lib/cli/run-args.ts';
 import { loadProfile } from '../lib/contract/profile/load.ts';
 import { EMBEDDED_KEY } from '../server/index.ts';
 import { HOSTILE_KINDS } from '../tests/support/hostile/targets.ts';
@@ -121,12 +122,9 @@ for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'iswc-bench-'));
 
-/** `npm run conformance` as package.json runs it: its environment (workers, Node options) and command. */
+/** `npm run conformance` as the run command starts Playwright: its workers and Node options (lib/cli/run-args.ts). */
 function conformanceScript(): { env: Record<string, string>; nodeOptions: string } {
-  const script = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.conformance ?? '';
-  const workers = /ISWC_WORKERS=\$\{ISWC_WORKERS:-(\d+)\}/.exec(script)?.[1];
-  const nodeOptions = /NODE_OPTIONS="([^"$]*)/.exec(script)?.[1]?.trim() ?? '';
-  return { env: workers ? { ISWC_WORKERS: workers } : {}, nodeOptions };
+  return { env: { ISWC_WORKERS: RUN_PROCESS_DEFAULTS.workers }, nodeOptions: RUN_PROCESS_DEFAULTS.nodeOptions };
 }
 
 /**

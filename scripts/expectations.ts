@@ -3,6 +3,7 @@
  * server's catalogue) and rewrites tests/expectations/faults.json, the checks that catch each fault.
  * Run it after a deliberate change to a check, a case or a fault; the diff of that file is the review.
  */
+import { scriptArgs } from './args.ts';
 import { expectationDiff, expectationsOf, readExpectations, writeExpectations } from '../lib/fault-expectations.ts';
 import { selfCheck } from '../lib/selfcheck.ts';
 import { loadProfile } from '../lib/contract/profile/load.ts';
@@ -10,6 +11,14 @@ import { fromRoot } from '../lib/paths.ts';
 import { existsSync } from 'node:fs';
 import { EMBEDDED_KEY, FAULTS, startReferenceServer } from '../server/index.ts';
 
+scriptArgs(
+  `Usage: npm run expectations:update
+
+Runs the self-check (the suite against each fault of the reference server's catalogue) and rewrites
+tests/expectations/faults.json with the checks that catch each fault. Run it after a deliberate change to a
+check, a case or a fault; the diff of that file is the review.`,
+  {},
+);
 const file = fromRoot('tests', 'expectations', 'faults.json');
 const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
 const started = Date.now();

@@ -12,7 +12,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './args.ts';
 import { loadProfile } from '../lib/contract/profile/load.ts';
 import { fromRoot, repoRoot } from '../lib/paths.ts';
 import { planSuite } from '../lib/run/plan.ts';
@@ -243,7 +243,15 @@ export async function ensurePlans(log: (line: string) => void): Promise<void> {
 }
 
 if (process.argv[1]?.endsWith('plans.ts')) {
-  const { values } = parseArgs({ options: { jobs: { type: 'string' }, child: { type: 'boolean', default: false } } });
+  const values = scriptArgs(
+    `Usage: npm run generate:plans [-- --jobs N]
+
+Measures what each case catches of the fault catalogue (against the reference server with each fault,
+destructive and not, at the seeds of PLAN_SEEDS), runs every case against every choice set (where nothing
+may fail) and rewrites lib/run/plans.generated.ts with the ranking. --jobs: parallel measurements (1 to 8,
+default: the number of cores). Minutes of CPU.`,
+    { jobs: { type: 'string' }, child: { type: 'boolean', default: false } },
+  );
   if (values.child) {
     const jobs = JSON.parse(readFileSync(0, 'utf8')) as Job[];
     let index = 0;

@@ -2,8 +2,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import type { Format } from '../lib/contract/codec/index.ts';
 import { formatOfContentType } from '../lib/contract/codec/index.ts';
-import type { FaultSet } from './faults.ts';
 import type { ChoiceSet } from './choices.ts';
+
+/** The faults in play, as writeReply asks about them (server/faults.ts FaultSet; named here so faults.ts, which builds replies, and this file do not import each other). */
+export interface ActiveFaults {
+  has(id: string): boolean;
+}
 
 /**
  * Bytes on the wire: what a handler answers (a Reply, a plain value), how request bodies are read under
@@ -55,7 +59,7 @@ const REASON: Record<number, string> = { 204: 'No Content' };
 const EARLY_LINK = '</iswc.css>; rel=preload; as=style';
 
 /** Writes a Reply. `json-content-type-mislabelled` and `missing-content-type` act here, on every answer. */
-export function writeReply(res: ServerResponse, reply: Reply, faults: FaultSet, choices?: ChoiceSet): void {
+export function writeReply(res: ServerResponse, reply: Reply, faults: ActiveFaults, choices?: ChoiceSet): void {
   if (reply.bodyOn204 !== undefined && res.socket) {
     // Node refuses to write a body on 204, so the whole answer goes to the socket by hand; the
     // connection is closed afterwards because a client cannot know where such a response ends.

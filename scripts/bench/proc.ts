@@ -165,13 +165,13 @@ export async function startServerChild(options: {
   env: NodeJS.ProcessEnv;
   nodeOptions?: readonly string[];
   timeoutMs: number;
-  /** More arguments of server/cli.ts (`--fault ID`, `--choices SET`). */
+  /** More arguments of the server command (`--fault ID`, `--choices SET`). */
   args?: readonly string[];
   /** Another server script printing `listening URL` (the schema-driven mock). */
   script?: string;
 }): Promise<ServerChild> {
   const serverArgs = options.script ? ['--port', '0'] : ['--host', '127.0.0.1', '--port', '0', '--target', options.target, '--key', options.key, ...(options.args ?? [])];
-  const [cmd, args] = nodeTs(options.script ?? 'server/cli.ts', serverArgs, options.nodeOptions ?? []);
+  const [cmd, args] = options.script ? nodeTs(options.script, serverArgs, options.nodeOptions ?? []) : nodeTs('lib/cli/entry.ts', ['server', ...serverArgs], options.nodeOptions ?? []);
   const started = startChild(cmd, args, { env: options.env, timeoutMs: options.timeoutMs });
   let line: RegExpMatchArray;
   try {

@@ -1,11 +1,10 @@
-import { execFileSync } from 'node:child_process';
+import { runCli } from '../support/cli.ts';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect, test } from '@playwright/test';
 import { chromium } from 'playwright-core';
-import { repoRoot } from '../../lib/paths.ts';
 import { runAgainstFaultyServer } from '../support/faulty-run.ts';
 
 const CHROMIUM = process.env.ISWC_CHROMIUM ?? '/usr/bin/chromium';
@@ -23,7 +22,8 @@ test('the Allure report opens from disk, offline, shows the run and requests not
   try {
     const run = await runAgainstFaultyServer({ faults: ['merge-404-as-400'], grep: 'merge\\.unknown-preferred\\]|run\\.start-and-end\\]', dir });
     expect(run.code, run.stdout + run.stderr).toBe(1);
-    execFileSync(path.join(repoRoot, 'node_modules', '.bin', 'tsx'), ['scripts/report-allure.ts'], { cwd: repoRoot, env: { ...process.env, ISWC_REPORT_DIR: dir }, stdio: 'pipe' });
+    const allure = runCli(['allure'], { env: { ...process.env, ISWC_REPORT_DIR: dir } });
+    expect(allure.code, allure.out).toBe(0);
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
     try {
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, offline: true });

@@ -1,11 +1,118 @@
+import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
-import { HELP, UsageError, parseCli } from '../../lib/cli.ts';
+import { parseCommandArgs, UsageError, VERSION_TEXT } from '../../lib/cli/command.ts';
+import { COMMANDS, topHelp } from '../../lib/cli/main.ts';
+import { runCommand } from '../../lib/cli/commands/run.ts';
+import { parseRunArgs } from '../../lib/cli/run-args.ts';
+import type { RunPlan } from '../../lib/cli/run-args.ts';
+import { fromRoot } from '../../lib/paths.ts';
+import { importsOf, tsFilesUnder } from '../../lib/stages.ts';
+import { cliInProcess, runCli } from '../support/cli.ts';
 
 const withKey = { ISWC_SUBSCRIPTION_KEY: 'k-123456' };
 
-test('--help explains every flag', () => {
-  expect(parseCli(['--help'], '/w', {}).help).toBe(true);
-  for (const flag of ['--base-url', '--target', '--strict', '--rate', '--budget', '--destructive', '--grep', '--shard', '--report-dir', '--plan']) expect(HELP).toContain(flag);
+/** `run`'s options as the command line gives them. */
+function parseRun(argv: string[], cwd: string, env: NodeJS.ProcessEnv): RunPlan {
+  return parseRunArgs(parseCommandArgs(runCommand, argv).values, cwd, env);
+}
+
+test('every command answers --help with usage, options, environment where it reads any, and exit codes; exit 0', async () => {
+  for (const command of COMMANDS) {
+    const result = await cliInProcess([command.name, '--help']);
+    expect(result.code, command.name).toBe(0);
+    expect(result.stderr).toBe('');
+    for (const heading of ['Usage: ', 'Options:', 'Exit codes:']) expect(result.stdout, `${command.name} --help`).toContain(heading);
+    if (command.environment) expect(result.stdout).toContain('Environment:');
+    for (const [code] of command.exitCodes) expect(result.stdout).toMatch(new RegExp(`\\n  ${code}\\s`));
+    for (const name of Object.keys(command.options)) expect(result.stdout, `${command.name} documents --${name}`).toContain(`--${name}`);
+  }
+});
+
+test('the top-level --help lists every command, every exit code and the default command\'s options', async () => {
+  const result = await cliInProcess(['--help']);
+  expect(result.code).toBe(0);
+  for (const command of COMMANDS) expect(result.stdout).toContain(`  ${command.name} `);
+  for (const code of ['0', '1', '2', '3', '4', '130']) expect(result.stdout).toMatch(new RegExp(`\\n  ${code}\\s`));
+  for (const flag of ['--base-url', '--target', '--strict', '--rate', '--budget', '--destructive', '--grep', '--shard', '--report-dir', '--plan', '--waivers', '--require-all']) expect(topHelp()).toContain(flag);
+  expect((await cliInProcess(['help', 'verify'])).stdout).toContain('Usage: npx iswc-conformance verify');
+});
+
+test('--version prints the version, at the top and after a command', async () => {
+  const version = (JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as { version: string }).version;
+  expect(VERSION_TEXT).toBe(`iswc-conformance ${version}`);
+  for (const argv of [['--version'], ['plan', '--version'], ['-V']]) {
+    const result = await cliInProcess(argv);
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim()).toBe(VERSION_TEXT);
+  }
+});
+
+test('an unknown option prints what is wrong and the command\'s usage, exit 2, no stack trace', async () => {
+  for (const command of COMMANDS) {
+    const result = await cliInProcess([command.name, '--frobnicate']);
+    expect(result.code, command.name).toBe(2);
+    expect(result.stderr).toContain(`iswc-conformance ${command.name}: Unknown option '--frobnicate'`);
+    expect(result.stderr).toContain(`Usage: ${command.usage}`);
+    expect(result.out).not.toMatch(/\n\s+at .*\(.*:\d+:\d+\)|ERR_PARSE_ARGS/);
+  }
+  const unknown = await cliInProcess(['frobnicate']);
+  expect(unknown.code).toBe(2);
+  expect(unknown.stderr).toContain('unknown command "frobnicate"');
+  const missing = await cliInProcess(['verify']);
+  expect(missing.code).toBe(2);
+  expect(missing.stderr).toContain('missing argument');
+});
+
+test('the npm scripts are thin aliases of the commands, and the bin answers like the in-process main', () => {
+  const scripts = (JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const aliases: Record<string, string> = { conformance: 'run', server: 'server', plan: 'plan', certify: 'certify', 'certify:verify': 'verify', verify: 'verify', 'report:diff': 'diff', 'report:baseline': 'baseline', 'report:allure': 'allure' };
+  for (const [script, command] of Object.entries(aliases)) expect(scripts[script], script).toBe(`node bin/iswc-conformance.mjs ${command}`);
+  const version = runCli(['--version']);
+  expect(version.code).toBe(0);
+  expect(version.stdout.trim()).toBe(VERSION_TEXT);
+  const bad = runCli(['plan', '--frobnicate']);
+  expect(bad.code).toBe(2);
+  expect(bad.stderr).toContain('Usage: npx iswc-conformance plan');
+});
+
+/** Every file a module reaches through its relative imports (static, type-only and dynamic). */
+function closure(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const todo = [entry];
+  while (todo.length > 0) {
+    const file = todo.pop() as string;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const next of importsOf(file)) if (next.endsWith('.ts')) todo.push(next);
+  }
+  return seen;
+}
+
+test('nothing the commands run imports from tests/; the conformance run starts outside tests/ too', () => {
+  const reached = [...closure('lib/cli/entry.ts')];
+  expect(reached.filter((f) => f.startsWith('tests/'))).toEqual([]);
+  // The run's global setup and test files are named by playwright.config.ts, not imported.
+  const config = readFileSync(fromRoot('playwright.config.ts'), 'utf8');
+  const globalSetup = /globalSetup:\s*'([^']+)'/.exec(config)?.[1] ?? '';
+  expect(globalSetup.startsWith('./tests/')).toBe(false);
+  for (const file of [globalSetup.replace(/^\.\//, ''), 'reporters/conformance-reporter.ts']) expect([...closure(file)].filter((f) => f.startsWith('tests/')), file).toEqual([]);
+});
+
+test('the reference server has no import cycle', () => {
+  const files = tsFilesUnder('server');
+  const graph = new Map(files.map((f) => [f, importsOf(f).filter((t) => t.startsWith('server/'))]));
+  const cycles: string[] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const visit = (node: string, stack: string[]): void => {
+    state.set(node, 'open');
+    for (const next of graph.get(node) ?? []) {
+      if (state.get(next) === 'open') cycles.push([...stack.slice(stack.indexOf(next)), next].join(' -> '));
+      else if (!state.has(next)) visit(next, [...stack, next]);
+    }
+    state.set(node, 'done');
+  };
+  for (const file of files) if (!state.has(file)) visit(file, [file]);
+  expect(cycles).toEqual([]);
 });
 
 const refused: Array<[string, string[], NodeJS.ProcessEnv, RegExp]> = [
@@ -13,23 +120,28 @@ const refused: Array<[string, string[], NodeJS.ProcessEnv, RegExp]> = [
   ['a non-http base URL', ['--base-url', 'ftp://h/x'], withKey, /http:\/\/ or https:\/\//],
   ['credentials in the base URL', ['--base-url', 'https://u:p@h.example'], withKey, /credentials/],
   ['a remote base URL without a key', ['--base-url', 'https://h.example'], {}, /ISWC_SUBSCRIPTION_KEY is not set/],
+  ['a base URL on this machine without a key', ['--base-url', 'http://127.0.0.1:9'], {}, /ISWC_SUBSCRIPTION_KEY is not set: a base URL \(even one on this machine\)/],
   ['a bad rate', ['--rate', 'fast'], {}, /--rate/],
   ['a bad budget', ['--budget', '-3'], {}, /--budget/],
   ['a bad shard', ['--shard', '2'], {}, /--shard/],
   ['an unknown flag', ['--frobnicate'], {}, /frobnicate/],
+  ['a target profile that does not exist', ['--target', 'no/such/profile.json'], {}, /Cannot read target profile/],
 ];
 for (const [label, argv, env, message] of refused) {
-  test(`refuses ${label} before sending anything`, () => {
-    expect(() => parseCli(argv, '/w', env)).toThrow(UsageError);
-    expect(() => parseCli(argv, '/w', env)).toThrow(message);
+  test(`refuses ${label} before sending anything (exit 2)`, async () => {
+    expect(() => parseRun(argv, '/w', env)).toThrow(UsageError);
+    expect(() => parseRun(argv, '/w', env)).toThrow(message);
+    const result = await cliInProcess(argv, { env, cwd: '/w' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.out).not.toContain('k-123456');
   });
 }
 
 test('flags become the documented environment and Playwright arguments', () => {
-  const plan = parseCli(['--base-url', 'https://staging.example/iswc/', '--target', 't.json', '--strict', '--rate', '10/min', '--budget', '50', '--destructive', '--smoke', '--grep', '@smoke', '--shard', '1/3', '--report-dir', 'out'], '/w', withKey);
+  const plan = parseRun(['--base-url', 'https://staging.example/iswc/', '--strict', '--rate', '10/min', '--budget', '50', '--destructive', '--smoke', '--grep', '@smoke', '--shard', '1/3', '--report-dir', 'out'], '/w', withKey);
   expect(plan.env).toMatchObject({
     ISWC_BASE_URL: 'https://staging.example/iswc',
-    ISWC_TARGET: '/w/t.json',
     ISWC_STRICT: '1',
     ISWC_RATE: '10/min',
     ISWC_BUDGET: '50',
@@ -39,4 +151,16 @@ test('flags become the documented environment and Playwright arguments', () => {
   });
   expect(plan.playwrightArgs).toEqual(['--grep=@smoke', '--shard=1/3']);
   expect(JSON.stringify(plan)).not.toContain('k-123456');
+  expect(parseRun(['--target', 'fixtures/targets/embedded.json'], fromRoot(), {}).env.ISWC_TARGET).toBe(fromRoot('fixtures', 'targets', 'embedded.json'));
+});
+
+test('plan prints what a run would send without a key or a request; --plan on run says the same', async () => {
+  const plan = await cliInProcess(['plan', '--budget', '30', '--quiet']);
+  expect(plan.code, plan.out).toBe(0);
+  expect(plan.stdout).toContain('plan full, budget 30 requests');
+  expect(plan.stdout).toMatch(/spec checks: \d+ of \d+ exercised/);
+  const dry = await cliInProcess(['--plan', '--budget', '30']);
+  expect(dry.code, dry.out).toBe(0);
+  expect(dry.stdout).toContain('plan full, budget 30 requests');
+  expect((await cliInProcess(['plan', '--plan', 'quick'])).code).toBe(2);
 });

@@ -1,11 +1,10 @@
+import { runCli } from '../support/cli.ts';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { expect, test } from '@playwright/test';
 import { childEnv, runPlaywright } from '../support/run-playwright.ts';
-import { repoRoot } from '../../lib/paths.ts';
 import { pageExamples } from '../../lib/report/html.ts';
 
 test.describe.configure({ timeout: 120_000 });
@@ -41,9 +40,10 @@ test('a planted subscription key appears in no file and no console line', async 
     const env = childEnv({ ISWC_SUBSCRIPTION_KEY: key, ISWC_REPORT_DIR: reports });
     const run = await runPlaywright(['test', '--project=json', '--project=xml', '--output', path.join(dir, 'test-results')], env);
     expect(run.code, run.stderr).toBe(0);
-    const tsx = path.join(repoRoot, 'node_modules', '.bin', 'tsx');
-    const cert = execFileSync(tsx, ['scripts/certify.ts', '--target', 'fixtures/targets/embedded.json', '--report', path.join(reports, 'conformance.json')], { cwd: repoRoot, env, encoding: 'utf8', stdio: 'pipe' });
-    const diff = execFileSync(tsx, ['scripts/report-diff.ts', path.join(reports, 'conformance.json'), path.join(reports, 'conformance.json')], { cwd: repoRoot, env, encoding: 'utf8', stdio: 'pipe' });
+    const certified = runCli(['certify', '--target', 'fixtures/targets/embedded.json', '--report', path.join(reports, 'conformance.json')], { env });
+    expect(certified.code, certified.out).toBe(0);
+    const cert = certified.out;
+    const diff = runCli(['diff', path.join(reports, 'conformance.json'), path.join(reports, 'conformance.json')], { env }).out;
 
     const files = filesUnder(dir);
     const names = files.map((f) => path.relative(dir, f));

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { runCli } from '../support/cli.ts';
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,16 +11,10 @@ import { inProcessReport } from '../support/in-process.ts';
 import type { ConformanceReport } from '../../lib/report/model.ts';
 import { repoRoot } from '../../lib/paths.ts';
 
-const TSX = path.join(repoRoot, 'node_modules', '.bin', 'tsx');
 
-function run(script: string, args: string[]): { code: number; out: string } {
-  try {
-    const out = execFileSync(TSX, [path.join(repoRoot, 'scripts', script), ...args], { cwd: repoRoot, encoding: 'utf8', stdio: 'pipe' });
-    return { code: 0, out };
-  } catch (err) {
-    const e = err as { status: number | null; stdout: string; stderr: string };
-    return { code: e.status ?? 1, out: `${e.stdout}${e.stderr}` };
-  }
+function run(command: string, args: string[]): { code: number; out: string } {
+  const result = runCli([command, ...args]);
+  return { code: result.code, out: result.out };
 }
 
 let clean: ConformanceReport;
@@ -69,24 +63,24 @@ test('certify writes the certificate; certify:verify detects an edited verdict',
   try {
     const reportFile = path.join(dir, 'conformance.json');
     writeFileSync(reportFile, JSON.stringify(faulty));
-    const issued = run('certify.ts', ['--target', 'fixtures/targets/embedded.json', '--report', reportFile, '--out', dir]);
+    const issued = run('certify', ['--target', 'fixtures/targets/embedded.json', '--report', reportFile, '--out', dir]);
     expect(issued.code, issued.out).toBe(1); // not conformant
     expect(issued.out).toContain('certificate: not conformant');
     const certFile = path.join(dir, 'certificate.json');
     expect(readFileSync(path.join(dir, 'certificate.html'), 'utf8')).toContain('not conformant');
-    expect(run('certify-verify.ts', [certFile]).code).toBe(0);
+    expect(run('verify', [certFile]).code).toBe(0);
 
     const cert = JSON.parse(readFileSync(certFile, 'utf8')) as Certificate;
     const edited = { ...cert, sections: cert.sections.map((s) => (s.section === '4.1' ? { ...s, verdict: 'conformant' as const } : s)) };
     writeFileSync(certFile, JSON.stringify(edited, null, 2));
-    const verdict = run('certify-verify.ts', [certFile]);
+    const verdict = run('verify', [certFile]);
     expect(verdict.code).toBe(1);
     expect(verdict.out).toContain('digest mismatch');
 
     // A single result flipped to pass, digest left alone: still detected.
     const flipped = { ...cert, results: cert.results.map((r) => (r[4] === 'fail' ? ([r[0], r[1], r[2], r[3], 'pass'] as typeof r) : r)) };
     writeFileSync(certFile, JSON.stringify(flipped));
-    expect(run('certify-verify.ts', [certFile]).code).toBe(1);
+    expect(run('verify', [certFile]).code).toBe(1);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -131,7 +125,7 @@ test('a signed certificate proves who issued it: an edit with a recomputed diges
     const other = keyPair(dir, 'other');
     const reportFile = path.join(dir, 'conformance.json');
     writeFileSync(reportFile, JSON.stringify(faulty));
-    const issued = run('certify.ts', ['--target', 'fixtures/targets/embedded.json', '--report', reportFile, '--out', dir, '--sign-key', issuer.privateKey]);
+    const issued = run('certify', ['--target', 'fixtures/targets/embedded.json', '--report', reportFile, '--out', dir, '--sign-key', issuer.privateKey]);
     expect(issued.code, issued.out).toBe(1); // not conformant, and signed
     expect(issued.out).toContain('signed ed25519 by sha256:');
     const certFile = path.join(dir, 'certificate.json');
@@ -142,22 +136,22 @@ test('a signed certificate proves who issued it: an edit with a recomputed diges
     expect(cert.integrity).toContain(`signed with Ed25519 by the key ${cert.signature?.publicKeyFingerprint}`);
     expect(readFileSync(path.join(dir, 'certificate.html'), 'utf8')).toContain(cert.signature?.publicKeyFingerprint ?? '?');
 
-    const genuine = run('certify-verify.ts', [certFile, '--public-key', issuer.publicKey]);
+    const genuine = run('verify', [certFile, '--public-key', issuer.publicKey]);
     expect(genuine.code, genuine.out).toBe(0);
     expect(genuine.out).toContain('signed by sha256:');
     // Signed by the issuer, checked against another key: refused.
-    const wrongKey = run('certify-verify.ts', [certFile, '--public-key', other.publicKey]);
+    const wrongKey = run('verify', [certFile, '--public-key', other.publicKey]);
     expect(wrongKey.code).toBe(1);
     expect(wrongKey.out).toContain('not by the public key given');
 
     // The edit of the issue: a failing certificate made "conformant", another base URL, digest recomputed.
     const forged = forge(JSON.parse(text) as Record<string, unknown>);
     writeFileSync(certFile, JSON.stringify(forged, null, 2));
-    const noKey = run('certify-verify.ts', [certFile]);
+    const noKey = run('verify', [certFile]);
     expect(noKey.code).toBe(0); // the digest is consistent: without the key, that is all that can be said …
     expect(noKey.out).toContain('signature was NOT checked');
     expect(noKey.out).not.toContain('unedited');
-    const withKey = run('certify-verify.ts', [certFile, '--public-key', issuer.publicKey]);
+    const withKey = run('verify', [certFile, '--public-key', issuer.publicKey]);
     expect(withKey.code).toBe(1); // … and the issuer's key finds the edit.
     expect(withKey.out).toContain('the signature does not match the certificate');
 
@@ -205,7 +199,7 @@ test('the certificate carries the run identifiers the target issued; certify ref
     const embedded = JSON.parse(readFileSync(path.join(repoRoot, 'fixtures', 'targets', 'embedded.json'), 'utf8')) as Record<string, unknown>;
     const otherProfile = path.join(dir, 'other-agency.json');
     writeFileSync(otherProfile, JSON.stringify({ ...embedded, name: 'other-agency', agency: '021' }));
-    const refused = run('certify.ts', ['--target', otherProfile, '--report', reportFile, '--out', dir]);
+    const refused = run('certify', ['--target', otherProfile, '--report', reportFile, '--out', dir]);
     expect(refused.code, refused.out).toBe(2);
     expect(refused.out).toContain('was run with the target profile "embedded", not "other-agency"');
   } finally {

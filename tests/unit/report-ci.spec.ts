@@ -1,13 +1,12 @@
-import { execFileSync } from 'node:child_process';
+import { runCli } from '../support/cli.ts';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { XMLParser } from 'fast-xml-parser';
 import { readReport } from '../../lib/report/validate.ts';
-import { repoRoot } from '../../lib/paths.ts';
 import { allureAttachments } from '../../reporters/allure-playwright.ts';
-import { outsideReferences } from '../../scripts/report-allure.ts';
+import { outsideReferences } from '../../lib/cli/commands/allure.ts';
 import { runAgainstFaultyServer } from '../support/faulty-run.ts';
 import { childEnv, runPlaywright } from '../support/run-playwright.ts';
 import type { ChildRun } from '../support/run-playwright.ts';
@@ -18,7 +17,6 @@ import type { ChildRun } from '../support/run-playwright.ts';
  */
 test.describe.configure({ mode: 'serial', timeout: 300_000 });
 
-const TSX = path.join(repoRoot, 'node_modules', '.bin', 'tsx');
 const GREP = 'merge\\.unknown-preferred\\]|run\\.malformed\\]|run\\.start-and-end\\]';
 const FAULTS = ['run-bad-request-text', 'merge-404-as-400', 'stack-trace-in-error'];
 let dir = '';
@@ -163,7 +161,9 @@ test('allureAttachments: a file attached twice is kept once; bodies are never me
 });
 
 test('npm run report:allure honours ISWC_REPORT_DIR, exits 0 and writes one file that refers to nothing outside itself', () => {
-  const out = execFileSync(TSX, ['scripts/report-allure.ts'], { cwd: repoRoot, env: { ...process.env, ISWC_REPORT_DIR: dir }, encoding: 'utf8', stdio: 'pipe' });
+  const result = runCli(['allure'], { env: { ...process.env, ISWC_REPORT_DIR: dir } });
+  expect(result.code, result.out).toBe(0);
+  const out = result.stdout;
   expect(out).toContain('allure-report/index.html');
   const html = readFileSync(path.join(dir, 'allure-report', 'index.html'), 'utf8');
   expect(outsideReferences(html)).toEqual([]);
@@ -173,12 +173,9 @@ test('npm run report:allure honours ISWC_REPORT_DIR, exits 0 and writes one file
   // Without results, it says where it looked.
   const empty = mkdtempSync(path.join(tmpdir(), 'iswc-allure-empty-'));
   try {
-    execFileSync(TSX, ['scripts/report-allure.ts'], { cwd: repoRoot, env: { ...process.env, ISWC_REPORT_DIR: empty }, encoding: 'utf8', stdio: 'pipe' });
-    throw new Error('report:allure succeeded without results');
-  } catch (err) {
-    const e = err as { status?: number; stderr?: string };
-    expect(e.status).toBe(2);
-    expect(e.stderr).toContain('no Allure results in');
+    const none = runCli(['allure'], { env: { ...process.env, ISWC_REPORT_DIR: empty } });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('no Allure results in');
   } finally {
     rmSync(empty, { recursive: true, force: true });
   }

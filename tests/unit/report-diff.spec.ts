@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { runCli } from '../support/cli.ts';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,9 +6,7 @@ import { expect, test } from '@playwright/test';
 import { diffReports, groupByCheckAndOperation, renderDiffHtml, renderDiffMarkdown } from '../../lib/report/diff.ts';
 import { inProcessReport } from '../support/in-process.ts';
 import type { ConformanceReport } from '../../lib/report/model.ts';
-import { repoRoot } from '../../lib/paths.ts';
 
-const TSX = path.join(repoRoot, 'node_modules', '.bin', 'tsx');
 
 let base: ConformanceReport;
 let head: ConformanceReport;
@@ -135,15 +133,7 @@ test('report:diff writes diff.md and diff.html and exits 1 on a spec regression;
     const headFile = path.join(dir, 'head.json');
     writeFileSync(baseFile, JSON.stringify(base));
     writeFileSync(headFile, JSON.stringify(head));
-    let code = 0;
-    let stdout = '';
-    try {
-      stdout = execFileSync(TSX, ['scripts/report-diff.ts', baseFile, headFile, '--out', dir], { cwd: repoRoot, encoding: 'utf8', stdio: 'pipe' });
-    } catch (err) {
-      const e = err as { status: number; stdout: string };
-      code = e.status;
-      stdout = e.stdout;
-    }
+    const { code, stdout } = runCli(['diff', baseFile, headFile, '--out', dir]);
     expect(code).toBe(1);
     expect(stdout).toContain('# ISWC conformance: regression diff');
     expect(readFileSync(path.join(dir, 'diff.md'), 'utf8')).toBe(stdout);
@@ -151,9 +141,9 @@ test('report:diff writes diff.md and diff.html and exits 1 on a spec regression;
 
     // Baseline, then a diff against it with one argument: the same run, no regression.
     const baseline = path.join(dir, 'baselines', 'conformance.json');
-    execFileSync(TSX, ['scripts/report-baseline.ts', baseFile, '--out', baseline], { cwd: repoRoot, stdio: 'pipe' });
+    expect(runCli(['baseline', baseFile, '--out', baseline]).code).toBe(0);
     expect(readFileSync(baseline, 'utf8')).toBe(readFileSync(baseFile, 'utf8'));
-    const same = execFileSync(TSX, ['scripts/report-diff.ts', baseline, baseFile, '--out', dir], { cwd: repoRoot, encoding: 'utf8', stdio: 'pipe' });
+    const same = runCli(['diff', baseline, baseFile, '--out', dir]).stdout;
     expect(same).toContain('no `spec` check newly fails');
   } finally {
     rmSync(dir, { recursive: true, force: true });

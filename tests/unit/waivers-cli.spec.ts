@@ -2,11 +2,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { HELP, UsageError, parseCli } from '../../lib/cli.ts';
+import { parseCommandArgs, renderHelp, UsageError } from '../../lib/cli/command.ts';
+import { runCommand } from '../../lib/cli/commands/run.ts';
+import { parseRunArgs } from '../../lib/cli/run-args.ts';
 import { readConfig } from '../../lib/config/config.ts';
 import { fromRoot } from '../../lib/paths.ts';
 
 const EXAMPLE = fromRoot('fixtures', 'waivers', 'production-deviations.yaml');
+const HELP = renderHelp(runCommand);
+const parseCli = (argv: string[], cwd: string, env: NodeJS.ProcessEnv) => parseRunArgs(parseCommandArgs(runCommand, argv).values, cwd, env);
 
 test('--help explains --waivers and --require-all', () => {
   expect(HELP).toContain('--waivers FILE');

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { runCli } from '../support/cli.ts';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,7 +6,7 @@ import { expect, test } from '@playwright/test';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { CheckExecution } from '../../lib/run/execution.ts';
 import { runSuiteInProcess } from '../../lib/pipeline.ts';
-import { fromRoot, repoRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/paths.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { buildConformanceReport } from '../../lib/report/build.ts';
 import type { Certificate } from '../../lib/report/certificate.ts';
@@ -211,7 +211,9 @@ test('certify: a report whose only failures are waived certifies (exit 0) and sa
   try {
     const reportFile = path.join(dir, 'conformance.json');
     writeFileSync(reportFile, JSON.stringify(reportWith(example)));
-    const out = execFileSync(path.join(repoRoot, 'node_modules', '.bin', 'tsx'), [path.join(repoRoot, 'scripts', 'certify.ts'), '--target', 'fixtures/targets/embedded.json', '--report', reportFile, '--out', dir], { cwd: repoRoot, encoding: 'utf8' });
+    const issued = runCli(['certify', '--target', 'fixtures/targets/embedded.json', '--report', reportFile, '--out', dir]);
+    expect(issued.code, issued.out).toBe(0);
+    const out = issued.stdout;
     expect(out).toContain('certificate: conformant with 1 waiver');
     const cert = JSON.parse(readFileSync(path.join(dir, 'certificate.json'), 'utf8')) as Certificate;
     expect(verifyCertificate(cert).ok).toBe(true);

@@ -2,18 +2,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FullConfig } from '@playwright/test';
-import { config } from '../lib/config/config.ts';
-import { parseRate } from '../lib/config/rate.ts';
-import type { RunContext } from '../lib/config/run-context.ts';
-import { RUN_CONTEXT_VARIABLE } from '../lib/config/run-context.ts';
-import { loadProfile } from '../lib/contract/profile/load.ts';
-import { ENGINE_SLOT, RunEngine } from '../lib/engine.ts';
-import { startEngineService } from '../lib/engine-service.ts';
-import { runWaivers } from '../lib/report/waivers/run.ts';
-import { planSuite, suiteOptionsFrom } from '../lib/run/plan.ts';
-import { plannedTests, writePlanFile } from '../lib/run/plan-file.ts';
-import { startReferenceServer } from '../server/index.ts';
-import type { RunningServer } from '../server/index.ts';
+import { config } from '../config/config.ts';
+import { parseRate } from '../config/rate.ts';
+import type { RunContext } from '../config/run-context.ts';
+import { RUN_CONTEXT_VARIABLE } from '../config/run-context.ts';
+import { loadProfile } from '../contract/profile/load.ts';
+import { ENGINE_SLOT, RunEngine } from '../engine.ts';
+import { startEngineService } from '../engine-service.ts';
+import { runWaivers } from '../report/waivers/run.ts';
+import { planSuite, suiteOptionsFrom } from '../run/plan.ts';
+import { plannedTests, writePlanFile } from '../run/plan-file.ts';
+import { startReferenceServer } from '../../server/index.ts';
+import type { RunningServer } from '../../server/index.ts';
 
 /**
  * Runs once before the workers start: starts the embedded reference server when no base URL is given,

@@ -1,0 +1,65 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { repoRoot } from '../../paths.ts';
+import type { Command } from '../command.ts';
+import { EXIT, stringOption } from '../command.ts';
+
+/** References a self-contained page must not hold: anything fetched from a network address. */
+export function outsideReferences(html: string): string[] {
+  const found = html.match(/\b(?:src|href|action)\s*=\s*["']?(?:https?:)?\/\/[^"'\s>]+|@import\s+(?:url\()?["']?(?:https?:)?\/\/[^"')\s]+|url\(\s*["']?(?:https?:)?\/\/[^"')\s]+/gi) ?? [];
+  return [...new Set(found)];
+}
+
+/**
+ * `npx iswc-conformance allure`: turns the Allure results of the last run into one self-contained page
+ * with the Allure 3 CLI of the lockfile and allurerc.json (the allure2 plugin in single-file mode, so the
+ * page carries its data and opens from disk; ALLURE_NO_ANALYTICS=true), then checks that the page refers
+ * to nothing outside itself.
+ */
+export const allureCommand: Command = {
+  name: 'allure',
+  summary: 'turn the last run\'s Allure results into one self-contained HTML page',
+  usage: 'npx iswc-conformance allure [--report-dir DIR] [--out DIR]',
+  description: 'Reads REPORT_DIR/allure-results and writes REPORT_DIR/allure-report/index.html: one file that opens from disk and requests nothing outside itself.',
+  options: {
+    'report-dir': { type: 'string', value: 'DIR', description: 'The run\'s report directory (ISWC_REPORT_DIR, default reports/).' },
+    out: { type: 'string', value: 'DIR', description: 'Where the page goes (default REPORT_DIR/allure-report).' },
+  },
+  environment: [['ISWC_REPORT_DIR', 'The report directory (default reports/).']],
+  exitCodes: [
+    [EXIT.OK, 'the page was written'],
+    [EXIT.NOT_CONFORMANT, 'the Allure CLI failed, or the page refers outside itself'],
+    [EXIT.USAGE, 'no Allure results to report (run the suite first)'],
+  ],
+  run({ values }, io) {
+    const reportDir = path.resolve(io.cwd, stringOption(values, 'report-dir') ?? (io.env.ISWC_REPORT_DIR?.trim() || path.join(repoRoot, 'reports')));
+    const results = path.join(reportDir, 'allure-results');
+    const out = path.resolve(io.cwd, stringOption(values, 'out') ?? path.join(reportDir, 'allure-report'));
+    if (!existsSync(results) || !readdirSync(results).some((f) => f.endsWith('-result.json'))) {
+      io.stderr(`allure: no Allure results in ${path.relative(io.cwd, results) || results}: run the suite first (npx iswc-conformance), with the same report directory\n`);
+      return EXIT.USAGE;
+    }
+    // A previous multi-file report would leave its files next to the single one.
+    rmSync(out, { recursive: true, force: true });
+    const cli = path.join(repoRoot, 'node_modules', 'allure', 'cli.js');
+    const run = spawnSync(process.execPath, [cli, 'generate', results, '--config', path.join(repoRoot, 'allurerc.json'), '--output', out, '--cwd', repoRoot], {
+      cwd: repoRoot,
+      env: { ...io.env, ALLURE_NO_ANALYTICS: 'true' },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const index = path.join(out, 'index.html');
+    if (run.status !== 0 || !existsSync(index)) {
+      io.stderr(`allure: allure generate failed (exit ${run.status ?? 'signal'}):\n${run.stdout}${run.stderr}\n`);
+      return EXIT.NOT_CONFORMANT;
+    }
+    const outside = outsideReferences(readFileSync(index, 'utf8'));
+    if (outside.length > 0) {
+      io.stderr(`allure: ${path.relative(io.cwd, index)} refers outside itself (${outside.slice(0, 5).join(', ')}); it would not open offline\n`);
+      return EXIT.NOT_CONFORMANT;
+    }
+    io.stdout(`allure: ${path.relative(io.cwd, index)} (one file, opens from disk, no outside requests)\n`);
+    return EXIT.OK;
+  },
+};

@@ -1,0 +1,121 @@
+import path from 'node:path';
+import { allChecks } from '../../check/registry.ts';
+import type { RunConfig } from '../../config/config.ts';
+import { ConfigError, readConfig } from '../../config/config.ts';
+import { parseRate } from '../../config/rate.ts';
+import { loadProfile, ProfileError } from '../../contract/profile/load.ts';
+import type { TargetProfile } from '../../contract/profile/types.ts';
+import { estimatedRequests } from '../../run/budget.ts';
+import { planSuite, suiteOptionsFrom } from '../../run/plan.ts';
+import type { PlannedCase } from '../../run/plan.ts';
+import type { Command } from '../command.ts';
+import { EXIT, EXIT_TEXT, stringOption, UsageError } from '../command.ts';
+import { SELECTION_OPTIONS } from '../run-args.ts';
+
+/** Does the case change data in the target (consumes entries, or may on a faulty server)? */
+function changesData(p: PlannedCase): boolean {
+  return (p.def.claims ?? []).some((c) => !c.readOnly) || p.def.changesData === true;
+}
+
+/** A duration for people: `40 s`, `12 min`, `3.9 h`. */
+export function humanDuration(seconds: number): string {
+  return seconds >= 3600 ? `${(seconds / 3600).toFixed(1)} h` : seconds >= 60 ? `${Math.ceil(seconds / 60)} min` : `${Math.ceil(seconds)} s`;
+}
+
+/**
+ * What a run would send, without sending anything: the cases chosen (and why others are left out),
+ * requests per case, the estimated time at the rate, every spec check covered or not, and every
+ * request that would change data in the target.
+ */
+export async function renderPlan(config: Readonly<RunConfig>, profile: TargetProfile, options: { quiet?: boolean } = {}): Promise<string> {
+  const planned = await planSuite(profile, suiteOptionsFrom(config));
+  const rate = parseRate(config.rate);
+  const running = planned.filter((p) => !p.skipReason);
+  const requestsOf = (p: PlannedCase): number => estimatedRequests(p, p.runs ?? config.runs);
+  const total = running.reduce((n, p) => n + requestsOf(p), 0);
+  const lines: string[] = [];
+  lines.push(
+    `plan ${config.plan}${config.budget !== undefined ? `, budget ${config.budget} requests` : ''} · target ${config.baseUrl ?? 'embedded reference server'} · profile "${profile.name}" · ISWC_RUNS=${config.runs} · destructive ${config.destructive ? 'on' : 'off'}`,
+  );
+  if (!options.quiet) {
+    lines.push('', 'cases that run (requests, checks):');
+    for (const p of running) {
+      const changes = changesData(p) ? '  [changes data]' : '';
+      lines.push(`  ${String(requestsOf(p)).padStart(4)}  ${p.key}  (${p.shape.checks.join(', ') || 'every-answer checks'})${p.runs !== undefined && p.runs !== config.runs ? ` · ${p.runs} runs` : ''}${changes}`);
+    }
+  }
+  const skipped = planned.filter((p) => p.skipReason);
+  const reasons = new Map<string, number>();
+  for (const p of skipped) reasons.set(p.skipReason ?? '', (reasons.get(p.skipReason ?? '') ?? 0) + 1);
+  if (skipped.length > 0) {
+    lines.push('', `left out: ${skipped.length} case runs`);
+    for (const [reason, n] of reasons) lines.push(`  ${n} × ${reason}`);
+  }
+  const specIds = allChecks()
+    .filter((c) => c.level === 'spec')
+    .map((c) => c.id);
+  const targetedCovered = new Set<string>(running.flatMap((p) => p.shape.checks));
+  const uncovered = specIds.filter((id) => !targetedCovered.has(id));
+  lines.push('', `spec checks: ${specIds.length - uncovered.length} of ${specIds.length} exercised${uncovered.length > 0 ? `; not exercised: ${uncovered.join(', ')}` : ''}`);
+  const changing = running.filter(changesData);
+  lines.push('', `requests that change data in the target (${changing.length} cases):`);
+  for (const p of changing) {
+    const entries = Object.entries(p.entries)
+      .map(([kind, list]) => `${kind}: ${(list ?? []).map((e) => (e as { preferredIswc: string }).preferredIswc).join(' ')}`)
+      .join('; ');
+    lines.push(`  ${p.key}: ${entries || 'only if the server is faulty (400 checks next to existing ISWCs)'}`);
+  }
+  if (changing.length === 0) lines.push('  none');
+  const seconds = rate === null ? null : total / rate;
+  lines.push('', `total: ${total} requests${seconds === null ? ' (no rate limit)' : `, about ${humanDuration(seconds)} at ${rate?.toFixed(3)} requests/s`}`);
+  return lines.join('\n');
+}
+
+export const planCommand: Command = {
+  name: 'plan',
+  summary: 'print what a run would send (cases, requests, time at the rate, data it changes), sending nothing',
+  usage: 'npx iswc-conformance plan [options]',
+  description: 'Takes the options a run is selected by, so `plan --budget 60` shows exactly what `run --budget 60` would do. Nothing is sent and no key is needed.',
+  options: {
+    ...SELECTION_OPTIONS,
+    plan: { type: 'string', value: 'NAME', description: 'full (default) or smoke; --plan smoke is the same as --smoke.' },
+    quiet: { type: 'boolean', description: 'Leave out the list of cases; print the totals only.' },
+  },
+  environment: [['ISWC_TARGET, ISWC_BASE_URL, ISWC_DESTRUCTIVE, ISWC_PLAN, ISWC_BUDGET, ISWC_RUNS, ISWC_RATE', 'The same settings as the flags (a flag wins).']],
+  exitCodes: [
+    [EXIT.OK, 'the plan was printed'],
+    [EXIT.USAGE, EXIT_TEXT[2]],
+  ],
+  async run({ values }, io) {
+    const overrides: Record<string, string> = {};
+    const str = (name: string): string | undefined => stringOption(values, name);
+    const planName = values.smoke === true ? 'smoke' : str('plan');
+    if (planName !== undefined && planName !== 'full' && planName !== 'smoke') throw new UsageError(`--plan must be full or smoke, got "${planName}"`);
+    if (planName) overrides.ISWC_PLAN = planName;
+    for (const [flag, name] of [
+      ['budget', 'ISWC_BUDGET'],
+      ['runs', 'ISWC_RUNS'],
+      ['rate', 'ISWC_RATE'],
+      ['base-url', 'ISWC_BASE_URL'],
+    ] as const) {
+      const v = str(flag);
+      if (v !== undefined) overrides[name] = v;
+    }
+    const target = str('target');
+    if (target !== undefined) overrides.ISWC_TARGET = path.resolve(io.cwd, target);
+    if (values.destructive === true) overrides.ISWC_DESTRUCTIVE = '1';
+    let config: Readonly<RunConfig>;
+    let profile: TargetProfile;
+    try {
+      config = readConfig({ ...io.env, ...overrides }, { requireKey: false });
+      if (config.rate !== undefined) parseRate(config.rate);
+      profile = loadProfile(config.targetFile);
+    } catch (e) {
+      if (e instanceof ConfigError || e instanceof ProfileError) throw new UsageError(e.message);
+      if (e instanceof Error && e.message.startsWith('Invalid rate')) throw new UsageError(`--rate: ${e.message}`);
+      throw e;
+    }
+    io.stdout(`${await renderPlan(config, profile, { quiet: values.quiet === true })}\n`);
+    return EXIT.OK;
+  },
+};

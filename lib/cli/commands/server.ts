@@ -1,0 +1,109 @@
+import { loadProfile, ProfileError } from '../../contract/profile/load.ts';
+import { fromRoot } from '../../paths.ts';
+import { CHOICE_SETS, CHOICES, choiceTable, isChoiceSetName } from '../../../server/choices.ts';
+import { FAULTS, faultTable, isFaultId } from '../../../server/faults.ts';
+import { DEFAULT_MAX_BODY_BYTES, EMBEDDED_KEY, startReferenceServer } from '../../../server/index.ts';
+import type { Command } from '../command.ts';
+import { EXIT, listOption, stringOption, UsageError } from '../command.ts';
+
+const DEFAULT_TARGET = 'fixtures/targets/embedded.json';
+
+function integerOption(name: string, raw: string | undefined, min: number, max: number): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^[0-9]+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  return Number(raw);
+}
+
+/** Resolves when the process gets SIGINT or SIGTERM. */
+export function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const stop = (signal: NodeJS.Signals): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve(signal);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+/**
+ * `npx iswc-conformance server`: the embedded reference server alone, for a run started apart, with
+ * faults from its catalogue or legitimate choices. Prints exactly `listening http://HOST:PORT` on stdout
+ * once it accepts connections.
+ */
+export const serverCommand: Command = {
+  name: 'server',
+  summary: 'start the embedded reference server alone (faults and legitimate choices on demand)',
+  usage: 'npx iswc-conformance server [--port N] [--target FILE] [--key KEY] [--fault ID]... [--choices SET | --choice ID...]',
+  description: 'Prints "listening http://HOST:PORT" when ready; SIGINT or SIGTERM close it. Every choice it makes where the document says "not shown" is listed in docs/reference-server.md.',
+  options: {
+    port: { type: 'string', value: 'N', description: 'Port to listen on (default 0: a free port).' },
+    host: { type: 'string', value: 'H', description: 'Address to listen on (default 127.0.0.1).' },
+    target: { type: 'string', value: 'FILE', description: `Target profile that seeds the state (default ${DEFAULT_TARGET}).` },
+    key: { type: 'string', value: 'KEY', description: `Subscription key to accept (default ${EMBEDDED_KEY}; a test key, not a secret).` },
+    fault: { type: 'string', multiple: true, value: 'ID', description: 'Play a fault from the catalogue; repeat for several (--list-faults).' },
+    'max-body-bytes': { type: 'string', value: 'N', description: `Request body cap, over it 413 (default ${DEFAULT_MAX_BODY_BYTES}).` },
+    choices: { type: 'string', value: 'SET', description: `A set of legitimate choices on the points the document leaves open: ${Object.keys(CHOICE_SETS).join(', ')} (default reference).` },
+    choice: { type: 'string', multiple: true, value: 'ID', description: 'One choice of the catalogue; repeat for several (not with --choices; --list-choices).' },
+    'list-faults': { type: 'boolean', description: 'Print the fault catalogue and exit.' },
+    'list-choices': { type: 'boolean', description: 'Print the catalogue of legitimate choices and exit.' },
+  },
+  environment: [['ISWC_SERVER_DEBUG', '1: print the stack of an unexpected exception (answered 400) to stderr.']],
+  exitCodes: [
+    [EXIT.OK, 'closed by SIGINT or SIGTERM, or a list was printed'],
+    [EXIT.NOT_CONFORMANT, 'the server cannot start (the port is taken, …)'],
+    [EXIT.USAGE, 'bad options or an unreadable profile'],
+  ],
+  async run({ values }, io) {
+    if (values['list-faults'] === true) {
+      io.stdout(`${faultTable()}\n`);
+      return EXIT.OK;
+    }
+    if (values['list-choices'] === true) {
+      io.stdout(`${choiceTable()}\n`);
+      return EXIT.OK;
+    }
+    const port = integerOption('port', stringOption(values, 'port'), 0, 65535) ?? 0;
+    const choicesSet = stringOption(values, 'choices');
+    const choiceIds = listOption(values, 'choice');
+    if (choicesSet !== undefined && !isChoiceSetName(choicesSet)) throw new UsageError(`--choices must be one of ${Object.keys(CHOICE_SETS).join(', ')}, got "${choicesSet}"`);
+    if (choicesSet !== undefined && choiceIds.length > 0) throw new UsageError('give --choices or --choice, not both');
+    const unknownChoices = choiceIds.filter((id) => !CHOICES.some((c) => c.id === id));
+    if (unknownChoices.length > 0) throw new UsageError(`unknown choice ${unknownChoices.join(', ')}; run with --list-choices to see the ${CHOICES.length} valid ids`);
+    const maxBodyBytes = integerOption('max-body-bytes', stringOption(values, 'max-body-bytes'), 0, Number.MAX_SAFE_INTEGER);
+    const faults = listOption(values, 'fault');
+    const unknown = faults.filter((id) => !isFaultId(id));
+    if (unknown.length > 0) throw new UsageError(`unknown fault ${unknown.join(', ')}; run with --list-faults to see the ${FAULTS.length} valid ids`);
+    const key = stringOption(values, 'key');
+    const host = stringOption(values, 'host');
+    if (key === '') throw new UsageError('--key must not be empty');
+    if (host === '') throw new UsageError('--host must not be empty');
+    let profile;
+    try {
+      profile = loadProfile(stringOption(values, 'target') ?? fromRoot(DEFAULT_TARGET));
+    } catch (e) {
+      if (e instanceof ProfileError) throw new UsageError(e.message);
+      throw e;
+    }
+    let server;
+    try {
+      server = await startReferenceServer({
+        profile,
+        key: key ?? EMBEDDED_KEY,
+        faults,
+        port,
+        ...(host !== undefined ? { host } : {}),
+        ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
+        ...(choicesSet !== undefined && isChoiceSetName(choicesSet) ? { choices: choicesSet } : choiceIds.length > 0 ? { choices: choiceIds } : {}),
+      });
+    } catch (e) {
+      io.stderr(`server: cannot start: ${(e as Error).message}\n`);
+      return EXIT.NOT_CONFORMANT;
+    }
+    io.stdout(`listening ${server.url}\n`);
+    await untilSignal();
+    await server.close();
+    return EXIT.OK;
+  },
+};

@@ -1,0 +1,169 @@
+import path from 'node:path';
+import { checkBaseUrl, ConfigError, isLoopback, readConfig } from '../config/config.ts';
+import { parseRate } from '../config/rate.ts';
+import { loadProfile } from '../contract/profile/load.ts';
+import { loadWaivers, WaiverError } from '../report/waivers/load.ts';
+import type { OptionSpec, OptionValues } from './command.ts';
+import { EXIT_TEXT, stringOption, UsageError } from './command.ts';
+
+/**
+ * The options of a conformance run, shared by the commands that start one or describe one (run, plan,
+ * certify), and the one function that turns them into the run's ISWC_* environment.
+ */
+
+/** The options a run is selected and paced by (shared with `plan` and `certify`). */
+export const SELECTION_OPTIONS: Record<string, OptionSpec> = {
+  'base-url': { type: 'string', value: 'URL', description: 'API under test (http:// or https://, no credentials, no query). Default: the embedded reference server, started for the run (ISWC_BASE_URL).' },
+  target: { type: 'string', value: 'FILE', description: 'Target profile: what exists in the target (ISWC_TARGET; default fixtures/targets/embedded.json).' },
+  destructive: {
+    type: 'boolean',
+    description: "Run checks that consume the profile's disposable entries (successful merge, demerge, delete). On by default for the embedded server and a base URL on this machine, off for a remote one (ISWC_DESTRUCTIVE=1).",
+  },
+  smoke: { type: 'boolean', description: 'Every spec check of the document once, and every fault of the catalogue the mode can catch, in as few requests as possible (ISWC_PLAN=smoke).' },
+  budget: {
+    type: 'string',
+    value: 'N',
+    description: 'Send at most N requests: cases are taken in the committed ranking (the most faults of the catalogue caught per request first, then every spec check once), generated inputs get what is left (ISWC_BUDGET).',
+  },
+  runs: { type: 'string', value: 'N', description: 'Runs per property-based check (ISWC_RUNS, default 100).' },
+  rate: {
+    type: 'string',
+    value: 'R',
+    description: 'Requests per second over the whole run, e.g. 5, 0.5, 10/min; 0 = no limit (ISWC_RATE). Default: no limit on the embedded server or a base URL on this machine, 10/min on a remote one.',
+  },
+};
+
+export const RUN_OPTIONS: Record<string, OptionSpec> = {
+  ...SELECTION_OPTIONS,
+  strict: { type: 'boolean', description: 'http-level failures fail the run too (ISWC_STRICT=1).' },
+  grep: { type: 'string', value: 'RE', description: 'Only cases whose title matches (e.g. @smoke, @auth, merge).' },
+  shard: { type: 'string', value: 'I/N', description: 'Run shard I of N (merge shards with npx playwright merge-reports).' },
+  'report-dir': { type: 'string', value: 'DIR', description: 'Where reports go (ISWC_REPORT_DIR, default ./reports).' },
+  seed: { type: 'string', value: 'N', description: 'fast-check seed (ISWC_SEED); the run prints the one it used.' },
+  workers: { type: 'string', value: 'N', description: 'Playwright workers (ISWC_WORKERS, default 1).' },
+  waivers: {
+    type: 'string',
+    value: 'FILE',
+    description:
+      'Known deviations of the target, waived in the open (YAML, schema schemas/waivers.schema.json): a failure a live waiver matches is reported as "waived" with its reason and does not fail the run, until the waiver\'s date (ISWC_WAIVERS). A malformed file stops here, before any request.',
+  },
+  'require-all': { type: 'boolean', description: 'Fail the run when a spec check of the document was not exercised (non-destructive mode, --budget, --smoke, --grep, entries used up): ISWC_REQUIRE_ALL=1.' },
+  plan: { type: 'boolean', description: 'Print the plan (cases, requests, time at the rate, requests that change data) and exit without sending anything; the same as the plan command.' },
+};
+
+export const RUN_ENVIRONMENT: ReadonlyArray<readonly [string, string]> = [
+  ['ISWC_SUBSCRIPTION_KEY', 'The subscription key (Ocp-Apim-Subscription-Key). Read only from the environment, never from a flag or a file; sent only to the base URL\'s origin and written nowhere (reports show $ISWC_SUBSCRIPTION_KEY). Required with any base URL.'],
+  ['ISWC_BASE_URL, ISWC_TARGET, ISWC_DESTRUCTIVE, ISWC_STRICT, ISWC_RATE, ISWC_BUDGET, ISWC_PLAN, ISWC_RUNS, ISWC_SEED, ISWC_REPORT_DIR, ISWC_WAIVERS, ISWC_REQUIRE_ALL, ISWC_WORKERS', 'The same settings as the flags (a flag wins); see the README.'],
+  ['ISWC_TIMEOUT_MS', 'Per-request timeout: connect, headers and whole body (default 10000).'],
+  ['ISWC_MAX_BODY', 'Largest response body read, in bytes (default 1048576).'],
+];
+
+export const RUN_EXIT_CODES: ReadonlyArray<readonly [0 | 1 | 2 | 3 | 4 | 130, string]> = [
+  [0, `${EXIT_TEXT[0]}: no spec check failed (with --strict no http check either; with --require-all every spec check was exercised)`],
+  [1, `${EXIT_TEXT[1]}: a gating check failed`],
+  [2, EXIT_TEXT[2]],
+  [3, EXIT_TEXT[3]],
+  [4, EXIT_TEXT[4]],
+  [130, EXIT_TEXT[130]],
+];
+
+/** What `run` does once its arguments are read. */
+export interface RunPlan {
+  /** Environment for the run (added to the caller's). */
+  env: Record<string, string>;
+  /** Extra arguments for `playwright test`. */
+  playwrightArgs: string[];
+  /** Print the plan instead of running. */
+  planOnly: boolean;
+}
+
+/**
+ * What `npm run conformance` and `npx iswc-conformance` set unless the caller did: one Playwright worker
+ * (the run's engine does the work; see docs/performance.md) and a small young generation (memory).
+ */
+export const RUN_PROCESS_DEFAULTS = Object.freeze({ workers: '1', nodeOptions: '--max-semi-space-size=1' });
+
+/** Turns the run's options into its environment; refuses anything unsafe before a request is sent. */
+export function parseRunArgs(values: OptionValues, cwd: string, env: NodeJS.ProcessEnv): RunPlan {
+  const out: RunPlan = { env: {}, playwrightArgs: [], planOnly: values.plan === true };
+  const str = (name: string): string | undefined => stringOption(values, name);
+  const baseUrl = str('base-url') ?? (env.ISWC_BASE_URL?.trim() || undefined);
+  if (baseUrl) {
+    try {
+      out.env.ISWC_BASE_URL = checkBaseUrl(baseUrl, str('base-url') !== undefined ? '--base-url' : 'ISWC_BASE_URL');
+    } catch (e) {
+      throw new UsageError((e as ConfigError).message);
+    }
+    if (!env.ISWC_SUBSCRIPTION_KEY?.trim() && !out.planOnly) {
+      throw new UsageError(
+        `ISWC_SUBSCRIPTION_KEY is not set: a base URL${isLoopback(out.env.ISWC_BASE_URL) ? ' (even one on this machine)' : ''} needs the subscription key of that target in the environment; only the embedded reference server (no base URL) has a key of its own`,
+      );
+    }
+  }
+  const target = str('target');
+  if (target) out.env.ISWC_TARGET = path.resolve(cwd, target);
+  const profileFile = out.env.ISWC_TARGET ?? (env.ISWC_TARGET?.trim() ? path.resolve(cwd, env.ISWC_TARGET.trim()) : undefined);
+  if (profileFile) {
+    try {
+      loadProfile(profileFile);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+  }
+  if (values.strict) out.env.ISWC_STRICT = '1';
+  if (values.destructive) out.env.ISWC_DESTRUCTIVE = '1';
+  if (values.smoke) out.env.ISWC_PLAN = 'smoke';
+  if (values['require-all']) out.env.ISWC_REQUIRE_ALL = '1';
+  const waivers = str('waivers') ?? (env.ISWC_WAIVERS?.trim() || undefined);
+  if (waivers !== undefined) {
+    const file = path.resolve(cwd, waivers);
+    try {
+      loadWaivers(file);
+    } catch (e) {
+      if (e instanceof WaiverError) throw new UsageError(e.message);
+      throw e;
+    }
+    out.env.ISWC_WAIVERS = file;
+  }
+  const rate = str('rate');
+  if (rate !== undefined) {
+    try {
+      parseRate(rate);
+    } catch (e) {
+      throw new UsageError(`--rate: ${(e as Error).message}`);
+    }
+    out.env.ISWC_RATE = rate;
+  }
+  for (const [flag, name] of [
+    ['budget', 'ISWC_BUDGET'],
+    ['runs', 'ISWC_RUNS'],
+    ['workers', 'ISWC_WORKERS'],
+  ] as const) {
+    const v = str(flag);
+    if (v === undefined) continue;
+    if (!/^[1-9][0-9]*$/.test(v)) throw new UsageError(`--${flag} must be a positive integer, got "${v}"`);
+    out.env[name] = v;
+  }
+  const seed = str('seed');
+  if (seed !== undefined) {
+    if (!/^-?[0-9]+$/.test(seed)) throw new UsageError(`--seed must be an integer, got "${seed}"`);
+    out.env.ISWC_SEED = seed;
+  }
+  out.env.ISWC_REPORT_DIR = path.resolve(cwd, str('report-dir') ?? (env.ISWC_REPORT_DIR?.trim() || 'reports'));
+  // Every remaining setting of the environment must be readable too: a typo there is a usage error now,
+  // not a failed global setup later.
+  try {
+    readConfig({ ...env, ...out.env }, { requireKey: !out.planOnly });
+  } catch (e) {
+    if (e instanceof ConfigError) throw new UsageError(e.message);
+    throw e;
+  }
+  const grep = str('grep');
+  if (grep !== undefined) out.playwrightArgs.push(`--grep=${grep}`);
+  const shard = str('shard');
+  if (shard !== undefined) {
+    if (!/^[1-9][0-9]*\/[1-9][0-9]*$/.test(shard)) throw new UsageError(`--shard must look like 1/3, got "${shard}"`);
+    out.playwrightArgs.push(`--shard=${shard}`);
+  }
+  return out;
+}

@@ -1,0 +1,3 @@
+import { declareConformance } from '../conformance.ts';
+
+await declareConformance('json');

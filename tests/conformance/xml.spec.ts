@@ -1,3 +1,0 @@
-import { declareConformance } from '../../lib/conformance.ts';
-
-await declareConformance('xml');
