@@ -4,11 +4,10 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { fromRoot, repoRoot } from '../../lib/paths.ts';
 
-/** The command's entry: npm run sandbox's script until the command line's `sandbox` command lands. */
-const ENTRY = [createRequire(import.meta.url).resolve('tsx/cli'), fromRoot('scripts', 'sandbox.ts')];
+/** `npx iswc-conformance sandbox`: the package's bin, as npx runs it. */
+const ENTRY = [fromRoot('bin', 'iswc-conformance.mjs'), 'sandbox'];
 
 export interface SandboxCommand {
   url: string;
@@ -17,7 +16,7 @@ export interface SandboxCommand {
   exited: Promise<{ code: number | null; stdout: string; stderr: string }>;
 }
 
-/** The sandbox command with ARGS, started with `env`; resolves once it listens. */
+/** `npx iswc-conformance sandbox ARGS`, started with `env`; resolves once it listens. */
 export function startSandboxCommand(args: readonly string[], env: Record<string, string>, timeoutMs = 30_000): Promise<SandboxCommand> {
   const child = spawn(process.execPath, [...ENTRY, ...args], { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';

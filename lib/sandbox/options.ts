@@ -45,42 +45,115 @@ export const DEFAULT_CHOICES: ChoiceSetName = 'production';
 export const RETRY_AFTER_SECONDS = 2;
 export const SLOW_MS = 15_000;
 
+/** An option of the sandbox's command line, in the shape of lib/cli/command.ts's OptionSpec. */
+export interface SandboxOptionSpec {
+  type: 'string' | 'boolean';
+  multiple?: boolean;
+  short?: string;
+  value?: string;
+  description: string;
+}
+
+/** The options of `npx iswc-conformance sandbox`, as data: the parser, --help and docs/cli.md read them. */
+export const SANDBOX_OPTIONS: Record<string, SandboxOptionSpec> = {
+  port: { type: 'string', value: 'N', description: 'Port on 127.0.0.1 (default 0: a free one). Prints "listening http://127.0.0.1:PORT" when ready.' },
+  target: { type: 'string', value: 'FILE', description: `Target profile: what exists, the client's test data (default ${DEFAULT_TARGET}).` },
+  choices: {
+    type: 'string',
+    value: 'SET',
+    description: `The reference server's legitimate choices: ${Object.keys(CHOICE_SETS).join(', ')} (default ${DEFAULT_CHOICES}: problem+json and {code, message} error bodies, the gateway's 401 JSON, 404 for an unknown runId, UTF-16 lengths, lenient JSON).`,
+  },
+  'report-dir': { type: 'string', value: 'DIR', description: 'Where client-conformance.json, client-junit.xml and client-conformance.html go (default ./reports, or ISWC_REPORT_DIR).' },
+  requests: { type: 'string', value: 'N', description: 'End the session after N requests.' },
+  idle: { type: 'string', value: 'SECONDS', description: 'End the session after SECONDS without a request.' },
+  inject: {
+    type: 'string',
+    multiple: true,
+    value: 'KIND@N,...',
+    description: `The N-th request (1-based) gets trouble instead of its answer: ${INJECT_KINDS.join(', ')} (429 and 503 with Retry-After: ${RETRY_AFTER_SECONDS}; reset closes the connection unanswered; slow answers after ${SLOW_MS / 1000} s; 401 is the gateway's refusal of the key). Repeatable.`,
+  },
+  'rate-limit': { type: 'string', value: 'R', description: 'Answer 429 with Retry-After past this rate, as the production gateway does (10/min, 5/s, 600/h).' },
+  strict: { type: 'boolean', description: 'http-level violations (Retry-After, bounded retries, the rate limit) fail the session too (also ISWC_STRICT=1).' },
+};
+
+export const SANDBOX_ENVIRONMENT: ReadonlyArray<readonly [string, string]> = [
+  ['ISWC_SANDBOX_KEY', 'The key the client must send in Ocp-Apim-Subscription-Key; read only from here (never a flag). Unset: a random key is made and printed. Never written to a report.'],
+  ['ISWC_STRICT', '1: as --strict.'],
+  ['ISWC_REPORT_DIR', 'Default of --report-dir.'],
+];
+
+export const SANDBOX_DESCRIPTION =
+  "The reference server, started for a client under test. Every request the client sends is judged against the interface document from the client's side (client checks: docs/client-checks.md) and answered as the reference server answers it, with production's habits unless --choices says otherwise; a bad request still gets the real answer. The session ends after --requests N, after --idle SECONDS, or on SIGINT/SIGTERM, and then writes client-conformance.json, client-junit.xml and client-conformance.html.";
+
+export const SANDBOX_USAGE = 'npx iswc-conformance sandbox [--port N] [--target FILE] [--choices SET] [--report-dir DIR] [--requests N] [--idle SECONDS] [--inject KIND@N,...] [--rate-limit R] [--strict]';
+
+/** The help of the library entry (parseSandboxArgs); the command line renders its own from the same data. */
 export const SANDBOX_HELP = `iswc-conformance sandbox: the reference server, started for a client under test
 
-Usage: npx iswc-conformance sandbox [options]
+Usage: ${SANDBOX_USAGE}
 
-Every request the client sends is judged against the interface document from the client's side (client
-checks, docs/client-checks.md) and answered as the reference server answers it, with production's habits
-unless --choices says otherwise. When the session ends it writes client-conformance.json,
-client-junit.xml and client-conformance.html.
+${SANDBOX_DESCRIPTION}
 
 Options:
-  --port N             port on 127.0.0.1 (default 0: a free one). Prints "listening http://127.0.0.1:PORT".
-  --target FILE        target profile: what exists (default ${DEFAULT_TARGET}).
-  --choices SET        the reference server's legitimate choices: ${Object.keys(CHOICE_SETS).join(', ')}
-                       (default ${DEFAULT_CHOICES}: problem+json and {code, message} errors, the gateway's
-                       401 JSON, 404 for an unknown runId, UTF-16 lengths, lenient JSON).
-  --report-dir DIR     where the reports go (default ./reports, or ISWC_REPORT_DIR).
-  --requests N         end the session after N requests.
-  --idle SECONDS       end the session after SECONDS without a request.
-  --inject KIND@N,...  the N-th request (1-based) gets trouble instead of its answer: ${INJECT_KINDS.join(', ')}
-                       (429 and 503 with Retry-After: ${RETRY_AFTER_SECONDS}; reset closes the connection; slow answers
-                       after ${SLOW_MS / 1000} s; 401 is the gateway's refusal). Repeatable.
-  --rate-limit R       answer 429 with Retry-After past this rate, as the production gateway does
-                       (10/min, 5/s, 600/h).
-  --strict             http-level violations (Retry-After, retries, rate limit) fail the session too
-                       (also ISWC_STRICT=1).
-  -h, --help           this text.
+${Object.entries(SANDBOX_OPTIONS)
+  .map(([name, spec]) => `  --${name}${spec.type === 'string' ? ` ${spec.value ?? 'VALUE'}` : ''}\n      ${spec.description}`)
+  .join('\n')}
 
-The key the client must send in Ocp-Apim-Subscription-Key is read only from ISWC_SANDBOX_KEY; when it is
-unset a random key is made and printed. The key is never written to a report.
-The session ends after --requests N, after --idle SECONDS, or on SIGINT/SIGTERM.
-Exit status: 0 when no spec-level client check failed (with --strict, no http-level one either), 1 when
-one did, 2 on bad usage.`;
+Environment:
+${SANDBOX_ENVIRONMENT.map(([k, v]) => `  ${k}\n      ${v}`).join('\n')}
+
+Exit status: 0 when no spec-level client check failed (with --strict, no http-level one either), 1 when one did, 2 on bad usage.`;
 
 function positiveInt(flag: string, raw: string): number {
   if (!/^[1-9][0-9]*$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new Error(`--${flag} must be a positive integer, got "${raw}"`);
   return Number(raw);
+}
+
+/** Options of the command line as parsed (by node:util parseArgs or the command line's parser). */
+export type SandboxValues = Record<string, string | boolean | string[] | undefined>;
+
+/** The session's options from parsed option values; throws an Error saying what is wrong (a usage error). */
+export function sandboxOptionsFrom(values: SandboxValues, env: NodeJS.ProcessEnv, cwd: string): SandboxOptions {
+  const str = (name: string): string | undefined => (typeof values[name] === 'string' ? values[name] : undefined);
+  const list = (name: string): string[] => {
+    const v = values[name];
+    return Array.isArray(v) ? v : typeof v === 'string' ? [v] : [];
+  };
+  const portText = str('port');
+  const port = portText === undefined ? 0 : /^[0-9]+$/.test(portText) && Number(portText) <= 65535 ? Number(portText) : NaN;
+  if (Number.isNaN(port)) throw new Error(`--port must be an integer from 0 to 65535, got "${portText}"`);
+  const choices = str('choices') ?? DEFAULT_CHOICES;
+  if (!Object.hasOwn(CHOICE_SETS, choices)) throw new Error(`--choices must be one of ${Object.keys(CHOICE_SETS).join(', ')}, got "${choices}"`);
+  const targetFile = path.resolve(cwd, str('target') ?? fromRoot(DEFAULT_TARGET));
+  const profile = loadProfile(targetFile);
+  const requestsText = str('requests');
+  const idleText = str('idle');
+  let idleSeconds: number | null = null;
+  if (idleText !== undefined) {
+    if (!/^[0-9]+(\.[0-9]+)?$/.test(idleText) || Number(idleText) <= 0) throw new Error(`--idle must be a positive number of seconds, got "${idleText}"`);
+    idleSeconds = Number(idleText);
+  }
+  const rateText = str('rate-limit');
+  const envKey = env.ISWC_SANDBOX_KEY;
+  if (envKey !== undefined && envKey !== '' && envKey.trim() === '') throw new Error('ISWC_SANDBOX_KEY is blank: set a key, or unset it for a random one');
+  const keyGenerated = envKey === undefined || envKey === '';
+  return {
+    port,
+    host: '127.0.0.1',
+    targetFile,
+    profile,
+    choices: choices as ChoiceSetName,
+    reportDir: path.resolve(cwd, str('report-dir') ?? (env.ISWC_REPORT_DIR?.trim() || 'reports')),
+    requests: requestsText === undefined ? null : positiveInt('requests', requestsText),
+    idleSeconds,
+    inject: parseInjections(list('inject')),
+    rateLimit: rateText === undefined ? null : parseRateLimit(rateText),
+    strict: values.strict === true || env.ISWC_STRICT === '1',
+    key: keyGenerated ? `sandbox-${randomBytes(16).toString('hex')}` : envKey,
+    keyGenerated,
+    retryAfterSeconds: RETRY_AFTER_SECONDS,
+    slowMs: SLOW_MS,
+  };
 }
 
 /**
@@ -91,67 +164,17 @@ export function parseSandboxArgs(argv: readonly string[], env: NodeJS.ProcessEnv
   if (argv.some((a) => /^--(key|subscription-key|api-key|sandbox-key)\b/.test(a))) {
     return { kind: 'usage', message: 'the key is never taken from a flag: set ISWC_SANDBOX_KEY in the environment (a random one is printed when it is unset)' };
   }
-  let values: Record<string, string | boolean | string[] | undefined>;
+  let values: SandboxValues;
   try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: false,
-      options: {
-        port: { type: 'string' },
-        target: { type: 'string' },
-        choices: { type: 'string' },
-        'report-dir': { type: 'string' },
-        requests: { type: 'string' },
-        idle: { type: 'string' },
-        inject: { type: 'string', multiple: true },
-        'rate-limit': { type: 'string' },
-        strict: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
+    const specs: Record<string, SandboxOptionSpec> = { ...SANDBOX_OPTIONS, help: { type: 'boolean', short: 'h', description: 'this text' } };
+    const options = Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, { type: spec.type, ...(spec.multiple ? { multiple: true } : {}), ...(spec.short ? { short: spec.short } : {}) }]));
+    ({ values } = parseArgs({ args: [...argv], strict: true, allowPositionals: false, options }) as { values: SandboxValues });
   } catch (e) {
     return { kind: 'usage', message: (e as Error).message };
   }
-  if (values.help) return { kind: 'help' };
-  const str = (name: string): string | undefined => (typeof values[name] === 'string' ? values[name] : undefined);
+  if (values.help === true) return { kind: 'help' };
   try {
-    const portText = str('port');
-    const port = portText === undefined ? 0 : /^[0-9]+$/.test(portText) && Number(portText) <= 65535 ? Number(portText) : NaN;
-    if (Number.isNaN(port)) throw new Error(`--port must be an integer from 0 to 65535, got "${portText}"`);
-    const choices = str('choices') ?? DEFAULT_CHOICES;
-    if (!Object.hasOwn(CHOICE_SETS, choices)) throw new Error(`--choices must be one of ${Object.keys(CHOICE_SETS).join(', ')}, got "${choices}"`);
-    const targetFile = path.resolve(cwd, str('target') ?? fromRoot(DEFAULT_TARGET));
-    const profile = loadProfile(targetFile);
-    const requestsText = str('requests');
-    const idleText = str('idle');
-    let idleSeconds: number | null = null;
-    if (idleText !== undefined) {
-      if (!/^[0-9]+(\.[0-9]+)?$/.test(idleText) || Number(idleText) <= 0) throw new Error(`--idle must be a positive number of seconds, got "${idleText}"`);
-      idleSeconds = Number(idleText);
-    }
-    const rateText = str('rate-limit');
-    const envKey = env.ISWC_SANDBOX_KEY;
-    if (envKey !== undefined && envKey !== '' && envKey.trim() === '') throw new Error('ISWC_SANDBOX_KEY is blank: set a key, or unset it for a random one');
-    const keyGenerated = envKey === undefined || envKey === '';
-    const options: SandboxOptions = {
-      port,
-      host: '127.0.0.1',
-      targetFile,
-      profile,
-      choices: choices as ChoiceSetName,
-      reportDir: path.resolve(cwd, str('report-dir') ?? (env.ISWC_REPORT_DIR?.trim() || 'reports')),
-      requests: requestsText === undefined ? null : positiveInt('requests', requestsText),
-      idleSeconds,
-      inject: parseInjections((values.inject as string[] | undefined) ?? []),
-      rateLimit: rateText === undefined ? null : parseRateLimit(rateText),
-      strict: values.strict === true || env.ISWC_STRICT === '1',
-      key: keyGenerated ? `sandbox-${randomBytes(16).toString('hex')}` : envKey,
-      keyGenerated,
-      retryAfterSeconds: RETRY_AFTER_SECONDS,
-      slowMs: SLOW_MS,
-    };
-    return { kind: 'run', options };
+    return { kind: 'run', options: sandboxOptionsFrom(values, env, cwd) };
   } catch (e) {
     return { kind: 'usage', message: (e as Error).message };
   }
