@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { KeyObject } from 'node:crypto';
 import path from 'node:path';
 import { verifyCertificate } from '../../report/certificate.ts';
+import { isClientCertificate, verifyClientCertificate } from '../../report/client/certificate.ts';
 import { publicKeyFromPem } from '../../report/signature.ts';
 import type { Command } from '../command.ts';
 import { EXIT, stringOption } from '../command.ts';
@@ -14,7 +15,7 @@ import { EXIT, stringOption } from '../command.ts';
 export const verifyCommand: Command = {
   name: 'verify',
   summary: 'check a certificate: digest, consistency, and its signature with --public-key',
-  usage: 'npx iswc-conformance verify CERTIFICATE.json [--public-key ISSUER.pub.pem]',
+  usage: 'npx iswc-conformance verify CERTIFICATE.json [--public-key ISSUER.pub.pem]   (a certificate or a client certificate)',
   description:
     "Recomputes the digest over the canonical JSON of the certificate and checks that its verdicts follow from its results. With --public-key (the issuer's Ed25519 public key, PEM) it also checks that the certificate is signed by that key and unedited since: the only check a person who edits the file and recomputes the digest cannot pass.",
   options: {
@@ -38,7 +39,8 @@ export const verifyCommand: Command = {
       io.stderr(`verify: cannot read ${positionals[0] ?? ''}${keyOption ? ` or ${keyOption}` : ''}: ${err instanceof Error ? err.message : String(err)}\n`);
       return EXIT.USAGE;
     }
-    const result = verifyCertificate(value, publicKey ? { publicKey } : {});
+    // A client certificate (certify --client) is checked the same way: digest, consistency, signature.
+    const result = isClientCertificate(value) ? verifyClientCertificate(value, publicKey ? { publicKey } : {}) : verifyCertificate(value, publicKey ? { publicKey } : {});
     const shown = positionals[0] ?? file;
     if (!result.ok) {
       io.stderr(`verify: ${shown} FAILED\n${result.problems.map((p) => `  ✗ ${p}`).join('\n')}\n`);
