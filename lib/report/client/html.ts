@@ -93,7 +93,14 @@ const SCRIPT = String.raw`(function () {
   level.addEventListener('change', apply);
   document.getElementById('expand-all').addEventListener('click', function () { groups.forEach(function (g) { if (!g.hidden) g.open = true; }); });
   document.getElementById('collapse-all').addEventListener('click', function () { groups.forEach(function (g) { g.open = false; }); });
+  // A matrix link (or a URL with #f3) opens the group it names.
+  function openHash() {
+    var g = location.hash ? document.getElementById(location.hash.slice(1)) : null;
+    if (g && g.tagName === 'DETAILS') { g.hidden = false; g.open = true; }
+  }
+  window.addEventListener('hashchange', openHash);
   apply();
+  openHash();
   window.iswcReady = performance.now();
 })();`;
 
