@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { judgeRequest, judgeSession } from '../check/client/judge.ts';
 import { viewOf } from '../check/client/request.ts';
@@ -41,12 +41,29 @@ interface Pending {
   seq: number;
   signature: string;
   operation: Operation | null;
-  /** A run notification that ends this run (its runId), or undefined for a start. */
-  endsRun: string | undefined;
   /** Trouble the session gave this request instead of its answer. */
   trouble: TroubleMet['kind'] | undefined;
-  /** For run notifications: the request as sent and its format, for findings about the run later. */
+  /** The judgement of the request, made off the answer's path (see `judgeQueued`). */
+  judged: Judged | undefined;
+  /** A run notification's success answer, kept until the request is judged (which run it was is in its body). */
+  runAnswer: Reply | undefined;
+  /** What the client got: recorded with its findings once both are known. */
+  answer: number | 'reset' | undefined;
+}
+
+/** What judging a request leaves for the rest of the session. */
+interface Judged {
+  /** A run notification that ends this run (its runId); undefined for a start or another operation. */
+  endsRun: string | undefined;
+  /** For run starts: the request as sent and its format, for findings about the run later. */
   start: { facts: RequestFacts; format: 'json' | 'xml' | 'none' } | undefined;
+}
+
+/** A request waiting to be judged, with the session as it stood when it arrived. */
+interface Queued {
+  request: ClientRequest;
+  session: SessionView;
+  pending: Pending;
 }
 
 /** Retry-After as delay-seconds or an HTTP-date (RFC 9110 §10.2.3), in ms from now; undefined when unreadable. */
@@ -82,6 +99,7 @@ export class SandboxSession implements RequestHook {
   private readonly operationCounts = new Map<string, number>();
   private readonly troubleMet: TroubleMet[] = [];
   private readonly slowTimers = new Set<NodeJS.Timeout>();
+  private queue: Queued[] = [];
   readonly findings: ClientFindings;
   readonly startedAt = Date.now();
   /** Called when each answer is complete, or its connection closed (the session's end conditions listen here). */
@@ -112,8 +130,12 @@ export class SandboxSession implements RequestHook {
     const target = req.url ?? '/';
     const q = target.indexOf('?');
     const path = q < 0 ? target : target.slice(0, q);
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    // Node joins repeated headers into one string, all but set-cookie (an array): copy only then.
+    let headers = req.headers as Record<string, string>;
+    if (req.headers['set-cookie'] !== undefined) {
+      headers = {};
+      for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    }
     const bytes = body.kind === 'ok' ? body.bytes : Buffer.alloc(0);
     const request: ClientRequest = {
       seq,
@@ -127,10 +149,10 @@ export class SandboxSession implements RequestHook {
       tooLarge: body.kind === 'too-large',
       operation: this.routes.get(`${req.method ?? ''} ${path}`) ?? null,
     };
-    const view = viewOf(request);
-    const signature = `${request.method} ${target} ${createHash('sha1').update(bytes).digest('base64')}`;
+    const signature = `${request.method} ${target} ${bytes.length === 0 ? '' : hash('sha1', bytes, 'base64')}`;
     const prior = this.troubled.get(signature);
     const rate = this.rate?.take(at);
+    // The session as it stands when the request arrives: what its judgement depends on.
     const session: SessionView = {
       keyHeader: this.settings.keyHeader,
       key: this.settings.key,
@@ -142,18 +164,11 @@ export class SandboxSession implements RequestHook {
     };
     // A Retry-After binds until a request comes after it; that one is judged (it passes) and lifts it.
     if (this.throttle && at >= this.throttle.notBefore) this.throttle = undefined;
-
-    const verdicts = judgeRequest({ request, view, session }, this.settings.strict);
-    const opKey = request.operation?.id ?? 'other';
-    const format: 'json' | 'xml' | 'none' = view.bodyBytes === 0 ? 'none' : (view.format ?? 'none');
-    const facts: RequestFacts = { seq, at, method: request.method, target, headers, body: bytes, tooLarge: request.tooLarge };
-    this.findings.add(verdicts, facts, opKey, format);
-    this.count(request, view.query, view.parsed);
-
-    const endsRun = runIdOfRequest(request, view);
-    const start = request.operation?.id === 'notifyAgentRun' && endsRun === undefined ? { facts, format } : undefined;
-    const pending: Pending = { seq, signature, operation: request.operation, endsRun, trouble: undefined, start };
+    const pending: Pending = { seq, signature, operation: request.operation, trouble: undefined, judged: undefined, runAnswer: undefined, answer: undefined };
     this.pending.set(req, pending);
+    // Judged off the answer's path: the client gets its answer first, the checks run right after.
+    this.queue.push({ request, session, pending });
+    if (this.queue.length === 1) setImmediate(() => this.judgeQueued());
 
     const kind = this.injections.get(seq);
     if (kind) {
@@ -170,12 +185,51 @@ export class SandboxSession implements RequestHook {
     return undefined;
   }
 
+  /** Judges every request waiting, in arrival order (also called when a judgement is needed at once). */
+  private judgeQueued(): void {
+    const queue = this.queue;
+    this.queue = [];
+    for (const q of queue) {
+      q.pending.judged = this.judge(q.request, q.session);
+      if (q.pending.answer !== undefined) this.findings.answered(q.pending.seq, q.pending.answer);
+      this.settleRun(q.pending);
+    }
+  }
+
+  /** A run started or ended: once the request is judged (its body read) and its success answered. */
+  private settleRun(pending: Pending): void {
+    const { judged, runAnswer } = pending;
+    if (!judged || !runAnswer) return;
+    pending.runAnswer = undefined;
+    if (judged.endsRun !== undefined) {
+      this.runsEnded.add(judged.endsRun);
+      return;
+    }
+    const runId = runIdOfAnswer(runAnswer);
+    if (runId !== undefined && judged.start && !this.issued.has(runId)) {
+      this.issued.add(runId);
+      this.runsStarted.push({ runId, request: pending.seq, ...judged.start });
+    }
+  }
+
+  private judge(request: ClientRequest, session: SessionView): Judged {
+    const view = viewOf(request);
+    const verdicts = judgeRequest({ request, view, session }, this.settings.strict);
+    const format: 'json' | 'xml' | 'none' = view.bodyBytes === 0 ? 'none' : (view.format ?? 'none');
+    const facts: RequestFacts = { seq: request.seq, at: request.at, method: request.method, target: request.target, headers: request.headers, body: request.body, tooLarge: request.tooLarge };
+    this.findings.add(verdicts, facts, request.operation?.id ?? 'other', format);
+    this.count(request, view.query, view.parsed);
+    const endsRun = runIdOfRequest(request, view);
+    return { endsRun, start: request.operation?.id === 'notifyAgentRun' && endsRun === undefined ? { facts, format } : undefined };
+  }
+
   after(req: IncomingMessage, reply: Reply | null): void {
     const pending = this.pending.get(req);
     // Gone: the client closed the connection before a late (`slow`) answer; it never saw it.
     if (!pending) return;
     const now = Date.now();
-    this.findings.answered(pending.seq, reply ? reply.status : 'reset');
+    pending.answer = reply ? reply.status : 'reset';
+    if (pending.judged) this.findings.answered(pending.seq, pending.answer);
     const trouble = reply === null || reply.status === 429 || reply.status >= 500;
     if (trouble) {
       const known = this.troubled.get(pending.signature);
@@ -191,14 +245,9 @@ export class SandboxSession implements RequestHook {
       if (value !== undefined && ms !== undefined) this.throttle = { setBy: pending.seq, status: reply.status, notBefore: now + ms, retryAfter: value };
     }
     if (reply && reply.status >= 200 && reply.status < 300 && pending.operation?.id === 'notifyAgentRun') {
-      if (pending.endsRun !== undefined) this.runsEnded.add(pending.endsRun);
-      else {
-        const runId = runIdOfAnswer(reply);
-        if (runId !== undefined && pending.start && !this.issued.has(runId)) {
-          this.issued.add(runId);
-          this.runsStarted.push({ runId, request: pending.seq, ...pending.start });
-        }
-      }
+      // Requests are judged in the order they came, so a run's start is settled before its end is judged.
+      pending.runAnswer = reply;
+      this.settleRun(pending);
     }
   }
 
@@ -257,6 +306,7 @@ export class SandboxSession implements RequestHook {
 
   /** The session's checks (runs left open), then everything the report needs of the session. */
   conclude(): SessionSummary {
+    this.judgeQueued();
     const op = this.runOperation?.id ?? null;
     const byRequest = new Map(this.runsStarted.map((r) => [r.request, r]));
     for (const v of judgeSession({ runsStarted: this.runsStarted, runsEnded: this.runsEnded }, this.settings.strict)) {

@@ -46,17 +46,35 @@ export function describe(value: unknown): string {
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
+let identity: ReadonlySet<string> | undefined;
+
 /** Fields a run notification may leave out by design: the identity the answer carries (2.2), absent on a start. */
-function identityFields(): Set<string> {
-  const answer = resourceSchema('CsnNotification');
-  return new Set(Array.isArray(answer.required) ? (answer.required as string[]) : []);
+function identityFields(): ReadonlySet<string> {
+  if (!identity) {
+    const answer = resourceSchema('CsnNotification');
+    identity = new Set(Array.isArray(answer.required) ? (answer.required as string[]) : []);
+  }
+  return identity;
+}
+
+const NONE: ReadonlySet<string> = new Set();
+
+/** An object schema's property names and their spellings without case and separators, once per schema. */
+const shapes = new WeakMap<SchemaNode, { known: string[]; byNormal: Map<string, string> }>();
+
+function shapeOf(schema: SchemaNode): { known: string[]; byNormal: Map<string, string> } {
+  let shape = shapes.get(schema);
+  if (!shape) {
+    const known = Object.keys(schema.properties ?? {});
+    shapes.set(schema, (shape = { known, byNormal: new Map(known.map((k) => [normalise(k), k])) }));
+  }
+  return shape;
 }
 
 function walkObject(value: Record<string, unknown>, raw: SchemaNode, prefix: string, out: BodyWalk, exempt: ReadonlySet<string>): void {
   const schema = deref(raw);
   const props = schema.properties ?? {};
-  const known = Object.keys(props);
-  const byNormal = new Map(known.map((k) => [normalise(k), k]));
+  const { known, byNormal } = shapeOf(schema);
   for (const key of Object.keys(value)) {
     if (Object.hasOwn(props, key)) continue;
     out.unknown.push({ path: prefix ? `${prefix}.${key}` : key, key, meant: byNormal.get(normalise(key)) });
@@ -87,7 +105,7 @@ function walkObject(value: Record<string, unknown>, raw: SchemaNode, prefix: str
       items.forEach((entry, i) => {
         const at = `${path}[${i}]`;
         if (item.type === 'object') {
-          if (isObject(entry)) walkObject(entry, itemRaw, at, out, new Set());
+          if (isObject(entry)) walkObject(entry, itemRaw, at, out, NONE);
           else out.shapes.push({ path: at, expected: 'an object (2.4)', received: describe(entry), lossless: false });
         } else {
           out.leaves.push({ path: at, name, schema: item, value: entry });
@@ -96,7 +114,7 @@ function walkObject(value: Record<string, unknown>, raw: SchemaNode, prefix: str
       continue;
     }
     if (prop.type === 'object') {
-      if (isObject(v)) walkObject(v, propRaw, path, out, new Set());
+      if (isObject(v)) walkObject(v, propRaw, path, out, NONE);
       else out.shapes.push({ path, expected: 'an object', received: describe(v), lossless: false });
       continue;
     }
@@ -104,12 +122,29 @@ function walkObject(value: Record<string, unknown>, raw: SchemaNode, prefix: str
   }
 }
 
+const roots = new Map<ResourceName, SchemaNode>();
+const arrays = new Map<ResourceName, string[]>();
+
+/** The reference to a resource's schema, one node per resource (so that dereferencing is cached). */
+function rootRef(resource: ResourceName): SchemaNode {
+  let node = roots.get(resource);
+  if (!node) roots.set(resource, (node = { $ref: `#/components/schemas/${resource}` }));
+  return node;
+}
+
+/** The array fields of a resource (the merge's "and/or" lists). */
+function arrayFields(resource: ResourceName): string[] {
+  let names = arrays.get(resource);
+  if (!names) arrays.set(resource, (names = Object.entries(resourceSchema(resource).properties ?? {}).filter(([, p]) => deref(p).type === 'array').map(([name]) => name)));
+  return names;
+}
+
 export function walkBody(resource: ResourceName, value: unknown): BodyWalk {
   const out: BodyWalk = { leaves: [], unknown: [], missing: [], shapes: [], emptyMerge: false };
   if (!isObject(value)) return out;
-  walkObject(value, { $ref: `#/components/schemas/${resource}` }, '', out, resource === 'AgentRun' ? identityFields() : new Set());
-  const arrays = Object.entries(resourceSchema(resource).properties ?? {}).filter(([, p]) => deref(p).type === 'array');
-  if (arrays.length > 0) out.emptyMerge = arrays.every(([name]) => value[name] === undefined || (Array.isArray(value[name]) && value[name].length === 0));
+  walkObject(value, rootRef(resource), '', out, resource === 'AgentRun' ? identityFields() : NONE);
+  const arrays = arrayFields(resource);
+  if (arrays.length > 0) out.emptyMerge = arrays.every((name) => value[name] === undefined || (Array.isArray(value[name]) && value[name].length === 0));
   return out;
 }
 
@@ -164,6 +199,8 @@ export function integerOf(v: unknown): number | undefined {
   return undefined;
 }
 
+const ASCII = /^[\x00-\x7f]*$/;
+
 export interface LengthJudgement {
   /** Every reading puts the length outside the limits. */
   outside: boolean;
@@ -177,12 +214,12 @@ export interface LengthJudgement {
 export function judgeLength(value: string, schema: SchemaNode): LengthJudgement | undefined {
   const { minLength: min, maxLength: max } = schema;
   if (min === undefined && max === undefined) return undefined;
-  const lengths = lengthsOf(value);
-  const readings = [lengths.codePoints, lengths.utf16Units, lengths.graphemes, lengths.utf8Bytes];
-  const inside = (n: number): boolean => (min === undefined || n >= min) && (max === undefined || n <= max);
-  const fits = readings.filter(inside).length;
+  // ASCII: every reading counts the same (the common case, and the cheap one: no grapheme segmentation).
+  const lengths = ASCII.test(value) ? { codePoints: value.length, utf16Units: value.length, graphemes: value.length, utf8Bytes: value.length } : lengthsOf(value);
+  let fits = 0;
+  for (const n of [lengths.codePoints, lengths.utf16Units, lengths.graphemes, lengths.utf8Bytes]) if ((min === undefined || n >= min) && (max === undefined || n <= max)) fits += 1;
   const limit = min !== undefined && min === max ? `exactly ${min} characters` : max !== undefined ? `at most ${max} characters${min !== undefined ? ` and at least ${min}` : ''}` : `at least ${min} characters`;
-  return { outside: fits === 0, disputed: fits > 0 && fits < readings.length, lengths, limit };
+  return { outside: fits === 0, disputed: fits > 0 && fits < 4, lengths, limit };
 }
 
 const patterns = new Map<string, RegExp>();

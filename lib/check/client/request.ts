@@ -1,10 +1,12 @@
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { XMLValidator } from 'fast-xml-parser';
 import type { Format } from '../../contract/codec/index.ts';
 import { formatOfContentType } from '../../contract/codec/index.ts';
 import type { ResourceName } from '../../contract/json-schema.ts';
 import type { SchemaNode } from '../../contract/openapi.ts';
 import { deref } from '../../contract/openapi.ts';
 import type { ClientRequest, DecodedBody, QueryPair, RequestView } from './types.ts';
+import type { XmlElement } from './xml-tree.ts';
+import { xmlRoots } from './xml-tree.ts';
 
 /**
  * Reading a client's request once for every client check: the query pairs, the body's format (declared
@@ -56,73 +58,26 @@ function decodeText(bytes: Buffer, format: Format | undefined): { text?: string;
   }
 }
 
-const orderedParser = new XMLParser({
-  preserveOrder: true,
-  ignoreAttributes: false,
-  attributeNamePrefix: '',
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: false,
-  processEntities: false,
-  htmlEntities: false,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-});
-
-type OrderedNode = Record<string, unknown>;
-
-function tagOf(node: OrderedNode): string | undefined {
-  for (const key of Object.keys(node)) if (key !== ':@' && key !== '#text') return key;
-  return undefined;
-}
-
 const local = (tag: string): string => tag.slice(tag.indexOf(':') + 1);
 
-function unescape(text: string): string {
-  return text.replace(/&(lt|gt|amp|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);/g, (whole, ref: string) => {
-    if (ref === 'lt') return '<';
-    if (ref === 'gt') return '>';
-    if (ref === 'amp') return '&';
-    if (ref === 'quot') return '"';
-    if (ref === 'apos') return "'";
-    const code = ref.startsWith('#x') ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
-    return code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-  });
-}
-
-function childrenOf(node: OrderedNode): OrderedNode[] {
-  const tag = tagOf(node);
-  const children = tag ? node[tag] : undefined;
-  return Array.isArray(children) ? (children as OrderedNode[]) : [];
-}
-
-function elementsOf(node: OrderedNode): OrderedNode[] {
-  return childrenOf(node).filter((c) => tagOf(c) !== undefined);
-}
-
-function textOf(node: OrderedNode): string {
-  return childrenOf(node)
-    .map((c) => (typeof c['#text'] === 'string' ? c['#text'] : tagOf(c) ? textOf(c) : ''))
-    .join('');
-}
-
-function attributesOf(node: OrderedNode): Record<string, string> {
-  const attrs = node[':@'];
-  return attrs !== null && typeof attrs === 'object' ? (attrs as Record<string, string>) : {};
+/** An element's text with its descendants' (what a reader taking the inner text gets). */
+function innerText(node: XmlElement): string {
+  let text = node.text;
+  for (const child of node.children) text += innerText(child);
+  return text;
 }
 
 const INTEGER_TEXT = /^\s*[+-]?[0-9]+\s*$/;
 
 /** One element read along a schema node; what the mapping does not expect is noted in `notes`. */
-function readElement(node: OrderedNode, raw: SchemaNode | undefined, path: string, notes: string[]): unknown {
+function readElement(node: XmlElement, raw: SchemaNode | undefined, path: string, notes: string[]): unknown {
   const schema = raw ? deref(raw) : undefined;
-  const attrs = attributesOf(node);
-  if (Object.entries(attrs).some(([k, v]) => local(k) === 'nil' && v.trim() === 'true')) return null;
+  for (const k in node.attributes) if (local(k) === 'nil' && node.attributes[k]?.trim() === 'true') return null;
   if (schema?.type === 'object') {
     const out: Record<string, unknown> = {};
     const counts = new Map<string, number>();
-    for (const child of elementsOf(node)) {
-      const name = local(tagOf(child) ?? '');
+    for (const child of node.children) {
+      const name = local(child.name);
       const propRaw = schema.properties?.[name];
       const prop = propRaw ? deref(propRaw) : undefined;
       const at = path ? `${path}.${name}` : name;
@@ -131,11 +86,11 @@ function readElement(node: OrderedNode, raw: SchemaNode | undefined, path: strin
         out[name] = items;
         const itemRaw = prop.items;
         const item = itemRaw ? deref(itemRaw) : undefined;
-        const grandchildren = elementsOf(child);
+        const grandchildren = child.children;
         // XmlSerializer's default: one element for the list, each item in an element of its own (named
         // after its type): for objects, children that are none of the item's fields.
         const fields = Object.keys(item?.properties ?? {});
-        const wrapped = grandchildren.length > 0 && (item?.type !== 'object' || grandchildren.every((g) => !fields.includes(local(tagOf(g) ?? '')) && elementsOf(g).length > 0));
+        const wrapped = grandchildren.length > 0 && (item?.type !== 'object' || grandchildren.every((g) => !fields.includes(local(g.name)) && g.children.length > 0));
         if (wrapped) {
           if (!notes.includes('wrapped arrays')) notes.push('wrapped arrays');
           for (const g of grandchildren) items.push(readElement(g, itemRaw, `${at}[${items.length}]`, notes));
@@ -154,13 +109,22 @@ function readElement(node: OrderedNode, raw: SchemaNode | undefined, path: strin
     }
     return out;
   }
-  if (elementsOf(node).length > 0) {
-    notes.push(`<${local(tagOf(node) ?? '')}> holds elements where text is expected`);
-    return unescape(textOf(node));
+  if (node.children.length > 0) {
+    notes.push(`<${local(node.name)}> holds elements where text is expected`);
+    return innerText(node);
   }
-  const text = unescape(textOf(node));
+  const text = node.text;
   if (schema?.type === 'integer' && INTEGER_TEXT.test(text)) return Number(text.trim());
   return text;
+}
+
+const rootNodes = new Map<ResourceName, SchemaNode>();
+
+/** One reference node per resource, so that deref's cache serves every request. */
+function rootOf(resource: ResourceName): SchemaNode {
+  let node = rootNodes.get(resource);
+  if (!node) rootNodes.set(resource, (node = { $ref: `#/components/schemas/${resource}` }));
+  return node;
 }
 
 /** Reads an XML body along the resource's schema: its value, the root's name and namespace, and the habits noted. */
@@ -168,24 +132,17 @@ export function readXml(resource: ResourceName, text: string): DecodedBody {
   const doctype = /<!DOCTYPE/i.test(text);
   const valid = XMLValidator.validate(text);
   if (valid !== true) return { ok: false, error: `not well-formed XML: ${valid.err.msg} (line ${valid.err.line})` };
-  let doc: OrderedNode[];
-  try {
-    // A DOCTYPE is noted and left aside: entities are never expanded.
-    doc = orderedParser.parse(text.replace(/<!DOCTYPE[^[>]*(?:\[[\s\S]*?\])?\s*>/i, '')) as OrderedNode[];
-  } catch (e) {
-    return { ok: false, error: `not well-formed XML: ${(e as Error).message}` };
-  }
-  const roots = doc.filter((n) => tagOf(n) !== undefined);
+  // A DOCTYPE is noted and left aside: entities are never expanded.
+  const roots = xmlRoots(text);
   const root = roots[0];
   if (!root || roots.length !== 1) return { ok: false, error: 'XML must have exactly one root element' };
-  const tag = tagOf(root) ?? '';
-  const attrs = attributesOf(root);
+  const tag = root.name;
   const prefix = tag.includes(':') ? tag.slice(0, tag.indexOf(':')) : '';
-  const namespace = attrs[prefix ? `xmlns:${prefix}` : 'xmlns'];
+  const namespace = root.attributes[prefix ? `xmlns:${prefix}` : 'xmlns'];
   const notes: string[] = [];
   if (doctype) notes.push('a DOCTYPE');
   if (namespace !== undefined) notes.push(`the root in the namespace ${namespace}`);
-  const value = readElement(root, { $ref: `#/components/schemas/${resource}` }, '', notes);
+  const value = readElement(root, rootOf(resource), '', notes);
   return { ok: true, value, root: local(tag), xmlNotes: notes };
 }
 

@@ -35,8 +35,8 @@ function count(t: ClientTally, verdict: ClientVerdict['verdict']): void {
  */
 export class ClientFindings {
   private readonly byCheck = new Map<string, ClientTally>();
-  private readonly byGroup = new Map<string, ClientGroupTally>();
-  private readonly kept = new Map<string, number>();
+  /** Group tallies by format, then operation, then check: no key is built per verdict. */
+  private readonly byGroup = new Map<string, Map<string, Map<string, ClientGroupTally & { kept: number }>>>();
   readonly violations: ClientFinding[] = [];
   readonly observations: ClientFinding[] = [];
   violationsOmitted = 0;
@@ -47,24 +47,26 @@ export class ClientFindings {
   constructor(private readonly redactor: Redactor) {}
 
   add(verdicts: readonly ClientVerdict[], request: RequestFacts, operation: string, format: 'json' | 'xml' | 'none'): void {
+    let byOp = this.byGroup.get(format);
+    if (!byOp) this.byGroup.set(format, (byOp = new Map<string, Map<string, ClientGroupTally & { kept: number }>>()));
+    let byCheck = byOp.get(operation);
+    if (!byCheck) byOp.set(operation, (byCheck = new Map<string, ClientGroupTally & { kept: number }>()));
     for (const v of verdicts) {
       let t = this.byCheck.get(v.check);
       if (!t) this.byCheck.set(v.check, (t = emptyTally()));
       count(t, v.verdict);
-      const key = `${v.check}\u0001${operation}\u0001${format}`;
-      let g = this.byGroup.get(key);
-      if (!g) this.byGroup.set(key, (g = { check: v.check, level: v.level, operation, format, ...emptyTally() }));
+      let g = byCheck.get(v.check);
+      if (!g) byCheck.set(v.check, (g = { check: v.check, level: v.level, operation, format, ...emptyTally(), kept: 0 }));
       count(g, v.verdict);
       if (v.verdict === 'pass') continue;
       if (v.gating) this.gatingFailures += 1;
-      const n = this.kept.get(key) ?? 0;
       const list = v.verdict === 'fail' ? this.violations : this.observations;
-      if (n >= FINDINGS_PER_GROUP) {
+      if (g.kept >= FINDINGS_PER_GROUP) {
         if (v.verdict === 'fail') this.violationsOmitted += 1;
         else this.observationsOmitted += 1;
         continue;
       }
-      this.kept.set(key, n + 1);
+      g.kept += 1;
       list.push({ check: v.check, level: v.level, sections: v.sections, gating: v.gating, operation, format, expected: this.redactor.text(v.expected), received: this.redactor.text(v.received), request: this.sentRequest(request) });
     }
   }
@@ -105,6 +107,8 @@ export class ClientFindings {
       total.failed += t.failed;
       total.observed += t.observed;
     }
-    return { checks: { ...total, gatingFailures: this.gatingFailures, exercised }, groups: [...this.byGroup.values()] };
+    const groups: ClientGroupTally[] = [];
+    for (const byOp of this.byGroup.values()) for (const byCheck of byOp.values()) for (const { kept: _kept, ...g } of byCheck.values()) groups.push(g);
+    return { checks: { ...total, gatingFailures: this.gatingFailures, exercised }, groups };
   }
 }

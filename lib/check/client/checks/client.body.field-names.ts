@@ -1,5 +1,5 @@
 import { bodyWalk } from '../fields.ts';
-import { defineClientCheck, fail, pass } from '../types.ts';
+import { defineClientCheck, fail, PASSED } from '../types.ts';
 
 /** Section 2.1: "All fields are named exactly as below"; 2.3 and 2.4 name the merge request's fields. */
 export default defineClientCheck({
@@ -13,7 +13,7 @@ export default defineClientCheck({
     if (!walk) return null;
     const expected = 'field names exactly as section 2 writes them (2.1: "named exactly as below")';
     const misnamed = walk.unknown.filter((u) => u.meant !== undefined);
-    if (misnamed.length === 0) return pass(expected, 'every documented field named exactly');
+    if (misnamed.length === 0) return PASSED;
     return fail(expected, misnamed.map((u) => `${u.path} for ${u.meant}`).join(', '));
   },
 });

@@ -1,4 +1,4 @@
-import { defineClientCheck, fail, pass } from '../types.ts';
+import { defineClientCheck, fail, PASSED } from '../types.ts';
 
 /** Sections 4.1 to 4.4: the run notification and the merge carry a body; delete and demerge carry none. */
 export default defineClientCheck({
@@ -10,11 +10,7 @@ export default defineClientCheck({
   judge({ request, view }) {
     const op = request.operation;
     if (!op) return null;
-    if (op.body) {
-      const expected = `a ${op.body.resource} body, JSON or XML (section ${op.section})`;
-      return view.bodyBytes > 0 ? pass(expected, `${view.bodyBytes === Number.POSITIVE_INFINITY ? 'a body over the size cap' : `${view.bodyBytes} bytes`}`) : fail(expected, 'no body');
-    }
-    const expected = `no body (section ${op.section}: "Request body: none")`;
-    return view.bodyBytes === 0 ? pass(expected, 'no body') : fail(expected, `a body of ${view.bodyBytes === Number.POSITIVE_INFINITY ? 'more than the size cap' : `${view.bodyBytes} bytes`}`);
+    if (op.body) return view.bodyBytes > 0 ? PASSED : fail(`a ${op.body.resource} body, JSON or XML (section ${op.section})`, 'no body');
+    return view.bodyBytes === 0 ? PASSED : fail(`no body (section ${op.section}: "Request body: none")`, `a body of ${view.bodyBytes === Number.POSITIVE_INFINITY ? 'more than the size cap' : `${view.bodyBytes} bytes`}`);
   },
 });

@@ -1,5 +1,5 @@
 import { resourceSchema, sectionsOf } from '../../../contract/constraints.ts';
-import { defineClientCheck, fail, pass } from '../types.ts';
+import { defineClientCheck, fail, PASSED } from '../types.ts';
 
 /** Sections 2.1, 2.3: "as XML with root element AgentRun" / "MergeRequest"; in JSON the resource is an object. */
 export default defineClientCheck({
@@ -12,14 +12,12 @@ export default defineClientCheck({
     const spec = request.operation?.body;
     const parsed = view.parsed;
     if (!spec || !parsed?.ok) return null;
-    const section = sectionsOf(resourceSchema(spec.resource)).join(', ');
     if (view.format === 'xml') {
-      const expected = `the root element <${spec.xmlRoot}> (section ${section})`;
-      return parsed.root === spec.xmlRoot ? pass(expected, `<${parsed.root}>`) : fail(expected, `<${parsed.root ?? '?'}>`);
+      if (parsed.root === spec.xmlRoot) return PASSED;
+      return fail(`the root element <${spec.xmlRoot}> (section ${sectionsOf(resourceSchema(spec.resource)).join(', ')})`, `<${parsed.root ?? '?'}>`);
     }
-    const expected = `a JSON object, the ${spec.resource} (section ${section})`;
     const v = parsed.value;
-    const isObject = v !== null && typeof v === 'object' && !Array.isArray(v);
-    return isObject ? pass(expected, 'an object') : fail(expected, Array.isArray(v) ? 'an array' : v === null ? 'null' : `a ${typeof v}`);
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) return PASSED;
+    return fail(`a JSON object, the ${spec.resource} (section ${sectionsOf(resourceSchema(spec.resource)).join(', ')})`, Array.isArray(v) ? 'an array' : v === null ? 'null' : `a ${typeof v}`);
   },
 });

@@ -1,4 +1,9 @@
-import { defineClientCheck, fail, pass } from '../types.ts';
+import { subscriptionKeyHeader } from '../../../contract/openapi.ts';
+import { defineClientCheck, fail, PASSED } from '../types.ts';
+
+/** The header as the contract spells it (names are compared without case). */
+const NAME = subscriptionKeyHeader();
+const EXPECTED = `the header ${NAME} with the subscription key (section 5.1)`;
 
 /** Section 5.1: every operation requires the header Ocp-Apim-Subscription-Key, carrying the subscription key. */
 export default defineClientCheck({
@@ -8,15 +13,10 @@ export default defineClientCheck({
   reading: 'Key',
   description: 'Every request carries the header Ocp-Apim-Subscription-Key with the key the client was given (5.1: every operation requires it).',
   judge({ request, session }) {
-    const expected = `the header ${headerName(session.keyHeader)} with the subscription key (section 5.1)`;
     const sent = request.headers[session.keyHeader];
-    if (sent === undefined) return fail(expected, `no ${headerName(session.keyHeader)} header`);
-    if (sent.trim() === '') return fail(expected, `an empty ${headerName(session.keyHeader)} header`);
-    if (sent !== session.key) return fail(expected, 'a key that is not the one the client was given');
-    return pass(expected, 'the key');
+    if (sent === session.key) return PASSED;
+    if (sent === undefined) return fail(EXPECTED, `no ${NAME} header`);
+    if (sent.trim() === '') return fail(EXPECTED, `an empty ${NAME} header`);
+    return fail(EXPECTED, 'a key that is not the one the client was given');
   },
 });
-
-function headerName(lower: string): string {
-  return lower.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => `${dash}${c.toUpperCase()}`);
-}

@@ -1,5 +1,7 @@
 import { documentedPaths, methodsOnPath, operations } from '../../../contract/operations.ts';
-import { defineClientCheck, fail, pass } from '../types.ts';
+import { defineClientCheck, fail, PASSED } from '../types.ts';
+
+const EXPECTED = `one of ${operations().map((op) => `${op.method} ${op.path}`).join(', ')} (section 4)`;
 
 /** Section 4: the four operations, each a method on a path of {base_url}. */
 export default defineClientCheck({
@@ -9,8 +11,8 @@ export default defineClientCheck({
   reading: 'Operations',
   description: 'The method and path of one of the four operations of section 4, exactly as the document writes them.',
   judge({ request }) {
-    const expected = `one of ${operations().map((op) => `${op.method} ${op.path}`).join(', ')} (section 4)`;
-    if (request.operation) return pass(expected, `${request.method} ${request.path}`);
+    const expected = EXPECTED;
+    if (request.operation) return PASSED;
     const path = request.path;
     const near = documentedPaths().find((p) => p.toLowerCase() === path.toLowerCase().replace(/\/+$/, ''));
     const hint = documentedPaths().includes(path)

@@ -1,4 +1,4 @@
-import { defineClientCheck, fail, pass } from '../types.ts';
+import { defineClientCheck, fail, PASSED } from '../types.ts';
 
 /** RFC 6585 §4 (429 Too Many Requests): the session's rate limit, as the production gateway enforces its published one. */
 export default defineClientCheck({
@@ -11,6 +11,6 @@ export default defineClientCheck({
     const r = session.rate;
     if (!r) return null;
     const expected = `at most ${r.text} (RFC 6585 §4)`;
-    return r.exceeded ? fail(expected, `request ${request.seq} is request ${r.inWindow} within ${(r.windowMs / 1000).toFixed(0)} s`) : pass(expected, `request ${r.inWindow} within ${(r.windowMs / 1000).toFixed(0)} s`);
+    return r.exceeded ? fail(expected, `request ${request.seq} is request ${r.inWindow} within ${(r.windowMs / 1000).toFixed(0)} s`) : PASSED;
   },
 });

@@ -1,4 +1,4 @@
-import { defineClientCheck, fail, pass } from '../types.ts';
+import { defineClientCheck, fail, PASSED } from '../types.ts';
 
 /** The most a request may be sent again in a row after trouble (429, 5xx, a reset) before the client gives up. */
 export const MAX_RETRIES = 5;
@@ -14,6 +14,6 @@ export default defineClientCheck({
     const r = session.retry;
     if (!r) return null;
     const expected = `at most ${MAX_RETRIES} retries of a request that met trouble`;
-    return r.attempt > MAX_RETRIES ? fail(expected, `request ${request.seq} is retry ${r.attempt} of request ${r.of}`) : pass(expected, `retry ${r.attempt} of request ${r.of}`);
+    return r.attempt > MAX_RETRIES ? fail(expected, `request ${request.seq} is retry ${r.attempt} of request ${r.of}`) : PASSED;
   },
 });

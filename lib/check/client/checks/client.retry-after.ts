@@ -1,4 +1,4 @@
-import { defineClientCheck, fail, pass } from '../types.ts';
+import { defineClientCheck, fail, PASSED } from '../types.ts';
 
 /** RFC 9110 §10.2.3 (Retry-After), RFC 6585 §4 (429): how long the client ought to wait before a follow-up request. */
 export default defineClientCheck({
@@ -12,6 +12,6 @@ export default defineClientCheck({
     if (!t) return null;
     const expected = `no request before the Retry-After: ${t.retryAfter} of request ${t.setBy} (${t.status}) has elapsed (RFC 9110 §10.2.3)`;
     const early = t.notBefore - request.at;
-    return early > 0 ? fail(expected, `request ${request.seq} came ${(early / 1000).toFixed(2)} s early`) : pass(expected, `request ${request.seq} came after the delay`);
+    return early > 0 ? fail(expected, `request ${request.seq} came ${(early / 1000).toFixed(2)} s early`) : PASSED;
   },
 });

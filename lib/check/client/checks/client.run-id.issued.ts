@@ -1,5 +1,5 @@
 import { runIdOfRequest } from '../run-ids.ts';
-import { defineClientCheck, noted, pass } from '../types.ts';
+import { defineClientCheck, noted, PASSED } from '../types.ts';
 
 /** Sections 2.2, 4.1: the run notification answers the agent run identifier; what ending another run does is not shown. */
 export default defineClientCheck({
@@ -12,6 +12,6 @@ export default defineClientCheck({
     const runId = runIdOfRequest(request, view);
     if (runId === undefined) return null;
     const expected = 'the runId the server answered when the run started (section 2.2)';
-    return session.issuedRunIds.has(runId) ? pass(expected, 'a runId the server issued') : noted(expected, `runId ${JSON.stringify(runId)}, which the server never issued in this session`);
+    return session.issuedRunIds.has(runId) ? PASSED : noted(expected, `runId ${JSON.stringify(runId)}, which the server never issued in this session`);
   },
 });

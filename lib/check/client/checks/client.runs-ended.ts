@@ -1,4 +1,4 @@
-import { defineClientCheck, noted, pass } from '../types.ts';
+import { defineClientCheck, noted, PASSED } from '../types.ts';
 
 /** Sections 3, 4.1: a run notification starts or ends a run; states of a run are not shown. */
 export default defineClientCheck({
@@ -10,7 +10,7 @@ export default defineClientCheck({
   conclude(session) {
     const expected = 'a notification ending each run the client started (section 4.1)';
     return session.runsStarted.map(({ runId, request }) =>
-      session.runsEnded.has(runId) ? { ...pass(expected, `run ${runId} ended`), request } : { ...noted(expected, `run ${runId} started and never ended`), request },
+      session.runsEnded.has(runId) ? { ...PASSED, request } : { ...noted(expected, `run ${runId} started and never ended`), request },
     );
   },
 });
