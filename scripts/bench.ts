@@ -343,7 +343,7 @@ const ENGINE_CONCURRENCY = 4;
 
 // ── 6. the sandbox next to the bare server ────────────────────────────────────────────────────────────
 async function sandboxStep(): Promise<SandboxBench> {
-  log(`6/6 the sandbox: judged requests per second next to the bare reference server (autocannon, the same mix, ${connections} connections for ${durationSeconds} s each, choices reference)`);
+  log(`6/6 the sandbox: judged requests per second next to the bare reference server (autocannon, the same mix, ${connections} connections for ${durationSeconds} s each after 2 s of warm-up, choices reference)`);
   const result = await sandboxThroughput({ key: EMBEDDED_KEY, target: TARGET_FILE, work, env: childEnv(), connections, durationSeconds, timeoutMs: SERVER_TIMEOUT_MS, log });
   log(`  ratio ${result.ratio.toFixed(2)} of the bare rate (target ≥ ${TARGET_SANDBOX_RATIO}: ${result.ratio >= TARGET_SANDBOX_RATIO ? 'met' : 'NOT met'})`);
   return result;
@@ -423,7 +423,7 @@ async function main(): Promise<number> {
   log(`  failing run / passing run, wall time    faults ${faultyRatio.toFixed(2)}, mock ${mockRatio.toFixed(2)} (clean ${secs(clean.wallMs)}, faults ${secs(faulty.wallMs)}, mock ${secs(mock.wallMs)})`);
   if (broken.length > 0) log(`  broken targets, slowest                 ${secs(Math.max(...broken.map((b) => b.wallMs)))} (${broken.map((b) => `${b.id} ${secs(b.wallMs)}`).join(', ')})`);
   log(`  in-process engine                       ${rate(engineRate)} at ISWC_RUNS=${runs}, ${rate(deepRate)} on the deep run (raw ${rate(raw.requestsPerSecond)})`);
-  log(`  sandbox, judged requests                ${rate(sandbox.sandbox.requestsPerSecond)} (bare ${rate(sandbox.bare.requestsPerSecond)}, ratio ${sandbox.ratio.toFixed(2)})`);
+  log(`  sandbox, judged requests                ${rate(sandbox.sandbox.requestsPerSecond)} (bare ${rate(sandbox.bare.requestsPerSecond)}, ratio ${sandbox.ratio.toFixed(2)}; CPU per answer ${sandbox.cpuPerRequestUs.sandbox?.toFixed(0) ?? '?'} µs, bare ${sandbox.cpuPerRequestUs.bare?.toFixed(0) ?? '?'} µs)`);
   log();
 
   const cores = os.availableParallelism();
