@@ -6,7 +6,7 @@ import type { SchemaNode } from '../../contract/openapi.ts';
 import { deref } from '../../contract/openapi.ts';
 import type { ClientRequest, DecodedBody, QueryPair, RequestView } from './types.ts';
 import type { XmlElement } from './xml-tree.ts';
-import { xmlRoots } from './xml-tree.ts';
+import { plainWellFormed, xmlRoots } from './xml-tree.ts';
 
 /**
  * Reading a client's request once for every client check: the query pairs, the body's format (declared
@@ -16,6 +16,8 @@ import { xmlRoots } from './xml-tree.ts';
  * repeated elements, elements where text is expected.
  */
 
+const PLAIN_NEEDS_DECODING = /[%+]/;
+
 export function parseQuery(raw: string): QueryPair[] {
   const out: QueryPair[] = [];
   for (const part of raw.split('&')) {
@@ -23,6 +25,11 @@ export function parseQuery(raw: string): QueryPair[] {
     const eq = part.indexOf('=');
     const rawName = eq < 0 ? part : part.slice(0, eq);
     const rawValue = eq < 0 ? '' : part.slice(eq + 1);
+    // Most parameters need no decoding at all.
+    if (!PLAIN_NEEDS_DECODING.test(part)) {
+      out.push({ name: rawName, value: rawValue, decoded: true });
+      continue;
+    }
     try {
       out.push({ name: decodeURIComponent(rawName.replace(/\+/g, ' ')), value: decodeURIComponent(rawValue.replace(/\+/g, ' ')), decoded: true });
     } catch {
@@ -130,8 +137,11 @@ function rootOf(resource: ResourceName): SchemaNode {
 /** Reads an XML body along the resource's schema: its value, the root's name and namespace, and the habits noted. */
 export function readXml(resource: ResourceName, text: string): DecodedBody {
   const doctype = /<!DOCTYPE/i.test(text);
-  const valid = XMLValidator.validate(text);
-  if (valid !== true) return { ok: false, error: `not well-formed XML: ${valid.err.msg} (line ${valid.err.line})` };
+  // The plain XML clients write is recognised as well-formed at once; anything else goes to the validator.
+  if (!plainWellFormed(text)) {
+    const valid = XMLValidator.validate(text);
+    if (valid !== true) return { ok: false, error: `not well-formed XML: ${valid.err.msg} (line ${valid.err.line})` };
+  }
   // A DOCTYPE is noted and left aside: entities are never expanded.
   const roots = xmlRoots(text);
   const root = roots[0];

@@ -63,3 +63,61 @@ export function xmlRoots(text: string): XmlElement[] {
   }
   return roots;
 }
+
+/** A name of the plain subset: ASCII letters, digits, `_`, `-`, `.`, one optional prefix. */
+const PLAIN_NAME = /^[A-Za-z_][A-Za-z0-9._-]*(?::[A-Za-z_][A-Za-z0-9._-]*)?$/;
+/** An `&` that does not start a predefined entity or a character reference. */
+const LOOSE_AMPERSAND = /&(?!(?:lt|gt|amp|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);)/;
+/** Characters XML 1.0 does not allow at all (controls, U+FFFE/U+FFFF, lone surrogates). */
+const NOT_XML_CHAR = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const PLAIN_TOKEN = /<!--([\s\S]*?)-->|<!\[CDATA\[[\s\S]*?\]\]>|<\?([A-Za-z_][\w.-]*)(?:\s[^?]*)?\?>|<\/([^\s>]+)\s*>|<([^\s/>!?]+)((?:\s+[^\s=/>]+\s*=\s*(?:"[^"<]*"|'[^'<]*'))*)\s*(\/?)>|([^<]+)/y;
+const PLAIN_ATTRIBUTE = /\s+([^\s=/>]+)\s*=\s*(?:"([^"<]*)"|'([^'<]*)')/g;
+
+/**
+ * Is this text, beyond doubt, well-formed XML of the plain kind clients write (no DOCTYPE, simple ASCII
+ * names, balanced tags, one root, references that resolve)? A fast path only: false means "not shown
+ * here", and the caller asks the full validator. It never says true of text that is not well-formed.
+ */
+export function plainWellFormed(text: string): boolean {
+  // Character references may name characters XML forbids: left to the validator.
+  if (NOT_XML_CHAR.test(text) || text.includes('&#')) return false;
+  const stack: string[] = [];
+  let roots = 0;
+  PLAIN_TOKEN.lastIndex = 0;
+  let at = 0;
+  while (at < text.length) {
+    PLAIN_TOKEN.lastIndex = at;
+    const m = PLAIN_TOKEN.exec(text);
+    if (!m) return false;
+    at = PLAIN_TOKEN.lastIndex;
+    const [token, comment, piTarget, close, open, attributes, selfClosing, chars] = m;
+    if (comment !== undefined) {
+      if (comment.includes('--') || comment.endsWith('-')) return false;
+    } else if (piTarget !== undefined) {
+      // The XML declaration only at the very start; other targets must not be named xml.
+      if (piTarget.toLowerCase() === 'xml' && (m.index !== 0 || piTarget !== 'xml')) return false;
+    } else if (close !== undefined) {
+      if (stack.pop() !== close) return false;
+    } else if (open !== undefined) {
+      if (!PLAIN_NAME.test(open)) return false;
+      if (stack.length === 0 && (roots += 1) > 1) return false;
+      if (attributes && !plainAttributes(attributes)) return false;
+      if (selfClosing !== '/') stack.push(open);
+    } else if (chars !== undefined) {
+      if (stack.length === 0 ? chars.trim() !== '' : LOOSE_AMPERSAND.test(chars) || chars.includes(']]>')) return false;
+    } else if (stack.length === 0 && token.startsWith('<![CDATA[')) {
+      return false;
+    }
+  }
+  return roots === 1 && stack.length === 0;
+}
+
+function plainAttributes(source: string): boolean {
+  const seen = new Set<string>();
+  for (const m of source.matchAll(PLAIN_ATTRIBUTE)) {
+    const name = m[1] ?? '';
+    if (!PLAIN_NAME.test(name) || seen.has(name) || LOOSE_AMPERSAND.test(m[2] ?? m[3] ?? '')) return false;
+    seen.add(name);
+  }
+  return true;
+}

@@ -81,7 +81,7 @@ export function buildClientCertificate(report: ClientReport, date = new Date()):
     .filter((c) => c.level !== 'observed' && !judged.has(c.id))
     .map((c) => c.id);
   const troubleSurvived = [...new Set(report.trouble.filter((t) => t.survived).map((t) => t.kind))];
-  const verdictText = report.verdict === 'not conformant' ? report.verdictText : `conformant on ${report.checks.exercised.filter((c) => c.level !== 'observed').length} client checks${troubleSurvived.length > 0 ? `, trouble survived: ${troubleSurvived.join(', ')}` : ''}`;
+  const verdictText = report.verdict === 'not conformant' ? report.verdictText : `conformant on ${report.checks.exercised.filter((c) => c.level !== 'observed').length} spec and http client checks${troubleSurvived.length > 0 ? `, trouble survived: ${troubleSurvived.join(', ')}` : ''}`;
   return withDigest({
     kind: 'iswc-conformance-client-certificate',
     certificateVersion: 1,
