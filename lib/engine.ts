@@ -106,6 +106,8 @@ export class RunEngine implements SelectableEngine {
       timeoutMs: cfg.timeoutMs,
       maxBodyBytes: cfg.maxBodyBytes,
       userAgent: HARNESS_TAG,
+      headers: cfg.headers,
+      proxy: cfg.network.proxy,
       // A gateway may throttle on any target (section 8: rate limits not shown): 429/503 are waited out.
       throttling: true,
       unresponsiveFile: setup.breakerFile,

@@ -1,9 +1,12 @@
 /**
  * The one redaction module every writer calls before anything leaves the process (reports, traces,
- * logs, curl lines). It removes the subscription key in every form it can take on the wire or in a
- * text artefact, and blanks values of headers and query parameters whose name marks a secret.
+ * logs, curl lines). It removes the secrets of the run (the subscription key, the values of extra
+ * headers, a proxy's credentials) in every form they can take on the wire or in a text artefact, each
+ * replaced by its own placeholder, and blanks values of headers and query parameters whose name marks a
+ * secret.
  */
-import { config } from './config/config.ts';
+import { headerPlaceholder, HEADERS_VARIABLE, parseHeadersVariable } from './config/headers.ts';
+import { proxyCredentials } from './config/proxy.ts';
 
 /** The placeholder that stands for the subscription key in every recorded or written artefact. */
 export const KEY_PLACEHOLDER = '$ISWC_SUBSCRIPTION_KEY';
@@ -24,6 +27,19 @@ export interface Redactor {
 export const REDACTED = '<redacted>';
 /** Secrets shorter than this are ignored: replacing them would destroy reports and hide nothing. */
 export const MIN_SECRET_LENGTH = 4;
+/**
+ * Values a person chose (extra header values, a proxy password) are searched for in free text from this
+ * length on: a short one (`true`, `qa`, `1234`) would replace common words and numbers all over the
+ * reports, even break their JSON. Where the harness itself writes such a value (request records, curl
+ * lines) it writes the placeholder whatever the length.
+ */
+export const MIN_CHOSEN_SECRET_LENGTH = 8;
+
+/** A secret and what stands for it in every artefact. */
+export interface Secret {
+  value: string;
+  placeholder: string;
+}
 
 const SECRET_NAME = /key|token|secret|auth|password|signature|cookie|subscription/i;
 
@@ -33,7 +49,7 @@ export function isSecretName(name: string): boolean {
 }
 
 function keepsValue(value: string): boolean {
-  return value === KEY_PLACEHOLDER || value === WRONG_KEY || value === REDACTED;
+  return value === KEY_PLACEHOLDER || value === WRONG_KEY || value === REDACTED || /^\$ISWC_HEADER_[A-Z0-9_]+$/.test(value);
 }
 
 function escapeRegExp(s: string): string {
@@ -114,13 +130,23 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-export function createRedactor(secrets: readonly string[]): Redactor {
-  const forms = [...new Set(secrets.filter((s) => s.length >= MIN_SECRET_LENGTH).flatMap(formsOf))];
+/** Percent escapes in upper case: the one spelling a matched form is looked up by. */
+const upperEscapes = (s: string): string => s.replace(/%[0-9a-f]{2}/gi, (m) => m.toUpperCase());
+
+/** A redactor for these secrets; a plain string is a subscription key (placeholder $ISWC_SUBSCRIPTION_KEY). */
+export function createRedactor(secrets: ReadonlyArray<string | Secret>): Redactor {
+  const placeholderOf = new Map<string, string>();
+  for (const secret of secrets) {
+    const { value, placeholder } = typeof secret === 'string' ? { value: secret, placeholder: KEY_PLACEHOLDER } : secret;
+    if (value.length < MIN_SECRET_LENGTH) continue;
+    for (const form of formsOf(value)) if (!placeholderOf.has(upperEscapes(form))) placeholderOf.set(upperEscapes(form), placeholder);
+  }
+  const forms = [...new Set(secrets.map((s) => (typeof s === 'string' ? s : s.value)).filter((s) => s.length >= MIN_SECRET_LENGTH).flatMap(formsOf))];
   // Longest first, so that an alternative never stops inside a longer form of the same secret.
   forms.sort((a, b) => b.length - a.length);
   const pattern = forms.length > 0 ? new RegExp(forms.map(patternOf).join('|'), 'g') : undefined;
 
-  const text = (s: string): string => (pattern && s.length >= MIN_SECRET_LENGTH ? s.replace(pattern, () => KEY_PLACEHOLDER) : s);
+  const text = (s: string): string => (pattern && s.length >= MIN_SECRET_LENGTH ? s.replace(pattern, (m) => placeholderOf.get(upperEscapes(m)) ?? KEY_PLACEHOLDER) : s);
 
   const headerValue = (name: string, value: string): string => {
     const v = text(value); // the known key becomes the placeholder, which is then kept
@@ -185,13 +211,52 @@ export function createRedactor(secrets: readonly string[]): Redactor {
   };
 }
 
-/** The redactor for this process: the secret is ISWC_SUBSCRIPTION_KEY when set and non-empty. */
 /** A redactor for the key the configuration holds (ISWC_SUBSCRIPTION_KEY), if one was given. */
 export function redactorFor(secretKey: string | undefined): Redactor {
   return createRedactor(secretKey !== undefined && secretKey !== '' ? [secretKey] : []);
 }
 
-/** The redactor of this process's configuration. */
-export function redactorFromEnv(): Redactor {
-  return redactorFor(config().secretKey);
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * The secrets of a run's environment: ISWC_SUBSCRIPTION_KEY, the values of ISWC_HEADERS (as
+ * `$ISWC_HEADER_<NAME>`, from MIN_CHOSEN_SECRET_LENGTH on) and the credentials of every proxy variable
+ * set (as `<redacted>`). Read leniently: a setting that cannot be read (the very error being reported)
+ * contributes nothing instead of throwing.
+ */
+export function runSecrets(env: Env = process.env): Secret[] {
+  const secrets: Secret[] = [];
+  const key = env.ISWC_SUBSCRIPTION_KEY?.trim();
+  if (key) secrets.push({ value: key, placeholder: KEY_PLACEHOLDER });
+  const headersText = env[HEADERS_VARIABLE]?.trim();
+  if (headersText) {
+    try {
+      secrets.push(...headerSecrets(parseHeadersVariable(headersText)));
+    } catch {
+      // Nothing was sent with headers that cannot be read, and the error names none of their values.
+    }
+  }
+  for (const credentials of proxyCredentials(env)) secrets.push(...proxySecrets(credentials));
+  return secrets;
+}
+
+/**
+ * A proxy's credentials as secrets: user:password (what a Basic Proxy-Authorization carries, base64 and
+ * all) and the password alone from MIN_CHOSEN_SECRET_LENGTH on, each shown as `<redacted>`.
+ */
+export function proxySecrets(credentials: { password: string; userPassword: string } | undefined): Secret[] {
+  if (!credentials) return [];
+  const out: Secret[] = [{ value: credentials.userPassword, placeholder: REDACTED }];
+  if (credentials.password.length >= MIN_CHOSEN_SECRET_LENGTH) out.push({ value: credentials.password, placeholder: REDACTED });
+  return out;
+}
+
+/** Extra header values as secrets, each shown as `$ISWC_HEADER_<NAME>`, from MIN_CHOSEN_SECRET_LENGTH on. */
+export function headerSecrets(headers: ReadonlyArray<{ readonly name: string; readonly value: string }>): Secret[] {
+  return headers.filter((h) => h.value.length >= MIN_CHOSEN_SECRET_LENGTH).map((h) => ({ value: h.value, placeholder: headerPlaceholder(h.name) }));
+}
+
+/** The redactor of this process's environment (every writer, the console, the CLI's messages). */
+export function redactorFromEnv(env: Env = process.env): Redactor {
+  return createRedactor(runSecrets(env));
 }

@@ -30,7 +30,8 @@ export function allureAttachments(attachments: readonly Attachment[]): Attachmen
 /**
  * Allure's environment page, read when Allure writes it (at the end of the run): the seed the run used,
  * which the global setup chose, not the configuration's "random"; the target the run used (the embedded
- * server's address included); the profile, strictness, plan and the interface document's digest.
+ * server's address included); the profile, strictness, plan, the proxy (never its credentials) and the
+ * interface document's digest.
  */
 export function runEnvironment(): Record<string, string> {
   const env: Record<string, string> = {};
@@ -55,6 +56,10 @@ export function runEnvironment(): Record<string, string> {
   define('seed', () => String(runContext()?.seed ?? runConfig().seed ?? 'not recorded (set ISWC_SEED in a merge of shards)'));
   define('strict', () => (runConfig().strict ? 'yes' : 'no'));
   define('plan', () => `${runConfig().plan}${runConfig().budget === undefined ? '' : `, budget ${runConfig().budget}`}`);
+  define('proxy', () => {
+    const { proxy } = runConfig().network;
+    return proxy ? `${proxy.shown} (${proxy.variable}, ${proxy.mode === 'connect' ? 'CONNECT tunnel' : 'absolute-form'})` : 'none';
+  });
   define('document digest', () => documentDigest());
   return env;
 }

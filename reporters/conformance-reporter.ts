@@ -6,6 +6,7 @@ import { config as runConfig } from '../lib/config/config.ts';
 import { runContext } from '../lib/config/run-context.ts';
 import type { RunConfig } from '../lib/config/config.ts';
 import { buildConformanceReport } from '../lib/report/build.ts';
+import { runNetwork } from '../lib/report/meta.ts';
 import type { ConformanceReport } from '../lib/report/model.ts';
 import { writeConformanceReports } from '../lib/report/write.ts';
 import { loadProfile } from '../lib/contract/profile/load.ts';
@@ -127,6 +128,7 @@ export default class ConformanceReporter implements Reporter {
       finishedAt: new Date(Math.max(Date.now(), started.getTime() + result.duration)),
       ...(waivers ? { waivers: { set: waivers, date: waiverDate } } : {}),
       plan: { name: config.plan, budget: config.budget ?? null },
+      network: runNetwork(config.network, config.headers),
     });
   }
 

@@ -9,13 +9,14 @@ import { baselineCommand } from './commands/baseline.ts';
 import { certifyCommand } from './commands/certify.ts';
 import { diffCommand } from './commands/diff.ts';
 import { planCommand } from './commands/plan.ts';
+import { profileCommand } from './commands/profile.ts';
 import { runCommand } from './commands/run.ts';
 import { sandboxCommand } from './commands/sandbox.ts';
 import { serverCommand } from './commands/server.ts';
 import { verifyCommand } from './commands/verify.ts';
 
 /** Every command, in the order `--help` lists them; `run` is the default. */
-export const COMMANDS: readonly Command[] = [runCommand, planCommand, certifyCommand, verifyCommand, diffCommand, baselineCommand, serverCommand, sandboxCommand, allureCommand];
+export const COMMANDS: readonly Command[] = [runCommand, planCommand, profileCommand, certifyCommand, verifyCommand, diffCommand, baselineCommand, serverCommand, sandboxCommand, allureCommand];
 
 export function commandNamed(name: string): Command | undefined {
   return COMMANDS.find((c) => c.name === name);

@@ -1,10 +1,14 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { checkBaseUrl, ConfigError, isLoopback, readConfig } from '../config/config.ts';
+import type { ExtraHeader } from '../config/headers.ts';
+import { checkExtraHeaders, HEADERS_VARIABLE, headersVariableText, mergeExtraHeaders, parseHeaderArgument, parseHeadersVariable } from '../config/headers.ts';
+import { subscriptionKeyHeader } from '../contract/openapi.ts';
 import { parseRate } from '../config/rate.ts';
 import { loadProfile } from '../contract/profile/load.ts';
 import { loadWaivers, WaiverError } from '../report/waivers/load.ts';
 import type { OptionSpec, OptionValues } from './command.ts';
-import { EXIT_TEXT, stringOption, UsageError } from './command.ts';
+import { EXIT_TEXT, listOption, stringOption, UsageError } from './command.ts';
 
 /**
  * The options of a conformance run, shared by the commands that start one or describe one (run, plan,
@@ -47,6 +51,13 @@ export const RUN_OPTIONS: Record<string, OptionSpec> = {
     description:
       'Known deviations of the target, waived in the open (YAML, schema schemas/waivers.schema.json): a failure a live waiver matches is reported as "waived" with its reason and does not fail the run, until the waiver\'s date (ISWC_WAIVERS). A malformed file stops here, before any request.',
   },
+  header: {
+    type: 'string',
+    multiple: true,
+    value: "'NAME: VALUE'",
+    description:
+      "Add a header to every request to the base URL's origin (a company gateway's token, a trace id); repeatable. Its value is written nowhere: records and curl lines show a shell variable instead (X-Trace-Id: $ISWC_HEADER_X_TRACE_ID). Headers the harness owns are refused (the subscription key, Host, Content-Length, Content-Type, Transfer-Encoding, Accept, Accept-Encoding, User-Agent, hop-by-hop ones). Adds to ISWC_HEADERS; a secret belongs there rather than in a flag, which process lists show.",
+  },
   'require-all': { type: 'boolean', description: 'Fail the run when a spec check of the document was not exercised (non-destructive mode, --budget, --smoke, --grep, entries used up): ISWC_REQUIRE_ALL=1.' },
   plan: { type: 'boolean', description: 'Print the plan (cases, requests, time at the rate, requests that change data) and exit without sending anything; the same as the plan command.' },
 };
@@ -56,6 +67,18 @@ export const RUN_ENVIRONMENT: ReadonlyArray<readonly [string, string]> = [
   ['ISWC_BASE_URL, ISWC_TARGET, ISWC_DESTRUCTIVE, ISWC_STRICT, ISWC_RATE, ISWC_BUDGET, ISWC_PLAN, ISWC_RUNS, ISWC_SEED, ISWC_REPORT_DIR, ISWC_WAIVERS, ISWC_REQUIRE_ALL, ISWC_WORKERS', 'The same settings as the flags (a flag wins); see the README.'],
   ['ISWC_TIMEOUT_MS', 'Per-request timeout: connect, headers and whole body (default 10000).'],
   ['ISWC_MAX_BODY', 'Largest response body read, in bytes (default 1048576).'],
+  [
+    HEADERS_VARIABLE,
+    'Extra headers as one JSON object of strings, e.g. {"X-Correlation-Id": "abc"}: sent on every request to the base URL\'s origin, values written nowhere (records and curl lines show $ISWC_HEADER_X_CORRELATION_ID). --header adds to them (a flag replaces a header of the same name).',
+  ],
+  [
+    'HTTPS_PROXY, HTTP_PROXY, NO_PROXY',
+    "The proxy to the base URL, read as undici's EnvHttpProxyAgent reads them (a lower-case variable wins): HTTPS_PROXY for an https:// target (a CONNECT tunnel; HTTP_PROXY when unset), HTTP_PROXY for an http:// one (absolute-form requests); NO_PROXY lists hosts reached directly (name, .domain, host:port, *). Credentials in a proxy URL are written nowhere; the run says which proxy it used. The embedded server is never proxied.",
+  ],
+  [
+    'NODE_EXTRA_CA_CERTS',
+    "A PEM file of extra certificate authorities (your company's CA, or that of a proxy that inspects TLS), read by Node when the run starts. A file that is missing or holds no certificate is refused, and so is NODE_TLS_REJECT_UNAUTHORIZED=0 (verification off).",
+  ],
 ];
 
 export const RUN_EXIT_CODES: ReadonlyArray<readonly [0 | 1 | 2 | 3 | 4 | 130, string]> = [
@@ -82,6 +105,41 @@ export interface RunPlan {
  * (the run's engine does the work; see docs/performance.md) and a small young generation (memory).
  */
 export const RUN_PROCESS_DEFAULTS = Object.freeze({ workers: '1', nodeOptions: '--max-semi-space-size=1' });
+
+/** ISWC_HEADERS and the --header flags, merged and checked; undefined when neither is given. */
+function extraHeaders(flags: readonly string[], env: NodeJS.ProcessEnv): ExtraHeader[] | undefined {
+  const text = env[HEADERS_VARIABLE]?.trim();
+  if (flags.length === 0 && !text) return undefined;
+  try {
+    const merged = mergeExtraHeaders(text ? parseHeadersVariable(text) : [], flags.map((f) => parseHeaderArgument(f)));
+    const keyHeader = subscriptionKeyHeader();
+    checkExtraHeaders(merged, flags.length > 0 ? '--header' : HEADERS_VARIABLE, { [keyHeader]: 'the subscription key is read from ISWC_SUBSCRIPTION_KEY only, and sent by the harness itself' });
+    return merged;
+  } catch (e) {
+    if (e instanceof ConfigError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
+/**
+ * NODE_EXTRA_CA_CERTS as an absolute path (the run's processes start in the repository, not here), or
+ * undefined when unset. Node only warns about a file it cannot load and goes on without it; here it
+ * stops the run before anything is sent.
+ */
+function extraCaFile(env: NodeJS.ProcessEnv, cwd: string): string | undefined {
+  const given = env.NODE_EXTRA_CA_CERTS?.trim();
+  if (!given) return undefined;
+  const file = path.resolve(cwd, given);
+  if (!existsSync(file) || !statSync(file).isFile()) throw new UsageError(`NODE_EXTRA_CA_CERTS names ${file}, which is not a file: give the PEM file of the certificate authority that signed the target's certificate`);
+  let text: string;
+  try {
+    text = readFileSync(file, 'latin1');
+  } catch (e) {
+    throw new UsageError(`NODE_EXTRA_CA_CERTS: ${file} cannot be read (${(e as Error).message})`);
+  }
+  if (!text.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError(`NODE_EXTRA_CA_CERTS: ${file} holds no PEM certificate (-----BEGIN CERTIFICATE-----); Node would ignore it`);
+  return file;
+}
 
 /** Turns the run's options into its environment; refuses anything unsafe before a request is sent. */
 export function parseRunArgs(values: OptionValues, cwd: string, env: NodeJS.ProcessEnv): RunPlan {
@@ -150,6 +208,16 @@ export function parseRunArgs(values: OptionValues, cwd: string, env: NodeJS.Proc
     out.env.ISWC_SEED = seed;
   }
   out.env.ISWC_REPORT_DIR = path.resolve(cwd, str('report-dir') ?? (env.ISWC_REPORT_DIR?.trim() || 'reports'));
+  const headers = extraHeaders(listOption(values, 'header'), env);
+  if (headers !== undefined) out.env[HEADERS_VARIABLE] = headersVariableText(headers);
+  if (!out.planOnly) {
+    const ca = extraCaFile(env, cwd);
+    if (ca !== undefined) out.env.NODE_EXTRA_CA_CERTS = ca;
+    // Node would accept any certificate, and the key would go to whoever sits in the middle.
+    if (env.NODE_TLS_REJECT_UNAUTHORIZED?.trim() === '0') {
+      throw new UsageError('NODE_TLS_REJECT_UNAUTHORIZED=0 turns certificate verification off, and the subscription key could reach anyone in the middle: unset it, and give the CA that signed the target\'s certificate in NODE_EXTRA_CA_CERTS instead');
+    }
+  }
   // Every remaining setting of the environment must be readable too: a typo there is a usage error now,
   // not a failed global setup later.
   try {

@@ -1,5 +1,10 @@
 import path from 'node:path';
 import { DEFAULTS } from './defaults.ts';
+import { ConfigError } from './errors.ts';
+import type { ExtraHeader } from './headers.ts';
+import { checkExtraHeaders, HEADERS_VARIABLE, parseHeadersVariable } from './headers.ts';
+import type { NetworkRoute } from './proxy.ts';
+import { resolveNetworkRoute } from './proxy.ts';
 
 /**
  * The run's configuration: the environment (ISWC_*; the command line maps its flags onto the same
@@ -39,11 +44,13 @@ export interface RunConfig {
   waivers: string | undefined;
   /** ISWC_REQUIRE_ALL: a run that did not exercise every spec check fails. */
   requireAll: boolean;
+  /** ISWC_HEADERS: extra headers sent on every request to the base URL's origin; their values are secrets. */
+  headers: readonly ExtraHeader[];
+  /** HTTPS_PROXY / HTTP_PROXY / NO_PROXY for the base URL: the proxy the run goes through, or a direct connection. */
+  network: NetworkRoute;
 }
 
-export class ConfigError extends Error {
-  readonly code = 'ISWC_CONFIG';
-}
+export { ConfigError };
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -107,6 +114,9 @@ export function readConfig(env: Env = process.env, options: { requireKey?: boole
   const plan = get('ISWC_PLAN') ?? 'full';
   if (plan !== 'full' && plan !== 'smoke') throw new ConfigError(`ISWC_PLAN must be full or smoke, got "${plan}"`);
   const waivers = get('ISWC_WAIVERS');
+  const headersText = get(HEADERS_VARIABLE);
+  const headers = headersText === undefined ? [] : parseHeadersVariable(headersText);
+  checkExtraHeaders(headers, HEADERS_VARIABLE);
   return Object.freeze({
     baseUrl,
     embedded,
@@ -126,6 +136,8 @@ export function readConfig(env: Env = process.env, options: { requireKey?: boole
     plan,
     waivers: waivers === undefined ? undefined : path.resolve(waivers),
     requireAll: flag('ISWC_REQUIRE_ALL', false),
+    headers,
+    network: resolveNetworkRoute(baseUrl, env),
   });
 }
 

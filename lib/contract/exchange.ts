@@ -55,6 +55,8 @@ export type TransportErrorCode =
   | 'BODY_TOO_LARGE' // response body over ISWC_MAX_BODY
   | 'CONNECTION_REFUSED'
   | 'CONNECTION_RESET' // closed or reset before a complete answer
+  | 'PROXY' // the proxy (HTTPS_PROXY, HTTP_PROXY) could not be reached, or refused the request or the tunnel (407, 502, …)
+  | 'TLS' // the target's certificate was not accepted (an unknown CA: NODE_EXTRA_CA_CERTS; another host name; expired)
   | 'PROTOCOL' // bytes that are not HTTP, or a body shorter than its Content-Length
   | 'DECOMPRESSION' // a content-encoding that fails or inflates past the limit
   | 'REDIRECT_BLOCKED' // never produced as an error: redirects are answers; reserved for cross-origin URLs
@@ -97,8 +99,8 @@ export interface HttpClientOptions {
   maxRetries?: number;
   maxRetryWaitMs?: number;
   /**
-   * After this many unusable answers in a row (timeouts, resets, refused connections, bytes that are not
-   * HTTP, short or oversized bodies, redirects to another origin, bodies in a coding not asked for; no
+   * After this many unusable answers in a row (timeouts, resets, refused connections, a proxy that refuses,
+   * an untrusted certificate, bytes that are not HTTP, short or oversized bodies, redirects to another origin, bodies in a coding not asked for; no
    * usable answer in between), later requests are not sent and come back at once with UNRESPONSIVE: a
    * broken target gives a clear failure in seconds, not a run of hours. Default 5.
    */
@@ -112,6 +114,17 @@ export interface HttpClientOptions {
   beforeSend?: () => Promise<void>;
   /** Sent as User-Agent so the API team can find the harness's traffic. */
   userAgent?: string;
+  /**
+   * Extra headers sent on every request (to the base URL's origin, the only one the client talks to):
+   * a case's own header of the same name wins. Their values are never recorded: records and curl lines
+   * show `$ISWC_HEADER_<NAME>`.
+   */
+  headers?: ReadonlyArray<{ readonly name: string; readonly value: string }>;
+  /**
+   * The proxy to reach the base URL through (lib/config/proxy.ts decides it from HTTPS_PROXY, HTTP_PROXY
+   * and NO_PROXY); absent or null: a direct connection pool to the origin.
+   */
+  proxy?: { readonly uri: string; readonly shown: string; readonly mode: 'connect' | 'absolute-form' } | null;
 }
 
 export interface HttpClient {

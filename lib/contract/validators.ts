@@ -60,6 +60,12 @@ export function validateWith(schemaFile: string, value: unknown): SchemaViolatio
   return validate(value) ? [] : toViolations(validate.errors);
 }
 
+/** Ajv's own errors for a value against a hand-kept schema (for callers that word them themselves). */
+export function schemaErrors(schemaFile: string, value: unknown): ErrorObject[] {
+  const validate = byId(schemaFile);
+  return validate(value) ? [] : [...(validate.errors ?? [])];
+}
+
 /** Validates a value against an arbitrary (dereferenced) schema node, e.g. a query parameter's schema. */
 export function validateNode(node: SchemaNode, value: unknown): SchemaViolation[] {
   const key = JSON.stringify(node);

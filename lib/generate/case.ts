@@ -4,6 +4,7 @@ import type { Format } from '../contract/codec/index.ts';
 import type { OperationId } from '../contract/operations.ts';
 import type { Exchange, RequestSpec } from '../contract/exchange.ts';
 import type { DisposableKind, TargetProfile } from '../contract/profile/types.ts';
+import type { Need } from './needs.ts';
 
 /** The format a case is run in: a body format, or 'none' for operations without a body. */
 export type CaseFormat = Format | 'none';
@@ -81,9 +82,16 @@ export interface CaseDef {
   tags: readonly string[];
   /**
    * Disposable entries per format. A case with consuming claims is destructive; `readOnly` claims only
-   * name existing data (e.g. next to a broken value that must get 400) and run in any mode.
+   * name existing data (e.g. next to a broken value that must get 400) and run in any mode. A claim with
+   * `atLeast` runs with fewer entries, down to that many, and is topped up from what no other case needs.
    */
-  claims?: ReadonlyArray<{ kind: DisposableKind; count: number; readOnly?: boolean }>;
+  claims?: ReadonlyArray<{ kind: DisposableKind; count: number; readOnly?: boolean; atLeast?: number }>;
+  /**
+   * What else the case needs of the profile (lib/generate/needs.ts): items of a list it reads, or what its
+   * claimed entries must carry. Unmet, the case is skipped with what it lacks, or, for a need that names
+   * its `checks`, runs without them and reports them skipped with what it lacks.
+   */
+  needs?: readonly Need[];
   /** Requests that may change data even on a conforming server (beyond consuming claims). */
   changesData?: boolean;
   /** Cases sharing a group run as one Playwright test (the report still lists every check execution). */

@@ -1,7 +1,7 @@
 import type { CheckExecution } from '../run/execution.ts';
 import { gating } from '../check/gating.ts';
 import { executionSections } from '../check/sections.ts';
-import type { ConformanceReport, RunMeta, RunPlan } from './model.ts';
+import type { ConformanceReport, RunMeta, RunNetwork, RunPlan } from './model.ts';
 import { sortExecutions, tallyByLevel } from './model.ts';
 import { HARNESS_VERSION, documentDigest, safeBaseUrl, schemasDigest } from './meta.ts';
 import { runVerdict, specCoverage, verdictText, waivedChecks } from './verdict.ts';
@@ -30,6 +30,8 @@ export interface BuildInput {
   waivers?: { set: WaiverSet; date: string };
   /** ISWC_PLAN and ISWC_BUDGET, recorded so that a diff can say two runs chose their cases differently. */
   plan?: RunPlan;
+  /** The proxy (without credentials) and the extra header names (without values) of the run. */
+  network?: RunNetwork;
 }
 
 /**
@@ -82,6 +84,7 @@ export function buildConformanceReport(input: BuildInput): ConformanceReport {
     retries: input.stats.retries,
     waitedMs: input.stats.waitedMs,
     ...(input.plan ? { plan: input.plan } : {}),
+    ...(input.network ? { network: input.network } : {}),
   };
   const summary: ConformanceReport['summary'] = {
     byLevel,

@@ -4,7 +4,7 @@ import { gating } from '../check/gating.ts';
 import { canonicalJson } from './canonical.ts';
 import { cut, escapeHtml as h } from './escape.ts';
 import { HTML_SCRIPT } from './html-script.ts';
-import type { ConformanceReport, RunSummary, Tally } from './model.ts';
+import type { ConformanceReport, RunNetwork, RunSummary, Tally } from './model.ts';
 import type { CheckInfo } from './view.ts';
 import { FORMATS, OPERATION_KEYS, checkInfo, exchangeTexts, groupBy, operationKey, operationLabel, sectionsOf, sectionsText, tallyOf, worstVerdict } from './view.ts';
 import { waivedText } from './waivers/apply.ts';
@@ -297,6 +297,15 @@ export function pageExamples(html: string): Record<string, Array<Record<string, 
  * thousands of failures. Every text is HTML-escaped: response bodies are hostile input. Expects a
  * redacted report.
  */
+/** The proxy and extra headers of the run, when it had any. */
+function networkRows(network: RunNetwork | undefined): Array<[string, string]> {
+  if (!network) return [];
+  const rows: Array<[string, string]> = [];
+  if (network.proxy) rows.push(['Proxy', `${network.proxy.url} (${network.proxy.variable}, ${network.proxy.mode === 'connect' ? 'CONNECT tunnel' : 'absolute-form requests'})`]);
+  if (network.extraHeaders.length > 0) rows.push(['Extra headers', `${network.extraHeaders.join(', ')} (values never written)`]);
+  return rows;
+}
+
 export function renderHtml(report: ConformanceReport): string {
   const { meta, summary } = report;
   const info = checkInfo(report.executions);
@@ -309,6 +318,7 @@ export function renderHtml(report: ConformanceReport): string {
 
   const metaRows: Array<[string, string]> = [
     ['Target', `${meta.baseUrl ?? '?'}${meta.embedded ? ' (embedded reference server)' : ''}`],
+    ...networkRows(meta.network),
     ['Profile', meta.profile],
     ['Seed', meta.seed === null ? '—' : String(meta.seed)],
     ['ISWC_RUNS', String(meta.runs)],

@@ -2,6 +2,9 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { fromRoot } from '../paths.ts';
 import { HARNESS_VERSION } from '../generate/templates.ts';
+import type { ExtraHeader } from '../config/headers.ts';
+import type { NetworkRoute } from '../config/proxy.ts';
+import type { RunNetwork } from './model.ts';
 
 /** SHA-256 of the interface document the checks enforce (the copy in docs/spec/). */
 export function documentDigest(): string {
@@ -26,6 +29,15 @@ export function safeBaseUrl(url: string | undefined): string | null {
   } catch {
     return '<invalid URL>';
   }
+}
+
+/** The network part of a report's meta: the proxy without its credentials, the extra headers without their values. */
+export function runNetwork(route: NetworkRoute, headers: readonly ExtraHeader[]): RunNetwork {
+  return {
+    proxy: route.proxy ? { url: route.proxy.shown, variable: route.proxy.variable, mode: route.proxy.mode } : null,
+    ...(route.bypass !== undefined ? { bypass: route.bypass } : {}),
+    extraHeaders: headers.map((h) => h.name),
+  };
 }
 
 export { HARNESS_VERSION };

@@ -21,6 +21,15 @@ export interface RunMeta {
   waitedMs: number;
   /** ISWC_PLAN and ISWC_BUDGET, where the run recorded them (the reporter does; in-process builds need not). */
   plan?: RunPlan;
+  /** The proxy and extra header names of the run, where it recorded them. */
+  network?: RunNetwork;
+}
+
+/** How a run reached its target: never a proxy's credentials nor a header's value. */
+export interface RunNetwork {
+  proxy: { url: string; variable: string; mode: 'connect' | 'absolute-form' } | null;
+  bypass?: string;
+  extraHeaders: string[];
 }
 
 export interface RunPlan {

@@ -1,5 +1,15 @@
 import type { DisposableKind, TargetProfile } from '../contract/profile/types.ts';
 import { DISPOSABLE_KINDS } from '../contract/profile/types.ts';
+import type { EntryList } from '../generate/needs.ts';
+import { entryMeets } from '../generate/needs.ts';
+import { ampleEntries } from './ample.ts';
+
+/** What the claimant would like entry number `index` of its claim to carry (a merge entry with two agency works). */
+export interface EntryPreference {
+  index: number;
+  list: EntryList;
+  atLeast: number;
+}
 
 /** A request for disposable profile entries made by one check execution (a case in one format). */
 export interface Claim {
@@ -12,45 +22,141 @@ export interface Claim {
    * Read-only claims share a reserved slice at the head of the pool that no consumer is given.
    */
   readOnly?: boolean;
+  /**
+   * The claimant also runs with fewer entries, down to this many: it is served this many in claim order,
+   * then topped up to `count` from what no claim needed.
+   */
+  atLeast?: number;
+  /** Entries it would rather have; the first unused entry that has most of them is given. */
+  prefer?: readonly EntryPreference[];
 }
 
-export type Allocation<T> = { ok: true; entries: T[] } | { ok: false; reason: string };
+export type Allocation<T> = { ok: true; entries: T[] } | { ok: false; reason: string; kind: DisposableKind; more: number };
+
+/** How one kind's pool was shared: the indexes of the entries each claim got, or why not. */
+type KindResult = Map<string, { ok: true; indexes: number[] } | { ok: false; have: number; taken: number }>;
+
+function score(entry: unknown, index: number, prefer: readonly EntryPreference[] | undefined): number {
+  return (prefer ?? []).filter((p) => p.index === index && entryMeets(entry, p)).length;
+}
+
+/** Serves the claims of one kind from one pool, in order: read-only ones from the reserved head, the others from the rest. */
+function partitionKind(pool: readonly unknown[], claims: readonly Claim[]): KindResult {
+  const reserved = Math.max(0, ...claims.filter((c) => c.readOnly).map((c) => c.count));
+  const used = new Set<number>();
+  const out: KindResult = new Map();
+  const pick = (claim: Claim, n: number, from: number): number[] | undefined => {
+    const picked: number[] = [];
+    for (let i = 0; i < n; i++) {
+      let best = -1;
+      let bestScore = -1;
+      for (let j = reserved; j < pool.length; j++) {
+        if (used.has(j) || picked.includes(j)) continue;
+        const s = score(pool[j], from + i, claim.prefer);
+        if (s > bestScore) {
+          best = j;
+          bestScore = s;
+          if (s === (claim.prefer ?? []).filter((p) => p.index === from + i).length) break;
+        }
+      }
+      if (best < 0) return undefined;
+      picked.push(best);
+    }
+    return picked;
+  };
+  for (const claim of claims) {
+    if (claim.readOnly) {
+      out.set(claim.key, pool.length >= claim.count ? { ok: true, indexes: Array.from({ length: claim.count }, (_, i) => i) } : { ok: false, have: pool.length, taken: 0 });
+      continue;
+    }
+    const want = Math.min(claim.atLeast ?? claim.count, claim.count);
+    const picked = pick(claim, want, 0);
+    if (!picked) {
+      out.set(claim.key, { ok: false, have: pool.length, taken: Math.min(pool.length, reserved + used.size) });
+      continue;
+    }
+    for (const j of picked) used.add(j);
+    out.set(claim.key, { ok: true, indexes: picked });
+  }
+  // Claims that run with fewer entries get what nobody else needed, in claim order.
+  for (const claim of claims) {
+    const got = out.get(claim.key);
+    if (claim.readOnly || !got?.ok || got.indexes.length >= claim.count) continue;
+    const more: number[] = [];
+    for (let i = got.indexes.length; i < claim.count; i++) {
+      const extra = pick(claim, 1, i);
+      if (!extra) break;
+      used.add(extra[0]);
+      more.push(extra[0]);
+    }
+    out.set(claim.key, { ok: true, indexes: [...got.indexes, ...more] });
+  }
+  return out;
+}
+
+/**
+ * How many made-up entries added to the pool would serve this claim (adding entries can serve an earlier
+ * claim first, so it is counted, not subtracted).
+ */
+function entriesToServe(pool: readonly unknown[], claims: readonly Claim[], key: string, agency: string, kind: DisposableKind): number {
+  const most = claims.reduce((n, c) => n + c.count, 0) + 1;
+  for (let more = 1; more <= most; more++) {
+    if (partitionKind([...pool, ...ampleEntries(kind, agency, more)], claims).get(key)?.ok) return more;
+  }
+  return most;
+}
+
+/**
+ * How many made-up entries (with everything any claim prefers) added to the pool would give this claim
+ * entries that have what it prefers; 0 when its entries have it already.
+ */
+export function preferredEntriesToAdd(profile: TargetProfile, claims: readonly Claim[], key: string): number {
+  const claim = claims.find((c) => c.key === key);
+  if (!claim?.prefer?.length) return 0;
+  const ofKind = claims.filter((c) => c.kind === claim.kind);
+  const pool = profile[claim.kind] as unknown[];
+  const has = (p: readonly unknown[]) => {
+    const got = partitionKind(p, ofKind).get(key);
+    return got?.ok === true && (claim.prefer ?? []).every((pref) => got.indexes[pref.index] === undefined || entryMeets(p[got.indexes[pref.index]], pref));
+  };
+  if (has(pool)) return 0;
+  const most = ofKind.reduce((n, c) => n + c.count, 0) + 1;
+  for (let more = 1; more <= most; more++) if (has([...pool, ...ampleEntries(claim.kind, profile.agency, more)])) return more;
+  return most;
+}
 
 /**
  * Deterministic partition of the disposable entries among claims. Every worker computes the same
  * partition from the same ordered list of claims, so an entry is used by at most one check in a run,
  * across the JSON and XML projects and across workers, without any coordination at run time.
- * Claims are served in order; a claim that cannot be served whole gets nothing, with a reason.
+ * Claims are served in order; a claim that cannot be served whole gets nothing, with a reason that
+ * counts how many more entries would serve it.
  */
 export function partition(profile: TargetProfile, claims: readonly Claim[]): Map<string, Allocation<unknown>> {
-  const reserved: Record<DisposableKind, number> = { merges: 0, demerges: 0, submissions: 0 };
-  for (const claim of claims) if (claim.readOnly) reserved[claim.kind] = Math.max(reserved[claim.kind], claim.count);
-  const next: Record<DisposableKind, number> = { ...reserved };
-  const out = new Map<string, Allocation<unknown>>();
+  const keys = new Set<string>();
   for (const claim of claims) {
-    if (out.has(claim.key)) throw new Error(`Duplicate claim key ${claim.key}`);
-    const pool = profile[claim.kind] as unknown[];
-    if (claim.readOnly) {
-      out.set(
-        claim.key,
-        pool.length >= claim.count
-          ? { ok: true, entries: pool.slice(0, claim.count) }
-          : { ok: false, reason: `target profile "${profile.name}" has no ${claim.kind} entry to name (${pool.length} in the profile, ${claim.count} needed)` },
-      );
-      continue;
-    }
-    const start = next[claim.kind];
-    if (start + claim.count > pool.length) {
-      out.set(claim.key, {
-        ok: false,
-        reason: `target profile "${profile.name}" has no ${claim.kind} entry left for this check (${pool.length} in the profile, ${start} already given to earlier checks, ${claim.count} needed)`,
-      });
-      continue;
-    }
-    next[claim.kind] = start + claim.count;
-    out.set(claim.key, { ok: true, entries: pool.slice(start, start + claim.count) });
+    if (keys.has(claim.key)) throw new Error(`Duplicate claim key ${claim.key}`);
+    keys.add(claim.key);
   }
-  return out;
+  const out = new Map<string, Allocation<unknown>>();
+  for (const kind of DISPOSABLE_KINDS) {
+    const ofKind = claims.filter((c) => c.kind === kind);
+    const pool = profile[kind] as unknown[];
+    for (const [key, got] of partitionKind(pool, ofKind)) {
+      if (got.ok) {
+        out.set(key, { ok: true, entries: got.indexes.map((i) => pool[i]) });
+        continue;
+      }
+      const claim = ofKind.find((c) => c.key === key);
+      const more = entriesToServe(pool, ofKind, key, profile.agency, kind);
+      const context = claim?.readOnly
+        ? `the target profile lists ${got.have}; this case names ${claim.count} without consuming ${claim.count === 1 ? 'it' : 'them'}`
+        : `the target profile lists ${got.have}${got.taken > 0 ? `, ${got.taken} of them given to cases planned before this one` : ''}`;
+      out.set(key, { ok: false, kind, more, reason: `needs ${more} more ${kind} (${context})` });
+    }
+  }
+  // Keep the callers' order (the map is read by key, but a stable order keeps plans comparable).
+  return new Map(claims.map((c) => [c.key, out.get(c.key) as Allocation<unknown>]));
 }
 
 /** How many entries of each kind a list of claims needs (for plans and docs). */

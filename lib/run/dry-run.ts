@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import type { Exchange } from '../contract/exchange.ts';
 import type { DisposableKind, TargetProfile } from '../contract/profile/types.ts';
 import type { CaseContext, CaseDef, CaseFormat, Probe, Step } from '../generate/case.ts';
 import { impliedSpecChecks } from '../generate/case.ts';
 import type { CheckId } from '../generate/checks.generated.ts';
+import { ampleEntriesFor } from './ample.ts';
 
 /**
  * What a case does, derived by running it against nothing: every step it would send is counted and its
@@ -31,14 +33,9 @@ function dryExchange(step: Step): Exchange {
   };
 }
 
-/** Entries for a dry run: the profile's first ones of each kind a case claims. */
-function dryEntries(def: CaseDef, profile: TargetProfile): Partial<Record<DisposableKind, unknown[]>> {
-  const out: Partial<Record<DisposableKind, unknown[]>> = {};
-  for (const claim of def.claims ?? []) out[claim.kind] = profile[claim.kind].slice(0, claim.count);
-  return out;
-}
+type Entries = Partial<Record<DisposableKind, unknown[]>>;
 
-async function sendsAt(def: CaseDef, format: CaseFormat, profile: TargetProfile, runs: number): Promise<{ requests: number; probes: number; checks: Set<CheckId> }> {
+async function sendsAt(def: CaseDef, format: CaseFormat, profile: TargetProfile, entries: Entries, runs: number): Promise<{ requests: number; probes: number; checks: Set<CheckId> }> {
   let requests = 0;
   let probes = 0;
   const checks = new Set<CheckId>();
@@ -51,7 +48,7 @@ async function sendsAt(def: CaseDef, format: CaseFormat, profile: TargetProfile,
   const ctx: CaseContext = {
     format,
     profile,
-    entries: dryEntries(def, profile),
+    entries,
     seed: 1,
     runs,
     strict: false,
@@ -76,21 +73,34 @@ async function sendsAt(def: CaseDef, format: CaseFormat, profile: TargetProfile,
 }
 
 const cache = new Map<string, CaseShape>();
+const profileKeys = new WeakMap<TargetProfile, string>();
+
+/** A key of everything in a profile (two profiles of one name may hold different data). */
+function profileKey(profile: TargetProfile): string {
+  let key = profileKeys.get(profile);
+  if (key === undefined) {
+    key = createHash('sha256').update(JSON.stringify(profile)).digest('hex');
+    profileKeys.set(profile, key);
+  }
+  return key;
+}
 
 /**
- * The shape of a case in one format. A generated case is run at two sizes and its request count read as a
- * line through them (a property sends one request a run, the model test a sequence every fifth run).
+ * The shape of a case in one format, given the profile and the disposable entries it was given (made-up
+ * ones when it got none). A
+ * generated case is run at two sizes and its request count read as a line through them (a property sends
+ * one request a run, the model test a sequence every fifth run).
  */
-export async function shapeOf(def: CaseDef, format: CaseFormat, profile: TargetProfile): Promise<CaseShape> {
-  const key = `${profile.name}\u0001${def.id}\u0001${format}`;
+export async function shapeOf(def: CaseDef, format: CaseFormat, profile: TargetProfile, entries: Entries = ampleEntriesFor(def, profile.agency)): Promise<CaseShape> {
+  const key = `${profileKey(profile)}\u0001${def.id}\u0001${format}\u0001${JSON.stringify(entries)}`;
   const cached = cache.get(key);
   if (cached) return cached;
-  const low = await sendsAt(def, format, profile, 50);
+  const low = await sendsAt(def, format, profile, entries, 50);
   let shape: CaseShape;
   if (low.probes === 0) {
     shape = { checks: [], fixedRequests: low.requests, requestsPerRun: 0, generated: false };
   } else {
-    const high = await sendsAt(def, format, profile, 100);
+    const high = await sendsAt(def, format, profile, entries, 100);
     const perRun = Math.max(0, (high.requests - low.requests) / 50);
     shape = { checks: [], fixedRequests: Math.max(0, Math.round(low.requests - 50 * perRun)), requestsPerRun: perRun, generated: true };
     for (const c of high.checks) low.checks.add(c);

@@ -1,8 +1,10 @@
-import type { TargetProfile } from '../contract/profile/types.ts';
-import type { Claim } from './claims.ts';
-import { partition } from './claims.ts';
-import type { Allocation } from './claims.ts';
+import type { DisposableKind, TargetProfile } from '../contract/profile/types.ts';
+import type { Allocation, Claim, EntryPreference } from './claims.ts';
+import { partition, preferredEntriesToAdd } from './claims.ts';
 import type { CaseDef } from '../generate/case.ts';
+import type { Lack, Need } from '../generate/needs.ts';
+import { isEntryNeed, lackOf, needsText, widestLacks } from '../generate/needs.ts';
+import { ampleEntriesFor, ampleProfile } from './ample.ts';
 import { allCases } from '../generate/suite.ts';
 import type { PlanName } from './budget.ts';
 import type { RunConfig } from '../config/config.ts';
@@ -24,43 +26,102 @@ export interface SuiteOptions {
   destructiveOffReason?: string;
 }
 
-/**
- * Every case in every format, with disposable entries partitioned deterministically: every worker of
- * every project computes the same plan, so no entry is used twice in a run.
- */
-export async function planSuite(profile: TargetProfile, options: SuiteOptions, cases: readonly CaseDef[] = allCases(profile)): Promise<PlannedCase[]> {
-  const planned: PlannedCase[] = [];
-  for (const def of cases) {
-    for (const format of def.formats) {
-      planned.push({ def, format, project: format === 'xml' ? 'xml' : 'json', key: `${def.id}@${format}`, entries: {}, shape: await shapeOf(def, format, profile) });
-    }
-  }
+/** A planned case before its dry run: allocated, and judged against its needs. */
+export type AllocatedCase = Omit<PlannedCase, 'shape'>;
+
+function claimKey(p: Pick<PlannedCase, 'key'>, kind: DisposableKind): string {
+  return `${p.key}#${kind}`;
+}
+
+/** What a case would rather its claimed entries of a kind carried: its entry needs, as preferences. */
+function preferences(def: CaseDef, kind: DisposableKind): EntryPreference[] {
+  return (def.needs ?? []).filter(isEntryNeed).flatMap((n) => (n.entry === kind ? [{ index: n.index, list: n.list, atLeast: n.atLeast }] : []));
+}
+
+/** The claims of every planned case, in plan order (the order the partition serves them in). */
+export function suiteClaims(planned: readonly Pick<PlannedCase, 'def' | 'key'>[], destructive: boolean): Claim[] {
   const claims: Claim[] = [];
   for (const p of planned) {
     for (const claim of p.def.claims ?? []) {
-      if (!options.destructive && !claim.readOnly) continue;
-      claims.push({ key: `${p.key}#${claim.kind}`, kind: claim.kind, count: claim.count, ...(claim.readOnly ? { readOnly: true } : {}) });
+      if (!destructive && !claim.readOnly) continue;
+      const prefer = preferences(p.def, claim.kind);
+      claims.push({
+        key: claimKey(p, claim.kind),
+        kind: claim.kind,
+        count: claim.count,
+        ...(claim.readOnly ? { readOnly: true } : {}),
+        ...(claim.atLeast !== undefined ? { atLeast: claim.atLeast } : {}),
+        ...(prefer.length > 0 ? { prefer } : {}),
+      });
     }
   }
+  return claims;
+}
+
+/** What a need lacks, with an entry need's count of entries to add found by the partition. */
+function lackFor(need: Need, p: AllocatedCase, profile: TargetProfile, claims: readonly Claim[]): Lack | undefined {
+  const lack = lackOf(need, profile, p.entries);
+  if (lack && 'entry' in lack) return { ...lack, more: Math.max(1, preferredEntriesToAdd(profile, claims, claimKey(p, lack.entry))) };
+  return lack;
+}
+
+/**
+ * Every case in every format, with disposable entries partitioned deterministically (every worker of
+ * every project computes the same plan, so no entry is used twice in a run) and its needs weighed: a case
+ * the profile cannot serve is skipped with what it lacks, counted; a case that runs without some of its
+ * checks for lack of data says which, and why. No dry run: what `profile check` simulates additions with.
+ */
+export function allocateSuite(profile: TargetProfile, options: Pick<SuiteOptions, 'destructive' | 'destructiveOffReason'>, cases: readonly CaseDef[]): AllocatedCase[] {
+  const planned: AllocatedCase[] = cases.flatMap((def) => def.formats.map((format) => ({ def, format, project: format === 'xml' ? ('xml' as const) : ('json' as const), key: `${def.id}@${format}`, entries: {} })));
+  const claims = suiteClaims(planned, options.destructive);
   const allocation: Map<string, Allocation<unknown>> = partition(profile, claims);
   for (const p of planned) {
     if (p.def.changesData && !options.destructive) {
       p.skipReason = options.destructiveOffReason ?? 'may change data on a faulty server and destructive checks are off (ISWC_DESTRUCTIVE=0)';
       continue;
     }
-    if (!p.def.claims?.length) continue;
-    if (!options.destructive && p.def.claims.some((c) => !c.readOnly)) {
+    if (!options.destructive && p.def.claims?.some((c) => !c.readOnly)) {
       p.skipReason = options.destructiveOffReason ?? 'consumes disposable profile entries and destructive checks are off (ISWC_DESTRUCTIVE=0)';
       continue;
     }
-    for (const claim of p.def.claims) {
-      const got = allocation.get(`${p.key}#${claim.kind}`);
-      if (!got || !got.ok) {
-        p.skipReason = got?.ok === false ? got.reason : 'no allocation';
-        break;
-      }
-      p.entries[claim.kind] = got.entries;
+    const lacks: Lack[] = [];
+    for (const claim of p.def.claims ?? []) {
+      const got = allocation.get(claimKey(p, claim.kind));
+      if (!got) continue;
+      if (got.ok) p.entries[claim.kind] = got.entries;
+      else lacks.push({ list: got.kind, more: got.more });
     }
+    const needs = p.def.needs ?? [];
+    for (const need of needs) {
+      if (need.checks) continue;
+      const lack = lackFor(need, p, profile, claims);
+      if (lack) lacks.push(lack);
+    }
+    if (lacks.length > 0) {
+      p.lacks = widestLacks(lacks);
+      p.skipReason = needsText(p.lacks);
+      continue;
+    }
+    for (const need of needs) {
+      if (!need.checks) continue;
+      const lack = lackFor(need, p, profile, claims);
+      if (lack) (p.checkSkips ??= []).push({ checks: [...need.checks], reason: needsText([lack]), lacks: [lack] });
+    }
+  }
+  return planned;
+}
+
+/**
+ * Every case in every format, allocated (allocateSuite), each with its shape from a dry run: on the
+ * profile and entries it got, or, when it cannot run, on made-up ones, so that the checks it would
+ * exercise are known and reported skipped with the reason. Then the smoke plan or the budget.
+ */
+export async function planSuite(profile: TargetProfile, options: SuiteOptions, cases: readonly CaseDef[] = allCases(profile)): Promise<PlannedCase[]> {
+  const planned: PlannedCase[] = [];
+  for (const p of allocateSuite(profile, options, cases)) {
+    const runnable = p.skipReason === undefined;
+    const shape = runnable ? await shapeOf(p.def, p.format, profile, p.entries) : await shapeOf(p.def, p.format, ampleProfile(profile, p.def.needs ?? []), ampleEntriesFor(p.def, profile.agency));
+    planned.push({ ...p, shape });
   }
   const plan = options.plan ?? 'full';
   if (plan === 'full' && options.budget === undefined) return planned;

@@ -1,5 +1,7 @@
 import type { DisposableKind } from '../contract/profile/types.ts';
 import type { CaseDef, CaseFormat } from '../generate/case.ts';
+import type { CheckId } from '../generate/checks.generated.ts';
+import type { Lack } from '../generate/needs.ts';
 import type { CaseShape } from './dry-run.ts';
 
 /** A case in one format, the unit the runners execute. */
@@ -14,6 +16,10 @@ export interface PlannedCase {
   shape: CaseShape;
   /** Why it cannot run here (entries ran out, destructive mode off, not in the plan or budget). */
   skipReason?: string;
+  /** What the profile lacks for it to run, counted (the data behind a "needs …" skip reason). */
+  lacks?: Lack[];
+  /** Checks it runs without, for lack of data: each reported skipped with the reason (a merge entry with one agency work shows no demerge-one). */
+  checkSkips?: Array<{ checks: CheckId[]; reason: string; lacks: Lack[] }>;
   /** Runs for a generated case, when the plan gives it fewer than ISWC_RUNS. */
   runs?: number;
 }

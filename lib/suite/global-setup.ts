@@ -3,6 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FullConfig } from '@playwright/test';
 import { config } from '../config/config.ts';
+import type { RunConfig } from '../config/config.ts';
+import { headerPlaceholder } from '../config/headers.ts';
+import { describeRoute } from '../config/proxy.ts';
 import { parseRate } from '../config/rate.ts';
 import type { RunContext } from '../config/run-context.ts';
 import { RUN_CONTEXT_VARIABLE } from '../config/run-context.ts';
@@ -21,6 +24,13 @@ import type { RunningServer } from '../../server/index.ts';
  * holding the rate and the circuit breaker, one judge, one redactor) that the tests ask to run their
  * cases. What it decided reaches every worker and reporter as one run context (one variable).
  */
+/** What the console says of the way to the target: the proxy (never its credentials) and the extra headers (never their values). */
+function networkLines(cfg: Readonly<RunConfig>): string[] {
+  const route = describeRoute(cfg.network);
+  const headers = cfg.headers.map((h) => `${h.name}: ${headerPlaceholder(h.name)}`);
+  return [...(route ? [`  ${route}`] : []), ...(headers.length > 0 ? [`  extra headers ${headers.join(', ')}`] : [])];
+}
+
 export default async function globalSetup(playwright: FullConfig): Promise<() => Promise<void>> {
   const cfg = config();
   const profile = loadProfile(cfg.targetFile);
@@ -52,6 +62,7 @@ export default async function globalSetup(playwright: FullConfig): Promise<() =>
     `iswc-conformance: target ${baseUrl}${server ? ' (embedded reference server)' : ''}, profile "${profile.name}"`,
     `  destructive ${cfg.destructive ? 'on' : 'off'}, strict ${cfg.strict ? 'on' : 'off'}, ISWC_RUNS=${cfg.runs}, ISWC_SEED=${seed}, rate ${rate === null ? 'unlimited' : `${rate.toFixed(3)}/s`}`,
     ...(waivers ? [`  waivers ${waivers.file} (${waivers.waivers.length} entr${waivers.waivers.length === 1 ? 'y' : 'ies'})`] : []),
+    ...networkLines(cfg),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   return async () => {

@@ -4,11 +4,12 @@ import { repoRoot } from '../../lib/paths.ts';
 /**
  * The environment for a child Playwright run: the parent's, without what a running Playwright (or the
  * harness's global setup) put there (the run context) — a nested run must start its own embedded server,
- * seed, pacer and plan.
+ * seed, pacer and plan — and without the machine's proxy settings and extra headers, which a test that
+ * wants them gives itself (a company proxy could not reach the test's servers on loopback).
  */
 export function childEnv(overrides: Record<string, string | undefined> = {}, parent: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  const inherited = /^(ISWC_RUN_CONTEXT|TEST_WORKER_INDEX|TEST_PARALLEL_INDEX|PW_|PLAYWRIGHT_|FORCE_COLOR)/;
+  const inherited = /^(ISWC_RUN_CONTEXT|TEST_WORKER_INDEX|TEST_PARALLEL_INDEX|PW_|PLAYWRIGHT_|FORCE_COLOR|ISWC_HEADERS$|NODE_EXTRA_CA_CERTS$|(https?|no)_proxy$)/i;
   for (const [k, v] of Object.entries(parent)) if (!inherited.test(k)) env[k] = v;
   for (const [k, v] of Object.entries(overrides)) {
     if (v === undefined) delete env[k];

@@ -65,7 +65,7 @@ test('an unknown option prints what is wrong and the command\'s usage, exit 2, n
 
 test('the npm scripts are thin aliases of the commands, and the bin answers like the in-process main', () => {
   const scripts = (JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-  const aliases: Record<string, string> = { conformance: 'run', server: 'server', plan: 'plan', certify: 'certify', 'certify:verify': 'verify', verify: 'verify', 'report:diff': 'diff', 'report:baseline': 'baseline', 'report:allure': 'allure' };
+  const aliases: Record<string, string> = { conformance: 'run', server: 'server', plan: 'plan', profile: 'profile', certify: 'certify', 'certify:verify': 'verify', verify: 'verify', 'report:diff': 'diff', 'report:baseline': 'baseline', 'report:allure': 'allure' };
   for (const [script, command] of Object.entries(aliases)) expect(scripts[script], script).toBe(`node bin/iswc-conformance.mjs ${command}`);
   const version = runCli(['--version']);
   expect(version.code).toBe(0);

@@ -62,7 +62,8 @@ test('disposable entries are partitioned deterministically, never twice, and run
   expect(a?.ok && b?.ok && a.entries[0] !== b.entries[0]).toBe(true);
   const c = first.get('b@json');
   expect(c?.ok).toBe(false);
-  if (c && !c.ok) expect(c.reason).toMatch(/no merges entry left/);
+  // Two entries went to the claims before it: two more would serve it.
+  if (c && !c.ok) expect(c.reason).toMatch(/^needs 2 more merges \(the target profile lists \d+, 2 of them given to cases planned before this one\)$/);
 });
 
 test('the suite plan consumes every disposable entry at most once across projects, never one that is only named', async () => {

@@ -27,17 +27,19 @@ function filesUnder(dir: string): string[] {
 }
 
 /**
- * Plants a known key, runs the suite against the embedded server holding it with every reporter on
- * (list, Playwright's junit, the conformance reporter: JSON, JUnit per check, HTML), issues the
- * certificate and a diff, then scans every file written and the console output for the key.
+ * Plants a known key and an extra header's value (ISWC_HEADERS, as `--header` sets it), runs the suite
+ * against the embedded server holding the key with every reporter on (list, Playwright's junit, the
+ * conformance reporter: JSON, JUnit per check, HTML; Allure results), issues the certificate and a diff,
+ * then scans every file written and the console output for both.
  */
-test('a planted subscription key appears in no file and no console line', async () => {
+test('a planted subscription key and header value appear in no file and no console line', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'iswc-redaction-'));
   // base64 alphabet with + / =, so that the URL-encoded and base64 forms differ from the raw one.
   const key = `pk+${randomBytes(18).toString('base64')}/Zz=`;
+  const headerValue = `hv+${randomBytes(15).toString('base64')}/Hh=`;
   try {
     const reports = path.join(dir, 'reports');
-    const env = childEnv({ ISWC_SUBSCRIPTION_KEY: key, ISWC_REPORT_DIR: reports });
+    const env = childEnv({ ISWC_SUBSCRIPTION_KEY: key, ISWC_REPORT_DIR: reports, ISWC_HEADERS: JSON.stringify({ 'X-Planted-Token': headerValue }) });
     const run = await runPlaywright(['test', '--project=json', '--project=xml', '--output', path.join(dir, 'test-results')], env);
     expect(run.code, run.stderr).toBe(0);
     const certified = runCli(['certify', '--target', 'fixtures/targets/embedded.json', '--report', path.join(reports, 'conformance.json')], { env });
@@ -52,10 +54,12 @@ test('a planted subscription key appears in no file and no console line', async 
     }
     const report = readFileSync(path.join(reports, 'conformance.json'), 'utf8');
     expect(report, 'the run recorded the placeholder where the key went').toContain('$ISWC_SUBSCRIPTION_KEY');
+    expect(report, 'and the placeholder where the header value went').toContain('$ISWC_HEADER_X_PLANTED_TOKEN');
+    expect(run.stdout).toContain('extra headers X-Planted-Token: $ISWC_HEADER_X_PLANTED_TOKEN');
 
-    const forms = formsOf(key);
+    const forms = [...formsOf(key), ...formsOf(headerValue)];
     // The scan itself can see a leak: every form of the key is distinct and found in a planted text.
-    expect(forms.filter((f) => `x${f}x`.includes(f)).length).toBeGreaterThanOrEqual(5);
+    expect(forms.filter((f) => `x${f}x`.includes(f)).length).toBeGreaterThanOrEqual(10);
     const leaks: string[] = [];
     for (const file of files) {
       const raw = readFileSync(file);

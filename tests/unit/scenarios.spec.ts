@@ -5,6 +5,7 @@ import { expect, test } from '@playwright/test';
 import type { CheckExecution } from '../../lib/run/execution.ts';
 import { runPlannedCase } from '../../lib/run/runner.ts';
 import { shapeOf } from '../../lib/run/dry-run.ts';
+import { planSuite } from '../../lib/run/plan.ts';
 import { createJudge } from '../../lib/check/judge.ts';
 import type { PlannedCase } from '../../lib/run/plan.ts';
 import { createHttpClient } from '../../lib/run/http/client.ts';
@@ -170,13 +171,18 @@ test('malformed scenario files fail at load with the file, the path inside it an
   }
 });
 
-test('references to the profile must exist in the target profile', () => {
-  const [s] = parseScenarioFile(
-    'p.yaml',
-    `name: p\ndescription: d\nsteps:\n  - name: a\n    operation: demergeIswcMetadata\n    query:\n      preferredIswc: '\${profile.iswcs[99]}'\n    expect:\n      - check: status.not-found\n        because: x\n`,
-  );
+test('a reference to a field no profile has is refused at load; an index a profile lacks is a need, planned as a skip', async () => {
+  const scenario = (ref: string) =>
+    `name: p\ndescription: d\nsteps:\n  - name: a\n    operation: demergeIswcMetadata\n    query:\n      preferredIswc: '\${${ref}}'\n    expect:\n      - check: status.not-found\n        because: x\n`;
+  expect(() => parseScenarioFile('p.yaml', scenario('profile.iswc[0]'))).toThrow(/p\.yaml:7:\d+ at \/steps\/0\/query\/preferredIswc: \$\{profile\.iswc\[0\]\}: the target profile has no field "iswc"; did you mean "iswcs"\?/);
+  expect(() => parseScenarioFile('p.yaml', scenario('profile.merges[0].agencyWork'))).toThrow(/a merges entry has no field "agencyWork"; did you mean "agencyWorks"\?/);
+  const [s] = parseScenarioFile('p.yaml', scenario('profile.iswcs[99]'));
   if (!s) throw new Error('no scenario');
-  expect(() => scenarioCasesFrom([s], profile)).toThrow(/p\.yaml at \/steps\/0\/query\/preferredIswc: \$\{profile\.iswcs\[99\]\} is not in target profile/);
+  const [def] = scenarioCasesFrom([s]);
+  if (!def) throw new Error('no case');
+  expect(def.needs).toEqual([{ list: 'iswcs', atLeast: 100 }]);
+  const [planned] = await planSuite(profile, { destructive: false }, [def]);
+  expect(planned?.skipReason).toBe(`needs ${100 - profile.iswcs.length} more iswcs`);
 });
 
 test('references resolve: whole strings keep their type, longer strings interpolate, generators replay from the seed', () => {

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { allChecks } from '../../check/registry.ts';
+import { describeRoute } from '../../config/proxy.ts';
 import type { RunConfig } from '../../config/config.ts';
 import { ConfigError, readConfig } from '../../config/config.ts';
 import { parseRate } from '../../config/rate.ts';
@@ -37,6 +38,8 @@ export async function renderPlan(config: Readonly<RunConfig>, profile: TargetPro
   lines.push(
     `plan ${config.plan}${config.budget !== undefined ? `, budget ${config.budget} requests` : ''} · target ${config.baseUrl ?? 'embedded reference server'} · profile "${profile.name}" · ISWC_RUNS=${config.runs} · destructive ${config.destructive ? 'on' : 'off'}`,
   );
+  const route = describeRoute(config.network);
+  if (route !== undefined) lines.push(route);
   if (!options.quiet) {
     lines.push('', 'cases that run (requests, checks):');
     for (const p of running) {
@@ -45,11 +48,12 @@ export async function renderPlan(config: Readonly<RunConfig>, profile: TargetPro
     }
   }
   const skipped = planned.filter((p) => p.skipReason);
-  const reasons = new Map<string, number>();
-  for (const p of skipped) reasons.set(p.skipReason ?? '', (reasons.get(p.skipReason ?? '') ?? 0) + 1);
+  const reasons = new Map<string, string[]>();
+  for (const p of skipped) reasons.set(p.skipReason ?? '', [...(reasons.get(p.skipReason ?? '') ?? []), p.key]);
   if (skipped.length > 0) {
     lines.push('', `left out: ${skipped.length} case runs`);
-    for (const [reason, n] of reasons) lines.push(`  ${n} × ${reason}`);
+    // A lack of data is the profile's to fix: say which cases it holds back.
+    for (const [reason, keys] of reasons) lines.push(`  ${keys.length} × ${reason}${reason.startsWith('needs ') && keys.length <= 4 ? `: ${keys.join(', ')}` : ''}`);
   }
   const specIds = allChecks()
     .filter((c) => c.level === 'spec')

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { loadProfile, ProfileError } from '../../contract/profile/load.ts';
 import { fromRoot } from '../../paths.ts';
 import { CHOICE_SETS, CHOICES, choiceTable, isChoiceSetName } from '../../../server/choices.ts';
@@ -81,7 +82,8 @@ export const serverCommand: Command = {
     if (host === '') throw new UsageError('--host must not be empty');
     let profile;
     try {
-      profile = loadProfile(stringOption(values, 'target') ?? fromRoot(DEFAULT_TARGET));
+      const target = stringOption(values, 'target');
+      profile = target !== undefined ? loadProfile(path.resolve(io.cwd, target), target) : loadProfile(fromRoot(DEFAULT_TARGET));
     } catch (e) {
       if (e instanceof ProfileError) throw new UsageError(e.message);
       throw e;

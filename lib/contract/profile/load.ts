@@ -1,40 +1,80 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { validateWith } from '../validators.ts';
-import type { TargetProfile } from './types.ts';
+import { handWrittenSchema, schemaErrors } from '../validators.ts';
+import type { ProfileProblem } from './messages.ts';
+import { lineAndColumn, profileProblems } from './messages.ts';
+import type { MergeEntry, TargetProfile } from './types.ts';
 import { PROFILE_DEFAULTS } from './types.ts';
 
+export const PROFILE_SCHEMA = 'target-profile.schema.json';
+
+/** A target profile that cannot be used: the file, and every problem with its JSON path. Printed as it is, never with a stack. */
 export class ProfileError extends Error {
   readonly code = 'ISWC_PROFILE_INVALID';
+  constructor(
+    message: string,
+    readonly file = '',
+    readonly problems: readonly ProfileProblem[] = [],
+  ) {
+    super(message);
+    this.name = 'ProfileError';
+    // A mistake in the user's file, not in the code: whoever prints the stack (Playwright's global setup
+    // does) prints the message alone.
+    this.stack = `${this.name}: ${message}`;
+  }
 }
 
-/** Checks a parsed profile against `schemas/target-profile.schema.json` and for contradictions. */
+function problemsText(source: string, problems: readonly ProfileProblem[]): string {
+  const lines = problems.map((p) => `  ${p.path === '' ? '(the whole file)' : p.path}: ${p.message}`);
+  return `Target profile ${source} is not valid:\n${lines.join('\n')}\nThe fields are described in schemas/${PROFILE_SCHEMA} and in the README ("Target profile").`;
+}
+
+/** The default name of a profile: its file's name without `.json`. */
+export function defaultProfileName(source: string): string {
+  return path.basename(source).replace(/\.json$/i, '') || source;
+}
+
+/**
+ * Checks a parsed profile against `schemas/target-profile.schema.json` and for contradictions, and fills
+ * in what a profile may leave out: `name` (the file's name), the disposable lists (empty), a merge entry's
+ * `iswcs` and `agencyWorks` (empty), `reasonCode` and `xmlArrays`.
+ */
 export function parseProfile(value: unknown, source: string): TargetProfile {
-  const violations = validateWith('target-profile.schema.json', value);
-  if (violations.length > 0) {
-    const lines = violations.map((v) => `  at ${v.path}: ${v.message}`).join('\n');
-    throw new ProfileError(`Target profile ${source} does not match schemas/target-profile.schema.json:\n${lines}`);
+  const errors = schemaErrors(PROFILE_SCHEMA, value);
+  if (errors.length > 0) {
+    const problems = profileProblems(errors, value, handWrittenSchema(PROFILE_SCHEMA));
+    throw new ProfileError(problemsText(source, problems), source, problems);
   }
-  const profile: TargetProfile = { ...PROFILE_DEFAULTS, ...(value as Partial<TargetProfile>) } as TargetProfile;
+  const raw = value as Partial<TargetProfile>;
+  const merges = (raw.merges ?? []).map((m): MergeEntry => ({ ...m, iswcs: m.iswcs ?? [], agencyWorks: m.agencyWorks ?? [] }));
+  const profile: TargetProfile = { ...PROFILE_DEFAULTS, name: defaultProfileName(source), demerges: [], submissions: [], ...raw, merges } as TargetProfile;
   const known = new Set(profile.iswcs);
-  const clash = profile.unknownIswcs.filter((i) => known.has(i));
-  if (clash.length > 0) throw new ProfileError(`Target profile ${source}: ${clash.join(', ')} listed both in iswcs and in unknownIswcs`);
+  const clash = profile.unknownIswcs.flatMap((iswc, i) => (known.has(iswc) ? [{ path: `unknownIswcs[${i}]`, message: `${iswc} is also listed in iswcs: an ISWC either exists in the target or does not; list it in one of the two` }] : []));
+  if (clash.length > 0) throw new ProfileError(problemsText(source, clash), source, clash);
   return profile;
 }
 
-export function loadProfile(file: string): TargetProfile {
+/** Reads and checks a profile file; `shown` is how messages name it (the path as the caller typed it). */
+export function loadProfile(file: string, shown = file): TargetProfile {
   const resolved = path.resolve(file);
   let text: string;
   try {
     text = readFileSync(resolved, 'utf8');
   } catch (e) {
-    throw new ProfileError(`Cannot read target profile ${file}: ${(e as Error).message}`);
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
+    throw new ProfileError(`Cannot read target profile ${shown}: ${why}`, shown);
   }
   let value: unknown;
+  const body = text.replace(/^\uFEFF/, '');
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(body);
   } catch (e) {
-    throw new ProfileError(`Target profile ${file} is not valid JSON: ${(e as Error).message}`);
+    const message = (e as Error).message;
+    const at = /at position (\d+)/.exec(message);
+    const where = at ? lineAndColumn(body, Number(at[1])) : undefined;
+    const problem = { path: '', message: `not valid JSON${where ? ` at line ${where.line}, column ${where.column}` : ''}: ${message.replace(/ in JSON at position \d+.*$/, '')}` };
+    throw new ProfileError(`Target profile ${shown} is not valid JSON${where ? ` (line ${where.line}, column ${where.column})` : ''}: ${message.replace(/ in JSON at position \d+.*$/, '')}`, shown, [problem]);
   }
-  return parseProfile(value, file);
+  return parseProfile(value, shown);
 }

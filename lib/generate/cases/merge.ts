@@ -38,6 +38,11 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
       formats: BOTH,
       tags: ['@smoke', '@destructive'],
       claims: [{ kind: 'merges', count: 1 }],
+      // What is merged and then demerged are the entry's agency works: without one, only the merge is shown.
+      needs: [
+        { entry: 'merges', index: 0, list: 'agencyWorks', atLeast: 1, checks: ['outcome.merge', 'outcome.demerge', 'observed.refusal'] },
+        { entry: 'merges', index: 0, list: 'agencyWorks', atLeast: 2, checks: ['outcome.demerge-one'] },
+      ],
       async run(ctx) {
         const entry = (ctx.entries.merges?.[0] ?? null) as MergeEntry | null;
         if (!entry) throw new Error('no merge entry allocated');

@@ -176,7 +176,8 @@ export function propertyCases(profile: TargetProfile): CaseDef[] {
         const nominal = await ctx.send({ label: 'nominal merge into an unknown preferred ISWC', operation: MERGE, request: bodyRequest(MERGE, format, nominalMerge, { query }), expect: [] });
         const nominalStatus = statusOfNominal(nominal);
         // ISWCs that do not exist (the profile's), agency works that do not exist: the same data as the nominal.
-        const arb = validMergeBodyArb(options(format), { iswcs: profile.unknownIswcs.slice(1), agency: profile.agency });
+        // With one unknown ISWC only, the body names the preferred one itself, as the nominal merge does.
+        const arb = validMergeBodyArb(options(format), { iswcs: profile.unknownIswcs.length > 1 ? profile.unknownIswcs.slice(1) : profile.unknownIswcs, agency: profile.agency });
         await property(ctx, 'valid merge body, unknown preferred ISWC', arb, (body) => ({
           label: 'valid merge body',
           operation: MERGE,
@@ -200,8 +201,8 @@ export function propertyCases(profile: TargetProfile): CaseDef[] {
         const arbs: Array<fc.Arbitrary<{ b: Broken; payload: Record<string, unknown>; agency: string; unknownWorks: boolean }>> = [];
         if (body) {
           arbs.push(
-            // The broken item among up to 6 existing ISWCs, often last: faults that check only a prefix show there.
-            fc.tuple(body, fc.subarray(others, { maxLength: 6 }), fc.oneof(fc.constant(-1), fc.nat())).map(([b, valid, at]) => {
+            // The broken item among up to 6 existing ISWCs (as many as the profile lists), often last: faults that check only a prefix show there.
+            fc.tuple(body, fc.subarray(others, { maxLength: Math.min(6, others.length) }), fc.oneof(fc.constant(-1), fc.nat())).map(([b, valid, at]) => {
               let payload = bodyWith(emptyMerge(), b.c.field, b.invalid.value, profile);
               const place = <T,>(items: T[], item: T): T[] => {
                 const out = [...items];

@@ -12,10 +12,12 @@ import { sampleNamed } from '../generators/registry.ts';
 import type { Exchange, RequestSpec } from '../../contract/exchange.ts';
 import type { DisposableKind, TargetProfile } from '../../contract/profile/types.ts';
 import { DISPOSABLE_KINDS } from '../../contract/profile/types.ts';
-import { ScenarioError, loadScenarios } from './load.ts';
-import type { Reference, StepField } from './refs.ts';
-import { asText, dig, directiveOf, parseTemplate, pointerJoin, renderTemplate, walkValue } from './refs.ts';
-import type { Scenario, ScenarioProblem, StepSource } from './types.ts';
+import { loadScenarios } from './load.ts';
+import type { EntryNeed, Need, ProfileList, ValueNeed } from '../needs.ts';
+import { PROFILE_LISTS } from '../needs.ts';
+import type { Reference, StepField, TemplatePart } from './refs.ts';
+import { asText, dig, directiveOf, parseTemplate, renderTemplate, walkValue } from './refs.ts';
+import type { Scenario, StepSource } from './types.ts';
 
 /** What a later step can read of an earlier step's answer. */
 export interface StepAnswer {
@@ -176,40 +178,41 @@ export function buildStep(step: StepSource, scope: Scope): Step {
 }
 
 /**
- * References the profile must satisfy: every ${profile...} resolves, and every ${entry...} resolves on
- * the profile's first entry of that kind (entries of a kind share their shape). Reported with the file
- * and path, like load problems.
+ * What a scenario needs of the target profile, from the references it makes: `${profile.iswcs[1]}` needs
+ * two iswcs, `${entry.merges[0].agencyWorks[1].agencyCode}` a claimed merge entry with two agency works.
+ * A profile without them skips the scenario with what it lacks; a name the profile's schema does not have
+ * is refused when the file is loaded, whatever the profile.
  */
-export function checkAgainstProfile(scenarios: readonly Scenario[], profile: TargetProfile): ScenarioProblem[] {
-  const problems: ScenarioProblem[] = [];
-  for (const s of scenarios) {
-    s.steps.forEach((step, i) => {
-      const at = pointerJoin(s.pointer, 'steps', i);
-      const template = (parts: ReturnType<typeof parseTemplate>, pointer: string) => {
-        for (const part of parts) {
-          if (typeof part === 'string') continue;
-          if (part.root === 'profile' && dig(profile, part.path) === undefined) {
-            problems.push({ file: s.file, path: pointer, message: `\${${part.text}} is not in target profile "${profile.name}"` });
-          }
-          if (part.root === 'entry') {
-            const [kind, , ...rest] = part.path;
-            const sample = (profile[kind as DisposableKind] as unknown[] | undefined)?.[0];
-            if (sample !== undefined && dig(sample, rest) === undefined) {
-              problems.push({ file: s.file, path: pointer, message: `\${${part.text}}: ${String(kind)} entries of target profile "${profile.name}" have no ${rest.join('.')}` });
-            }
-          }
-        }
-      };
-      walkValue({ query: step.query, body: step.body, headers: step.headers, expect: step.expect }, at, { template });
-    });
-  }
-  return problems;
+export function scenarioNeeds(s: Scenario): Need[] {
+  const lists = new Map<ProfileList, number>();
+  const entries = new Map<string, EntryNeed>();
+  const values = new Map<string, ValueNeed>();
+  const template = (parts: TemplatePart[]) => {
+    for (const part of parts) {
+      if (typeof part === 'string') continue;
+      const [first, second, third, fourth] = part.path;
+      if (part.root === 'profile') {
+        const isList = (PROFILE_LISTS as readonly unknown[]).includes(first);
+        if (isList && typeof second === 'number') lists.set(first as ProfileList, Math.max(lists.get(first as ProfileList) ?? 0, second + 1));
+        // Deeper than one item of a list, or a field a profile may leave out: the value itself is needed.
+        if (!isList || part.path.slice(2).some((segment) => typeof segment === 'number')) values.set(part.text, { reference: part.text, path: part.path });
+      }
+      if (part.root === 'entry' && first === 'merges' && typeof second === 'number' && (third === 'iswcs' || third === 'agencyWorks') && typeof fourth === 'number') {
+        const key = `${second}\u0000${third}`;
+        const atLeast = Math.max(entries.get(key)?.atLeast ?? 0, fourth + 1);
+        entries.set(key, { entry: 'merges', index: second, list: third, atLeast });
+      }
+    }
+  };
+  for (const step of s.steps) walkValue({ query: step.query, body: step.body, headers: step.headers, expect: step.expect }, '', { template });
+  return [...[...lists].map(([list, atLeast]): Need => ({ list, atLeast })), ...entries.values(), ...values.values()];
 }
 
 function caseOf(s: Scenario): CaseDef {
   const hasBody = s.steps.some((step) => step.operation !== undefined && operation(step.operation).body !== null);
   const formats: CaseFormat[] = hasBody ? [...(s.formats ?? ['json', 'xml'])] : ['none'];
   const claims = DISPOSABLE_KINDS.flatMap((kind) => (s.uses?.[kind] ? [{ kind, count: s.uses[kind] }] : []));
+  const needs = scenarioNeeds(s);
   return {
     id: s.id,
     title: `Scenario ${s.name} ${s.allTags.join(' ')}`,
@@ -217,6 +220,7 @@ function caseOf(s: Scenario): CaseDef {
     formats,
     tags: s.allTags,
     ...(claims.length ? { claims } : {}),
+    ...(needs.length ? { needs } : {}),
     async run(ctx: CaseContext) {
       for (const claim of claims) {
         if ((ctx.entries[claim.kind]?.length ?? 0) < claim.count) throw new Error(`${s.id}: no ${claim.kind} entry allocated`);
@@ -231,10 +235,11 @@ function caseOf(s: Scenario): CaseDef {
   };
 }
 
-/** The scenarios of a directory as engine cases, checked against the target profile. */
-export function scenarioCasesFrom(scenarios: readonly Scenario[], profile: TargetProfile): CaseDef[] {
-  const problems = checkAgainstProfile(scenarios, profile);
-  if (problems.length > 0) throw new ScenarioError(problems);
+/**
+ * The scenarios of a directory as engine cases. What a scenario needs of the target profile is stated
+ * on its case (scenarioNeeds), so any profile plans them: one that lacks the data skips them with the reason.
+ */
+export function scenarioCasesFrom(scenarios: readonly Scenario[], _profile?: TargetProfile): CaseDef[] {
   return scenarios.map(caseOf);
 }
 

@@ -12,6 +12,7 @@ import { generatorNames } from '../generators/registry.ts';
 import { fromRoot, repoRoot } from '../../paths.ts';
 import type { DisposableKind } from '../../contract/profile/types.ts';
 import { DISPOSABLE_KINDS } from '../../contract/profile/types.ts';
+import { fieldPathProblem, profileFields } from '../../contract/profile/fields.ts';
 import type { Reference, TemplatePart } from './refs.ts';
 import { STEP_FIELDS, pointerJoin, walkValue } from './refs.ts';
 import type { Scenario, ScenarioFormat, ScenarioProblem, ScenarioSource, StepSource } from './types.ts';
@@ -36,7 +37,6 @@ const COMMON_PARAMS = ['check', 'observed', 'because', 'sections'];
 
 /** Checks whose pass means data changed: only on claimed (disposable) entries. */
 const CHANGES_DATA = new Set(['status.success', 'content-type.optional', 'outcome.merge', 'outcome.identity']);
-const PROFILE_FIELDS = ['name', 'agency', 'reasonCode', 'iswcs', 'unknownIswcs', 'merges', 'demerges', 'submissions'];
 
 let validators: { file: ValidateFunction; generate: ValidateFunction; firstOf: ValidateFunction; params: (id: string) => ValidateFunction | undefined; schema: Record<string, unknown> } | undefined;
 
@@ -214,9 +214,12 @@ function checkReference(ref: Reference, pointer: string, uses: Partial<Record<Di
     case 'format':
       if (ref.path.length > 0) report(pointer, `\${${ref.text}}: format takes no path`);
       return;
-    case 'profile':
-      if (typeof first !== 'string' || !PROFILE_FIELDS.includes(first)) report(pointer, `\${${ref.text}}: the target profile has ${PROFILE_FIELDS.join(', ')}`);
+    case 'profile': {
+      // A name the profile's schema does not have is a typo; an index a given profile lacks is only a need.
+      const problem = typeof first === 'string' ? fieldPathProblem(ref.path) : `name a field, e.g. profile.iswcs[0]`;
+      if (problem) report(pointer, `\${${ref.text}}: ${problem} (the target profile has ${profileFields().join(', ')})`);
       return;
+    }
     case 'entry': {
       if (typeof first !== 'string' || !(DISPOSABLE_KINDS as readonly string[]).includes(first)) {
         report(pointer, `\${${ref.text}}: claimed entries are entry.merges, entry.demerges or entry.submissions`);
@@ -226,6 +229,10 @@ function checkReference(ref: Reference, pointer: string, uses: Partial<Record<Di
       if (!count) report(pointer, `\${${ref.text}}: the scenario does not claim ${first} (add uses: {${first}: 1})`);
       else if (typeof second !== 'number') report(pointer, `\${${ref.text}}: name one entry, e.g. entry.${first}[0]`);
       else if (second >= count) report(pointer, `\${${ref.text}}: the scenario claims ${count} ${first} entr${count === 1 ? 'y' : 'ies'} (index ${second} is beyond)`);
+      else {
+        const problem = fieldPathProblem(ref.path);
+        if (problem) report(pointer, `\${${ref.text}}: ${problem}`);
+      }
       return;
     }
     case 'steps': {

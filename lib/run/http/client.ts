@@ -1,18 +1,24 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 /**
- * The thin HTTP client of the harness: one undici Pool to the base URL's origin (keep-alive), no
+ * The thin HTTP client of the harness: one undici Pool to the base URL's origin (keep-alive), or, when a
+ * proxy applies (lib/config/proxy.ts), a ProxyAgent that reaches that one origin through it; no
  * redirects followed, no decompression, a per-request timeout that covers connect, headers and the
  * whole body, a response-size cap, bounded retries on 429/503, and an Exchange record that never holds
- * the subscription key. `send` never rejects on a transport failure: it answers an Exchange with `error`.
+ * the subscription key nor an extra header's value. `send` never rejects on a transport failure: it
+ * answers an Exchange with `error`.
  * (The one exception is a rejecting `beforeSend` hook, e.g. an unreachable rate pacer: that is a harness
  * failure and propagates, so that requests are never sent unpaced.)
  */
-import { Pool } from 'undici';
+import { Pool, ProxyAgent } from 'undici';
 import type { Dispatcher } from 'undici';
+import { checkExtraHeaders, headerPlaceholder, headerVariable } from '../../config/headers.ts';
+import { credentialsOf } from '../../config/proxy.ts';
 import { subscriptionKeyHeader } from '../../contract/openapi.ts';
-import { createRedactor } from '../../redact.ts';
+import { createRedactor, headerSecrets, proxySecrets } from '../../redact.ts';
 import { curlCommand } from './curl.ts';
-import type { CurlParts } from './curl.ts';
+import type { CurlHeader, CurlParts } from './curl.ts';
+import { proxyFailure, tlsFailure } from './network-errors.ts';
+import type { ProxyInUse } from './network-errors.ts';
 import { KEY_PLACEHOLDER, WRONG_KEY } from '../../contract/exchange.ts';
 import { decodeResponseText } from './text.ts';
 import type {
@@ -205,7 +211,7 @@ interface Attempt {
 }
 
 /** Transport failures that leave nothing to judge: the target did not give a usable HTTP answer. */
-const UNUSABLE_CODES: ReadonlySet<TransportErrorCode> = new Set(['TIMEOUT', 'CONNECTION_REFUSED', 'CONNECTION_RESET', 'PROTOCOL', 'BODY_TOO_LARGE', 'DECOMPRESSION']);
+const UNUSABLE_CODES: ReadonlySet<TransportErrorCode> = new Set(['TIMEOUT', 'CONNECTION_REFUSED', 'CONNECTION_RESET', 'PROXY', 'TLS', 'PROTOCOL', 'BODY_TOO_LARGE', 'DECOMPRESSION']);
 
 /**
  * Why an attempt's answer is unusable, or undefined when it is an HTTP answer the checks can judge:
@@ -250,20 +256,39 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
   const keyHeader = subscriptionKeyHeader();
   const keyHeaderLower = keyHeader.toLowerCase();
   const key = options.key;
-  // The key must never reach a record, whatever form a caller or a server puts it in.
-  const redactor = createRedactor([key]);
+  const extraHeaders = options.headers ?? [];
+  checkExtraHeaders(extraHeaders, 'extra headers', { [keyHeader]: 'the harness sends the subscription key itself, from ISWC_SUBSCRIPTION_KEY' });
+  const proxy: ProxyInUse | null = options.proxy ?? null;
+  // No secret may reach a record, whatever form a caller or a server puts it in.
+  const redactor = createRedactor([key, ...headerSecrets(extraHeaders), ...(proxy ? proxySecrets(credentialsOf(new URL(proxy.uri))) : [])]);
   const scrub = (s: string): string => redactor.text(s);
 
-  const pool = new Pool(base.origin, {
+  const poolOptions = {
     connections: CONNECTIONS,
     pipelining: 1,
     keepAliveTimeout: 4_000,
     keepAliveMaxTimeout: 30_000,
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
-    connect: { timeout: timeoutMs },
-  });
+  };
+  const dispatcher: Dispatcher =
+    proxy === null
+      ? new Pool(base.origin, { ...poolOptions, connect: { timeout: timeoutMs } })
+      : new ProxyAgent({
+          uri: proxy.uri,
+          // Absolute-form requests for an http:// target (as curl sends them); a CONNECT tunnel otherwise.
+          proxyTunnel: proxy.mode === 'connect',
+          ...poolOptions,
+          // The pool to the target (through the tunnel) and the one to the proxy (absolute-form) keep the client's limits.
+          factory: (origin: string | URL, opts: object) => new Pool(origin, { ...poolOptions, ...opts }),
+          proxyTls: { timeout: timeoutMs },
+        });
+  // Pool requests go to the pool's origin; the proxy agent is told which origin to reach.
+  const through = proxy === null ? {} : { origin: base.origin };
   let closed = false;
+
+  /** A header the run adds to every request, as sent (value) and as recorded (placeholder). */
+  const extraByName = new Map(extraHeaders.map((h) => [h.name.toLowerCase(), h]));
 
   /** The headers sent, in order, without the key header; and the key header's value. */
   const headersOf = (spec: RequestSpec): { list: Array<[string, string]>; keyValue: string | undefined } => {
@@ -271,24 +296,37 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
     let hasUserAgent = false;
     let hasEncoding = false;
     for (const [name, value] of Object.entries(spec.headers ?? {})) {
-      if (name.toLowerCase() === keyHeaderLower) continue; // the client owns the key header
-      if (name.toLowerCase() === 'user-agent') hasUserAgent = true;
-      if (name.toLowerCase() === 'accept-encoding') hasEncoding = true;
+      const lower = name.toLowerCase();
+      if (lower === keyHeaderLower) continue; // the client owns the key header
+      if (lower === 'user-agent') hasUserAgent = true;
+      if (lower === 'accept-encoding') hasEncoding = true;
       list.push([name, value]);
     }
     // Without Accept-Encoding any content coding is acceptable (RFC 9110 §12.5.3), and bodies are judged
     // as they come, never inflated: ask for them uncompressed.
     if (!hasEncoding) list.unshift(['Accept-Encoding', 'identity']);
     if (!hasUserAgent) list.unshift(['User-Agent', userAgent]);
+    // The run's extra headers, unless the case sets one of the same name itself.
+    if (extraHeaders.length > 0) {
+      const own = new Set(Object.keys(spec.headers ?? {}).map((n) => n.toLowerCase()));
+      for (const h of extraHeaders) if (!own.has(h.name.toLowerCase())) list.push([h.name, h.value]);
+    }
     const auth: AuthMode = spec.auth ?? 'key';
     const keyValue = auth === 'key' ? key : auth === 'wrong' ? WRONG_KEY : auth === 'empty' ? '' : undefined;
     return { list, keyValue };
   };
 
+  /** Is this entry of a request's list one of the run's extra headers (not the case's own)? */
+  const isExtra = (name: string, value: string): boolean => {
+    if (extraByName.size === 0) return false;
+    const extra = extraByName.get(name.toLowerCase());
+    return extra !== undefined && extra.name === name && extra.value === value;
+  };
+
   const recordRequest = (spec: RequestSpec, url: string, list: Array<[string, string]>, keyValue: string | undefined, body: Buffer | undefined): RecordedRequest => {
     const auth: AuthMode = spec.auth ?? 'key';
     const headers: Record<string, string> = {};
-    for (const [name, value] of list) headers[name] = scrub(value);
+    for (const [name, value] of list) headers[name] = isExtra(name, value) && value !== '' ? headerPlaceholder(name) : scrub(value);
     if (keyValue !== undefined) headers[keyHeader] = auth === 'key' ? KEY_PLACEHOLDER : keyValue;
     const bodyBytes = body?.length ?? 0;
     return {
@@ -316,7 +354,8 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
     // Headers that did arrive before a failure in the body: kept, so checks can still read the framing.
     let partialHeaders: Record<string, string> | undefined;
     try {
-      const res: Dispatcher.ResponseData = await pool.request({
+      const res: Dispatcher.ResponseData = await dispatcher.request({
+        ...through,
         method,
         path: target,
         headers,
@@ -375,9 +414,15 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
     } catch (err) {
       const durationMs = performance.now() - started;
       const where = phase === 'body' ? ` after status ${status} and ${seen} body bytes` : '';
-      if (timedOut) return { durationMs, error: { code: 'TIMEOUT', message: `no complete answer within ${timeoutMs} ms${where}` } };
-      const code = classify(err, phase);
+      const via = proxy ? ` (through the proxy at ${proxy.shown})` : '';
+      if (timedOut) return { durationMs, error: { code: 'TIMEOUT', message: `no complete answer within ${timeoutMs} ms${where}${via}` } };
       const errCode = errorCode(err);
+      if (phase === 'headers') {
+        const message = errorMessage(err);
+        const network = (proxy ? proxyFailure(errCode, message, proxy, base.origin) : undefined) ?? tlsFailure(errCode, message, base.origin, proxy ?? undefined);
+        if (network) return { durationMs, error: { code: network.code, message: scrub(network.message) } };
+      }
+      const code = classify(err, phase);
       const refused = errCode === 'UND_ERR_INVALID_ARG' || errCode === 'UND_ERR_NOT_SUPPORTED' ? 'request refused by the HTTP client: ' : '';
       const error = { code, message: `${refused}${errCode ? `${errCode}: ` : ''}${errorMessage(err)}${where}` };
       if (phase === 'body' && partialHeaders) {
@@ -497,7 +542,9 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
     }
     const { list, keyValue } = headersOf(spec);
     const auth: AuthMode = spec.auth ?? 'key';
-    const parts: CurlParts = { method: spec.method, url: `${base.origin}${target}`, headers: list };
+    // An extra header's value is never written: the line reads it from $ISWC_HEADER_<NAME>.
+    const headers: CurlHeader[] = list.map(([name, value]) => [name, isExtra(name, value) && value !== '' ? { variable: headerVariable(name) } : value]);
+    const parts: CurlParts = { method: spec.method, url: `${base.origin}${target}`, headers };
     if (keyValue !== undefined) parts.key = { name: keyHeader, value: auth === 'key' ? 'env' : { literal: keyValue } };
     const body = bodyBytesOf(spec.body);
     if (body !== undefined) parts.body = body;
@@ -511,7 +558,7 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
-      await pool.destroy();
+      await dispatcher.destroy();
     },
   };
 }

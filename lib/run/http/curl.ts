@@ -1,18 +1,21 @@
 /**
  * The curl line that replays a request: one line of POSIX shell, copy-pasteable. The subscription key
- * is written as "$ISWC_SUBSCRIPTION_KEY" (double quotes, so the shell expands it); everything else is
- * single-quoted. A body that cannot be written inside a one-line shell string (control bytes such as
+ * is written as "$ISWC_SUBSCRIPTION_KEY" and an extra header's value as "$ISWC_HEADER_<NAME>" (double
+ * quotes, so the shell expands them); everything else is single-quoted. A body that cannot be written inside a one-line shell string (control bytes such as
  * NUL or newline, or bytes that are not UTF-8) is produced by printf with octal escapes and piped to
  * curl (`printf '...' | curl ... --data-binary @-`), which keeps every byte, trailing newlines included.
  */
 import { KEY_PLACEHOLDER } from '../../contract/exchange.ts';
+
+/** A header and its value, or the shell variable that holds its value (a secret the line must not write). */
+export type CurlHeader = readonly [string, string | { variable: string }];
 
 export interface CurlParts {
   method: string;
   /** Full URL, as the client requests it. */
   url: string;
   /** Headers in order, without the key header. */
-  headers: ReadonlyArray<readonly [string, string]>;
+  headers: ReadonlyArray<CurlHeader>;
   /** The key header: its name, and either the real key (written as $ISWC_SUBSCRIPTION_KEY) or a literal value. */
   key?: { name: string; value: 'env' | { literal: string } };
   body?: Uint8Array;
@@ -50,7 +53,9 @@ export function printfFormat(bytes: Uint8Array): string {
 
 const KEY_ENV = KEY_PLACEHOLDER.slice(1); // ISWC_SUBSCRIPTION_KEY
 
-function headerArg(name: string, value: string): string {
+function headerArg(name: string, value: string | { variable: string }): string {
+  // The name is single-quoted (a token may hold $ or `), the variable double-quoted so that the shell expands it.
+  if (typeof value !== 'string') return /^[A-Za-z0-9-]+$/.test(name) ? `-H "${name}: $${value.variable}"` : `-H ${shellQuote(`${name}: `)}"$${value.variable}"`;
   // curl drops a header given as 'Name:'; 'Name;' sends it with an empty value.
   return `-H ${shellQuote(value === '' ? `${name};` : `${name}: ${value}`)}`;
 }

@@ -13,7 +13,8 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-async function listen(server: Server, sockets: Set<Socket>, onClose?: () => void): Promise<TestServer> {
+/** Listens on 127.0.0.1, port 0; `close` destroys every socket the server accepted. */
+export async function listen(server: Server, sockets: Set<Socket>, onClose?: () => void): Promise<TestServer> {
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));

@@ -1,0 +1,166 @@
+import path from 'node:path';
+import { checkById } from '../../check/registry.ts';
+import type { ProfileFinding } from '../../contract/profile/findings.ts';
+import { profileFindings } from '../../contract/profile/findings.ts';
+import { loadProfile } from '../../contract/profile/load.ts';
+import type { TargetProfile } from '../../contract/profile/types.ts';
+import { additionText } from '../../generate/needs.ts';
+import type { Advice, ModeCoverage } from '../../run/profile-coverage.ts';
+import { completion, profileCoverage, SPEC_CHECKS } from '../../run/profile-coverage.ts';
+import type { Command } from '../command.ts';
+import { EXIT, EXIT_TEXT, stringOption, UsageError } from '../command.ts';
+
+/**
+ * `npx iswc-conformance profile check FILE`: what a target profile lets a run exercise, and what to add to
+ * it, before any request is sent; and entries that would interfere with each other on a real target.
+ */
+
+export const DEFAULT_CHECK_BUDGET = 60;
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
+}
+
+function adviceText(advice: Advice, budget: number): string {
+  if ('add' in advice) return `add ${additionText(advice.add)}`;
+  if ('destructive' in advice) return 'only a destructive run exercises it (--destructive)';
+  if ('beyond' in advice) return advice.beyond === 'smoke' ? 'left out of the smoke plan' : `does not fit in ${budget} requests (a larger --budget)`;
+  return 'no case of the harness exercises it in this mode';
+}
+
+function modeLabel(m: ModeCoverage, budget: number): string {
+  switch (m.mode) {
+    case 'non-destructive':
+      return 'non-destructive (the default on a remote target)';
+    case 'destructive':
+      return 'destructive (--destructive)';
+    case 'smoke':
+      return 'smoke plan, destructive (--smoke)';
+    case 'budget':
+      return `budget of ${budget} requests, destructive (--budget ${budget})`;
+  }
+}
+
+function describeProfile(file: string, profile: TargetProfile): string[] {
+  const counts = [
+    plural(profile.iswcs.length, 'existing ISWC'),
+    plural(profile.unknownIswcs.length, 'unknown ISWC'),
+    plural(profile.merges.length, 'merge'),
+    plural(profile.demerges.length, 'demerge'),
+    plural(profile.submissions.length, 'submission'),
+  ];
+  return [`Target profile ${file}: "${profile.name}", agency ${profile.agency}`, `  ${counts.join(', ')}`];
+}
+
+/** One check with what it states and the advice, two lines. */
+function checkLines(checkId: string, advice: string): string[] {
+  const check = checkById(checkId);
+  return [`  ${checkId.padEnd(22)} ${advice}`, `  ${' '.repeat(22)} (${check.description.replace(/\.$/, '')}; section${check.sections.length > 1 ? 's' : ''} ${check.sections.join(', ')})`];
+}
+
+function findingLines(findings: readonly ProfileFinding[]): string[] {
+  const errors = findings.filter((f) => f.severity === 'error');
+  const warnings = findings.filter((f) => f.severity === 'warning');
+  const lines: string[] = [];
+  if (errors.length === 0) lines.push('Entries that interfere: none.');
+  else {
+    lines.push(`Entries that interfere (${errors.length}): consuming one makes another fail on a conforming target, so a run would report failures it did not commit:`);
+    for (const f of errors) lines.push(`  ${f.path}: ${f.message}`);
+  }
+  if (warnings.length === 0) lines.push('Check digits: every ISWC of the profile has a valid one (ISO 15707).');
+  else {
+    lines.push(`Warnings (${warnings.length}): check digits that do not hold (ISO 15707); they do not change the exit code:`);
+    for (const f of warnings) lines.push(`  ${f.path}: ${f.message}`);
+  }
+  return lines;
+}
+
+/** The whole report of `profile check`, and whether it found entries that interfere. */
+export async function renderProfileCheck(file: string, profile: TargetProfile, options: { budget: number; runs: number }): Promise<{ text: string; interfering: number; warnings: number }> {
+  const modes = await profileCoverage(profile, options);
+  const findings = profileFindings(profile);
+  const total = SPEC_CHECKS.length;
+  const lines = [...describeProfile(file, profile), ''];
+  lines.push(`Spec checks of the document a run exercises with this profile (of ${total}; planned, nothing is sent):`);
+  const labels = modes.map((m) => modeLabel(m, options.budget));
+  const width = Math.max(...labels.map((l) => l.length)) + 2;
+  modes.forEach((m, i) => lines.push(`  ${(labels[i] ?? '').padEnd(width)}${String(m.exercised.length).padStart(2)} of ${total}  ${m.requests.toLocaleString('en').padStart(7)} request${m.requests === 1 ? '' : 's'}`));
+  const [safe, destructive, smoke, budget] = modes as [ModeCoverage, ModeCoverage, ModeCoverage, ModeCoverage];
+
+  lines.push('');
+  if (destructive.notExercised.length === 0) lines.push('A destructive run exercises every spec check: nothing to add.');
+  else {
+    lines.push(`Not exercised by a destructive run (${destructive.notExercised.length}), with the smallest addition to the profile that exercises each:`);
+    for (const n of destructive.notExercised) lines.push(...checkLines(n.checkId, adviceText(n.advice, options.budget)));
+    const all = await completion(profile);
+    if (all && destructive.notExercised.length > 1) lines.push(`  All of them at once: add ${additionText(all)}.`);
+  }
+
+  lines.push('');
+  const beyondDestructive = (m: ModeCoverage) => m.notExercised.filter((n) => !destructive.notExercised.some((d) => d.checkId === n.checkId));
+  const safeExtra = beyondDestructive(safe);
+  const needDestructive = safeExtra.filter((n) => 'destructive' in n.advice).map((n) => n.checkId);
+  if (safe.notExercised.length === 0) lines.push('A non-destructive run exercises every spec check.');
+  else {
+    const above = safe.notExercised.length - safeExtra.length;
+    const listed = [...(above > 0 ? [`the ${above} above`] : []), ...needDestructive];
+    lines.push(
+      `A non-destructive run exercises ${safe.exercised.length} of ${total}: it leaves out ${listed.length > 1 ? `${listed.slice(0, -1).join(', ')} and ${listed[listed.length - 1]}` : (listed[0] ?? '')}${needDestructive.length > 0 ? ', which only a run that consumes disposable entries shows (--destructive, ISWC_DESTRUCTIVE=1, where the target allows it)' : ''}.`,
+    );
+    for (const n of safeExtra.filter((x) => !('destructive' in x.advice))) lines.push(...checkLines(n.checkId, adviceText(n.advice, options.budget)));
+  }
+  for (const [m, name] of [
+    [smoke, 'The smoke plan'],
+    [budget, `A budget of ${options.budget} requests`],
+  ] as const) {
+    const extra = beyondDestructive(m);
+    if (extra.length === 0) lines.push(`${name} exercises every spec check the destructive run does.`);
+    else lines.push(`${name} leaves out ${extra.map((n) => `${n.checkId} (${adviceText(n.advice, options.budget)})`).join(', ')}.`);
+  }
+
+  lines.push('', ...findingLines(findings));
+  const interfering = findings.filter((f) => f.severity === 'error').length;
+  const warnings = findings.length - interfering;
+  lines.push(
+    '',
+    interfering > 0
+      ? `Result: ${plural(interfering, 'entry interferes', 'entries interfere')}${warnings > 0 ? `, ${plural(warnings, 'warning')}` : ''} (exit 1).`
+      : `Result: no entries interfere${warnings > 0 ? `, ${plural(warnings, 'warning')}` : ''} (exit 0).`,
+  );
+  return { text: lines.join('\n'), interfering, warnings };
+}
+
+function positiveInteger(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  if (!/^[1-9][0-9]*$/.test(raw)) throw new UsageError(`--${name} must be a positive integer, got "${raw}"`);
+  return Number(raw);
+}
+
+export const profileCommand: Command = {
+  name: 'profile',
+  summary: 'check a target profile: what a run can exercise with it, what to add, entries that interfere',
+  usage: 'npx iswc-conformance profile check FILE [--budget N] [--runs N]',
+  description:
+    `Validates the profile (exit 2, with the JSON path of each problem, when it is not valid), then plans without sending anything: how many of the document's spec checks a non-destructive run, a destructive run, the smoke plan and a budget of N requests (default ${DEFAULT_CHECK_BUDGET}) exercise with it, and for each spec check one of them does not, the smallest addition to the profile that would ("outcome.sequence: add 4 more merges"). It names entries that interfere: an ISWC merged by two merge entries, a merged ISWC that is another entry's preferred ISWC, a demerge or submission under an ISWC a merge entry merges away, the same agency work in two entries, an entry naming an unknown ISWC. Production refuses cycles and re-parenting, so the second such merge would be refused. Check digits that do not hold are warnings.`,
+  options: {
+    budget: { type: 'string', value: 'N', description: `The request budget to plan for (default ${DEFAULT_CHECK_BUDGET}).` },
+    runs: { type: 'string', value: 'N', description: 'Runs per property-based check, for the request counts (default 100, as ISWC_RUNS).' },
+  },
+  positionals: { min: 2, max: 2 },
+  exitCodes: [
+    [EXIT.OK, 'the profile is valid and no entries interfere (check-digit warnings and spec checks the profile cannot exercise do not change it)'],
+    [EXIT.NOT_CONFORMANT, 'entries of the profile interfere (listed): a run would report failures the target did not commit'],
+    [EXIT.USAGE, `${EXIT_TEXT[2]}: the profile cannot be read or is not valid`],
+  ],
+  async run({ values, positionals }, io) {
+    const [sub, file] = positionals;
+    if (sub !== 'check') throw new UsageError(`unknown subcommand "${sub ?? ''}": the profile command has one, check (npx iswc-conformance profile check FILE)`);
+    const budget = positiveInteger('budget', stringOption(values, 'budget'), DEFAULT_CHECK_BUDGET);
+    const runs = positiveInteger('runs', stringOption(values, 'runs'), 100);
+    const shown = file ?? '';
+    const profile = loadProfile(path.resolve(io.cwd, shown), shown);
+    const { text, interfering } = await renderProfileCheck(shown, profile, { budget, runs });
+    io.stdout(`${text}\n`);
+    return interfering > 0 ? EXIT.NOT_CONFORMANT : EXIT.OK;
+  },
+};

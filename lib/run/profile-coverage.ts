@@ -1,0 +1,159 @@
+import type { TargetProfile } from '../contract/profile/types.ts';
+import type { CaseDef } from '../generate/case.ts';
+import type { CheckId } from '../generate/checks.generated.ts';
+import { CHECK_MANIFEST } from '../generate/checks.generated.ts';
+import type { Lack } from '../generate/needs.ts';
+import { addLacks, isEntryNeed, lackSize } from '../generate/needs.ts';
+import { allCases } from '../generate/suite.ts';
+import { ampleEntriesFor, ampleProfile, withAddition } from './ample.ts';
+import { estimatedRequests } from './budget.ts';
+import type { CaseShape } from './dry-run.ts';
+import { shapeOf } from './dry-run.ts';
+import type { AllocatedCase, SuiteOptions } from './plan.ts';
+import { allocateSuite, planSuite } from './plan.ts';
+import type { PlannedCase } from './planned.ts';
+
+/**
+ * What a target profile lets a run exercise, without sending anything: for a mode (destructive or not,
+ * smoke, a budget), how many of the document's spec checks the plan exercises and, for each one it does
+ * not, why, and the smallest addition to the profile that would let a case exercise it. What
+ * `npx iswc-conformance profile check` prints.
+ */
+
+/** Why a spec check is not exercised, and what would change that. */
+export type Advice =
+  /** Add this to the profile (the smallest addition, among the cases that could exercise it). */
+  | { add: Lack[] }
+  /** Only destructive runs exercise it (every case that does consumes entries or may change data). */
+  | { destructive: true }
+  /** A case could exercise it with this profile, but the smoke plan or the budget leaves it out. */
+  | { beyond: 'smoke' | 'budget' }
+  /** No case of the harness exercises it in this mode, whatever the profile. */
+  | { unreachable: true };
+
+export interface CheckAdvice {
+  checkId: CheckId;
+  advice: Advice;
+}
+
+export interface ModeCoverage {
+  /** `non-destructive`, `destructive`, `smoke`, `budget`. */
+  mode: 'non-destructive' | 'destructive' | 'smoke' | 'budget';
+  options: SuiteOptions;
+  /** Spec checks the plan exercises (M is SPEC_CHECKS.length). */
+  exercised: CheckId[];
+  notExercised: CheckAdvice[];
+  /** Requests the plan sends, at the runs given. */
+  requests: number;
+}
+
+/** The spec checks of the document, in registry order. */
+export const SPEC_CHECKS: readonly CheckId[] = (Object.keys(CHECK_MANIFEST) as CheckId[]).filter((id) => CHECK_MANIFEST[id].level === 'spec');
+
+const isSpec = (id: CheckId): boolean => CHECK_MANIFEST[id].level === 'spec';
+
+/** The checks a case exercises when the profile gives it everything: its shape on made-up data. */
+async function fullShape(p: Pick<PlannedCase, 'def' | 'format'>, profile: TargetProfile): Promise<CaseShape> {
+  return shapeOf(p.def, p.format, ampleProfile(profile, p.def.needs ?? []), ampleEntriesFor(p.def, profile.agency));
+}
+
+/** Spec checks a planned case exercises: its shape, less the checks it runs without. */
+function exercisedBy(p: Pick<PlannedCase, 'skipReason' | 'checkSkips'>, shape: CaseShape): CheckId[] {
+  if (p.skipReason !== undefined) return [];
+  const without = new Set((p.checkSkips ?? []).flatMap((s) => s.checks));
+  return shape.checks.filter((c) => isSpec(c) && !without.has(c));
+}
+
+/**
+ * What a case lacks for it to exercise one check: its own lacks, or those of the need that names the
+ * check. A claim that was not served, for a check that needs what the entry carries, asks for entries
+ * that carry it (so "1 more merges" becomes "a merges entry with at least 2 agencyWorks").
+ */
+function lacksFor(p: AllocatedCase, checkId: CheckId): Lack[] | undefined {
+  const shaped = (p.def.needs ?? []).filter(isEntryNeed).filter((n) => n.checks?.includes(checkId));
+  const widest = shaped.reduce<(typeof shaped)[number] | undefined>((best, n) => (best === undefined || n.atLeast > best.atLeast ? n : best), undefined);
+  if (p.lacks) {
+    if (!widest) return p.lacks;
+    return p.lacks.map((l) => ('list' in l && !('entry' in l) && l.list === widest.entry ? { entry: widest.entry, list: widest.list, atLeast: widest.atLeast, more: l.more } : l));
+  }
+  const skip = p.checkSkips?.find((s) => s.checks.includes(checkId));
+  return skip?.lacks;
+}
+
+function isDestructiveOff(p: AllocatedCase, options: SuiteOptions): boolean {
+  return !options.destructive && ((p.def.changesData ?? false) || (p.def.claims ?? []).some((c) => !c.readOnly));
+}
+
+/** The advice for one check not exercised, from every case that could exercise it. */
+function adviceFor(checkId: CheckId, planned: readonly AllocatedCase[], shapes: ReadonlyMap<string, CaseShape>, options: SuiteOptions): Advice {
+  const candidates = planned.filter((p) => shapes.get(p.key)?.checks.includes(checkId));
+  let best: Lack[] | undefined;
+  let beyond = false;
+  let destructiveOnly = candidates.length > 0;
+  for (const p of candidates) {
+    if (isDestructiveOff(p, options)) continue;
+    destructiveOnly = false;
+    const lacks = lacksFor(p, checkId);
+    if (!lacks) {
+      beyond = true;
+      continue;
+    }
+    if (best === undefined || lackSize(lacks) < lackSize(best)) best = lacks;
+  }
+  if (best) return { add: best };
+  if (beyond) return { beyond: options.plan === 'smoke' ? 'smoke' : 'budget' };
+  if (destructiveOnly) return { destructive: true };
+  return { unreachable: true };
+}
+
+/** The plan of one mode, with each spec check not exercised and what would exercise it. */
+export async function modeCoverage(profile: TargetProfile, mode: ModeCoverage['mode'], options: SuiteOptions, cases: readonly CaseDef[] = allCases(profile)): Promise<ModeCoverage> {
+  const planned = await planSuite(profile, options, cases);
+  const shapes = new Map<string, CaseShape>();
+  for (const p of planned) shapes.set(p.key, await fullShape(p, profile));
+  const exercised = new Set(planned.flatMap((p) => exercisedBy(p, p.shape)));
+  const requests = planned.filter((p) => !p.skipReason).reduce((n, p) => n + estimatedRequests(p, p.runs ?? options.runs ?? 100), 0);
+  const notExercised = SPEC_CHECKS.filter((id) => !exercised.has(id)).map((checkId) => ({ checkId, advice: adviceFor(checkId, planned, shapes, options) }));
+  return { mode, options, exercised: SPEC_CHECKS.filter((id) => exercised.has(id)), notExercised, requests };
+}
+
+/**
+ * One addition that lets a destructive run exercise every spec check some case can: the smallest
+ * addition for one check at a time, made, until none is left (the additions overlap, so this is less than
+ * their sum). Undefined when the profile needs nothing.
+ */
+export async function completion(profile: TargetProfile, cases: readonly CaseDef[] = allCases(profile)): Promise<Lack[] | undefined> {
+  const options: SuiteOptions = { destructive: true };
+  let current = profile;
+  const added: Lack[] = [];
+  let seed = 0;
+  // What each case exercises with everything it needs does not change as the profile grows.
+  const shapes = new Map<string, CaseShape>();
+  for (const p of allocateSuite(profile, options, cases)) shapes.set(p.key, await fullShape(p, profile));
+  for (let round = 0; round < SPEC_CHECKS.length; round++) {
+    const planned = allocateSuite(current, options, cases);
+    const exercised = new Set(planned.flatMap((p) => exercisedBy(p, shapes.get(p.key) as CaseShape)));
+    let smallest: Lack[] | undefined;
+    for (const id of SPEC_CHECKS) {
+      if (exercised.has(id)) continue;
+      const advice = adviceFor(id, planned, shapes, options);
+      if ('add' in advice && (smallest === undefined || lackSize(advice.add) < lackSize(smallest))) smallest = advice.add;
+    }
+    if (!smallest) break;
+    added.push(...smallest);
+    current = withAddition(current, smallest, (seed += 1000));
+  }
+  return added.length > 0 ? addLacks(added) : undefined;
+}
+
+/** The four modes `profile check` reports: non-destructive, destructive, smoke and a budget (the last two destructive). */
+export async function profileCoverage(profile: TargetProfile, settings: { budget: number; runs?: number }): Promise<ModeCoverage[]> {
+  const runs = settings.runs ?? 100;
+  const cases = allCases(profile);
+  return [
+    await modeCoverage(profile, 'non-destructive', { destructive: false, runs }, cases),
+    await modeCoverage(profile, 'destructive', { destructive: true, runs }, cases),
+    await modeCoverage(profile, 'smoke', { destructive: true, plan: 'smoke', runs }, cases),
+    await modeCoverage(profile, 'budget', { destructive: true, budget: settings.budget, runs }, cases),
+  ];
+}

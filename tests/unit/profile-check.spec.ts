@@ -1,0 +1,148 @@
+/**
+ * `npx iswc-conformance profile check FILE` (lib/cli/commands/profile.ts): what a profile lets each mode
+ * exercise, the smallest addition for each spec check it cannot (and that the addition does exercise it),
+ * entries that interfere, check-digit warnings, and the exit codes 0, 1 and 2.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import { profileFindings } from '../../lib/contract/profile/findings.ts';
+import { loadProfile, parseProfile } from '../../lib/contract/profile/load.ts';
+import type { TargetProfile } from '../../lib/contract/profile/types.ts';
+import { fromRoot } from '../../lib/paths.ts';
+import { withAddition } from '../../lib/run/ample.ts';
+import { completion, modeCoverage, SPEC_CHECKS } from '../../lib/run/profile-coverage.ts';
+import { cliInProcess } from '../support/cli.ts';
+
+const target = (file: string): TargetProfile => loadProfile(fromRoot('fixtures', 'targets', file));
+const BASE = { agency: '128', iswcs: ['T0345246801'], unknownIswcs: ['T9999999994'] };
+const work = (code: string) => ({ agencyCode: '128', agencyWorkCode: code });
+
+/** A finding's path and the start of its message, for a profile made of BASE and these entries. */
+function findingsOf(extra: Record<string, unknown>): Array<[string, string, string]> {
+  return profileFindings(parseProfile({ ...BASE, ...extra }, 'p.json')).map((f) => [f.severity, f.path, f.message]);
+}
+
+test('entries that interfere are named, each with why a conforming target would refuse the second use', () => {
+  // One ISWC merged by two entries: after the first merge it has a parent.
+  expect(findingsOf({ merges: [{ preferredIswc: 'T3100000004', iswcs: ['T3100000015'] }, { preferredIswc: 'T3100000106', iswcs: ['T3100000015'] }] })).toEqual([
+    ['error', 'merges[1].iswcs[0]', expect.stringMatching(/^T3100000015 is also merged by merges\[0\]: after one of the two merges it has a parent, and production refuses to merge it again/)],
+  ]);
+  // A merged ISWC that is another entry's preferred ISWC: re-parenting or a cycle.
+  expect(findingsOf({ merges: [{ preferredIswc: 'T3100000004', iswcs: ['T3100000106'] }, { preferredIswc: 'T3100000106', iswcs: ['T3100000117'] }] })).toEqual([
+    ['error', 'merges[0].iswcs[0]', expect.stringMatching(/^T3100000106 is the preferred ISWC of merges\[1\]: .*cycle, which production refuses/)],
+  ]);
+  expect(findingsOf({ merges: [{ preferredIswc: 'T3100000004', iswcs: ['T3100000004'] }] })[0]?.slice(0, 2)).toEqual(['error', 'merges[0].iswcs[0]']);
+  // A demerge or a submission under an ISWC a merge entry merges away.
+  expect(
+    findingsOf({
+      merges: [{ preferredIswc: 'T3100000004', iswcs: ['T3200000002', 'T3300000000'] }],
+      demerges: [{ preferredIswc: 'T3200000002', agency: '128', workcode: 'IM1' }],
+      submissions: [{ preferredIswc: 'T3300000000', agency: '128', workcode: 'IM2', sourceDb: 128 }],
+    }).map((f) => f.slice(0, 2)),
+  ).toEqual([
+    ['error', 'demerges[0].preferredIswc'],
+    ['error', 'submissions[0].preferredIswc'],
+  ]);
+  // The same agency work merged by two entries, or merged and listed as currently merged.
+  expect(
+    findingsOf({
+      merges: [
+        { preferredIswc: 'T3100000004', agencyWorks: [work('W1')] },
+        { preferredIswc: 'T3100000106', agencyWorks: [work('W1'), work('W2')] },
+      ],
+      demerges: [{ preferredIswc: 'T3200000002', agency: '128', workcode: 'W2' }],
+    }).map((f) => f.slice(0, 2)),
+  ).toEqual([
+    ['error', 'merges[1].agencyWorks[0]'],
+    ['error', 'demerges[0]'],
+  ]);
+  // The same entry twice, and an entry naming an ISWC the profile says does not exist.
+  const submission = { preferredIswc: 'T3300000000', agency: '128', workcode: 'IM2', sourceDb: 128 };
+  expect(findingsOf({ submissions: [submission, submission], merges: [{ preferredIswc: 'T9999999994', agencyWorks: [work('W1')] }] }).map((f) => f.slice(0, 2))).toEqual([
+    ['error', 'submissions[1]'],
+    ['error', 'merges[0].preferredIswc'],
+  ]);
+  // Two merges into one preferred ISWC neither cycle nor re-parent: not a finding.
+  expect(findingsOf({ merges: [{ preferredIswc: 'T3100000004', agencyWorks: [work('W1')] }, { preferredIswc: 'T3100000004', agencyWorks: [work('W2')] }] })).toEqual([]);
+});
+
+test('check digits that do not hold are warnings, with the digit that would', () => {
+  expect(findingsOf({ iswcs: ['T0345246800'], demerges: [{ preferredIswc: 'T3200000005', agency: '128', workcode: 'W' }] })).toEqual([
+    ['warning', 'iswcs[0]', 'T0345246800: the check digit should be 1 (ISO 15707); a server that checks it answers 400 where the harness expects the answer to an existing ISWC'],
+    ['warning', 'demerges[0].preferredIswc', expect.stringMatching(/^T3200000005: the check digit should be 2 /)],
+  ]);
+  for (const file of ['embedded.json', 'minimal.json', 'three-entries.json', 'readme-example.json']) expect(profileFindings(target(file)), file).toEqual([]);
+});
+
+test('each advised addition exercises its spec check, and the addition for all of them at once exercises every one', async () => {
+  for (const file of ['minimal.json', 'readme-example.json']) {
+    const profile = target(file);
+    const destructive = await modeCoverage(profile, 'destructive', { destructive: true, runs: 10 });
+    expect(destructive.notExercised.length, file).toBeGreaterThan(0);
+    for (const { checkId, advice } of destructive.notExercised) {
+      if (!('add' in advice)) throw new Error(`${file} ${checkId}: no addition advised`);
+      const grown = await modeCoverage(withAddition(profile, advice.add), 'destructive', { destructive: true, runs: 10 });
+      expect(grown.exercised, `${file}: ${checkId} with ${JSON.stringify(advice.add)}`).toContain(checkId);
+    }
+    const all = await completion(profile);
+    if (!all) throw new Error(`${file}: nothing to add`);
+    expect((await modeCoverage(withAddition(profile, all), 'destructive', { destructive: true, runs: 10 })).exercised).toEqual(SPEC_CHECKS);
+  }
+  // The embedded profile needs nothing.
+  expect(await completion(target('embedded.json'))).toBeUndefined();
+});
+
+test('profile check on the README example: each mode counted, each unexercised check with what to add; exit 0', async () => {
+  const result = await cliInProcess(['profile', 'check', 'fixtures/targets/readme-example.json', '--runs', '10']);
+  expect(result.code).toBe(0);
+  expect(result.stderr).toBe('');
+  const out = result.stdout;
+  expect(out).toContain('Target profile fixtures/targets/readme-example.json: "staging-imro", agency 128\n  1 existing ISWC, 1 unknown ISWC, 1 merge, 1 demerge, 1 submission');
+  expect(out).toMatch(/\n {2}non-destructive \(the default on a remote target\) +15 of 22 /);
+  expect(out).toMatch(/\n {2}destructive \(--destructive\) +18 of 22 /);
+  expect(out).toMatch(/\n {2}smoke plan, destructive \(--smoke\) +\d+ of 22 /);
+  expect(out).toMatch(/\n {2}budget of 60 requests, destructive \(--budget 60\) +\d+ of 22 +60 requests/);
+  expect(out).toMatch(/\n {2}outcome\.demerge-one +add a merges entry with at least 2 agencyWorks\n/);
+  expect(out).toMatch(/\n {2}outcome\.sequence +add 4 more merges\n/);
+  expect(out).toContain('All of them at once: add ');
+  expect(out).toContain('Entries that interfere: none.');
+  expect(out).toContain('Result: no entries interfere (exit 0).');
+  const budget = await cliInProcess(['profile', 'check', 'fixtures/targets/readme-example.json', '--runs', '10', '--budget', '15']);
+  expect(budget.stdout).toMatch(/\n {2}budget of 15 requests, destructive \(--budget 15\) +\d+ of 22 +15 requests/);
+  expect(budget.stdout).toMatch(/A budget of 15 requests leaves out .*\(does not fit in 15 requests \(a larger --budget\)\)/);
+});
+
+test('profile check exits 1 when entries interfere, 0 with warnings alone, 2 when the profile cannot be read or is not valid', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'iswc-profile-check-'));
+  try {
+    const write = (name: string, value: unknown) => writeFileSync(path.join(dir, name), typeof value === 'string' ? value : JSON.stringify(value));
+    write('interfering.json', { ...BASE, merges: [{ preferredIswc: 'T3100000004', iswcs: ['T3100000015'] }, { preferredIswc: 'T3100000106', iswcs: ['T3100000015'] }] });
+    write('warning.json', { ...BASE, iswcs: ['T0345246800'] });
+    write('invalid.json', { ...BASE, merges: [{ preferredIswc: 'T3100000004', agencyWork: [] }] });
+    write('broken.json', '{\n  "agency": "128",\n}');
+    const run = (file: string) => cliInProcess(['profile', 'check', file, '--runs', '5'], { cwd: dir });
+    const interfering = await run('interfering.json');
+    expect(interfering.code).toBe(1);
+    expect(interfering.stdout).toContain('Entries that interfere (1):');
+    expect(interfering.stdout).toContain('  merges[1].iswcs[0]: T3100000015 is also merged by merges[0]');
+    expect(interfering.stdout).toContain('Result: 1 entry interferes (exit 1).');
+    const warning = await run('warning.json');
+    expect(warning.code).toBe(0);
+    expect(warning.stdout).toContain('  iswcs[0]: T0345246800: the check digit should be 1');
+    expect(warning.stdout).toContain('Result: no entries interfere, 1 warning (exit 0).');
+    const invalid = await run('invalid.json');
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toContain('Target profile invalid.json is not valid:\n  merges[0].agencyWork: unknown field; did you mean "agencyWorks"?');
+    const broken = await run('broken.json');
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toContain('Target profile broken.json is not valid JSON (line 3, column 1)');
+    expect((await run('none.json')).stderr).toContain('Cannot read target profile none.json: no such file');
+    expect((await cliInProcess(['profile', 'lint', 'x.json'])).stderr).toContain('unknown subcommand "lint"');
+    expect((await cliInProcess(['profile', 'check'])).code).toBe(2);
+    expect((await cliInProcess(['profile', 'check', 'x.json', '--budget', '0'])).stderr).toContain('--budget must be a positive integer');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
