@@ -150,3 +150,10 @@ test('the session ends after --requests N answers, and after --idle seconds with
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('the command refuses a key flag, naming ISWC_SANDBOX_KEY, exit 2', async () => {
+  const { cliInProcess } = await import('../support/cli.ts');
+  const result = await cliInProcess(['sandbox', '--key', 'x']);
+  expect(result.code).toBe(2);
+  expect(result.stderr).toContain('set ISWC_SANDBOX_KEY in the environment');
+});
