@@ -5,7 +5,8 @@ const reportDir = process.env.ISWC_REPORT_DIR?.trim() || 'reports';
 /**
  * Projects: `json` and `xml` run the conformance suite in each body format against ISWC_BASE_URL (or the
  * embedded reference server, started by the global setup); `unit` holds the harness's own unit tests;
- * `selfcheck` proves every check by running the suite against each injected fault of the reference server.
+ * `selfcheck` proves every check by running the suite against each injected fault of the reference server;
+ * `client` drives the example agency client through the sandbox and proves every client check.
  */
 export default defineConfig({
   globalSetup: './lib/suite/global-setup.ts',
@@ -33,5 +34,7 @@ export default defineConfig({
     { name: 'xml', testDir: 'lib/suite', testMatch: 'xml.spec.ts' },
     { name: 'selfcheck', testDir: 'tests/selfcheck' },
     { name: 'browser', testDir: 'tests/browser' },
+    // The example agency client driven through the sandbox: green with trouble, and its fault catalogue.
+    { name: 'client', testDir: 'examples/agency-client' },
   ],
 });

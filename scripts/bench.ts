@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --duration 5 --connections 4 --runs 100 --seed 20260101 --skip-hostile --profile --keep]
+ * npm run bench [-- --duration 5 --connections 4 --runs 100 --seed 20260101 --skip-hostile --sandbox-only --profile --keep]
  *
  * The performance benchmark (issues 5 and 11), against the reference server on 127.0.0.1, in one run;
  * every ratio is taken from figures of the same run (the machine may be shared and noisy, so timings are
@@ -16,7 +16,9 @@
  *   4. the fourteen kinds of broken target (tests/support/hostile/targets.ts): each run's wall time, exit
  *      status, message, and whether the key appears anywhere in its output or reports;
  *   5. the in-process engine (runSuiteInProcess, no Playwright) at ISWC_RUNS and on a deep property run
- *      (ten times ISWC_RUNS), requests per second next to the raw rate, and its peak memory.
+ *      (ten times ISWC_RUNS), requests per second next to the raw rate, and its peak memory;
+ *   6. the sandbox (npx iswc-conformance sandbox): judged requests per second through it next to the
+ *      bare reference server, the same mix one after the other, and the ratio (issue 17: at least 0.5).
  *
  * Then each target of issue 11, met or not met. `--profile` adds CPU-profiled runs (the engine and its
  * server on the deep run, then a full Playwright run) and prints where the time goes; see
@@ -38,6 +40,8 @@ import type { LoadResult } from './bench/load.ts';
 import type { ServerChild, TreePeak } from './bench/proc.ts';
 import { MiB, endChild, killAllNow, nodeTs, procAvailable, sampleTree, startChild, startServerChild } from './bench/proc.ts';
 import { formatSummary, summariseProfile } from './bench/profile.ts';
+import { sandboxThroughput } from './bench/sandbox.ts';
+import type { SandboxBench } from './bench/sandbox.ts';
 
 const TARGET_FILE = 'fixtures/targets/embedded.json';
 const PLAYWRIGHT_CLI = path.join(repoRoot, 'node_modules', '@playwright', 'test', 'cli.js');
@@ -50,6 +54,8 @@ const TARGET_PEAK_MIB = 300;
 const FLAT_FACTOR = 1.25;
 const TARGET_DEEP_RATE = 3000;
 const TARGET_BROKEN_S = 60;
+/** Judging must not be what limits a client's test suite: the sandbox at least this share of the bare rate. */
+const TARGET_SANDBOX_RATIO = 0.5;
 /** Several faults at once: statuses, texts, schemas, outcomes and HTTP hygiene all go wrong. */
 const FAULTS = ['run-success-201', 'merge-400-as-422', 'run-bad-request-text', 'merge-404-as-400', 'crash-on-malformed', 'no-body-204-violated'];
 /** The key the broken-target runs hold: it must appear in none of their output or reports. */
@@ -74,6 +80,7 @@ Options:
   --runs N           ISWC_RUNS of the runs (default 100); memory flatness and the deep run use 10 N
   --seed N           ISWC_SEED of every run (default 20260101), so request counts repeat
   --skip-hostile     leave out the fourteen broken targets (a few minutes)
+  --sandbox-only     only the sandbox's judged requests per second next to the bare server (step 6)
   --profile          also CPU-profile the engine and its server, and a full Playwright run (node --cpu-prof),
                      and print the top self-time functions and areas of each
   --keep             keep the working directory (reports, profiles, bench.json) and print its path
@@ -96,6 +103,7 @@ const { values } = parseArgs({
     runs: { type: 'string' },
     seed: { type: 'string' },
     'skip-hostile': { type: 'boolean', default: false },
+    'sandbox-only': { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
@@ -335,6 +343,14 @@ function newestProfiles(dir: string): string[] {
 /** Cases in flight in the engine of a Playwright run (lib/engine.ts): the in-process runs use as many. */
 const ENGINE_CONCURRENCY = 4;
 
+// ── 6. the sandbox next to the bare server ────────────────────────────────────────────────────────────
+async function sandboxStep(): Promise<SandboxBench> {
+  log(`6/6 the sandbox: judged requests per second next to the bare reference server (autocannon, the same mix, ${connections} connections for ${durationSeconds} s each after 2 s of warm-up, choices reference)`);
+  const result = await sandboxThroughput({ key: EMBEDDED_KEY, target: TARGET_FILE, work, env: childEnv(), connections, durationSeconds, timeoutMs: SERVER_TIMEOUT_MS, log });
+  log(`  ratio ${result.ratio.toFixed(2)} of the bare rate (target ≥ ${TARGET_SANDBOX_RATIO}: ${result.ratio >= TARGET_SANDBOX_RATIO ? 'met' : 'NOT met'})`);
+  return result;
+}
+
 async function main(): Promise<number> {
   const cpus = os.cpus();
   const script = conformanceScript();
@@ -342,14 +358,21 @@ async function main(): Promise<number> {
   log(`  machine: ${os.availableParallelism()} cores (${cpus[0]?.model.trim() ?? '?'}), ${mib(os.totalmem())} RAM, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}, Node ${process.version}`);
   log(`  settings: ISWC_RUNS=${runs}, ISWC_SEED=${seed}, autocannon ${connections} connections for ${durationSeconds} s; npm run conformance: ISWC_WORKERS=${script.env.ISWC_WORKERS ?? 'default'}, NODE_OPTIONS=${script.nodeOptions || '(none)'}${procAvailable ? '' : '; /proc is not available: tree memory cannot be sampled'}`);
   log();
+  if (values['sandbox-only']) {
+    const only = await sandboxStep();
+    writeFileSync(path.join(work, 'bench.json'), `${JSON.stringify({ settings: { connections, durationSeconds }, sandbox: only }, null, 2)}\n`);
+    if (values.keep) log(`\nworking directory kept: ${work}`);
+    else rmSync(work, { recursive: true, force: true });
+    return only.bare.unexpected === 0 && only.sandbox.unexpected === 0 && only.judged !== undefined ? 0 : 1;
+  }
 
-  log('1/5 raw server throughput (autocannon, server alone in a child process)');
+  log('1/6 raw server throughput (autocannon, server alone in a child process)');
   const raw = await rawThroughput();
   log(`  ${rate(raw.requestsPerSecond)} (${raw.requests} answers in ${raw.durationSeconds.toFixed(1)} s; latency p50 ${raw.latencyP50Ms} ms, p99 ${raw.latencyP99Ms} ms; statuses ${JSON.stringify(raw.statuses)}; errors ${raw.errors}, timeouts ${raw.timeouts})`);
   if (raw.unexpected > 0 || raw.errors > 0) log(`  ✗ ${raw.unexpected} unexpected statuses, ${raw.errors} errors: the raw figure is not a clean measurement`);
   log();
 
-  log(`2/5 npm run conformance against the embedded server, ISWC_RUNS=${runs}, then ISWC_RUNS=${runs * 10}`);
+  log(`2/6 npm run conformance against the embedded server, ISWC_RUNS=${runs}, then ISWC_RUNS=${runs * 10}`);
   const pw = await playwrightRun('conformance');
   describeRun(pw);
   const pw10 = await playwrightRun('conformance-deep', { runs: runs * 10 });
@@ -358,7 +381,7 @@ async function main(): Promise<number> {
   const treeFlat = pw10.peakRssBytes / Math.max(1, pw.peakRssBytes);
   log();
 
-  log(`3/5 a passing run and two failing ones, each server in a child process (ISWC_RUNS=${runs})`);
+  log(`3/6 a passing run and two failing ones, each server in a child process (ISWC_RUNS=${runs})`);
   const clean = await withServer({}, (s) => againstServer('clean', s));
   log('  the clean reference server:');
   describeRun(clean);
@@ -375,20 +398,23 @@ async function main(): Promise<number> {
 
   let broken: BrokenRun[] = [];
   if (values['skip-hostile']) {
-    log('4/5 broken targets: skipped (--skip-hostile)');
+    log('4/6 broken targets: skipped (--skip-hostile)');
   } else {
-    log(`4/5 broken targets: npm run conformance against each of the ${HOSTILE_KINDS.length} kinds (ISWC_TIMEOUT_MS default)`);
+    log(`4/6 broken targets: npm run conformance against each of the ${HOSTILE_KINDS.length} kinds (ISWC_TIMEOUT_MS default)`);
     broken = await brokenTargets();
   }
   log();
 
-  log(`5/5 in-process engine (runSuiteInProcess, ${ENGINE_CONCURRENCY} cases at once like the run's engine), fresh server in a child process`);
+  log(`5/6 in-process engine (runSuiteInProcess, ${ENGINE_CONCURRENCY} cases at once like the run's engine), fresh server in a child process`);
   const engine = await engineRun(runs, ENGINE_CONCURRENCY);
   const engineRate = engine.requests / (engine.elapsedMs / 1000);
   log(`  ISWC_RUNS=${runs}: ${engine.requests} requests in ${secs(engine.elapsedMs)} → ${rate(engineRate)}; ${engine.executions} check executions, ${engine.failed} failed; peak RSS ${mib(engine.peakRssBytes)}`);
   const deep = await engineRun(runs * 10, ENGINE_CONCURRENCY);
   const deepRate = deep.requests / (deep.elapsedMs / 1000);
   log(`  ISWC_RUNS=${runs * 10} (deep property run): ${deep.requests} requests in ${secs(deep.elapsedMs)} → ${rate(deepRate)} (raw server ${rate(raw.requestsPerSecond)}, ratio ${(deepRate / raw.requestsPerSecond).toFixed(3)}); peak RSS ${mib(deep.peakRssBytes)}`);
+  log();
+
+  const sandbox = await sandboxStep();
   log();
 
   const pwRate = pw.requests !== undefined ? pw.requests / (pw.wallMs / 1000) : undefined;
@@ -399,6 +425,7 @@ async function main(): Promise<number> {
   log(`  failing run / passing run, wall time    faults ${faultyRatio.toFixed(2)}, mock ${mockRatio.toFixed(2)} (clean ${secs(clean.wallMs)}, faults ${secs(faulty.wallMs)}, mock ${secs(mock.wallMs)})`);
   if (broken.length > 0) log(`  broken targets, slowest                 ${secs(Math.max(...broken.map((b) => b.wallMs)))} (${broken.map((b) => `${b.id} ${secs(b.wallMs)}`).join(', ')})`);
   log(`  in-process engine                       ${rate(engineRate)} at ISWC_RUNS=${runs}, ${rate(deepRate)} on the deep run (raw ${rate(raw.requestsPerSecond)})`);
+  log(`  sandbox, judged requests                ${rate(sandbox.sandbox.requestsPerSecond)} (bare ${rate(sandbox.bare.requestsPerSecond)}, ratio ${sandbox.ratio.toFixed(2)}; CPU per answer ${sandbox.cpuPerRequestUs.sandbox?.toFixed(0) ?? '?'} µs, bare ${sandbox.cpuPerRequestUs.bare?.toFixed(0) ?? '?'} µs)`);
   log();
 
   const cores = os.availableParallelism();
@@ -414,6 +441,7 @@ async function main(): Promise<number> {
   log(`  peak RSS of npm run conformance ≤ ${TARGET_PEAK_MIB} MiB: ${verdict(procAvailable && pw.samples > 0 ? pw.peakRssBytes <= TARGET_PEAK_MIB * MiB : undefined)} (${mib(pw.peakRssBytes)} for the whole tree)`);
   log(`  memory flat as ISWC_RUNS grows tenfold (peak RSS ratio ≤ ${FLAT_FACTOR}): ${verdict(treeFlat <= FLAT_FACTOR)} (Playwright tree ×${treeFlat.toFixed(2)}; engine ×${(deep.peakRssBytes / engine.peakRssBytes).toFixed(2)})`);
   log(`  a deep property run checks ≥ ${TARGET_DEEP_RATE} requests/s: ${verdict(deepRate >= TARGET_DEEP_RATE)} (${rate(deepRate)}; the raw server ${rate(raw.requestsPerSecond)} on this machine now)`);
+  log(`  the sandbox judges at ≥ ${TARGET_SANDBOX_RATIO} × the bare server's rate: ${verdict(sandbox.ratio >= TARGET_SANDBOX_RATIO)} (${sandbox.ratio.toFixed(2)})`);
 
   const summary = {
     machine: { cores, cpu: cpus[0]?.model.trim(), totalMemBytes: os.totalmem(), loadavg: os.loadavg(), node: process.version },
@@ -427,7 +455,8 @@ async function main(): Promise<number> {
     broken,
     engine: { ...engine, requestsPerSecond: engineRate },
     engineDeep: { ...deep, requestsPerSecond: deepRate },
-    ratios: { faultyToClean: faultyRatio, mockToClean: mockRatio, treeTenfold: treeFlat, deepToRaw: deepRate / raw.requestsPerSecond },
+    sandbox,
+    ratios: { faultyToClean: faultyRatio, mockToClean: mockRatio, treeTenfold: treeFlat, deepToRaw: deepRate / raw.requestsPerSecond, sandboxToBare: sandbox.ratio },
   };
   writeFileSync(path.join(work, 'bench.json'), `${JSON.stringify(summary, null, 2)}\n`);
 

@@ -9,6 +9,8 @@
  *   docs/checks.md, docs/readings.md     the check table and the readings
  *   docs/cli.md                          every command, its options, environment and exit codes
  *   docs/reference-server.md             the choice and fault tables (between their markers)
+ *   lib/check/client/registry.generated.ts, docs/client-checks.md
+ *                                        the client checks of the sandbox (lib/check/client/checks/*.ts)
  *   schemas/*.schema.json                the standalone JSON Schemas of the contract's components
  *   lib/run/plans.generated.ts           what each case catches of the fault catalogue, and the plans
  *                                        ranked from it (scripts/plans.ts; measured only when stale)
@@ -19,6 +21,8 @@ import { pathToFileURL } from 'node:url';
 import { componentNames, schemaFileName, standaloneSchema } from '../lib/contract/json-schema.ts';
 import type { Check, ParamsSchema } from '../lib/check/types.ts';
 import { READINGS, renderReadingsDoc } from '../lib/check/readings.ts';
+import { CLIENT_READINGS } from '../lib/check/client/readings.ts';
+import type { ClientCheck } from '../lib/check/client/types.ts';
 import { renderCliDoc } from '../lib/cli/doc.ts';
 import { fromRoot } from '../lib/paths.ts';
 import { choiceTable } from '../server/choices.ts';
@@ -146,6 +150,62 @@ export function renderChecksDoc(files: readonly CheckFile[]): string {
   ].join('\n');
 }
 
+const CLIENT_CHECK_DIR = fromRoot('lib', 'check', 'client', 'checks');
+
+/** Every client check file, in report order: by level, then by id. */
+export async function loadClientCheckFiles(): Promise<Array<{ file: string; check: ClientCheck }>> {
+  const out: Array<{ file: string; check: ClientCheck }> = [];
+  for (const file of readdirSync(CLIENT_CHECK_DIR).filter((f) => f.endsWith('.ts')).sort()) {
+    const mod = (await import(pathToFileURL(path.join(CLIENT_CHECK_DIR, file)).href)) as { default?: ClientCheck };
+    const check = mod.default;
+    if (!check || (typeof check.judge !== 'function' && typeof check.conclude !== 'function')) throw new Error(`lib/check/client/checks/${file} must export a client check (defineClientCheck) as default`);
+    if (`${check.id}.ts` !== file) throw new Error(`lib/check/client/checks/${file} holds client check ${check.id}: name the file ${check.id}.ts`);
+    out.push({ file, check });
+  }
+  return out.sort((a, b) => LEVEL_ORDER.indexOf(a.check.level) - LEVEL_ORDER.indexOf(b.check.level) || a.check.id.localeCompare(b.check.id));
+}
+
+export function renderClientRegistry(files: ReadonlyArray<{ file: string; check: ClientCheck }>): string {
+  const names = files.map((_f, i) => `c${i}`);
+  return [
+    HEADER.replace('lib/check/checks/*.ts', 'lib/check/client/checks/*.ts'),
+    "import type { ClientCheck } from './types.ts';",
+    ...files.map((f, i) => `import ${names[i]} from './checks/${f.file}';`),
+    '',
+    '/** Every client check, in report order. */',
+    `export const CLIENT_CHECK_FILES: readonly ClientCheck[] = [${names.join(', ')}];`,
+    '',
+  ].join('\n');
+}
+
+/** docs/client-checks.md: the client checks of the sandbox and the client readings they gate or record. */
+export function renderClientChecksDoc(checks: readonly ClientCheck[]): string {
+  const cell = (s: string) => s.replace(/\|/g, '\\|');
+  const rows = checks.map((c) => `| \`${c.id}\` | ${c.level} | ${c.sections.join(', ')} | ${c.conclude ? 'the session' : 'every request'} | ${cell(c.description)} |`);
+  const readings = CLIENT_READINGS.map((r) => {
+    const ids = (recorded: boolean) => checks.filter((c) => c.reading === r.point && (c.level === 'observed') === recorded).map((c) => `\`${c.id}\``).join(', ');
+    return `| ${r.point} | ${r.sections.join(', ')} | ${cell(r.gated)}${ids(false) ? ` (${ids(false)})` : ''} | ${cell(r.recorded) || '—'}${ids(true) ? ` (${ids(true)})` : ''} |`;
+  });
+  return [
+    '# Client checks',
+    '',
+    'Generated from the check files of `lib/check/client/checks/` and `lib/check/client/readings.ts` by `npm run generate`; do not edit by hand.',
+    '',
+    '`npx iswc-conformance sandbox` judges every request a client under test sends, from the client\'s side, with these checks (README, "Test your own client"). The levels and the rule are those of the server checks ([readings.md](readings.md)): `spec` fails a request only where every reasonable reading of the interface document agrees the client is wrong; `http` holds RFC conventions the document does not state and fails the session only with `--strict`; `observed` records where the client relies on a point the document leaves open, and never fails. Each check is proven by a fault of the example client (`examples/agency-client/faults.ts`), pinned in `tests/expectations/client-faults.json`.',
+    '',
+    '| check | level | sections | judges | what it asks of the client |',
+    '|---|---|---|---|---|',
+    ...rows,
+    '',
+    '## Client readings',
+    '',
+    '| point | sections | gated (spec, or http where marked) | only recorded (observed) |',
+    '|---|---|---|---|',
+    ...readings,
+    '',
+  ].join('\n');
+}
+
 /** A file's text with the part between `<!-- name:start -->` and `<!-- name:end -->` replaced. */
 export function withGenerated(text: string, name: string, content: string): string {
   const start = `<!-- ${name}:start -->`;
@@ -159,7 +219,10 @@ export function withGenerated(text: string, name: string, content: string): stri
 /** Every generated file: path relative to the repository root, and the content it must have. */
 export async function generatedFiles(): Promise<Array<{ file: string; content: string }>> {
   const files = await loadCheckFiles();
+  const clientFiles = await loadClientCheckFiles();
   const read = (rel: string) => readFileSync(fromRoot(rel), 'utf8');
+  const unknownClient = clientFiles.filter((f) => !CLIENT_READINGS.some((r) => r.point === f.check.reading));
+  if (unknownClient.length > 0) throw new Error(`client checks naming no reading of lib/check/client/readings.ts: ${unknownClient.map((f) => f.check.id).join(', ')}`);
   const unknown = files.filter((f) => !READINGS.some((r) => r.point === f.check.reading));
   if (unknown.length > 0) throw new Error(`checks naming no reading of lib/check/readings.ts: ${unknown.map((f) => f.check.id).join(', ')}`);
   return [
@@ -169,6 +232,8 @@ export async function generatedFiles(): Promise<Array<{ file: string; content: s
     { file: 'docs/checks.md', content: renderChecksDoc(files) },
     { file: 'docs/cli.md', content: renderCliDoc() },
     { file: 'docs/readings.md', content: renderReadingsDoc(files.map((f) => f.check)) },
+    { file: 'lib/check/client/registry.generated.ts', content: renderClientRegistry(clientFiles) },
+    { file: 'docs/client-checks.md', content: renderClientChecksDoc(clientFiles.map((f) => f.check)) },
     { file: 'docs/reference-server.md', content: withGenerated(withGenerated(read('docs/reference-server.md'), 'choices', choiceTable()), 'faults', faultTable()) },
     ...componentNames().map((name) => ({ file: `schemas/${schemaFileName(name)}`, content: `${JSON.stringify(standaloneSchema(name), null, 2)}\n` })),
   ];

@@ -16,13 +16,14 @@ import { assertQueryNames, Q } from './query.ts';
 import { handleRun } from './run.ts';
 import { ServerState } from './state.ts';
 import { handleDelete } from './submission.ts';
-import type { Reply } from './wire.ts';
-import { json, splitTarget, text, writeReply } from './wire.ts';
+import type { BodyRead, Reply } from './wire.ts';
+import { json, readBodyAhead, splitTarget, text, writeReply } from './wire.ts';
 
 export { FAULTS, faultTable } from './faults.ts';
 export type { Fault, FaultId } from './faults.ts';
 export { CHOICES, CHOICE_SETS, CHOICE_SET_PROFILES, choiceTable, profileForChoiceSet } from './choices.ts';
 export type { Choice, ChoiceId, ChoiceSetName } from './choices.ts';
+export type { BodyRead, Reply } from './wire.ts';
 
 /** The key the embedded server accepts when none is given (not a secret: it guards nothing). */
 export const EMBEDDED_KEY = 'local-dev-key';
@@ -49,6 +50,21 @@ export interface ReferenceServerOptions {
    * `production`, `lenient`; default `reference`) or a list of choice ids (server/choices.ts).
    */
   choices?: ChoiceSetName | readonly string[];
+  /** Sees every request and its answer (the sandbox judges clients with it); see RequestHook. */
+  hook?: RequestHook;
+}
+
+/**
+ * A generic view into the server for whoever embeds it. `before` gets each request with its body, read
+ * once under the size cap (the handler gets the same bytes), before the handler; it may answer instead of
+ * the handler with a Reply, or with null to reset the connection, or return undefined to let the handler
+ * answer. `after` gets the reply about to be written (null: the connection is reset); `finished` comes
+ * when the response is complete or its connection closed.
+ */
+export interface RequestHook {
+  before?(req: IncomingMessage, body: BodyRead): Reply | null | undefined | Promise<Reply | null | undefined>;
+  after?(req: IncomingMessage, reply: Reply | null): void;
+  finished?(req: IncomingMessage): void;
 }
 
 export interface RunningServer {
@@ -166,15 +182,18 @@ function normalisePath(routes: Routes, path: string): string {
 }
 
 /** Never a 5xx the faults did not ask for: an unexpected exception is answered 400 "Bad Request". */
-async function serve(ctx: Context, routes: Routes, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function serve(ctx: Context, routes: Routes, req: IncomingMessage, res: ServerResponse, hook: RequestHook | undefined): Promise<void> {
   let reply: Reply | null;
+  if (hook?.finished) res.once('close', () => hook.finished?.(req));
   try {
-    reply = await route(ctx, routes, req);
+    const instead = hook?.before ? await hook.before(req, await readBodyAhead(req, ctx.maxBodyBytes)) : undefined;
+    reply = instead !== undefined ? instead : await route(ctx, routes, req);
   } catch (e) {
     if (ctx.debug) process.stderr.write(`iswc reference server: ${(e as Error).stack ?? String(e)}\n`);
     reply = text(400, 'Bad Request');
   }
   if (reply === null) {
+    hook?.after?.(req, null);
     res.destroy();
     return;
   }
@@ -183,6 +202,7 @@ async function serve(ctx: Context, routes: Routes, req: IncomingMessage, res: Se
   const path = ctx.choices.has('paths-case-insensitive') ? normalisePath(routes, target) : target;
   const method = req.method ?? '';
   reply = ctx.faults.alter(reply, { operation: routes.get(path)?.get(method)?.id ?? null, method, path });
+  hook?.after?.(req, reply);
   try {
     writeReply(res, reply, ctx.faults, ctx.choices);
   } catch (e) {
@@ -216,7 +236,7 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
   };
 
   const server = createServer((req, res) => {
-    serve(ctx, routes, req, res).catch(() => res.destroy());
+    serve(ctx, routes, req, res, options.hook).catch(() => res.destroy());
   });
   server.headersTimeout = 15_000;
   server.requestTimeout = 30_000;

@@ -131,11 +131,23 @@ export function writeReply(res: ServerResponse, reply: Reply, faults: ActiveFaul
 
 export type BodyRead = { kind: 'ok'; bytes: Buffer } | { kind: 'too-large' } | { kind: 'aborted' };
 
+/** Bodies read before the handler ran (a request hook saw them), handed to readBody instead of the spent stream. */
+const readBefore = new WeakMap<IncomingMessage, BodyRead>();
+
+/** Reads a request's body once, ahead of its handler: the handler's readBody gets the same result. */
+export async function readBodyAhead(req: IncomingMessage, max: number): Promise<BodyRead> {
+  const read = await readBody(req, max);
+  readBefore.set(req, read);
+  return read;
+}
+
 /**
  * Reads a request body up to `max` bytes. Over the cap (by Content-Length, or while streaming) it stops
  * keeping bytes at once and reports `too-large`; the caller answers 413 and closes the connection.
  */
 export function readBody(req: IncomingMessage, max: number): Promise<BodyRead> {
+  const ahead = readBefore.get(req);
+  if (ahead) return Promise.resolve(ahead);
   const declared = req.headers['content-length'];
   if (declared !== undefined && /^[0-9]+$/.test(declared) && Number(declared) > max) {
     return Promise.resolve({ kind: 'too-large' });

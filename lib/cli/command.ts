@@ -151,7 +151,9 @@ export function parseCommandArgs(command: Command, argv: readonly string[]): Com
   }
   // A key in a flag would land in shell history and process lists.
   if (!('key' in command.options) && argv.some((a) => /^--(key|subscription-key|api-key)\b/.test(a))) {
-    throw new UsageError('the subscription key is never taken from a flag: set ISWC_SUBSCRIPTION_KEY in the environment');
+    // The variable the command reads its key from (the sandbox's is ISWC_SANDBOX_KEY).
+    const variable = command.environment?.find(([name]) => /_KEY$/.test(name))?.[0] ?? 'ISWC_SUBSCRIPTION_KEY';
+    throw new UsageError(`the subscription key is never taken from a flag: set ${variable} in the environment`);
   }
   let parsed: { values: OptionValues; positionals: string[] };
   try {

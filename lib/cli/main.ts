@@ -12,11 +12,12 @@ import { planCommand } from './commands/plan.ts';
 import { profileCommand } from './commands/profile.ts';
 import { replayCommand } from './commands/replay.ts';
 import { runCommand } from './commands/run.ts';
+import { sandboxCommand } from './commands/sandbox.ts';
 import { serverCommand } from './commands/server.ts';
 import { verifyCommand } from './commands/verify.ts';
 
 /** Every command, in the order `--help` lists them; `run` is the default. */
-export const COMMANDS: readonly Command[] = [runCommand, planCommand, profileCommand, replayCommand, certifyCommand, verifyCommand, diffCommand, baselineCommand, serverCommand, allureCommand];
+export const COMMANDS: readonly Command[] = [runCommand, planCommand, profileCommand, replayCommand, certifyCommand, verifyCommand, diffCommand, baselineCommand, serverCommand, sandboxCommand, allureCommand];
 
 export function commandNamed(name: string): Command | undefined {
   return COMMANDS.find((c) => c.name === name);

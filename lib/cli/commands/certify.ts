@@ -15,6 +15,7 @@ import { writeRedacted } from '../../report/write.ts';
 import type { Command, OptionValues } from '../command.ts';
 import { EXIT, EXIT_TEXT, stringOption, UsageError } from '../command.ts';
 import { parseRunArgs, RUN_ENVIRONMENT, RUN_OPTIONS } from '../run-args.ts';
+import { certifyClient } from './certify-client.ts';
 import { runPlaywrightSuite } from './run.ts';
 
 const { plan: _dryRun, ...CERTIFY_RUN_OPTIONS } = RUN_OPTIONS;
@@ -66,13 +67,14 @@ function bindingClaims(values: OptionValues, env: NodeJS.ProcessEnv, profile: Ta
 export const certifyCommand: Command = {
   name: 'certify',
   summary: 'run the suite (or take a finished run) and issue a certificate, signed with --sign-key',
-  usage: 'npx iswc-conformance certify --target FILE [--sign-key KEY.pem] [--report conformance.json] [run options]',
+  usage: 'npx iswc-conformance certify --target FILE [--sign-key KEY.pem] [--report conformance.json] [run options]\n       npx iswc-conformance certify --client client-conformance.json [--sign-key KEY.pem] [--out DIR]',
   description:
-    "Without --report it runs the suite with the run options (as the run command does) and certifies that run; with --report it certifies an existing conformance.json. Either way the run must be the one asked for: the profile of --target by content (its SHA-256, not its name) and agency, this harness's version and interface document, and, where given, the base URL's origin, --waivers, --seed, --runs, --smoke or --budget, and --strict. Any difference is refused (exit 2) with a line naming it. The certificate carries all of these (binding) and names the profile by name and digest, never by a path. Writes certificate.json and certificate.html (to --out, default the report directory).",
+    "Without --report it runs the suite with the run options (as the run command does) and certifies that run; with --report it certifies an existing conformance.json. Either way the run must be the one asked for: the profile of --target by content (its SHA-256, not its name) and agency, this harness's version and interface document, and, where given, the base URL's origin, --waivers, --seed, --runs, --smoke or --budget, and --strict. Any difference is refused (exit 2) with a line naming it. The certificate carries all of these (binding) and names the profile by name and digest, never by a path. Writes certificate.json and certificate.html (to --out, default the report directory). With --client it certifies a client instead, from the client-conformance.json of a sandbox session (agency, User-Agent, client checks exercised, trouble survived): client-certificate.json and client-certificate.html (to --out, default next to the report).",
   options: {
     ...CERTIFY_RUN_OPTIONS,
     report: { type: 'string', value: 'FILE', description: "Certify this finished run (conformance.json) instead of running the suite; refused when it was not made with --target's profile (by content) and the other settings given." },
     out: { type: 'string', value: 'DIR', description: 'Where certificate.json and certificate.html go (default: the report directory).' },
+    client: { type: 'string', value: 'FILE', description: "Certify a client: a sandbox session's client-conformance.json (npx iswc-conformance sandbox); no run, no --target." },
     'sign-key': { type: 'string', value: 'KEY.pem', description: 'Sign the certificate with this Ed25519 private key (PEM; openssl genpkey -algorithm ed25519). The file is read, never copied.' },
   },
   environment: RUN_ENVIRONMENT,
@@ -84,6 +86,7 @@ export const certifyCommand: Command = {
     [EXIT.INTERRUPTED, EXIT_TEXT[130]],
   ],
   async run({ values }, io) {
+    if (stringOption(values, 'client') !== undefined) return certifyClient(values, io);
     const str = (name: string): string | undefined => stringOption(values, name);
     const targetOption = str('target') ?? (io.env.ISWC_TARGET?.trim() || undefined);
     if (!targetOption) throw new UsageError('--target is required: the profile of the agency being certified (fixtures/targets/<agency>.json)');

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { KeyObject } from 'node:crypto';
 import path from 'node:path';
 import { CERTIFICATE_VERSION, verifyCertificate } from '../../report/certificate.ts';
+import { isClientCertificate, verifyClientCertificate } from '../../report/client/certificate.ts';
 import { publicKeyFromPem } from '../../report/signature.ts';
 import type { Command } from '../command.ts';
 import { EXIT, stringOption, UsageError } from '../command.ts';
@@ -14,8 +15,8 @@ import { EXIT, stringOption, UsageError } from '../command.ts';
  */
 export const verifyCommand: Command = {
   name: 'verify',
-  summary: "check a certificate: digest, consistency, and its signature with the issuer's --public-key",
-  usage: 'npx iswc-conformance verify CERTIFICATE.json (--public-key ISSUER.pub.pem | --allow-unsigned)',
+  summary: "check a certificate or a client certificate: digest, consistency, and its signature with the issuer's --public-key",
+  usage: 'npx iswc-conformance verify CERTIFICATE.json (--public-key ISSUER.pub.pem | --allow-unsigned)   (a certificate or a client certificate)',
   description:
     "Recomputes the digest over the canonical JSON of the certificate and checks that its verdicts follow from its results. With --public-key (the issuer's Ed25519 public key, PEM) it also checks that the certificate is signed by that key and unedited since: the only check a person who edits the file and recomputes the digest cannot pass, and the only one that makes verify exit 0 on its own. Without it verify exits 1, even on a consistent certificate, unless --allow-unsigned accepts a certificate whose signature (or lack of one) was not checked; the output then says that nothing proves who issued it.",
   options: {
@@ -45,15 +46,17 @@ export const verifyCommand: Command = {
       io.stderr(`verify: cannot read ${positionals[0] ?? ''}${keyOption ? ` or ${keyOption}` : ''}: ${err instanceof Error ? err.message : String(err)}\n`);
       return EXIT.USAGE;
     }
-    const result = verifyCertificate(value, publicKey ? { publicKey } : {});
+    // A client certificate (certify --client) is checked the same way: digest, consistency, signature.
+    const result = isClientCertificate(value) ? verifyClientCertificate(value, publicKey ? { publicKey } : {}) : verifyCertificate(value, publicKey ? { publicKey } : {});
     const shown = positionals[0] ?? file;
     if (!result.ok) {
       io.stderr(`verify: ${shown} FAILED\n${result.problems.map((p) => `  ✗ ${p}`).join('\n')}\n`);
       return EXIT.NOT_CONFORMANT;
     }
+    const version = 'version' in result ? result.version : undefined;
     const old =
-      result.version !== undefined && result.version < CERTIFICATE_VERSION
-        ? `\n  note: certificateVersion ${result.version} was issued before certificates were bound to the profile's content, the waivers, the seed and the plan: it names its profile by name only`
+      version !== undefined && version < CERTIFICATE_VERSION
+        ? `\n  note: certificateVersion ${version} was issued before certificates were bound to the profile's content, the waivers, the seed and the plan: it names its profile by name only`
         : '';
     if (result.signatureVerified) {
       io.stdout(`verify: ${shown}: signed by ${result.signedBy ?? '?'} and unedited since (sha256 ${result.computed})${old}\n`);

@@ -1,0 +1,184 @@
+import { XMLValidator } from 'fast-xml-parser';
+import type { Format } from '../../contract/codec/index.ts';
+import { formatOfContentType } from '../../contract/codec/index.ts';
+import type { ResourceName } from '../../contract/json-schema.ts';
+import type { SchemaNode } from '../../contract/openapi.ts';
+import { deref } from '../../contract/openapi.ts';
+import type { ClientRequest, DecodedBody, QueryPair, RequestView } from './types.ts';
+import type { XmlElement } from './xml-tree.ts';
+import { plainWellFormed, xmlRoots } from './xml-tree.ts';
+
+/**
+ * Reading a client's request once for every client check: the query pairs, the body's format (declared
+ * and sniffed), its text and its value. XML is read along the resource's schema (as the document's
+ * mapping writes it: root element, child elements named after the fields, arrays unwrapped), and the
+ * habits the document leaves open are noted rather than refused: a namespace, wrapped arrays, a DOCTYPE,
+ * repeated elements, elements where text is expected.
+ */
+
+const PLAIN_NEEDS_DECODING = /[%+]/;
+
+export function parseQuery(raw: string): QueryPair[] {
+  const out: QueryPair[] = [];
+  for (const part of raw.split('&')) {
+    if (part === '') continue;
+    const eq = part.indexOf('=');
+    const rawName = eq < 0 ? part : part.slice(0, eq);
+    const rawValue = eq < 0 ? '' : part.slice(eq + 1);
+    // Most parameters need no decoding at all.
+    if (!PLAIN_NEEDS_DECODING.test(part)) {
+      out.push({ name: rawName, value: rawValue, decoded: true });
+      continue;
+    }
+    try {
+      out.push({ name: decodeURIComponent(rawName.replace(/\+/g, ' ')), value: decodeURIComponent(rawValue.replace(/\+/g, ' ')), decoded: true });
+    } catch {
+      out.push({ name: rawName, value: rawValue, decoded: false });
+    }
+  }
+  return out;
+}
+
+/** `<` first (after white space and a byte order mark) is XML; anything else is taken for JSON. */
+function sniff(bytes: Buffer): Format | undefined {
+  if (bytes.length === 0) return undefined;
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) return 'xml';
+  let i = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  while (i < bytes.length && (bytes[i] === 0x20 || bytes[i] === 0x09 || bytes[i] === 0x0a || bytes[i] === 0x0d)) i += 1;
+  return bytes[i] === 0x3c ? 'xml' : 'json';
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The body as text: UTF-8 (RFC 8259 §8.1 for JSON), or for XML what its byte order mark or declaration says. */
+function decodeText(bytes: Buffer, format: Format | undefined): { text?: string; error?: string } {
+  if (format === 'xml') {
+    if (bytes[0] === 0xff && bytes[1] === 0xfe) return { text: new TextDecoder('utf-16le').decode(bytes.subarray(2)) };
+    if (bytes[0] === 0xfe && bytes[1] === 0xff) return { text: new TextDecoder('utf-16be').decode(bytes.subarray(2)) };
+    const declared = /^\s*<\?xml[^>]*encoding\s*=\s*["']([^"']+)["']/i.exec(bytes.subarray(0, 200).toString('latin1'))?.[1]?.toLowerCase();
+    if (declared === 'iso-8859-1' || declared === 'latin1' || declared === 'us-ascii') return { text: bytes.toString('latin1') };
+  }
+  try {
+    return { text: utf8.decode(bytes) };
+  } catch {
+    return { error: format === 'xml' ? 'the XML body is not valid UTF-8 and declares no other encoding' : 'the JSON body is not valid UTF-8 (RFC 8259 §8.1)' };
+  }
+}
+
+const local = (tag: string): string => tag.slice(tag.indexOf(':') + 1);
+
+/** An element's text with its descendants' (what a reader taking the inner text gets). */
+function innerText(node: XmlElement): string {
+  let text = node.text;
+  for (const child of node.children) text += innerText(child);
+  return text;
+}
+
+const INTEGER_TEXT = /^\s*[+-]?[0-9]+\s*$/;
+
+/** One element read along a schema node; what the mapping does not expect is noted in `notes`. */
+function readElement(node: XmlElement, raw: SchemaNode | undefined, path: string, notes: string[]): unknown {
+  const schema = raw ? deref(raw) : undefined;
+  for (const k in node.attributes) if (local(k) === 'nil' && node.attributes[k]?.trim() === 'true') return null;
+  if (schema?.type === 'object') {
+    const out: Record<string, unknown> = {};
+    const counts = new Map<string, number>();
+    for (const child of node.children) {
+      const name = local(child.name);
+      const propRaw = schema.properties?.[name];
+      const prop = propRaw ? deref(propRaw) : undefined;
+      const at = path ? `${path}.${name}` : name;
+      if (prop?.type === 'array') {
+        const items = (out[name] as unknown[] | undefined) ?? [];
+        out[name] = items;
+        const itemRaw = prop.items;
+        const item = itemRaw ? deref(itemRaw) : undefined;
+        const grandchildren = child.children;
+        // XmlSerializer's default: one element for the list, each item in an element of its own (named
+        // after its type): for objects, children that are none of the item's fields.
+        const fields = Object.keys(item?.properties ?? {});
+        const wrapped = grandchildren.length > 0 && (item?.type !== 'object' || grandchildren.every((g) => !fields.includes(local(g.name)) && g.children.length > 0));
+        if (wrapped) {
+          if (!notes.includes('wrapped arrays')) notes.push('wrapped arrays');
+          for (const g of grandchildren) items.push(readElement(g, itemRaw, `${at}[${items.length}]`, notes));
+        } else {
+          items.push(readElement(child, itemRaw, `${at}[${items.length}]`, notes));
+        }
+        continue;
+      }
+      const seen = (counts.get(name) ?? 0) + 1;
+      counts.set(name, seen);
+      if (seen > 1) {
+        notes.push(`element <${name}> repeated`);
+        continue;
+      }
+      out[name] = readElement(child, propRaw, at, notes);
+    }
+    return out;
+  }
+  if (node.children.length > 0) {
+    notes.push(`<${local(node.name)}> holds elements where text is expected`);
+    return innerText(node);
+  }
+  const text = node.text;
+  if (schema?.type === 'integer' && INTEGER_TEXT.test(text)) return Number(text.trim());
+  return text;
+}
+
+const rootNodes = new Map<ResourceName, SchemaNode>();
+
+/** One reference node per resource, so that deref's cache serves every request. */
+function rootOf(resource: ResourceName): SchemaNode {
+  let node = rootNodes.get(resource);
+  if (!node) rootNodes.set(resource, (node = { $ref: `#/components/schemas/${resource}` }));
+  return node;
+}
+
+/** Reads an XML body along the resource's schema: its value, the root's name and namespace, and the habits noted. */
+export function readXml(resource: ResourceName, text: string): DecodedBody {
+  const doctype = /<!DOCTYPE/i.test(text);
+  // The plain XML clients write is recognised as well-formed at once; anything else goes to the validator.
+  if (!plainWellFormed(text)) {
+    const valid = XMLValidator.validate(text);
+    if (valid !== true) return { ok: false, error: `not well-formed XML: ${valid.err.msg} (line ${valid.err.line})` };
+  }
+  // A DOCTYPE is noted and left aside: entities are never expanded.
+  const roots = xmlRoots(text);
+  const root = roots[0];
+  if (!root || roots.length !== 1) return { ok: false, error: 'XML must have exactly one root element' };
+  const tag = root.name;
+  const prefix = tag.includes(':') ? tag.slice(0, tag.indexOf(':')) : '';
+  const namespace = root.attributes[prefix ? `xmlns:${prefix}` : 'xmlns'];
+  const notes: string[] = [];
+  if (doctype) notes.push('a DOCTYPE');
+  if (namespace !== undefined) notes.push(`the root in the namespace ${namespace}`);
+  const value = readElement(root, rootOf(resource), '', notes);
+  return { ok: true, value, root: local(tag), xmlNotes: notes };
+}
+
+/** Decodes a request's query and body once, for every check. */
+export function viewOf(request: ClientRequest): RequestView {
+  const query = parseQuery(request.rawQuery);
+  const bytes = request.body;
+  const bodyBytes = request.tooLarge ? Number.POSITIVE_INFINITY : bytes.length;
+  const declared = formatOfContentType(request.headers['content-type']?.trim() || undefined);
+  const sniffed = request.tooLarge ? undefined : sniff(bytes);
+  const format = declared === 'json' || declared === 'xml' ? declared : sniffed;
+  const view: RequestView = { query, bodyBytes, declared, sniffed, format, text: undefined, textError: undefined, parsed: undefined };
+  if (bytes.length === 0 || request.tooLarge) return view;
+  const decoded = decodeText(bytes, format);
+  view.text = decoded.text;
+  view.textError = decoded.error;
+  if (decoded.text === undefined) return view;
+  const resource = request.operation?.body?.resource;
+  if (format === 'json') {
+    try {
+      view.parsed = { ok: true, value: JSON.parse(decoded.text) as unknown, root: undefined, xmlNotes: [] };
+    } catch (e) {
+      view.parsed = { ok: false, error: decoded.text.trim() === '' ? 'an empty JSON body' : `not JSON (RFC 8259): ${(e as Error).message}` };
+    }
+  } else if (format === 'xml') {
+    view.parsed = resource ? readXml(resource, decoded.text) : XMLValidator.validate(decoded.text) === true ? { ok: true, value: undefined, root: undefined, xmlNotes: [] } : { ok: false, error: 'not well-formed XML' };
+  }
+  return view;
+}

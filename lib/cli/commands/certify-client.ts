@@ -1,0 +1,58 @@
+import { existsSync, readFileSync } from 'node:fs';
+import type { KeyObject } from 'node:crypto';
+import path from 'node:path';
+import { buildClientCertificate, renderClientCertificateHtml, signClientCertificate } from '../../report/client/certificate.ts';
+import { readClientReport } from '../../report/client/validate.ts';
+import { privateKeyFromPem } from '../../report/signature.ts';
+import { writeRedacted } from '../../report/write.ts';
+import type { CliIo, OptionValues } from '../command.ts';
+import { EXIT, stringOption, UsageError } from '../command.ts';
+
+/** The options of `certify` that apply to a client certificate; the others belong to a run. */
+const CLIENT_OPTIONS = new Set(['client', 'sign-key', 'out', 'help', 'version']);
+
+/**
+ * `npx iswc-conformance certify --client DIR/client-conformance.json [--sign-key KEY.pem] [--out DIR]`:
+ * the certificate of a client, from a sandbox session's report: client-certificate.json and
+ * client-certificate.html next to the report (or in --out), signed with --sign-key when given.
+ */
+export function certifyClient(values: OptionValues, io: CliIo): number {
+  const given = Object.keys(values).filter((k) => values[k] !== undefined && !CLIENT_OPTIONS.has(k));
+  if (given.length > 0) throw new UsageError(`--client certifies a finished sandbox session: ${given.map((k) => `--${k}`).join(', ')} applies to a run of the suite`);
+  const reportFile = path.resolve(io.cwd, stringOption(values, 'client') ?? '');
+  if (!existsSync(reportFile)) throw new UsageError(`--client: no client report at ${reportFile} (a sandbox session writes client-conformance.json)`);
+  let signingKey: KeyObject | undefined;
+  const signKey = stringOption(values, 'sign-key');
+  if (signKey !== undefined) {
+    const keyFile = path.resolve(io.cwd, signKey);
+    if (!existsSync(keyFile)) throw new UsageError(`--sign-key: no signing key at ${keyFile}`);
+    try {
+      signingKey = privateKeyFromPem(readFileSync(keyFile, 'utf8'));
+    } catch (err) {
+      throw new UsageError(`--sign-key ${signKey}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  let report;
+  try {
+    report = readClientReport(reportFile);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const issued = buildClientCertificate(report);
+  const certificate = signingKey ? signClientCertificate(issued, signingKey) : issued;
+  const outDir = path.resolve(io.cwd, stringOption(values, 'out') ?? path.dirname(reportFile));
+  const jsonFile = path.join(outDir, 'client-certificate.json');
+  const htmlFile = path.join(outDir, 'client-certificate.html');
+  writeRedacted(jsonFile, `${JSON.stringify(certificate, null, 2)}\n`);
+  writeRedacted(htmlFile, renderClientCertificateHtml(certificate));
+  const lines = [
+    `client certificate: ${certificate.verdictText} — ${certificate.client.userAgent ?? 'no User-Agent'}, agency ${certificate.client.agency ?? '?'}, ${certificate.session.requests} request(s)`,
+    `  ${certificate.checks.length} client checks exercised${certificate.notExercised.length > 0 ? `; not exercised: ${certificate.notExercised.join(', ')}` : ''}`,
+    ...certificate.trouble.map((t) => `  trouble ${t.kind} on request ${t.request}: ${t.survived ? 'survived' : 'not survived'}`),
+    `  digest sha256 ${certificate.digest.value}`,
+    certificate.signature ? `  signed ed25519 by ${certificate.signature.publicKeyFingerprint}` : '  unsigned: the digest only detects accidental edits (sign with --sign-key <private key PEM>)',
+    `  ${path.relative(io.cwd, jsonFile)} · ${path.relative(io.cwd, htmlFile)}`,
+  ];
+  io.stdout(`${lines.join('\n')}\n`);
+  return certificate.verdict === 'conformant' ? EXIT.OK : EXIT.NOT_CONFORMANT;
+}

@@ -1,0 +1,33 @@
+import { ProfileError } from '../../contract/profile/load.ts';
+import { SANDBOX_DESCRIPTION, SANDBOX_ENVIRONMENT, SANDBOX_OPTIONS, SANDBOX_USAGE, sandboxOptionsFrom } from '../../sandbox/options.ts';
+import { runSandbox } from '../../sandbox/run.ts';
+import type { Command } from '../command.ts';
+import { EXIT, UsageError } from '../command.ts';
+
+/**
+ * `npx iswc-conformance sandbox`: the reference server started for a client under test, every request
+ * judged from the client's side (lib/sandbox/, docs/client-checks.md). A thin wrapper: the options are
+ * lib/sandbox/options.ts's, the session is runSandbox's.
+ */
+export const sandboxCommand: Command = {
+  name: 'sandbox',
+  summary: 'serve a client under test: judge every request it sends, answer like production, report',
+  usage: SANDBOX_USAGE,
+  description: SANDBOX_DESCRIPTION,
+  options: SANDBOX_OPTIONS,
+  environment: SANDBOX_ENVIRONMENT,
+  exitCodes: [
+    [EXIT.OK, 'the session ended (--requests, --idle, SIGINT or SIGTERM) and no spec-level client check failed (with --strict, no http-level one either)'],
+    [EXIT.NOT_CONFORMANT, 'a spec-level client check failed (with --strict, an http-level one too); the reports say which, on which request'],
+    [EXIT.USAGE, 'bad options, an unreadable profile, or the port cannot be taken'],
+  ],
+  async run({ values }, io) {
+    let options;
+    try {
+      options = sandboxOptionsFrom(values, io.env, io.cwd);
+    } catch (e) {
+      throw new UsageError(e instanceof ProfileError ? e.message : (e as Error).message);
+    }
+    return runSandbox(options, { out: (line) => io.stdout(`${line}\n`), err: (line) => io.stderr(`${line}\n`) });
+  },
+};

@@ -1,0 +1,194 @@
+import type { KeyObject } from 'node:crypto';
+import { allClientChecks } from '../../check/client/registry.ts';
+import type { Level } from '../../generate/expectations.ts';
+import { canonicalJson, sha256Hex } from '../canonical.ts';
+import { escapeHtml as h } from '../escape.ts';
+import { page, VERDICT_COLOUR } from '../html.ts';
+import type { CertificateSignature } from '../signature.ts';
+import { publicKeyFingerprint, signBytes, signatureProblems } from '../signature.ts';
+import { operationLabel, sectionsText } from '../view.ts';
+import type { ClientReport, TroubleMet } from './model.ts';
+
+/**
+ * The certificate of a client: what a sandbox session showed of an agency's software (its agency, its
+ * User-Agent, the client checks it was judged by, the trouble it survived), with a digest over its
+ * canonical JSON and, issued with a key, an Ed25519 signature (lib/report/signature.ts), checked by the
+ * same `verify` as the server certificate.
+ */
+export interface ClientCertificate {
+  kind: 'iswc-conformance-client-certificate';
+  certificateVersion: 1;
+  client: { agency: string | null; userAgent: string | null; userAgents: string[] };
+  date: string;
+  harnessVersion: string;
+  documentDigest: string;
+  schemasDigest: string;
+  session: {
+    startedAt: string;
+    finishedAt: string;
+    endedBy: ClientReport['endedBy'];
+    requests: number;
+    strict: boolean;
+    choices: string;
+    profile: string;
+    inject: ClientReport['sandbox']['inject'];
+    rateLimit: string | null;
+    operations: Record<string, number>;
+  };
+  /** conformant: no spec-level client check failed (with strict, no http-level one). */
+  verdict: 'conformant' | 'not conformant';
+  verdictText: string;
+  /** Every client check the session judged, with its tally. */
+  checks: Array<{ id: string; level: Level; sections: string[]; passed: number; failed: number; observed: number }>;
+  /** Gating client checks (spec, and http) the session never judged: what this certificate does not cover. */
+  notExercised: string[];
+  trouble: TroubleMet[];
+  /** The kinds of trouble the client met and went on after. */
+  troubleSurvived: string[];
+  /** The violations the report kept, condensed: check, level, where, which request, what came. */
+  violations: Array<{ check: string; level: Level; gating: boolean; sections: string[]; operation: string; format: string; request: number; received: string }>;
+  integrity: string;
+  digest: { algorithm: 'sha256'; canonicalization: string; value: string };
+  signature?: CertificateSignature;
+}
+
+const CANONICALIZATION = 'JSON of the certificate without `digest` and `signature`, object keys sorted, no whitespace, UTF-8';
+
+export const CLIENT_UNSIGNED_INTEGRITY =
+  'unsigned: the digest only detects accidental edits; anyone who edits this file can recompute it, so it proves nothing about who issued the certificate or whether its results are genuine';
+
+function signedIntegrity(fingerprint: string): string {
+  return `signed with Ed25519 by the key ${fingerprint}: an edit, even with the digest recomputed, breaks the signature; verify with the issuer's public key (npx iswc-conformance verify client-certificate.json --public-key issuer.pub.pem)`;
+}
+
+type Content = Omit<ClientCertificate, 'digest' | 'signature'>;
+
+function contentOf(cert: Content | ClientCertificate): Content {
+  const copy: Partial<ClientCertificate> = { ...cert };
+  delete copy.digest;
+  delete copy.signature;
+  return copy as Content;
+}
+
+function withDigest(content: Content): ClientCertificate {
+  return { ...content, digest: { algorithm: 'sha256', canonicalization: CANONICALIZATION, value: sha256Hex(canonicalJson(contentOf(content))) } };
+}
+
+/** The certificate of the session a client-conformance.json records (read and validated by the caller). */
+export function buildClientCertificate(report: ClientReport, date = new Date()): ClientCertificate {
+  const judged = new Set(report.checks.exercised.map((c) => c.id));
+  const notExercised = allClientChecks()
+    .filter((c) => c.level !== 'observed' && !judged.has(c.id))
+    .map((c) => c.id);
+  const troubleSurvived = [...new Set(report.trouble.filter((t) => t.survived).map((t) => t.kind))];
+  const verdictText = report.verdict === 'not conformant' ? report.verdictText : `conformant on ${report.checks.exercised.filter((c) => c.level !== 'observed').length} spec and http client checks${troubleSurvived.length > 0 ? `, trouble survived: ${troubleSurvived.join(', ')}` : ''}`;
+  return withDigest({
+    kind: 'iswc-conformance-client-certificate',
+    certificateVersion: 1,
+    client: { agency: report.client.agency, userAgent: report.client.userAgents[0] ?? null, userAgents: report.client.userAgents },
+    date: date.toISOString(),
+    harnessVersion: report.harnessVersion,
+    documentDigest: report.documentDigest,
+    schemasDigest: report.schemasDigest,
+    session: {
+      startedAt: report.startedAt,
+      finishedAt: report.finishedAt,
+      endedBy: report.endedBy,
+      requests: report.requests,
+      strict: report.strict,
+      choices: report.sandbox.choices,
+      profile: report.sandbox.profile,
+      inject: report.sandbox.inject,
+      rateLimit: report.sandbox.rateLimit,
+      operations: report.operations,
+    },
+    verdict: report.verdict,
+    verdictText,
+    checks: report.checks.exercised.map((c) => ({ id: c.id, level: c.level, sections: c.sections, passed: c.passed, failed: c.failed, observed: c.observed })),
+    notExercised,
+    trouble: report.trouble,
+    troubleSurvived,
+    violations: report.violations.map((v) => ({ check: v.check, level: v.level, gating: v.gating, sections: v.sections, operation: v.operation, format: v.format, request: v.request.seq, received: v.received })),
+    integrity: CLIENT_UNSIGNED_INTEGRITY,
+  });
+}
+
+/** Signs a client certificate: the integrity statement says so (and is signed too), the digest is recomputed. */
+export function signClientCertificate(cert: ClientCertificate, privateKey: KeyObject): ClientCertificate {
+  const content: Content = { ...contentOf(cert), integrity: signedIntegrity(publicKeyFingerprint(privateKey)) };
+  return { ...withDigest(content), signature: signBytes(canonicalJson(content), privateKey) };
+}
+
+export interface ClientVerification {
+  ok: boolean;
+  recorded: string | undefined;
+  computed: string;
+  problems: string[];
+  signedBy: string | undefined;
+  signatureVerified: boolean;
+}
+
+export function isClientCertificate(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && (value as { kind?: unknown }).kind === 'iswc-conformance-client-certificate';
+}
+
+/**
+ * Recomputes the digest of a parsed client certificate, checks that its verdict follows from its checks
+ * and, given the issuer's public key, that it is signed by that key and unedited since.
+ */
+export function verifyClientCertificate(value: unknown, options: { publicKey?: KeyObject } = {}): ClientVerification {
+  if (!isClientCertificate(value)) return { ok: false, recorded: undefined, computed: '', problems: ['not an ISWC client certificate'], signedBy: undefined, signatureVerified: false };
+  const cert = value as ClientCertificate;
+  const problems: string[] = [];
+  const recorded = typeof cert.digest?.value === 'string' ? cert.digest.value : undefined;
+  const computed = sha256Hex(canonicalJson(contentOf(cert)));
+  if (recorded !== computed) problems.push(`digest mismatch: recorded ${recorded ?? '(none)'}, computed ${computed}: the certificate was edited after it was issued`);
+  const signature = cert.signature;
+  const signedBy = signature && typeof signature === 'object' ? String(signature.publicKeyFingerprint) : undefined;
+  let signatureVerified = false;
+  if (options.publicKey) {
+    if (!signature || typeof signature !== 'object') problems.push('the certificate is not signed: issue it with npx iswc-conformance certify --client … --sign-key <private key PEM>');
+    else {
+      const found = signatureProblems(canonicalJson(contentOf(cert)), signature, options.publicKey);
+      problems.push(...found);
+      signatureVerified = found.length === 0;
+    }
+  }
+  if (!signature && cert.integrity !== CLIENT_UNSIGNED_INTEGRITY) problems.push('the integrity statement claims a signature, but the certificate carries none');
+  const checks = Array.isArray(cert.checks) ? cert.checks : [];
+  const gatingFailed = checks.filter((c) => c.failed > 0 && (c.level === 'spec' || (c.level === 'http' && cert.session?.strict === true)));
+  if (cert.verdict === 'conformant' && gatingFailed.length > 0) problems.push(`verdict "conformant" with failing gating checks: ${gatingFailed.map((c) => c.id).join(', ')}`);
+  if (cert.verdict === 'not conformant' && gatingFailed.length === 0) problems.push('verdict "not conformant" without a failing gating check');
+  return { ok: problems.length === 0, recorded, computed, problems, signedBy, signatureVerified };
+}
+
+/** client-certificate.html: the same content for people; the JSON file with its digest is the reference. */
+export function renderClientCertificateHtml(cert: ClientCertificate): string {
+  const colour = cert.verdict === 'conformant' ? VERDICT_COLOUR.pass : VERDICT_COLOUR.fail;
+  const rows = cert.checks
+    .map((c) => `<tr class="check" data-check="${h(c.id)}"><td><code>${h(c.id)}</code></td><td>${h(c.level)}</td><td>${h(sectionsText(c.sections))}</td><td>${c.passed} ✓ · ${c.failed} ✗ · ${c.observed} observed</td></tr>`)
+    .join('\n');
+  const trouble = cert.trouble.map((t) => `<tr><td>${h(t.kind)}</td><td>#${t.request}</td><td>${t.survived ? 'survived' : 'not survived'}</td></tr>`).join('');
+  const violations = cert.violations
+    .map((v) => `<tr><td><code>${h(v.check)}</code></td><td>${h(v.level)}${v.gating ? '' : ' (not gating)'}</td><td>${h(sectionsText(v.sections))}</td><td>${h(operationLabel(v.operation))} · ${h(v.format)} · #${v.request}</td><td>${h(v.received)}</td></tr>`)
+    .join('\n');
+  const body = `<h1>ISWC Agency API — client certificate <span id="verdict" class="badge" style="background:${colour}" data-verdict="${h(cert.verdict)}">${h(cert.verdictText)}</span></h1>
+<table class="meta">
+<tr><td>Client (User-Agent)</td><td>${h(cert.client.userAgent ?? '(none sent)')}</td></tr>
+<tr><td>Agency</td><td>${h(cert.client.agency ?? '—')}</td></tr>
+<tr><td>Session</td><td>${cert.session.requests} requests · ${h(cert.session.startedAt)} → ${h(cert.session.finishedAt)} · choices ${h(cert.session.choices)} · strict ${cert.session.strict ? 'yes' : 'no'} · trouble ${h(cert.session.inject.map((i) => `${i.kind}@${i.at}`).join(', ') || 'none')}${cert.session.rateLimit ? ` · rate limit ${h(cert.session.rateLimit)}` : ''}</td></tr>
+<tr><td>Date</td><td>${h(cert.date)}</td></tr>
+<tr><td>Harness</td><td>${h(cert.harnessVersion)}</td></tr>
+<tr><td>Interface document digest</td><td><code>${h(cert.documentDigest)}</code></td></tr>
+<tr><td>Digest (SHA-256)</td><td><code id="digest">${h(cert.digest.value)}</code></td></tr>
+<tr><td>Integrity</td><td id="integrity" data-signed="${cert.signature ? 'yes' : 'no'}">${cert.signature ? `<b>Signed</b> (Ed25519, key <code>${h(cert.signature.publicKeyFingerprint)}</code>)` : '<b>Unsigned</b>'}: ${h(cert.integrity)}</td></tr>
+</table>
+<h2>Client checks exercised (${cert.checks.length})</h2>
+<table id="checks"><tr><th>Check</th><th>Level</th><th>Section</th><th>Requests judged</th></tr>${rows}</table>
+${cert.notExercised.length > 0 ? `<p class="muted" id="not-exercised">Not exercised by this session: ${h(cert.notExercised.join(', '))}.</p>` : ''}
+<h2>Trouble</h2>
+${cert.trouble.length === 0 ? '<p>None was given.</p>' : `<table id="trouble"><tr><th>Kind</th><th>Request</th><th>Outcome</th></tr>${trouble}</table>`}
+<h2>Violations (${cert.violations.length})</h2>
+${cert.violations.length === 0 ? '<p>No client check failed.</p>' : `<table id="violations"><tr><th>Check</th><th>Level</th><th>Section</th><th>Where</th><th>What the client sent</th></tr>${violations}</table>`}`;
+  return page(`ISWC client certificate — ${cert.client.userAgent ?? 'client'} — ${cert.verdictText}`, body);
+}

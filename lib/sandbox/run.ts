@@ -1,0 +1,156 @@
+import path from 'node:path';
+import { subscriptionKeyHeader } from '../contract/openapi.ts';
+import { createRedactor } from '../redact.ts';
+import { buildClientReport } from '../report/client/build.ts';
+import type { ClientReport } from '../report/client/model.ts';
+import type { WrittenClientReports } from '../report/client/write.ts';
+import { writeClientReports } from '../report/client/write.ts';
+import { profileForChoiceSet, startReferenceServer } from '../../server/index.ts';
+import type { SandboxOptions } from './options.ts';
+import { SandboxSession } from './session.ts';
+
+/** A running sandbox: its URL, and the session's end (reports written) as a promise. */
+export interface RunningSandbox {
+  url: string;
+  port: number;
+  /** Resolves once the session has ended and its reports are written. */
+  done: Promise<SandboxResult>;
+  /** Ends the session now (as a signal does). */
+  stop(reason?: ClientReport['endedBy']): Promise<SandboxResult>;
+}
+
+export interface SandboxResult {
+  report: ClientReport;
+  files: WrittenClientReports;
+  /** 0 conformant, 1 not. */
+  exitCode: 0 | 1;
+}
+
+/**
+ * Starts the reference server for a client under test, with the session as its request hook, and ends
+ * the session after `requests` answers, after `idleSeconds` without a request in flight, or on stop().
+ * The reports are written when it ends; nothing is written before.
+ */
+export async function startSandbox(options: SandboxOptions): Promise<RunningSandbox> {
+  const profile = profileForChoiceSet(options.profile, options.choices);
+  const session = new SandboxSession({
+    key: options.key,
+    keyHeader: subscriptionKeyHeader().toLowerCase(),
+    xmlArrays: profile.xmlArrays,
+    strict: options.strict,
+    inject: options.inject,
+    rateLimit: options.rateLimit,
+    retryAfterSeconds: options.retryAfterSeconds,
+    slowMs: options.slowMs,
+  });
+  const server = await startReferenceServer({ profile, key: options.key, choices: options.choices, port: options.port, host: options.host, hook: session });
+
+  let resolveDone: (r: SandboxResult) => void = () => undefined;
+  let rejectDone: (e: unknown) => void = () => undefined;
+  const done = new Promise<SandboxResult>((resolve, reject) => {
+    resolveDone = resolve;
+    rejectDone = reject;
+  });
+  let idleTimer: NodeJS.Timeout | undefined;
+  let ending: Promise<SandboxResult> | undefined;
+
+  const end = (endedBy: ClientReport['endedBy']): Promise<SandboxResult> => {
+    ending ??= (async () => {
+      if (idleTimer) clearTimeout(idleTimer);
+      session.close();
+      await server.close();
+      const summary = session.conclude();
+      const report = buildClientReport({
+        findings: session.findings,
+        strict: options.strict,
+        startedAt: session.startedAt,
+        finishedAt: Date.now(),
+        endedBy,
+        sandbox: {
+          url: server.url,
+          choices: options.choices,
+          profile: options.profile.name,
+          inject: options.inject.map((i) => ({ ...i })),
+          rateLimit: options.rateLimit?.text ?? null,
+          requestLimit: options.requests,
+          idleSeconds: options.idleSeconds,
+        },
+        ...summary,
+      });
+      const files = writeClientReports(report, options.reportDir, createRedactor([options.key]));
+      const result: SandboxResult = { report, files, exitCode: report.verdict === 'conformant' ? 0 : 1 };
+      resolveDone(result);
+      return result;
+    })();
+    ending.catch(rejectDone);
+    return ending;
+  };
+
+  const armIdle = (): void => {
+    if (options.idleSeconds === null) return;
+    if (idleTimer) clearTimeout(idleTimer);
+    idleTimer = setTimeout(() => void end('idle'), options.idleSeconds * 1000);
+  };
+  session.onArrival = () => {
+    if (idleTimer) clearTimeout(idleTimer);
+  };
+  session.onAnswered = (answered, inFlight) => {
+    if (options.requests !== null && answered >= options.requests) {
+      void end('requests');
+      return;
+    }
+    if (inFlight === 0) armIdle();
+  };
+  armIdle();
+
+  return { url: server.url, port: server.port, done, stop: (reason = 'stop') => end(reason) };
+}
+
+export interface SandboxIo {
+  out(line: string): void;
+  err(line: string): void;
+  /** Whether SIGINT and SIGTERM end the session (the command line); default true. */
+  signals?: boolean;
+}
+
+/** The sandbox as the command runs it: start, print the key (when made up) and the URL, wait for the end, print the verdict. */
+export async function runSandbox(options: SandboxOptions, io: SandboxIo): Promise<number> {
+  let running: RunningSandbox;
+  try {
+    running = await startSandbox(options);
+  } catch (e) {
+    io.err(`iswc-conformance sandbox: cannot start on ${options.host}:${options.port}: ${(e as Error).message}`);
+    return 2;
+  }
+  const onSignal = (): void => void running.stop('signal');
+  if (io.signals !== false) {
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  }
+  if (options.keyGenerated) io.out(`key ${options.key} (ISWC_SANDBOX_KEY is not set: send this one in Ocp-Apim-Subscription-Key)`);
+  io.out(`listening ${running.url}`);
+  let result: SandboxResult;
+  try {
+    result = await running.done;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  for (const line of summaryLines(result.report, result.files)) io.out(line);
+  return result.exitCode;
+}
+
+/** The console summary: verdict, requests, each violated check with its count and first example, the report files. */
+export function summaryLines(report: ClientReport, files: WrittenClientReports): string[] {
+  const lines = [`client conformance: ${report.verdictText} — ${report.requests} request(s), ${report.checks.passed} passed, ${report.checks.failed} failed, ${report.checks.observed} observed`];
+  const failing = report.checks.exercised.filter((c) => c.failed > 0);
+  for (const c of failing) {
+    const first = report.violations.find((v) => v.check === c.id);
+    const gate = first?.gating ? '' : ' (not gating)';
+    lines.push(`  ✗ ${c.id} [${c.level}${gate}] ×${c.failed}: ${first ? `#${first.request.seq} ${first.received}` : ''}`.slice(0, 300));
+  }
+  for (const t of report.trouble) lines.push(`  trouble ${t.kind} on request ${t.request}: ${t.survived ? 'survived' : 'not survived'}`);
+  const cwd = process.cwd();
+  lines.push(`  ${[files.json, files.junit, files.html].map((f) => path.relative(cwd, f) || f).join(' · ')}`);
+  return lines;
+}

@@ -1,0 +1,349 @@
+import { hash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { judgeRequest, judgeSession } from '../check/client/judge.ts';
+import { viewOf } from '../check/client/request.ts';
+import { runIdField, runIdOfRequest } from '../check/client/run-ids.ts';
+import type { ClientRequest, SessionView } from '../check/client/types.ts';
+import { executionSections } from '../check/sections.ts';
+import { decodeJson, decodeXml } from '../contract/codec/index.ts';
+import type { Operation } from '../contract/operations.ts';
+import { operations } from '../contract/operations.ts';
+import type { XmlArrays } from '../contract/profile/types.ts';
+import { createRedactor } from '../redact.ts';
+import { ClientFindings } from '../report/client/collect.ts';
+import type { RequestFacts } from '../report/client/collect.ts';
+import type { TroubleMet } from '../report/client/model.ts';
+import type { BodyRead, Reply, RequestHook } from '../../server/index.ts';
+import type { Injection, InjectKind, RateLimit } from './trouble.ts';
+import { RateWindow } from './trouble.ts';
+
+/**
+ * One sandbox session: the reference server's request hook. Each request is read once (the server hands
+ * over the body it read), judged by every client check against what the session knows (the key, the
+ * runs it issued, a pending Retry-After, retries, the rate limit), then answered by the reference server,
+ * or by trouble on purpose. What the client got is recorded when the server writes it.
+ */
+
+export interface SessionSettings {
+  key: string;
+  keyHeader: string;
+  xmlArrays: XmlArrays;
+  strict: boolean;
+  inject: readonly Injection[];
+  rateLimit: RateLimit | null;
+  /** Retry-After of the injected 429 and 503, in seconds. */
+  retryAfterSeconds: number;
+  /** How long `slow` holds the answer back, in ms. */
+  slowMs: number;
+}
+
+interface Pending {
+  seq: number;
+  signature: string;
+  operation: Operation | null;
+  /** Trouble the session gave this request instead of its answer. */
+  trouble: TroubleMet['kind'] | undefined;
+  /** The judgement of the request, made off the answer's path (see `judgeQueued`). */
+  judged: Judged | undefined;
+  /** A run notification's success answer, kept until the request is judged (which run it was is in its body). */
+  runAnswer: Reply | undefined;
+  /** What the client got: recorded with its findings once both are known. */
+  answer: number | 'reset' | undefined;
+}
+
+/** What judging a request leaves for the rest of the session. */
+interface Judged {
+  /** A run notification that ends this run (its runId); undefined for a start or another operation. */
+  endsRun: string | undefined;
+  /** For run starts: the request as sent and its format, for findings about the run later. */
+  start: { facts: RequestFacts; format: 'json' | 'xml' | 'none' } | undefined;
+}
+
+/** A request waiting to be judged, with the session as it stood when it arrived. */
+interface Queued {
+  request: ClientRequest;
+  session: SessionView;
+  pending: Pending;
+}
+
+/** Retry-After as delay-seconds or an HTTP-date (RFC 9110 §10.2.3), in ms from now; undefined when unreadable. */
+function retryAfterMs(value: string, now: number): number | undefined {
+  if (/^\s*[0-9]+\s*$/.test(value)) return Number(value.trim()) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function headerOf(reply: Reply, name: string): string | undefined {
+  for (const [k, v] of Object.entries(reply.headers ?? {})) if (k.toLowerCase() === name) return v;
+  return undefined;
+}
+
+const json = (status: number, value: unknown, headers: Record<string, string> = {}): Reply => ({ status, body: { kind: 'json', text: JSON.stringify(value) }, headers });
+
+export class SandboxSession implements RequestHook {
+  private seq = 0;
+  private answeredCount = 0;
+  private inFlight = 0;
+  private readonly routes = new Map(operations().map((op) => [`${op.method} ${op.path}`, op]));
+  private readonly injections: Map<number, InjectKind>;
+  private readonly rate: RateWindow | undefined;
+  private readonly pending = new WeakMap<IncomingMessage, Pending>();
+  private throttle: SessionView['throttle'];
+  private readonly troubled = new Map<string, { of: number; count: number }>();
+  private readonly issued = new Set<string>();
+  private readonly runsStarted: Array<{ runId: string; request: number; facts: RequestFacts; format: 'json' | 'xml' | 'none' }> = [];
+  private readonly runOperation = operations().find((op) => op.id === 'notifyAgentRun') ?? null;
+  private readonly runsEnded = new Set<string>();
+  private readonly userAgents = new Map<string, number>();
+  private readonly agencies = new Map<string, number>();
+  private readonly operationCounts = new Map<string, number>();
+  private readonly troubleMet: TroubleMet[] = [];
+  private readonly slowTimers = new Set<NodeJS.Timeout>();
+  private queue: Queued[] = [];
+  readonly findings: ClientFindings;
+  readonly startedAt = Date.now();
+  /** Called when each answer is complete, or its connection closed (the session's end conditions listen here). */
+  onAnswered: ((answered: number, inFlight: number) => void) | undefined;
+  /** Called when a request arrives. */
+  onArrival: (() => void) | undefined;
+  private closed = false;
+
+  constructor(private readonly settings: SessionSettings) {
+    this.injections = new Map(settings.inject.map((i) => [i.at, i.kind]));
+    this.rate = settings.rateLimit ? new RateWindow(settings.rateLimit) : undefined;
+    this.findings = new ClientFindings(createRedactor([settings.key]));
+  }
+
+  get requests(): number {
+    return this.seq;
+  }
+
+  get answered(): number {
+    return this.answeredCount;
+  }
+
+  before(req: IncomingMessage, body: BodyRead): Reply | null | undefined | Promise<Reply | null | undefined> {
+    const seq = ++this.seq;
+    const at = Date.now();
+    this.inFlight += 1;
+    this.onArrival?.();
+    const target = req.url ?? '/';
+    const q = target.indexOf('?');
+    const path = q < 0 ? target : target.slice(0, q);
+    // Node joins repeated headers into one string, all but set-cookie (an array): copy only then.
+    let headers = req.headers as Record<string, string>;
+    if (req.headers['set-cookie'] !== undefined) {
+      headers = {};
+      for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    const bytes = body.kind === 'ok' ? body.bytes : Buffer.alloc(0);
+    const request: ClientRequest = {
+      seq,
+      at,
+      method: req.method ?? '',
+      target,
+      path,
+      rawQuery: q < 0 ? '' : target.slice(q + 1),
+      headers,
+      body: bytes,
+      tooLarge: body.kind === 'too-large',
+      operation: this.routes.get(`${req.method ?? ''} ${path}`) ?? null,
+    };
+    const signature = `${request.method} ${target} ${bytes.length === 0 ? '' : hash('sha1', bytes, 'base64')}`;
+    const prior = this.troubled.get(signature);
+    const rate = this.rate?.take(at);
+    // The session as it stands when the request arrives: what its judgement depends on.
+    const session: SessionView = {
+      keyHeader: this.settings.keyHeader,
+      key: this.settings.key,
+      xmlArrays: this.settings.xmlArrays,
+      issuedRunIds: this.issued,
+      throttle: this.throttle,
+      retry: prior ? { of: prior.of, attempt: prior.count } : undefined,
+      rate: rate && this.rate ? { limit: this.rate.rate.limit, windowMs: this.rate.rate.windowMs, inWindow: rate.inWindow, exceeded: rate.exceeded, text: this.rate.rate.text } : undefined,
+    };
+    // A Retry-After binds until a request comes after it; that one is judged (it passes) and lifts it.
+    if (this.throttle && at >= this.throttle.notBefore) this.throttle = undefined;
+    const pending: Pending = { seq, signature, operation: request.operation, trouble: undefined, judged: undefined, runAnswer: undefined, answer: undefined };
+    this.pending.set(req, pending);
+    // Judged off the answer's path: the client gets its answer first, the checks run right after.
+    this.queue.push({ request, session, pending });
+    if (this.queue.length === 1) setImmediate(() => this.judgeQueued());
+
+    const kind = this.injections.get(seq);
+    if (kind) {
+      pending.trouble = kind;
+      this.troubleMet.push({ kind, request: seq, survived: false });
+      return this.inject(kind);
+    }
+    if (rate?.exceeded) {
+      pending.trouble = 'rate-limit';
+      this.troubleMet.push({ kind: 'rate-limit', request: seq, survived: false });
+      const seconds = Math.max(1, Math.ceil(rate.retryAfterMs / 1000));
+      return json(429, { statusCode: 429, message: `Rate limit is exceeded. Try again in ${seconds} seconds.` }, { 'Retry-After': String(seconds) });
+    }
+    return undefined;
+  }
+
+  /** Judges every request waiting, in arrival order (also called when a judgement is needed at once). */
+  private judgeQueued(): void {
+    const queue = this.queue;
+    this.queue = [];
+    for (const q of queue) {
+      q.pending.judged = this.judge(q.request, q.session);
+      if (q.pending.answer !== undefined) this.findings.answered(q.pending.seq, q.pending.answer);
+      this.settleRun(q.pending);
+    }
+  }
+
+  /** A run started or ended: once the request is judged (its body read) and its success answered. */
+  private settleRun(pending: Pending): void {
+    const { judged, runAnswer } = pending;
+    if (!judged || !runAnswer) return;
+    pending.runAnswer = undefined;
+    if (judged.endsRun !== undefined) {
+      this.runsEnded.add(judged.endsRun);
+      return;
+    }
+    const runId = runIdOfAnswer(runAnswer);
+    if (runId !== undefined && judged.start && !this.issued.has(runId)) {
+      this.issued.add(runId);
+      this.runsStarted.push({ runId, request: pending.seq, ...judged.start });
+    }
+  }
+
+  private judge(request: ClientRequest, session: SessionView): Judged {
+    const view = viewOf(request);
+    const verdicts = judgeRequest({ request, view, session }, this.settings.strict);
+    const format: 'json' | 'xml' | 'none' = view.bodyBytes === 0 ? 'none' : (view.format ?? 'none');
+    const facts: RequestFacts = { seq: request.seq, at: request.at, method: request.method, target: request.target, headers: request.headers, body: request.body, tooLarge: request.tooLarge };
+    this.findings.add(verdicts, facts, request.operation?.id ?? 'other', format);
+    this.count(request, view.query, view.parsed);
+    const endsRun = runIdOfRequest(request, view);
+    return { endsRun, start: request.operation?.id === 'notifyAgentRun' && endsRun === undefined ? { facts, format } : undefined };
+  }
+
+  after(req: IncomingMessage, reply: Reply | null): void {
+    const pending = this.pending.get(req);
+    // Gone: the client closed the connection before a late (`slow`) answer; it never saw it.
+    if (!pending) return;
+    const now = Date.now();
+    pending.answer = reply ? reply.status : 'reset';
+    if (pending.judged) this.findings.answered(pending.seq, pending.answer);
+    const trouble = reply === null || reply.status === 429 || reply.status >= 500;
+    if (trouble) {
+      const known = this.troubled.get(pending.signature);
+      this.troubled.set(pending.signature, { of: known?.of ?? pending.seq, count: (known?.count ?? 0) + 1 });
+    } else {
+      this.troubled.delete(pending.signature);
+      // The client went on after trouble: each earlier trouble it met is survived.
+      for (const t of this.troubleMet) if (t.request < pending.seq) t.survived = true;
+    }
+    if (reply && (reply.status === 429 || reply.status === 503)) {
+      const value = headerOf(reply, 'retry-after');
+      const ms = value === undefined ? undefined : retryAfterMs(value, now);
+      if (value !== undefined && ms !== undefined) this.throttle = { setBy: pending.seq, status: reply.status, notBefore: now + ms, retryAfter: value };
+    }
+    if (reply && reply.status >= 200 && reply.status < 300 && pending.operation?.id === 'notifyAgentRun') {
+      // Requests are judged in the order they came, so a run's start is settled before its end is judged.
+      pending.runAnswer = reply;
+      this.settleRun(pending);
+    }
+  }
+
+  finished(req: IncomingMessage): void {
+    if (!this.pending.delete(req)) return;
+    this.answeredCount += 1;
+    this.inFlight -= 1;
+    this.onAnswered?.(this.answeredCount, this.inFlight);
+  }
+
+  private inject(kind: InjectKind): Reply | null | Promise<Reply | null | undefined> {
+    const retryAfter = { 'Retry-After': String(this.settings.retryAfterSeconds) };
+    switch (kind) {
+      case '429':
+        return json(429, { statusCode: 429, message: `Rate limit is exceeded. Try again in ${this.settings.retryAfterSeconds} seconds.` }, retryAfter);
+      case '503':
+        return json(503, { statusCode: 503, message: 'The service is down for maintenance.' }, retryAfter);
+      case '401':
+        return json(401, { statusCode: 401, message: 'Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.' }, { 'WWW-Authenticate': 'AzureApiManagementKey realm="iswc",name="Ocp-Apim-Subscription-Key",type="header"' });
+      case 'reset':
+        return null;
+      case 'slow':
+        // The reference server answers, late: the handler runs after the delay.
+        return new Promise((resolve) => {
+          const timer = setTimeout(() => {
+            this.slowTimers.delete(timer);
+            resolve(undefined);
+          }, this.settings.slowMs);
+          this.slowTimers.add(timer);
+        });
+    }
+  }
+
+  private count(request: ClientRequest, query: ReadonlyArray<{ name: string; value: string }>, parsed: ReturnType<typeof viewOf>['parsed']): void {
+    const ua = request.headers['user-agent'];
+    if (ua !== undefined) this.userAgents.set(ua, (this.userAgents.get(ua) ?? 0) + 1);
+    const op = request.operation?.id ?? 'other';
+    this.operationCounts.set(op, (this.operationCounts.get(op) ?? 0) + 1);
+    // The agency the client acts for: the query's agency (merge, delete, demerge), a run's agencyCode.
+    const agencyParam = request.operation?.params.find((p) => p.component === 'AgencyCode')?.name;
+    let agency = agencyParam ? query.find((p) => p.name === agencyParam)?.value : undefined;
+    if (agency === undefined && request.operation?.body?.resource === 'AgentRun' && parsed?.ok && parsed.value !== null && typeof parsed.value === 'object') {
+      const code = (parsed.value as Record<string, unknown>).agencyCode;
+      if (typeof code === 'string') agency = code;
+    }
+    if (agency !== undefined) this.agencies.set(agency, (this.agencies.get(agency) ?? 0) + 1);
+  }
+
+  /** Ends the session's own timers (a `slow` answer still pending is dropped with its connection). */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const t of this.slowTimers) clearTimeout(t);
+    this.slowTimers.clear();
+  }
+
+  /** The session's checks (runs left open), then everything the report needs of the session. */
+  conclude(): SessionSummary {
+    this.judgeQueued();
+    const op = this.runOperation?.id ?? null;
+    const byRequest = new Map(this.runsStarted.map((r) => [r.request, r]));
+    for (const v of judgeSession({ runsStarted: this.runsStarted, runsEnded: this.runsEnded }, this.settings.strict)) {
+      const start = v.request === undefined ? undefined : byRequest.get(v.request);
+      if (!start) continue;
+      this.findings.add([{ ...v, sections: executionSections(v.sections, op) }], start.facts, op ?? 'other', start.format);
+    }
+    const sortDesc = (m: Map<string, number>) => [...m.entries()].sort((a, b) => b[1] - a[1]);
+    return {
+      requests: this.seq,
+      operations: Object.fromEntries(this.operationCounts),
+      userAgents: sortDesc(this.userAgents).map(([ua]) => ua),
+      agencies: Object.fromEntries(sortDesc(this.agencies)),
+      agency: sortDesc(this.agencies)[0]?.[0] ?? null,
+      trouble: this.troubleMet.map((t) => ({ ...t })),
+      runs: { started: this.runsStarted.length, ended: this.runsStarted.filter((r) => this.runsEnded.has(r.runId)).length },
+    };
+  }
+}
+
+export interface SessionSummary {
+  requests: number;
+  operations: Record<string, number>;
+  userAgents: string[];
+  agencies: Record<string, number>;
+  agency: string | null;
+  trouble: TroubleMet[];
+  runs: { started: number; ended: number };
+}
+
+/** The runId of a run notification's 200 (2.2), in JSON or XML. */
+function runIdOfAnswer(reply: Reply): string | undefined {
+  const text = reply.body?.text.replace(/^\uFEFF/, '');
+  if (text === undefined) return undefined;
+  const field = runIdField();
+  const decoded = reply.body?.kind === 'xml' ? decodeXml('CsnNotification', text) : decodeJson(text);
+  if (!decoded.ok || decoded.value === null || typeof decoded.value !== 'object') return undefined;
+  const runId = (decoded.value as Record<string, unknown>)[field];
+  return typeof runId === 'string' ? runId : undefined;
+}

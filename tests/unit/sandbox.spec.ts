@@ -1,0 +1,159 @@
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import { fromRoot } from '../../lib/paths.ts';
+import { clientReportViolations } from '../../lib/report/client/validate.ts';
+import { parseSandboxArgs } from '../../lib/sandbox/options.ts';
+import type { SandboxOptions } from '../../lib/sandbox/options.ts';
+import { startSandbox } from '../../lib/sandbox/run.ts';
+import { RateWindow, parseInjections, parseRateLimit } from '../../lib/sandbox/trouble.ts';
+
+/** The sandbox as a library: its command line, trouble and rate limit, a session's reports and what they never hold. */
+
+const KEY = 'sandbox-unit-key-a1b2c3d4e5';
+
+function options(argv: string[], env: NodeJS.ProcessEnv = { ISWC_SANDBOX_KEY: KEY }): SandboxOptions {
+  const parsed = parseSandboxArgs(argv, env, '/work/here');
+  if (parsed.kind !== 'run') throw new Error(`expected options, got ${JSON.stringify(parsed)}`);
+  return parsed.options;
+}
+
+function usage(argv: string[], env: NodeJS.ProcessEnv = {}): string {
+  const parsed = parseSandboxArgs(argv, env);
+  if (parsed.kind !== 'usage') throw new Error(`expected a usage error, got ${parsed.kind}`);
+  return parsed.message;
+}
+
+test('defaults: a free port on 127.0.0.1, the embedded profile, production choices, no end but a signal, a random key when ISWC_SANDBOX_KEY is unset', () => {
+  const o = options([], {});
+  expect(o).toMatchObject({ port: 0, host: '127.0.0.1', choices: 'production', requests: null, idleSeconds: null, inject: [], rateLimit: null, strict: false, keyGenerated: true, retryAfterSeconds: 2, slowMs: 15_000 });
+  expect(o.targetFile).toBe(fromRoot('fixtures', 'targets', 'embedded.json'));
+  expect(o.reportDir).toBe('/work/here/reports');
+  expect(o.key).toMatch(/^sandbox-[0-9a-f]{32}$/);
+  expect(options([], {}).key).not.toBe(o.key);
+  expect(options([]).key).toBe(KEY);
+  expect(options([], { ISWC_SANDBOX_KEY: KEY, ISWC_STRICT: '1', ISWC_REPORT_DIR: 'out' })).toMatchObject({ strict: true, reportDir: '/work/here/out' });
+});
+
+test('every option', () => {
+  const o = options(['--port', '8123', '--target', fromRoot('fixtures', 'targets', 'embedded.json'), '--choices', 'reference', '--report-dir', 'r', '--requests', '12', '--idle', '2.5', '--inject', '429@2,503@4', '--inject', 'reset@9', '--rate-limit', '10/min', '--strict']);
+  expect(o).toMatchObject({
+    port: 8123,
+    choices: 'reference',
+    reportDir: '/work/here/r',
+    requests: 12,
+    idleSeconds: 2.5,
+    inject: [
+      { kind: '429', at: 2 },
+      { kind: '503', at: 4 },
+      { kind: 'reset', at: 9 },
+    ],
+    rateLimit: { limit: 10, windowMs: 60_000, text: '10/min' },
+    strict: true,
+  });
+  expect(parseSandboxArgs(['--help'], {})).toEqual({ kind: 'help' });
+});
+
+test('bad usage says what is wrong', () => {
+  expect(usage(['--key', 'x'])).toMatch(/never taken from a flag: set ISWC_SANDBOX_KEY/);
+  expect(usage(['--port', '70000'])).toMatch(/--port must be an integer from 0 to 65535/);
+  expect(usage(['--choices', 'cheap'])).toMatch(/--choices must be one of reference, .*production/);
+  expect(usage(['--requests', '0'])).toMatch(/--requests must be a positive integer/);
+  expect(usage(['--idle', '-1'])).toMatch(/Option '--idle' argument is ambiguous|--idle must be a positive number/);
+  expect(usage(['--idle', 'soon'])).toMatch(/--idle must be a positive number of seconds/);
+  expect(usage(['--inject', '429'])).toMatch(/"429" is not KIND@N/);
+  expect(usage(['--inject', 'teapot@1'])).toMatch(/unknown kind "teapot"/);
+  expect(usage(['--inject', '429@0'])).toMatch(/N counts requests from 1/);
+  expect(usage(['--inject', '429@3,reset@3'])).toMatch(/request 3 is given two kinds of trouble/);
+  expect(usage(['--rate-limit', 'fast'])).toMatch(/"fast" is not a rate/);
+  expect(usage(['--rate-limit', '10/fortnight'])).toMatch(/unknown unit "fortnight"/);
+  expect(usage(['--target', '/nonexistent/profile.json'])).toMatch(/Cannot read target profile/);
+  expect(usage(['--verbose'])).toMatch(/Unknown option '--verbose'/);
+  expect(usage([], { ISWC_SANDBOX_KEY: '   ' })).toMatch(/ISWC_SANDBOX_KEY is blank/);
+});
+
+test('trouble and rates parse as documented', () => {
+  expect(parseInjections(['slow@1', ' 401@3 ,reset@2'])).toEqual([
+    { kind: 'slow', at: 1 },
+    { kind: 'reset', at: 2 },
+    { kind: '401', at: 3 },
+  ]);
+  expect(parseRateLimit('10/min')).toEqual({ limit: 10, windowMs: 60_000, text: '10/min' });
+  expect(parseRateLimit('600/h')).toEqual({ limit: 600, windowMs: 3_600_000, text: '600/h' });
+  expect(parseRateLimit('5')).toEqual({ limit: 5, windowMs: 1000, text: '5/s' });
+  expect(parseRateLimit('0.5')).toEqual({ limit: 1, windowMs: 2000, text: '0.5/s' });
+  expect(parseRateLimit('0')).toBeNull();
+});
+
+test('the rate window lets the limit through, then says how long until the oldest request leaves it', () => {
+  const w = new RateWindow({ limit: 2, windowMs: 1000, text: '2/s' });
+  expect(w.take(0)).toEqual({ inWindow: 1, exceeded: false, retryAfterMs: 0 });
+  expect(w.take(100)).toEqual({ inWindow: 2, exceeded: false, retryAfterMs: 0 });
+  expect(w.take(400)).toEqual({ inWindow: 3, exceeded: true, retryAfterMs: 600 });
+  // A refused request is not counted: at 1000 the first has left the window.
+  expect(w.take(1000)).toEqual({ inWindow: 2, exceeded: false, retryAfterMs: 0 });
+});
+
+test('a session: reports valid against their schema, the key in no form in any of them, the request as sent', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'iswc-sandbox-'));
+  try {
+    const running = await startSandbox(options(['--report-dir', dir, '--inject', '503@3']));
+    const send = (p: string, init: RequestInit) => fetch(`${running.url}${p}`, init).then(async (r) => ({ status: r.status, text: await r.text() }));
+    // The key in the header, in the query (as a gateway's `subscription-key`), in the body: all redacted.
+    const start = await send(`/agent/run?subscription-key=${encodeURIComponent(KEY)}`, { method: 'POST', headers: { 'Ocp-Apim-Subscription-Key': KEY, 'Content-Type': 'application/json', 'User-Agent': 'unit/1' }, body: JSON.stringify({ agentVersion: KEY, agencyCode: '1280' }) });
+    expect(start.status).toBe(400);
+    // A wrong key: a real key of another environment must not be written either.
+    const wrong = await send('/iswc/merge?preferredIswc=T3100000004&agency=128', { method: 'POST', headers: { 'Ocp-Apim-Subscription-Key': 'production-key-zzzz-9999', 'Content-Type': 'application/json' }, body: '{"iswcs":["T123"]}' });
+    expect(wrong.status).toBe(401);
+    const maintenance = await send('/submission', { method: 'DELETE', headers: { 'Ocp-Apim-Subscription-Key': KEY } });
+    expect(maintenance.status).toBe(503);
+    const result = await running.stop();
+    expect(result.exitCode).toBe(1);
+    const files = readdirSync(dir).map((f) => path.join(dir, f));
+    expect(files.map((f) => path.basename(f)).sort()).toEqual(['client-conformance.html', 'client-conformance.json', 'client-junit.xml']);
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8');
+      for (const form of [KEY, encodeURIComponent(KEY), Buffer.from(KEY).toString('base64'), 'production-key-zzzz-9999']) expect(text.includes(form), `${path.basename(file)} holds ${form}`).toBe(false);
+    }
+    const report = JSON.parse(readFileSync(path.join(dir, 'client-conformance.json'), 'utf8')) as unknown;
+    expect(clientReportViolations(report)).toEqual([]);
+    const r = result.report;
+    expect(r.requests).toBe(3);
+    // Most frequent first: fetch's own User-Agent came twice.
+    expect(r.client).toEqual({ userAgents: ['node', 'unit/1'], agency: '1280', agencies: { '1280': 1, '128': 1 } });
+    const limits = r.violations.find((v) => v.check === 'client.body.limits' && v.operation === 'notifyAgentRun');
+    expect(limits).toMatchObject({ level: 'spec', gating: true, format: 'json', sections: ['2.1', '8'], request: { seq: 1, method: 'POST', answer: 400 } });
+    expect(limits?.request.target).toBe('/agent/run?subscription-key=$ISWC_SUBSCRIPTION_KEY');
+    expect(limits?.request.headers['ocp-apim-subscription-key']).toBe('$ISWC_SUBSCRIPTION_KEY');
+    const key = r.violations.find((v) => v.check === 'client.key');
+    expect(key?.request.headers['ocp-apim-subscription-key']).toBe('<redacted>');
+    expect(r.trouble).toEqual([{ kind: '503', request: 3, survived: false }]);
+    expect(readFileSync(path.join(dir, 'client-junit.xml'), 'utf8')).toMatch(/<testsuite name="client\.body\.limits" tests="\d+" failures="2"/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the session ends after --requests N answers, and after --idle seconds without a request', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'iswc-sandbox-'));
+  try {
+    const byCount = await startSandbox(options(['--report-dir', dir, '--requests', '2']));
+    const headers = { 'Ocp-Apim-Subscription-Key': KEY };
+    for (let i = 0; i < 2; i += 1) expect((await fetch(`${byCount.url}/submission?preferredIswc=T9999999994&agency=128&workcode=W1&sourceDb=128&reasonCode=EdiV1`, { method: 'DELETE', headers })).status).toBe(404);
+    const ended = await byCount.done;
+    expect(ended.report).toMatchObject({ endedBy: 'requests', requests: 2, verdict: 'conformant' });
+    const byIdle = await startSandbox(options(['--report-dir', dir, '--idle', '0.3']));
+    const idle = await byIdle.done;
+    expect(idle.report).toMatchObject({ endedBy: 'idle', requests: 0, verdict: 'conformant' });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the command refuses a key flag, naming ISWC_SANDBOX_KEY, exit 2', async () => {
+  const { cliInProcess } = await import('../support/cli.ts');
+  const result = await cliInProcess(['sandbox', '--key', 'x']);
+  expect(result.code).toBe(2);
+  expect(result.stderr).toContain('set ISWC_SANDBOX_KEY in the environment');
+});
