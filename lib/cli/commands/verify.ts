@@ -53,7 +53,7 @@ export const verifyCommand: Command = {
       io.stderr(`verify: ${shown} FAILED\n${result.problems.map((p) => `  ✗ ${p}`).join('\n')}\n`);
       return EXIT.NOT_CONFORMANT;
     }
-    const version = 'version' in result ? result.version : undefined;
+    const version = 'version' in result && typeof result.version === 'number' ? result.version : undefined;
     const old =
       version !== undefined && version < CERTIFICATE_VERSION
         ? `\n  note: certificateVersion ${version} was issued before certificates were bound to the profile's content, the waivers, the seed and the plan: it names its profile by name only`
