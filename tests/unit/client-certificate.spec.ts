@@ -74,9 +74,14 @@ test('an unsigned client certificate is consistent but says what it proves; a fl
   const issued = await cliInProcess(['certify', '--client', path.join(dir, 'client-conformance.json'), '--out', out]);
   expect(issued.code, issued.out).toBe(0);
   const file = path.join(out, 'client-certificate.json');
-  const verified = await cliInProcess(['verify', file]);
+  // A verify that checked no signature is no pass, unless --allow-unsigned says that is what is wanted.
+  const unchecked = await cliInProcess(['verify', file]);
+  expect(unchecked.code).toBe(1);
+  expect(unchecked.stderr).toContain('UNSIGNED');
+  const verified = await cliInProcess(['verify', file, '--allow-unsigned']);
   expect(verified.code).toBe(0);
-  expect(verified.stdout).toContain('unsigned');
+  expect(verified.stdout).toContain('UNSIGNED');
+  expect(verified.stdout).toContain('Accepted because of --allow-unsigned');
   const cert = JSON.parse(readFileSync(file, 'utf8')) as ClientCertificate;
   const flipped = { ...cert, verdict: 'not conformant' as const };
   expect(verifyClientCertificate(flipped).problems.join('\n')).toMatch(/digest mismatch[\s\S]*without a failing gating check/);

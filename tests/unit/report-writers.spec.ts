@@ -141,15 +141,18 @@ test('the writers redact: a planted key reaches none of the three files', () => 
 test('the writers survive values nested a million levels deep: JSON, JUnit and HTML are written, the deep part left out', () => {
   let deep: unknown = KEY;
   for (let i = 0; i < 1_000_000; i += 1) deep = [deep];
-  const failure = report.executions.find((e) => e.verdict === 'fail' && e.exchange?.response);
-  if (!failure?.exchange?.response) throw new Error('fixture: no failure with a response');
+  const found = report.executions.find((e) => e.verdict === 'fail' && e.exchange?.response);
+  if (!found?.exchange?.response) throw new Error('fixture: no failure with a response');
+  // An observation carries no failure id (schemas/report.schema.json).
+  const { failureId: _id, ...failure } = found;
+  if (!failure.exchange?.response) throw new Error('fixture: no failure with a response');
   const body = `${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}`;
   const withDeep: ConformanceReport = {
     ...report,
     executions: [
       ...report.executions,
       { ...failure, step: 'deep observation', level: 'observed', verdict: 'observed', observation: { body: 'json', value: deep } },
-      { ...failure, step: 'deep body', exchange: { ...failure.exchange, response: { ...failure.exchange.response, body, bodyBytes: body.length } } },
+      { ...found, step: 'deep body', exchange: { ...failure.exchange, response: { ...failure.exchange.response, body, bodyBytes: body.length } } },
     ],
   };
   const dir = mkdtempSync(path.join(tmpdir(), 'iswc-writers-deep-'));
