@@ -1,6 +1,8 @@
 import { defineConfig } from '@playwright/test';
 
 const reportDir = process.env.ISWC_REPORT_DIR?.trim() || 'reports';
+// The run command on a terminal asks for the live progress line, which takes the list reporter's place.
+const live = process.env.ISWC_PROGRESS === 'live' && process.stdout.isTTY === true;
 
 /**
  * Projects: `json` and `xml` run the conformance suite in each body format against ISWC_BASE_URL (or the
@@ -20,7 +22,9 @@ export default defineConfig({
     // First: it turns conformance tests that deferred their failure back into failed tests before any
     // other reporter sees them (a failed test would otherwise cost Playwright a new worker).
     ['./lib/deferred-failures.ts'],
-    ['list'],
+    ...(live ? [] : [['list'] as const]),
+    // The run's progress: a live line on a terminal (run command), else a line every 30 s while it sends.
+    ['./reporters/progress-reporter.ts', { live }],
     ['junit', { outputFile: `${reportDir}/junit.xml` }],
     ['./reporters/conformance-reporter.ts'],
     // allure-playwright with the run's environment (the seed used) and each attachment once.

@@ -4,6 +4,8 @@ import { executionSections } from '../check/sections.ts';
 import type { ConformanceReport, RunMeta, RunPlan } from './model.ts';
 import { sortExecutions, tallyByLevel } from './model.ts';
 import { HARNESS_VERSION, documentDigest, safeBaseUrl, schemasDigest } from './meta.ts';
+import { runOutcome } from './outcome.ts';
+import type { RunHalt } from './outcome.ts';
 import { runVerdict, specCoverage, verdictText, waivedChecks } from './verdict.ts';
 import { applyWaivers } from './waivers/apply.ts';
 import type { WaiverSet, WaiverSummary } from './waivers/types.ts';
@@ -30,6 +32,10 @@ export interface BuildInput {
   waivers?: { set: WaiverSet; date: string };
   /** ISWC_PLAN and ISWC_BUDGET, recorded so that a diff can say two runs chose their cases differently. */
   plan?: RunPlan;
+  /** Why the run stopped sending before the end of its plan, when it did. */
+  halt?: RunHalt;
+  /** ISWC_REQUIRE_ALL: a spec check not exercised fails the run (its exit code). */
+  requireAll?: boolean;
 }
 
 /**
@@ -86,10 +92,11 @@ export function buildConformanceReport(input: BuildInput): ConformanceReport {
   const summary: ConformanceReport['summary'] = {
     byLevel,
     gatingFailures,
-    verdict: runVerdict(gatingFailures, coverage),
-    verdictText: verdictText(gatingFailures, coverage, waivedChecks(executions).length),
+    verdict: runVerdict(gatingFailures, coverage, input.halt),
+    verdictText: verdictText(gatingFailures, coverage, waivedChecks(executions).length, input.halt ? { ...input.halt, requests: input.stats.requests } : undefined),
     coverage,
     ...(waivers ? { waivers } : {}),
+    outcome: runOutcome(input.halt, gatingFailures > 0 || (input.requireAll === true && coverage.notExercised.length > 0)),
   };
   return { meta, summary, executions };
 }

@@ -2,13 +2,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FullConfig } from '@playwright/test';
-import { config } from '../config/config.ts';
+import { config, readConfig } from '../config/config.ts';
 import { parseRate } from '../config/rate.ts';
 import type { RunContext } from '../config/run-context.ts';
 import { RUN_CONTEXT_VARIABLE } from '../config/run-context.ts';
 import { loadProfile } from '../contract/profile/load.ts';
 import { ENGINE_SLOT, RunEngine } from '../engine.ts';
 import { startEngineService } from '../engine-service.ts';
+import { watchInterruptions } from '../interrupt.ts';
+import { longRunNotice } from '../run/estimate.ts';
 import { runWaivers } from '../report/waivers/run.ts';
 import { planSuite, suiteOptionsFrom } from '../run/plan.ts';
 import { plannedTests, writePlanFile } from '../run/plan-file.ts';
@@ -23,6 +25,8 @@ import type { RunningServer } from '../../server/index.ts';
  */
 export default async function globalSetup(playwright: FullConfig): Promise<() => Promise<void>> {
   const cfg = config();
+  // The embedded server's key opens only the embedded server (readConfig refuses it otherwise).
+  if (!cfg.embedded && cfg.secretKey === undefined) readConfig(process.env);
   const profile = loadProfile(cfg.targetFile);
   // A malformed waivers file stops the run here, before any request, naming the file, entry and line.
   const waivers = runWaivers(cfg.waivers);
@@ -42,7 +46,21 @@ export default async function globalSetup(playwright: FullConfig): Promise<() =>
   writePlanFile(planFile, planned);
   const startedAt = new Date().toISOString();
   const breakerFile = path.join(dir, 'unresponsive');
-  const engine = new RunEngine({ cfg, profile, baseUrl, seed, startedAt, breakerFile, planned, rate, tests: plannedTests(planned) });
+  const maxDuration = process.env.ISWC_MAX_DURATION?.trim();
+  const engine = new RunEngine({
+    cfg,
+    profile,
+    baseUrl,
+    seed,
+    startedAt,
+    breakerFile,
+    planned,
+    rate,
+    tests: plannedTests(planned),
+    ...(cfg.maxDurationMs !== undefined ? { maxDurationMs: cfg.maxDurationMs, ...(maxDuration ? { maxDurationText: maxDuration } : {}) } : {}),
+  });
+  // SIGINT or SIGTERM: no request after it; Playwright ends the run and the reporters mark it interrupted.
+  watchInterruptions({ onFirst: (signal) => engine.stop({ kind: 'interrupted', reason: `interrupted by ${signal}` }), write: (text) => process.stderr.write(text) });
   const service = await startEngineService(engine);
   // The deferred-failures reporter, in this process, tells the engine which tests the run selected.
   (globalThis as Record<symbol, unknown>)[ENGINE_SLOT] = engine;
@@ -52,6 +70,8 @@ export default async function globalSetup(playwright: FullConfig): Promise<() =>
     `iswc-conformance: target ${baseUrl}${server ? ' (embedded reference server)' : ''}, profile "${profile.name}"`,
     `  destructive ${cfg.destructive ? 'on' : 'off'}, strict ${cfg.strict ? 'on' : 'off'}, ISWC_RUNS=${cfg.runs}, ISWC_SEED=${seed}, rate ${rate === null ? 'unlimited' : `${rate.toFixed(3)}/s`}`,
     ...(waivers ? [`  waivers ${waivers.file} (${waivers.waivers.length} entr${waivers.waivers.length === 1 ? 'y' : 'ies'})`] : []),
+    ...(cfg.maxDurationMs !== undefined ? [`  stops sending after --max-duration ${maxDuration ?? `${cfg.maxDurationMs / 1000}s`}`] : []),
+    ...longRunNotice(planned, { plan: cfg.plan, budget: cfg.budget, runs: cfg.runs, destructive: cfg.destructive, rate }),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   return async () => {

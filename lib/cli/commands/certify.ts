@@ -10,7 +10,8 @@ import { writeRedacted } from '../../report/write.ts';
 import type { Command } from '../command.ts';
 import { EXIT, EXIT_TEXT, stringOption, UsageError } from '../command.ts';
 import { parseRunArgs, RUN_ENVIRONMENT, RUN_OPTIONS } from '../run-args.ts';
-import { runPlaywrightSuite } from './run.ts';
+import { outcomeOf } from '../../report/outcome.ts';
+import { runSuite } from './run.ts';
 
 const { plan: _dryRun, ...CERTIFY_RUN_OPTIONS } = RUN_OPTIONS;
 
@@ -36,8 +37,9 @@ export const certifyCommand: Command = {
     [EXIT.OK, 'conformant (with waivers or not): certificate written'],
     [EXIT.NOT_CONFORMANT, 'not conformant, or incomplete: certificate written with that verdict'],
     [EXIT.USAGE, `${EXIT_TEXT[2]}; or the run wrote no report, so no certificate was issued`],
-    [EXIT.TARGET_UNUSABLE, EXIT_TEXT[3]],
-    [EXIT.INTERRUPTED, EXIT_TEXT[130]],
+    [EXIT.TARGET_UNUSABLE, `${EXIT_TEXT[3]}: no certificate issued (also for --report of such a run)`],
+    [EXIT.INTERNAL, EXIT_TEXT[4]],
+    [EXIT.INTERRUPTED, `${EXIT_TEXT[130]}: no certificate issued (also for --report of such a run)`],
   ],
   async run({ values }, io) {
     const str = (name: string): string | undefined => stringOption(values, name);
@@ -71,11 +73,14 @@ export const certifyCommand: Command = {
       const plan = parseRunArgs({ ...values, target, 'report-dir': reportDir }, io.cwd, io.env);
       const started = Date.now();
       io.stdout(`certify: running the full suite for agency ${profile.agency} (profile "${profile.name}") against ${plan.env.ISWC_BASE_URL ?? 'the embedded reference server'}\n`);
-      const code = await runPlaywrightSuite(plan, { ...io.env, ...plan.env });
-      if (code === EXIT.INTERRUPTED) return EXIT.INTERRUPTED;
-      if (!existsSync(reportFile) || statSync(reportFile).mtimeMs < started) {
+      const { code, outcome } = await runSuite(plan, { ...io.env, ...plan.env }, io);
+      if (code === EXIT.INTERRUPTED || code === EXIT.TARGET_UNUSABLE) {
+        io.stderr(`certify: no certificate issued: the run ${code === EXIT.INTERRUPTED ? 'was interrupted' : `found the target unusable (${outcome?.reason ?? 'see above'})`} (exit ${code})\n`);
+        return code;
+      }
+      if (!outcome || !existsSync(reportFile) || statSync(reportFile).mtimeMs < started - 1000) {
         io.stderr(`certify: the run (exit ${code}) wrote no ${path.relative(io.cwd, reportFile)}; no certificate issued\n`);
-        return EXIT.USAGE;
+        return code === EXIT.INTERNAL ? EXIT.INTERNAL : EXIT.USAGE;
       }
     } else if (!existsSync(reportFile)) {
       throw new UsageError(`--report: no report at ${reportFile}`);
@@ -86,6 +91,12 @@ export const certifyCommand: Command = {
       report = readReport(reportFile);
     } catch (e) {
       throw new UsageError((e as Error).message);
+    }
+    // A run that did not end on its own says nothing of the target's conformance: no certificate.
+    const outcome = outcomeOf(report.summary);
+    if (outcome.status === 'interrupted' || outcome.status === 'target-unusable') {
+      io.stderr(`certify: no certificate issued: ${path.relative(io.cwd, reportFile)} records a run that ${outcome.status === 'interrupted' ? 'was interrupted' : 'found the target unusable'}: ${outcome.reason ?? ''} (exit ${outcome.exitCode})\n`);
+      return outcome.exitCode;
     }
     // A certificate names the agency of --target: it must be the profile the run used, or it would stamp
     // one agency onto another's run.
