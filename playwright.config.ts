@@ -15,8 +15,8 @@ export default defineConfig({
   fullyParallel: true,
   workers: process.env.ISWC_WORKERS ? Number(process.env.ISWC_WORKERS) : 2,
   retries: 0,
-  // Generous per test: a paced run against a remote server spends most of its time waiting its turn.
-  timeout: process.env.ISWC_BASE_URL ? 30 * 60_000 : 60_000,
+  // Generous per test: a paced run (a remote server, or ISWC_RATE) spends most of its time waiting its turn.
+  timeout: process.env.ISWC_BASE_URL || !/^\s*0?\s*$/.test(process.env.ISWC_RATE ?? '') ? 30 * 60_000 : 60_000,
   outputDir: 'test-results',
   reporter: [
     // First: it turns conformance tests that deferred their failure back into failed tests before any

@@ -24,6 +24,7 @@ import { KEY_REFUSED_AFTER, keyRefusedReason, showsKeyAcceptance } from './contr
 import type { RunHalt } from './report/outcome.ts';
 import { estimatedRequests } from './run/budget.ts';
 import { PROGRESS_SLOT } from './progress.ts';
+import type { EngineProgress } from './progress.ts';
 
 /** Cases in flight at once over the whole run (each case keeps its own steps in order). */
 const CONCURRENCY = 4;
@@ -79,23 +80,6 @@ export interface EngineSetup {
   maxDurationText?: string;
 }
 
-/** What the run has done so far (the progress line reads it). */
-export interface EngineProgress {
-  /** Requests sent so far, resends after throttling included. */
-  sent: number;
-  /** Requests the selected tests are estimated to send (at the plan's runs per property). */
-  planned: number;
-  /** Gating check failures so far. */
-  failures: number;
-  /** Time waited on throttling (429, 503 with Retry-After), in milliseconds. */
-  throttledMs: number;
-  /** When the engine started (performance.now() time origin). */
-  startedAtMs: number;
-  /** Selected tests are still to run (started, or not yet). */
-  pending: boolean;
-  /** Why the run stopped sending, once it did. */
-  halt?: RunHalt;
-}
 
 
 /**
@@ -190,7 +174,7 @@ export class RunEngine implements SelectableEngine {
     const client = this.client.progress();
     const halt = this.halt();
     const pending = this.ahead.length > 0 || this.started.size > 0 || this.running > 0;
-    return { sent: client.sent, planned: this.planned, failures: this.failures, throttledMs: client.throttledMs, startedAtMs: this.startedAtMs, pending, ...(halt ? { halt } : {}) };
+    return { sent: client.sent, planned: this.planned, failures: this.failures, throttledMs: client.throttledMs, startedAtMs: this.startedAtMs, pending, rate: this.setup.rate, ...(halt ? { halt } : {}) };
   }
 
   /** The tests this run selected, in order: the engine may run them ahead. */

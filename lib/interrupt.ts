@@ -17,7 +17,6 @@ export const INTERRUPTED_EXIT = 130;
 
 interface InterruptState {
   signal?: NodeJS.Signals;
-  firstAt?: number;
 }
 
 const SLOT = Symbol.for('iswc-conformance.interruption');
@@ -47,19 +46,19 @@ export interface InterruptWatchOptions {
 export function watchInterruptions(options: InterruptWatchOptions): () => void {
   const now = options.now ?? Date.now;
   const exit = options.exit ?? ((code: number) => process.exit(code));
-  const s = state();
+  let firstAt: number | undefined;
   const handler = (signal: NodeJS.Signals): void => {
     const at = now();
-    if (s.firstAt === undefined) {
-      s.signal = signal;
-      s.firstAt = at;
+    if (firstAt === undefined) {
+      state().signal = signal;
+      firstAt = at;
       options.write(`\niswc-conformance: ${signal}: stopping; no new request is sent. The reports are written and marked interrupted; exit code 130. A second signal exits at once.\n`);
       options.onFirst(signal);
       // Playwright ends an interrupted run on SIGINT only.
       if (signal === 'SIGTERM') process.kill(process.pid, 'SIGINT');
       return;
     }
-    if (at - s.firstAt < SAME_SIGNAL_WINDOW_MS) return;
+    if (at - firstAt < SAME_SIGNAL_WINDOW_MS) return;
     options.write(`\niswc-conformance: second signal (${signal}): exiting at once, exit code 130; the reports may be incomplete.\n`);
     exit(INTERRUPTED_EXIT);
   };

@@ -1,4 +1,4 @@
-import type { EngineProgress } from './engine.ts';
+import type { RunHalt } from './report/outcome.ts';
 
 /** Where the run's engine leaves its progress for the reporters of its process (they outlive the global teardown). */
 export const PROGRESS_SLOT = Symbol.for('iswc-conformance.run-progress');
@@ -8,6 +8,26 @@ export const PROGRESS_SLOT = Symbol.for('iswc-conformance.run-progress');
  * line every 30 seconds while the run is sending. Requests sent of those planned, gating failures so
  * far, time elapsed, the time left at the pace so far, and the time spent waiting on throttling.
  */
+
+/** What the run has done so far (the progress line reads it). */
+export interface EngineProgress {
+  /** Requests sent so far, resends after throttling included. */
+  sent: number;
+  /** Requests the selected tests are estimated to send (at the plan's runs per property). */
+  planned: number;
+  /** Gating check failures so far. */
+  failures: number;
+  /** Time waited on throttling (429, 503 with Retry-After), in milliseconds. */
+  throttledMs: number;
+  /** When the engine started (performance.now() time origin). */
+  startedAtMs: number;
+  /** Selected tests are still to run (started, or not yet). */
+  pending: boolean;
+  /** ISWC_RATE in requests per second, or null for no limit: the pace can be no faster. */
+  rate: number | null;
+  /** Why the run stopped sending, once it did. */
+  halt?: RunHalt;
+}
 
 /** Between two lines in a log without a terminal. */
 export const LOG_INTERVAL_MS = 30_000;
@@ -29,7 +49,12 @@ export function progressLine(p: EngineProgress, nowMs: number): string {
   if (p.halt) parts.push(p.halt.kind === 'target-unusable' ? 'target unusable: nothing more is sent' : p.halt.kind === 'interrupted' ? 'interrupted: nothing more is sent' : 'time limit reached: nothing more is sent');
   else if (p.sent === 0) parts.push('time left not known yet');
   else if (p.sent >= p.planned) parts.push('finishing');
-  else parts.push(`about ${clock(((p.planned - p.sent) * elapsed) / p.sent)} left at this pace`);
+  else {
+    // The pace so far, never faster than the rate (the first requests go at once, the rest wait their turn).
+    const measured = p.sent / Math.max(1, elapsed);
+    const pace = p.rate === null ? measured : Math.min(measured, p.rate / 1000);
+    parts.push(`about ${clock((p.planned - p.sent) / pace)} left at this pace`);
+  }
   parts.push(`${clock(p.throttledMs)} waiting on throttling`);
   return parts.join(' · ');
 }

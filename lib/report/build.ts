@@ -6,7 +6,7 @@ import { sortExecutions, tallyByLevel } from './model.ts';
 import { HARNESS_VERSION, documentDigest, safeBaseUrl, schemasDigest } from './meta.ts';
 import { runOutcome } from './outcome.ts';
 import type { RunHalt } from './outcome.ts';
-import { runVerdict, specCoverage, verdictText, waivedChecks } from './verdict.ts';
+import { NO_CASE_RAN_IT, runVerdict, specCoverage, verdictText, waivedChecks } from './verdict.ts';
 import { applyWaivers } from './waivers/apply.ts';
 import type { WaiverSet, WaiverSummary } from './waivers/types.ts';
 
@@ -59,7 +59,12 @@ export function buildConformanceReport(input: BuildInput): ConformanceReport {
   const executions = sortExecutions(judged.map((e) => ({ ...e, sections: executionSections(e.sections, e.operation) })));
   const byLevel = tallyByLevel(executions);
   const gatingFailures = executions.filter((e) => e.verdict === 'fail' && gating(e.level, input.strict)).length;
-  const coverage = specCoverage(executions);
+  const measured = specCoverage(executions);
+  // Checks no test reached before the run stopped: say so rather than "no case ran it".
+  const coverage =
+    input.halt && input.halt.kind !== 'target-unusable'
+      ? { ...measured, notExercised: measured.notExercised.map((n) => ({ ...n, reasons: n.reasons.map((r) => (r === NO_CASE_RAN_IT ? `not reached: ${input.halt?.reason ?? ''}` : r)) })) }
+      : measured;
   let baseUrl = safeBaseUrl(input.baseUrl);
   if (baseUrl === null) {
     const url = executions.find((e) => e.exchange)?.exchange?.request.url;
