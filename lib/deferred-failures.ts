@@ -31,7 +31,7 @@ export class TargetUnusableError extends Error {
 
 /** The error of a test the run's interruption cut short: JUnit writes it as an <error type="Interrupted">. */
 export function interruptedError(): TestError {
-  const message = 'Interrupted: the run was interrupted (SIGINT or SIGTERM) while this test ran; the reports say what was done';
+  const message = 'Interrupted: the run was interrupted (SIGINT or SIGTERM) before this test could end; the reports say what was done';
   return { message, stack: message };
 }
 
@@ -48,12 +48,16 @@ const ENGINE_SLOT = Symbol.for('iswc-conformance.run-engine');
 
 export default class DeferredFailures implements Reporter {
   private failed = 0;
+  private suite: Suite | undefined;
+  /** A test was turned into an "Interrupted" error. */
+  private interruptedMarked = false;
 
   printsToStdio(): boolean {
     return false;
   }
 
   onBegin(_config: FullConfig, suite: Suite): void {
+    this.suite = suite;
     const engine = (globalThis as Record<symbol, unknown>)[ENGINE_SLOT] as SelectableEngine | undefined;
     engine?.select(suite.allTests().map((t) => ({ project: t.parent.project()?.name ?? '', title: t.title })));
   }
@@ -65,6 +69,7 @@ export default class DeferredFailures implements Reporter {
       result.errors.unshift(error);
       (result as { error?: TestError }).error = error;
       result.status = 'failed';
+      this.interruptedMarked = true;
       return;
     }
     const errorIndex = result.attachments.findIndex((a) => a.name === DEFERRED_ERROR_ATTACHMENT);
@@ -97,6 +102,35 @@ export default class DeferredFailures implements Reporter {
   }
 
   onEnd(result: FullResult): Promise<{ status?: FullResult['status'] } | undefined> {
+    if (result.status === 'interrupted' && !this.interruptedMarked) this.markNotRun();
     return Promise.resolve(this.failed > 0 && result.status === 'passed' ? { status: 'failed' } : undefined);
+  }
+
+  /**
+   * An interrupted run where no test was in flight when the signal came: the first test that never ran
+   * gets one failed result with the "Interrupted" error, so that every JUnit file (written after this
+   * reporter's onEnd) counts an error rather than reading as a clean run.
+   */
+  private markNotRun(): void {
+    const test = this.suite?.allTests().find((t) => t.results.length === 0);
+    if (!test) return;
+    const error = interruptedError();
+    const notRun: TestResult = {
+      retry: 0,
+      parallelIndex: -1,
+      workerIndex: -1,
+      duration: 0,
+      startTime: new Date(),
+      status: 'failed',
+      error,
+      errors: [error],
+      attachments: [],
+      annotations: [],
+      stdout: [],
+      stderr: [],
+      steps: [],
+    };
+    test.results.push(notRun);
+    this.interruptedMarked = true;
   }
 }

@@ -48,14 +48,21 @@ export interface RunningCli {
   pid: number;
   /** What the process printed so far (stdout then stderr, interleaved as it came). */
   output(): string;
+  /** Sends a signal to the process, or with `group` to its whole process group, as a terminal's Ctrl-C does. */
   signal(signal: NodeJS.Signals): void;
   /** Resolves when the process exits. */
   done: Promise<CliResult & { signal: NodeJS.Signals | null }>;
 }
 
 /** `npx iswc-conformance ARGS` as a process of its own that the test can watch and signal. */
-export function startCli(args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): RunningCli {
-  const child = spawn(process.execPath, [fromRoot('bin', 'iswc-conformance.mjs'), ...args], { cwd: options.cwd ?? repoRoot, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startCli(args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number; group?: boolean } = {}): RunningCli {
+  const child = spawn(process.execPath, [fromRoot('bin', 'iswc-conformance.mjs'), ...args], {
+    cwd: options.cwd ?? repoRoot,
+    env: options.env ?? process.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // A process group of its own, led by the command, for signals sent to the group.
+    detached: options.group === true,
+  });
   let stdout = '';
   let stderr = '';
   let both = '';
@@ -74,5 +81,9 @@ export function startCli(args: readonly string[], options: { env?: NodeJS.Proces
       resolve({ code: code ?? 128, signal, stdout, stderr, out: both });
     });
   });
-  return { pid: child.pid ?? -1, output: () => both, signal: (s) => child.kill(s), done };
+  const signal = (s: NodeJS.Signals): void => {
+    if (options.group === true && child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, s);
+    else child.kill(s);
+  };
+  return { pid: child.pid ?? -1, output: () => both, signal, done };
 }

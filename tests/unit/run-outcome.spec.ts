@@ -4,6 +4,9 @@
  * fields and JUnit testcases that say how a run ended. tests/unit/lifecycle.spec.ts runs them together
  * in real processes.
  */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { XMLParser } from 'fast-xml-parser';
 import { EXIT } from '../../lib/cli/command.ts';
@@ -29,6 +32,7 @@ import { createHttpClient } from '../../lib/run/http/client.ts';
 import { planSuite } from '../../lib/run/plan.ts';
 import { plannedLeftOutExecutions, plannedTests } from '../../lib/run/plan-file.ts';
 import { startReferenceServer } from '../../server/index.ts';
+import { cliInProcess } from '../support/cli.ts';
 import { Cleanup, httpServer } from '../support/hostile/servers.ts';
 
 const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
@@ -74,7 +78,7 @@ test('the key: a base URL, even on this machine, never falls back to the embedde
   expect(readConfig({ ISWC_BASE_URL: 'http://127.0.0.1:8080', ISWC_SUBSCRIPTION_KEY: 'k' }).key).toBe('k');
 });
 
-test('--max-duration: s, m and h; anything else is refused before a request (exit 2)', async () => {
+test('--max-duration: s, m and h; anything else is refused before a request (exit 2)', () => {
   expect(parseDuration('90s')).toBe(90_000);
   expect(parseDuration('20m')).toBe(1_200_000);
   expect(parseDuration('1.5h')).toBe(5_400_000);
@@ -336,4 +340,23 @@ test('a target found unusable and an interrupted run: verdict, outcome, HTML and
   const broken = JSON.parse(JSON.stringify(interrupted)) as { summary: { outcome: { exitCode: number } } };
   broken.summary.outcome.exitCode = 0;
   expect(reportViolations(broken).length).toBeGreaterThan(0);
+});
+
+test('certify issues no certificate for a run that found the target unusable or was interrupted, and exits with its code', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'iswc-outcome-'));
+  try {
+    for (const [halt, code] of [
+      [{ kind: 'target-unusable' as const, reason: 'the target refused the key on every request: check ISWC_SUBSCRIPTION_KEY' }, EXIT.TARGET_UNUSABLE],
+      [{ kind: 'interrupted' as const, reason: 'interrupted by SIGINT' }, EXIT.INTERRUPTED],
+    ] as const) {
+      const file = path.join(dir, `${halt.kind}.json`);
+      writeFileSync(file, JSON.stringify(report(halt)));
+      const result = await cliInProcess(['certify', '--target', 'fixtures/targets/embedded.json', '--report', file, '--out', dir]);
+      expect(result.code, result.out).toBe(code);
+      expect(result.stderr).toContain('no certificate issued');
+      expect(existsSync(path.join(dir, 'certificate.json'))).toBe(false);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

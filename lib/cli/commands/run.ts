@@ -29,16 +29,16 @@ export function playwrightEnv(plan: RunPlan, env: NodeJS.ProcessEnv): NodeJS.Pro
 
 /**
  * Runs the conformance projects through Playwright; resolves with Playwright's exit code (130 when a
- * signal ended it). The child has a process group of its own, so that a terminal's Ctrl-C reaches it
- * once, through this process: SIGINT and SIGTERM are forwarded (signals within a second of the first
- * count as one: npm forwards them too); a second one makes the run exit at once.
+ * signal ended it). SIGINT and SIGTERM sent to this process are forwarded to the run; a terminal's Ctrl-C
+ * reaches both processes, and npm forwards it too, but the run counts signals within a second of the
+ * first as one (lib/interrupt.ts), so only a later, second signal makes it exit at once.
  */
 export function runPlaywrightSuite(plan: RunPlan, env: NodeJS.ProcessEnv, options: { live?: boolean } = {}): Promise<number> {
   const cli = createRequire(import.meta.url).resolve('@playwright/test/cli');
   const args = [cli, 'test', '-c', fromRoot('playwright.config.ts'), '--project=json', '--project=xml', ...plan.playwrightArgs];
   const childEnv = { ...playwrightEnv(plan, env), ...(options.live ? { ISWC_PROGRESS: 'live' } : {}) };
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: repoRoot, env: childEnv, stdio: 'inherit', detached: process.platform !== 'win32' });
+    const child = spawn(process.execPath, args, { cwd: repoRoot, env: childEnv, stdio: 'inherit' });
     let firstAt: number | undefined;
     const forward = (signal: NodeJS.Signals): void => {
       const now = Date.now();

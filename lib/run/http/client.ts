@@ -443,11 +443,27 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
 
   // Stopping: no attempt starts once stopped, and a wait on the pace or on Retry-After ends at once.
   let halted: string | undefined;
-  let releaseWaits: () => void = () => undefined;
-  const haltedPromise = new Promise<void>((resolve) => {
-    releaseWaits = resolve;
-  });
-  const untilHalted = <T>(wait: Promise<T>): Promise<unknown> => Promise.race([wait, haltedPromise]);
+  const haltWaiters = new Set<() => void>();
+  const releaseWaits = (): void => {
+    for (const release of [...haltWaiters]) release();
+  };
+  /** Resolves when `wait` does, or at once when the client is stopped or closed (a rejection of `wait` propagates). */
+  const untilHalted = (wait: Promise<unknown>): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      if (halted !== undefined || closed) {
+        resolve();
+        return;
+      }
+      const release = (): void => {
+        haltWaiters.delete(release);
+        resolve();
+      };
+      haltWaiters.add(release);
+      wait.then(release, (e: unknown) => {
+        haltWaiters.delete(release);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      });
+    });
   const progress: ClientProgress = { sent: 0, throttledMs: 0 };
 
   // The key watch: the first keyed answers that show whether the key is accepted, all 401/403, stop the run.
