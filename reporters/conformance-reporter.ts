@@ -224,7 +224,9 @@ export default class ConformanceReporter implements Reporter {
     }
     lines.push(`verdict: ${report.summary.verdictText}${strict ? ' (strict)' : ''}`);
     const all = Object.values(byLevel).reduce((n, t) => ({ pass: n.pass + t.pass, fail: n.fail + t.fail, skip: n.skip + t.skip, waived: n.waived + t.waived }), { pass: 0, fail: 0, skip: 0, waived: 0 });
-    lines.push(`checks: ${all.pass} passed, ${all.fail} failed, ${all.waived ? `${all.waived} waived, ` : ''}${all.skip} skipped`);
+    // Skipped executions are counted as the cases not sent (above), never as hundreds of skipped checks.
+    const notSent = new Set(report.executions.filter((e) => e.verdict === 'skip').map((e) => `${e.caseId}\u0001${e.format}`)).size;
+    lines.push(`checks: ${all.pass} passed, ${all.fail} failed${all.waived ? `, ${all.waived} waived` : ''}${notSent > 0 ? `; ${notSent} case${notSent === 1 ? '' : 's'} not sent or not judged (${all.skip} check executions, by reason above)` : ''}`);
     lines.push(`reports: ${files.map((f) => path.relative(process.cwd(), f)).join(' · ')}`);
     if (outcome) lines.push(`exit code: ${outcome.exitCode} (${EXIT_MEANING[outcome.exitCode]})`);
     return lines;
