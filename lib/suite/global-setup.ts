@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FullConfig } from '@playwright/test';
-import { config, readConfig } from '../config/config.ts';
+import { config, ConfigError, readConfig } from '../config/config.ts';
 import { parseRate } from '../config/rate.ts';
 import type { RunContext } from '../config/run-context.ts';
 import { RUN_CONTEXT_VARIABLE } from '../config/run-context.ts';
@@ -25,8 +25,17 @@ import type { RunningServer } from '../../server/index.ts';
  */
 export default async function globalSetup(playwright: FullConfig): Promise<() => Promise<void>> {
   const cfg = config();
-  // The embedded server's key opens only the embedded server (readConfig refuses it otherwise).
-  if (!cfg.embedded && cfg.secretKey === undefined) readConfig(process.env);
+  // The embedded server's key opens only the embedded server: a base URL without the key is a usage
+  // error, said plainly (no stack trace) before anything starts, exit 2 as the command line does.
+  if (!cfg.embedded && cfg.secretKey === undefined) {
+    try {
+      readConfig(process.env);
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      process.stderr.write(`iswc-conformance: ${e.message}\n`);
+      process.exit(2);
+    }
+  }
   const profile = loadProfile(cfg.targetFile);
   // A malformed waivers file stops the run here, before any request, naming the file, entry and line.
   const waivers = runWaivers(cfg.waivers);

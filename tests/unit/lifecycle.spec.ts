@@ -16,7 +16,7 @@ import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { fromRoot } from '../../lib/paths.ts';
 import { startCli } from '../support/cli.ts';
 import { closedPort } from '../support/hostile/servers.ts';
-import { childEnv } from '../support/run-playwright.ts';
+import { childEnv, runPlaywright } from '../support/run-playwright.ts';
 import { startSlowTarget } from '../support/slow-target.ts';
 
 test.describe.configure({ mode: 'parallel', timeout: 180_000 });
@@ -150,4 +150,13 @@ test('a second signal exits at once with 130', async () => {
   } finally {
     await target.close();
   }
+});
+
+test('plain `npx playwright test` with a base URL and no key is refused plainly, exit 2, before anything starts', async () => {
+  const dir = tempDir();
+  const port = await closedPort();
+  const run = await runPlaywright(['test', '--project=json', '--reporter=list'], env(dir, { ISWC_BASE_URL: `http://127.0.0.1:${port}`, ISWC_SUBSCRIPTION_KEY: undefined }), { timeoutMs: 120_000 });
+  expect(run.code, run.stdout + run.stderr).toBe(EXIT.USAGE);
+  expect(run.stderr).toContain(`iswc-conformance: ISWC_SUBSCRIPTION_KEY is not set: the base URL http://127.0.0.1:${port} (even one on this machine) needs the subscription key`);
+  expect(run.stdout + run.stderr).not.toMatch(/\n\s+at .*:\d+:\d+/);
 });
