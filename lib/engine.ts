@@ -114,8 +114,6 @@ export class RunEngine implements SelectableEngine {
   private halted: RunHalt | undefined;
   private deadline: NodeJS.Timeout | undefined;
   private readonly startedAtMs = performance.now();
-  /** Groups being run right now. */
-  private running = 0;
 
   constructor(private readonly setup: EngineSetup) {
     this.byKey = new Map(setup.planned.map((p) => [p.key, p]));
@@ -173,8 +171,7 @@ export class RunEngine implements SelectableEngine {
   progress(): EngineProgress {
     const client = this.client.progress();
     const halt = this.halt();
-    const pending = this.ahead.length > 0 || this.started.size > 0 || this.running > 0;
-    return { sent: client.sent, planned: this.planned, failures: this.failures, throttledMs: client.throttledMs, startedAtMs: this.startedAtMs, pending, rate: this.setup.rate, ...(halt ? { halt } : {}) };
+    return { sent: client.sent, planned: this.planned, failures: this.failures, throttledMs: client.throttledMs, startedAtMs: this.startedAtMs, rate: this.setup.rate, ...(halt ? { halt } : {}) };
   }
 
   /** The tests this run selected, in order: the engine may run them ahead. */
@@ -217,15 +214,6 @@ export class RunEngine implements SelectableEngine {
 
   /** Runs the cases of one test and says what the test reports. */
   private async execute(keys: readonly string[]): Promise<GroupVerdict> {
-    this.running += 1;
-    try {
-      return await this.executeGroup(keys);
-    } finally {
-      this.running -= 1;
-    }
-  }
-
-  private async executeGroup(keys: readonly string[]): Promise<GroupVerdict> {
     const { cfg, profile } = this.setup;
     const cases = keys.map((key) => {
       const p = this.byKey.get(key);

@@ -21,8 +21,6 @@ export interface EngineProgress {
   throttledMs: number;
   /** When the engine started (performance.now() time origin). */
   startedAtMs: number;
-  /** Selected tests are still to run (started, or not yet). */
-  pending: boolean;
   /** ISWC_RATE in requests per second, or null for no limit: the pace can be no faster. */
   rate: number | null;
   /** Why the run stopped sending, once it did. */
@@ -74,6 +72,7 @@ export class ProgressPrinter {
   private timer: NodeJS.Timeout | undefined;
   private shown = false;
   private lastSent = -1;
+  private lastThrottledMs = -1;
   private readonly now: () => number;
 
   constructor(private readonly options: ProgressOptions) {
@@ -97,10 +96,11 @@ export class ProgressPrinter {
       this.shown = true;
       return;
     }
-    // A log line only while the run is under way: when it sent something since the last line, or still
-    // has requests to send (a long wait on the pace or on throttling); not once it is done or stopped.
-    if (p.sent === this.lastSent && (!p.pending || p.halt !== undefined)) return;
+    // A log line only when the run moved since the last one: it sent something, or waited on throttling
+    // (not while Playwright runs other tests, nor once the run is done or stopped).
+    if (p.sent === this.lastSent && p.throttledMs === this.lastThrottledMs) return;
     this.lastSent = p.sent;
+    this.lastThrottledMs = p.throttledMs;
     this.options.write(`progress: ${line}\n`);
   }
 
