@@ -56,7 +56,8 @@ export class CaseRun implements CaseContext {
 
   private async exchangeFor(step: Step): Promise<Exchange> {
     const exchange = await this.client.send(shapedRequest(step, this.profile.xmlArrays));
-    this.stats.requests += 1;
+    // A request the client did not send (the run stopped, the target unusable) is no request.
+    if (exchange.attempts > 0) this.stats.requests += 1;
     this.stats.retries += Math.max(0, exchange.attempts - 1);
     this.stats.waitedMs += exchange.waitedMs;
     return exchange;
