@@ -1,6 +1,8 @@
 import { defineConfig } from '@playwright/test';
 
 const reportDir = process.env.ISWC_REPORT_DIR?.trim() || 'reports';
+// The run command on a terminal asks for the live progress line, which takes the list reporter's place.
+const live = process.env.ISWC_PROGRESS === 'live' && process.stdout.isTTY === true;
 
 /**
  * Projects: `json` and `xml` run the conformance suite in each body format against ISWC_BASE_URL (or the
@@ -14,14 +16,16 @@ export default defineConfig({
   fullyParallel: true,
   workers: process.env.ISWC_WORKERS ? Number(process.env.ISWC_WORKERS) : 2,
   retries: 0,
-  // Generous per test: a paced run against a remote server spends most of its time waiting its turn.
-  timeout: process.env.ISWC_BASE_URL ? 30 * 60_000 : 60_000,
+  // Generous per test: a paced run (a remote server, or ISWC_RATE) spends most of its time waiting its turn.
+  timeout: process.env.ISWC_BASE_URL || !/^\s*0?\s*$/.test(process.env.ISWC_RATE ?? '') ? 30 * 60_000 : 60_000,
   outputDir: 'test-results',
   reporter: [
     // First: it turns conformance tests that deferred their failure back into failed tests before any
     // other reporter sees them (a failed test would otherwise cost Playwright a new worker).
     ['./lib/deferred-failures.ts'],
-    ['list'],
+    ...(live ? [] : [['list'] as const]),
+    // The run's progress: a live line on a terminal (run command), else a line every 30 s while it sends.
+    ['./reporters/progress-reporter.ts', { live }],
     ['junit', { outputFile: `${reportDir}/junit.xml` }],
     ['./reporters/conformance-reporter.ts'],
     // allure-playwright with the run's environment (the seed used) and each attachment once.

@@ -3,7 +3,7 @@ import type { TestInfo } from '@playwright/test';
 import * as allure from 'allure-js-commons';
 import type { RunContext } from './config/run-context.ts';
 import { runContext } from './config/run-context.ts';
-import { DEFERRED_FAILURE_ATTACHMENT, deferralAvailable } from './deferred-failures.ts';
+import { DEFERRED_ERROR_ATTACHMENT, DEFERRED_FAILURE_ATTACHMENT, deferralAvailable, TargetUnusableError } from './deferred-failures.ts';
 import type { AllureData, GroupVerdict } from './engine-protocol.ts';
 import { askEngine } from './engine-service.ts';
 import { EXECUTIONS_ATTACHMENT } from './report/attachment.ts';
@@ -72,10 +72,16 @@ async function reportToAllure(data: AllureData, testInfo: TestInfo): Promise<voi
 async function report(verdict: GroupVerdict, testInfo: TestInfo): Promise<void> {
   await testInfo.attach(EXECUTIONS_ATTACHMENT, { body: verdict.attachmentBody, contentType: 'application/json' });
   await reportToAllure(verdict.allure, testInfo);
-  if (verdict.allSkipped !== undefined && verdict.blocking === undefined) test.skip(true, verdict.allSkipped);
+  if (verdict.allSkipped !== undefined && verdict.blocking === undefined && verdict.unusable === undefined) test.skip(true, verdict.allSkipped);
   if (verdict.skipped.length > 0) testInfo.annotations.push({ type: 'skipped cases', description: verdict.skipped.join('\n') });
   if (verdict.waived.length > 0) testInfo.annotations.push({ type: 'waived (known deviations, not gating)', description: verdict.waived.join('\n') });
   for (const f of verdict.notGating) testInfo.annotations.push({ type: `${f.level} failure (not gating; ISWC_STRICT=1 makes it fail the run)`, description: f.text });
+  if (verdict.unusable !== undefined) {
+    // Not a check that failed but a run that could not go on: an error, which JUnit files count apart.
+    if (deferralAvailable(testInfo.config)) await testInfo.attach(DEFERRED_ERROR_ATTACHMENT, { body: [verdict.unusable, verdict.blocking].filter(Boolean).join('\n\n'), contentType: 'text/plain' });
+    else throw new TargetUnusableError(verdict.unusable);
+    return;
+  }
   if (verdict.blocking === undefined) return;
   // Failing here would cost the next test a new worker; the deferred-failures reporter fails the test in
   // the runner instead, before every other reporter sees it (lib/deferred-failures.ts).

@@ -18,6 +18,22 @@ import type { SelectableEngine } from './engine.ts';
  */
 
 export const DEFERRED_FAILURE_ATTACHMENT = 'iswc-deferred-failure';
+/** The same, for a test during which the target was found unusable: an error, not a check failure. */
+export const DEFERRED_ERROR_ATTACHMENT = 'iswc-deferred-error';
+
+/** The run could not go on with this target: JUnit writes it as an <error type="TargetUnusable">. */
+export class TargetUnusableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TargetUnusable';
+  }
+}
+
+/** The error of a test the run's interruption cut short: JUnit writes it as an <error type="Interrupted">. */
+export function interruptedError(): TestError {
+  const message = 'Interrupted: the run was interrupted (SIGINT or SIGTERM) before this test could end; the reports say what was done';
+  return { message, stack: message };
+}
 
 const NAME = 'deferred-failures';
 
@@ -32,17 +48,40 @@ const ENGINE_SLOT = Symbol.for('iswc-conformance.run-engine');
 
 export default class DeferredFailures implements Reporter {
   private failed = 0;
+  private suite: Suite | undefined;
+  /** A test was turned into an "Interrupted" error. */
+  private interruptedMarked = false;
 
   printsToStdio(): boolean {
     return false;
   }
 
   onBegin(_config: FullConfig, suite: Suite): void {
+    this.suite = suite;
     const engine = (globalThis as Record<symbol, unknown>)[ENGINE_SLOT] as SelectableEngine | undefined;
     engine?.select(suite.allTests().map((t) => ({ project: t.parent.project()?.name ?? '', title: t.title })));
   }
 
   onTestEnd(_test: TestCase, result: TestResult): void {
+    // A test the interruption cut short is an error in every JUnit file, never a quiet skip.
+    if (result.status === 'interrupted') {
+      const error = interruptedError();
+      result.errors.unshift(error);
+      (result as { error?: TestError }).error = error;
+      result.status = 'failed';
+      this.interruptedMarked = true;
+      return;
+    }
+    const errorIndex = result.attachments.findIndex((a) => a.name === DEFERRED_ERROR_ATTACHMENT);
+    if (errorIndex >= 0) {
+      const [attachment] = result.attachments.splice(errorIndex, 1);
+      result.attachments = result.attachments.filter((a) => a.name !== DEFERRED_FAILURE_ATTACHMENT);
+      if (result.status !== 'passed' && result.status !== 'failed' && result.status !== 'skipped') return;
+      // Named like an error, not an assertion: Playwright's JUnit reporter writes <error type="TargetUnusable">.
+      const message = `TargetUnusable: ${attachment?.body?.toString('utf8') ?? 'the target is unusable'}`;
+      this.fail(result, { message, stack: message });
+      return;
+    }
     const index = result.attachments.findIndex((a) => a.name === DEFERRED_FAILURE_ATTACHMENT);
     if (index < 0) return;
     const [attachment] = result.attachments.splice(index, 1);
@@ -51,7 +90,10 @@ export default class DeferredFailures implements Reporter {
     // Worded as the failed assertion it stands for: Playwright's JUnit reporter then writes a <failure>
     // (type expect.toBeUndefined), as it does for the assertion a worker would have failed on.
     const message = `${text}\n\nexpect(gating check failures).toBeUndefined()`;
-    const error: TestError = { message, stack: `Error: ${message}` };
+    this.fail(result, { message, stack: `Error: ${message}` });
+  }
+
+  private fail(result: TestResult, error: TestError): void {
     result.status = 'failed';
     result.errors.push(error);
     // `error` is the first of `errors`, kept for reporters that still read it.
@@ -60,6 +102,35 @@ export default class DeferredFailures implements Reporter {
   }
 
   onEnd(result: FullResult): Promise<{ status?: FullResult['status'] } | undefined> {
+    if (result.status === 'interrupted' && !this.interruptedMarked) this.markNotRun();
     return Promise.resolve(this.failed > 0 && result.status === 'passed' ? { status: 'failed' } : undefined);
+  }
+
+  /**
+   * An interrupted run where no test was in flight when the signal came: the first test that never ran
+   * gets one failed result with the "Interrupted" error, so that every JUnit file (written after this
+   * reporter's onEnd) counts an error rather than reading as a clean run.
+   */
+  private markNotRun(): void {
+    const test = this.suite?.allTests().find((t) => t.results.length === 0);
+    if (!test) return;
+    const error = interruptedError();
+    const notRun: TestResult = {
+      retry: 0,
+      parallelIndex: -1,
+      workerIndex: -1,
+      duration: 0,
+      startTime: new Date(),
+      status: 'failed',
+      error,
+      errors: [error],
+      attachments: [],
+      annotations: [],
+      stdout: [],
+      stderr: [],
+      steps: [],
+    };
+    test.results.push(notRun);
+    this.interruptedMarked = true;
   }
 }

@@ -35,7 +35,12 @@ export interface GroupVerdict {
   waived: string[];
   /** Failures that do not gate (http without ISWC_STRICT=1). */
   notGating: Array<{ level: string; text: string }>;
-  /** Why the test fails: its gating failures, and the circuit breaker's trip when it tripped during the test. */
+  /** Why the test fails: its gating failures. */
   blocking?: string;
+  /**
+   * The target was found unusable during this test (the circuit breaker tripped, the key was refused on
+   * every request): the test ends on an error saying so, not on a check failure (one test of the run).
+   */
+  unusable?: string;
   allure: AllureData;
 }

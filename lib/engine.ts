@@ -21,6 +21,11 @@ import type { PlannedCase } from './run/planned.ts';
 import { inParallel, runPlannedCase } from './run/runner.ts';
 import type { CaseOutcome } from './run/runner.ts';
 import type { AllureData, GroupVerdict } from './engine-protocol.ts';
+import { KEY_REFUSED_AFTER, keyRefusedReason, showsKeyAcceptance } from './contract/agency.ts';
+import type { RunHalt } from './report/outcome.ts';
+import { estimatedRequests } from './run/budget.ts';
+import { PROGRESS_SLOT } from './progress.ts';
+import type { EngineProgress } from './progress.ts';
 
 /** Cases in flight at once over the whole run (each case keeps its own steps in order). */
 const CONCURRENCY = 4;
@@ -70,7 +75,13 @@ export interface EngineSetup {
   tests: readonly PlannedTest[];
   /** Requests per second over the whole run, or null for no limit. */
   rate: number | null;
+  /** --max-duration (ISWC_MAX_DURATION): the engine stops sending once the run has lasted this long. */
+  maxDurationMs?: number;
+  /** How --max-duration was written (for the reason every skipped case carries), e.g. "20m". */
+  maxDurationText?: string;
 }
+
+
 
 /**
  * The run's engine: one HTTP client (one pool, one rate, one circuit breaker), one judge and one
@@ -96,9 +107,18 @@ export class RunEngine implements SelectableEngine {
   private readonly started = new Map<string, Promise<GroupVerdict>>();
   /** Selected tests not started yet, in the order Playwright runs them. */
   private ahead: string[][] = [];
+  /** Requests the selected tests are estimated to send. */
+  private planned: number;
+  /** Gating failures so far. */
+  private failures = 0;
+  /** Why the run was stopped (a signal, the time limit), once it was. */
+  private halted: RunHalt | undefined;
+  private deadline: NodeJS.Timeout | undefined;
+  private readonly startedAtMs = performance.now();
 
   constructor(private readonly setup: EngineSetup) {
     this.byKey = new Map(setup.planned.map((p) => [p.key, p]));
+    this.planned = this.requestsOf(setup.tests.flatMap((t) => t.keys));
     this.gate = setup.rate === null ? undefined : localGate(setup.rate);
     const { cfg } = setup;
     this.client = createHttpClient({
@@ -112,9 +132,49 @@ export class RunEngine implements SelectableEngine {
       // A gateway may throttle on any target (section 8: rate limits not shown): 429/503 are waited out.
       throttling: true,
       unresponsiveFile: setup.breakerFile,
+      keyRefusal: { after: KEY_REFUSED_AFTER, shows: (spec) => showsKeyAcceptance(spec, setup.profile.agency), message: keyRefusedReason(setup.profile.agency) },
       ...(this.gate ? { beforeSend: this.gate } : {}),
     });
     this.judge = createJudge({ strict: cfg.strict, agency: setup.profile.agency });
+    if (setup.maxDurationMs !== undefined) {
+      const limit = setup.maxDurationText ?? `${Math.round(setup.maxDurationMs / 1000)}s`;
+      this.deadline = setTimeout(() => this.stop({ kind: 'max-duration', reason: `stopped at --max-duration ${limit} (ISWC_MAX_DURATION): the run's time limit` }), setup.maxDurationMs);
+      this.deadline.unref();
+    }
+    (globalThis as Record<symbol, unknown>)[PROGRESS_SLOT] = () => this.progress();
+  }
+
+  /** Requests the given cases are estimated to send. */
+  private requestsOf(keys: readonly string[]): number {
+    let total = 0;
+    for (const key of keys) {
+      const p = this.byKey.get(key);
+      if (p && !p.skipReason) total += estimatedRequests(p, p.runs ?? this.setup.cfg.runs);
+    }
+    return total;
+  }
+
+  /**
+   * Stops sending for good (a signal, the time limit): no request starts after this call, the cases in
+   * flight end at their next request, and every later case is skipped with the reason. The first halt wins.
+   */
+  stop(halt: RunHalt): void {
+    if (this.halted === undefined) this.halted = halt;
+    if (this.deadline) clearTimeout(this.deadline);
+    this.client.stop(halt.reason);
+  }
+
+  /** Why the run stopped sending, if it did: the target first (the breaker, the key), then a stop. */
+  halt(): RunHalt | undefined {
+    const unusable = this.client.unusable();
+    if (unusable !== undefined && this.halted?.kind !== 'interrupted' && this.halted?.kind !== 'max-duration') return { kind: 'target-unusable', reason: unusable };
+    return this.halted ?? (unusable !== undefined ? { kind: 'target-unusable', reason: unusable } : undefined);
+  }
+
+  progress(): EngineProgress {
+    const client = this.client.progress();
+    const halt = this.halt();
+    return { sent: client.sent, planned: this.planned, failures: this.failures, throttledMs: client.throttledMs, startedAtMs: this.startedAtMs, rate: this.setup.rate, ...(halt ? { halt } : {}) };
   }
 
   /** The tests this run selected, in order: the engine may run them ahead. */
@@ -124,6 +184,7 @@ export class RunEngine implements SelectableEngine {
       const keys = byTitle.get(`${t.project}\u0001${t.title}`);
       return keys ? [keys] : [];
     });
+    this.planned = this.requestsOf(this.ahead.flat());
     this.pump();
   }
 
@@ -174,7 +235,8 @@ export class RunEngine implements SelectableEngine {
     }
     const executions = this.redact.deep(all);
     const waiverDate = runDay(this.setup.startedAt);
-    const attachment: ExecutionsAttachment = { executions, stats, waiverDate };
+    const halt = this.halt();
+    const attachment: ExecutionsAttachment = { executions, stats, waiverDate, ...(halt ? { halt: this.redact.deep(halt) } : {}) };
     // The same function as the reporter's, on the same executions and day: both reach the same verdicts.
     const waivers = runWaivers(cfg.waivers);
     const judged = waivers ? applyWaivers(executions, waivers.waivers, waiverDate).executions : executions;
@@ -184,14 +246,16 @@ export class RunEngine implements SelectableEngine {
     });
     const failures = judged.filter((e) => e.verdict === 'fail');
     const blocking = failures.filter((e) => gating(e.level, cfg.strict));
+    this.failures += blocking.length;
     const messages: string[] = [];
     const reportFile = path.relative(process.cwd(), path.join(cfg.reportDir, 'conformance.json'));
     if (blocking.length > 0) messages.push(`${blocking.length} check(s) failed:\n${blocking.map((e) => describeFailure(e, reportFile)).join('\n\n')}`);
-    // The test during which the circuit breaker tripped fails with it, whatever the level of what tripped it.
+    // The test during which the target was found unusable ends on an error saying so (one test of the run).
     const unusable = this.client.unusable();
+    let unusableText: string | undefined;
     if (unusable !== undefined && !this.tripReported && outcomes.some((o) => o.stats.requests > 0)) {
       this.tripReported = true;
-      messages.push(`The target is unusable: ${unusable}. Every later case of the run is skipped with that reason.`);
+      unusableText = this.redact.text(`target unusable: ${unusable}. Nothing more is sent; every later case of the run is skipped with that reason.`);
     }
     const firstSkip = outcomes[0]?.skipReason;
     return {
@@ -201,6 +265,7 @@ export class RunEngine implements SelectableEngine {
       waived: judged.filter((e) => e.verdict === 'waived').map(describeWaived),
       notGating: failures.filter((e) => !gating(e.level, cfg.strict)).map((e) => ({ level: e.level, text: describeFailure(e, reportFile) })),
       ...(messages.length > 0 ? { blocking: messages.join('\n\n') } : {}),
+      ...(unusableText !== undefined ? { unusable: unusableText } : {}),
       allure: this.allureData(cases, outcomes, judged),
     };
   }
@@ -242,6 +307,7 @@ export class RunEngine implements SelectableEngine {
   }
 
   async close(): Promise<void> {
+    if (this.deadline) clearTimeout(this.deadline);
     await this.client.close();
     await this.gate?.close();
   }

@@ -1,4 +1,8 @@
+import { gating } from './check/gating.ts';
 import { createJudge } from './check/judge.ts';
+import { KEY_REFUSED_AFTER, keyRefusedReason, showsKeyAcceptance } from './contract/agency.ts';
+import { runOutcome } from './report/outcome.ts';
+import type { RunHalt, RunOutcome } from './report/outcome.ts';
 import type { TargetProfile } from './contract/profile/types.ts';
 import type { PlanName } from './run/budget.ts';
 import type { CheckExecution } from './run/execution.ts';
@@ -33,13 +37,27 @@ export interface InProcessOptions {
 }
 
 export async function runSuiteInProcess(options: InProcessOptions): Promise<CheckExecution[]> {
-  // The in-process runs target local servers: a 429 is judged, not waited out.
+  return (await runSuiteWithOutcome(options)).executions;
+}
+
+export interface InProcessRun {
+  executions: CheckExecution[];
+  /** Why the run stopped sending (the target unusable: circuit breaker, key refused), when it did. */
+  halt?: RunHalt;
+  /** The outcome and exit code, as a Playwright run's report records them (lib/report/outcome.ts). */
+  outcome: RunOutcome;
+}
+
+/** The same run, with how it ended: the exit code a command would end with, mapped as every command maps it. */
+export async function runSuiteWithOutcome(options: InProcessOptions): Promise<InProcessRun> {
+  // The in-process runs target local servers.
   const client = createHttpClient({
     baseUrl: options.baseUrl,
     key: options.key,
     timeoutMs: options.timeoutMs ?? 5000,
     throttling: options.throttling ?? true,
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+    keyRefusal: { after: KEY_REFUSED_AFTER, shows: (spec) => showsKeyAcceptance(spec, options.profile.agency), message: keyRefusedReason(options.profile.agency) },
   });
   const settings: RunSettings = { seed: 1, runs: 25, strict: false, ...options.settings };
   const judge = createJudge({ strict: settings.strict, agency: options.profile.agency });
@@ -53,7 +71,11 @@ export async function runSuiteInProcess(options: InProcessOptions): Promise<Chec
   ).filter(options.filter ?? (() => true));
   try {
     const outcomes = await inParallel(planned, options.concurrency ?? 8, (p) => runPlannedCase(p, client, options.profile, settings, judge));
-    return outcomes.flatMap((o) => o.executions);
+    const executions = outcomes.flatMap((o) => o.executions);
+    const unusable = client.unusable();
+    const halt: RunHalt | undefined = unusable !== undefined ? { kind: 'target-unusable', reason: unusable } : undefined;
+    const fails = executions.some((e) => e.verdict === 'fail' && gating(e.level, settings.strict));
+    return { executions, ...(halt ? { halt } : {}), outcome: runOutcome(halt, fails) };
   } finally {
     await client.close();
   }

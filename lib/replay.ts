@@ -152,6 +152,9 @@ function recording(client: RunClient, log: Exchange[]): RunClient {
     curl: (spec) => client.curl(spec),
     close: () => client.close(),
     unusable: () => client.unusable(),
+    stop: (reason) => client.stop(reason),
+    stopped: () => client.stopped(),
+    progress: () => client.progress(),
   };
 }
 

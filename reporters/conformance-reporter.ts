@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
+import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import type { CheckExecution } from '../lib/run/execution.ts';
 import { config as runConfig } from '../lib/config/config.ts';
 import { runContext } from '../lib/config/run-context.ts';
@@ -17,6 +17,11 @@ import { EXECUTIONS_ATTACHMENT } from '../lib/report/attachment.ts';
 import { replayCommand } from '../lib/report/identity.ts';
 import { utcDay } from '../lib/report/waivers/apply.ts';
 import { runWaivers } from '../lib/report/waivers/run.ts';
+import { interruptedBy } from '../lib/interrupt.ts';
+import { engineProgress } from '../lib/progress.ts';
+import { firstHalt } from '../lib/report/outcome.ts';
+import type { RunHalt } from '../lib/report/outcome.ts';
+import { readLeftOutExecutions } from '../lib/run/plan-file.ts';
 
 /** The attachment's bytes: in memory in a live run; a body or a file when replayed by `merge-reports`. */
 function attachmentText(attachment: TestResult['attachments'][number]): string | undefined {
@@ -44,13 +49,23 @@ export default class ConformanceReporter implements Reporter {
   private started = new Date();
   /** The days the tests judged waiver expiry against (one, unless a merge mixes runs). */
   private waiverDates = new Set<string>();
+  /** Why the run stopped sending, as the tests' attachments say (one per test that ended after it). */
+  private halts: RunHalt[] = [];
+  /** The executions of the cases the plan left out (no test stands for them). */
+  private leftOut: CheckExecution[] | undefined;
+  /** The run has conformance tests (json, xml): it writes the reports even when interrupted before any ended. */
+  private conformanceTests = 0;
 
   printsToStdio(): boolean {
     return true;
   }
 
-  onBegin(): void {
+  onBegin(_config: FullConfig, suite: Suite): void {
     this.started = new Date();
+    this.conformanceTests = suite.allTests().filter((t) => ['json', 'xml'].includes(t.parent.project()?.name ?? '')).length;
+    // A live run: the plan file of the global setup (removed at its teardown, before onEnd).
+    const planFile = runContext()?.planFile;
+    if (planFile && existsSync(planFile)) this.leftOut = readLeftOutExecutions(planFile);
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
@@ -67,12 +82,15 @@ export default class ConformanceReporter implements Reporter {
       this.stats.retries += payload.stats.retries;
       this.stats.waitedMs += payload.stats.waitedMs;
       if (payload.waiverDate) this.waiverDates.add(payload.waiverDate);
+      if (payload.halt) this.halts.push(payload.halt);
     }
   }
 
-  onEnd(result: FullResult): Promise<{ status?: FullResult['status'] } | undefined> {
+  async onEnd(result: FullResult): Promise<{ status?: FullResult['status'] } | undefined> {
     try {
-      return this.finish(result);
+      // A merge of shards in another process: the plan is deterministic, so it is computed again.
+      if (this.leftOut === undefined && this.executions.length > 0) this.leftOut = await leftOutFromConfig(runConfig());
+      return await this.finish(result);
     } catch (e) {
       // A reporter that fails quietly loses the run's verdict: say why, and fail the run.
       process.stderr.write(`iswc-conformance reporter: could not write the reports: ${redactorFromEnv().text((e as Error).message)}\n`);
@@ -83,9 +101,10 @@ export default class ConformanceReporter implements Reporter {
   private finish(result: FullResult): Promise<{ status?: FullResult['status'] } | undefined> {
     const out: string[] = [];
     let status: FullResult['status'] | undefined;
-    if (this.executions.length > 0) {
+    const executions = [...this.executions, ...(this.leftOut ?? [])];
+    if (this.executions.length > 0 || this.conformanceTests > 0) {
       const config = runConfig();
-      const report = this.buildReport(config, result);
+      const report = this.buildReport(config, result, executions);
       const written = writeConformanceReports(report, config.reportDir, redactorFromEnv());
       out.push(...this.summary(report, config.strict, config.requireAll, [written.json, written.junit, written.html]));
       if (written.violations.length > 0) {
@@ -103,7 +122,14 @@ export default class ConformanceReporter implements Reporter {
     return Promise.resolve(status ? { status } : undefined);
   }
 
-  private buildReport(config: RunConfig, result: FullResult): ConformanceReport {
+  /** Why the run stopped sending, if it did: the tests' attachments, the engine of this process, the signal. */
+  private halt(result: FullResult): RunHalt | undefined {
+    const signal = interruptedBy();
+    const interrupted: RunHalt | undefined = result.status === 'interrupted' || signal !== undefined ? { kind: 'interrupted', reason: `interrupted by ${signal ?? 'SIGINT'}` } : undefined;
+    return firstHalt([...this.halts, engineProgress()?.halt, interrupted]);
+  }
+
+  private buildReport(config: RunConfig, result: FullResult, executions: CheckExecution[]): ConformanceReport {
     let profile: TargetProfile | undefined;
     try {
       profile = loadProfile(config.targetFile);
@@ -116,8 +142,9 @@ export default class ConformanceReporter implements Reporter {
     const waiverDate = [...this.waiverDates].sort()[0] ?? utcDay(started);
     // A live run has the context its global setup made; a merge of blob reports in another process has not.
     const context = runContext();
+    const halt = this.halt(result);
     return buildConformanceReport({
-      executions: this.executions,
+      executions,
       stats: this.stats,
       baseUrl: context?.baseUrl ?? config.baseUrl,
       embedded: context?.embedded ?? false,
@@ -132,6 +159,8 @@ export default class ConformanceReporter implements Reporter {
       ...(waivers ? { waivers: { set: waivers, date: waiverDate } } : {}),
       plan: { name: config.plan, budget: config.budget ?? null },
       network: runNetwork(config.network, config.headers),
+      ...(halt ? { halt } : {}),
+      requireAll: config.requireAll,
     });
   }
 
@@ -139,6 +168,8 @@ export default class ConformanceReporter implements Reporter {
     const { byLevel, coverage, waivers } = report.summary;
     const lines = ['', '─── ISWC conformance ───────────────────────────────────────────'];
     lines.push(`target ${report.meta.baseUrl ?? '?'} · profile ${report.meta.profile} · seed ${report.meta.seed ?? '-'} · ${report.meta.requests} requests`);
+    const outcome = report.summary.outcome;
+    if (outcome && outcome.status !== 'completed') lines.push(outcomeLine(outcome.status, outcome.reason ?? '', report.meta.requests));
     for (const level of ['spec', 'http', 'observed'] as const) {
       const t = byLevel[level];
       lines.push(
@@ -149,7 +180,13 @@ export default class ConformanceReporter implements Reporter {
     }
     const failing = groupByCheck(report.executions.filter((e) => e.verdict === 'fail'));
     if (failing.size > 0) {
-      lines.push('failing checks:');
+      lines.push(
+        outcome?.status === 'target-unusable'
+          ? 'failing checks before the run stopped (with the target unusable, they may be only its symptoms):'
+          : outcome?.status === 'interrupted'
+            ? 'failing checks before the run stopped:'
+            : 'failing checks:',
+      );
       for (const [id, f] of failing) {
         lines.push(`  ✗ ${id} [${f.first.level}, section ${f.first.sections.join(', ')}] ×${f.count} — e.g. ${f.first.caseId}: ${f.first.received ?? ''}`.slice(0, 220));
         const hint = replayHint(report.executions.filter((e) => e.verdict === 'fail' && e.checkId === id), path.relative(process.cwd(), files[0] ?? 'conformance.json'));
@@ -173,16 +210,32 @@ export default class ConformanceReporter implements Reporter {
         for (const w of list) lines.push(`  ! entry ${w.index} (line ${w.line}) ${w.check}${w.operation ? ` on ${w.operation}` : ''}${w.format ? ` (${w.format})` : ''}, until ${w.until}: ${w.reason}`);
       }
     }
-    const skipped = report.executions.filter((e) => e.verdict === 'skip');
-    if (skipped.length > 0) lines.push(`skipped: ${skipped.length} check executions, e.g. ${skipped[0]?.caseId}: ${skipped[0]?.skipReason ?? ''}`.slice(0, 220));
-    if (coverage.notExercised.length > 0) {
+    // Not sent: one line per reason with the number of cases, never one per check execution.
+    const skippedCases = new Map<string, Set<string>>();
+    for (const e of report.executions.filter((x) => x.verdict === 'skip')) {
+      const reason = e.skipReason ?? 'skipped';
+      skippedCases.set(reason, (skippedCases.get(reason) ?? new Set<string>()).add(`${e.caseId}\u0001${e.format}`));
+    }
+    if (skippedCases.size > 0) {
+      lines.push('not sent or not judged (cases, by reason):');
+      const reasons = [...skippedCases.entries()].sort((a, b) => b[1].size - a[1].size);
+      for (const [reason, cases] of reasons.slice(0, 6)) lines.push(`  ${String(cases.size).padStart(4)} × ${reason}`.slice(0, 240));
+      if (reasons.length > 6) lines.push(`       … and ${reasons.length - 6} other reasons (conformance.json, conformance.html)`);
+    }
+    if (coverage.notExercised.length > 0 && outcome?.status === 'target-unusable') {
+      // The reason is the headline's: one line, not one per check.
+      lines.push(`spec checks not exercised: ${coverage.notExercised.length} of ${coverage.specChecks} (the run stopped: see above)`);
+    } else if (coverage.notExercised.length > 0) {
       lines.push(`spec checks not exercised (${coverage.notExercised.length} of ${coverage.specChecks}; this is a partial run${requireAll ? '' : ', ISWC_REQUIRE_ALL=1 makes it fail'}):`);
       for (const n of coverage.notExercised) lines.push(`  - ${n.checkId} [section ${n.sections.join(', ')}]: ${n.reasons.join('; ')}`.slice(0, 300));
     }
     lines.push(`verdict: ${report.summary.verdictText}${strict ? ' (strict)' : ''}`);
     const all = Object.values(byLevel).reduce((n, t) => ({ pass: n.pass + t.pass, fail: n.fail + t.fail, skip: n.skip + t.skip, waived: n.waived + t.waived }), { pass: 0, fail: 0, skip: 0, waived: 0 });
-    lines.push(`checks: ${all.pass} passed, ${all.fail} failed, ${all.waived ? `${all.waived} waived, ` : ''}${all.skip} skipped`);
+    // Skipped executions are counted as the cases not sent (above), never as hundreds of skipped checks.
+    const notSent = new Set(report.executions.filter((e) => e.verdict === 'skip').map((e) => `${e.caseId}\u0001${e.format}`)).size;
+    lines.push(`checks: ${all.pass} passed, ${all.fail} failed${all.waived ? `, ${all.waived} waived` : ''}${notSent > 0 ? `; ${notSent} case${notSent === 1 ? '' : 's'} not sent or not judged (${all.skip} check executions, by reason above)` : ''}`);
     lines.push(`reports: ${files.map((f) => path.relative(process.cwd(), f)).join(' · ')}`);
+    if (outcome) lines.push(`exit code: ${outcome.exitCode} (${EXIT_MEANING[outcome.exitCode]})`);
     return lines;
   }
 }
@@ -194,6 +247,28 @@ function replayHint(failures: readonly CheckExecution[], reportFile: string): st
   if (first === undefined) return undefined;
   const more = others.length > 3 ? `, … ${others.length - 3} more in the HTML report` : '';
   return `      failure ${first}: ${replayCommand(first, reportFile)}${others.length > 0 ? `  (other failures: ${others.slice(0, 3).join(', ')}${more})` : ''}`;
+}
+
+/** What the exit code of the run says (the words of every --help). */
+const EXIT_MEANING: Record<number, string> = { 0: 'conformant', 1: 'not conformant', 3: 'target unusable', 130: 'interrupted' };
+
+/** The headline of a run that did not complete its plan. */
+function outcomeLine(status: string, reason: string, requests: number): string {
+  if (status === 'target-unusable') return `✗ TARGET UNUSABLE: ${reason}. Nothing more was sent after ${requests} request(s).`;
+  if (status === 'interrupted') return `✗ INTERRUPTED: ${reason} after ${requests} request(s); nothing was sent after the signal. The reports hold what was done.`;
+  return `! PARTIAL RUN: ${reason}; ${requests} request(s) sent. The checks not exercised are listed below.`;
+}
+
+/** The executions of the cases the plan leaves out, from the configuration (a merge of shard reports). */
+async function leftOutFromConfig(config: RunConfig): Promise<CheckExecution[]> {
+  try {
+    const { planSuite, suiteOptionsFrom } = await import('../lib/run/plan.ts');
+    const { plannedLeftOutExecutions } = await import('../lib/run/plan-file.ts');
+    return plannedLeftOutExecutions(await planSuite(loadProfile(config.targetFile), suiteOptionsFrom(config)));
+  } catch {
+    // An unreadable profile is reported where it is read; the report then lists what the tests did.
+    return [];
+  }
 }
 
 /** Executions grouped by check (or another key), in order of first appearance, with a count and the first one. */

@@ -1,5 +1,5 @@
 import type { ValidateFunction } from 'ajv';
-import { decodeBody, sniffFormat } from '../contract/codec/index.ts';
+import { actsForAnotherAgency } from '../contract/agency.ts';
 import type { Format } from '../contract/codec/index.ts';
 import type { Exchange } from '../contract/exchange.ts';
 import { operation } from '../contract/operations.ts';
@@ -39,33 +39,13 @@ function checkParams(check: Check<never>, params: unknown): void {
 }
 
 /**
- * Does the request act for another agency than the profile's: the query `agency` of merge, delete and
- * demerge, the agencyCode of an agent run, or an agency work's agencyCode in a merge? Which agency a key
- * may act for is not shown (5.3).
- */
-function actsForAnotherAgency(step: Step, agency: string): boolean {
-  const queried = step.request.query?.find(([name]) => name === 'agency')?.[1];
-  if (queried !== undefined && queried !== agency) return true;
-  const body = step.request.body;
-  if (typeof body !== 'string' || (step.operation !== 'notifyAgentRun' && step.operation !== 'mergeIswcMetadata')) return false;
-  const format = sniffFormat(body);
-  if (!format) return false;
-  const decoded = decodeBody(format, step.operation === 'notifyAgentRun' ? 'AgentRun' : 'MergeRequest', body);
-  if (!decoded.ok || decoded.value === null || typeof decoded.value !== 'object') return false;
-  const value = decoded.value as Record<string, unknown>;
-  if (step.operation === 'notifyAgentRun') return value.agencyCode !== undefined && value.agencyCode !== agency;
-  const works = Array.isArray(value.agencyWorks) ? (value.agencyWorks as unknown[]) : [];
-  return works.some((w) => w !== null && typeof w === 'object' && (w as Record<string, unknown>).agencyCode !== undefined && (w as Record<string, unknown>).agencyCode !== agency);
-}
-
-/**
  * The judge of a run: every every-answer check (only http and observed ones on a probe of an open point or
  * a request outside the document), then the checks the step asks for, each with its parameters.
  */
 export function createJudge(options: JudgeOptions): Judge {
   return (step: Step, exchange: Exchange, format: Format): Judged[] => {
     const authProbe = step.request.auth !== undefined && step.request.auth !== 'key';
-    const foreignAgency = actsForAnotherAgency(step, options.agency);
+    const foreignAgency = actsForAnotherAgency(step.operation, step.request, options.agency);
     // Where the key is concerned (a probe without it, another agency than the key's), the answers the
     // contract lists as not shown (5.3) are documented too.
     const op = step.operation ? operation(step.operation) : null;

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { checkBaseUrl, ConfigError, isLoopback, readConfig } from '../config/config.ts';
+import { checkBaseUrl, ConfigError, isLoopback, parseDuration, readConfig } from '../config/config.ts';
 import type { ExtraHeader } from '../config/headers.ts';
 import { checkExtraHeaders, HEADERS_VARIABLE, headersVariableText, mergeExtraHeaders, parseHeaderArgument, parseHeadersVariable } from '../config/headers.ts';
 import { subscriptionKeyHeader } from '../contract/openapi.ts';
@@ -62,6 +62,12 @@ export const RUN_OPTIONS: Record<string, OptionSpec> = {
       "Add a header to every request to the base URL's origin (a company gateway's token, a trace id); repeatable. Its value is written nowhere: records and curl lines show a shell variable instead (X-Trace-Id: $ISWC_HEADER_X_TRACE_ID). Headers the harness owns are refused (the subscription key, Host, Content-Length, Content-Type, Transfer-Encoding, Accept, Accept-Encoding, User-Agent, hop-by-hop ones). Adds to ISWC_HEADERS; a secret belongs there rather than in a flag, which process lists show.",
   },
   'require-all': { type: 'boolean', description: 'Fail the run when a spec check of the document was not exercised (non-destructive mode, --budget, --smoke, --grep, entries used up): ISWC_REQUIRE_ALL=1.' },
+  'max-duration': {
+    type: 'string',
+    value: 'D',
+    description:
+      'Stop sending once the run has lasted D (e.g. 90s, 20m, 1.5h) and report a partial run: every case not sent is listed with "stopped at --max-duration" (ISWC_MAX_DURATION). The exit code is then that of what was judged (0 or 1).',
+  },
   plan: { type: 'boolean', description: 'Print the plan (cases, requests, time at the rate, requests that change data) and exit without sending anything; the same as the plan command.' },
   'same-inputs-as': {
     type: 'string',
@@ -73,7 +79,7 @@ export const RUN_OPTIONS: Record<string, OptionSpec> = {
 
 export const RUN_ENVIRONMENT: ReadonlyArray<readonly [string, string]> = [
   ['ISWC_SUBSCRIPTION_KEY', 'The subscription key (Ocp-Apim-Subscription-Key). Read only from the environment, never from a flag or a file; sent only to the base URL\'s origin and written nowhere (reports show $ISWC_SUBSCRIPTION_KEY). Required with any base URL.'],
-  ['ISWC_BASE_URL, ISWC_TARGET, ISWC_DESTRUCTIVE, ISWC_STRICT, ISWC_RATE, ISWC_BUDGET, ISWC_PLAN, ISWC_RUNS, ISWC_SEED, ISWC_REPORT_DIR, ISWC_WAIVERS, ISWC_REQUIRE_ALL, ISWC_WORKERS', 'The same settings as the flags (a flag wins); see the README.'],
+  ['ISWC_BASE_URL, ISWC_TARGET, ISWC_DESTRUCTIVE, ISWC_STRICT, ISWC_RATE, ISWC_BUDGET, ISWC_PLAN, ISWC_RUNS, ISWC_SEED, ISWC_REPORT_DIR, ISWC_WAIVERS, ISWC_REQUIRE_ALL, ISWC_WORKERS, ISWC_MAX_DURATION', 'The same settings as the flags (a flag wins); see the README.'],
   ['ISWC_TIMEOUT_MS', 'Per-request timeout: connect, headers and whole body (default 10000).'],
   ['ISWC_MAX_BODY', 'Largest response body read, in bytes (default 1048576).'],
   [
@@ -91,12 +97,12 @@ export const RUN_ENVIRONMENT: ReadonlyArray<readonly [string, string]> = [
 ];
 
 export const RUN_EXIT_CODES: ReadonlyArray<readonly [0 | 1 | 2 | 3 | 4 | 130, string]> = [
-  [0, `${EXIT_TEXT[0]}: no spec check failed (with --strict no http check either; with --require-all every spec check was exercised)`],
+  [0, `${EXIT_TEXT[0]}: no spec check failed (with --strict no http check either; with --require-all every spec check was exercised); a partial run (--smoke, --budget, --max-duration) too, unless --require-all`],
   [1, `${EXIT_TEXT[1]}: a gating check failed`],
-  [2, EXIT_TEXT[2]],
-  [3, EXIT_TEXT[3]],
+  [2, `${EXIT_TEXT[2]}; also a base URL without ISWC_SUBSCRIPTION_KEY, and a --grep that matches no case`],
+  [3, `${EXIT_TEXT[3]}: the run stops sending and says why (conformance.json summary.outcome; JUnit carries an error test case)`],
   [4, EXIT_TEXT[4]],
-  [130, EXIT_TEXT[130]],
+  [130, `${EXIT_TEXT[130]}: nothing is sent after the signal, the reports are marked interrupted; a second signal exits at once`],
 ];
 
 /**
@@ -238,6 +244,15 @@ export function parseRunArgs(values: OptionValues, cwd: string, env: NodeJS.Proc
     if (v === undefined) continue;
     if (!/^[1-9][0-9]*$/.test(v)) throw new UsageError(`--${flag} must be a positive integer, got "${v}"`);
     out.env[name] = v;
+  }
+  const maxDuration = str('max-duration');
+  if (maxDuration !== undefined) {
+    try {
+      parseDuration(maxDuration, '--max-duration');
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    out.env.ISWC_MAX_DURATION = maxDuration;
   }
   const seed = str('seed');
   if (seed !== undefined) {

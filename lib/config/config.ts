@@ -22,7 +22,10 @@ export interface RunConfig {
    * a remote target gets the safe defaults (destructive off, 10/min).
    */
   local: boolean;
-  /** The subscription key to send: ISWC_SUBSCRIPTION_KEY, or the embedded server's. */
+  /**
+   * The subscription key to send: ISWC_SUBSCRIPTION_KEY; the embedded server's own key only for the
+   * embedded server. Empty only for readers that send nothing (`requireKey: false` with a base URL).
+   */
   key: string;
   /** ISWC_SUBSCRIPTION_KEY as given (what every report must never show), or undefined. */
   secretKey: string | undefined;
@@ -48,6 +51,8 @@ export interface RunConfig {
   headers: readonly ExtraHeader[];
   /** HTTPS_PROXY / HTTP_PROXY / NO_PROXY for the base URL: the proxy the run goes through, or a direct connection. */
   network: NetworkRoute;
+  /** ISWC_MAX_DURATION in milliseconds: the run stops sending once it has run this long; undefined for no limit. */
+  maxDurationMs: number | undefined;
 }
 
 export { ConfigError };
@@ -75,6 +80,16 @@ export function checkBaseUrl(text: string, name = 'ISWC_BASE_URL'): string {
   if (url.username || url.password) throw new ConfigError(`${name} must not carry credentials; the key is read from ISWC_SUBSCRIPTION_KEY only`);
   if (url.search || url.hash || text.includes('?') || text.includes('#')) throw new ConfigError(`${name} must not carry a query or a fragment`);
   return text.replace(/\/+$/, '');
+}
+
+const DURATION_UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000 };
+
+/** A duration such as `90s`, `20m`, `1.5h` (a bare number is seconds), in milliseconds; `name` says whose it is. */
+export function parseDuration(text: string, name = 'ISWC_MAX_DURATION'): number {
+  const m = /^(\d+(?:\.\d+)?)\s*([smh]?)$/i.exec(text.trim());
+  const ms = m ? Math.round(Number(m[1]) * (DURATION_UNIT_MS[(m[2] || 's').toLowerCase()] ?? 1000)) : NaN;
+  if (!Number.isFinite(ms) || ms <= 0) throw new ConfigError(`${name} must be a positive duration such as 90s, 20m or 1.5h, got "${text}"`);
+  return ms;
 }
 
 /**
@@ -105,8 +120,12 @@ export function readConfig(env: Env = process.env, options: { requireKey?: boole
   const embedded = baseUrl === undefined;
   const local = embedded || isLoopback(baseUrl);
   const key = get('ISWC_SUBSCRIPTION_KEY');
-  if (!local && key === undefined && options.requireKey !== false) {
-    throw new ConfigError('ISWC_SUBSCRIPTION_KEY is not set: a remote base URL needs the subscription key in the environment (it is never taken from a flag or a file).');
+  // The embedded server's key opens only the embedded server: any base URL, even one on this machine, is
+  // a server with a key of its own, and sending it another key would fail every check for nothing.
+  if (!embedded && key === undefined && options.requireKey !== false) {
+    throw new ConfigError(
+      `ISWC_SUBSCRIPTION_KEY is not set: the base URL ${baseUrl}${local ? ' (even one on this machine)' : ''} needs the subscription key of that target in the environment (it is never taken from a flag or a file); only the embedded reference server (no base URL) has a key of its own`,
+    );
   }
   const seedText = get('ISWC_SEED');
   const seed = seedText === undefined ? undefined : Number(seedText);
@@ -121,7 +140,7 @@ export function readConfig(env: Env = process.env, options: { requireKey?: boole
     baseUrl,
     embedded,
     local,
-    key: key ?? DEFAULTS.embeddedKey,
+    key: key ?? (embedded ? DEFAULTS.embeddedKey : ''),
     secretKey: key,
     targetFile: path.resolve(get('ISWC_TARGET') ?? DEFAULTS.targetFile),
     destructive: flag('ISWC_DESTRUCTIVE', local),
@@ -138,6 +157,7 @@ export function readConfig(env: Env = process.env, options: { requireKey?: boole
     requireAll: flag('ISWC_REQUIRE_ALL', false),
     headers,
     network: resolveNetworkRoute(baseUrl, env),
+    maxDurationMs: get('ISWC_MAX_DURATION') === undefined ? undefined : parseDuration(get('ISWC_MAX_DURATION') as string, 'ISWC_MAX_DURATION'),
   });
 }
 

@@ -65,7 +65,8 @@ export type TransportErrorCode =
   | 'TOO_DEEP' // a JSON or XML body nested deeper than MAX_NESTING_DEPTH (lib/config/limits.ts): never decoded
   | 'REDIRECT_BLOCKED' // never produced as an error: redirects are answers; reserved for cross-origin URLs
   | 'THROTTLED' // still 429/503 after the bounded retries
-  | 'UNRESPONSIVE' // not sent: too many answers in a row were unusable (timeouts, resets, not HTTP, …): the run fails fast instead of hanging
+  | 'UNRESPONSIVE' // not sent: too many answers in a row were unusable (timeouts, resets, not HTTP, …), or the key was refused on every request: the run fails fast instead of hanging
+  | 'NOT_SENT' // not sent: the run stopped sending (interrupted by a signal, or at its time limit)
   | 'INVALID_URL';
 
 export interface TransportError {
@@ -114,6 +115,13 @@ export interface HttpClientOptions {
    * failing test): once one client gives up on the target, the others start from there.
    */
   unresponsiveFile?: string;
+  /**
+   * Stop the run when the target refuses the key: once the first `after` requests that show whether the
+   * key is accepted (`shows`: the run's own key, a documented operation, the profile's agency) have all
+   * been answered 401 or 403 (never an API Management quota answer, which is throttling), nothing more is
+   * sent and `message` says why. One such request answered otherwise ends the watch for good.
+   */
+  keyRefusal?: { after: number; shows: (spec: RequestSpec) => boolean; message: string };
   /** Called before every attempt; resolves when the request may go (rate limiting). */
   beforeSend?: () => Promise<void>;
   /** Sent as User-Agent so the API team can find the harness's traffic. */

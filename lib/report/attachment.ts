@@ -1,4 +1,5 @@
 import type { CheckExecution } from '../run/execution.ts';
+import type { RunHalt } from './outcome.ts';
 
 /** The name of the attachment each conformance test hands to the reporters. */
 export const EXECUTIONS_ATTACHMENT = 'iswc-check-executions';
@@ -6,10 +7,13 @@ export const EXECUTIONS_ATTACHMENT = 'iswc-check-executions';
 /**
  * What each test hands to the reporters: its check executions as judged (before any waiver: the reporter
  * applies the waivers again, so that it can tell used from unused ones), request counts, and the day the
- * test judged its waivers' expiry against. Free of the key.
+ * test judged its waivers' expiry against, and whether the run had stopped sending by then (so that a
+ * merge of shards knows it too). Free of the key.
  */
 export interface ExecutionsAttachment {
   executions: CheckExecution[];
   stats: { requests: number; retries: number; waitedMs: number };
   waiverDate?: string;
+  /** Why the run had stopped sending when the test ended (target unusable, interrupted, time limit), if it had. */
+  halt?: RunHalt;
 }

@@ -7,7 +7,9 @@ import type { TargetProfile } from '../contract/profile/types.ts';
 import { profileDigest, waiversDigest } from './binding.ts';
 import { failureId, hasFailureId } from './identity.ts';
 import { HARNESS_VERSION, documentDigest, safeBaseUrl, schemasDigest } from './meta.ts';
-import { runVerdict, specCoverage, verdictText, waivedChecks } from './verdict.ts';
+import { runOutcome } from './outcome.ts';
+import type { RunHalt } from './outcome.ts';
+import { NO_CASE_RAN_IT, runVerdict, specCoverage, verdictText, waivedChecks } from './verdict.ts';
 import { applyWaivers } from './waivers/apply.ts';
 import type { WaiverSet, WaiverSummary } from './waivers/types.ts';
 
@@ -37,6 +39,10 @@ export interface BuildInput {
   network?: RunNetwork;
   /** The profile the run used: its content digest and agency are recorded (what a certificate is bound to). */
   targetProfile?: TargetProfile;
+  /** Why the run stopped sending before the end of its plan, when it did. */
+  halt?: RunHalt;
+  /** ISWC_REQUIRE_ALL: a spec check not exercised fails the run (its exit code). */
+  requireAll?: boolean;
 }
 
 /**
@@ -63,7 +69,12 @@ export function buildConformanceReport(input: BuildInput): ConformanceReport {
   );
   const byLevel = tallyByLevel(executions);
   const gatingFailures = executions.filter((e) => e.verdict === 'fail' && gating(e.level, input.strict)).length;
-  const coverage = specCoverage(executions);
+  const measured = specCoverage(executions);
+  // Checks no test reached before the run stopped: say so rather than "no case ran it".
+  const coverage =
+    input.halt && input.halt.kind !== 'target-unusable'
+      ? { ...measured, notExercised: measured.notExercised.map((n) => ({ ...n, reasons: n.reasons.map((r) => (r === NO_CASE_RAN_IT ? `not reached: ${input.halt?.reason ?? ''}` : r)) })) }
+      : measured;
   let baseUrl = safeBaseUrl(input.baseUrl);
   if (baseUrl === null) {
     const url = executions.find((e) => e.exchange)?.exchange?.request.url;
@@ -99,10 +110,11 @@ export function buildConformanceReport(input: BuildInput): ConformanceReport {
   const summary: ConformanceReport['summary'] = {
     byLevel,
     gatingFailures,
-    verdict: runVerdict(gatingFailures, coverage),
-    verdictText: verdictText(gatingFailures, coverage, waivedChecks(executions).length),
+    verdict: runVerdict(gatingFailures, coverage, input.halt),
+    verdictText: verdictText(gatingFailures, coverage, waivedChecks(executions).length, input.halt ? { ...input.halt, requests: input.stats.requests } : undefined),
     coverage,
     ...(waivers ? { waivers } : {}),
+    outcome: runOutcome(input.halt, gatingFailures > 0 || (input.requireAll === true && coverage.notExercised.length > 0)),
   };
   return { meta, summary, executions };
 }

@@ -398,6 +398,7 @@ export function renderHtml(report: ConformanceReport): string {
 <h1>ISWC Agency API conformance report <span id="verdict" class="badge ${badgeClass(summary)}" data-verdict="${h(summary.verdict)}">${h(summary.verdictText)}</span></h1>
 <table class="meta" id="run-meta">${metaRows.map(([k, v]) => `<tr><td>${h(k)}</td><td>${h(v)}</td></tr>`).join('')}</table>
 </header>
+${outcomeHtml(summary)}
 ${coverageHtml(summary)}
 <h2>Checks per level</h2>
 <table id="levels"><tr><th>Level</th><th>Passed</th><th>Failed</th><th>Waived</th><th>Skipped</th><th>Observed</th></tr>${levelRows}</table>
@@ -422,9 +423,17 @@ ${payloadScript(payload)}`;
 }
 
 function badgeClass(summary: RunSummary): string {
-  if (summary.verdict === 'not conformant') return 'bad';
+  if (summary.verdict === 'not conformant' || summary.verdict === 'target unusable' || summary.verdict === 'interrupted') return 'bad';
   if (summary.verdict === 'partial') return 'grey';
   return summary.verdictText === 'conformant' ? 'ok' : 'waived';
+}
+
+/** How a run that did not complete its plan ended (target unusable, interrupted, time limit); nothing otherwise. */
+function outcomeHtml(summary: RunSummary): string {
+  const outcome = summary.outcome;
+  if (!outcome || outcome.status === 'completed') return '';
+  const title = outcome.status === 'target-unusable' ? 'Target unusable' : outcome.status === 'interrupted' ? 'Interrupted' : 'Stopped at its time limit';
+  return `<p id="outcome" class="badge ${outcome.status === 'max-duration' ? 'grey' : 'bad'}" data-status="${h(outcome.status)}">${h(title)}: ${h(outcome.reason ?? '')} (exit code ${outcome.exitCode})</p>`;
 }
 
 /** The spec checks a partial run did not exercise, with why; nothing when every one was. */

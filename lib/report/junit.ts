@@ -50,8 +50,6 @@ function testcase(e: CheckExecution, classname: string): string {
   switch (e.verdict) {
     case 'fail':
       return `${open}>\n      <failure message="${escapeXmlAttr(failureMessage(e))}" type="${escapeXmlAttr(`${e.level}:${e.checkId}`)}">${escapeXmlText(failureText(e))}</failure>\n    </testcase>`;
-    case 'skip':
-      return `${open}>\n      <skipped message="${escapeXmlAttr(e.skipReason ?? 'skipped')}"/>\n    </testcase>`;
     case 'waived':
       return `${open}>\n      <skipped message="${escapeXmlAttr(e.waiver ? waivedText(e.waiver) : 'waived')}"/>\n    </testcase>`;
     case 'observed':
@@ -61,16 +59,52 @@ function testcase(e: CheckExecution, classname: string): string {
   }
 }
 
+/** The testcase of a run that did not end on its own: an error a dashboard counts, never a clean "0 failures". */
+function outcomeSuite(report: ConformanceReport, propertyXml: string): string | undefined {
+  const outcome = report.summary.outcome;
+  if (!outcome || (outcome.status !== 'target-unusable' && outcome.status !== 'interrupted')) return undefined;
+  const type = outcome.status === 'target-unusable' ? 'TargetUnusable' : 'Interrupted';
+  const text = [report.summary.verdictText, `requests sent: ${report.meta.requests}`, `exit code: ${outcome.exitCode}`].join('\n');
+  return [
+    `  <testsuite name="run" tests="1" failures="0" errors="1" skipped="0" time="0.000" timestamp="${escapeXmlAttr(report.meta.startedAt)}">`,
+    propertyXml,
+    `    <testcase classname="run" name="run outcome: ${escapeXmlAttr(outcome.status)}" time="0.000">`,
+    `      <error message="${escapeXmlAttr(report.summary.verdictText)}" type="${type}">${escapeXmlText(text)}</error>`,
+    '    </testcase>',
+    '  </testsuite>',
+  ].join('\n');
+}
+
+/** One skipped testcase per spec check the run did not exercise, with its reasons (instead of one per skipped execution). */
+function notExercisedSuite(report: ConformanceReport, propertyXml: string): string | undefined {
+  const missing = report.summary.coverage.notExercised;
+  if (missing.length === 0) return undefined;
+  return [
+    `  <testsuite name="not exercised" tests="${missing.length}" failures="0" errors="0" skipped="${missing.length}" time="0.000" timestamp="${escapeXmlAttr(report.meta.startedAt)}">`,
+    propertyXml,
+    ...missing.map(
+      (n) =>
+        `    <testcase classname="not exercised" name="${escapeXmlAttr(`${n.checkId} [spec, section ${sectionsText(n.sections)}]`)}" time="0.000">\n      <skipped message="${escapeXmlAttr(`not exercised: ${n.reasons.join('; ')}`)}"/>\n    </testcase>`,
+    ),
+    '  </testsuite>',
+  ].join('\n');
+}
+
 /**
- * JUnit XML with one testcase per check execution: classname = operation.format, name = check · case ·
- * step. Failures carry section, expected vs received and the curl line; skips their reason; a waived
- * failure is a skipped testcase (`waived: <reason> (until …)`; conformance.json keeps its exchange);
- * observed behaviour is a passed testcase with the observation as system-out. The suite properties
- * carry the verdict text, the spec checks exercised (N of M), each one not exercised with why, and each
- * waiver with its status. Expects a redacted report.
+ * JUnit XML for CI dashboards (the file they should read; README "Reports"): one testcase per judged
+ * check execution, classname = operation.format, name = check · case · step. Failures carry section,
+ * expected vs received and the curl line; a waived failure is a skipped testcase (`waived: <reason>
+ * (until …)`; conformance.json keeps its exchange); observed behaviour is a passed testcase with the
+ * observation as system-out. Skipped executions are not listed one by one (a plan or a budget leaves
+ * hundreds out): suite "not exercised" has one skipped testcase per spec check the run did not exercise,
+ * with its reasons. A run that did not end on its own (target unusable, interrupted) has suite "run" with
+ * one error testcase saying so. The suite properties carry the verdict text, the spec checks exercised (N
+ * of M), each one not exercised with why, each waiver with its status, the run's outcome and the number
+ * of skipped executions. Expects a redacted report.
  */
 export function renderJunit(report: ConformanceReport): string {
   const { meta } = report;
+  const skippedExecutions = report.executions.filter((e) => e.verdict === 'skip').length;
   const props: Array<[string, string]> = [
     ['target', meta.baseUrl ?? ''],
     ['profile', meta.profile],
@@ -82,7 +116,9 @@ export function renderJunit(report: ConformanceReport): string {
     ['documentDigest', meta.documentDigest],
     ['schemasDigest', meta.schemasDigest],
     ['verdict', report.summary.verdictText],
+    ...(report.summary.outcome ? ([['outcome', `${report.summary.outcome.status}${report.summary.outcome.reason ? `: ${report.summary.outcome.reason}` : ''}`], ['exitCode', String(report.summary.outcome.exitCode)]] as Array<[string, string]>) : []),
     ['specChecksExercised', `${report.summary.coverage.exercised} of ${report.summary.coverage.specChecks}`],
+    ['skippedExecutions', String(skippedExecutions)],
     ...report.summary.coverage.notExercised.map((n): [string, string] => [`notExercised.${n.checkId}`, n.reasons.join('; ')]),
     ...(report.summary.waivers?.entries ?? []).map((w): [string, string] => [
       `waiver.${w.index}`,
@@ -90,28 +126,35 @@ export function renderJunit(report: ConformanceReport): string {
     ]),
   ];
   const propertyXml = `    <properties>\n${props.map(([k, v]) => `      <property name="${escapeXmlAttr(k)}" value="${escapeXmlAttr(v)}"/>`).join('\n')}\n    </properties>`;
-  const groups = groupBy(report.executions, (e) => `${operationKey(e)}.${e.format}`);
+  const listed = report.executions.filter((e) => e.verdict !== 'skip');
+  const groups = groupBy(listed, (e) => `${operationKey(e)}.${e.format}`);
   const order = OPERATION_KEYS.flatMap((op) => FORMATS.map((f) => `${op}.${f}`));
   const names = [...groups.keys()].sort((a, b) => (order.indexOf(a) + 1 || 1e9) - (order.indexOf(b) + 1 || 1e9) || a.localeCompare(b));
   const suites: string[] = [];
+  const run = outcomeSuite(report, propertyXml);
+  if (run) suites.push(run);
   for (const name of names) {
     const list = groups.get(name) ?? [];
     const t = tallyOf(list);
     const time = list.reduce((n, e) => n + (e.durationMs ?? 0), 0);
     suites.push(
       [
-        `  <testsuite name="${escapeXmlAttr(name)}" tests="${list.length}" failures="${t.fail}" errors="0" skipped="${t.skip + t.waived}" time="${seconds(time)}" timestamp="${escapeXmlAttr(meta.startedAt)}">`,
+        `  <testsuite name="${escapeXmlAttr(name)}" tests="${list.length}" failures="${t.fail}" errors="0" skipped="${t.waived}" time="${seconds(time)}" timestamp="${escapeXmlAttr(meta.startedAt)}">`,
         propertyXml,
         ...list.map((e) => testcase(e, name)),
         '  </testsuite>',
       ].join('\n'),
     );
   }
-  const all = tallyOf(report.executions);
+  const missing = notExercisedSuite(report, propertyXml);
+  if (missing) suites.push(missing);
+  const all = tallyOf(listed);
+  const errors = run ? 1 : 0;
+  const notExercised = report.summary.coverage.notExercised.length;
   const total = (Date.parse(meta.finishedAt) - Date.parse(meta.startedAt)) / 1000;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="ISWC conformance" tests="${report.executions.length}" failures="${all.fail}" errors="0" skipped="${all.skip + all.waived}" time="${Number.isFinite(total) ? total.toFixed(3) : '0'}">`,
+    `<testsuites name="ISWC conformance" tests="${listed.length + notExercised + errors}" failures="${all.fail}" errors="${errors}" skipped="${all.waived + notExercised}" time="${Number.isFinite(total) ? total.toFixed(3) : '0'}">`,
     ...suites,
     '</testsuites>',
     '',

@@ -1,5 +1,6 @@
 import type { CheckExecution, Level, Verdict } from '../run/execution.ts';
 import type { WaiverSummary } from './waivers/types.ts';
+import type { RunOutcome } from './outcome.ts';
 import type { RunVerdict, SpecCoverage } from './verdict.ts';
 
 /** `reports/conformance.json`: one run, every check execution. Every writer reads this; none re-derives verdicts. */
@@ -54,6 +55,11 @@ export interface RunSummary {
   coverage: SpecCoverage;
   /** Present when the run had a waivers file (ISWC_WAIVERS): each entry with its status and count. */
   waivers?: WaiverSummary;
+  /**
+   * How the run ended (completed, interrupted, target unusable, stopped at --max-duration), why, and the
+   * exit code that follows. Always written; absent only from reports written before it existed.
+   */
+  outcome?: RunOutcome;
 }
 
 export interface ConformanceReport {

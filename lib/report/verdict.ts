@@ -1,5 +1,6 @@
 import { allChecks } from '../check/registry.ts';
 import type { CheckExecution } from '../run/execution.ts';
+import type { RunHalt } from './outcome.ts';
 
 /** Why a spec check has no execution at all in a run. */
 export const NO_CASE_RAN_IT = 'no case ran it';
@@ -44,10 +45,17 @@ export function specCoverage(executions: readonly CheckExecution[]): SpecCoverag
   return { specChecks: spec.length, exercised: spec.length - notExercised.length, notExercised };
 }
 
-/** `conformant`: no gating failure and every spec check exercised; `partial`: no gating failure, some not exercised. */
-export type RunVerdict = 'conformant' | 'partial' | 'not conformant';
+/**
+ * `conformant`: no gating failure and every spec check exercised; `partial`: no gating failure, some not
+ * exercised; `not conformant`: a gating failure. A run that did not end on its own says so instead:
+ * `target unusable` (unreachable, circuit breaker, the key refused on every request) and `interrupted`
+ * (SIGINT or SIGTERM) say nothing of the target's conformance, whatever was judged before.
+ */
+export type RunVerdict = 'conformant' | 'partial' | 'not conformant' | 'target unusable' | 'interrupted';
 
-export function runVerdict(gatingFailures: number, coverage: SpecCoverage): RunVerdict {
+export function runVerdict(gatingFailures: number, coverage: SpecCoverage, halt?: RunHalt): RunVerdict {
+  if (halt?.kind === 'target-unusable') return 'target unusable';
+  if (halt?.kind === 'interrupted') return 'interrupted';
   if (gatingFailures > 0) return 'not conformant';
   return coverage.exercised < coverage.specChecks ? 'partial' : 'conformant';
 }
@@ -66,8 +74,13 @@ export function plural(n: number, word: string): string {
  * `conformant`, `conformant on N of M spec checks`, each of the last two `with K waivers` when K checks
  * had only waived failures.
  */
-export function verdictText(gatingFailures: number, coverage: SpecCoverage, waived: number): string {
-  if (gatingFailures > 0) return 'not conformant';
-  const base = coverage.exercised < coverage.specChecks ? `conformant on ${coverage.exercised} of ${coverage.specChecks} spec checks` : 'conformant';
-  return waived > 0 ? `${base} with ${plural(waived, 'waiver')}` : base;
+export function verdictText(gatingFailures: number, coverage: SpecCoverage, waived: number, halt?: { kind: RunHalt['kind']; reason: string; requests: number }): string {
+  if (halt?.kind === 'target-unusable') return `target unusable: ${halt.reason}`;
+  const judged = (): string => {
+    if (gatingFailures > 0) return 'not conformant';
+    const base = coverage.exercised < coverage.specChecks ? `conformant on ${coverage.exercised} of ${coverage.specChecks} spec checks` : 'conformant';
+    return waived > 0 ? `${base} with ${plural(waived, 'waiver')}` : base;
+  };
+  if (halt?.kind === 'interrupted') return `${halt.reason} after ${plural(halt.requests, 'request')} (so far: ${judged()})`;
+  return judged();
 }

@@ -9,6 +9,21 @@ import { OpenRuns, runGateOf } from './open-runs.ts';
 import { withRunId } from './run-ids.ts';
 import { shapedRequest } from './xml-arrays.ts';
 
+/**
+ * Why an exchange has nothing to judge, or undefined when it has: not sent (the circuit breaker tripped,
+ * the key was refused on every request, the run was stopped), or the target could not be reached at all
+ * (connection refused, unknown host): no server answered, so no check of the document can fail on it.
+ * (Throttling is handled apart: it is recorded as a skip with its own advice.)
+ */
+export function noAnswerToJudge(exchange: Exchange): string | undefined {
+  const error = exchange.error;
+  if (!error) return undefined;
+  if (error.code === 'UNRESPONSIVE' || error.code === 'NOT_SENT') return error.message;
+  if (error.code === 'THROTTLED') return error.message;
+  if (error.code === 'CONNECTION_REFUSED') return `no answer: the target could not be reached (${error.message}); not a conformance finding`;
+  return undefined;
+}
+
 /** Runs one case in one format: sends each step, applies every check, records each execution. */
 export class CaseRun implements CaseContext {
   readonly executions: CheckExecution[] = [];
@@ -61,7 +76,8 @@ export class CaseRun implements CaseContext {
 
   private async sendCounted(request: RequestSpec): Promise<Exchange> {
     const exchange = await this.client.send(request);
-    this.stats.requests += 1;
+    // A request the client did not send (the run stopped, the target unusable) is no request.
+    if (exchange.attempts > 0) this.stats.requests += 1;
     this.stats.retries += Math.max(0, exchange.attempts - 1);
     this.stats.waitedMs += exchange.waitedMs;
     return exchange;
@@ -91,9 +107,9 @@ export class CaseRun implements CaseContext {
 
   async probe(step: Step): Promise<Probe> {
     const exchange = await this.exchangeFor(step);
-    // Throttled even after the retries, or not sent because the target is unusable: nothing is known
-    // about conformance, so nothing fails here.
-    if (exchange.error?.code === 'THROTTLED' || exchange.error?.code === 'UNRESPONSIVE') return { step, exchange, failures: [] };
+    // Throttled even after the retries, not sent (the target is unusable, the run stopped), or the target
+    // could not be reached at all: nothing is known about conformance, so nothing fails here.
+    if (noAnswerToJudge(exchange) !== undefined) return { step, exchange, failures: [] };
     const failures = this.judge(step, exchange, this.bodyFormat)
       .filter((j) => j.gating)
       .map((j) => `${j.checkId} [${j.level}]: expected ${j.expected}; received ${j.received}`);
@@ -106,9 +122,11 @@ export class CaseRun implements CaseContext {
       this.skipStep(step, `throttled by the server: ${exchange.error.message}; not a conformance failure (lower ISWC_RATE or ISWC_BUDGET)`);
       return;
     }
-    if (exchange.error?.code === 'UNRESPONSIVE') {
-      // The circuit breaker tripped: the failures that tripped it are recorded where they happened.
-      this.skipStep(step, exchange.error.message);
+    const unjudged = noAnswerToJudge(exchange);
+    if (unjudged !== undefined) {
+      // Not sent, or never reached the target: the reason, not a failure of the checks (the answers that
+      // tripped the circuit breaker are recorded where they happened).
+      this.skipStep(step, unjudged);
       return;
     }
     let curl: string | undefined;

@@ -26,9 +26,9 @@ export interface RunSettings {
 export async function runPlannedCase(p: PlannedCase, client: HttpClient | RunClient, profile: TargetProfile, settings: RunSettings, judge: Judge): Promise<CaseOutcome> {
   // A case the plan sized (a request budget) must not spend more on shrinking a failure.
   const run = new CaseRun(p.def, { format: p.format, profile, entries: p.entries, ...settings, runs: p.runs ?? settings.runs, noShrink: p.runs !== undefined }, client, judge);
-  // Once the circuit breaker has tripped, a case that has not started is skipped with the reason.
-  const unusable = 'unusable' in client ? client.unusable() : undefined;
-  const skipReason = p.skipReason ?? (unusable !== undefined ? `not sent: ${unusable}` : undefined);
+  // Once the circuit breaker has tripped or the run was stopped, a case that has not started is skipped with the reason.
+  const halted = 'unusable' in client ? (client.unusable() ?? client.stopped()) : undefined;
+  const skipReason = p.skipReason ?? (halted !== undefined ? `not sent: ${halted}` : undefined);
   if (skipReason !== undefined) run.skip(skipReason, p.shape.checks);
   else {
     // Checks the profile's data does not let this case reach: reported skipped, with what is lacking.

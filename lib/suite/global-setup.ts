@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FullConfig } from '@playwright/test';
-import { config } from '../config/config.ts';
+import { config, ConfigError, readConfig } from '../config/config.ts';
 import type { RunConfig } from '../config/config.ts';
 import { headerPlaceholder } from '../config/headers.ts';
 import { describeRoute } from '../config/proxy.ts';
@@ -12,18 +12,14 @@ import { RUN_CONTEXT_VARIABLE } from '../config/run-context.ts';
 import { loadProfile } from '../contract/profile/load.ts';
 import { ENGINE_SLOT, RunEngine } from '../engine.ts';
 import { startEngineService } from '../engine-service.ts';
+import { watchInterruptions } from '../interrupt.ts';
+import { longRunNotice } from '../run/estimate.ts';
 import { runWaivers } from '../report/waivers/run.ts';
 import { planSuite, suiteOptionsFrom } from '../run/plan.ts';
 import { plannedTests, writePlanFile } from '../run/plan-file.ts';
 import { startReferenceServer } from '../../server/index.ts';
 import type { RunningServer } from '../../server/index.ts';
 
-/**
- * Runs once before the workers start: starts the embedded reference server when no base URL is given,
- * fixes the seed, computes the plan once for the whole run, and starts the run's engine (one HTTP client
- * holding the rate and the circuit breaker, one judge, one redactor) that the tests ask to run their
- * cases. What it decided reaches every worker and reporter as one run context (one variable).
- */
 /** What the console says of the way to the target: the proxy (never its credentials) and the extra headers (never their values). */
 function networkLines(cfg: Readonly<RunConfig>): string[] {
   const route = describeRoute(cfg.network);
@@ -31,8 +27,25 @@ function networkLines(cfg: Readonly<RunConfig>): string[] {
   return [...(route ? [`  ${route}`] : []), ...(headers.length > 0 ? [`  extra headers ${headers.join(', ')}`] : [])];
 }
 
+/**
+ * Runs once before the workers start: starts the embedded reference server when no base URL is given,
+ * fixes the seed, computes the plan once for the whole run, and starts the run's engine (one HTTP client
+ * holding the rate and the circuit breaker, one judge, one redactor) that the tests ask to run their
+ * cases. What it decided reaches every worker and reporter as one run context (one variable).
+ */
 export default async function globalSetup(playwright: FullConfig): Promise<() => Promise<void>> {
   const cfg = config();
+  // The embedded server's key opens only the embedded server: a base URL without the key is a usage
+  // error, said plainly (no stack trace) before anything starts, exit 2 as the command line does.
+  if (!cfg.embedded && cfg.secretKey === undefined) {
+    try {
+      readConfig(process.env);
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      process.stderr.write(`iswc-conformance: ${e.message}\n`);
+      process.exit(2);
+    }
+  }
   const profile = loadProfile(cfg.targetFile);
   // A malformed waivers file stops the run here, before any request, naming the file, entry and line.
   const waivers = runWaivers(cfg.waivers);
@@ -52,7 +65,21 @@ export default async function globalSetup(playwright: FullConfig): Promise<() =>
   writePlanFile(planFile, planned);
   const startedAt = new Date().toISOString();
   const breakerFile = path.join(dir, 'unresponsive');
-  const engine = new RunEngine({ cfg, profile, baseUrl, seed, startedAt, breakerFile, planned, rate, tests: plannedTests(planned) });
+  const maxDuration = process.env.ISWC_MAX_DURATION?.trim();
+  const engine = new RunEngine({
+    cfg,
+    profile,
+    baseUrl,
+    seed,
+    startedAt,
+    breakerFile,
+    planned,
+    rate,
+    tests: plannedTests(planned),
+    ...(cfg.maxDurationMs !== undefined ? { maxDurationMs: cfg.maxDurationMs, ...(maxDuration ? { maxDurationText: maxDuration } : {}) } : {}),
+  });
+  // SIGINT or SIGTERM: no request after it; Playwright ends the run and the reporters mark it interrupted.
+  watchInterruptions({ onFirst: (signal) => engine.stop({ kind: 'interrupted', reason: `interrupted by ${signal}` }), write: (text) => process.stderr.write(text) });
   const service = await startEngineService(engine);
   // The deferred-failures reporter, in this process, tells the engine which tests the run selected.
   (globalThis as Record<symbol, unknown>)[ENGINE_SLOT] = engine;
@@ -63,6 +90,8 @@ export default async function globalSetup(playwright: FullConfig): Promise<() =>
     `  destructive ${cfg.destructive ? 'on' : 'off'}, strict ${cfg.strict ? 'on' : 'off'}, ISWC_RUNS=${cfg.runs}, ISWC_SEED=${seed}, rate ${rate === null ? 'unlimited' : `${rate.toFixed(3)}/s`}`,
     ...(waivers ? [`  waivers ${waivers.file} (${waivers.waivers.length} entr${waivers.waivers.length === 1 ? 'y' : 'ies'})`] : []),
     ...networkLines(cfg),
+    ...(cfg.maxDurationMs !== undefined ? [`  stops sending after --max-duration ${maxDuration ?? `${cfg.maxDurationMs / 1000}s`}`] : []),
+    ...longRunNotice(planned, { plan: cfg.plan, budget: cfg.budget, runs: cfg.runs, destructive: cfg.destructive, rate }),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   return async () => {

@@ -63,3 +63,47 @@ export async function cliInProcess(args: readonly string[], options: { env?: Nod
   const code = await main(args, io);
   return { code, stdout, stderr, out: `${stdout}${stderr}` };
 }
+
+export interface RunningCli {
+  pid: number;
+  /** What the process printed so far (stdout then stderr, interleaved as it came). */
+  output(): string;
+  /** Sends a signal to the process, or with `group` to its whole process group, as a terminal's Ctrl-C does. */
+  signal(signal: NodeJS.Signals): void;
+  /** Resolves when the process exits. */
+  done: Promise<CliResult & { signal: NodeJS.Signals | null }>;
+}
+
+/** `npx iswc-conformance ARGS` as a process of its own that the test can watch and signal. */
+export function startCli(args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number; group?: boolean } = {}): RunningCli {
+  const child = spawn(process.execPath, [fromRoot('bin', 'iswc-conformance.mjs'), ...args], {
+    cwd: options.cwd ?? repoRoot,
+    env: options.env ?? process.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // A process group of its own, led by the command, for signals sent to the group.
+    detached: options.group === true,
+  });
+  let stdout = '';
+  let stderr = '';
+  let both = '';
+  child.stdout.on('data', (d: Buffer) => {
+    stdout += d.toString('utf8');
+    both += d.toString('utf8');
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString('utf8');
+    both += d.toString('utf8');
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
+  const done = new Promise<CliResult & { signal: NodeJS.Signals | null }>((resolve) => {
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? 128, signal, stdout, stderr, out: both });
+    });
+  });
+  const signal = (s: NodeJS.Signals): void => {
+    if (options.group === true && child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, s);
+    else child.kill(s);
+  };
+  return { pid: child.pid ?? -1, output: () => both, signal, done };
+}

@@ -15,8 +15,9 @@ import { writeRedacted } from '../../report/write.ts';
 import type { Command, OptionValues } from '../command.ts';
 import { EXIT, EXIT_TEXT, stringOption, UsageError } from '../command.ts';
 import { parseRunArgs, RUN_ENVIRONMENT, RUN_OPTIONS } from '../run-args.ts';
+import { outcomeOf } from '../../report/outcome.ts';
 import { certifyClient } from './certify-client.ts';
-import { runPlaywrightSuite } from './run.ts';
+import { runSuite } from './run.ts';
 
 const { plan: _dryRun, ...CERTIFY_RUN_OPTIONS } = RUN_OPTIONS;
 
@@ -82,8 +83,9 @@ export const certifyCommand: Command = {
     [EXIT.OK, 'conformant (with waivers or not): certificate written'],
     [EXIT.NOT_CONFORMANT, 'not conformant, or incomplete: certificate written with that verdict'],
     [EXIT.USAGE, `${EXIT_TEXT[2]}; or the run differs from what was asked for (profile, agency, base URL, harness, document, waivers, seed, plan), or wrote no report: no certificate was issued`],
-    [EXIT.TARGET_UNUSABLE, EXIT_TEXT[3]],
-    [EXIT.INTERRUPTED, EXIT_TEXT[130]],
+    [EXIT.TARGET_UNUSABLE, `${EXIT_TEXT[3]}: no certificate issued (also for --report of such a run)`],
+    [EXIT.INTERNAL, EXIT_TEXT[4]],
+    [EXIT.INTERRUPTED, `${EXIT_TEXT[130]}: no certificate issued (also for --report of such a run)`],
   ],
   async run({ values }, io) {
     if (stringOption(values, 'client') !== undefined) return certifyClient(values, io);
@@ -119,11 +121,14 @@ export const certifyCommand: Command = {
     if (reportOption === undefined) {
       const started = Date.now();
       io.stdout(`certify: running the full suite for agency ${profile.agency} (profile "${profile.name}") against ${plan.env.ISWC_BASE_URL ?? 'the embedded reference server'}\n`);
-      const code = await runPlaywrightSuite(plan, { ...io.env, ...plan.env });
-      if (code === EXIT.INTERRUPTED) return EXIT.INTERRUPTED;
-      if (!existsSync(reportFile) || statSync(reportFile).mtimeMs < started) {
+      const { code, outcome } = await runSuite(plan, { ...io.env, ...plan.env }, io);
+      if (code === EXIT.INTERRUPTED || code === EXIT.TARGET_UNUSABLE) {
+        io.stderr(`certify: no certificate issued: the run ${code === EXIT.INTERRUPTED ? 'was interrupted' : `found the target unusable (${outcome?.reason ?? 'see above'})`} (exit ${code})\n`);
+        return code;
+      }
+      if (!outcome || !existsSync(reportFile) || statSync(reportFile).mtimeMs < started - 1000) {
         io.stderr(`certify: the run (exit ${code}) wrote no ${path.relative(io.cwd, reportFile)}; no certificate issued\n`);
-        return EXIT.USAGE;
+        return code === EXIT.INTERNAL ? EXIT.INTERNAL : EXIT.USAGE;
       }
     } else if (!existsSync(reportFile)) {
       throw new UsageError(`--report: no report at ${reportFile}`);
@@ -134,6 +139,12 @@ export const certifyCommand: Command = {
       report = readReport(reportFile);
     } catch (e) {
       throw new UsageError((e as Error).message);
+    }
+    // A run that did not end on its own says nothing of the target's conformance: no certificate.
+    const outcome = outcomeOf(report.summary);
+    if (outcome.status === 'interrupted' || outcome.status === 'target-unusable') {
+      io.stderr(`certify: no certificate issued: ${path.relative(io.cwd, reportFile)} records a run that ${outcome.status === 'interrupted' ? 'was interrupted' : 'found the target unusable'}: ${outcome.reason ?? ''} (exit ${outcome.exitCode})\n`);
+      return outcome.exitCode;
     }
     // A certificate states what was tested: the run must be the one asked for, by content (the profile's
     // digest, not its name), agency, origin, harness, document, waivers, seed and plan.

@@ -7,6 +7,7 @@ import { parseRate } from '../../config/rate.ts';
 import { loadProfile, ProfileError } from '../../contract/profile/load.ts';
 import type { TargetProfile } from '../../contract/profile/types.ts';
 import { estimatedRequests } from '../../run/budget.ts';
+import { humanDuration, longRunNotice } from '../../run/estimate.ts';
 import { planSuite, suiteOptionsFrom } from '../../run/plan.ts';
 import type { PlannedCase } from '../../run/plan.ts';
 import type { Command } from '../command.ts';
@@ -18,10 +19,7 @@ function changesData(p: PlannedCase): boolean {
   return (p.def.claims ?? []).some((c) => !c.readOnly) || p.def.changesData === true;
 }
 
-/** A duration for people: `40 s`, `12 min`, `3.9 h`. */
-export function humanDuration(seconds: number): string {
-  return seconds >= 3600 ? `${(seconds / 3600).toFixed(1)} h` : seconds >= 60 ? `${Math.ceil(seconds / 60)} min` : `${Math.ceil(seconds)} s`;
-}
+export { humanDuration };
 
 /**
  * What a run would send, without sending anything: the cases chosen (and why others are left out),
@@ -72,6 +70,8 @@ export async function renderPlan(config: Readonly<RunConfig>, profile: TargetPro
   if (changing.length === 0) lines.push('  none');
   const seconds = rate === null ? null : total / rate;
   lines.push('', `total: ${total} requests${seconds === null ? ' (no rate limit)' : `, about ${humanDuration(seconds)} at ${rate?.toFixed(3)} requests/s`}`);
+  const notice = longRunNotice(planned, { plan: config.plan, budget: config.budget, runs: config.runs, destructive: config.destructive, rate });
+  if (notice.length > 0) lines.push(...notice);
   return lines.join('\n');
 }
 

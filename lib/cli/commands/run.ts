@@ -1,8 +1,13 @@
 import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { readConfig } from '../../config/config.ts';
 import { loadProfile } from '../../contract/profile/load.ts';
+import { SAME_SIGNAL_WINDOW_MS } from '../../interrupt.ts';
 import { fromRoot, repoRoot } from '../../paths.ts';
+import { outcomeOf } from '../../report/outcome.ts';
+import type { RunOutcome } from '../../report/outcome.ts';
 import type { CliIo, Command } from '../command.ts';
 import { EXIT } from '../command.ts';
 import type { RunPlan } from '../run-args.ts';
@@ -12,7 +17,8 @@ import { renderPlan } from './plan.ts';
 /**
  * `npx iswc-conformance run` (the default command): the conformance projects of playwright.config.ts
  * (json and xml) against ISWC_BASE_URL or the embedded reference server, with flags mapped onto the
- * ISWC_* variables the run reads.
+ * ISWC_* variables the run reads. Its exit code comes from what the run recorded (conformance.json's
+ * summary.outcome), whatever Playwright's own is.
  */
 
 /** The environment of the Playwright run: the caller's, the run's settings, and the process defaults. */
@@ -21,23 +27,82 @@ export function playwrightEnv(plan: RunPlan, env: NodeJS.ProcessEnv): NodeJS.Pro
   return { ...env, ISWC_WORKERS: env.ISWC_WORKERS?.trim() || RUN_PROCESS_DEFAULTS.workers, ...plan.env, NODE_OPTIONS: nodeOptions };
 }
 
-/** Runs the conformance projects through Playwright; resolves with Playwright's exit code. */
-export function runPlaywrightSuite(plan: RunPlan, env: NodeJS.ProcessEnv): Promise<number> {
+/**
+ * Runs the conformance projects through Playwright; resolves with Playwright's exit code (130 when a
+ * signal ended it). SIGINT and SIGTERM sent to this process are forwarded to the run; a terminal's Ctrl-C
+ * reaches both processes, and npm forwards it too, but the run counts signals within a second of the
+ * first as one (lib/interrupt.ts), so only a later, second signal makes it exit at once.
+ */
+export function runPlaywrightSuite(plan: RunPlan, env: NodeJS.ProcessEnv, options: { live?: boolean } = {}): Promise<number> {
   const cli = createRequire(import.meta.url).resolve('@playwright/test/cli');
   const args = [cli, 'test', '-c', fromRoot('playwright.config.ts'), '--project=json', '--project=xml', ...plan.playwrightArgs];
+  const childEnv = { ...playwrightEnv(plan, env), ...(options.live ? { ISWC_PROGRESS: 'live' } : {}) };
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: repoRoot, env: playwrightEnv(plan, env), stdio: 'inherit' });
+    const child = spawn(process.execPath, args, { cwd: repoRoot, env: childEnv, stdio: 'inherit' });
+    let firstAt: number | undefined;
     const forward = (signal: NodeJS.Signals): void => {
+      const now = Date.now();
+      if (firstAt !== undefined && now - firstAt < SAME_SIGNAL_WINDOW_MS) return;
+      firstAt ??= now;
       child.kill(signal);
+    };
+    // This process ending for any other reason must not leave the run behind.
+    const orphan = (): void => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     };
     process.on('SIGINT', forward);
     process.on('SIGTERM', forward);
+    process.on('exit', orphan);
     child.on('exit', (code, signal) => {
       process.off('SIGINT', forward);
       process.off('SIGTERM', forward);
-      resolve(code ?? (signal === 'SIGINT' || signal === 'SIGTERM' ? EXIT.INTERRUPTED : EXIT.INTERNAL));
+      process.off('exit', orphan);
+      resolve(code ?? (signal === 'SIGINT' || signal === 'SIGTERM' || firstAt !== undefined ? EXIT.INTERRUPTED : EXIT.INTERNAL));
     });
   });
+}
+
+/** The outcome conformance.json recorded, when the run wrote one (at or after `since`); else undefined. */
+export function recordedOutcome(reportDir: string, since: number): RunOutcome | undefined {
+  const file = path.join(reportDir, 'conformance.json');
+  if (!existsSync(file) || statSync(file).mtimeMs < since - 1000) return undefined;
+  try {
+    const report = JSON.parse(readFileSync(file, 'utf8')) as { summary?: { outcome?: RunOutcome; verdict?: string } };
+    return report.summary?.verdict === undefined ? undefined : outcomeOf({ verdict: report.summary.verdict, ...(report.summary.outcome ? { outcome: report.summary.outcome } : {}) });
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The exit code of a run: the one its report records (0, 1, 3, 130), else what Playwright's tells. A
+ * report that says 0 while Playwright failed (a report that broke its schema, a test that crashed) is a
+ * defect of the harness (4); a run that wrote no report was interrupted (130), matched no case of --grep
+ * (2), or failed before its first test (4).
+ */
+export function suiteExitCode(playwrightCode: number, outcome: RunOutcome | undefined, grep: boolean): { code: number; why?: string } {
+  if (outcome) {
+    if (outcome.exitCode !== EXIT.OK) return { code: outcome.exitCode };
+    if (playwrightCode === EXIT.OK) return { code: EXIT.OK };
+    if (playwrightCode === EXIT.INTERRUPTED) return { code: EXIT.INTERRUPTED };
+    return { code: EXIT.INTERNAL, why: `the report reads conformant but Playwright failed (exit ${playwrightCode}): see the messages above` };
+  }
+  if (playwrightCode === EXIT.INTERRUPTED) return { code: EXIT.INTERRUPTED };
+  if (playwrightCode === EXIT.OK && grep) return { code: EXIT.USAGE, why: 'no case matched --grep: nothing was sent and no report was written' };
+  return { code: EXIT.INTERNAL, why: `the run wrote no report (Playwright exit ${playwrightCode}): see the messages above` };
+}
+
+/** Runs the suite and ends with the exit code its report records. */
+export async function runSuite(plan: RunPlan, env: NodeJS.ProcessEnv, io: CliIo): Promise<{ code: number; outcome?: RunOutcome }> {
+  const started = Date.now();
+  const reportDir = plan.env.ISWC_REPORT_DIR ?? path.resolve(io.cwd, env.ISWC_REPORT_DIR?.trim() || 'reports');
+  const grep = plan.playwrightArgs.some((a) => a.startsWith('--grep='));
+  const playwrightPlan = grep ? { ...plan, playwrightArgs: [...plan.playwrightArgs, '--pass-with-no-tests'] } : plan;
+  const playwrightCode = await runPlaywrightSuite(playwrightPlan, env, { live: io.isTty === true });
+  const outcome = recordedOutcome(reportDir, started);
+  const { code, why } = suiteExitCode(playwrightCode, outcome, grep);
+  if (why) io.stderr(`iswc-conformance: ${why} (exit ${code})\n`);
+  return { code, ...(outcome ? { outcome } : {}) };
 }
 
 export const runCommand: Command = {
@@ -45,7 +110,7 @@ export const runCommand: Command = {
   summary: 'the conformance run against a target (the default command)',
   usage: 'npx iswc-conformance [run] [options]',
   description:
-    'Sends valid and invalid requests in JSON and XML to the four operations, judges every answer against the interface document and writes reports/conformance.{json,html}, reports/conformance-junit.xml and reports/junit.xml. Without --base-url the embedded reference server of the API is started for the run.',
+    'Sends valid and invalid requests in JSON and XML to the four operations, judges every answer against the interface document and writes reports/conformance.{json,html}, reports/conformance-junit.xml and reports/junit.xml. Without --base-url the embedded reference server of the API is started for the run. On a terminal a live line shows requests sent of planned, failures, time elapsed and left, and time waiting on throttling; without one, a line every 30 s. A run estimated over 15 minutes prints the estimate and the cheaper choices first. SIGINT or SIGTERM (Ctrl-C) stops sending at once and writes the reports marked interrupted (exit 130); a second signal exits at once.',
   options: RUN_OPTIONS,
   environment: RUN_ENVIRONMENT,
   exitCodes: RUN_EXIT_CODES,
@@ -57,6 +122,6 @@ export const runCommand: Command = {
       io.stdout(`${await renderPlan(config, loadProfile(config.targetFile))}\n`);
       return EXIT.OK;
     }
-    return runPlaywrightSuite(plan, env);
+    return (await runSuite(plan, env, io)).code;
   },
 };

@@ -214,7 +214,11 @@ function classify(err: unknown, phase: Phase): TransportErrorCode {
   }
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const sleep = (ms: number): Promise<void> =>
+  new Promise((resolve) => {
+    // A wait that the run stops early must not keep the process alive.
+    setTimeout(resolve, ms).unref();
+  });
 
 interface Attempt {
   response?: RecordedResponse;
@@ -252,10 +256,26 @@ export function unusableAnswer(result: { response?: RecordedResponse; error?: Tr
   return undefined;
 }
 
-/** The client of a run: an HttpClient whose circuit breaker can be read. */
+/** What a run's client has done so far (the progress line reads it). */
+export interface ClientProgress {
+  /** Requests sent (every attempt, resends after throttling included). */
+  sent: number;
+  /** Time spent waiting on throttling (429, 503 with Retry-After), in milliseconds. */
+  throttledMs: number;
+}
+
+/** The client of a run: an HttpClient whose circuit breaker can be read, and which can be told to stop. */
 export interface RunClient extends HttpClient {
-  /** Why nothing more is sent, once too many answers in a row were unusable (here or in another client of the run). */
+  /**
+   * Why nothing more is sent because of the target: too many answers in a row were unusable, or the key
+   * was refused on every request (here or in another client of the run).
+   */
   unusable(): string | undefined;
+  /** Stops sending for good: no request starts after this call; waits on the pace or Retry-After end at once. */
+  stop(reason: string): void;
+  /** Why the run stopped sending (interrupted, time limit), once `stop` was called. */
+  stopped(): string | undefined;
+  progress(): ClientProgress;
 }
 
 export function createHttpClient(options: HttpClientOptions): RunClient {
@@ -487,6 +507,60 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
     }
   };
 
+  // Stopping: no attempt starts once stopped, and a wait on the pace or on Retry-After ends at once.
+  let halted: string | undefined;
+  const haltWaiters = new Set<() => void>();
+  const releaseWaits = (): void => {
+    for (const release of [...haltWaiters]) release();
+  };
+  /** Resolves when `wait` does, or at once when the client is stopped or closed (a rejection of `wait` propagates). */
+  const untilHalted = (wait: Promise<unknown>): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      if (halted !== undefined || closed) {
+        resolve();
+        return;
+      }
+      const release = (): void => {
+        haltWaiters.delete(release);
+        resolve();
+      };
+      haltWaiters.add(release);
+      wait.then(release, (e: unknown) => {
+        haltWaiters.delete(release);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      });
+    });
+  const progress: ClientProgress = { sent: 0, throttledMs: 0 };
+
+  // The key watch: the first keyed answers that show whether the key is accepted, all 401/403, stop the run.
+  const keyWatch = options.keyRefusal;
+  let keyWatchOpen = keyWatch !== undefined && keyWatch.after > 0;
+  let keyRefusals = 0;
+  const noteKeyAnswer = (spec: RequestSpec, status: number, body: string): void => {
+    if (!keyWatch || !keyWatchOpen || !keyWatch.shows(spec)) return;
+    if ((status === 401 || status === 403) && !isQuotaAnswer(status, body)) {
+      keyRefusals += 1;
+      if (keyRefusals >= keyWatch.after) {
+        keyWatchOpen = false;
+        if (tripped === undefined) {
+          tripped = keyWatch.message;
+          if (options.unresponsiveFile) writeFileSync(options.unresponsiveFile, tripped);
+        }
+      }
+      return;
+    }
+    keyWatchOpen = false;
+  };
+
+  const notSent = (request: RecordedRequest, attempts: number, waitedMs: number): Exchange | undefined => {
+    if (closed) return { request, error: { code: 'CONNECTION_RESET', message: 'the HTTP client was closed' }, durationMs: 0, attempts, waitedMs: Math.round(waitedMs) };
+    if (halted !== undefined) return { request, error: { code: 'NOT_SENT', message: `not sent: ${halted}` }, durationMs: 0, attempts, waitedMs: Math.round(waitedMs) };
+    if (quotaExhausted !== undefined) return { request, error: { code: 'THROTTLED', message: `not sent: ${quotaExhausted}` }, durationMs: 0, attempts, waitedMs: Math.round(waitedMs) };
+    tripped ??= fromFile();
+    if (tripped !== undefined) return { request, error: { code: 'UNRESPONSIVE', message: `not sent: ${tripped}` }, durationMs: 0, attempts, waitedMs: Math.round(waitedMs) };
+    return undefined;
+  };
+
   const send = async (spec: RequestSpec): Promise<Exchange> => {
     const { list, keyValue } = headersOf(spec);
     const body = bodyBytesOf(spec.body);
@@ -507,22 +581,20 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
     let waitedMs = 0;
     let backoffMs = 1000;
     for (;;) {
+      const before = notSent(request, attempts, waitedMs);
+      if (before) return before;
       if (options.beforeSend) {
         const t0 = performance.now();
-        await options.beforeSend();
+        await untilHalted(options.beforeSend());
         waitedMs += performance.now() - t0;
       }
-      if (closed) return { request, error: { code: 'CONNECTION_RESET', message: 'the HTTP client was closed' }, durationMs: 0, attempts, waitedMs: Math.round(waitedMs) };
-      if (quotaExhausted !== undefined) {
-        return { request, error: { code: 'THROTTLED', message: `not sent: ${quotaExhausted}` }, durationMs: 0, attempts, waitedMs: Math.round(waitedMs) };
-      }
-      tripped ??= fromFile();
-      if (tripped !== undefined) {
-        return { request, error: { code: 'UNRESPONSIVE', message: `not sent: ${tripped}` }, durationMs: 0, attempts, waitedMs: Math.round(waitedMs) };
-      }
+      const stop = notSent(request, attempts, waitedMs);
+      if (stop) return stop;
       attempts += 1;
+      progress.sent += 1;
       const result = await attempt(spec.method, target, headers, body);
       noteAnswer(unusableAnswer(result, base.origin));
+      if (result.response && !result.error) noteKeyAnswer(spec, result.response.status, result.response.body);
       const exchange: Exchange = { request, durationMs: Math.round(result.durationMs), attempts, waitedMs: Math.round(waitedMs) };
       if (result.response) exchange.response = result.response;
       if (result.error) exchange.error = result.error;
@@ -548,8 +620,10 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
       if (retryAfter === undefined) backoffMs *= 2;
       waitMs = Math.min(waitMs, maxRetryWaitMs);
       const t0 = performance.now();
-      await sleep(waitMs);
-      waitedMs += performance.now() - t0;
+      await untilHalted(sleep(waitMs));
+      const waited = performance.now() - t0;
+      waitedMs += waited;
+      progress.throttledMs += waited;
     }
   };
 
@@ -576,9 +650,16 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
     send,
     curl,
     unusable: () => (tripped ??= fromFile()),
+    stop(reason: string): void {
+      halted ??= reason;
+      releaseWaits();
+    },
+    stopped: () => halted,
+    progress: () => ({ ...progress }),
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
+      releaseWaits();
       await dispatcher.destroy();
     },
   };

@@ -1,0 +1,162 @@
+/**
+ * How a run ends, as a user and a CI see it: real `npx iswc-conformance` processes against targets on this
+ * machine that the tests start and stop (a closed port, the reference server with another key, a slow
+ * target signalled mid-way). Exit codes, the headline, conformance.json's outcome and both JUnit files.
+ * The only timing asserted is the one the issue demands, with its generous bound (a closed port: < 60 s).
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import { XMLParser } from 'fast-xml-parser';
+import { EXIT } from '../../lib/cli/command.ts';
+import { readReport } from '../../lib/report/validate.ts';
+import { startReferenceServer } from '../../server/index.ts';
+import { loadProfile } from '../../lib/contract/profile/load.ts';
+import { fromRoot } from '../../lib/paths.ts';
+import { startCli } from '../support/cli.ts';
+import { closedPort } from '../support/hostile/servers.ts';
+import { childEnv, runPlaywright } from '../support/run-playwright.ts';
+import { startSlowTarget } from '../support/slow-target.ts';
+
+test.describe.configure({ mode: 'parallel', timeout: 180_000 });
+
+const KEY = 'lifecycle-key-5e1b7c';
+
+interface JunitCase {
+  name: string;
+  error?: { message: string; type: string };
+}
+interface JunitFile {
+  testsuites: { errors: string; failures: string; testsuite: Array<{ testcase: JunitCase[] }> };
+}
+
+function junit(file: string): JunitFile {
+  return new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['testsuite', 'testcase'].includes(name) }).parse(readFileSync(file, 'utf8')) as JunitFile;
+}
+
+function errorCases(file: string): JunitCase[] {
+  return junit(file).testsuites.testsuite.flatMap((s) => s.testcase).filter((c) => c.error);
+}
+
+function env(dir: string, overrides: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  return childEnv({ ISWC_REPORT_DIR: dir, ISWC_SEED: '7', ISWC_RUNS: '5', ISWC_TARGET: undefined, ISWC_WAIVERS: undefined, ISWC_BASE_URL: undefined, ISWC_RATE: undefined, ISWC_MAX_DURATION: undefined, CI: '1', ...overrides });
+}
+
+let dirs: string[] = [];
+test.afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  dirs = [];
+});
+function tempDir(): string {
+  const d = mkdtempSync(path.join(tmpdir(), 'iswc-lifecycle-'));
+  dirs.push(d);
+  return d;
+}
+
+test('a closed port exits 3 within 60 s: "target unusable" is the headline, no check fails, both JUnit files carry an error', async () => {
+  const dir = tempDir();
+  const port = await closedPort();
+  const started = Date.now();
+  const run = startCli(['--base-url', `http://127.0.0.1:${port}`], { env: env(dir, { ISWC_SUBSCRIPTION_KEY: KEY }) });
+  const result = await run.done;
+  expect(Date.now() - started).toBeLessThan(60_000);
+  expect(result.code, result.out).toBe(EXIT.TARGET_UNUSABLE);
+  expect(result.out).toContain('✗ TARGET UNUSABLE: the target gave no usable answer to 5 requests in a row');
+  expect(result.out).toContain('exit code: 3 (target unusable)');
+  // Having no answer is not a conformance failure: auth.required and the others are not listed as failing.
+  expect(result.out).not.toContain('failing checks');
+  const report = readReport(path.join(dir, 'conformance.json'));
+  expect(report.summary.outcome).toMatchObject({ status: 'target-unusable', exitCode: 3 });
+  expect(report.summary.verdict).toBe('target unusable');
+  expect(report.summary.verdictText).toMatch(/^target unusable: .*CONNECTION_REFUSED/);
+  expect(report.summary.gatingFailures).toBe(0);
+  expect(errorCases(path.join(dir, 'conformance-junit.xml')).map((c) => c.error?.type)).toEqual(['TargetUnusable']);
+  expect(errorCases(path.join(dir, 'junit.xml')).map((c) => c.error?.type)).toEqual(['TargetUnusable']);
+  expect(readFileSync(path.join(dir, 'conformance.html'), 'utf8')).toContain('data-status="target-unusable"');
+  expect(result.out + readFileSync(path.join(dir, 'conformance.json'), 'utf8')).not.toContain(KEY);
+});
+
+test('a key the target refuses on every request exits 3, naming ISWC_SUBSCRIPTION_KEY and the agency; the key appears nowhere', async () => {
+  const dir = tempDir();
+  const server = await startReferenceServer({ profile: loadProfile(fromRoot('fixtures', 'targets', 'embedded.json')), key: 'the-target-s-own-key' });
+  try {
+    const result = await startCli(['--base-url', server.url], { env: env(dir, { ISWC_SUBSCRIPTION_KEY: KEY }) }).done;
+    expect(result.code, result.out).toBe(EXIT.TARGET_UNUSABLE);
+    expect(result.out).toContain('the target refused the key on every request: check ISWC_SUBSCRIPTION_KEY, and that it may act for agency 128');
+    const report = readReport(path.join(dir, 'conformance.json'));
+    expect(report.summary.outcome).toMatchObject({ status: 'target-unusable', exitCode: 3 });
+    expect(report.summary.outcome?.reason).toContain('ISWC_SUBSCRIPTION_KEY');
+    // It stopped after the first keyed requests, not at the end of the suite.
+    expect(report.meta.requests).toBeLessThan(40);
+    expect(result.out + readFileSync(path.join(dir, 'conformance.json'), 'utf8') + readFileSync(path.join(dir, 'junit.xml'), 'utf8')).not.toContain(KEY);
+  } finally {
+    await server.close();
+  }
+});
+
+// SIGINT as a terminal's Ctrl-C sends it, to every process of the group (the command, Playwright's runner,
+// its workers): it must count once. SIGTERM as `kill` sends it, to the command alone, which forwards it.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  test(`${signal} mid-run stops sending at once, writes every report marked interrupted and exits 130`, async () => {
+    const dir = tempDir();
+    const target = await startSlowTarget({ key: KEY, delayMs: 150 });
+    try {
+      const run = startCli(['--base-url', target.url], { env: env(dir, { ISWC_SUBSCRIPTION_KEY: KEY }), group: signal === 'SIGINT' });
+      // Mid-way: the run has sent a few dozen of its 2,000-odd requests.
+      await expect.poll(() => target.arrivals.length, { timeout: 90_000, intervals: [200] }).toBeGreaterThanOrEqual(30);
+      const signalledAt = Date.now();
+      run.signal(signal);
+      const result = await run.done;
+      expect(result.code, result.out).toBe(EXIT.INTERRUPTED);
+      // Nothing is sent once the signal is handled (a generous second for it to travel through two processes).
+      expect(target.arrivals.filter((t) => t > signalledAt + 1_000)).toEqual([]);
+      expect(result.out).toContain(`iswc-conformance: ${signal}: stopping; no new request is sent`);
+      expect(result.out).not.toContain('exiting at once');
+      expect(result.out).toContain(`✗ INTERRUPTED: interrupted by ${signal}`);
+      expect(result.out).toContain('exit code: 130 (interrupted)');
+      const report = readReport(path.join(dir, 'conformance.json'));
+      expect(report.summary.outcome).toMatchObject({ status: 'interrupted', reason: `interrupted by ${signal}`, exitCode: 130 });
+      expect(report.summary.verdict).toBe('interrupted');
+      expect(report.summary.verdictText).toMatch(new RegExp(`^interrupted by ${signal} after \\d+ requests \\(so far: `));
+      expect(report.executions.some((e) => e.verdict === 'pass')).toBe(true);
+      expect(errorCases(path.join(dir, 'conformance-junit.xml')).map((c) => c.error?.type)).toEqual(['Interrupted']);
+      const html = readFileSync(path.join(dir, 'conformance.html'), 'utf8');
+      expect(html).toContain('data-verdict="interrupted"');
+      expect(html).toContain('data-status="interrupted"');
+      // Playwright's junit.xml never reads as a clean run: the tests the signal cut short are errors.
+      const pw = junit(path.join(dir, 'junit.xml')).testsuites;
+      expect(Number(pw.errors) + Number(pw.failures)).toBeGreaterThan(0);
+    } finally {
+      await target.close();
+    }
+  });
+}
+
+test('a second signal exits at once with 130', async () => {
+  const dir = tempDir();
+  const target = await startSlowTarget({ key: KEY, delayMs: 150 });
+  try {
+    const run = startCli(['--base-url', target.url], { env: env(dir, { ISWC_SUBSCRIPTION_KEY: KEY }) });
+    await expect.poll(() => target.arrivals.length, { timeout: 90_000, intervals: [200] }).toBeGreaterThanOrEqual(10);
+    run.signal('SIGINT');
+    // Signals within a second of the first count as the same one (a terminal's Ctrl-C reaches npm too).
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    run.signal('SIGINT');
+    const result = await run.done;
+    expect(result.code, result.out).toBe(EXIT.INTERRUPTED);
+    // Unless the run had ended already when the second came.
+    if (!result.out.includes('exit code: 130 (interrupted)')) expect(result.out).toContain('second signal (SIGINT): exiting at once');
+  } finally {
+    await target.close();
+  }
+});
+
+test('plain `npx playwright test` with a base URL and no key is refused plainly, exit 2, before anything starts', async () => {
+  const dir = tempDir();
+  const port = await closedPort();
+  const run = await runPlaywright(['test', '--project=json', '--reporter=list'], env(dir, { ISWC_BASE_URL: `http://127.0.0.1:${port}`, ISWC_SUBSCRIPTION_KEY: undefined }), { timeoutMs: 120_000 });
+  expect(run.code, run.stdout + run.stderr).toBe(EXIT.USAGE);
+  expect(run.stderr).toContain(`iswc-conformance: ISWC_SUBSCRIPTION_KEY is not set: the base URL http://127.0.0.1:${port} (even one on this machine) needs the subscription key`);
+  expect(run.stdout + run.stderr).not.toMatch(/\n\s+at .*:\d+:\d+/);
+});

@@ -1,0 +1,370 @@
+/**
+ * The pieces of a run's end, in-process: the exit-code mapping, the key watch and stop of the HTTP client,
+ * the signal watch, the progress line, the long-run notice, the cases a plan leaves out, and the report
+ * fields and JUnit testcases that say how a run ended. tests/unit/lifecycle.spec.ts runs them together
+ * in real processes.
+ */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import { XMLParser } from 'fast-xml-parser';
+import { EXIT } from '../../lib/cli/command.ts';
+import { parseCommandArgs, UsageError } from '../../lib/cli/command.ts';
+import { runCommand, suiteExitCode } from '../../lib/cli/commands/run.ts';
+import { parseRunArgs } from '../../lib/cli/run-args.ts';
+import { ConfigError, parseDuration, readConfig } from '../../lib/config/config.ts';
+import { keyRefusedReason, showsKeyAcceptance } from '../../lib/contract/agency.ts';
+import type { RequestSpec } from '../../lib/contract/exchange.ts';
+import { loadProfile } from '../../lib/contract/profile/load.ts';
+import { watchInterruptions, interruptedBy } from '../../lib/interrupt.ts';
+import { fromRoot } from '../../lib/paths.ts';
+import { runSuiteWithOutcome } from '../../lib/pipeline.ts';
+import type { EngineProgress } from '../../lib/progress.ts';
+import { clock, LOG_INTERVAL_MS, ProgressPrinter, progressLine } from '../../lib/progress.ts';
+import { buildConformanceReport } from '../../lib/report/build.ts';
+import { renderHtml } from '../../lib/report/html.ts';
+import { renderJunit } from '../../lib/report/junit.ts';
+import { OUTCOME_EXIT, outcomeOf, runOutcome } from '../../lib/report/outcome.ts';
+import { reportViolations } from '../../lib/report/validate.ts';
+import { longRunNotice } from '../../lib/run/estimate.ts';
+import { createHttpClient } from '../../lib/run/http/client.ts';
+import { planSuite } from '../../lib/run/plan.ts';
+import { plannedLeftOutExecutions, plannedTests } from '../../lib/run/plan-file.ts';
+import { startReferenceServer } from '../../server/index.ts';
+import { cliInProcess } from '../support/cli.ts';
+import { Cleanup, httpServer } from '../support/hostile/servers.ts';
+
+const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
+const cleanup = new Cleanup();
+test.afterEach(async () => {
+  await cleanup.run();
+});
+
+test('exit codes: the report stage maps outcomes to the numbers of EXIT', () => {
+  expect(OUTCOME_EXIT).toEqual({ conformant: EXIT.OK, notConformant: EXIT.NOT_CONFORMANT, targetUnusable: EXIT.TARGET_UNUSABLE, interrupted: EXIT.INTERRUPTED });
+  expect(runOutcome(undefined, false)).toEqual({ status: 'completed', exitCode: 0 });
+  expect(runOutcome(undefined, true)).toEqual({ status: 'completed', exitCode: 1 });
+  // Whatever was judged before, a run that could not go on says so.
+  expect(runOutcome({ kind: 'target-unusable', reason: 'r' }, true)).toEqual({ status: 'target-unusable', reason: 'r', exitCode: 3 });
+  expect(runOutcome({ kind: 'interrupted', reason: 'interrupted by SIGINT' }, false)).toMatchObject({ status: 'interrupted', exitCode: 130 });
+  // A run stopped at its time limit is a partial run: its exit code is that of what was judged.
+  expect(runOutcome({ kind: 'max-duration', reason: 'm' }, false)).toEqual({ status: 'max-duration', reason: 'm', exitCode: 0 });
+  expect(runOutcome({ kind: 'max-duration', reason: 'm' }, true).exitCode).toBe(1);
+  // A report written before outcomes existed reads as completed.
+  expect(outcomeOf({ verdict: 'not conformant' })).toEqual({ status: 'completed', exitCode: 1 });
+});
+
+test('the run command ends with the report\'s exit code whatever Playwright returns; without a report it says why', () => {
+  const unusable = { status: 'target-unusable' as const, reason: 'r', exitCode: 3 as const };
+  expect(suiteExitCode(1, unusable, false)).toEqual({ code: 3 });
+  expect(suiteExitCode(130, { status: 'interrupted', reason: 'i', exitCode: 130 }, false)).toEqual({ code: 130 });
+  expect(suiteExitCode(1, { status: 'completed', exitCode: 1 }, false)).toEqual({ code: 1 });
+  expect(suiteExitCode(0, { status: 'completed', exitCode: 0 }, false)).toEqual({ code: 0 });
+  expect(suiteExitCode(1, { status: 'completed', exitCode: 0 }, false).code).toBe(EXIT.INTERNAL);
+  expect(suiteExitCode(130, undefined, false)).toEqual({ code: 130 });
+  expect(suiteExitCode(0, undefined, true)).toMatchObject({ code: EXIT.USAGE, why: expect.stringContaining('--grep') });
+  expect(suiteExitCode(1, undefined, false)).toMatchObject({ code: EXIT.INTERNAL, why: expect.stringContaining('wrote no report') });
+});
+
+test('the key: a base URL, even on this machine, never falls back to the embedded server\'s key', () => {
+  for (const base of ['http://127.0.0.1:8080', 'https://staging.example']) {
+    expect(() => readConfig({ ISWC_BASE_URL: base })).toThrow(ConfigError);
+    expect(() => readConfig({ ISWC_BASE_URL: base })).toThrow(/ISWC_SUBSCRIPTION_KEY is not set/);
+    // Readers that send nothing need no key, and get none.
+    expect(readConfig({ ISWC_BASE_URL: base }, { requireKey: false }).key).toBe('');
+  }
+  expect(readConfig({}).key).toBe('local-dev-key');
+  expect(readConfig({ ISWC_BASE_URL: 'http://127.0.0.1:8080', ISWC_SUBSCRIPTION_KEY: 'k' }).key).toBe('k');
+});
+
+test('--max-duration: s, m and h; anything else is refused before a request (exit 2)', () => {
+  expect(parseDuration('90s')).toBe(90_000);
+  expect(parseDuration('20m')).toBe(1_200_000);
+  expect(parseDuration('1.5h')).toBe(5_400_000);
+  expect(parseDuration('45')).toBe(45_000);
+  for (const bad of ['0', '20 minutes', '-5m', 'soon']) expect(() => parseDuration(bad)).toThrow(/positive duration/);
+  expect(parseRunArgs(parseCommandArgs(runCommand, ['--max-duration', '20m']).values, '/w', {}).env.ISWC_MAX_DURATION).toBe('20m');
+  expect(() => parseRunArgs(parseCommandArgs(runCommand, ['--max-duration', 'soon']).values, '/w', {})).toThrow(UsageError);
+  expect(readConfig({ ISWC_MAX_DURATION: '2m' }).maxDurationMs).toBe(120_000);
+});
+
+const keyed = (spec: Partial<RequestSpec> = {}): RequestSpec => ({ method: 'POST', path: '/agent/run', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agencyCode: '128' }), ...spec });
+
+test('which answers show whether the key is accepted: the run\'s key, a documented operation, the profile\'s agency', () => {
+  expect(showsKeyAcceptance(keyed(), '128')).toBe(true);
+  expect(showsKeyAcceptance(keyed({ auth: 'wrong' }), '128')).toBe(false);
+  expect(showsKeyAcceptance(keyed({ auth: 'none' }), '128')).toBe(false);
+  expect(showsKeyAcceptance(keyed({ body: JSON.stringify({ agencyCode: '999' }) }), '128')).toBe(false);
+  expect(showsKeyAcceptance(keyed({ method: 'DELETE', path: '/submission', body: undefined, query: [['agency', '021']] }), '128')).toBe(false);
+  expect(showsKeyAcceptance(keyed({ method: 'DELETE', path: '/submission', body: undefined, query: [['agency', '128']] }), '128')).toBe(true);
+  // A gateway may refuse unknown paths and methods with 403.
+  expect(showsKeyAcceptance(keyed({ path: '/no/such/path' }), '128')).toBe(false);
+  expect(showsKeyAcceptance(keyed({ method: 'PUT', path: '/submission' }), '128')).toBe(false);
+});
+
+test('the key watch: the first keyed answers for the profile\'s agency all 401/403 stop the client; anything else never counts', async () => {
+  const server = cleanup.add(
+    await httpServer((req, res) => {
+      const quota = req.url.startsWith('/merge');
+      res.writeHead(quota ? 403 : 401, { 'content-type': 'text/plain' });
+      res.end(quota ? 'Out of call volume quota. Quota will be replenished in 23:59:59.' : 'Not Authorized');
+    }),
+  );
+  const message = keyRefusedReason('128', 3);
+  const client = cleanup.add(createHttpClient({ baseUrl: server.url, key: 'k', keyRefusal: { after: 3, shows: (s) => showsKeyAcceptance(s, '128'), message } }));
+  // Probes without the key, another agency's request and an unknown path are refused too, and count for nothing.
+  await client.send(keyed({ auth: 'wrong' }));
+  await client.send(keyed({ auth: 'none' }));
+  await client.send(keyed({ body: JSON.stringify({ agencyCode: '999' }) }));
+  await client.send(keyed({ path: '/unknown' }));
+  expect(client.unusable()).toBeUndefined();
+  for (let i = 0; i < 2; i += 1) expect((await client.send(keyed())).response?.status).toBe(401);
+  expect(client.unusable()).toBeUndefined();
+  expect((await client.send(keyed())).response?.status).toBe(401);
+  expect(client.unusable()).toBe(message);
+  const seen = server.seen.length;
+  const after = await client.send(keyed());
+  expect(after.error).toMatchObject({ code: 'UNRESPONSIVE', message: `not sent: ${message}` });
+  expect(server.seen.length).toBe(seen);
+  expect(message).toContain('check ISWC_SUBSCRIPTION_KEY, and that it may act for agency 128');
+});
+
+test('the key watch ends for good once one keyed answer is not a refusal; a quota 403 is throttling, not a refused key', async () => {
+  let accept = true;
+  const server = cleanup.add(
+    await httpServer((_req, res) => {
+      res.writeHead(accept ? 200 : 401, { 'content-type': 'application/json' });
+      res.end(accept ? '{"runId":"r"}' : 'Not Authorized');
+    }),
+  );
+  const client = cleanup.add(createHttpClient({ baseUrl: server.url, key: 'k', keyRefusal: { after: 2, shows: (s) => showsKeyAcceptance(s, '128'), message: 'refused' } }));
+  await client.send(keyed());
+  accept = false;
+  for (let i = 0; i < 5; i += 1) await client.send(keyed());
+  expect(client.unusable()).toBeUndefined();
+
+  const quota = cleanup.add(
+    await httpServer((_req, res) => {
+      res.writeHead(403, { 'content-type': 'text/plain' });
+      res.end('Out of call volume quota. Quota will be replenished in 01:00:00.');
+    }),
+  );
+  const throttled = cleanup.add(createHttpClient({ baseUrl: quota.url, key: 'k', keyRefusal: { after: 1, shows: () => true, message: 'refused' } }));
+  expect((await throttled.send(keyed())).error?.code).toBe('THROTTLED');
+  expect(throttled.unusable()).toBeUndefined();
+});
+
+test('stop: no request starts after it, and a wait on the pace ends at once with NOT_SENT', async () => {
+  const server = cleanup.add(
+    await httpServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{}');
+    }),
+  );
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const client = cleanup.add(createHttpClient({ baseUrl: server.url, key: 'k', beforeSend: () => gate }));
+  const waiting = client.send(keyed());
+  client.stop('interrupted by SIGINT');
+  const exchange = await waiting;
+  expect(exchange.error).toEqual({ code: 'NOT_SENT', message: 'not sent: interrupted by SIGINT' });
+  release();
+  expect((await client.send(keyed())).error?.code).toBe('NOT_SENT');
+  expect(server.seen).toHaveLength(0);
+  expect(client.stopped()).toBe('interrupted by SIGINT');
+  expect(client.progress().sent).toBe(0);
+});
+
+test('the in-process pipeline maps a refused key as the commands do: target unusable, exit 3, after a few requests', async () => {
+  const server = cleanup.add(await startReferenceServer({ profile, key: 'the-target-s-key' }));
+  const run = await runSuiteWithOutcome({ baseUrl: server.url, key: 'another-key', profile, destructive: true, settings: { runs: 2 } });
+  expect(run.outcome).toMatchObject({ status: 'target-unusable', exitCode: 3 });
+  expect(run.outcome.reason).toContain('ISWC_SUBSCRIPTION_KEY');
+  expect(run.executions.filter((e) => e.verdict !== 'skip').length).toBeLessThan(300);
+});
+
+test('signals: the first stops the run, those within a second count as the same, a later one exits at once with 130', () => {
+  let now = 1_000;
+  const stops: string[] = [];
+  const exits: number[] = [];
+  const notices: string[] = [];
+  const dispose = watchInterruptions({ onFirst: (s) => stops.push(s), write: (t) => notices.push(t), exit: (code) => exits.push(code), now: () => now });
+  try {
+    process.emit('SIGINT', 'SIGINT');
+    expect(stops).toEqual(['SIGINT']);
+    expect(interruptedBy()).toBe('SIGINT');
+    now += 300;
+    process.emit('SIGINT', 'SIGINT');
+    expect(exits).toEqual([]);
+    now += 1_000;
+    process.emit('SIGTERM', 'SIGTERM');
+    expect(exits).toEqual([130]);
+    expect(stops).toEqual(['SIGINT']);
+    expect(notices.join('')).toContain('second signal (SIGTERM): exiting at once');
+  } finally {
+    dispose();
+  }
+});
+
+const progress = (p: Partial<EngineProgress> = {}): EngineProgress => ({ sent: 120, planned: 2770, failures: 3, throttledMs: 20_000, startedAtMs: 0, rate: null, ...p });
+
+test('the progress line: sent of planned, failures, elapsed, time left at the pace (never faster than the rate), throttling', () => {
+  expect(clock(45_000)).toBe('45s');
+  expect(clock(725_000)).toBe('12m05s');
+  expect(clock(13_920_000)).toBe('3h52m');
+  expect(progressLine(progress(), 240_000)).toBe('120 of 2770 requests sent · 3 failures · 4m00s elapsed · about 1h28m left at this pace · 20s waiting on throttling');
+  // At 10/min the first requests go at once: the time left is that of the rate.
+  expect(progressLine(progress({ sent: 5, rate: 1 / 6 }), 2_000)).toContain('about 4h36m left at this pace');
+  expect(progressLine(progress({ sent: 0 }), 1_000)).toContain('time left not known yet');
+  expect(progressLine(progress({ halt: { kind: 'interrupted', reason: 'interrupted by SIGINT' } }), 1_000)).toContain('interrupted: nothing more is sent');
+});
+
+test('without a terminal, a line every LOG_INTERVAL_MS (30 s) while the run moves (sends, or waits on throttling); none once it is done', async () => {
+  expect(LOG_INTERVAL_MS).toBe(30_000);
+  let sent = 0;
+  let current: EngineProgress | undefined = progress({ sent });
+  const lines: string[] = [];
+  const printer = new ProgressPrinter({ source: () => current, write: (t) => lines.push(t), live: false, intervalMs: 20, now: () => 60_000 });
+  printer.start();
+  await expect.poll(() => lines.length, { timeout: 5_000, intervals: [10] }).toBeGreaterThanOrEqual(1);
+  expect(lines[0]).toBe('progress: 0 of 2770 requests sent · 3 failures · 1m00s elapsed · time left not known yet · 20s waiting on throttling\n');
+  // A run that moves gets a line at each interval.
+  const moving = setInterval(() => {
+    sent += 1;
+    current = progress({ sent });
+  }, 5);
+  await expect.poll(() => lines.length, { timeout: 5_000, intervals: [10] }).toBeGreaterThanOrEqual(3);
+  clearInterval(moving);
+  // Done: nothing more is printed.
+  current = progress({ sent: 2770 });
+  await new Promise((resolve) => setTimeout(resolve, 60));
+  const count = lines.length;
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  expect(lines.length).toBe(count);
+  // No run in this process: nothing at all.
+  current = undefined;
+  printer.tick();
+  expect(lines.length).toBe(count);
+  printer.stop();
+});
+
+test('on a terminal, one live line redrawn in place; text above it redraws it; stop clears it', () => {
+  const out: string[] = [];
+  const printer = new ProgressPrinter({ source: () => progress(), write: (t) => out.push(t), live: true, now: () => 240_000 });
+  printer.tick();
+  expect(out.at(-1)).toMatch(/^\r\x1b\[2K120 of 2770 requests sent · /);
+  expect(out.at(-1)).not.toContain('\n');
+  printer.above('  ✗ [json] a test');
+  expect(out.slice(-3)).toEqual(['\r\x1b[2K', '  ✗ [json] a test\n', expect.stringMatching(/^\r\x1b\[2K120 of 2770/)]);
+  printer.stop();
+  expect(out.at(-1)).toBe('\r\x1b[2K');
+});
+
+test('a run estimated over 15 minutes prints the estimate and the cheaper choices; a quick one prints nothing', async () => {
+  const planned = await planSuite(profile, { destructive: false, runs: 100 });
+  const notice = longRunNotice(planned, { plan: 'full', budget: undefined, runs: 100, destructive: false, rate: 10 / 60 });
+  expect(notice[0]).toMatch(/^ {2}estimated \d+ requests at 0\.167 requests\/s: about \d+\.\d h\. Cheaper choices:$/);
+  expect(notice.join('\n')).toMatch(/--smoke +\d+ requests, about \d+ min/);
+  expect(notice.join('\n')).toContain('--budget 150');
+  expect(notice.join('\n')).toContain('--max-duration');
+  expect(longRunNotice(planned, { plan: 'full', budget: undefined, runs: 100, destructive: false, rate: null })).toEqual([]);
+  expect(longRunNotice(planned, { plan: 'full', budget: undefined, runs: 100, destructive: false, rate: 1000 })).toEqual([]);
+});
+
+test('cases a plan leaves out are no tests; their spec checks are still listed, each with the reason', async () => {
+  const full = await planSuite(profile, { destructive: true, runs: 100 });
+  const smoke = await planSuite(profile, { destructive: true, runs: 100, plan: 'smoke' });
+  const leftOut = smoke.filter((p) => p.skipReason);
+  expect(leftOut.length).toBeGreaterThan(100);
+  const tests = plannedTests(smoke);
+  expect(tests.length).toBeLessThan(plannedTests(full).length / 2);
+  const keys = new Set(tests.flatMap((t) => t.keys));
+  for (const p of leftOut) expect(keys.has(p.key), p.key).toBe(false);
+  const executions = plannedLeftOutExecutions(smoke);
+  expect(executions.every((e) => e.verdict === 'skip' && e.skipReason?.startsWith('not in the smoke plan'))).toBe(true);
+  // Each left-out case with checks of its own has them listed (a case of every-answer checks only has none).
+  expect(new Set(executions.map((e) => e.caseId)).size).toBe(new Set(leftOut.filter((p) => p.shape.checks.length > 0).map((p) => p.def.id)).size);
+});
+
+function report(halt?: Parameters<typeof buildConformanceReport>[0]['halt']): ReturnType<typeof buildConformanceReport> {
+  const skip = (checkId: string, reason: string) => ({ checkId, level: 'spec' as const, sections: ['4.2'], operation: 'mergeIswcMetadata' as const, format: 'json' as const, caseId: 'c', step: '-', verdict: 'skip' as const, skipReason: reason });
+  return buildConformanceReport({
+    executions: [
+      { checkId: 'status.success', level: 'spec', sections: ['4.1'], operation: 'notifyAgentRun', format: 'json', caseId: 'run', step: 's', verdict: 'pass' },
+      ...Array.from({ length: 200 }, () => skip('outcome.merge', 'not in the request budget (ISWC_BUDGET=10)')),
+    ],
+    stats: { requests: 12, retries: 0, waitedMs: 0 },
+    baseUrl: 'http://127.0.0.1:1',
+    embedded: false,
+    profile: 'embedded',
+    seed: 1,
+    runs: 5,
+    strict: false,
+    destructive: true,
+    startedAt: new Date('2026-01-01T00:00:00Z'),
+    finishedAt: new Date('2026-01-01T00:01:00Z'),
+    ...(halt ? { halt } : {}),
+  });
+}
+
+interface Parsed {
+  testsuites: { tests: string; errors: string; skipped: string; testsuite: Array<{ name: string; testcase: Array<{ name: string; skipped?: { message: string }; error?: { type: string; message: string } }> }> };
+}
+const parse = (xml: string): Parsed => new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (n) => ['testsuite', 'testcase'].includes(n) }).parse(xml) as Parsed;
+
+test('conformance.json records the outcome; JUnit lists one testcase per unexercised spec check, not hundreds of skipped executions', () => {
+  const partial = report();
+  expect(partial.summary.outcome).toEqual({ status: 'completed', exitCode: 0 });
+  expect(reportViolations(JSON.parse(JSON.stringify(partial)))).toEqual([]);
+  const junit = parse(renderJunit(partial)).testsuites;
+  const cases = junit.testsuite.flatMap((s) => s.testcase);
+  expect(cases.filter((c) => c.skipped)).toHaveLength(partial.summary.coverage.notExercised.length);
+  const merge = junit.testsuite.find((s) => s.name === 'not exercised')?.testcase.find((c) => c.name.startsWith('outcome.merge '));
+  expect(merge?.skipped?.message).toBe('not exercised: not in the request budget (ISWC_BUDGET=10)');
+  expect(junit.errors).toBe('0');
+});
+
+test('a target found unusable and an interrupted run: verdict, outcome, HTML and an error testcase in JUnit, never a clean "0 failures"', () => {
+  const unusable = report({ kind: 'target-unusable', reason: 'the target refused the key on every request: check ISWC_SUBSCRIPTION_KEY' });
+  expect(unusable.summary).toMatchObject({ verdict: 'target unusable', outcome: { status: 'target-unusable', exitCode: 3 } });
+  expect(unusable.summary.verdictText).toBe('target unusable: the target refused the key on every request: check ISWC_SUBSCRIPTION_KEY');
+  expect(reportViolations(JSON.parse(JSON.stringify(unusable)))).toEqual([]);
+  const errors = parse(renderJunit(unusable)).testsuites;
+  expect(errors.errors).toBe('1');
+  expect(errors.testsuite[0]?.testcase[0]?.error).toMatchObject({ type: 'TargetUnusable', message: unusable.summary.verdictText });
+  expect(renderHtml(unusable)).toContain('data-status="target-unusable"');
+
+  const interrupted = report({ kind: 'interrupted', reason: 'interrupted by SIGTERM' });
+  expect(interrupted.summary.verdictText).toBe('interrupted by SIGTERM after 12 requests (so far: conformant on 1 of 22 spec checks)');
+  expect(interrupted.summary.outcome).toEqual({ status: 'interrupted', reason: 'interrupted by SIGTERM', exitCode: 130 });
+  expect(parse(renderJunit(interrupted)).testsuites.testsuite[0]?.testcase[0]?.error?.type).toBe('Interrupted');
+  // Checks no test reached before the signal say so.
+  expect(interrupted.summary.coverage.notExercised.find((n) => n.checkId === 'auth.required')?.reasons).toEqual(['not reached: interrupted by SIGTERM']);
+  expect(reportViolations(JSON.parse(JSON.stringify(interrupted)))).toEqual([]);
+
+  const broken = JSON.parse(JSON.stringify(interrupted)) as { summary: { outcome: { exitCode: number } } };
+  broken.summary.outcome.exitCode = 0;
+  expect(reportViolations(broken).length).toBeGreaterThan(0);
+});
+
+test('certify issues no certificate for a run that found the target unusable or was interrupted, and exits with its code', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'iswc-outcome-'));
+  try {
+    for (const [halt, code] of [
+      [{ kind: 'target-unusable' as const, reason: 'the target refused the key on every request: check ISWC_SUBSCRIPTION_KEY' }, EXIT.TARGET_UNUSABLE],
+      [{ kind: 'interrupted' as const, reason: 'interrupted by SIGINT' }, EXIT.INTERRUPTED],
+    ] as const) {
+      const file = path.join(dir, `${halt.kind}.json`);
+      writeFileSync(file, JSON.stringify(report(halt)));
+      const result = await cliInProcess(['certify', '--target', 'fixtures/targets/embedded.json', '--report', file, '--out', dir]);
+      expect(result.code, result.out).toBe(code);
+      expect(result.stderr).toContain('no certificate issued');
+      expect(existsSync(path.join(dir, 'certificate.json'))).toBe(false);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
