@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
+import { allChecks } from '../../lib/check/registry.ts';
 import { XMLParser } from 'fast-xml-parser';
 import { EXIT } from '../../lib/cli/command.ts';
 import { parseCommandArgs, UsageError } from '../../lib/cli/command.ts';
@@ -338,7 +339,8 @@ test('a target found unusable and an interrupted run: verdict, outcome, HTML and
   expect(renderHtml(unusable)).toContain('data-status="target-unusable"');
 
   const interrupted = report({ kind: 'interrupted', reason: 'interrupted by SIGTERM' });
-  expect(interrupted.summary.verdictText).toBe('interrupted by SIGTERM after 12 requests (so far: conformant on 1 of 22 spec checks)');
+  expect(interrupted.summary.verdictText).toBe(`interrupted by SIGTERM after 12 requests (so far: conformant on 1 of ${interrupted.summary.coverage.specChecks} spec checks)`);
+  expect(interrupted.summary.coverage.specChecks).toBe(allChecks().filter((c) => c.level === 'spec').length);
   expect(interrupted.summary.outcome).toEqual({ status: 'interrupted', reason: 'interrupted by SIGTERM', exitCode: 130 });
   expect(parse(renderJunit(interrupted)).testsuites.testsuite[0]?.testcase[0]?.error?.type).toBe('Interrupted');
   // Checks no test reached before the signal say so.
