@@ -1,5 +1,5 @@
 /**
- * npm run plan:heldout [-- --folds 5 --repeats 20 --budgets 15,30,60,100 --seed 1]
+ * npm run plan:heldout [-- --folds 5 --repeats 20 --budgets 15,30,60,100,150,250 --seed 1]
  *
  * How well the ranking generalises to faults it was never measured on. The fault catalogue is split into
  * folds (a deterministic shuffle per repeat); for each fold the cases are ranked from what they catch of
@@ -20,7 +20,7 @@ import type { PlannedCase } from '../lib/run/planned.ts';
 import { scriptArgs } from './args.ts';
 
 const values = scriptArgs(
-  `Usage: npm run plan:heldout [-- --folds 5 --repeats 20 --budgets 15,30,60,100 --seed 1 --spec-only]
+  `Usage: npm run plan:heldout [-- --folds 5 --repeats 20 --budgets 15,30,60,100,150,250 --seed 1 --spec-only]
 
 Scores the plan ranking on faults it was never measured on: the catalogue is split into --folds folds
 (--repeats shuffles), each fold ranked from the others and scored on itself at each budget. Reads the
@@ -28,7 +28,7 @@ committed measurement (lib/run/plans.generated.ts); sends nothing. --spec-only s
   {
     folds: { type: 'string', default: '5' },
     repeats: { type: 'string', default: '20' },
-    budgets: { type: 'string', default: '15,30,60,100' },
+    budgets: { type: 'string', default: '15,30,60,100,150,250' },
     seed: { type: 'string', default: '1' },
     'spec-only': { type: 'boolean', default: false },
   },

@@ -5,6 +5,7 @@ import type { CaseContext, CaseDef, CaseFormat, Probe, Step } from '../generate/
 import { impliedSpecChecks } from '../generate/case.ts';
 import { OpenRuns } from './open-runs.ts';
 import { withRunId } from './run-ids.ts';
+import { CHECK_MANIFEST } from '../generate/checks.generated.ts';
 import type { CheckId } from '../generate/checks.generated.ts';
 import { ampleEntriesFor } from './ample.ts';
 
@@ -16,6 +17,11 @@ import { ampleEntriesFor } from './ample.ts';
 export interface CaseShape {
   /** Targeted checks its steps ask for, and the every-answer spec checks those imply. */
   checks: CheckId[];
+  /**
+   * Where those checks judge: `operation/check/format` of every gating (spec or http) check of every step,
+   * the operation the step calls (a merge case's demerge steps judge the demerge). The spread a plan ranks by.
+   */
+  cells: string[];
   /** Requests it sends: `fixed + perRun × runs` (perRun is 0 for a fixed case). */
   fixedRequests: number;
   requestsPerRun: number;
@@ -37,10 +43,12 @@ function dryExchange(step: Step, n: number): Exchange {
 
 type Entries = Partial<Record<DisposableKind, unknown[]>>;
 
-async function sendsAt(def: CaseDef, format: CaseFormat, profile: TargetProfile, entries: Entries, runs: number): Promise<{ requests: number; probes: number; checks: Set<CheckId> }> {
+async function sendsAt(def: CaseDef, format: CaseFormat, profile: TargetProfile, entries: Entries, runs: number): Promise<{ requests: number; probes: number; checks: Set<CheckId>; cells: Set<string> }> {
   let requests = 0;
   let probes = 0;
   const checks = new Set<CheckId>();
+  const cells = new Set<string>();
+  const cellFormat = format === 'none' ? 'none' : format;
   // Every agent run a case starts and leaves open costs one request more: the end the runner sends for it.
   const agentRuns = new OpenRuns(profile, undefined);
   const endCounted = (): Promise<void> => {
@@ -56,9 +64,12 @@ async function sendsAt(def: CaseDef, format: CaseFormat, profile: TargetProfile,
   };
   const seen = (step: Step) => {
     const own = step.expect.map((e) => e.checkId);
-    for (const id of own) checks.add(id);
     // Probes of open points and requests outside the document are not judged by the every-answer spec checks.
-    if (!step.probe) for (const id of impliedSpecChecks(step.operation, own)) checks.add(id);
+    const judged = [...own, ...(step.probe ? [] : impliedSpecChecks(step.operation, own))];
+    for (const id of judged) {
+      checks.add(id);
+      if (CHECK_MANIFEST[id].level !== 'observed') cells.add(`${step.operation ?? 'http'}/${id}/${cellFormat}`);
+    }
   };
   const ctx: CaseContext = {
     format,
@@ -85,7 +96,7 @@ async function sendsAt(def: CaseDef, format: CaseFormat, profile: TargetProfile,
   };
   await def.run(ctx);
   await agentRuns.finish(endCounted);
-  return { requests, probes, checks };
+  return { requests, probes, checks, cells };
 }
 
 const cache = new Map<string, CaseShape>();
@@ -114,14 +125,16 @@ export async function shapeOf(def: CaseDef, format: CaseFormat, profile: TargetP
   const low = await sendsAt(def, format, profile, entries, 50);
   let shape: CaseShape;
   if (low.probes === 0) {
-    shape = { checks: [], fixedRequests: low.requests, requestsPerRun: 0, generated: false };
+    shape = { checks: [], cells: [], fixedRequests: low.requests, requestsPerRun: 0, generated: false };
   } else {
     const high = await sendsAt(def, format, profile, entries, 100);
     const perRun = Math.max(0, (high.requests - low.requests) / 50);
-    shape = { checks: [], fixedRequests: Math.max(0, Math.round(low.requests - 50 * perRun)), requestsPerRun: perRun, generated: true };
+    shape = { checks: [], cells: [], fixedRequests: Math.max(0, Math.round(low.requests - 50 * perRun)), requestsPerRun: perRun, generated: true };
     for (const c of high.checks) low.checks.add(c);
+    for (const c of high.cells) low.cells.add(c);
   }
   shape.checks = [...low.checks];
+  shape.cells = [...low.cells].sort();
   cache.set(key, shape);
   return shape;
 }

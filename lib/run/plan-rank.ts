@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { fieldConstraints } from '../contract/constraints.ts';
 import { CHECK_MANIFEST } from '../generate/checks.generated.ts';
 import type { CheckId } from '../generate/checks.generated.ts';
 import { requestsOf } from './dry-run.ts';
@@ -14,8 +15,9 @@ import type { PlannedCase } from './planned.ts';
  *   1. faults: the case (a generated case: at the runs it needed) that catches the most faults not yet
  *      caught per request, until no case adds one; ties go to the case exercising more checks per request;
  *   2. spec: every spec check the mode can exercise, once, in as few requests as possible;
- *   3. coverage: the most distinct things shown per request (each operation, check and format; each
- *      limit field, direction and format);
+ *   3. spread: the most check × operation × format cells judged, and classes of input sent (a
+ *      constraint's component and edge: Int32 above its maximum), not yet covered per request: what
+ *      generalises to faults no measurement saw (`npm run plan:heldout`, docs/performance.md);
  *   4. the remaining fixed cases, in suite order.
  * The smoke plan is phases 1 and 2; a budget takes the ranked cases in order, each that still fits.
  */
@@ -74,14 +76,33 @@ export function specChecksOf(p: PlannedCase): string[] {
   return p.shape.checks.filter((id) => SPEC.has(id));
 }
 
-/** What a case shows, as coverage atoms: per operation and check, and per limit field and direction. */
+/** Component of each constrained field (Int32, AgencyCode, Iswc, …), by constraint id. */
+let components: Map<string, string> | undefined;
+function componentOf(id: string): string | undefined {
+  components ??= new Map(fieldConstraints().map((c) => [c.id, c.component ?? c.type]));
+  return components.get(id);
+}
+
+/**
+ * What a case shows, as coverage atoms that generalise to faults no measurement saw: each check ×
+ * operation × format cell it judges, and for a limit or type case the class of its input (the
+ * constraint's component, where the value sits, and which edge: `Int32/body/above-max/json`), not the
+ * field: a server that mishandles an edge of a 32-bit counter mishandles it in any counter.
+ */
 export function coverage(p: PlannedCase): string[] {
-  const op = p.def.operation ?? 'http';
-  const atoms = p.shape.checks.map((c) => `${op}/${c}/${p.format === 'xml' ? 'xml' : 'json'}`);
-  const limit = /^(limit|type)\.(\w+)\.(body|query)\.(.+)\.[\w-]+$/.exec(p.def.id);
-  if (limit) atoms.push(`${limit[2]}/${limit[3]}/${limit[4]}/${p.shape.checks.join('+')}/${p.format}`);
+  const atoms = [...p.shape.cells];
+  const limit = /^(limit|type)\.(\w+)\.(body|query)\.(.+)\.([\w-]+)$/.exec(p.def.id);
+  // A case only recorded (observed) reveals no fault, whatever input it sends.
+  if (limit && atoms.length > 0) atoms.push(`${limit[1]}/${componentOf(`${limit[2]}.${limit[3]}.${limit[4]}`) ?? limit[4]}/${limit[3]}/${edgeOf(limit[5] ?? '')}/${p.format}`);
   if (p.def.id.startsWith('scenario.')) atoms.push(p.key);
   return atoms;
+}
+
+/** The edge a limit case's value sits on, coarsely: every pattern variant is one, every lossy type one. */
+function edgeOf(variant: string): string {
+  if (variant.startsWith('pattern-')) return 'pattern';
+  if (/^at-(limit|max|min)$/.test(variant)) return 'at-limit';
+  return variant;
 }
 
 /** The runs a generated case gets for faults it needed `needed` runs to catch: a margin for other seeds. */
