@@ -14,7 +14,7 @@ import type { CertificateSignature } from './signature.ts';
 import { publicKeyFingerprint, signBytes, signatureProblems } from './signature.ts';
 import { operationKey, operationLabel, sectionsText, tallyOf } from './view.ts';
 import { plural, specCoverage } from './verdict.ts';
-import type { SpecCoverage } from './verdict.ts';
+import type { NotExercised, SpecCoverage } from './verdict.ts';
 import type { WaiverSummary } from './waivers/types.ts';
 
 /** `conformant with waivers`: no failure and no skip, but failures of known deviations were waived. */
@@ -149,20 +149,32 @@ function unique(items: Iterable<string>): string[] {
   return [...new Set(items)];
 }
 
-function sectionVerdict(section: string, title: string, document: boolean, list: CheckExecution[], strict: boolean): SectionVerdict {
+/**
+ * A section's verdict. It is tested when every spec check citing it was exercised at least once
+ * (`unexercised`: those that were not, with why); executions a plan or the profile left out of a check
+ * that was exercised elsewhere are noted, not held against it: the certificate states what the run
+ * showed, and its binding says which plan ran.
+ */
+function sectionVerdict(section: string, title: string, document: boolean, list: CheckExecution[], strict: boolean, unexercised: readonly NotExercised[] = []): SectionVerdict {
   const checks = tallyOf(list);
   const base = { section, title, document, checks };
   const failing = list.filter((e) => e.verdict === 'fail');
   const waived = list.filter((e) => e.verdict === 'waived');
+  const skipped = list.filter((e) => e.verdict === 'skip');
   const waivedNote = waived.length > 0 ? `; ${waived.length} more waived` : '';
+  const leftOut = skipped.length > 0 ? `${skipped.length} check execution(s) left out: ${unique(skipped.map((e) => e.skipReason ?? 'no reason given')).join('; ')}` : '';
   if (failing.length > 0) {
     const gatingCount = failing.filter((e) => gating(e.level, strict)).length;
     const ids = unique(failing.map((e) => e.checkId)).join(', ');
     return { ...base, verdict: 'not conformant', reason: `${failing.length} failing check execution(s) (${gatingCount} gating): ${ids}${waivedNote}` };
   }
-  const skipped = list.filter((e) => e.verdict === 'skip');
-  if (skipped.length > 0) {
-    return { ...base, verdict: 'not tested', reason: `${skipped.length} check execution(s) skipped: ${unique(skipped.map((e) => e.skipReason ?? 'no reason given')).join('; ')}${waivedNote}` };
+  if (unexercised.length > 0) {
+    const why = unexercised.map((n) => `${n.checkId} (${n.reasons.join('; ')})`).join('; ');
+    return { ...base, verdict: 'not tested', reason: `spec check(s) of this section not exercised: ${why}${waivedNote}` };
+  }
+  if (checks.pass === 0 && waived.length === 0) {
+    const why = skipped.length > 0 ? leftOut : checks.observed > 0 ? 'the document leaves these points open ("not shown"); behaviour recorded only' : 'no check of the harness covers this section';
+    return { ...base, verdict: 'not tested', reason: why };
   }
   if (waived.length > 0) {
     const byCheck = unique(waived.map((e) => e.checkId)).map((id) => {
@@ -170,16 +182,9 @@ function sectionVerdict(section: string, title: string, document: boolean, list:
       const reasons = unique(of.map((e) => (e.waiver ? `${e.waiver.reason} (until ${e.waiver.until})` : 'waived')));
       return `${id} ×${of.length}: ${reasons.join('; ')}`;
     });
-    return { ...base, verdict: 'conformant with waivers', reason: `only waived failures: ${byCheck.join('; ')}` };
+    return { ...base, verdict: 'conformant with waivers', reason: `only waived failures: ${byCheck.join('; ')}${leftOut ? `; ${leftOut}` : ''}` };
   }
-  if (checks.pass === 0) {
-    return {
-      ...base,
-      verdict: 'not tested',
-      reason: checks.observed > 0 ? 'the document leaves these points open ("not shown"); behaviour recorded only' : 'no check of the harness covers this section',
-    };
-  }
-  return { ...base, verdict: 'conformant' };
+  return { ...base, verdict: 'conformant', ...(leftOut ? { reason: leftOut } : {}) };
 }
 
 export interface CertificateInput {
@@ -197,8 +202,16 @@ export function buildCertificate(input: CertificateInput): Certificate {
   const { report } = input;
   const binding = runBinding(report.meta);
   const strict = report.meta.strict;
+  const coverage = specCoverage(report.executions);
   const sections: SectionVerdict[] = documentSections().map(({ section, title }) =>
-    sectionVerdict(section, title, true, report.executions.filter((e) => e.sections.some((s) => covers(section, s))), strict),
+    sectionVerdict(
+      section,
+      title,
+      true,
+      report.executions.filter((e) => e.sections.some((s) => covers(section, s))),
+      strict,
+      coverage.notExercised.filter((n) => n.sections.some((s) => covers(section, s))),
+    ),
   );
   const known = new Set(sections.map((s) => s.section));
   const beyond = unique(report.executions.flatMap((e) => e.sections)).filter((s) => !known.has(s) && !sections.some((d) => covers(d.section, s)));
@@ -237,9 +250,9 @@ export function buildCertificate(input: CertificateInput): Certificate {
       index: e.waiver?.index ?? -1,
     }));
   const gatingFailures = failures.filter((f) => f.gating).length;
-  const skippedSections = sections.filter((s) => s.document && s.verdict === 'not tested' && s.checks.skip > 0);
-  const coverage = specCoverage(report.executions);
-  const verdict: Certificate['verdict'] = gatingFailures > 0 ? 'not conformant' : skippedSections.length > 0 || coverage.notExercised.length > 0 ? 'incomplete' : 'conformant';
+  // Complete when every spec check of the registry was exercised: sections no check covers ("not shown")
+  // are listed, never held against it.
+  const verdict: Certificate['verdict'] = gatingFailures > 0 ? 'not conformant' : coverage.notExercised.length > 0 ? 'incomplete' : 'conformant';
   const body: Omit<Certificate, 'digest'> = {
     kind: 'iswc-conformance-certificate',
     certificateVersion: CERTIFICATE_VERSION,
@@ -260,7 +273,7 @@ export function buildCertificate(input: CertificateInput): Certificate {
       requests: report.meta.requests,
     },
     verdict,
-    verdictText: certificateVerdictText(verdict, coverage, unique(waived.map((w) => w.checkId)).length),
+    verdictText: certificateVerdictText(verdict, coverage, unique(waived.map((w) => w.checkId)).length, binding.plan),
     coverage,
     sections,
     failures,
@@ -296,10 +309,12 @@ export function signCertificate(certificate: Certificate, privateKey: KeyObject)
 }
 
 /** "conformant with 2 waivers", "incomplete: 14 of 19 spec checks exercised", "not conformant". */
-export function certificateVerdictText(verdict: Certificate['verdict'], coverage: SpecCoverage, waivedChecks: number): string {
+export function certificateVerdictText(verdict: Certificate['verdict'], coverage: SpecCoverage, waivedChecks: number, plan?: { name: string; budget: number | null } | null): string {
   const waivers = waivedChecks > 0 ? ` with ${plural(waivedChecks, 'waiver')}` : '';
   if (verdict === 'not conformant') return verdict;
-  if (verdict === 'conformant') return `conformant${waivers}`;
+  // A plan that left cases out says so next to the verdict: every spec check was exercised, not every case run.
+  const planned = plan && (plan.name !== 'full' || plan.budget !== null) ? ` (${plan.name === 'smoke' ? 'smoke plan' : 'full plan'}${plan.budget !== null ? `, budget ${plan.budget} requests` : ''}: every spec check exercised, not every case run)` : '';
+  if (verdict === 'conformant') return `conformant${waivers}${planned}`;
   const partial = coverage.exercised < coverage.specChecks ? `: ${coverage.exercised} of ${coverage.specChecks} spec checks exercised` : '';
   return `incomplete${partial}${waivers}`;
 }
@@ -361,12 +376,17 @@ export function verifyCertificate(value: unknown, options: VerifyOptions = {}): 
   const results = Array.isArray(cert.results) ? cert.results : [];
   const failed = results.filter((r) => r[4] === 'fail').length;
   if (failed !== (Array.isArray(cert.failures) ? cert.failures.length : -1)) problems.push(`results hold ${failed} failure(s), the failure list ${cert.failures?.length ?? 0}`);
-  if (cert.verdict === 'conformant' && (failed > 0 || results.some((r) => r[4] === 'skip'))) problems.push('verdict "conformant" with failing or skipped results');
+  // Version 4 certifies what the run showed (every spec check exercised, executions left out noted);
+  // earlier versions demanded that nothing was skipped.
+  if (version >= 4) {
+    if (cert.verdict === 'conformant' && (failed > 0 || (cert.coverage?.notExercised?.length ?? 0) > 0)) problems.push('verdict "conformant" with failing results or spec checks not exercised');
+  } else if (cert.verdict === 'conformant' && (failed > 0 || results.some((r) => r[4] === 'skip'))) problems.push('verdict "conformant" with failing or skipped results');
   const waived = results.filter((r) => r[4] === 'waived').length;
   if (waived !== (Array.isArray(cert.waived) ? cert.waived.length : 0)) problems.push(`results hold ${waived} waived failure(s), the waived list ${Array.isArray(cert.waived) ? cert.waived.length : 0}`);
   for (const s of cert.sections ?? []) {
-    if (s.verdict === 'conformant' && (s.checks.skip > 0 || s.checks.fail > 0 || (s.checks.waived ?? 0) > 0)) {
-      problems.push(`section ${s.section} is "conformant" with ${s.checks.fail} failure(s), ${s.checks.waived ?? 0} waived and ${s.checks.skip} skip(s)`);
+    const skips = version >= 4 ? 0 : s.checks.skip;
+    if (s.verdict === 'conformant' && (skips > 0 || s.checks.fail > 0 || (s.checks.waived ?? 0) > 0 || (version >= 4 && s.checks.pass === 0))) {
+      problems.push(`section ${s.section} is "conformant" with ${s.checks.pass} pass(es), ${s.checks.fail} failure(s), ${s.checks.waived ?? 0} waived and ${s.checks.skip} skip(s)`);
     }
   }
   if (version >= 4) problems.push(...bindingProblems(cert));

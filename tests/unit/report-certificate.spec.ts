@@ -44,17 +44,31 @@ test('a clean run certifies every tested section; every failure is listed with i
   for (const id of new Set(failures.map((f) => f.checkId))) expect(html).toContain(id);
 });
 
-test('a section with a skipped check is never conformant', () => {
+test('a section is tested when its spec checks were exercised: executions left out are noted; a spec check never exercised leaves it not tested', () => {
   const report: ConformanceReport = JSON.parse(JSON.stringify(clean)) as ConformanceReport;
+  // One execution of a check of section 5 left out (a plan's choice): the check ran elsewhere.
   const target = report.executions.find((e) => e.sections.includes('5') && e.verdict === 'pass');
   if (!target) throw new Error('fixture: no passing check of section 5');
   target.verdict = 'skip';
-  target.skipReason = 'non-destructive mode';
+  target.skipReason = 'not in the smoke plan';
+  const partly = buildCertificate({ report });
+  const s5 = partly.sections.find((s) => s.section === '5');
+  expect(s5?.verdict).toBe('conformant');
+  expect(s5?.reason).toContain('1 check execution(s) left out: not in the smoke plan');
+  expect(verifyCertificate(partly).ok).toBe(true);
+  // Every execution of that check skipped: the check was not exercised, the section not tested.
+  for (const e of report.executions.filter((x) => x.checkId === target.checkId && x.verdict !== 'skip')) {
+    e.verdict = 'skip';
+    e.skipReason = 'non-destructive mode';
+    delete e.received;
+    delete e.failureId;
+  }
   const cert = buildCertificate({ report });
-  const s5 = cert.sections.find((s) => s.section === '5');
-  expect(s5?.verdict).toBe('not tested');
-  expect(s5?.reason).toContain('non-destructive mode');
+  const s5b = cert.sections.find((s) => s.section === '5');
+  expect(s5b?.verdict).toBe('not tested');
+  expect(s5b?.reason).toContain(`${target.checkId} (`);
   expect(cert.verdict).toBe('incomplete');
+  expect(verifyCertificate(cert).ok).toBe(true);
 });
 
 test('certify writes the certificate; certify:verify detects an edited verdict', () => {
