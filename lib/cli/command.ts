@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import { HARNESS_VERSION } from '../report/meta.ts';
@@ -180,6 +181,14 @@ export function stringOption(values: OptionValues, name: string): string | undef
 export function listOption(values: OptionValues, name: string): string[] {
   const v = values[name];
   return Array.isArray(v) ? v : typeof v === 'string' ? [v] : [];
+}
+
+/**
+ * The report directory a command reads or writes: its --report-dir, else ISWC_REPORT_DIR, else `reports`,
+ * each relative to where the command runs, as the run command writes them.
+ */
+export function reportDirOf(io: Pick<CliIo, 'cwd' | 'env'>, option?: string): string {
+  return path.resolve(io.cwd, option ?? (io.env.ISWC_REPORT_DIR?.trim() || 'reports'));
 }
 
 /** The io of this process. */

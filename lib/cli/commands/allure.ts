@@ -3,7 +3,7 @@ import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from '../../paths.ts';
 import type { Command } from '../command.ts';
-import { EXIT, stringOption } from '../command.ts';
+import { EXIT, stringOption, reportDirOf } from '../command.ts';
 
 /** References a self-contained page must not hold: anything fetched from a network address. */
 export function outsideReferences(html: string): string[] {
@@ -33,7 +33,7 @@ export const allureCommand: Command = {
     [EXIT.USAGE, 'no Allure results to report (run the suite first)'],
   ],
   run({ values }, io) {
-    const reportDir = path.resolve(io.cwd, stringOption(values, 'report-dir') ?? (io.env.ISWC_REPORT_DIR?.trim() || path.join(repoRoot, 'reports')));
+    const reportDir = reportDirOf(io, stringOption(values, 'report-dir'));
     const results = path.join(reportDir, 'allure-results');
     const out = path.resolve(io.cwd, stringOption(values, 'out') ?? path.join(reportDir, 'allure-report'));
     if (!existsSync(results) || !readdirSync(results).some((f) => f.endsWith('-result.json'))) {

@@ -1,8 +1,7 @@
 import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { repoRoot } from '../../paths.ts';
 import type { Command } from '../command.ts';
-import { EXIT, stringOption } from '../command.ts';
+import { EXIT, stringOption, reportDirOf } from '../command.ts';
 import { readReportArgument } from './diff.ts';
 
 /** `npx iswc-conformance baseline [REPORT]`: keeps a run as the baseline the diff command compares with. */
@@ -21,9 +20,9 @@ export const baselineCommand: Command = {
     [EXIT.USAGE, 'the report cannot be read or is not a conformance report'],
   ],
   run({ values, positionals }, io) {
-    const reportDir = path.resolve(io.cwd, io.env.ISWC_REPORT_DIR?.trim() || path.join(repoRoot, 'reports'));
+    const reportDir = reportDirOf(io);
     const source = path.resolve(io.cwd, positionals[0] ?? path.join(reportDir, 'conformance.json'));
-    const target = path.resolve(io.cwd, stringOption(values, 'out') ?? path.join(repoRoot, 'baselines', 'conformance.json'));
+    const target = path.resolve(io.cwd, stringOption(values, 'out') ?? path.join('baselines', 'conformance.json'));
     const report = readReportArgument(source, 'report');
     mkdirSync(path.dirname(target), { recursive: true });
     copyFileSync(source, target);

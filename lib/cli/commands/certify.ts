@@ -2,7 +2,6 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import type { KeyObject } from 'node:crypto';
 import path from 'node:path';
 import { loadProfile, ProfileError } from '../../contract/profile/load.ts';
-import { repoRoot } from '../../paths.ts';
 import type { TargetProfile } from '../../contract/profile/types.ts';
 import type { BindingClaims } from '../../report/binding.ts';
 import { bindingMismatches, originOf, profileDigest, runBinding, UnboundReportError, waiversDigest } from '../../report/binding.ts';
@@ -13,7 +12,7 @@ import { privateKeyFromPem } from '../../report/signature.ts';
 import { readReport } from '../../report/validate.ts';
 import { writeRedacted } from '../../report/write.ts';
 import type { Command, OptionValues } from '../command.ts';
-import { EXIT, EXIT_TEXT, stringOption, UsageError } from '../command.ts';
+import { EXIT, EXIT_TEXT, stringOption, UsageError, reportDirOf } from '../command.ts';
 import { parseRunArgs, RUN_ENVIRONMENT, RUN_OPTIONS } from '../run-args.ts';
 import { outcomeOf } from '../../report/outcome.ts';
 import { certifyClient } from './certify-client.ts';
@@ -70,7 +69,7 @@ export const certifyCommand: Command = {
   summary: 'run the suite (or take a finished run) and issue a certificate, signed with --sign-key',
   usage: 'npx iswc-conformance certify --target FILE [--sign-key KEY.pem] [--report conformance.json] [run options]\n       npx iswc-conformance certify --client client-conformance.json [--sign-key KEY.pem] [--out DIR]',
   description:
-    "Without --report it runs the suite with the run options (as the run command does) and certifies that run; with --report it certifies an existing conformance.json. Either way the run must be the one asked for: the profile of --target by content (its SHA-256, not its name) and agency, this harness's version and interface document, and, where given, the base URL's origin, --waivers, --seed, --runs, --smoke or --budget, and --strict. Any difference is refused (exit 2) with a line naming it. The certificate carries all of these (binding) and names the profile by name and digest, never by a path. Writes certificate.json and certificate.html (to --out, default the report directory). With --client it certifies a client instead, from the client-conformance.json of a sandbox session (agency, User-Agent, client checks exercised, trouble survived): client-certificate.json and client-certificate.html (to --out, default next to the report).",
+    "Without --report it runs the suite with the run options (as the run command does) and certifies that run; with --report it certifies an existing conformance.json. Either way the run must be the one asked for: the profile of --target by content (its SHA-256, not its name) and agency, this harness's version and interface document, and, where given, the base URL's origin, --waivers, --seed, --runs, --smoke or --budget, and --strict. Any difference is refused (exit 2) with a line naming it. The certificate carries all of these (binding) and names the profile by name and digest, never by a path. Writes certificate.json and certificate.html (to --out, default next to the report certified). With --client it certifies a client instead, from the client-conformance.json of a sandbox session (agency, User-Agent, client checks exercised, trouble survived): client-certificate.json and client-certificate.html (to --out, default next to the report).",
   options: {
     ...CERTIFY_RUN_OPTIONS,
     report: { type: 'string', value: 'FILE', description: "Certify this finished run (conformance.json) instead of running the suite; refused when it was not made with --target's profile (by content) and the other settings given." },
@@ -113,7 +112,7 @@ export const certifyCommand: Command = {
       throw e;
     }
     const reportOption = str('report');
-    const reportDir = path.resolve(io.cwd, str('report-dir') ?? (io.env.ISWC_REPORT_DIR?.trim() || path.join(repoRoot, 'reports')));
+    const reportDir = reportDirOf(io, str('report-dir'));
     let reportFile = reportOption !== undefined ? path.resolve(io.cwd, reportOption) : path.join(reportDir, 'conformance.json');
     // The run's settings as asked for: run with them, or (--report) check the finished run against them.
     const plan = parseRunArgs({ ...values, target, 'report-dir': reportDir, ...(reportOption !== undefined ? { plan: true } : {}) }, io.cwd, io.env);
@@ -163,7 +162,8 @@ export const certifyCommand: Command = {
     }
     const issued = buildCertificate({ report });
     const certificate = signingKey ? signCertificate(issued, signingKey) : issued;
-    const outDir = path.resolve(io.cwd, str('out') ?? reportDir);
+    // Next to the report it certifies: the run's directory, or the one --report names.
+    const outDir = path.resolve(io.cwd, str('out') ?? path.dirname(reportFile));
     const jsonFile = path.join(outDir, 'certificate.json');
     const htmlFile = path.join(outDir, 'certificate.html');
     writeRedacted(jsonFile, `${JSON.stringify(certificate, null, 2)}\n`);

@@ -1,11 +1,10 @@
 import path from 'node:path';
-import { repoRoot } from '../../paths.ts';
 import { redactorFromEnv } from '../../redact.ts';
 import { diffReports, renderDiffHtml, renderDiffMarkdown } from '../../report/diff.ts';
 import { readReport } from '../../report/validate.ts';
 import { writeRedacted } from '../../report/write.ts';
 import type { Command } from '../command.ts';
-import { EXIT, stringOption, UsageError } from '../command.ts';
+import { EXIT, stringOption, UsageError, reportDirOf } from '../command.ts';
 
 /** Reads a conformance report a user named; a missing or malformed file is a usage error. */
 export function readReportArgument(file: string, what: string): ReturnType<typeof readReport> {
@@ -38,9 +37,9 @@ export const diffCommand: Command = {
     [EXIT.USAGE, 'a report cannot be read'],
   ],
   run({ values, positionals }, io) {
-    const reportDir = path.resolve(io.cwd, io.env.ISWC_REPORT_DIR?.trim() || path.join(repoRoot, 'reports'));
+    const reportDir = reportDirOf(io);
     const [first, second] = positionals;
-    const baseFile = path.resolve(io.cwd, second !== undefined ? (first ?? '') : path.join(repoRoot, 'baselines', 'conformance.json'));
+    const baseFile = path.resolve(io.cwd, second !== undefined ? (first ?? '') : path.join('baselines', 'conformance.json'));
     const headFile = path.resolve(io.cwd, second ?? first ?? path.join(reportDir, 'conformance.json'));
     const diff = diffReports(readReportArgument(baseFile, 'base'), readReportArgument(headFile, 'head'), { baseFile: path.relative(io.cwd, baseFile) || baseFile });
     const outDir = path.resolve(io.cwd, stringOption(values, 'out') ?? reportDir);

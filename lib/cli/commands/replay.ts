@@ -4,11 +4,10 @@ import { checkBaseUrl, ConfigError, readConfig } from '../../config/config.ts';
 import { parseRate } from '../../config/rate.ts';
 import { loadProfile } from '../../contract/profile/load.ts';
 import { DEFAULTS } from '../../config/defaults.ts';
-import { repoRoot } from '../../paths.ts';
 import { redactorFor } from '../../redact.ts';
 import { findFailure, replayFailure, ReplayError } from '../../replay.ts';
 import type { Command } from '../command.ts';
-import { EXIT, EXIT_TEXT, stringOption, UsageError } from '../command.ts';
+import { EXIT, EXIT_TEXT, stringOption, UsageError, reportDirOf } from '../command.ts';
 import { readReportArgument } from './diff.ts';
 
 /**
@@ -44,7 +43,7 @@ export const replayCommand: Command = {
   ],
   async run({ values, positionals }, io) {
     const str = (name: string): string | undefined => stringOption(values, name);
-    const reportDir = path.resolve(io.cwd, io.env.ISWC_REPORT_DIR?.trim() || path.join(repoRoot, 'reports'));
+    const reportDir = reportDirOf(io);
     const reportFile = path.resolve(io.cwd, str('report') ?? path.join(reportDir, 'conformance.json'));
     const report = readReportArgument(reportFile, '--report');
     const targetOption = str('target') ?? (io.env.ISWC_TARGET?.trim() || undefined);
