@@ -73,7 +73,7 @@ export const certifyCommand: Command = {
   options: {
     ...CERTIFY_RUN_OPTIONS,
     report: { type: 'string', value: 'FILE', description: "Certify this finished run (conformance.json) instead of running the suite; refused when it was not made with --target's profile (by content) and the other settings given." },
-    out: { type: 'string', value: 'DIR', description: 'Where certificate.json and certificate.html go (default: the report directory).' },
+    out: { type: 'string', value: 'DIR', description: 'Where certificate.json and certificate.html go (default: next to the report certified).' },
     client: { type: 'string', value: 'FILE', description: "Certify a client: a sandbox session's client-conformance.json (npx iswc-conformance sandbox); no run, no --target." },
     'sign-key': { type: 'string', value: 'KEY.pem', description: 'Sign the certificate with this Ed25519 private key (PEM; openssl genpkey -algorithm ed25519). The file is read, never copied.' },
   },
