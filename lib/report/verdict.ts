@@ -12,6 +12,25 @@ export interface NotExercised {
   reasons: string[];
 }
 
+/**
+ * Each case that could have exercised a check says what it lacked ("needs 3 more merges"); any one of
+ * them would do, so of the counted needs only the smallest of each kind is worth saying. Other reasons
+ * are kept as they are, in their order.
+ */
+export function smallestNeeds(reasons: readonly string[]): string[] {
+  const smallest = new Map<string, number>();
+  const others: string[] = [];
+  for (const reason of reasons) {
+    const m = /^needs (\d+) more (\w+)$/.exec(reason);
+    if (!m?.[1] || !m[2]) {
+      others.push(reason);
+      continue;
+    }
+    smallest.set(m[2], Math.min(Number(m[1]), smallest.get(m[2]) ?? Infinity));
+  }
+  return [...others, ...[...smallest].map(([kind, count]) => `needs ${count} more ${kind}`)];
+}
+
 /** How much of the document a run judged: M spec checks in the registry, N of them exercised. */
 export interface SpecCoverage {
   /** M: spec checks in the registry. */
@@ -41,7 +60,7 @@ export function specCoverage(executions: readonly CheckExecution[]): SpecCoverag
   }
   const notExercised = spec
     .filter((c) => !exercised.has(c.id))
-    .map((c) => ({ checkId: c.id, sections: [...c.sections], reasons: [...(skipReasons.get(c.id) ?? [NO_CASE_RAN_IT])] }));
+    .map((c) => ({ checkId: c.id, sections: [...c.sections], reasons: smallestNeeds([...(skipReasons.get(c.id) ?? [NO_CASE_RAN_IT])]) }));
   return { specChecks: spec.length, exercised: spec.length - notExercised.length, notExercised };
 }
 

@@ -8,7 +8,7 @@ import { inProcessReport } from '../support/in-process.ts';
 import { renderJunit } from '../../lib/report/junit.ts';
 import type { ConformanceReport } from '../../lib/report/model.ts';
 import { reportViolations } from '../../lib/report/validate.ts';
-import { NO_CASE_RAN_IT, specCoverage, verdictText } from '../../lib/report/verdict.ts';
+import { NO_CASE_RAN_IT, smallestNeeds, specCoverage, verdictText } from '../../lib/report/verdict.ts';
 
 test.describe.configure({ timeout: 120_000 });
 
@@ -110,4 +110,14 @@ test('a run that never ran a spec check at all says "no case ran it"', () => {
   const coverage = specCoverage(onlyRuns.executions);
   const outcome = coverage.notExercised.find((n) => n.checkId === 'outcome.merge');
   expect(outcome?.reasons).toEqual([NO_CASE_RAN_IT]);
+});
+
+test('of the counted needs of a check, only the smallest of each kind is said: any one of them would do', () => {
+  expect(smallestNeeds(['needs 3 more submissions', 'not in the smoke plan', 'needs 2 more submissions', 'needs 4 more demerges', 'needs 1 more merges', 'needs a merges entry with at least 2 agencyWorks'])).toEqual([
+    'not in the smoke plan',
+    'needs a merges entry with at least 2 agencyWorks',
+    'needs 2 more submissions',
+    'needs 4 more demerges',
+    'needs 1 more merges',
+  ]);
 });
