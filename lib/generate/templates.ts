@@ -103,10 +103,32 @@ export function emptyMerge(): Record<string, unknown[]> {
   return out;
 }
 
-/** A realistic agency work code of the profile's agency (never one the profile marks as existing work). */
-export function sampleWorkCode(profile: TargetProfile): string {
-  const known = profile.demerges[0]?.workcode ?? profile.submissions[0]?.workcode ?? 'W0000001';
-  return `${known.slice(0, 2)}99${known.slice(4)}`.slice(0, Math.max(known.length, 1));
+/** Every agency work code the profile names: of its submissions, demerges and merge entries' agency works. */
+export function profileWorkCodes(profile: Pick<TargetProfile, 'submissions' | 'demerges' | 'merges'>): string[] {
+  return [...profile.submissions.map((s) => s.workcode), ...profile.demerges.map((d) => d.workcode), ...profile.merges.flatMap((m) => (m.agencyWorks ?? []).map((w) => w.agencyWorkCode))];
+}
+
+const WORK_CODE_MAX = 20;
+
+/**
+ * A realistic agency work code of the profile's agency that names no work of the profile: what "a work
+ * code never submitted" and the probes that promise to change nothing send. Shaped like the profile's own
+ * codes (its third and fourth characters made 99, 98, …; a short code gets two digits more), never one of
+ * them however case is compared (a database collation may ignore case), and within the 20 characters of 2.4.
+ */
+export function sampleWorkCode(profile: Pick<TargetProfile, 'submissions' | 'demerges' | 'merges'>): string {
+  const base = profile.demerges[0]?.workcode ?? profile.submissions[0]?.workcode ?? 'W0000001';
+  const taken = new Set(profileWorkCodes(profile).map((c) => c.toUpperCase()));
+  const shaped = (digits: string): string => (base.length >= 4 ? `${base.slice(0, 2)}${digits}${base.slice(4)}` : `${base}${digits}`).slice(0, WORK_CODE_MAX);
+  for (let n = 99; n >= 0; n--) {
+    const code = shaped(String(n).padStart(2, '0'));
+    if (!taken.has(code.toUpperCase())) return code;
+  }
+  // A hundred of the profile's codes in that shape: a code of the harness's own, numbered past them.
+  for (let n = 0; ; n++) {
+    const code = `ICNEVER${n}`;
+    if (!taken.has(code)) return code;
+  }
 }
 
 export function validWork(profile: TargetProfile): Record<string, string> {
