@@ -38,6 +38,7 @@ export function authenticate(ctx: Context, req: IncomingMessage, op: Operation):
   const given = header(req, ctx.keyHeader);
   // Review fault `empty-key-accepted`: a truthiness test lets an empty header through.
   if (given === '' && ctx.faults.has('empty-key-accepted')) return 'ok';
+  if (given === '' && op.id !== 'notifyAgentRun' && ctx.faults.has('data-empty-key-accepted')) return 'ok';
   if (given === undefined || given === '') return 'missing';
   if (given === ctx.key) return 'ok';
   const own = WRONG_KEY_ACCEPTED[op.id];

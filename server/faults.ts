@@ -125,6 +125,8 @@ const CATALOGUE = [
   { id: 'delete-wrong-key-accepted', level: 'spec', section: '5', description: 'The submission delete takes any non-empty key as valid (a missing key is still refused): only a request on data that exists shows it, since a delete of nothing is 404 whatever the key.' },
   { id: 'merge-drops-invalid-works', level: 'spec', section: '2.4, 4.2', description: 'Agency works past their limits (agencyWorkCode over 20 characters, agencyCode not 3) are silently dropped and the rest is merged (204). The server looks works up (an agency work it does not know is 404) and refuses a merge left with nothing to merge (400), so a broken work alone, or among works that do not exist, is still refused.' },
   { id: 'merge-drops-unknown-iswcs', level: 'spec', section: '4.2', description: 'ISWCs of the merge body that do not exist are silently dropped and the rest is merged (204); a merge left with nothing to merge is refused (400), so an unknown ISWC alone is still refused.' },
+  // Review 5: an empty key was never sent to merge, delete or demerge.
+  { id: 'data-empty-key-accepted', level: 'spec', section: '5', description: 'Merge, delete and demerge take an empty Ocp-Apim-Subscription-Key header as a valid key (a gateway policy that tests only that the header is present); a missing or wrong key is still refused, and the run notification refuses an empty one. Only a request on data that exists shows it, since a request naming nothing is 404 whatever the key.' },
   { id: 'delete-no-workcode-500', level: 'http', section: '4.3', description: 'A submission delete without a workcode parameter answers 500 (the handler reads a value that is not there).' },
 ] as const satisfies readonly Fault[];
 

@@ -54,7 +54,7 @@ export const READINGS = [
   {
     point: 'Authentication',
     sections: ['4.1', '5'],
-    gated: 'No key or a wrong key: 401 "Not Authorized" on the run notification (4.1); on merge, delete and demerge a refusal, 400, 401, 403 or 404 (5.3 does not show the answer, and a server may look the data up first), never a success. A 404 for data that does not exist can hide a key the server ignores, so the key is also proven on disposable entries: the request that succeeds with the key is refused without it and with a wrong one. Another agency than the profile\'s may be refused with 401 or 403 (5.3).',
+    gated: 'No key or a wrong key: 401 "Not Authorized" on the run notification (4.1); on merge, delete and demerge a refusal, 400, 401, 403 or 404 (5.3 does not show the answer, and a server may look the data up first), never a success. A 404 for data that does not exist can hide a key the server ignores, so the key is also proven on disposable entries: the request that succeeds with the key is refused without it, with an empty one and with a wrong one. Another agency than the profile\'s may be refused with 401 or 403 (5.3).',
     recorded: 'Which status and body refuse the key on merge, delete and demerge.',
   },
   {
@@ -117,7 +117,7 @@ export const DECISIONS: ReadonlyArray<{ title: string; text: string }> = [
   },
   {
     title: 'The key and data that does not exist',
-    text: 'Section 5.3 leaves open what a missing key gets on merge, delete and demerge, and which agency a key may act for depends on the data, so a server may look the data up first: a 404 without the key is a refusal like 400, 401 or 403 (`auth.required`). But on data that does not exist, a 404 comes whatever the server does with the key. What proves that the key is checked is the request that would succeed: the destructive cases send it without the key and with a wrong one (each refused, `auth.key-checked`), then with it (success), which also shows the refused requests had no effect. Non-destructive runs cannot show it, and say so (the check is listed as not exercised).',
+    text: 'Section 5.3 leaves open what a missing key gets on merge, delete and demerge, and which agency a key may act for depends on the data, so a server may look the data up first: a 404 without the key is a refusal like 400, 401 or 403 (`auth.required`). But on data that does not exist, a 404 comes whatever the server does with the key. What proves that the key is checked is the request that would succeed: the destructive cases send it without the key, with an empty one and with a wrong one (each refused, `auth.key-checked`), then with it (success), which also shows the refused requests had no effect. Non-destructive runs cannot show it, and say so (the check is listed as not exercised).',
   },
   {
     title: 'Items a merge cannot take',

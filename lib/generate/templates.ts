@@ -7,6 +7,7 @@ import { operation } from '../contract/operations.ts';
 import { fromRoot } from '../paths.ts';
 import type { TargetProfile } from '../contract/profile/types.ts';
 import type { Query } from './requests.ts';
+import type { AuthMode } from '../contract/exchange.ts';
 
 /**
  * Valid inputs built from the target profile and the schemas: the base every case changes one thing of.
@@ -95,6 +96,15 @@ export function validAgentRun(profile: TargetProfile, counter = 0): Record<strin
   }
   return out;
 }
+
+/**
+ * How the request about to succeed on a disposable entry is sent first, each refused (`auth.key-checked`):
+ * without the key, with an empty one (a header present but blank: a gateway that tests presence lets it
+ * through) and with a wrong one.
+ */
+export const KEY_PROOFS = ['none', 'empty', 'wrong'] as const satisfies readonly AuthMode[];
+export const KEY_PROOF_LABEL: Record<(typeof KEY_PROOFS)[number], string> = { none: 'without the key', empty: 'with an empty key', wrong: 'with a wrong key' };
+export const KEY_PROOF_STATE: Record<(typeof KEY_PROOFS)[number], string> = { none: 'missing', empty: 'empty', wrong: 'wrong' };
 
 /** A merge body with every array present and empty. */
 export function emptyMerge(): Record<string, unknown[]> {

@@ -13,7 +13,7 @@ export default defineCheck({
   level: 'spec',
   sections: ['5', '4.1'],
   reading: 'Authentication',
-  description: 'A request without the key, with a wrong key or an empty one, is refused: 401 on the run notification; on the others any documented error status, 401 or 403 (the answer is not shown for them).',
+  description: 'A request without the key or with a wrong key (on the run notification also with an empty one) is refused: 401 on the run notification; on the others any documented error status, 401 or 403 (the answer is not shown for them). An empty key on merge, delete and demerge is proven where it shows, on disposable entries (auth.key-checked).',
   scope: 'targeted',
   judge: statusJudge(({ operation: opId }) => keyRefusal(opId)),
 });

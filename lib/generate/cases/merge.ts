@@ -7,7 +7,7 @@ import type { MergeEntry, TargetProfile } from '../../contract/profile/types.ts'
 import type { CaseDef } from '../case.ts';
 import { expectCheck } from '../expectations.ts';
 import { bodyRequest, queryRequest, rawBodyRequest } from '../requests.ts';
-import { emptyMerge, existingIswc, queryFor, unknownIswc, validExample, validWork } from '../templates.ts';
+import { emptyMerge, existingIswc, KEY_PROOF_LABEL, KEY_PROOF_STATE, KEY_PROOFS, queryFor, unknownIswc, validExample, validWork } from '../templates.ts';
 import { boundaryValues } from '../values.ts';
 
 const OP = 'mergeIswcMetadata';
@@ -87,7 +87,7 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
   return [
     {
       id: 'merge.success-then-demerge',
-      title: `POST ${op().path}: a profile merge, refused without the key, with a wrong key and with one item it cannot take, gets 204 with the key (its ISWCs alone, then its agency works); a work then demerges (204), another stays merged; a repeat demerge is refused @smoke @destructive`,
+      title: `POST ${op().path}: a profile merge, refused without the key, with an empty or a wrong key and with one item it cannot take, gets 204 with the key (its ISWCs alone, then its agency works); a work then demerges (204), another stays merged; a repeat demerge is refused @smoke @destructive`,
       operation: OP,
       formats: BOTH,
       tags: ['@smoke', '@destructive'],
@@ -105,14 +105,14 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
         const parts = mergeParts(entry);
         const first = parts[0];
         if (!first) return;
-        // The first merge, sent before it succeeds: without the key, with a wrong key, and next to one item it
+        // The first merge, sent before it succeeds: without the key, with an empty or a wrong key, and next to one item it
         // cannot take. Each is refused, and without effect, since the same merge then succeeds (section 5; 4.2).
-        for (const auth of ['none', 'wrong'] as const) {
+        for (const auth of KEY_PROOFS) {
           await ctx.send({
-            label: `${first.label} ${auth === 'none' ? 'without the key' : 'with a wrong key'}`,
+            label: `${first.label} ${KEY_PROOF_LABEL[auth]}`,
             operation: OP,
             request: bodyRequest(OP, format, first.body, { ...query, auth }),
-            expect: [expectCheck('auth.key-checked', { because: `the subscription key is ${auth === 'none' ? 'missing' : 'wrong'}; with it this merge is accepted (sections 5.1, 4.2)` })],
+            expect: [expectCheck('auth.key-checked', { because: `the subscription key is ${KEY_PROOF_STATE[auth]}; with it this merge is accepted (sections 5.1, 4.2)` })],
           });
         }
         for (const broken of withRefusedItem(profile, first.body)) {

@@ -5,7 +5,7 @@ import type { CaseContext, CaseDef } from '../case.ts';
 import type { RequestSpec } from '../../contract/exchange.ts';
 import { expectCheck } from '../expectations.ts';
 import { queryRequest } from '../requests.ts';
-import { baseQuery, existingIswc, queryFor, sampleWorkCode, unknownIswc } from '../templates.ts';
+import { baseQuery, existingIswc, KEY_PROOF_LABEL, KEY_PROOF_STATE, KEY_PROOFS, queryFor, sampleWorkCode, unknownIswc } from '../templates.ts';
 
 const DELETE = 'deleteSubmission';
 const DEMERGE = 'demergeIswcMetadata';
@@ -85,7 +85,7 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
   return [
     {
       id: 'delete.success-then-repeat',
-      title: `DELETE ${del.path}: a profile submission, refused without the key and with a wrong key, deletes with it (204); a repeat is refused @smoke @destructive`,
+      title: `DELETE ${del.path}: a profile submission, refused without the key, with an empty and with a wrong key, deletes with it (204); a repeat is refused @smoke @destructive`,
       operation: DELETE,
       formats: ['none'],
       tags: ['@smoke', '@destructive'],
@@ -94,7 +94,7 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
         const s = ctx.entries.submissions?.[0] as SubmissionEntry | undefined;
         if (!s) throw new Error('no submission entry allocated');
         const request = queryRequest(DELETE, submissionQuery(profile, s));
-        // Without the key and with a wrong one first: refused, and without effect, since the delete with the key then succeeds.
+        // Without the key, with an empty one and with a wrong one first: refused, and without effect, since the delete with the key then succeeds.
         await keyProofs(ctx, DELETE, request, 'delete profile submission', 'this delete succeeds (sections 5.1, 4.3)');
         await ctx.send({ label: 'delete profile submission', operation: DELETE, request, expect: [expectCheck('status.success', { because: `the target profile lists this submission (section ${del.section})` })] });
         await ctx.send({
@@ -167,7 +167,7 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
     ...authCases(DELETE),
     {
       id: 'demerge.success-then-repeat',
-      title: `DELETE ${dem.path}: profile metadata, refused without the key and with a wrong key, demerges with it (204); a repeat is refused @smoke @destructive`,
+      title: `DELETE ${dem.path}: profile metadata, refused without the key, with an empty and with a wrong key, demerges with it (204); a repeat is refused @smoke @destructive`,
       operation: DEMERGE,
       formats: ['none'],
       tags: ['@smoke', '@destructive'],
@@ -251,16 +251,16 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
 }
 
 /**
- * The request that is about to succeed, sent first without the key and then with a wrong one: each is
- * refused (a 404 for data that does not exist cannot hide the key here, since the data exists).
+ * The request that is about to succeed, sent first without the key, with an empty one and with a wrong
+ * one: each is refused (a 404 for data that does not exist cannot hide the key here, since the data exists).
  */
 async function keyProofs(ctx: CaseContext, opId: typeof DELETE | typeof DEMERGE, request: RequestSpec, label: string, succeeds: string): Promise<void> {
-  for (const auth of ['none', 'wrong'] as const) {
+  for (const auth of KEY_PROOFS) {
     await ctx.send({
-      label: `${label} ${auth === 'none' ? 'without the key' : 'with a wrong key'}`,
+      label: `${label} ${KEY_PROOF_LABEL[auth]}`,
       operation: opId,
       request: { ...request, auth },
-      expect: [expectCheck('auth.key-checked', { because: `the subscription key is ${auth === 'none' ? 'missing' : 'wrong'}; with it ${succeeds}` })],
+      expect: [expectCheck('auth.key-checked', { because: `the subscription key is ${KEY_PROOF_STATE[auth]}; with it ${succeeds}` })],
     });
   }
 }
