@@ -65,6 +65,19 @@ test('entries that interfere are named, each with why a conforming target would 
     ['error', 'submissions[1]'],
     ['error', 'merges[0].preferredIswc'],
   ]);
+  // Two demerge entries under one preferred ISWC: one merge request may have carried both, and a demerge of
+  // either then removes both (4.4). The same entry twice is said once, as a repeat.
+  const demerge = (preferredIswc: string, workcode: string) => ({ preferredIswc, agency: '128', workcode });
+  expect(findingsOf({ demerges: [demerge('T3200000002', 'D1'), demerge('T3200000104', 'D2'), demerge('T3200000002', 'D3')] })).toEqual([
+    ['error', 'demerges[2].preferredIswc', expect.stringMatching(/^T3200000002 is also the preferred ISWC of demerges\[0\]: if one merge request carried both works, a demerge of either removes both/)],
+  ]);
+  expect(findingsOf({ demerges: [demerge('T3200000002', 'D1'), demerge('T3200000002', 'D1')] }).map((f) => f.slice(0, 2))).toEqual([['error', 'demerges[1]']]);
+  // An ISWC of iswcs (existing data, never changed) that a merge entry merges away: it then has a parent.
+  expect(findingsOf({ iswcs: ['T0345246801', 'T2010000117'], merges: [{ preferredIswc: 'T3100000004', iswcs: ['T2010000117'] }] })).toEqual([
+    ['error', 'merges[0].iswcs[0]', expect.stringMatching(/^T2010000117 is also iswcs\[1\], an ISWC the harness uses as existing data and never changes: once this entry merges it away it has a parent/)],
+  ]);
+  // Merging into an ISWC of iswcs gives it no parent: not a finding.
+  expect(findingsOf({ merges: [{ preferredIswc: 'T0345246801', iswcs: ['T3100000015'] }] })).toEqual([]);
   // Two merges into one preferred ISWC neither cycle nor re-parent: not a finding.
   expect(findingsOf({ merges: [{ preferredIswc: 'T3100000004', agencyWorks: [work('W1')] }, { preferredIswc: 'T3100000004', agencyWorks: [work('W2')] }] })).toEqual([]);
 });

@@ -45,9 +45,20 @@ function interference(profile: TargetProfile): ProfileFinding[] {
   profile.merges.forEach((m, i) => {
     if (!preferredOf.has(m.preferredIswc)) preferredOf.set(m.preferredIswc, `merges[${i}]`);
   });
+  const existing = new Map<string, string>();
+  profile.iswcs.forEach((iswc, i) => {
+    if (!existing.has(iswc)) existing.set(iswc, `iswcs[${i}]`);
+  });
   profile.merges.forEach((m, i) => {
     (m.iswcs ?? []).forEach((iswc, j) => {
       const path = `merges[${i}].iswcs[${j}]`;
+      const listed = existing.get(iswc);
+      if (listed !== undefined) {
+        error(
+          path,
+          `${iswc} is also ${listed}, an ISWC the harness uses as existing data and never changes: once this entry merges it away it has a parent, and the checks that send it as existing data get a refusal (a merge of it into an unknown preferred ISWC must be 404; production refuses to merge an ISWC that has a parent, 400). Give this entry ISWCs of its own, or list another ISWC in iswcs`,
+        );
+      }
       if (iswc === m.preferredIswc) error(path, `${iswc} is this entry's own preferred ISWC: merging an ISWC into itself is a cycle, which production refuses`);
       const earlier = mergedAway.get(iswc);
       if (earlier !== undefined) error(path, `${iswc} is also merged by ${earlier}: after one of the two merges it has a parent, and production refuses to merge it again (give each merge entry ISWCs of its own)`);
@@ -77,6 +88,23 @@ function interference(profile: TargetProfile): ProfileFinding[] {
   profile.submissions.forEach((s, i) => {
     const away = mergedAway.get(s.preferredIswc);
     if (away !== undefined) error(`submissions[${i}].preferredIswc`, `${s.preferredIswc} is merged away by ${away}: once that merge is made this submission's preferred ISWC has changed, and its delete would be refused`);
+  });
+  // Two demerge entries under one preferred ISWC: if one merge request carried both works, they are one set
+  // of metadata (4.4), and demerging either removes both; the second check that demerges finds nothing.
+  const demergedFrom = new Map<string, number>();
+  profile.demerges.forEach((d, i) => {
+    const earlier = demergedFrom.get(d.preferredIswc);
+    if (earlier === undefined) {
+      demergedFrom.set(d.preferredIswc, i);
+      return;
+    }
+    const first = profile.demerges[earlier];
+    // The same entry twice is said below.
+    if (first?.agency === d.agency && first.workcode === d.workcode) return;
+    error(
+      `demerges[${i}].preferredIswc`,
+      `${d.preferredIswc} is also the preferred ISWC of demerges[${earlier}]: if one merge request carried both works, a demerge of either removes both ("one set of metadata", 4.4), and the second check to demerge finds nothing (refused where it expects 204). Give each demerge entry a preferred ISWC of its own`,
+    );
   });
   // The same disposable entry twice: the second consumption finds it gone.
   const seen = new Map<string, string>();
