@@ -1,11 +1,12 @@
-import type { DisposableKind, MergeEntry, TargetProfile } from '../contract/profile/types.ts';
+import type { DemergeEntry, DisposableKind, MergeEntry, TargetProfile } from '../contract/profile/types.ts';
 import type { CheckId } from './checks.generated.ts';
 
 /**
  * What a case needs of the target profile to run, or to exercise some of its checks. Claims
  * (`CaseDef.claims`) say how many disposable entries a case consumes; needs say what else must be there:
- * more items in a list the case reads (`${profile.iswcs[1]}` needs two iswcs), or more inside the entry it
- * claims (a merge entry with two agency works). The planner skips a case whose needs are not met with
+ * more items in a list the case reads (`${profile.iswcs[1]}` needs two iswcs), more inside the entry it
+ * claims (a merge entry with two agency works), or one of its entries apart from another (a demerge entry
+ * under another preferred ISWC than the first). The planner skips a case whose needs are not met with
  * what it lacks, counted ("needs 1 more iswcs"); `profile check` adds the lacks up per spec check.
  */
 
@@ -38,13 +39,24 @@ export interface EntryNeed extends NeedScope {
   atLeast: number;
 }
 
+/**
+ * The demerge entry the case claims as number `index` is under another preferred ISWC than its entry
+ * number `from`: metadata one merge request carried into one preferred ISWC may be one set (4.4), so only
+ * an entry under another preferred ISWC is surely left alone by a demerge of the first.
+ */
+export interface ApartNeed extends NeedScope {
+  apart: 'demerges';
+  index: number;
+  from: number;
+}
+
 /** A value of the profile a scenario names that the forms above do not cover (`${profile.merges[0].agencyWorks[1]}`). */
 export interface ValueNeed extends NeedScope {
   reference: string;
   path: ReadonlyArray<string | number>;
 }
 
-export type Need = ListNeed | EntryNeed | ValueNeed;
+export type Need = ListNeed | EntryNeed | ApartNeed | ValueNeed;
 
 /** What a case lacks, counted: the smallest addition to the profile that meets one need. */
 export type Lack =
@@ -52,12 +64,24 @@ export type Lack =
   | { list: ProfileList; more: number }
   /** `more` merge entries with at least `atLeast` items in `list`. */
   | { entry: 'merges'; list: EntryList; atLeast: number; more: number }
+  /** `more` demerge entries under another preferred ISWC than the case's others. */
+  | { apart: 'demerges'; more: number }
   /** A value of the profile a scenario names. */
   | { reference: string };
 
 export function isEntryNeed(n: Need): n is EntryNeed {
   return 'entry' in n;
 }
+
+export function isApartNeed(n: Need): n is ApartNeed {
+  return 'apart' in n;
+}
+
+/**
+ * What a claim would like one of its entries to be: an entry need's shape (`list`, `atLeast`) or an apart
+ * need's (`apartFrom`: not under the preferred ISWC of the claim's entry of that number).
+ */
+export type EntryShape = Pick<EntryNeed, 'list' | 'atLeast'> | { apartFrom: number };
 
 function dig(value: unknown, path: ReadonlyArray<string | number>): unknown {
   let current = value;
@@ -68,9 +92,13 @@ function dig(value: unknown, path: ReadonlyArray<string | number>): unknown {
   return current;
 }
 
-/** Does an entry have what an entry need asks of it? */
-export function entryMeets(entry: unknown, need: Pick<EntryNeed, 'list' | 'atLeast'>): boolean {
-  return ((entry as MergeEntry | undefined)?.[need.list]?.length ?? 0) >= need.atLeast;
+/** Does an entry have what a shape asks of it, next to the entries its claim was given (by index)? */
+export function entryMeets(entry: unknown, shape: EntryShape, given: readonly unknown[] = []): boolean {
+  if ('apartFrom' in shape) {
+    const other = given[shape.apartFrom] as DemergeEntry | undefined;
+    return other === undefined || other === entry || (entry as DemergeEntry | undefined)?.preferredIswc !== other.preferredIswc;
+  }
+  return ((entry as MergeEntry | undefined)?.[shape.list]?.length ?? 0) >= shape.atLeast;
 }
 
 /**
@@ -84,14 +112,36 @@ export function lackOf(need: Need, profile: TargetProfile, entries: Partial<Reco
     if (entry === undefined || entryMeets(entry, need)) return undefined;
     return { entry: 'merges', list: need.list, atLeast: need.atLeast, more: 1 };
   }
+  if (isApartNeed(need)) {
+    const given = entries[need.apart] ?? [];
+    const entry = given[need.index];
+    if (entry === undefined || given[need.from] === undefined || entryMeets(entry, { apartFrom: need.from }, given)) return undefined;
+    return { apart: need.apart, more: 1 };
+  }
   const have = (profile[need.list] as unknown[]).length;
   return have >= need.atLeast ? undefined : { list: need.list, more: need.atLeast - have };
 }
 
-/** "2 more merges", "a merges entry with at least 2 agencyWorks", "${profile.merges[0].agencyWorks[1]} in the target profile". */
+/** An entry lack or an apart lack: entries of a list that must carry something. */
+type ShapedLack = Extract<Lack, { entry: 'merges' } | { apart: 'demerges' }>;
+
+function isShaped(lack: Lack): lack is ShapedLack {
+  return 'entry' in lack || 'apart' in lack;
+}
+
+function shapedList(lack: ShapedLack): DisposableKind {
+  return 'entry' in lack ? lack.entry : lack.apart;
+}
+
+/** "with at least 2 agencyWorks", "under another preferred ISWC". */
+function shapeText(lack: ShapedLack): string {
+  return 'entry' in lack ? `with at least ${lack.atLeast} ${lack.list}` : 'under another preferred ISWC';
+}
+
+/** "2 more merges", "a merges entry with at least 2 agencyWorks", "a demerges entry under another preferred ISWC", "${profile.merges[0].agencyWorks[1]} in the target profile". */
 export function lackText(lack: Lack): string {
   if ('reference' in lack) return `\${${lack.reference}} in the target profile`;
-  if ('entry' in lack) return `${lack.more === 1 ? 'a' : lack.more} ${lack.entry} entr${lack.more === 1 ? 'y' : 'ies'} with at least ${lack.atLeast} ${lack.list}`;
+  if (isShaped(lack)) return `${lack.more === 1 ? 'a' : lack.more} ${shapedList(lack)} entr${lack.more === 1 ? 'y' : 'ies'} ${shapeText(lack)}`;
   return `${lack.more} more ${lack.list}`;
 }
 
@@ -120,6 +170,7 @@ export function widestLacks(lacks: readonly Lack[]): Lack[] {
 function lackKey(lack: Lack): string {
   if ('reference' in lack) return `ref:${lack.reference}`;
   if ('entry' in lack) return `entry:${lack.entry}:${lack.list}:${lack.atLeast}`;
+  if ('apart' in lack) return `apart:${lack.apart}`;
   return `list:${lack.list}`;
 }
 
@@ -140,14 +191,14 @@ export function additionText(lacks: readonly Lack[]): string {
   const parts: string[] = [];
   for (const list of PROFILE_LISTS) {
     const plain = lacks.reduce((n, l) => n + ('list' in l && !('entry' in l) && l.list === list ? l.more : 0), 0);
-    const shaped = lacks.filter((l): l is Extract<Lack, { entry: 'merges' }> => 'entry' in l && l.entry === list);
+    const shaped = lacks.filter((l): l is ShapedLack => isShaped(l) && shapedList(l) === list);
     if (plain === 0 && shaped.length === 0) continue;
     if (plain === 0 && shaped.length === 1 && shaped[0]) {
       parts.push(lackText(shaped[0]));
       continue;
     }
     const total = plain + shaped.reduce((n, l) => n + l.more, 0);
-    const of = shaped.map((l, i) => `${l.more} ${i === 0 ? 'of them ' : ''}with at least ${l.atLeast} ${l.list}`);
+    const of = shaped.map((l, i) => `${l.more} ${i === 0 ? 'of them ' : ''}${shapeText(l)}`);
     parts.push(`${total} more ${list}${of.length > 0 ? ` (${joinAnd(of)})` : ''}`);
   }
   for (const l of lacks) if ('reference' in l) parts.push(lackText(l));

@@ -56,7 +56,7 @@ export function ampleProfile(profile: TargetProfile, needs: readonly Need[]): Ta
 
 /**
  * The profile with an addition made: made-up ISWCs and entries (plain ones for a list, ones with what is
- * asked for an entry lack) after its own. What `profile check` verifies its advice with.
+ * asked for an entry lack, each under a preferred ISWC of its own for an apart lack) after its own. What `profile check` verifies its advice with.
  */
 export function withAddition(profile: TargetProfile, lacks: readonly Lack[], seed = 0): TargetProfile {
   let out = profile;
@@ -68,6 +68,11 @@ export function withAddition(profile: TargetProfile, lacks: readonly Lack[], see
     if ('reference' in lack) continue;
     if ('entry' in lack) {
       append(lack.entry, Array.from({ length: lack.more }, () => richMerge(profile.agency, n++, lack.list, lack.atLeast)));
+      continue;
+    }
+    // Each made-up demerge entry is under a preferred ISWC of its own.
+    if ('apart' in lack) {
+      append(lack.apart, Array.from({ length: lack.more }, () => ampleEntry(lack.apart, profile.agency, n++, true)));
       continue;
     }
     const items =

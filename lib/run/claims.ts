@@ -1,15 +1,14 @@
 import type { DisposableKind, TargetProfile } from '../contract/profile/types.ts';
 import { DISPOSABLE_KINDS } from '../contract/profile/types.ts';
-import type { EntryList } from '../generate/needs.ts';
+import type { EntryShape } from '../generate/needs.ts';
 import { entryMeets } from '../generate/needs.ts';
 import { ampleEntries } from './ample.ts';
 
-/** What the claimant would like entry number `index` of its claim to carry (a merge entry with two agency works). */
-export interface EntryPreference {
-  index: number;
-  list: EntryList;
-  atLeast: number;
-}
+/**
+ * What the claimant would like entry number `index` of its claim to be: a merge entry with two agency
+ * works, a demerge entry under another preferred ISWC than its entry number `apartFrom`.
+ */
+export type EntryPreference = EntryShape & { index: number };
 
 /** A request for disposable profile entries made by one check execution (a case in one format). */
 export interface Claim {
@@ -36,8 +35,9 @@ export type Allocation<T> = { ok: true; entries: T[] } | { ok: false; reason: st
 /** How one kind's pool was shared: the indexes of the entries each claim got, or why not. */
 type KindResult = Map<string, { ok: true; indexes: number[] } | { ok: false; have: number; taken: number }>;
 
-function score(entry: unknown, index: number, prefer: readonly EntryPreference[] | undefined): number {
-  return (prefer ?? []).filter((p) => p.index === index && entryMeets(entry, p)).length;
+/** How many of its preferences an entry meets as number `index` of a claim, next to the entries the claim was given before it. */
+function score(entry: unknown, index: number, prefer: readonly EntryPreference[] | undefined, given: readonly unknown[]): number {
+  return (prefer ?? []).filter((p) => p.index === index && entryMeets(entry, p, given)).length;
 }
 
 /** Serves the claims of one kind from one pool, in order: read-only ones from the reserved head, the others from the rest. */
@@ -45,14 +45,17 @@ function partitionKind(pool: readonly unknown[], claims: readonly Claim[]): Kind
   const reserved = Math.max(0, ...claims.filter((c) => c.readOnly).map((c) => c.count));
   const used = new Set<number>();
   const out: KindResult = new Map();
-  const pick = (claim: Claim, n: number, from: number): number[] | undefined => {
+  /** `n` more entries for a claim that was given `before` already (their indexes in the pool). */
+  const pick = (claim: Claim, n: number, before: readonly number[] = []): number[] | undefined => {
     const picked: number[] = [];
+    const from = before.length;
     for (let i = 0; i < n; i++) {
       let best = -1;
       let bestScore = -1;
+      const given = [...before, ...picked].map((k) => pool[k]);
       for (let j = reserved; j < pool.length; j++) {
         if (used.has(j) || picked.includes(j)) continue;
-        const s = score(pool[j], from + i, claim.prefer);
+        const s = score(pool[j], from + i, claim.prefer, given);
         if (s > bestScore) {
           best = j;
           bestScore = s;
@@ -70,7 +73,7 @@ function partitionKind(pool: readonly unknown[], claims: readonly Claim[]): Kind
       continue;
     }
     const want = Math.min(claim.atLeast ?? claim.count, claim.count);
-    const picked = pick(claim, want, 0);
+    const picked = pick(claim, want);
     if (!picked) {
       out.set(claim.key, { ok: false, have: pool.length, taken: Math.min(pool.length, reserved + used.size) });
       continue;
@@ -84,7 +87,7 @@ function partitionKind(pool: readonly unknown[], claims: readonly Claim[]): Kind
     if (claim.readOnly || !got?.ok || got.indexes.length >= claim.count) continue;
     const more: number[] = [];
     for (let i = got.indexes.length; i < claim.count; i++) {
-      const extra = pick(claim, 1, i);
+      const extra = pick(claim, 1, [...got.indexes, ...more]);
       if (!extra) break;
       used.add(extra[0]);
       more.push(extra[0]);
@@ -117,7 +120,9 @@ export function preferredEntriesToAdd(profile: TargetProfile, claims: readonly C
   const pool = profile[claim.kind] as unknown[];
   const has = (p: readonly unknown[]) => {
     const got = partitionKind(p, ofKind).get(key);
-    return got?.ok === true && (claim.prefer ?? []).every((pref) => got.indexes[pref.index] === undefined || entryMeets(p[got.indexes[pref.index]], pref));
+    if (got?.ok !== true) return false;
+    const given = got.indexes.map((k) => p[k]);
+    return (claim.prefer ?? []).every((pref) => given[pref.index] === undefined || entryMeets(given[pref.index], pref, given));
   };
   if (has(pool)) return 0;
   const most = ofKind.reduce((n, c) => n + c.count, 0) + 1;

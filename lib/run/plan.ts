@@ -3,7 +3,7 @@ import type { Allocation, Claim, EntryPreference } from './claims.ts';
 import { partition, preferredEntriesToAdd } from './claims.ts';
 import type { CaseDef } from '../generate/case.ts';
 import type { Lack, Need } from '../generate/needs.ts';
-import { isEntryNeed, lackOf, needsText, widestLacks } from '../generate/needs.ts';
+import { isApartNeed, isEntryNeed, lackOf, needsText, widestLacks } from '../generate/needs.ts';
 import { ampleEntriesFor, ampleProfile } from './ample.ts';
 import { allCases } from '../generate/suite.ts';
 import type { PlanName } from './budget.ts';
@@ -33,9 +33,13 @@ function claimKey(p: Pick<PlannedCase, 'key'>, kind: DisposableKind): string {
   return `${p.key}#${kind}`;
 }
 
-/** What a case would rather its claimed entries of a kind carried: its entry needs, as preferences. */
+/** What a case would rather its claimed entries of a kind were: its entry and apart needs, as preferences. */
 function preferences(def: CaseDef, kind: DisposableKind): EntryPreference[] {
-  return (def.needs ?? []).filter(isEntryNeed).flatMap((n) => (n.entry === kind ? [{ index: n.index, list: n.list, atLeast: n.atLeast }] : []));
+  return (def.needs ?? []).flatMap((n): EntryPreference[] => {
+    if (isEntryNeed(n)) return n.entry === kind ? [{ index: n.index, list: n.list, atLeast: n.atLeast }] : [];
+    if (isApartNeed(n)) return n.apart === kind ? [{ index: n.index, apartFrom: n.from }] : [];
+    return [];
+  });
 }
 
 /** The claims of every planned case, in plan order (the order the partition serves them in). */
@@ -58,10 +62,11 @@ export function suiteClaims(planned: readonly Pick<PlannedCase, 'def' | 'key'>[]
   return claims;
 }
 
-/** What a need lacks, with an entry need's count of entries to add found by the partition. */
+/** What a need lacks, with an entry or apart need's count of entries to add found by the partition. */
 function lackFor(need: Need, p: AllocatedCase, profile: TargetProfile, claims: readonly Claim[]): Lack | undefined {
   const lack = lackOf(need, profile, p.entries);
   if (lack && 'entry' in lack) return { ...lack, more: Math.max(1, preferredEntriesToAdd(profile, claims, claimKey(p, lack.entry))) };
+  if (lack && 'apart' in lack) return { ...lack, more: Math.max(1, preferredEntriesToAdd(profile, claims, claimKey(p, lack.apart))) };
   return lack;
 }
 

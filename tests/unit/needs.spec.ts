@@ -15,7 +15,7 @@ import { allCases } from '../../lib/generate/suite.ts';
 import { fromRoot } from '../../lib/paths.ts';
 import { ampleEntriesFor, ampleProfile } from '../../lib/run/ample.ts';
 import type { Claim } from '../../lib/run/claims.ts';
-import { partition } from '../../lib/run/claims.ts';
+import { partition, preferredEntriesToAdd } from '../../lib/run/claims.ts';
 import { shapeOf } from '../../lib/run/dry-run.ts';
 import { planSuite } from '../../lib/run/plan.ts';
 
@@ -40,6 +40,32 @@ test('what is lacking reads as a count of what to add', () => {
   expect(lackOf({ list: 'unknownIswcs', atLeast: 1 }, minimal, {})).toBeUndefined();
   expect(lackOf({ entry: 'merges', index: 0, list: 'agencyWorks', atLeast: 2 }, readme, { merges: readme.merges })).toEqual({ entry: 'merges', list: 'agencyWorks', atLeast: 2, more: 1 });
   expect(lackOf({ entry: 'merges', index: 0, list: 'agencyWorks', atLeast: 2 }, three, { merges: three.merges })).toBeUndefined();
+  // A demerge entry under another preferred ISWC than the case's first.
+  const d = (preferredIswc: string, workcode: string) => ({ preferredIswc, agency: '128', workcode });
+  const apart = { apart: 'demerges', index: 1, from: 0 } as const;
+  expect(lackOf(apart, minimal, { demerges: [d('T3200000002', 'A'), d('T3200000002', 'B')] })).toEqual({ apart: 'demerges', more: 1 });
+  expect(lackOf(apart, minimal, { demerges: [d('T3200000002', 'A'), d('T3200000104', 'B')] })).toBeUndefined();
+  expect(lackOf(apart, minimal, {})).toBeUndefined();
+  expect(needsText([{ apart: 'demerges', more: 1 }])).toBe('needs a demerges entry under another preferred ISWC');
+  expect(additionText([{ list: 'demerges', more: 2 }, { apart: 'demerges', more: 1 }])).toBe('3 more demerges (1 of them under another preferred ISWC)');
+});
+
+test('a claim that prefers an entry under another preferred ISWC than its first gets one when the pool has it', () => {
+  const d = (preferredIswc: string, workcode: string) => ({ preferredIswc, agency: '128', workcode });
+  const pool = [d('T3200000002', 'R'), d('T3200000104', 'A'), d('T3200000104', 'B'), d('T3200000206', 'C')];
+  const claims: Claim[] = [
+    { key: 'identity', kind: 'demerges', count: 2, prefer: [{ index: 1, apartFrom: 0 }] },
+    { key: 'other', kind: 'demerges', count: 1 },
+  ];
+  const got = partition({ ...minimal, demerges: pool }, claims);
+  expect(got.get('identity')).toEqual({ ok: true, entries: [pool[0], pool[1]] });
+  expect(got.get('other')).toEqual({ ok: true, entries: [pool[2]] });
+  // After a read-only claim took the head, the first entry under T3200000104 is paired with T3200000206, not with its neighbour.
+  const reserved = partition({ ...minimal, demerges: pool }, [{ key: 'named', kind: 'demerges', count: 1, readOnly: true }, ...claims]);
+  expect(reserved.get('identity')).toEqual({ ok: true, entries: [pool[1], pool[3]] });
+  expect(reserved.get('other')).toEqual({ ok: true, entries: [pool[2]] });
+  // Only entries under one preferred ISWC: served anyway, and planning says what it lacks.
+  expect(preferredEntriesToAdd({ ...minimal, demerges: pool.slice(1, 3) }, claims.slice(0, 1), 'identity')).toBe(1);
 });
 
 test('the partition counts how many more entries would serve a claim, even when added entries serve an earlier claim first', () => {

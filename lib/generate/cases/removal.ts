@@ -194,7 +194,10 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
       tags: ['@destructive'],
       // Two entries: the second, merged into another preferred ISWC, shows that demerging the first left it
       // alone ("exactly one preferred ISWC", 4.4). Nothing reads metadata but a demerge, which consumes it.
+      // Under the same preferred ISWC it shows nothing: one merge request may have carried both works, and
+      // a demerge of one then removes both ("one set of metadata").
       claims: [{ kind: 'demerges', count: 2 }],
+      needs: [{ apart: 'demerges', index: 1, from: 0, checks: ['outcome.demerge-one'] }],
       async run(ctx) {
         const [d, elsewhere] = (ctx.entries.demerges ?? []) as Array<DemergeEntry | undefined>;
         if (!d || !elsewhere) throw new Error('no demerge entries allocated');
@@ -221,11 +224,16 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
           request: queryRequest(DEMERGE, q(d)),
           expect: [expectCheck('outcome.identity', { because: 'the demerges naming another value must have left this metadata in place (section 4.4)', sections: ['4.4'] })],
         });
+        if (elsewhere.preferredIswc === d.preferredIswc) return;
         await ctx.send({
           label: 'demerge the metadata of another preferred ISWC',
           operation: DEMERGE,
           request: queryRequest(DEMERGE, q(elsewhere)),
-          expect: [expectCheck('outcome.demerge-one', { because: `the demerge of ${d.workcode} removed metadata from ${d.preferredIswc} only; ${elsewhere.agency}/${elsewhere.workcode} is merged into ${elsewhere.preferredIswc} (section 4.4: exactly one preferred ISWC)` })],
+          expect: [
+            expectCheck('outcome.demerge-one', {
+              because: `${elsewhere.agency}/${elsewhere.workcode} is merged into ${elsewhere.preferredIswc}, and the demerge of ${d.agency}/${d.workcode} removed metadata from ${d.preferredIswc} alone (section 4.4: exactly one preferred ISWC)`,
+            }),
+          ],
         });
       },
     },
