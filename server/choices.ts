@@ -131,6 +131,8 @@ const CATALOGUE = [
   { id: 'merge-items-looked-up-first', section: '4.2, 7', description: 'The merge looks each item of its body up before it validates it: an ISWC off the pattern, or an agency work past its limits, is not found, 404 "ISWC not found" (types are still bound first: a number where an ISWC is expected is 400).' },
   { id: 'one-open-run', section: '3, 4.1', description: 'An agency has at most one agent run open: a start while another run of the same agency is open is a bad request (400 "Bad Request"); once that run is ended, the next one starts. The target profile says so (openRuns: "one").' },
   { id: 'run-id-client-chosen', section: '2.1, 2.2, 4.1', description: 'The client names its runs: a start carries a runId of its choosing, which the server answers (2.2); a notification carrying a runId the server knows ends that run; a body without runId is a bad request. The target profile says so (runIds: "client").' },
+  // Review 5: a merge that is not atomic.
+  { id: 'merge-commits-per-item', section: '1, 4.2', description: 'The merge binds and validates its body whole, then looks each item up and merges it at once, ISWCs then agency works, without a transaction: an ISWC it does not have is refused (404) with the items before it already merged (the document shows no effect on stored data beyond the stated outcomes, 1).' },
 ] as const satisfies readonly Choice[];
 
 export type ChoiceId = (typeof CATALOGUE)[number]['id'];
@@ -241,6 +243,10 @@ export const CHOICE_SETS = {
   // labels unlabelled JSON text/plain), items looked up before they are validated, the work of a demerge
   // looked up first, and one open run per agency (which its target profile states).
   review4: ['json-text-plain', 'merge-items-looked-up-first', 'demerge-unmerged-400', 'one-open-run'],
+  // Found by the fifth review: a merge that keeps the items it merged before it meets one it cannot take,
+  // with production's refusal of an ISWC that already has a parent, so that a refused merge which merged
+  // part of an entry makes the entry's own merge fail.
+  review5: ['merge-commits-per-item', 'merge-child-refused', 'merge-again-refused'],
 } as const satisfies Record<string, readonly ChoiceId[]>;
 
 export type ChoiceSetName = keyof typeof CHOICE_SETS;

@@ -116,6 +116,24 @@ function lookedUpFirst(ctx: Context, value: unknown, notFound: () => Reply): Rep
 }
 
 /**
+ * Choice `merge-commits-per-item`: once the body is bound and validated whole, each item is looked up and
+ * merged at once, ISWCs then agency works, without a transaction: an ISWC the server does not have is
+ * refused (404, or 400 by `refuse-as-400`) with the items before it already merged, in the set of metadata
+ * the request started.
+ */
+function commitPerItem(ctx: Context, op: Operation, preferred: string, iswcs: readonly string[], works: readonly AgencyWorkRef[]): Reply {
+  const set = ctx.state.newMergeSet();
+  for (const iswc of iswcs) {
+    if (!ctx.state.iswcExists(iswc)) {
+      return ctx.choices.has('refuse-as-400') ? errorReply(ctx, 400, { code: 'NOT_FOUND', message: 'an ISWC to merge does not exist', where: 'handleMerge' }) : errorReply(ctx, 404, { code: 'NOT_FOUND', message: ISWC_NOT_FOUND, where: 'handleMerge' });
+    }
+    ctx.state.merge(preferred, [iswc], [], set);
+  }
+  for (const work of works) ctx.state.merge(preferred, [], [work], set);
+  return empty(op.successStatus);
+}
+
+/**
  * 4.2 Merge. 400 for a body that does not decode or breaks MergeRequest, for a missing or invalid
  * `agency`, and for a missing or malformed `preferredIswc` (pattern and check digit: server's choice).
  * 404 when the preferred ISWC does not exist, and by the reference choices when an ISWC of `iswcs` does
@@ -188,6 +206,7 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
   const works = merge.agencyWorks ?? [];
   if (!ctx.state.iswcExists(preferred.value) && !(f.has('merge-works-only-unknown-preferred') && iswcs.length === 0 && works.length > 0)) return notFound();
   if ((ctx.choices.has('merge-unknown-works-404') || f.has('merge-drops-invalid-works')) && works.some((w) => !ctx.state.workKnown(w.agencyCode, w.agencyWorkCode))) return notFound();
+  if (ctx.choices.has('merge-commits-per-item')) return commitPerItem(ctx, op, preferred.value, iswcs, works);
   if (f.has('merge-drops-unknown-iswcs')) {
     const known = iswcs.filter((iswc) => ctx.state.iswcExists(iswc));
     if (known.length < iswcs.length && known.length + works.length === 0) return bad('BAD_BODY', 'the merge names nothing to merge');

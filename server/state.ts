@@ -119,20 +119,27 @@ export class ServerState {
     return this.#iswcs.has(iswc);
   }
 
-  /** Makes the ISWCs and agency works children of the preferred ISWC (4.2); the works become demergeable. */
-  merge(preferredIswc: string, iswcs: readonly string[], works: readonly AgencyWorkRef[]): void {
+  /** A new set of metadata (what one merge request carries), for a merge made in several steps. */
+  newMergeSet(): number {
+    return this.#nextMergeSet++;
+  }
+
+  /**
+   * Makes the ISWCs and agency works children of the preferred ISWC (4.2); the works become demergeable,
+   * as one set of metadata (a new one unless `set` is given).
+   */
+  merge(preferredIswc: string, iswcs: readonly string[], works: readonly AgencyWorkRef[], set = this.newMergeSet()): void {
     let children = this.#childIswcs.get(preferredIswc);
     if (!children) {
       children = new Set();
       this.#childIswcs.set(preferredIswc, children);
     }
     for (const iswc of iswcs) if (iswc !== preferredIswc) children.add(iswc);
-    const set = this.#worksOf(preferredIswc);
+    const merged = this.#worksOf(preferredIswc);
     const sets = this.#setsOf(preferredIswc);
-    const id = this.#nextMergeSet++;
     for (const w of works) {
-      set.add(workKey(w.agencyCode, w.agencyWorkCode));
-      sets.set(workKey(w.agencyCode, w.agencyWorkCode), id);
+      merged.add(workKey(w.agencyCode, w.agencyWorkCode));
+      sets.set(workKey(w.agencyCode, w.agencyWorkCode), set);
     }
     this.#mergedInto.add(preferredIswc);
   }

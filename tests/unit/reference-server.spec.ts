@@ -441,6 +441,8 @@ const typePrefix = (a: Answer): string | null => a.contentType?.split(';')[0] ??
 /** One request sequence per legitimate choice: the reference server and the one making the choice answer the last call differently. */
 interface ChoiceProbe {
   choice: string;
+  /** Choices both servers make, where this one shows only through another (what a refused merge kept shows when a child is refused). */
+  with?: readonly string[];
   calls: Call[];
   observe?: (a: Answer) => Observed;
   reference: Observed;
@@ -533,6 +535,14 @@ const CHOICE_PROBES: ChoiceProbe[] = [
   { choice: 'unknown-path-403', calls: [{ method: 'GET', path: '/no-such-path' }], reference: 404, chosen: 403 },
   { choice: 'auth-after-lookup', calls: [{ ...deleteOf(0, { preferredIswc: at(profile.unknownIswcs, 0) }), auth: 'none' }], reference: 401, chosen: 404 },
   { choice: 'stated-text-colon-detail', calls: [validRun({ agencyCode: '1' })], observe: (a) => a.text.startsWith('Bad Request: '), reference: false, chosen: true },
+  // A merge refused for an unknown ISWC kept the ISWC before it: merging that one again is refused as a child's.
+  {
+    choice: 'merge-commits-per-item',
+    with: ['merge-child-refused'],
+    calls: [{ ...mergeOf(0), body: JSON.stringify({ iswcs: [...(at(profile.merges, 0).iswcs ?? []), at(profile.unknownIswcs, 0)], agencyWorks: [] }) }, { ...mergeOf(0), body: JSON.stringify({ iswcs: at(profile.merges, 0).iswcs, agencyWorks: [] }) }],
+    reference: 204,
+    chosen: 400,
+  },
   { choice: 'merge-child-refused', calls: [mergeOf(0), { ...mergeOf(1), body: JSON.stringify({ iswcs: at(profile.merges, 0).iswcs, agencyWorks: [] }) }], reference: 204, chosen: 400 },
   { choice: 'run-start-counters-zero', calls: [validRun()], reference: 200, chosen: 400 },
   { choice: 'submission-update-put', calls: [{ method: 'PUT', path: '/submission' }], reference: 405, chosen: 415 },
@@ -611,7 +621,7 @@ test.describe('legitimate choices', () => {
           for (const c of probe.calls) last = await call(s, c);
           if (!last) throw new Error('a probe needs at least one call');
           answers[which] = (probe.observe ?? ((a: Answer) => a.status))(last);
-        }, undefined, which === 'reference' ? [] : [probe.choice]);
+        }, undefined, which === 'reference' ? [...(probe.with ?? [])] : [...(probe.with ?? []), probe.choice]);
       }
       expect(answers).toEqual({ reference: probe.reference, chosen: probe.chosen });
     });

@@ -3,7 +3,7 @@ import { constraintsOf, resourceSchema } from '../../contract/constraints.ts';
 import { deref } from '../../contract/openapi.ts';
 import { operation } from '../../contract/operations.ts';
 import { withWrongCheckDigit } from '../../contract/iswc.ts';
-import type { MergeEntry, TargetProfile } from '../../contract/profile/types.ts';
+import type { AgencyWorkRef, MergeEntry, TargetProfile } from '../../contract/profile/types.ts';
 import type { CaseDef } from '../case.ts';
 import { expectCheck } from '../expectations.ts';
 import { bodyRequest, queryRequest, rawBodyRequest } from '../requests.ts';
@@ -28,10 +28,24 @@ function mergeQuery(preferredIswc: string, agency: string) {
   return queryFor(OP, { preferredIswc, agency });
 }
 
+/** The two kinds of item a merge body lists (2.3). */
+type ItemKind = 'iswcs' | 'agencyWorks';
+
 interface MergePart {
   label: string;
   body: Record<string, unknown>;
   because: string;
+  /** Items the merge cannot take that are sent with this part's data before it succeeds (status.item-refused). */
+  refused: readonly ItemKind[];
+}
+
+/** How a profile entry is merged, and the works the case then demerges. */
+interface MergePlan {
+  parts: MergePart[];
+  /** The first agency work: demerged after the merge, then again (refused). */
+  work?: AgencyWorkRef;
+  /** With two works or more, the last one, merged by a request of its own and demerged after the first. */
+  last?: AgencyWorkRef;
 }
 
 /**
@@ -39,31 +53,45 @@ interface MergePart {
  * carries "ISWCs and/or agency work references", 4.2), then its agency works; with two works or more, the
  * last one by a request of its own. Each is part of a merge the target accepts, and together they merge
  * the whole entry.
+ *
+ * Each part but the last work's carries one kind of item, and the items the merge cannot take go with the
+ * part of their kind, first among its items: a server that handles the items one by one and keeps what it
+ * merged before it meets one it cannot take (the document shows no other effect of a refused merge, 1)
+ * refuses before it touches the entry's data. An entry without ISWCs sends its refused ISWCs with its works,
+ * where they come first in the document's order (2.3: iswcs, then agencyWorks); an entry without works sends
+ * no refused works, since with its ISWCs such a work would come last.
  */
-function mergeParts(entry: MergeEntry): MergePart[] {
+function mergePlan(entry: MergeEntry): MergePlan {
   const iswcs = entry.iswcs ?? [];
   const works = entry.agencyWorks ?? [];
   const last = works.length >= 2 ? works[works.length - 1] : undefined;
   const firstWorks = last ? works.slice(0, -1) : works;
-  const out: MergePart[] = [];
+  const parts: MergePart[] = [];
   const accepted = `the target profile lists a merge of ${[...iswcs, ...works.map((w) => `${w.agencyCode}/${w.agencyWorkCode}`)].join(', ')} into ${entry.preferredIswc} as accepted`;
   if (iswcs.length > 0 && firstWorks.length > 0) {
-    out.push({ label: 'merge its ISWCs alone', body: mergeBody({ ...entry, agencyWorks: [] }), because: `${accepted}; its ISWCs alone are a merge of ISWCs only` });
-    out.push({ label: 'merge its agency works', body: mergeBody({ ...entry, iswcs: [], agencyWorks: firstWorks }), because: `${accepted}; its ISWCs are merged, its agency works follow` });
+    parts.push({ label: 'merge its ISWCs alone', body: mergeBody({ ...entry, agencyWorks: [] }), because: `${accepted}; its ISWCs alone are a merge of ISWCs only`, refused: ['iswcs'] });
+    parts.push({ label: 'merge its agency works', body: mergeBody({ ...entry, iswcs: [], agencyWorks: firstWorks }), because: `${accepted}; its ISWCs are merged, its agency works follow`, refused: ['agencyWorks'] });
   } else {
-    out.push({ label: 'merge profile entry', body: mergeBody({ ...entry, agencyWorks: firstWorks }), because: accepted });
+    parts.push({ label: 'merge profile entry', body: mergeBody({ ...entry, agencyWorks: firstWorks }), because: accepted, refused: firstWorks.length > 0 ? ['iswcs', 'agencyWorks'] : ['iswcs'] });
   }
-  if (last) out.push({ label: 'merge its last agency work on its own', body: mergeBody({ preferredIswc: entry.preferredIswc, iswcs: [], agencyWorks: [last] }), because: `${accepted}; this work is merged by a request of its own` });
-  return out;
+  if (last) parts.push({ label: 'merge its last agency work on its own', body: mergeBody({ preferredIswc: entry.preferredIswc, iswcs: [], agencyWorks: [last] }), because: `${accepted}; this work is merged by a request of its own`, refused: [] });
+  return { parts, ...(works[0] ? { work: works[0] } : {}), ...(last ? { last } : {}) };
+}
+
+interface RefusedItem {
+  label: string;
+  body: Record<string, unknown>;
+  because: string;
+  sections: readonly string[];
 }
 
 /**
- * The body of a merge the target accepts with one more item it cannot take: each item field of the merge
- * body (from the contract's constraints) one past its limit, every way every reading counts alike (one
- * pattern miss for ISWCs), and an ISWC that does not exist.
+ * The body of a merge the target accepts with one more item of a kind it cannot take, first among the
+ * items of that kind: each item field of the merge body (from the contract's constraints) one past its
+ * limit, every way every reading counts alike (one pattern miss for ISWCs), and an ISWC that does not exist.
  */
-function withRefusedItem(profile: TargetProfile, body: Record<string, unknown>): Array<{ label: string; body: Record<string, unknown>; because: string; sections: readonly string[] }> {
-  const out: Array<{ label: string; body: Record<string, unknown>; because: string; sections: readonly string[] }> = [];
+function withRefusedItem(profile: TargetProfile, body: Record<string, unknown>, kinds: readonly ItemKind[]): RefusedItem[] {
+  const out: RefusedItem[] = [];
   const iswcs = Array.isArray(body.iswcs) ? (body.iswcs as unknown[]) : [];
   const works = Array.isArray(body.agencyWorks) ? (body.agencyWorks as unknown[]) : [];
   for (const c of constraintsOf(OP).filter((x) => x.location === 'body' && x.field.includes('[]'))) {
@@ -72,12 +100,14 @@ function withRefusedItem(profile: TargetProfile, body: Record<string, unknown>):
     for (const b of [...rejected.filter((x) => !x.label.startsWith('pattern-')), ...misses.slice(0, 1)]) {
       const item = /^(\w+)\[\](?:\.(\w+))?$/.exec(c.field);
       const [array, name] = [item?.[1] ?? c.field, item?.[2]];
-      if (array === 'iswcs') out.push({ label: `an ISWC ${b.label}`, body: { ...body, iswcs: [...iswcs, b.value] }, because: b.because, sections: c.sections });
-      else if (name !== undefined) out.push({ label: `an agency work with ${name} ${b.label}`, body: { ...body, agencyWorks: [...works, { ...validWork(profile), [name]: b.value }] }, because: b.because, sections: c.sections });
+      if (array === 'iswcs' && kinds.includes('iswcs')) out.push({ label: `an ISWC ${b.label}`, body: { ...body, iswcs: [b.value, ...iswcs] }, because: b.because, sections: c.sections });
+      else if (array === 'agencyWorks' && name !== undefined && kinds.includes('agencyWorks')) {
+        out.push({ label: `an agency work with ${name} ${b.label}`, body: { ...body, agencyWorks: [{ ...validWork(profile), [name]: b.value }, ...works] }, because: b.because, sections: c.sections });
+      }
     }
   }
   const unknown = unknownIswc(profile, 1);
-  out.push({ label: 'an ISWC that does not exist', body: { ...body, iswcs: [...iswcs, unknown] }, because: `${unknown} does not exist in the target (profile unknownIswcs)`, sections: ['4.2'] });
+  if (kinds.includes('iswcs')) out.push({ label: 'an ISWC that does not exist', body: { ...body, iswcs: [unknown, ...iswcs] }, because: `${unknown} does not exist in the target (profile unknownIswcs)`, sections: ['4.2'] });
   return out;
 }
 
@@ -102,11 +132,12 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
         if (!entry) throw new Error('no merge entry allocated');
         const format = asFormat(ctx.format);
         const query = { query: mergeQuery(entry.preferredIswc, profile.agency) };
-        const parts = mergeParts(entry);
+        const { parts, work, last } = mergePlan(entry);
         const first = parts[0];
         if (!first) return;
-        // The first merge, sent before it succeeds: without the key, with an empty or a wrong key, and next to one item it
-        // cannot take. Each is refused, and without effect, since the same merge then succeeds (section 5; 4.2).
+        // The first merge, sent before it succeeds without the key, with an empty or a wrong key; each part,
+        // before it succeeds, next to one item it cannot take. Each is refused, and without effect, since the
+        // same merge then succeeds (section 5; 4.2).
         for (const auth of KEY_PROOFS) {
           await ctx.send({
             label: `${first.label} ${KEY_PROOF_LABEL[auth]}`,
@@ -115,15 +146,15 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
             expect: [expectCheck('auth.key-checked', { because: `the subscription key is ${KEY_PROOF_STATE[auth]}; with it this merge is accepted (sections 5.1, 4.2)` })],
           });
         }
-        for (const broken of withRefusedItem(profile, first.body)) {
-          await ctx.send({
-            label: `${first.label} with ${broken.label}`,
-            operation: OP,
-            request: bodyRequest(OP, format, broken.body, query),
-            expect: [expectCheck('status.item-refused', { because: `${broken.because}; the rest of the merge is the profile's, accepted on its own (section ${section})`, sections: [...broken.sections] })],
-          });
-        }
         for (const part of parts) {
+          for (const broken of withRefusedItem(profile, part.body, part.refused)) {
+            await ctx.send({
+              label: `${part.label} with ${broken.label}`,
+              operation: OP,
+              request: bodyRequest(OP, format, broken.body, query),
+              expect: [expectCheck('status.item-refused', { because: `${broken.because}; the rest of the merge is the profile's, accepted on its own (section ${section})`, sections: [...broken.sections] })],
+            });
+          }
           await ctx.send({
             label: part.label,
             operation: OP,
@@ -133,9 +164,6 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
         }
         // Two agency works or more: the last one was merged by a request of its own, so that demerging the
         // first one leaves it merged whether "one set of metadata" (4.4) means one work or one merge request.
-        const works = entry.agencyWorks ?? [];
-        const last = works.length >= 2 ? works[works.length - 1] : undefined;
-        const work = works[0];
         if (!work) return;
         const demerge = queryRequest(DEMERGE, queryFor(DEMERGE, { preferredIswc: entry.preferredIswc, agency: work.agencyCode, workcode: work.agencyWorkCode }));
         await ctx.send({
