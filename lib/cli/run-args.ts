@@ -7,6 +7,9 @@ import { subscriptionKeyHeader } from '../contract/openapi.ts';
 import { parseRate } from '../config/rate.ts';
 import { DEFAULTS } from '../config/defaults.ts';
 import { loadProfile } from '../contract/profile/load.ts';
+import type { OpenRuns as OpenRunsSetting } from '../contract/profile/types.ts';
+import { PROFILE_DEFAULTS } from '../contract/profile/types.ts';
+import { shardRefusal } from '../run/open-runs.ts';
 import { profileDigest, shortDigest } from '../report/binding.ts';
 import { readReport } from '../report/validate.ts';
 import { loadWaivers, WaiverError } from '../report/waivers/load.ts';
@@ -44,7 +47,7 @@ export const RUN_OPTIONS: Record<string, OptionSpec> = {
   ...SELECTION_OPTIONS,
   strict: { type: 'boolean', description: 'http-level failures fail the run too (ISWC_STRICT=1).' },
   grep: { type: 'string', value: 'RE', description: 'Only cases whose title matches (e.g. @smoke, @auth, merge).' },
-  shard: { type: 'string', value: 'I/N', description: 'Run shard I of N (merge shards with npx playwright merge-reports).' },
+  shard: { type: 'string', value: 'I/N', description: 'Run shard I of N (merge shards with npx playwright merge-reports). Refused (exit 2) with a target profile whose openRuns is "one": shards take no turns with each other.' },
   'report-dir': { type: 'string', value: 'DIR', description: 'Where reports go (ISWC_REPORT_DIR, default ./reports).' },
   seed: { type: 'string', value: 'N', description: 'fast-check seed (ISWC_SEED); the run prints the one it used.' },
   workers: { type: 'string', value: 'N', description: 'Playwright workers (ISWC_WORKERS, default 1).' },
@@ -204,9 +207,10 @@ export function parseRunArgs(values: OptionValues, cwd: string, env: NodeJS.Proc
   const target = str('target');
   if (target) out.env.ISWC_TARGET = path.resolve(cwd, target);
   const profileFile = out.env.ISWC_TARGET ?? (env.ISWC_TARGET?.trim() ? path.resolve(cwd, env.ISWC_TARGET.trim()) : undefined);
+  let openRuns: OpenRunsSetting = PROFILE_DEFAULTS.openRuns;
   if (profileFile) {
     try {
-      loadProfile(profileFile);
+      openRuns = loadProfile(profileFile).openRuns;
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
@@ -285,6 +289,9 @@ export function parseRunArgs(values: OptionValues, cwd: string, env: NodeJS.Proc
   const shard = str('shard');
   if (shard !== undefined) {
     if (!/^[1-9][0-9]*\/[1-9][0-9]*$/.test(shard)) throw new UsageError(`--shard must look like 1/3, got "${shard}"`);
+    const [current, total] = shard.split('/').map(Number);
+    const refused = shardRefusal({ openRuns }, { current: current ?? 1, total: total ?? 1 }, '--shard');
+    if (refused) throw new UsageError(refused);
     out.playwrightArgs.push(`--shard=${shard}`);
   }
   return out;

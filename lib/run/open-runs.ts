@@ -29,6 +29,16 @@ export class RunGate {
   }
 }
 
+/**
+ * Why a sharded run cannot keep a target that lets one run be open at a time: the cases take turns within
+ * one run (one engine, every worker), and shards are runs of their own that take no turns with each other,
+ * so two of them could each have a run open and a start would be refused. Undefined when nothing stops it.
+ */
+export function shardRefusal(profile: Pick<TargetProfile, 'openRuns'>, shard: { current: number; total: number } | null | undefined, flag: string): string | undefined {
+  if (profile.openRuns !== 'one' || !shard || shard.total <= 1) return undefined;
+  return `${flag} ${shard.current}/${shard.total}: the target profile says openRuns "one" (one agent run of the agency open at a time), and the harness takes turns only within one run, across its workers: shards are runs of their own, so two could each have a run open and the target would refuse a start. Run unsharded (--workers spreads the cases over workers that take turns)`;
+}
+
 const gates = new WeakMap<object, RunGate>();
 
 /** The gate of one target: every case sent through the same HTTP client shares it. */

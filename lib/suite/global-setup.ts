@@ -14,6 +14,7 @@ import { ENGINE_SLOT, RunEngine } from '../engine.ts';
 import { startEngineService } from '../engine-service.ts';
 import { watchInterruptions } from '../interrupt.ts';
 import { longRunNotice } from '../run/estimate.ts';
+import { shardRefusal } from '../run/open-runs.ts';
 import { runWaivers } from '../report/waivers/run.ts';
 import { planSuite, suiteOptionsFrom } from '../run/plan.ts';
 import { plannedTests, writePlanFile } from '../run/plan-file.ts';
@@ -47,6 +48,12 @@ export default async function globalSetup(playwright: FullConfig): Promise<() =>
     }
   }
   const profile = loadProfile(cfg.targetFile);
+  // Shards take no turns with each other: refused before anything starts, exit 2 as the command line does.
+  const sharded = shardRefusal(profile, playwright.shard, '--shard');
+  if (sharded) {
+    process.stderr.write(`iswc-conformance: ${sharded}\n`);
+    process.exit(2);
+  }
   // A malformed waivers file stops the run here, before any request, naming the file, entry and line.
   const waivers = runWaivers(cfg.waivers);
   // Allure reads every file in its results directory: a run that writes Allure results starts from an

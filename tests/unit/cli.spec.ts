@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { parseCommandArgs, UsageError, VERSION_TEXT } from '../../lib/cli/command.ts';
 import { COMMANDS, topHelp } from '../../lib/cli/main.ts';
@@ -8,6 +10,7 @@ import type { RunPlan } from '../../lib/cli/run-args.ts';
 import { fromRoot } from '../../lib/paths.ts';
 import { importsOf, tsFilesUnder } from '../../lib/stages.ts';
 import { cliInProcess, runCli } from '../support/cli.ts';
+import { childEnv, runPlaywright } from '../support/run-playwright.ts';
 
 const withKey = { ISWC_SUBSCRIPTION_KEY: 'k-123456' };
 
@@ -137,6 +140,28 @@ for (const [label, argv, env, message] of refused) {
     expect(result.out).not.toContain('k-123456');
   });
 }
+
+test('a sharded run is refused with a profile that lets one agent run be open at a time (exit 2), by the command and by a Playwright run alike', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'iswc-shard-one-run-'));
+  try {
+    const one = path.join(dir, 'one-run.json');
+    writeFileSync(one, JSON.stringify({ agency: '128', iswcs: ['T0345246801'], unknownIswcs: ['T9999999994'], openRuns: 'one' }));
+    const message = /--shard 1\/2: the target profile says openRuns "one" .*shards are runs of their own, so two could each have a run open .*Run unsharded/;
+    expect(() => parseRun(['--target', one, '--shard', '1/2'], dir, {})).toThrow(message);
+    const result = await cliInProcess(['run', '--target', one, '--shard', '1/2'], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    // One shard of one is no sharding; the default profile lets many runs be open.
+    expect(parseRun(['--target', one, '--shard', '1/1'], dir, {}).playwrightArgs).toEqual(['--shard=1/1']);
+    expect(parseRun(['--shard', '1/2'], dir, {}).playwrightArgs).toEqual(['--shard=1/2']);
+    // Playwright run straight (docs/reports.md shards that way): the global setup refuses before it starts anything.
+    const direct = await runPlaywright(['test', '--project=json', '--shard=1/2', '--reporter=line'], childEnv({ ISWC_TARGET: one, ISWC_BASE_URL: undefined, ISWC_REPORT_DIR: dir }), { timeoutMs: 120_000 });
+    expect(direct.code, direct.stdout + direct.stderr).toBe(2);
+    expect(direct.stderr).toMatch(message);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
 
 test('flags become the documented environment and Playwright arguments', () => {
   const plan = parseRun(['--base-url', 'https://staging.example/iswc/', '--strict', '--rate', '10/min', '--budget', '50', '--destructive', '--smoke', '--grep', '@smoke', '--shard', '1/3', '--report-dir', 'out'], '/w', withKey);

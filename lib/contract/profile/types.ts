@@ -43,7 +43,7 @@ export interface TargetProfile {
   xmlArrays: XmlArrays;
   /**
    * How many agent runs of the agency the target lets be open at once (run states are not shown, 3);
-   * default many. With one, the harness ends each run it started before it starts another, across workers.
+   * default many. With one, the harness ends each run it started before it starts another, across the workers of one run (a sharded run is refused).
    */
   openRuns: OpenRuns;
   /**
