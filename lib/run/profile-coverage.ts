@@ -22,7 +22,7 @@ import type { PlannedCase } from './planned.ts';
 
 /** Why a spec check is not exercised, and what would change that. */
 export type Advice =
-  /** Add this to the profile (the smallest addition, among the cases that could exercise it). */
+  /** Add this to the profile (the smallest addition, among the cases that could exercise it, confirmed by planning with it). */
   | { add: Lack[] }
   /** Only destructive runs exercise it (every case that does consumes entries or may change data). */
   | { destructive: true }
@@ -84,36 +84,68 @@ function isDestructiveOff(p: AllocatedCase, options: SuiteOptions): boolean {
   return !options.destructive && ((p.def.changesData ?? false) || (p.def.claims ?? []).some((c) => !c.readOnly));
 }
 
-/** The advice for one check not exercised, from every case that could exercise it. */
-function adviceFor(checkId: CheckId, planned: readonly AllocatedCase[], shapes: ReadonlyMap<string, CaseShape>, options: SuiteOptions): Advice {
+/**
+ * The advice for one check not exercised, from every case that could exercise it: the additions that
+ * would let one of them run it, smallest first (each still to be confirmed by planning with it), or why
+ * no addition is needed or would do.
+ */
+function adviceFor(checkId: CheckId, planned: readonly AllocatedCase[], shapes: ReadonlyMap<string, CaseShape>, options: SuiteOptions): { additions: Lack[][]; otherwise: Exclude<Advice, { add: Lack[] }> } {
   const candidates = planned.filter((p) => shapes.get(p.key)?.checks.includes(checkId));
-  let best: Lack[] | undefined;
+  const additions = new Map<string, Lack[]>();
   let beyond = false;
   let destructiveOnly = candidates.length > 0;
   for (const p of candidates) {
     if (isDestructiveOff(p, options)) continue;
     destructiveOnly = false;
     const lacks = lacksFor(p, checkId);
-    if (!lacks) {
-      beyond = true;
-      continue;
-    }
-    if (best === undefined || lackSize(lacks) < lackSize(best)) best = lacks;
+    if (!lacks) beyond = true;
+    else additions.set(JSON.stringify(lacks), lacks);
   }
-  if (best) return { add: best };
-  if (beyond) return { beyond: options.plan === 'smoke' ? 'smoke' : 'budget' };
-  if (destructiveOnly) return { destructive: true };
+  const otherwise = beyond ? { beyond: options.plan === 'smoke' ? ('smoke' as const) : ('budget' as const) } : destructiveOnly ? { destructive: true as const } : { unreachable: true as const };
+  return { additions: [...additions.values()].sort((a, b) => lackSize(a) - lackSize(b)), otherwise };
+}
+
+/** The smallest addition for one check, unconfirmed: what the search for one addition for all builds on. */
+function smallestAddition(checkId: CheckId, planned: readonly AllocatedCase[], shapes: ReadonlyMap<string, CaseShape>, options: SuiteOptions): Lack[] | undefined {
+  return adviceFor(checkId, planned, shapes, options).additions[0];
+}
+
+/** Additions tried, smallest first, before a check is said not to fit the plan. */
+const ADDITIONS_TRIED = 3;
+
+/**
+ * The advice for one check not exercised, each addition confirmed by planning the mode again with it: an
+ * addition that lets a case run the check may still leave it out of the smoke plan or the budget (or give
+ * the new entries to a case planned earlier). None confirmed: the plan leaves it out (a larger budget), or,
+ * in a mode without a plan or budget, no addition tried makes a case exercise it.
+ */
+async function confirmedAdvice(checkId: CheckId, profile: TargetProfile, options: SuiteOptions, found: ReturnType<typeof adviceFor>, casesOf: (p: TargetProfile) => readonly CaseDef[]): Promise<Advice> {
+  for (const add of found.additions.slice(0, ADDITIONS_TRIED)) {
+    const grown = withAddition(profile, add);
+    const plan = await planSuite(grown, options, casesOf(grown));
+    if (plan.some((p) => exercisedBy(p, p.shape).includes(checkId))) return { add };
+  }
+  if (found.additions.length === 0 || 'beyond' in found.otherwise) return found.otherwise;
+  if (options.plan === 'smoke') return { beyond: 'smoke' };
+  if (options.budget !== undefined) return { beyond: 'budget' };
   return { unreachable: true };
 }
 
-/** The plan of one mode, with each spec check not exercised and what would exercise it. */
-export async function modeCoverage(profile: TargetProfile, mode: ModeCoverage['mode'], options: SuiteOptions, cases: readonly CaseDef[] = allCases(profile)): Promise<ModeCoverage> {
-  const planned = await planSuite(profile, options, cases);
+/**
+ * The plan of one mode, with each spec check not exercised and what would exercise it. The cases are the
+ * harness's for the profile (and for the profile with an addition, to confirm it) unless given.
+ */
+export async function modeCoverage(profile: TargetProfile, mode: ModeCoverage['mode'], options: SuiteOptions, cases?: readonly CaseDef[]): Promise<ModeCoverage> {
+  const casesOf = (p: TargetProfile): readonly CaseDef[] => cases ?? allCases(p);
+  const planned = await planSuite(profile, options, casesOf(profile));
   const shapes = new Map<string, CaseShape>();
   for (const p of planned) shapes.set(p.key, await fullShape(p, profile));
   const exercised = new Set(planned.flatMap((p) => exercisedBy(p, p.shape)));
   const requests = planned.filter((p) => !p.skipReason).reduce((n, p) => n + estimatedRequests(p, p.runs ?? options.runs ?? 100), 0);
-  const notExercised = SPEC_CHECKS.filter((id) => !exercised.has(id)).map((checkId) => ({ checkId, advice: adviceFor(checkId, planned, shapes, options) }));
+  const notExercised: CheckAdvice[] = [];
+  for (const checkId of SPEC_CHECKS.filter((id) => !exercised.has(id))) {
+    notExercised.push({ checkId, advice: await confirmedAdvice(checkId, profile, options, adviceFor(checkId, planned, shapes, options), casesOf) });
+  }
   return { mode, options, exercised: SPEC_CHECKS.filter((id) => exercised.has(id)), notExercised, requests };
 }
 
@@ -136,8 +168,8 @@ export async function completion(profile: TargetProfile, cases: readonly CaseDef
     let smallest: Lack[] | undefined;
     for (const id of SPEC_CHECKS) {
       if (exercised.has(id)) continue;
-      const advice = adviceFor(id, planned, shapes, options);
-      if ('add' in advice && (smallest === undefined || lackSize(advice.add) < lackSize(smallest))) smallest = advice.add;
+      const add = smallestAddition(id, planned, shapes, options);
+      if (add && (smallest === undefined || lackSize(add) < lackSize(smallest))) smallest = add;
     }
     if (!smallest) break;
     added.push(...smallest);
@@ -149,11 +181,10 @@ export async function completion(profile: TargetProfile, cases: readonly CaseDef
 /** The four modes `profile check` reports: non-destructive, destructive, smoke and a budget (the last two destructive). */
 export async function profileCoverage(profile: TargetProfile, settings: { budget: number; runs?: number }): Promise<ModeCoverage[]> {
   const runs = settings.runs ?? 100;
-  const cases = allCases(profile);
   return [
-    await modeCoverage(profile, 'non-destructive', { destructive: false, runs }, cases),
-    await modeCoverage(profile, 'destructive', { destructive: true, runs }, cases),
-    await modeCoverage(profile, 'smoke', { destructive: true, plan: 'smoke', runs }, cases),
-    await modeCoverage(profile, 'budget', { destructive: true, budget: settings.budget, runs }, cases),
+    await modeCoverage(profile, 'non-destructive', { destructive: false, runs }),
+    await modeCoverage(profile, 'destructive', { destructive: true, runs }),
+    await modeCoverage(profile, 'smoke', { destructive: true, plan: 'smoke', runs }),
+    await modeCoverage(profile, 'budget', { destructive: true, budget: settings.budget, runs }),
   ];
 }

@@ -108,6 +108,22 @@ test('each advised addition exercises its spec check, and the addition for all o
   expect(await completion(target('embedded.json'))).toBeUndefined();
 });
 
+test('under a budget, each advised addition is one planning with it confirms; a check no addition brings within the budget is said not to fit', async () => {
+  const three = target('three-entries.json');
+  for (const budget of [15, 30]) {
+    const options = { destructive: true, budget, runs: 10 };
+    const coverage = await modeCoverage(three, 'budget', options);
+    for (const { checkId, advice } of coverage.notExercised) {
+      if (!('add' in advice)) continue;
+      const grown = await modeCoverage(withAddition(three, advice.add), 'budget', options);
+      expect(grown.exercised, `budget ${budget}: ${checkId} with ${JSON.stringify(advice.add)}`).toContain(checkId);
+    }
+  }
+  // Its merge entry has two agency works already: more such entries do not bring outcome.demerge-one within 30 requests.
+  const at30 = await modeCoverage(three, 'budget', { destructive: true, budget: 30, runs: 10 });
+  expect(at30.notExercised.find((n) => n.checkId === 'outcome.demerge-one')?.advice).toEqual({ beyond: 'budget' });
+});
+
 const SPEC = allChecks().filter((c) => c.level === 'spec').length;
 
 test('profile check on the README example: each mode counted, each unexercised check with what to add; exit 0', async () => {
