@@ -3,7 +3,7 @@
  * exercise, the smallest addition for each spec check it cannot (and that the addition does exercise it),
  * entries that interfere, check-digit warnings, and the exit codes 0, 1 and 2.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -144,6 +144,16 @@ test('profile check on the README example: each mode counted, each unexercised c
   const budget = await cliInProcess(['profile', 'check', 'fixtures/targets/readme-example.json', '--runs', '10', '--budget', '15']);
   expect(budget.stdout).toMatch(new RegExp(String.raw`\n {2}budget of 15 requests, destructive \(--budget 15\) +\d+ of ${SPEC} +15 requests`));
   expect(budget.stdout).toMatch(/A budget of 15 requests leaves out .*\(does not fit in 15 requests \(a larger --budget\)\)/);
+});
+
+test('the README shows what profile check prints on its example (the smoke and budget lines, which follow the committed plan data, by their labels; request counts aside)', async () => {
+  const readme = readFileSync(fromRoot('README.md'), 'utf8');
+  const block = /On the README's example:\n\n```text\n([\s\S]*?)\n```/.exec(readme)?.[1];
+  if (block === undefined) throw new Error('README: no profile check output after "On the README\'s example:"');
+  const result = await cliInProcess(['profile', 'check', 'fixtures/targets/readme-example.json']);
+  expect(result.code).toBe(0);
+  const planned = (line: string): string => /^(\s+smoke plan, destructive \(--smoke\)|\s+budget of \d+ requests, destructive \(--budget \d+\)|The smoke plan|A budget of \d+ requests)/.exec(line)?.[1] ?? line.replace(/ of (\d+) +[\d,]+ requests?$/, ' of $1');
+  expect(block.split('\n').map(planned)).toEqual(result.stdout.trimEnd().split('\n').map(planned));
 });
 
 test('profile check exits 1 when entries interfere, 0 with warnings alone, 2 when the profile cannot be read or is not valid', async () => {

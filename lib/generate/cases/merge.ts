@@ -117,7 +117,7 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
   return [
     {
       id: 'merge.success-then-demerge',
-      title: `POST ${op().path}: a profile merge, refused without the key, with an empty or a wrong key and with one item it cannot take, gets 204 with the key (its ISWCs alone, then its agency works); a work then demerges (204), another stays merged; a repeat demerge is refused @smoke @destructive`,
+      title: `POST ${op().path}: a profile merge, refused without the key, with an empty or a wrong key and with one item it cannot take, gets 204 with the key (its ISWCs alone, then its agency works); its first work then demerges (204), with two works or more its last too (204: merged on its own, a demerge of the first left it); a repeat demerge is refused @smoke @destructive`,
       operation: OP,
       formats: BOTH,
       tags: ['@smoke', '@destructive'],
