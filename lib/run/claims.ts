@@ -98,20 +98,24 @@ function partitionKind(pool: readonly unknown[], claims: readonly Claim[]): Kind
 }
 
 /**
- * How many made-up entries added to the pool would serve this claim (adding entries can serve an earlier
- * claim first, so it is counted, not subtracted).
+ * The fewest made-up entries (ample: with everything any claim prefers) that, added to the pool, make
+ * `served` hold; adding entries can serve an earlier claim first, so it is counted, not subtracted. At most
+ * one more than every claim of the kind asks for.
  */
-function entriesToServe(pool: readonly unknown[], claims: readonly Claim[], key: string, agency: string, kind: DisposableKind): number {
+function fewestToAdd(pool: readonly unknown[], claims: readonly Claim[], kind: DisposableKind, agency: string, served: (grown: readonly unknown[]) => boolean): number {
   const most = claims.reduce((n, c) => n + c.count, 0) + 1;
-  for (let more = 1; more <= most; more++) {
-    if (partitionKind([...pool, ...ampleEntries(kind, agency, more)], claims).get(key)?.ok) return more;
-  }
+  for (let more = 1; more <= most; more++) if (served([...pool, ...ampleEntries(kind, agency, more)])) return more;
   return most;
 }
 
+/** How many made-up entries added to the pool would serve this claim. */
+function entriesToServe(pool: readonly unknown[], claims: readonly Claim[], key: string, agency: string, kind: DisposableKind): number {
+  return fewestToAdd(pool, claims, kind, agency, (grown) => partitionKind(grown, claims).get(key)?.ok === true);
+}
+
 /**
- * How many made-up entries (with everything any claim prefers) added to the pool would give this claim
- * entries that have what it prefers; 0 when its entries have it already.
+ * How many made-up entries added to the pool would give this claim entries that have what it prefers; 0
+ * when its entries have it already.
  */
 export function preferredEntriesToAdd(profile: TargetProfile, claims: readonly Claim[], key: string): number {
   const claim = claims.find((c) => c.key === key);
@@ -124,10 +128,7 @@ export function preferredEntriesToAdd(profile: TargetProfile, claims: readonly C
     const given = got.indexes.map((k) => p[k]);
     return (claim.prefer ?? []).every((pref) => given[pref.index] === undefined || entryMeets(given[pref.index], pref, given));
   };
-  if (has(pool)) return 0;
-  const most = ofKind.reduce((n, c) => n + c.count, 0) + 1;
-  for (let more = 1; more <= most; more++) if (has([...pool, ...ampleEntries(claim.kind, profile.agency, more)])) return more;
-  return most;
+  return has(pool) ? 0 : fewestToAdd(pool, ofKind, claim.kind, profile.agency, has);
 }
 
 /**
