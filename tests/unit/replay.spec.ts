@@ -12,7 +12,9 @@ import type { CheckExecution } from '../../lib/run/execution.ts';
 import type { PlannedCase } from '../../lib/run/planned.ts';
 import { EMBEDDED_KEY, startReferenceServer } from '../../server/index.ts';
 import type { RunningServer } from '../../server/index.ts';
-import { cliInProcess } from '../support/cli.ts';
+import { cliInProcess, runCliAsync } from '../support/cli.ts';
+import { httpServer } from '../support/hostile/servers.ts';
+import { childEnv } from '../support/run-playwright.ts';
 import { inProcessReport } from '../support/in-process.ts';
 
 /**
@@ -27,7 +29,7 @@ const RUNS = 25;
 const ENV = { ISWC_SUBSCRIPTION_KEY: EMBEDDED_KEY };
 
 let dir: string;
-const servers: RunningServer[] = [];
+const servers: Array<{ close(): Promise<void> }> = [];
 
 test.beforeAll(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'iswc-replay-'));
@@ -198,4 +200,27 @@ test('a failure of an embedded run replays against a fresh embedded server', asy
   const result = await cliInProcess(['replay', 'abcdef12', '--report', file], { env: {} });
   expect(result.code, result.out).toBe(0);
   expect(result.stdout).toContain('target: a fresh embedded reference server');
+});
+
+test('a target that always throttles: the replay waits out Retry-After, says so and exits 3 (the wait keeps the process alive)', async () => {
+  const report = await inProcessReport({ filter: (p) => p.key === 'run.no-content-type@json' });
+  const planted = JSON.parse(JSON.stringify(report)) as ConformanceReport;
+  const passing = planted.executions.find((e) => e.verdict === 'pass' && e.checkId === 'content-type.optional');
+  if (!passing) throw new Error('fixture: no passing content-type.optional');
+  Object.assign(passing, { verdict: 'fail', received: '415 text/plain', failureId: 'c0ffee42' });
+  const throttling = await httpServer((_req, res) => {
+    res.writeHead(429, { 'retry-after': '1', 'content-type': 'text/plain' });
+    res.end('slow down');
+  });
+  servers.push(throttling);
+  Object.assign(planted.meta, { embedded: false, baseUrl: throttling.url });
+  const file = path.join(dir, 'throttled.json');
+  writeFileSync(file, JSON.stringify(planted));
+  // A process of its own: in this one, the test's timers would keep Node alive whatever the client does.
+  const result = await runCliAsync(['replay', 'c0ffee42', '--report', file, '--base-url', throttling.url], { env: childEnv({ ISWC_SUBSCRIPTION_KEY: 'throttled-key-1' }), timeoutMs: 60_000 });
+  expect(result.code, result.out).toBe(3);
+  expect(result.stdout).toContain('sent 1 request:');
+  expect(result.stdout).toMatch(/verdict: cannot tell: .*throttled/);
+  // Each request was tried again after its Retry-After: 1 + 3 retries.
+  expect(throttling.seen).toHaveLength(4);
 });

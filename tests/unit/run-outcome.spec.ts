@@ -179,6 +179,28 @@ test('stop: no request starts after it, and a wait on the pace ends at once with
   expect(client.progress().sent).toBe(0);
 });
 
+test('stop during a Retry-After wait ends the wait at once, with NOT_SENT; close does too', async () => {
+  const server = cleanup.add(
+    await httpServer((_req, res) => {
+      res.writeHead(429, { 'retry-after': '30', 'content-type': 'text/plain' });
+      res.end('slow down');
+    }),
+  );
+  for (const end of ['stop', 'close'] as const) {
+    const client = cleanup.add(createHttpClient({ baseUrl: server.url, key: 'k' }));
+    const waiting = client.send(keyed());
+    await expect.poll(() => client.progress().sent).toBe(1);
+    const at = Date.now();
+    if (end === 'stop') client.stop('interrupted by SIGTERM');
+    else await client.close();
+    const exchange = await waiting;
+    // The 30 s wait ended with the call, and its timer with it (nothing keeps the process alive after).
+    expect(Date.now() - at).toBeLessThan(5_000);
+    expect(exchange.attempts).toBe(1);
+    expect(exchange.error?.code).toBe(end === 'stop' ? 'NOT_SENT' : 'CONNECTION_RESET');
+  }
+});
+
 test('the in-process pipeline maps a refused key as the commands do: target unusable, exit 3, after a few requests', async () => {
   const server = cleanup.add(await startReferenceServer({ profile, key: 'the-target-s-key' }));
   const run = await runSuiteWithOutcome({ baseUrl: server.url, key: 'another-key', profile, destructive: true, settings: { runs: 2 } });

@@ -214,12 +214,6 @@ function classify(err: unknown, phase: Phase): TransportErrorCode {
   }
 }
 
-const sleep = (ms: number): Promise<void> =>
-  new Promise((resolve) => {
-    // A wait that the run stops early must not keep the process alive.
-    setTimeout(resolve, ms).unref();
-  });
-
 interface Attempt {
   response?: RecordedResponse;
   error?: TransportError;
@@ -530,6 +524,26 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
         reject(e instanceof Error ? e : new Error(String(e)));
       });
     });
+  /**
+   * Waits `ms` (Retry-After, back-off), or less when the client is stopped or closed, which clear the
+   * timer. The timer is not unref'd: in a one-process command (replay, the in-process pipeline) it is
+   * the only thing that keeps Node alive while it waits, and an unref'd one would end the process
+   * mid-send (exit 13, nothing printed).
+   */
+  const pause = (ms: number): Promise<void> =>
+    new Promise<void>((resolve) => {
+      if (halted !== undefined || closed) {
+        resolve();
+        return;
+      }
+      const done = (): void => {
+        clearTimeout(timer);
+        haltWaiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      haltWaiters.add(done);
+    });
   const progress: ClientProgress = { sent: 0, throttledMs: 0 };
 
   // The key watch: the first keyed answers that show whether the key is accepted, all 401/403, stop the run.
@@ -620,7 +634,7 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
       if (retryAfter === undefined) backoffMs *= 2;
       waitMs = Math.min(waitMs, maxRetryWaitMs);
       const t0 = performance.now();
-      await untilHalted(sleep(waitMs));
+      await pause(waitMs);
       const waited = performance.now() - t0;
       waitedMs += waited;
       progress.throttledMs += waited;
