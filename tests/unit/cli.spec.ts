@@ -1,7 +1,12 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { parseCommandArgs, UsageError, VERSION_TEXT } from '../../lib/cli/command.ts';
 import { COMMANDS, topHelp } from '../../lib/cli/main.ts';
+import { allurePage } from '../../lib/cli/commands/allure.ts';
 import { runCommand } from '../../lib/cli/commands/run.ts';
 import { parseRunArgs } from '../../lib/cli/run-args.ts';
 import type { RunPlan } from '../../lib/cli/run-args.ts';
@@ -163,4 +168,38 @@ test('plan prints what a run would send without a key or a request; --plan on ru
   expect(dry.code, dry.out).toBe(0);
   expect(dry.stdout).toContain('plan full, budget 30 requests');
   expect((await cliInProcess(['plan', '--plan', 'quick'])).code).toBe(2);
+});
+
+test('server: a port that is taken or a host that cannot be used is the caller\'s to change, exit 2 (never 1, "not conformant")', async () => {
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  try {
+    const port = (taken.address() as AddressInfo).port;
+    const busy = await cliInProcess(['server', '--port', String(port)]);
+    expect(busy.code, busy.out).toBe(2);
+    expect(busy.stderr).toContain(`iswc-conformance server: cannot start on 127.0.0.1:${port}: listen EADDRINUSE`);
+    const unknown = await cliInProcess(['server', '--host', 'no-such-host.invalid']);
+    expect(unknown.code, unknown.out).toBe(2);
+    expect(unknown.stderr).toContain('cannot start on no-such-host.invalid:0');
+  } finally {
+    await new Promise<void>((resolve) => taken.close(() => resolve()));
+  }
+});
+
+test('allure: the Allure tool failing is a defect on this side, exit 4 (never 1, "not conformant")', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'iswc-allure-'));
+  try {
+    const results = path.join(dir, 'allure-results');
+    mkdirSync(results);
+    writeFileSync(path.join(results, 'x-result.json'), '{}');
+    const failing = path.join(dir, 'failing-cli.mjs');
+    writeFileSync(failing, "process.stderr.write('allure: broken\\n'); process.exit(7);\n");
+    let stderr = '';
+    const code = allurePage(results, path.join(dir, 'allure-report'), { cwd: dir, env: {}, stdout: () => undefined, stderr: (t) => (stderr += t) }, failing);
+    expect(code).toBe(4);
+    expect(stderr).toContain('allure generate failed (exit 7)');
+    expect(stderr).toContain('allure: broken');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
