@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { checkBaseUrl, ConfigError, isLoopback, parseDuration, readConfig } from '../config/config.ts';
 import type { ExtraHeader } from '../config/headers.ts';
@@ -11,7 +11,7 @@ import { profileDigest, shortDigest } from '../report/binding.ts';
 import { readReport } from '../report/validate.ts';
 import { loadWaivers, WaiverError } from '../report/waivers/load.ts';
 import type { OptionSpec, OptionValues } from './command.ts';
-import { EXIT_TEXT, listOption, stringOption, UsageError } from './command.ts';
+import { EXIT_TEXT, listOption, stringOption, unwritableMessage, UsageError } from './command.ts';
 
 /**
  * The options of a conformance run, shared by the commands that start one or describe one (run, plan,
@@ -184,6 +184,26 @@ function extraCaFile(env: NodeJS.ProcessEnv, cwd: string): string | undefined {
   return file;
 }
 
+/** --grep as Playwright reads it (`/re/flags`, else a case-insensitive pattern): refused here when it does not compile. */
+function checkGrep(grep: string): void {
+  const slashed = /^\/(.*)\/([gi]*)$/.exec(grep);
+  try {
+    new RegExp(slashed?.[1] ?? grep, slashed?.[2] ?? 'gi');
+  } catch (e) {
+    throw new UsageError(`--grep ${JSON.stringify(grep)} is not a regular expression (${(e as Error).message}); quote it for the shell, and escape ( [ { with \\`);
+  }
+}
+
+/** The report directory, made now: one that cannot be written (a file, no permission) stops the run before it starts. */
+function writableDirectory(dir: string, name: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+    accessSync(dir, constants.W_OK);
+  } catch (e) {
+    throw new UsageError(`${name}: ${unwritableMessage(e) ?? `cannot write ${dir}: ${(e as Error).message}`}`);
+  }
+}
+
 /** Turns the run's options into its environment; refuses anything unsafe before a request is sent. */
 export function parseRunArgs(values: OptionValues, cwd: string, env: NodeJS.ProcessEnv): RunPlan {
   const out: RunPlan = { env: {}, playwrightArgs: [], planOnly: values.plan === true };
@@ -262,6 +282,7 @@ export function parseRunArgs(values: OptionValues, cwd: string, env: NodeJS.Proc
   const sameAs = str('same-inputs-as');
   if (sameAs !== undefined) Object.assign(out.env, sameInputsAs(path.resolve(cwd, sameAs), values, profileFile));
   out.env.ISWC_REPORT_DIR = path.resolve(cwd, str('report-dir') ?? (env.ISWC_REPORT_DIR?.trim() || 'reports'));
+  if (!out.planOnly) writableDirectory(out.env.ISWC_REPORT_DIR, str('report-dir') !== undefined ? '--report-dir' : 'ISWC_REPORT_DIR');
   const headers = extraHeaders(listOption(values, 'header'), env);
   if (headers !== undefined) out.env[HEADERS_VARIABLE] = headersVariableText(headers);
   if (!out.planOnly) {
@@ -281,10 +302,15 @@ export function parseRunArgs(values: OptionValues, cwd: string, env: NodeJS.Proc
     throw e;
   }
   const grep = str('grep');
-  if (grep !== undefined) out.playwrightArgs.push(`--grep=${grep}`);
+  if (grep !== undefined) {
+    checkGrep(grep);
+    out.playwrightArgs.push(`--grep=${grep}`);
+  }
   const shard = str('shard');
   if (shard !== undefined) {
     if (!/^[1-9][0-9]*\/[1-9][0-9]*$/.test(shard)) throw new UsageError(`--shard must look like 1/3, got "${shard}"`);
+    const [current, total] = shard.split('/').map(Number);
+    if ((current ?? 0) > (total ?? 0)) throw new UsageError(`--shard ${shard}: there is no shard ${current} of ${total}; I goes from 1 to N`);
     out.playwrightArgs.push(`--shard=${shard}`);
   }
   return out;

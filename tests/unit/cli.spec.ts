@@ -1,4 +1,6 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,7 +14,9 @@ import { parseRunArgs } from '../../lib/cli/run-args.ts';
 import type { RunPlan } from '../../lib/cli/run-args.ts';
 import { fromRoot } from '../../lib/paths.ts';
 import { importsOf, tsFilesUnder } from '../../lib/stages.ts';
-import { cliInProcess, runCli } from '../support/cli.ts';
+import { cliInProcess, runCli, runCliAsync } from '../support/cli.ts';
+import { inProcessReport } from '../support/in-process.ts';
+import { childEnv } from '../support/run-playwright.ts';
 
 const withKey = { ISWC_SUBSCRIPTION_KEY: 'k-123456' };
 
@@ -201,5 +205,57 @@ test('allure: the Allure tool failing is a defect on this side, exit 4 (never 1,
     expect(stderr).toContain('allure: broken');
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('user mistakes end in exit 2 with one plain line, never a stack trace, an internal error or a hang', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'iswc-mistakes-'));
+  try {
+    const report = path.join(dir, 'conformance.json');
+    writeFileSync(report, JSON.stringify(await inProcessReport({ filter: (p) => p.key === 'run.no-content-type@json' })));
+    const aFile = path.join(dir, 'a-file');
+    writeFileSync(aFile, 'not a directory');
+    const aDir = path.join(dir, 'a-dir');
+    mkdirSync(aDir);
+    const profile = fromRoot('fixtures', 'targets', 'embedded.json');
+    const mistakes: Array<[string, string[], Record<string, string>, RegExp]> = [
+      ['a shard past the last', ['run', '--shard', '2/1'], {}, /--shard 2\/1: there is no shard 2 of 1/],
+      ['a --grep that does not compile', ['run', '--grep', '('], {}, /--grep "\(" is not a regular expression/],
+      ['ISWC_RATE that is not a rate (run)', ['run'], { ISWC_RATE: 'abc' }, /ISWC_RATE: Invalid rate "abc"/],
+      ['ISWC_RATE that is not a rate (replay)', ['replay', 'abcdef12', '--report', report], { ISWC_RATE: 'abc' }, /ISWC_RATE: Invalid rate "abc"/],
+      ['ISWC_RATE that is not a rate (plan)', ['plan'], { ISWC_RATE: 'abc' }, /ISWC_RATE: Invalid rate "abc"/],
+      ['ISWC_WORKERS=0', ['run'], { ISWC_WORKERS: '0' }, /ISWC_WORKERS must be a positive integer, got "0"/],
+      ['ISWC_WORKERS=abc', ['run'], { ISWC_WORKERS: 'abc' }, /ISWC_WORKERS must be a positive integer, got "abc"/],
+      ['a --report-dir that is a file', ['run', '--report-dir', aFile], {}, /--report-dir: cannot write .*a-file: a file is where a directory is needed \(EEXIST\)/],
+      ['an ISWC_REPORT_DIR under a file', ['run'], { ISWC_REPORT_DIR: path.join(aFile, 'reports') }, /ISWC_REPORT_DIR: cannot write .*a-file\/reports: part of the path is a file, not a directory \(ENOTDIR\)/],
+      ['diff --out a file', ['diff', report, report, '--out', aFile], {}, /cannot write .*a-file: a file is where a directory is needed \(EEXIST\)/],
+      ['baseline --out a directory', ['baseline', report, '--out', aDir], {}, /cannot write .*a-dir: it is a directory \(EISDIR\)/],
+      ['baseline --out under a file', ['baseline', report, '--out', path.join(aFile, 'base.json')], {}, /cannot write .*a-file(\/base\.json)?: (part of the path is a file|a file is where a directory is needed)/],
+      ['certify --out a file', ['certify', '--report', report, '--target', profile, '--out', aFile], {}, /cannot write .*a-file: a file is where a directory is needed \(EEXIST\)/],
+    ];
+    const results = await Promise.all(
+      mistakes.map(([, argv, env]) => runCliAsync(argv, { cwd: dir, env: childEnv({ ISWC_BASE_URL: undefined, ISWC_TARGET: undefined, ISWC_REPORT_DIR: dir, ISWC_RATE: undefined, ISWC_WORKERS: undefined, ...env }), timeoutMs: 60_000 })),
+    );
+    mistakes.forEach(([label, , , message], i) => {
+      const result = results[i];
+      expect(result?.code, `${label}: ${result?.out ?? ''}`).toBe(2);
+      expect(result?.stderr, label).toMatch(message);
+      expect(result?.out, label).not.toMatch(/: internal error:|\n\s+at .*:\d+:\d+\)?\n|SyntaxError|TypeError/);
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('playwright.config.ts loads whatever ISWC_WORKERS holds (the global setup refuses a bad one plainly)', () => {
+  for (const workers of ['0', 'abc']) {
+    const run = spawnSync(process.execPath, [createRequire(import.meta.url).resolve('@playwright/test/cli'), 'test', '--list', '--project=unit', 'tests/unit/pacer.spec.ts'], {
+      cwd: fromRoot(),
+      env: childEnv({ ISWC_WORKERS: workers }),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(run.status, `${workers}: ${run.stdout}${run.stderr}`).toBe(0);
+    expect(run.stdout).toMatch(/Total: \d+ tests in 1 file/);
   }
 });

@@ -77,8 +77,8 @@ export function recordedOutcome(reportDir: string, since: number): RunOutcome | 
 /**
  * The exit code of a run: the one its report records (0, 1, 3, 130), else what Playwright's tells. A
  * report that says 0 while Playwright failed (a report that broke its schema, a test that crashed) is a
- * defect of the harness (4); a run that wrote no report was interrupted (130), matched no case of --grep
- * (2), or failed before its first test (4).
+ * defect of the harness (4); a run that wrote no report was interrupted (130), refused its settings in
+ * the global setup (2, which it printed), matched no case of --grep (2), or failed before its first test (4).
  */
 export function suiteExitCode(playwrightCode: number, outcome: RunOutcome | undefined, grep: boolean): { code: number; why?: string } {
   if (outcome) {
@@ -88,6 +88,8 @@ export function suiteExitCode(playwrightCode: number, outcome: RunOutcome | unde
     return { code: EXIT.INTERNAL, why: `the report reads conformant but Playwright failed (exit ${playwrightCode}): see the messages above` };
   }
   if (playwrightCode === EXIT.INTERRUPTED) return { code: EXIT.INTERRUPTED };
+  // The global setup refused the configuration, the profile or the waivers, and said why (Playwright's own codes are 0, 1 and 130).
+  if (playwrightCode === EXIT.USAGE) return { code: EXIT.USAGE };
   if (playwrightCode === EXIT.OK && grep) return { code: EXIT.USAGE, why: 'no case matched --grep: nothing was sent and no report was written' };
   return { code: EXIT.INTERNAL, why: `the run wrote no report (Playwright exit ${playwrightCode}): see the messages above` };
 }
