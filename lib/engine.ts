@@ -5,7 +5,6 @@ import type { RunConfig } from './config/config.ts';
 import { OPERATION_LABEL } from './contract/operations.ts';
 import { sectionsText } from './report/view.ts';
 import type { TargetProfile } from './contract/profile/types.ts';
-import { HARNESS_TAG } from './generate/templates.ts';
 import { redactorFromEnv } from './redact.ts';
 import type { ExecutionsAttachment } from './report/attachment.ts';
 import { describeFailure, describeWaived } from './report/failure-text.ts';
@@ -15,13 +14,13 @@ import type { CheckExecution } from './run/execution.ts';
 import { createHttpClient } from './run/http/client.ts';
 import type { RunClient } from './run/http/client.ts';
 import { localGate } from './run/http/pacer.ts';
+import { targetClientOptions } from './run/http/target-client.ts';
 import type { Gate } from './run/http/pacer.ts';
 import type { PlannedTest } from './run/plan-file.ts';
 import type { PlannedCase } from './run/planned.ts';
 import { inParallel, runPlannedCase } from './run/runner.ts';
 import type { CaseOutcome } from './run/runner.ts';
 import type { AllureData, GroupVerdict } from './engine-protocol.ts';
-import { KEY_REFUSED_AFTER, keyRefusedReason, showsKeyAcceptance } from './contract/agency.ts';
 import type { RunHalt } from './report/outcome.ts';
 import { estimatedRequests } from './run/budget.ts';
 import { PROGRESS_SLOT } from './progress.ts';
@@ -121,20 +120,9 @@ export class RunEngine implements SelectableEngine {
     this.planned = this.requestsOf(setup.tests.flatMap((t) => t.keys));
     this.gate = setup.rate === null ? undefined : localGate(setup.rate);
     const { cfg } = setup;
-    this.client = createHttpClient({
-      baseUrl: setup.baseUrl,
-      key: cfg.key,
-      timeoutMs: cfg.timeoutMs,
-      maxBodyBytes: cfg.maxBodyBytes,
-      userAgent: HARNESS_TAG,
-      headers: cfg.headers,
-      proxy: cfg.network.proxy,
-      // A gateway may throttle on any target (section 8: rate limits not shown): 429/503 are waited out.
-      throttling: true,
-      unresponsiveFile: setup.breakerFile,
-      keyRefusal: { after: KEY_REFUSED_AFTER, shows: (spec) => showsKeyAcceptance(spec, setup.profile.agency), message: keyRefusedReason(setup.profile.agency) },
-      ...(this.gate ? { beforeSend: this.gate } : {}),
-    });
+    this.client = createHttpClient(
+      targetClientOptions(setup.baseUrl, cfg, setup.profile.agency, { unresponsiveFile: setup.breakerFile, ...(this.gate ? { beforeSend: this.gate } : {}) }),
+    );
     this.judge = createJudge({ strict: cfg.strict, agency: setup.profile.agency });
     if (setup.maxDurationMs !== undefined) {
       const limit = setup.maxDurationText ?? `${Math.round(setup.maxDurationMs / 1000)}s`;

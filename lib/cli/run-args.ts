@@ -150,7 +150,7 @@ export interface RunPlan {
 export const RUN_PROCESS_DEFAULTS = Object.freeze({ workers: '1', nodeOptions: '--max-semi-space-size=1' });
 
 /** ISWC_HEADERS and the --header flags, merged and checked; undefined when neither is given. */
-function extraHeaders(flags: readonly string[], env: NodeJS.ProcessEnv): ExtraHeader[] | undefined {
+export function extraHeaders(flags: readonly string[], env: NodeJS.ProcessEnv): ExtraHeader[] | undefined {
   const text = env[HEADERS_VARIABLE]?.trim();
   if (flags.length === 0 && !text) return undefined;
   try {
@@ -182,6 +182,19 @@ function extraCaFile(env: NodeJS.ProcessEnv, cwd: string): string | undefined {
   }
   if (!text.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError(`NODE_EXTRA_CA_CERTS: ${file} holds no PEM certificate (-----BEGIN CERTIFICATE-----); Node would ignore it`);
   return file;
+}
+
+/**
+ * The certificate settings of a process that sends the key: NODE_EXTRA_CA_CERTS checked (returned
+ * absolute), NODE_TLS_REJECT_UNAUTHORIZED=0 refused, since Node would then accept any certificate and the
+ * key would go to whoever sits in the middle.
+ */
+export function checkCertificateSettings(env: NodeJS.ProcessEnv, cwd: string): string | undefined {
+  const ca = extraCaFile(env, cwd);
+  if (env.NODE_TLS_REJECT_UNAUTHORIZED?.trim() === '0') {
+    throw new UsageError('NODE_TLS_REJECT_UNAUTHORIZED=0 turns certificate verification off, and the subscription key could reach anyone in the middle: unset it, and give the CA that signed the target\'s certificate in NODE_EXTRA_CA_CERTS instead');
+  }
+  return ca;
 }
 
 /** --grep as Playwright reads it (`/re/flags`, else a case-insensitive pattern): refused here when it does not compile. */
@@ -286,12 +299,8 @@ export function parseRunArgs(values: OptionValues, cwd: string, env: NodeJS.Proc
   const headers = extraHeaders(listOption(values, 'header'), env);
   if (headers !== undefined) out.env[HEADERS_VARIABLE] = headersVariableText(headers);
   if (!out.planOnly) {
-    const ca = extraCaFile(env, cwd);
+    const ca = checkCertificateSettings(env, cwd);
     if (ca !== undefined) out.env.NODE_EXTRA_CA_CERTS = ca;
-    // Node would accept any certificate, and the key would go to whoever sits in the middle.
-    if (env.NODE_TLS_REJECT_UNAUTHORIZED?.trim() === '0') {
-      throw new UsageError('NODE_TLS_REJECT_UNAUTHORIZED=0 turns certificate verification off, and the subscription key could reach anyone in the middle: unset it, and give the CA that signed the target\'s certificate in NODE_EXTRA_CA_CERTS instead');
-    }
   }
   // Every remaining setting of the environment must be readable too: a typo there is a usage error now,
   // not a failed global setup later.
