@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { shownPath } from './paths.ts';
 import { gating } from './check/gating.ts';
 import { createJudge } from './check/judge.ts';
 import type { RunConfig } from './config/config.ts';
@@ -236,7 +237,7 @@ export class RunEngine implements SelectableEngine {
     const blocking = failures.filter((e) => gating(e.level, cfg.strict));
     this.failures += blocking.length;
     const messages: string[] = [];
-    const reportFile = path.relative(process.cwd(), path.join(cfg.reportDir, 'conformance.json'));
+    const reportFile = shownPath(path.join(cfg.reportDir, 'conformance.json'));
     if (blocking.length > 0) messages.push(`${blocking.length} check(s) failed:\n${blocking.map((e) => describeFailure(e, reportFile)).join('\n\n')}`);
     // The test during which the target was found unusable ends on an error saying so (one test of the run).
     const unusable = this.client.unusable();

@@ -11,6 +11,7 @@ import { profileDigest, shortDigest } from '../report/binding.ts';
 import { readReport } from '../report/validate.ts';
 import { loadWaivers, WaiverError } from '../report/waivers/load.ts';
 import type { OptionSpec, OptionValues } from './command.ts';
+import { CALLER_CWD_VARIABLE } from '../paths.ts';
 import { EXIT_TEXT, listOption, stringOption, unwritableMessage, UsageError } from './command.ts';
 
 /**
@@ -219,7 +220,8 @@ function writableDirectory(dir: string, name: string): void {
 
 /** Turns the run's options into its environment; refuses anything unsafe before a request is sent. */
 export function parseRunArgs(values: OptionValues, cwd: string, env: NodeJS.ProcessEnv): RunPlan {
-  const out: RunPlan = { env: {}, playwrightArgs: [], planOnly: values.plan === true };
+  // The run's processes start in the repository: every path is made absolute here, and they print paths relative to the caller's directory.
+  const out: RunPlan = { env: { [CALLER_CWD_VARIABLE]: cwd }, playwrightArgs: [], planOnly: values.plan === true };
   const str = (name: string): string | undefined => stringOption(values, name);
   const baseUrl = str('base-url') ?? (env.ISWC_BASE_URL?.trim() || undefined);
   if (baseUrl) {
@@ -234,10 +236,10 @@ export function parseRunArgs(values: OptionValues, cwd: string, env: NodeJS.Proc
       );
     }
   }
-  const target = str('target');
-  if (target) out.env.ISWC_TARGET = path.resolve(cwd, target);
-  const profileFile = out.env.ISWC_TARGET ?? (env.ISWC_TARGET?.trim() ? path.resolve(cwd, env.ISWC_TARGET.trim()) : undefined);
+  const target = str('target') ?? (env.ISWC_TARGET?.trim() || undefined);
+  const profileFile = target !== undefined ? path.resolve(cwd, target) : undefined;
   if (profileFile) {
+    out.env.ISWC_TARGET = profileFile;
     try {
       loadProfile(profileFile);
     } catch (e) {

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { repoRoot } from '../../paths.ts';
+import { repoRoot, shownPath } from '../../paths.ts';
 import type { CliIo, Command } from '../command.ts';
 import { EXIT, EXIT_TEXT, stringOption, reportDirOf } from '../command.ts';
 
@@ -35,10 +35,10 @@ export function allurePage(results: string, out: string, io: Pick<CliIo, 'cwd' |
   }
   const outside = outsideReferences(readFileSync(index, 'utf8'));
   if (outside.length > 0) {
-    io.stderr(`allure: ${path.relative(io.cwd, index)} refers outside itself (${outside.slice(0, 5).join(', ')}); it would not open offline\n`);
+    io.stderr(`allure: ${shownPath(index, io.cwd)} refers outside itself (${outside.slice(0, 5).join(', ')}); it would not open offline\n`);
     return EXIT.INTERNAL;
   }
-  io.stdout(`allure: ${path.relative(io.cwd, index)} (one file, opens from disk, no outside requests)\n`);
+  io.stdout(`allure: ${shownPath(index, io.cwd)} (one file, opens from disk, no outside requests)\n`);
   return EXIT.OK;
 }
 
@@ -68,7 +68,7 @@ export const allureCommand: Command = {
     const results = path.join(reportDir, 'allure-results');
     const out = path.resolve(io.cwd, stringOption(values, 'out') ?? path.join(reportDir, 'allure-report'));
     if (!existsSync(results) || !readdirSync(results).some((f) => f.endsWith('-result.json'))) {
-      io.stderr(`allure: no Allure results in ${path.relative(io.cwd, results) || results}: run the suite first (npx iswc-conformance), with the same report directory\n`);
+      io.stderr(`allure: no Allure results in ${shownPath(results, io.cwd)}: run the suite first (npx iswc-conformance), with the same report directory\n`);
       return EXIT.USAGE;
     }
     return allurePage(results, out, io);

@@ -12,6 +12,7 @@ import type { Command, OptionValues } from '../command.ts';
 import { EXIT, EXIT_TEXT, listOption, stringOption, UsageError, reportDirOf } from '../command.ts';
 import { checkCertificateSettings, extraHeaders, RUN_OPTIONS } from '../run-args.ts';
 import { readReportArgument } from './diff.ts';
+import { shownPath } from '../../paths.ts';
 
 /**
  * `npx iswc-conformance replay ID`: sends the requests of one failure of a report again (a fixed case's
@@ -129,7 +130,7 @@ export const replayCommand: Command = {
         report,
         failure,
         profile,
-        profileSource: path.relative(io.cwd, profileFile) || profileFile,
+        profileSource: shownPath(profileFile, io.cwd),
         ...(target !== undefined ? { target } : {}),
         settings,
         allowDestructive: values.destructive === true,
