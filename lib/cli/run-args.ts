@@ -103,7 +103,7 @@ export const RUN_EXIT_CODES: ReadonlyArray<readonly [0 | 1 | 2 | 3 | 4 | 130, st
   [2, `${EXIT_TEXT[2]}; also a base URL without ISWC_SUBSCRIPTION_KEY, and a --grep that matches no case`],
   [3, `${EXIT_TEXT[3]}: the run stops sending and says why (conformance.json summary.outcome; JUnit carries an error test case)`],
   [4, EXIT_TEXT[4]],
-  [130, `${EXIT_TEXT[130]}: nothing is sent after the signal, the reports are marked interrupted; a second signal exits at once`],
+  [130, `${EXIT_TEXT[130]}: nothing is sent after the signal, the reports are marked interrupted; a second signal, a second or more after the first, exits at once`],
 ];
 
 /**

@@ -15,6 +15,7 @@ import { EXIT } from '../cli/command.ts';
 import { ENGINE_SLOT, RunEngine } from '../engine.ts';
 import { startEngineService } from '../engine-service.ts';
 import { watchInterruptions } from '../interrupt.ts';
+import { shownPath } from '../paths.ts';
 import { longRunNotice } from '../run/estimate.ts';
 import { runWaivers } from '../report/waivers/run.ts';
 import { planSuite, suiteOptionsFrom } from '../run/plan.ts';
@@ -88,7 +89,7 @@ export default async function globalSetup(playwright: FullConfig): Promise<() =>
     ...(cfg.maxDurationMs !== undefined ? { maxDurationMs: cfg.maxDurationMs, ...(maxDuration ? { maxDurationText: maxDuration } : {}) } : {}),
   });
   // SIGINT or SIGTERM: no request after it; Playwright ends the run and the reporters mark it interrupted.
-  watchInterruptions({ onFirst: (signal) => engine.stop({ kind: 'interrupted', reason: `interrupted by ${signal}` }), write: (text) => process.stderr.write(text) });
+  const unwatch = watchInterruptions({ onFirst: (signal) => engine.stop({ kind: 'interrupted', reason: `interrupted by ${signal}` }), write: (text) => process.stderr.write(text) });
   const service = await startEngineService(engine);
   // The deferred-failures reporter, in this process, tells the engine which tests the run selected.
   (globalThis as Record<symbol, unknown>)[ENGINE_SLOT] = engine;
@@ -97,13 +98,15 @@ export default async function globalSetup(playwright: FullConfig): Promise<() =>
   const lines = [
     `iswc-conformance: target ${baseUrl}${server ? ' (embedded reference server)' : ''}, profile "${profile.name}"`,
     `  destructive ${cfg.destructive ? 'on' : 'off'}, strict ${cfg.strict ? 'on' : 'off'}, ISWC_RUNS=${cfg.runs}, ISWC_SEED=${seed}, rate ${rate === null ? 'unlimited' : `${rate.toFixed(3)}/s`}`,
-    ...(waivers ? [`  waivers ${waivers.file} (${waivers.waivers.length} entr${waivers.waivers.length === 1 ? 'y' : 'ies'})`] : []),
+    ...(waivers ? [`  waivers ${shownPath(waivers.file)} (${waivers.waivers.length} entr${waivers.waivers.length === 1 ? 'y' : 'ies'})`] : []),
     ...networkLines(cfg),
     ...(cfg.maxDurationMs !== undefined ? [`  stops sending after --max-duration ${maxDuration ?? `${cfg.maxDurationMs / 1000}s`}`] : []),
     ...longRunNotice(planned, { plan: cfg.plan, budget: cfg.budget, runs: cfg.runs, destructive: cfg.destructive, rate }),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   return async () => {
+    // From here on a signal ends the process as Node ends it, at once (Playwright's own handler aside).
+    unwatch();
     delete (globalThis as Record<symbol, unknown>)[ENGINE_SLOT];
     await service.close();
     await engine.close();

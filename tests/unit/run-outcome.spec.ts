@@ -18,7 +18,7 @@ import { ConfigError, parseDuration, readConfig } from '../../lib/config/config.
 import { keyRefusedReason, showsKeyAcceptance } from '../../lib/contract/agency.ts';
 import type { RequestSpec } from '../../lib/contract/exchange.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
-import { watchInterruptions, interruptedBy } from '../../lib/interrupt.ts';
+import { watchInterruptions, interruptedBy, SAME_SIGNAL_WINDOW_MS, signalWindow } from '../../lib/interrupt.ts';
 import { fromRoot } from '../../lib/paths.ts';
 import { runSuiteWithOutcome } from '../../lib/pipeline.ts';
 import type { EngineProgress } from '../../lib/progress.ts';
@@ -230,6 +230,42 @@ test('signals: the first stops the run, those within a second count as the same,
   } finally {
     dispose();
   }
+});
+
+test('signals: the SIGINT a SIGTERM is turned into is never the second signal, however late it arrives; handlers go with dispose', () => {
+  let now = 1_000;
+  const exits: number[] = [];
+  const sentSelf: string[] = [];
+  const before = process.listenerCount('SIGINT');
+  const beforeTerm = process.listenerCount('SIGTERM');
+  const dispose = watchInterruptions({ onFirst: () => undefined, write: () => undefined, exit: (code) => exits.push(code), now: () => now, signalSelf: (s) => sentSelf.push(s) });
+  try {
+    expect(process.listenerCount('SIGINT')).toBe(before + 1);
+    process.emit('SIGTERM', 'SIGTERM');
+    expect(sentSelf).toEqual(['SIGINT']);
+    // Delivered late (a busy event loop): still the harness's own, not the user's second.
+    now += 5_000;
+    process.emit('SIGINT', 'SIGINT');
+    expect(exits).toEqual([]);
+    // The user's next signal is the second.
+    now += 100;
+    process.emit('SIGINT', 'SIGINT');
+    expect(exits).toEqual([130]);
+  } finally {
+    dispose();
+  }
+  expect(process.listenerCount('SIGINT')).toBe(before);
+  expect(process.listenerCount('SIGTERM')).toBe(beforeTerm);
+});
+
+test('signalWindow: one rule for the command and the run', () => {
+  let now = 0;
+  const count = signalWindow(() => now);
+  expect(count()).toBe('first');
+  now = SAME_SIGNAL_WINDOW_MS - 1;
+  expect(count()).toBe('same');
+  now = SAME_SIGNAL_WINDOW_MS;
+  expect(count()).toBe('second');
 });
 
 const progress = (p: Partial<EngineProgress> = {}): EngineProgress => ({ sent: 120, planned: 2770, failures: 3, throttledMs: 20_000, startedAtMs: 0, rate: null, ...p });

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { readConfig } from '../../config/config.ts';
 import { loadProfile } from '../../contract/profile/load.ts';
-import { SAME_SIGNAL_WINDOW_MS } from '../../interrupt.ts';
+import { signalWindow } from '../../interrupt.ts';
 import { fromRoot, repoRoot } from '../../paths.ts';
 import { outcomeOf } from '../../report/outcome.ts';
 import type { RunOutcome } from '../../report/outcome.ts';
@@ -29,9 +29,11 @@ export function playwrightEnv(plan: RunPlan, env: NodeJS.ProcessEnv): NodeJS.Pro
 
 /**
  * Runs the conformance projects through Playwright; resolves with Playwright's exit code (130 when a
- * signal ended it). SIGINT and SIGTERM sent to this process are forwarded to the run; a terminal's Ctrl-C
- * reaches both processes, and npm forwards it too, but the run counts signals within a second of the
- * first as one (lib/interrupt.ts), so only a later, second signal makes it exit at once.
+ * signal ended it). SIGINT and SIGTERM sent to this process are forwarded to the run, counted by the rule
+ * the run applies (lib/interrupt.ts signalWindow): a terminal's Ctrl-C reaches both processes, and npm
+ * forwards it too, so signals within a second of the first are the same one and are not forwarded again;
+ * a later one is the second, which the run answers by exiting at once. The handlers are removed when the
+ * run ends, however it ends.
  */
 export function runPlaywrightSuite(plan: RunPlan, env: NodeJS.ProcessEnv, options: { live?: boolean } = {}): Promise<number> {
   const cli = createRequire(import.meta.url).resolve('@playwright/test/cli');
@@ -39,25 +41,33 @@ export function runPlaywrightSuite(plan: RunPlan, env: NodeJS.ProcessEnv, option
   const childEnv = { ...playwrightEnv(plan, env), ...(options.live ? { ISWC_PROGRESS: 'live' } : {}) };
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, { cwd: repoRoot, env: childEnv, stdio: 'inherit' });
-    let firstAt: number | undefined;
+    const count = signalWindow();
+    let signalled = false;
     const forward = (signal: NodeJS.Signals): void => {
-      const now = Date.now();
-      if (firstAt !== undefined && now - firstAt < SAME_SIGNAL_WINDOW_MS) return;
-      firstAt ??= now;
+      if (count() === 'same') return;
+      signalled = true;
       child.kill(signal);
     };
     // This process ending for any other reason must not leave the run behind.
     const orphan = (): void => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     };
-    process.on('SIGINT', forward);
-    process.on('SIGTERM', forward);
-    process.on('exit', orphan);
-    child.on('exit', (code, signal) => {
+    const teardown = (): void => {
       process.off('SIGINT', forward);
       process.off('SIGTERM', forward);
       process.off('exit', orphan);
-      resolve(code ?? (signal === 'SIGINT' || signal === 'SIGTERM' || firstAt !== undefined ? EXIT.INTERRUPTED : EXIT.INTERNAL));
+    };
+    process.on('SIGINT', forward);
+    process.on('SIGTERM', forward);
+    process.on('exit', orphan);
+    child.on('error', (e) => {
+      teardown();
+      process.stderr.write(`iswc-conformance: cannot start the run (${e.message})\n`);
+      resolve(EXIT.INTERNAL);
+    });
+    child.on('exit', (code, signal) => {
+      teardown();
+      resolve(code ?? (signal === 'SIGINT' || signal === 'SIGTERM' || signalled ? EXIT.INTERRUPTED : EXIT.INTERNAL));
     });
   });
 }
@@ -112,7 +122,7 @@ export const runCommand: Command = {
   summary: 'the conformance run against a target (the default command)',
   usage: 'npx iswc-conformance [run] [options]',
   description:
-    'Sends valid and invalid requests in JSON and XML to the four operations, judges every answer against the interface document and writes reports/conformance.{json,html}, reports/conformance-junit.xml and reports/junit.xml. Without --base-url the embedded reference server of the API is started for the run. On a terminal a live line shows requests sent of planned, failures, time elapsed and left, and time waiting on throttling; without one, a line every 30 s. A run estimated over 15 minutes prints the estimate and the cheaper choices first. SIGINT or SIGTERM (Ctrl-C) stops sending at once and writes the reports marked interrupted (exit 130); a second signal exits at once.',
+    'Sends valid and invalid requests in JSON and XML to the four operations, judges every answer against the interface document and writes reports/conformance.{json,html}, reports/conformance-junit.xml and reports/junit.xml. Without --base-url the embedded reference server of the API is started for the run. On a terminal a live line shows requests sent of planned, failures, time elapsed and left, and time waiting on throttling; without one, a line every 30 s. A run estimated over 15 minutes prints the estimate and the cheaper choices first. SIGINT or SIGTERM (Ctrl-C) stops sending at once and writes the reports marked interrupted (exit 130); signals within a second of the first are the same one (a terminal\'s Ctrl-C reaches npm too, which forwards it), a signal a second or more later exits at once, also 130.',
   options: RUN_OPTIONS,
   environment: RUN_ENVIRONMENT,
   exitCodes: RUN_EXIT_CODES,
