@@ -37,6 +37,11 @@ export const EXIT_TEXT: Record<ExitCode, string> = {
   130: 'interrupted (SIGINT or SIGTERM); the reports say what was done',
 };
 
+/** A command's line for an exit code: the meaning every command shares (EXIT_TEXT), and what it adds for this command. */
+export function exitMeaning(code: ExitCode, more = ''): readonly [ExitCode, string] {
+  return [code, `${EXIT_TEXT[code]}${more}`];
+}
+
 export interface OptionSpec {
   type: 'string' | 'boolean';
   short?: string;

@@ -1,6 +1,6 @@
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { checkBaseUrl, ConfigError, isLoopback, parseDuration, readConfig } from '../config/config.ts';
+import { checkBaseUrl, ConfigError, parseDuration, readConfig } from '../config/config.ts';
 import type { ExtraHeader } from '../config/headers.ts';
 import { checkExtraHeaders, HEADERS_VARIABLE, headersVariableText, mergeExtraHeaders, parseHeaderArgument, parseHeadersVariable } from '../config/headers.ts';
 import { subscriptionKeyHeader } from '../contract/openapi.ts';
@@ -10,9 +10,9 @@ import { loadProfile } from '../contract/profile/load.ts';
 import { profileDigest, shortDigest } from '../report/binding.ts';
 import { readReport } from '../report/validate.ts';
 import { loadWaivers, WaiverError } from '../report/waivers/load.ts';
-import type { OptionSpec, OptionValues } from './command.ts';
+import type { Command, OptionSpec, OptionValues } from './command.ts';
 import { CALLER_CWD_VARIABLE } from '../paths.ts';
-import { EXIT_TEXT, listOption, stringOption, unwritableMessage, UsageError } from './command.ts';
+import { EXIT, exitMeaning, listOption, stringOption, unwritableMessage, UsageError } from './command.ts';
 
 /**
  * The options of a conformance run, shared by the commands that start one or describe one (run, plan,
@@ -97,13 +97,13 @@ export const RUN_ENVIRONMENT: ReadonlyArray<readonly [string, string]> = [
   ],
 ];
 
-export const RUN_EXIT_CODES: ReadonlyArray<readonly [0 | 1 | 2 | 3 | 4 | 130, string]> = [
-  [0, `${EXIT_TEXT[0]}: no spec check failed (with --strict no http check either; with --require-all every spec check was exercised); a partial run (--smoke, --budget, --max-duration) too, unless --require-all`],
-  [1, `${EXIT_TEXT[1]}: a gating check failed`],
-  [2, `${EXIT_TEXT[2]}; also a base URL without ISWC_SUBSCRIPTION_KEY, and a --grep that matches no case`],
-  [3, `${EXIT_TEXT[3]}: the run stops sending and says why (conformance.json summary.outcome; JUnit carries an error test case)`],
-  [4, EXIT_TEXT[4]],
-  [130, `${EXIT_TEXT[130]}: nothing is sent after the signal, the reports are marked interrupted; a second signal, a second or more after the first, exits at once`],
+export const RUN_EXIT_CODES: Command['exitCodes'] = [
+  exitMeaning(EXIT.OK, `: no spec check failed (with --strict no http check either; with --require-all every spec check was exercised); a partial run (--smoke, --budget, --max-duration) too, unless --require-all`),
+  exitMeaning(EXIT.NOT_CONFORMANT, `: a gating check failed`),
+  exitMeaning(EXIT.USAGE, `; also a base URL without ISWC_SUBSCRIPTION_KEY, and a --grep that matches no case`),
+  exitMeaning(EXIT.TARGET_UNUSABLE, `: the run stops sending and says why (conformance.json summary.outcome; JUnit carries an error test case)`),
+  exitMeaning(EXIT.INTERNAL),
+  exitMeaning(EXIT.INTERRUPTED, `: nothing is sent after the signal, the reports are marked interrupted; a second signal, a second or more after the first, exits at once`),
 ];
 
 /**
@@ -230,11 +230,6 @@ export function parseRunArgs(values: OptionValues, cwd: string, env: NodeJS.Proc
     } catch (e) {
       throw new UsageError((e as ConfigError).message);
     }
-    if (!env.ISWC_SUBSCRIPTION_KEY?.trim() && !out.planOnly) {
-      throw new UsageError(
-        `ISWC_SUBSCRIPTION_KEY is not set: a base URL${isLoopback(out.env.ISWC_BASE_URL) ? ' (even one on this machine)' : ''} needs the subscription key of that target in the environment; only the embedded reference server (no base URL) has a key of its own`,
-      );
-    }
   }
   const target = str('target') ?? (env.ISWC_TARGET?.trim() || undefined);
   const profileFile = target !== undefined ? path.resolve(cwd, target) : undefined;
@@ -297,21 +292,21 @@ export function parseRunArgs(values: OptionValues, cwd: string, env: NodeJS.Proc
   const sameAs = str('same-inputs-as');
   if (sameAs !== undefined) Object.assign(out.env, sameInputsAs(path.resolve(cwd, sameAs), values, profileFile));
   out.env.ISWC_REPORT_DIR = path.resolve(cwd, str('report-dir') ?? (env.ISWC_REPORT_DIR?.trim() || 'reports'));
-  if (!out.planOnly) writableDirectory(out.env.ISWC_REPORT_DIR, str('report-dir') !== undefined ? '--report-dir' : 'ISWC_REPORT_DIR');
   const headers = extraHeaders(listOption(values, 'header'), env);
   if (headers !== undefined) out.env[HEADERS_VARIABLE] = headersVariableText(headers);
   if (!out.planOnly) {
     const ca = checkCertificateSettings(env, cwd);
     if (ca !== undefined) out.env.NODE_EXTRA_CA_CERTS = ca;
   }
-  // Every remaining setting of the environment must be readable too: a typo there is a usage error now,
-  // not a failed global setup later.
+  // Every remaining setting of the environment must be readable too (and the key there for a base URL:
+  // readConfig's rule, the one every command applies): a usage error now, not a failed global setup later.
   try {
     readConfig({ ...env, ...out.env }, { requireKey: !out.planOnly });
   } catch (e) {
     if (e instanceof ConfigError) throw new UsageError(e.message);
     throw e;
   }
+  if (!out.planOnly) writableDirectory(out.env.ISWC_REPORT_DIR, str('report-dir') !== undefined ? '--report-dir' : 'ISWC_REPORT_DIR');
   const grep = str('grep');
   if (grep !== undefined) {
     checkGrep(grep);

@@ -129,7 +129,7 @@ const refused: Array<[string, string[], NodeJS.ProcessEnv, RegExp]> = [
   ['a non-http base URL', ['--base-url', 'ftp://h/x'], withKey, /http:\/\/ or https:\/\//],
   ['credentials in the base URL', ['--base-url', 'https://u:p@h.example'], withKey, /credentials/],
   ['a remote base URL without a key', ['--base-url', 'https://h.example'], {}, /ISWC_SUBSCRIPTION_KEY is not set/],
-  ['a base URL on this machine without a key', ['--base-url', 'http://127.0.0.1:9'], {}, /ISWC_SUBSCRIPTION_KEY is not set: a base URL \(even one on this machine\)/],
+  ['a base URL on this machine without a key', ['--base-url', 'http://127.0.0.1:9'], {}, /ISWC_SUBSCRIPTION_KEY is not set: the base URL http:\/\/127\.0\.0\.1:9 \(even one on this machine\)/],
   ['a bad rate', ['--rate', 'fast'], {}, /--rate/],
   ['a bad budget', ['--budget', '-3'], {}, /--budget/],
   ['a bad shard', ['--shard', '2'], {}, /--shard/],

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot, shownPath } from '../../paths.ts';
 import type { CliIo, Command } from '../command.ts';
-import { EXIT, EXIT_TEXT, stringOption, reportDirOf } from '../command.ts';
+import { EXIT, exitMeaning, reportDirOf, stringOption } from '../command.ts';
 
 /** References a self-contained page must not hold: anything fetched from a network address. */
 export function outsideReferences(html: string): string[] {
@@ -61,7 +61,7 @@ export const allureCommand: Command = {
   exitCodes: [
     [EXIT.OK, 'the page was written'],
     [EXIT.USAGE, 'no Allure results to report (run the suite first), or --out cannot be written'],
-    [EXIT.INTERNAL, `${EXIT_TEXT[4]}: the Allure CLI failed, or the page it wrote refers outside itself`],
+    exitMeaning(EXIT.INTERNAL, `: the Allure CLI failed, or the page it wrote refers outside itself`),
   ],
   run({ values }, io) {
     const reportDir = reportDirOf(io, stringOption(values, 'report-dir'));

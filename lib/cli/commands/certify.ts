@@ -13,7 +13,7 @@ import { privateKeyFromPem } from '../../report/signature.ts';
 import { readReport } from '../../report/validate.ts';
 import { writeRedacted } from '../../report/write.ts';
 import type { Command, OptionValues } from '../command.ts';
-import { EXIT, EXIT_TEXT, stringOption, UsageError, reportDirOf } from '../command.ts';
+import { EXIT, exitMeaning, reportDirOf, stringOption, UsageError } from '../command.ts';
 import { parseRunArgs, RUN_ENVIRONMENT, RUN_OPTIONS } from '../run-args.ts';
 import { outcomeOf } from '../../report/outcome.ts';
 import { certifyClient } from './certify-client.ts';
@@ -82,10 +82,10 @@ export const certifyCommand: Command = {
   exitCodes: [
     [EXIT.OK, 'conformant (with waivers or not): certificate written'],
     [EXIT.NOT_CONFORMANT, 'not conformant, or incomplete: certificate written with that verdict'],
-    [EXIT.USAGE, `${EXIT_TEXT[2]}; or the run differs from what was asked for (profile, agency, base URL, harness, document, waivers, seed, plan), or wrote no report: no certificate was issued`],
-    [EXIT.TARGET_UNUSABLE, `${EXIT_TEXT[3]}: no certificate issued (also for --report of such a run)`],
-    [EXIT.INTERNAL, EXIT_TEXT[4]],
-    [EXIT.INTERRUPTED, `${EXIT_TEXT[130]}: no certificate issued (also for --report of such a run)`],
+    exitMeaning(EXIT.USAGE, `; or the run differs from what was asked for (profile, agency, base URL, harness, document, waivers, seed, plan), or wrote no report: no certificate was issued`),
+    exitMeaning(EXIT.TARGET_UNUSABLE, `: no certificate issued (also for --report of such a run)`),
+    exitMeaning(EXIT.INTERNAL),
+    exitMeaning(EXIT.INTERRUPTED, `: no certificate issued (also for --report of such a run)`),
   ],
   async run({ values }, io) {
     if (stringOption(values, 'client') !== undefined) return certifyClient(values, io);

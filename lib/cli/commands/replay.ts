@@ -9,7 +9,7 @@ import { redactorFromEnv } from '../../redact.ts';
 import type { ConformanceReport } from '../../report/model.ts';
 import { findFailure, replayFailure, ReplayError } from '../../replay.ts';
 import type { Command, OptionValues } from '../command.ts';
-import { EXIT, EXIT_TEXT, listOption, stringOption, UsageError, reportDirOf } from '../command.ts';
+import { EXIT, exitMeaning, listOption, reportDirOf, stringOption, UsageError } from '../command.ts';
 import { checkCertificateSettings, extraHeaders, RUN_OPTIONS } from '../run-args.ts';
 import { readReportArgument } from './diff.ts';
 import { shownPath } from '../../paths.ts';
@@ -97,9 +97,9 @@ export const replayCommand: Command = {
   exitCodes: [
     [EXIT.OK, 'the failure does not happen any more (its check passes on the same step)'],
     [EXIT.NOT_CONFORMANT, 'the failure happens again, or the replay could not reach its step (the output says which)'],
-    [EXIT.USAGE, `${EXIT_TEXT[2]}; no failure with that id; the profile differs from the run's; a run not made against the embedded server and no target named (--base-url, or ISWC_BASE_URL of the report's origin); a destructive case against a remote target without --destructive`],
-    [EXIT.TARGET_UNUSABLE, EXIT_TEXT[3]],
-    [EXIT.INTERNAL, EXIT_TEXT[4]],
+    exitMeaning(EXIT.USAGE, `; no failure with that id; the profile differs from the run's; a run not made against the embedded server and no target named (--base-url, or ISWC_BASE_URL of the report's origin); a destructive case against a remote target without --destructive`),
+    exitMeaning(EXIT.TARGET_UNUSABLE),
+    exitMeaning(EXIT.INTERNAL),
   ],
   async run({ values, positionals }, io) {
     const str = (name: string): string | undefined => stringOption(values, name);

@@ -2,8 +2,6 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { readConfig } from '../../config/config.ts';
-import { loadProfile } from '../../contract/profile/load.ts';
 import { signalWindow } from '../../interrupt.ts';
 import { fromRoot, repoRoot } from '../../paths.ts';
 import { outcomeOf } from '../../report/outcome.ts';
@@ -12,7 +10,7 @@ import type { CliIo, Command } from '../command.ts';
 import { EXIT } from '../command.ts';
 import type { RunPlan } from '../run-args.ts';
 import { parseRunArgs, RUN_ENVIRONMENT, RUN_EXIT_CODES, RUN_OPTIONS, RUN_PROCESS_DEFAULTS } from '../run-args.ts';
-import { renderPlan } from './plan.ts';
+import { planText } from './plan.ts';
 
 /**
  * `npx iswc-conformance run` (the default command): the conformance projects of playwright.config.ts
@@ -130,8 +128,7 @@ export const runCommand: Command = {
     const plan = parseRunArgs(values, io.cwd, io.env);
     const env = { ...io.env, ...plan.env };
     if (plan.planOnly) {
-      const config = readConfig(env, { requireKey: false });
-      io.stdout(`${await renderPlan(config, loadProfile(config.targetFile))}\n`);
+      io.stdout(`${await planText(env)}\n`);
       return EXIT.OK;
     }
     return (await runSuite(plan, env, io)).code;
