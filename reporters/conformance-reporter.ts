@@ -189,7 +189,7 @@ export default class ConformanceReporter implements Reporter {
       );
       for (const [id, f] of failing) {
         lines.push(`  ✗ ${id} [${f.first.level}, section ${f.first.sections.join(', ')}] ×${f.count} — e.g. ${f.first.caseId}: ${f.first.received ?? ''}`.slice(0, 220));
-        const hint = replayHint(report.executions.filter((e) => e.verdict === 'fail' && e.checkId === id), shownPath(files[0] ?? 'conformance.json'));
+        const hint = replayHint(report.executions.filter((e) => e.verdict === 'fail' && e.checkId === id), shownPath(files[0] ?? 'conformance.json'), report.meta.embedded ? undefined : (report.meta.baseUrl ?? undefined));
         if (hint) lines.push(hint);
       }
     }
@@ -241,12 +241,12 @@ export default class ConformanceReporter implements Reporter {
 }
 
 /** Under a failing check: the replay command of its first failure, and the ids of a few others. */
-function replayHint(failures: readonly CheckExecution[], reportFile: string): string | undefined {
+function replayHint(failures: readonly CheckExecution[], reportFile: string, baseUrl: string | undefined): string | undefined {
   const ids = failures.map((e) => e.failureId).filter((id): id is string => id !== undefined);
   const [first, ...others] = ids;
   if (first === undefined) return undefined;
   const more = others.length > 3 ? `, … ${others.length - 3} more in the HTML report` : '';
-  return `      failure ${first}: ${replayCommand(first, reportFile)}${others.length > 0 ? `  (other failures: ${others.slice(0, 3).join(', ')}${more})` : ''}`;
+  return `      failure ${first}: ${replayCommand(first, reportFile, baseUrl)}${others.length > 0 ? `  (other failures: ${others.slice(0, 3).join(', ')}${more})` : ''}`;
 }
 
 /** What the exit code of the run says (the words of every --help). */

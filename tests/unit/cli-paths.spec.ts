@@ -38,6 +38,7 @@ test('a run from another directory reads and writes its relative paths there, an
     expect(report.meta.profile).toBe('embedded');
     expect(existsSync(fromRoot('out'))).toBe(false);
     expect(run.out).toContain(`reports: ${path.join('out', 'conformance.json')}`);
+    expect(run.out).toContain(`--report out/conformance.json --base-url ${target.url}`);
     expect(run.out).toMatch(/npx iswc-conformance replay [0-9a-f]{8} --report out\/conformance\.json/);
   } finally {
     await target.close();
