@@ -3,6 +3,10 @@ import { defineConfig } from '@playwright/test';
 const reportDir = process.env.ISWC_REPORT_DIR?.trim() || 'reports';
 // The run command on a terminal asks for the live progress line, which takes the list reporter's place.
 const live = process.env.ISWC_PROGRESS === 'live' && process.stdout.isTTY === true;
+// Anything but a positive integer is left to the global setup to refuse plainly (readConfig, exit 2):
+// Playwright would print a stack for 0 and wait for ever with "NaN workers".
+const workersText = process.env.ISWC_WORKERS?.trim() ?? '';
+const workers = /^[1-9][0-9]*$/.test(workersText) ? Number(workersText) : 2;
 
 /**
  * Projects: `json` and `xml` run the conformance suite in each body format against ISWC_BASE_URL (or the
@@ -14,7 +18,7 @@ export default defineConfig({
   globalSetup: './lib/suite/global-setup.ts',
   forbidOnly: !!process.env.CI,
   fullyParallel: true,
-  workers: process.env.ISWC_WORKERS ? Number(process.env.ISWC_WORKERS) : 2,
+  workers,
   retries: 0,
   // Generous per test: a paced run (a remote server, or ISWC_RATE) spends most of its time waiting its turn.
   timeout: process.env.ISWC_BASE_URL || !/^\s*0?\s*$/.test(process.env.ISWC_RATE ?? '') ? 30 * 60_000 : 60_000,

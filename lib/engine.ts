@@ -1,11 +1,11 @@
 import path from 'node:path';
+import { shownPath } from './paths.ts';
 import { gating } from './check/gating.ts';
 import { createJudge } from './check/judge.ts';
 import type { RunConfig } from './config/config.ts';
 import { OPERATION_LABEL } from './contract/operations.ts';
 import { sectionsText } from './report/view.ts';
 import type { TargetProfile } from './contract/profile/types.ts';
-import { HARNESS_TAG } from './generate/templates.ts';
 import { redactorFromEnv } from './redact.ts';
 import type { ExecutionsAttachment } from './report/attachment.ts';
 import { describeFailure, describeWaived } from './report/failure-text.ts';
@@ -15,13 +15,13 @@ import type { CheckExecution } from './run/execution.ts';
 import { createHttpClient } from './run/http/client.ts';
 import type { RunClient } from './run/http/client.ts';
 import { localGate } from './run/http/pacer.ts';
+import { targetClientOptions } from './run/http/target-client.ts';
 import type { Gate } from './run/http/pacer.ts';
 import type { PlannedTest } from './run/plan-file.ts';
 import type { PlannedCase } from './run/planned.ts';
 import { inParallel, runPlannedCase } from './run/runner.ts';
 import type { CaseOutcome } from './run/runner.ts';
 import type { AllureData, GroupVerdict } from './engine-protocol.ts';
-import { KEY_REFUSED_AFTER, keyRefusedReason, showsKeyAcceptance } from './contract/agency.ts';
 import type { RunHalt } from './report/outcome.ts';
 import { estimatedRequests } from './run/budget.ts';
 import { PROGRESS_SLOT } from './progress.ts';
@@ -121,20 +121,9 @@ export class RunEngine implements SelectableEngine {
     this.planned = this.requestsOf(setup.tests.flatMap((t) => t.keys));
     this.gate = setup.rate === null ? undefined : localGate(setup.rate);
     const { cfg } = setup;
-    this.client = createHttpClient({
-      baseUrl: setup.baseUrl,
-      key: cfg.key,
-      timeoutMs: cfg.timeoutMs,
-      maxBodyBytes: cfg.maxBodyBytes,
-      userAgent: HARNESS_TAG,
-      headers: cfg.headers,
-      proxy: cfg.network.proxy,
-      // A gateway may throttle on any target (section 8: rate limits not shown): 429/503 are waited out.
-      throttling: true,
-      unresponsiveFile: setup.breakerFile,
-      keyRefusal: { after: KEY_REFUSED_AFTER, shows: (spec) => showsKeyAcceptance(spec, setup.profile.agency), message: keyRefusedReason(setup.profile.agency) },
-      ...(this.gate ? { beforeSend: this.gate } : {}),
-    });
+    this.client = createHttpClient(
+      targetClientOptions(setup.baseUrl, cfg, setup.profile.agency, { unresponsiveFile: setup.breakerFile, ...(this.gate ? { beforeSend: this.gate } : {}) }),
+    );
     this.judge = createJudge({ strict: cfg.strict, agency: setup.profile.agency });
     if (setup.maxDurationMs !== undefined) {
       const limit = setup.maxDurationText ?? `${Math.round(setup.maxDurationMs / 1000)}s`;
@@ -248,7 +237,7 @@ export class RunEngine implements SelectableEngine {
     const blocking = failures.filter((e) => gating(e.level, cfg.strict));
     this.failures += blocking.length;
     const messages: string[] = [];
-    const reportFile = path.relative(process.cwd(), path.join(cfg.reportDir, 'conformance.json'));
+    const reportFile = shownPath(path.join(cfg.reportDir, 'conformance.json'));
     if (blocking.length > 0) messages.push(`${blocking.length} check(s) failed:\n${blocking.map((e) => describeFailure(e, reportFile)).join('\n\n')}`);
     // The test during which the target was found unusable ends on an error saying so (one test of the run).
     const unusable = this.client.unusable();

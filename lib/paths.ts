@@ -7,3 +7,22 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 export function fromRoot(...segments: string[]): string {
   return path.join(repoRoot, ...segments);
 }
+
+/**
+ * Set by the commands that start a run for the run's processes, which start in the repository: the
+ * directory the caller ran the command in, so that the paths they print are the caller's.
+ */
+export const CALLER_CWD_VARIABLE = 'ISWC_CALLER_CWD';
+
+/** The directory the caller ran the command in (this process's own outside a run started by a command). */
+export function callerCwd(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  return env[CALLER_CWD_VARIABLE] || process.cwd();
+}
+
+/** A path as the caller reads it: relative to their directory when it is under it, else absolute. */
+export function shownPath(file: string, cwd: string = callerCwd()): string {
+  const absolute = path.resolve(cwd, file);
+  const rel = path.relative(cwd, absolute);
+  if (rel === '') return '.';
+  return rel.startsWith('..') || path.isAbsolute(rel) ? absolute : rel;
+}

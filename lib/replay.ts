@@ -4,7 +4,6 @@ import type { Exchange, RequestSpec } from './contract/exchange.ts';
 import type { TargetProfile } from './contract/profile/types.ts';
 import type { CaseDef, CaseFormat, CaseReplay } from './generate/case.ts';
 import { allCases } from './generate/suite.ts';
-import { HARNESS_TAG } from './generate/templates.ts';
 import { profileDigest, shortDigest } from './report/binding.ts';
 import { failureId, hasFailureId } from './report/identity.ts';
 import { HARNESS_VERSION } from './report/meta.ts';
@@ -14,6 +13,9 @@ import type { CheckExecution } from './run/execution.ts';
 import { createHttpClient } from './run/http/client.ts';
 import type { RunClient } from './run/http/client.ts';
 import { localGate } from './run/http/pacer.ts';
+import { targetClientOptions } from './run/http/target-client.ts';
+import type { TargetSettings } from './run/http/target-client.ts';
+import { DIRECT } from './config/proxy.ts';
 import { planSuite } from './run/plan.ts';
 import type { PlannedCase } from './run/planned.ts';
 import { runPlannedCase } from './run/runner.ts';
@@ -73,14 +75,19 @@ export interface ReplayOptions {
   profile: TargetProfile;
   /** Where the profile came from, for messages. */
   profileSource: string;
-  /** Send here instead of the report's base URL. */
-  baseUrl?: string;
-  /** ISWC_SUBSCRIPTION_KEY: needed for any target but the embedded server. */
-  key?: string;
+  /**
+   * The target the caller named, and how it was named (for the output). Required unless the run was made
+   * against the embedded server (a fresh one is started then): the key is never sent to a base URL read
+   * from a report alone, which anyone could have written.
+   */
+  target?: { baseUrl: string; named: string };
+  /**
+   * The run's configuration for the target (lib/config/config.ts readConfig): its key, timeout, body cap,
+   * extra headers and proxy route. The embedded server gets its own key and a direct connection.
+   */
+  settings: TargetSettings;
   /** The caller allows sending a case that consumes disposable entries to a target not on this machine. */
   allowDestructive: boolean;
-  timeoutMs: number;
-  maxBodyBytes: number;
   /** Requests per second, or null for no limit. */
   rate: number | null;
 }
@@ -182,19 +189,15 @@ export async function replayFailure(options: ReplayOptions): Promise<ReplayResul
   const replay = caseReplayOf(failure, report);
   const consumes = consumption(planned);
   let server: RunningServer | undefined;
-  let baseUrl = options.baseUrl;
-  let key = options.key;
+  const named = options.target;
   let where: string;
-  if (baseUrl !== undefined) where = `${baseUrl} (--base-url)`;
+  if (named !== undefined) where = `${named.baseUrl} (${named.named})`;
   else if (meta.embedded) where = 'a fresh embedded reference server (the run was made against the embedded one)';
-  else if (meta.baseUrl && meta.baseUrl !== '<invalid URL>') {
-    baseUrl = meta.baseUrl;
-    where = `${baseUrl} (the run's base URL)`;
-  } else throw new ReplayError('the report records no base URL: pass --base-url');
-  if (baseUrl !== undefined) {
-    if (key === undefined) throw new ReplayError(`ISWC_SUBSCRIPTION_KEY is not set: replaying against ${baseUrl} needs that target's subscription key in the environment`);
-    if (consumes !== undefined && !isLoopback(baseUrl) && !options.allowDestructive) {
-      throw new ReplayError(`case ${planned.def.id} may change data (${consumes}) and ${baseUrl} is not on this machine: pass --destructive to replay it there`);
+  else throw new ReplayError(`the run was made against ${meta.baseUrl ?? 'a base URL the report does not record'}: name the target to send the subscription key to (--base-url)`);
+  if (named !== undefined) {
+    if (options.settings.key === '') throw new ReplayError(`ISWC_SUBSCRIPTION_KEY is not set: replaying against ${named.baseUrl} needs that target's subscription key in the environment`);
+    if (consumes !== undefined && !isLoopback(named.baseUrl) && !options.allowDestructive) {
+      throw new ReplayError(`case ${planned.def.id} may change data (${consumes}) and ${named.baseUrl} is not on this machine: pass --destructive to replay it there`);
     }
   }
   const lines = [
@@ -216,22 +219,18 @@ export async function replayFailure(options: ReplayOptions): Promise<ReplayResul
   }
   const sent: Exchange[] = [];
   try {
-    if (meta.embedded && options.baseUrl === undefined) {
+    let baseUrl: string;
+    let settings = options.settings;
+    if (named !== undefined) baseUrl = named.baseUrl;
+    else {
       server = await startReferenceServer({ profile, key: EMBEDDED_KEY });
       baseUrl = server.url;
-      key = EMBEDDED_KEY;
+      // The embedded server is in this process: its own key, no proxy, none of a gateway's headers.
+      settings = { ...settings, key: EMBEDDED_KEY, headers: [], network: DIRECT };
     }
     const gate = options.rate === null ? undefined : localGate(options.rate);
     const client = recording(
-      createHttpClient({
-        baseUrl: baseUrl ?? '',
-        key: key ?? EMBEDDED_KEY,
-        timeoutMs: options.timeoutMs,
-        maxBodyBytes: options.maxBodyBytes,
-        userAgent: HARNESS_TAG,
-        throttling: true,
-        ...(gate ? { beforeSend: gate } : {}),
-      }),
+      createHttpClient(targetClientOptions(baseUrl, settings, profile.agency, gate ? { beforeSend: gate } : {})),
       sent,
     );
     let outcome;

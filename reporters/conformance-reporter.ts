@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
+import { shownPath } from '../lib/paths.ts';
 import type { CheckExecution } from '../lib/run/execution.ts';
 import { config as runConfig } from '../lib/config/config.ts';
 import { runContext } from '../lib/config/run-context.ts';
@@ -108,7 +108,7 @@ export default class ConformanceReporter implements Reporter {
       const written = writeConformanceReports(report, config.reportDir, redactorFromEnv());
       out.push(...this.summary(report, config.strict, config.requireAll, [written.json, written.junit, written.html]));
       if (written.violations.length > 0) {
-        out.push(`✗ ${path.relative(process.cwd(), written.json)} does not match schemas/report.schema.json:`, ...written.violations.map((v) => `    ${v}`));
+        out.push(`✗ ${shownPath(written.json)} does not match schemas/report.schema.json:`, ...written.violations.map((v) => `    ${v}`));
         status = 'failed';
       }
       const missing = report.summary.coverage.notExercised;
@@ -189,7 +189,7 @@ export default class ConformanceReporter implements Reporter {
       );
       for (const [id, f] of failing) {
         lines.push(`  ✗ ${id} [${f.first.level}, section ${f.first.sections.join(', ')}] ×${f.count} — e.g. ${f.first.caseId}: ${f.first.received ?? ''}`.slice(0, 220));
-        const hint = replayHint(report.executions.filter((e) => e.verdict === 'fail' && e.checkId === id), path.relative(process.cwd(), files[0] ?? 'conformance.json'));
+        const hint = replayHint(report.executions.filter((e) => e.verdict === 'fail' && e.checkId === id), shownPath(files[0] ?? 'conformance.json'), report.meta.embedded ? undefined : (report.meta.baseUrl ?? undefined));
         if (hint) lines.push(hint);
       }
     }
@@ -234,19 +234,19 @@ export default class ConformanceReporter implements Reporter {
     // Skipped executions are counted as the cases not sent (above), never as hundreds of skipped checks.
     const notSent = new Set(report.executions.filter((e) => e.verdict === 'skip').map((e) => `${e.caseId}\u0001${e.format}`)).size;
     lines.push(`checks: ${all.pass} passed, ${all.fail} failed${all.waived ? `, ${all.waived} waived` : ''}${notSent > 0 ? `; ${notSent} case${notSent === 1 ? '' : 's'} not sent or not judged (${all.skip} check executions, by reason above)` : ''}`);
-    lines.push(`reports: ${files.map((f) => path.relative(process.cwd(), f)).join(' · ')}`);
+    lines.push(`reports: ${files.map((f) => shownPath(f)).join(' · ')}`);
     if (outcome) lines.push(`exit code: ${outcome.exitCode} (${EXIT_MEANING[outcome.exitCode]})`);
     return lines;
   }
 }
 
 /** Under a failing check: the replay command of its first failure, and the ids of a few others. */
-function replayHint(failures: readonly CheckExecution[], reportFile: string): string | undefined {
+function replayHint(failures: readonly CheckExecution[], reportFile: string, baseUrl: string | undefined): string | undefined {
   const ids = failures.map((e) => e.failureId).filter((id): id is string => id !== undefined);
   const [first, ...others] = ids;
   if (first === undefined) return undefined;
   const more = others.length > 3 ? `, … ${others.length - 3} more in the HTML report` : '';
-  return `      failure ${first}: ${replayCommand(first, reportFile)}${others.length > 0 ? `  (other failures: ${others.slice(0, 3).join(', ')}${more})` : ''}`;
+  return `      failure ${first}: ${replayCommand(first, reportFile, baseUrl)}${others.length > 0 ? `  (other failures: ${others.slice(0, 3).join(', ')}${more})` : ''}`;
 }
 
 /** What the exit code of the run says (the words of every --help). */

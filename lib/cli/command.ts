@@ -37,6 +37,11 @@ export const EXIT_TEXT: Record<ExitCode, string> = {
   130: 'interrupted (SIGINT or SIGTERM); the reports say what was done',
 };
 
+/** A command's line for an exit code: the meaning every command shares (EXIT_TEXT), and what it adds for this command. */
+export function exitMeaning(code: ExitCode, more = ''): readonly [ExitCode, string] {
+  return [code, `${EXIT_TEXT[code]}${more}`];
+}
+
 export interface OptionSpec {
   type: 'string' | 'boolean';
   short?: string;
@@ -85,6 +90,33 @@ export interface Command {
 /** A mistake of the caller: printed with the command's usage, exit 2, never a stack trace. */
 export class UsageError extends Error {
   readonly code = 'ISWC_USAGE';
+}
+
+/** What each file-system refusal means for a path the caller named for output. */
+const UNWRITABLE: Record<string, string> = {
+  EEXIST: 'a file is where a directory is needed',
+  ENOTDIR: 'part of the path is a file, not a directory',
+  EISDIR: 'it is a directory',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'the file system is read-only',
+  ENOSPC: 'no space left on the device',
+};
+/** The calls that write (reads of files the caller names are refused where they are read, as usage errors). */
+const WRITING_CALLS = new Set(['mkdir', 'open', 'copyfile', 'write', 'rename', 'unlink', 'rmdir', 'rm', 'symlink', 'link']);
+
+/**
+ * "cannot write FILE: why (CODE)" when `e` is the file system refusing to write a path (a report
+ * directory that is a file, an --out that is a directory, no permission, a read-only disk); else
+ * undefined. The caller's to fix (exit 2), never an internal error.
+ */
+export function unwritableMessage(e: unknown): string | undefined {
+  const err = e as NodeJS.ErrnoException & { dest?: string };
+  if (!(e instanceof Error) || typeof err.code !== 'string' || typeof err.syscall !== 'string') return undefined;
+  const why = UNWRITABLE[err.code];
+  const file = err.dest ?? err.path;
+  if (why === undefined || file === undefined || !WRITING_CALLS.has(err.syscall)) return undefined;
+  return `cannot write ${file}: ${why} (${err.code}); give another path`;
 }
 
 /** Options every command takes. */

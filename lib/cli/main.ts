@@ -3,7 +3,7 @@ import { ProfileError } from '../contract/profile/load.ts';
 import { redactorFromEnv } from '../redact.ts';
 import { WaiverError } from '../report/waivers/load.ts';
 import type { CliIo, Command } from './command.ts';
-import { EXIT, EXIT_TEXT, parseCommandArgs, renderHelp, UsageError, VERSION_TEXT } from './command.ts';
+import { EXIT, EXIT_TEXT, parseCommandArgs, renderHelp, unwritableMessage, UsageError, VERSION_TEXT } from './command.ts';
 import { allureCommand } from './commands/allure.ts';
 import { baselineCommand } from './commands/baseline.ts';
 import { certifyCommand } from './commands/certify.ts';
@@ -98,6 +98,12 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     const redact = redactorFromEnv();
     if (message !== undefined) {
       io.stderr(`${redact.text(`iswc-conformance ${command.name}: ${message}`)}\n\n${renderHelp(command)}\n`);
+      return EXIT.USAGE;
+    }
+    // An output path the caller named that cannot be written: theirs to change (the help would add nothing).
+    const unwritable = unwritableMessage(e);
+    if (unwritable !== undefined) {
+      io.stderr(`${redact.text(`iswc-conformance ${command.name}: ${unwritable}`)}\n`);
       return EXIT.USAGE;
     }
     const err = e instanceof Error ? e : new Error(String(e));

@@ -1,6 +1,6 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { checkBaseUrl, ConfigError, isLoopback, parseDuration, readConfig } from '../config/config.ts';
+import { checkBaseUrl, ConfigError, parseDuration, readConfig } from '../config/config.ts';
 import type { ExtraHeader } from '../config/headers.ts';
 import { checkExtraHeaders, HEADERS_VARIABLE, headersVariableText, mergeExtraHeaders, parseHeaderArgument, parseHeadersVariable } from '../config/headers.ts';
 import { subscriptionKeyHeader } from '../contract/openapi.ts';
@@ -13,8 +13,9 @@ import { shardRefusal } from '../run/open-runs.ts';
 import { profileDigest, shortDigest } from '../report/binding.ts';
 import { readReport } from '../report/validate.ts';
 import { loadWaivers, WaiverError } from '../report/waivers/load.ts';
-import type { OptionSpec, OptionValues } from './command.ts';
-import { EXIT_TEXT, listOption, stringOption, UsageError } from './command.ts';
+import type { Command, OptionSpec, OptionValues } from './command.ts';
+import { CALLER_CWD_VARIABLE } from '../paths.ts';
+import { EXIT, exitMeaning, listOption, stringOption, unwritableMessage, UsageError } from './command.ts';
 
 /**
  * The options of a conformance run, shared by the commands that start one or describe one (run, plan,
@@ -99,13 +100,13 @@ export const RUN_ENVIRONMENT: ReadonlyArray<readonly [string, string]> = [
   ],
 ];
 
-export const RUN_EXIT_CODES: ReadonlyArray<readonly [0 | 1 | 2 | 3 | 4 | 130, string]> = [
-  [0, `${EXIT_TEXT[0]}: no spec check failed (with --strict no http check either; with --require-all every spec check was exercised); a partial run (--smoke, --budget, --max-duration) too, unless --require-all`],
-  [1, `${EXIT_TEXT[1]}: a gating check failed`],
-  [2, `${EXIT_TEXT[2]}; also a base URL without ISWC_SUBSCRIPTION_KEY, and a --grep that matches no case`],
-  [3, `${EXIT_TEXT[3]}: the run stops sending and says why (conformance.json summary.outcome; JUnit carries an error test case)`],
-  [4, EXIT_TEXT[4]],
-  [130, `${EXIT_TEXT[130]}: nothing is sent after the signal, the reports are marked interrupted; a second signal exits at once`],
+export const RUN_EXIT_CODES: Command['exitCodes'] = [
+  exitMeaning(EXIT.OK, `: no spec check failed (with --strict no http check either; with --require-all every spec check was exercised); a partial run (--smoke, --budget, --max-duration) too, unless --require-all`),
+  exitMeaning(EXIT.NOT_CONFORMANT, `: a gating check failed`),
+  exitMeaning(EXIT.USAGE, `; also a base URL without ISWC_SUBSCRIPTION_KEY, and a --grep that matches no case`),
+  exitMeaning(EXIT.TARGET_UNUSABLE, `: the run stops sending and says why (conformance.json summary.outcome; JUnit carries an error test case)`),
+  exitMeaning(EXIT.INTERNAL),
+  exitMeaning(EXIT.INTERRUPTED, `: nothing is sent after the signal, the reports are marked interrupted; a second signal, a second or more after the first, exits at once`),
 ];
 
 /**
@@ -153,7 +154,7 @@ export interface RunPlan {
 export const RUN_PROCESS_DEFAULTS = Object.freeze({ workers: '1', nodeOptions: '--max-semi-space-size=1' });
 
 /** ISWC_HEADERS and the --header flags, merged and checked; undefined when neither is given. */
-function extraHeaders(flags: readonly string[], env: NodeJS.ProcessEnv): ExtraHeader[] | undefined {
+export function extraHeaders(flags: readonly string[], env: NodeJS.ProcessEnv): ExtraHeader[] | undefined {
   const text = env[HEADERS_VARIABLE]?.trim();
   if (flags.length === 0 && !text) return undefined;
   try {
@@ -187,9 +188,43 @@ function extraCaFile(env: NodeJS.ProcessEnv, cwd: string): string | undefined {
   return file;
 }
 
+/**
+ * The certificate settings of a process that sends the key: NODE_EXTRA_CA_CERTS checked (returned
+ * absolute), NODE_TLS_REJECT_UNAUTHORIZED=0 refused, since Node would then accept any certificate and the
+ * key would go to whoever sits in the middle.
+ */
+export function checkCertificateSettings(env: NodeJS.ProcessEnv, cwd: string): string | undefined {
+  const ca = extraCaFile(env, cwd);
+  if (env.NODE_TLS_REJECT_UNAUTHORIZED?.trim() === '0') {
+    throw new UsageError('NODE_TLS_REJECT_UNAUTHORIZED=0 turns certificate verification off, and the subscription key could reach anyone in the middle: unset it, and give the CA that signed the target\'s certificate in NODE_EXTRA_CA_CERTS instead');
+  }
+  return ca;
+}
+
+/** --grep as Playwright reads it (`/re/flags`, else a case-insensitive pattern): refused here when it does not compile. */
+function checkGrep(grep: string): void {
+  const slashed = /^\/(.*)\/([gi]*)$/.exec(grep);
+  try {
+    new RegExp(slashed?.[1] ?? grep, slashed?.[2] ?? 'gi');
+  } catch (e) {
+    throw new UsageError(`--grep ${JSON.stringify(grep)} is not a regular expression (${(e as Error).message}); quote it for the shell, and escape ( [ { with \\`);
+  }
+}
+
+/** The report directory, made now: one that cannot be written (a file, no permission) stops the run before it starts. */
+function writableDirectory(dir: string, name: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+    accessSync(dir, constants.W_OK);
+  } catch (e) {
+    throw new UsageError(`${name}: ${unwritableMessage(e) ?? `cannot write ${dir}: ${(e as Error).message}`}`);
+  }
+}
+
 /** Turns the run's options into its environment; refuses anything unsafe before a request is sent. */
 export function parseRunArgs(values: OptionValues, cwd: string, env: NodeJS.ProcessEnv): RunPlan {
-  const out: RunPlan = { env: {}, playwrightArgs: [], planOnly: values.plan === true };
+  // The run's processes start in the repository: every path is made absolute here, and they print paths relative to the caller's directory.
+  const out: RunPlan = { env: { [CALLER_CWD_VARIABLE]: cwd }, playwrightArgs: [], planOnly: values.plan === true };
   const str = (name: string): string | undefined => stringOption(values, name);
   const baseUrl = str('base-url') ?? (env.ISWC_BASE_URL?.trim() || undefined);
   if (baseUrl) {
@@ -198,17 +233,12 @@ export function parseRunArgs(values: OptionValues, cwd: string, env: NodeJS.Proc
     } catch (e) {
       throw new UsageError((e as ConfigError).message);
     }
-    if (!env.ISWC_SUBSCRIPTION_KEY?.trim() && !out.planOnly) {
-      throw new UsageError(
-        `ISWC_SUBSCRIPTION_KEY is not set: a base URL${isLoopback(out.env.ISWC_BASE_URL) ? ' (even one on this machine)' : ''} needs the subscription key of that target in the environment; only the embedded reference server (no base URL) has a key of its own`,
-      );
-    }
   }
-  const target = str('target');
-  if (target) out.env.ISWC_TARGET = path.resolve(cwd, target);
-  const profileFile = out.env.ISWC_TARGET ?? (env.ISWC_TARGET?.trim() ? path.resolve(cwd, env.ISWC_TARGET.trim()) : undefined);
+  const target = str('target') ?? (env.ISWC_TARGET?.trim() || undefined);
+  const profileFile = target !== undefined ? path.resolve(cwd, target) : undefined;
   let openRuns: OpenRunsSetting = PROFILE_DEFAULTS.openRuns;
   if (profileFile) {
+    out.env.ISWC_TARGET = profileFile;
     try {
       openRuns = loadProfile(profileFile).openRuns;
     } catch (e) {
@@ -269,27 +299,28 @@ export function parseRunArgs(values: OptionValues, cwd: string, env: NodeJS.Proc
   const headers = extraHeaders(listOption(values, 'header'), env);
   if (headers !== undefined) out.env[HEADERS_VARIABLE] = headersVariableText(headers);
   if (!out.planOnly) {
-    const ca = extraCaFile(env, cwd);
+    const ca = checkCertificateSettings(env, cwd);
     if (ca !== undefined) out.env.NODE_EXTRA_CA_CERTS = ca;
-    // Node would accept any certificate, and the key would go to whoever sits in the middle.
-    if (env.NODE_TLS_REJECT_UNAUTHORIZED?.trim() === '0') {
-      throw new UsageError('NODE_TLS_REJECT_UNAUTHORIZED=0 turns certificate verification off, and the subscription key could reach anyone in the middle: unset it, and give the CA that signed the target\'s certificate in NODE_EXTRA_CA_CERTS instead');
-    }
   }
-  // Every remaining setting of the environment must be readable too: a typo there is a usage error now,
-  // not a failed global setup later.
+  // Every remaining setting of the environment must be readable too (and the key there for a base URL:
+  // readConfig's rule, the one every command applies): a usage error now, not a failed global setup later.
   try {
     readConfig({ ...env, ...out.env }, { requireKey: !out.planOnly });
   } catch (e) {
     if (e instanceof ConfigError) throw new UsageError(e.message);
     throw e;
   }
+  if (!out.planOnly) writableDirectory(out.env.ISWC_REPORT_DIR, str('report-dir') !== undefined ? '--report-dir' : 'ISWC_REPORT_DIR');
   const grep = str('grep');
-  if (grep !== undefined) out.playwrightArgs.push(`--grep=${grep}`);
+  if (grep !== undefined) {
+    checkGrep(grep);
+    out.playwrightArgs.push(`--grep=${grep}`);
+  }
   const shard = str('shard');
   if (shard !== undefined) {
     if (!/^[1-9][0-9]*\/[1-9][0-9]*$/.test(shard)) throw new UsageError(`--shard must look like 1/3, got "${shard}"`);
     const [current, total] = shard.split('/').map(Number);
+    if ((current ?? 0) > (total ?? 0)) throw new UsageError(`--shard ${shard}: there is no shard ${current} of ${total}; I goes from 1 to N`);
     const refused = shardRefusal({ openRuns }, { current: current ?? 1, total: total ?? 1 }, '--shard');
     if (refused) throw new UsageError(refused);
     out.playwrightArgs.push(`--shard=${shard}`);

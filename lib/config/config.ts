@@ -5,6 +5,7 @@ import type { ExtraHeader } from './headers.ts';
 import { checkExtraHeaders, HEADERS_VARIABLE, parseHeadersVariable } from './headers.ts';
 import type { NetworkRoute } from './proxy.ts';
 import { resolveNetworkRoute } from './proxy.ts';
+import { parseRate } from './rate.ts';
 
 /**
  * The run's configuration: the environment (ISWC_*; the command line maps its flags onto the same
@@ -132,6 +133,16 @@ export function readConfig(env: Env = process.env, options: { requireKey?: boole
   if (seed !== undefined && !Number.isSafeInteger(seed)) throw new ConfigError(`ISWC_SEED must be an integer, got "${seedText}"`);
   const plan = get('ISWC_PLAN') ?? 'full';
   if (plan !== 'full' && plan !== 'smoke') throw new ConfigError(`ISWC_PLAN must be full or smoke, got "${plan}"`);
+  const rate = get('ISWC_RATE');
+  if (rate !== undefined) {
+    try {
+      parseRate(rate);
+    } catch (e) {
+      throw new ConfigError(`ISWC_RATE: ${(e as Error).message}`);
+    }
+  }
+  // Read by playwright.config.ts, which cannot say what is wrong with it: checked here, before a run starts.
+  positiveInt('ISWC_WORKERS', 1);
   const waivers = get('ISWC_WAIVERS');
   const headersText = get(HEADERS_VARIABLE);
   const headers = headersText === undefined ? [] : parseHeadersVariable(headersText);
@@ -150,7 +161,7 @@ export function readConfig(env: Env = process.env, options: { requireKey?: boole
     reportDir: path.resolve(get('ISWC_REPORT_DIR') ?? DEFAULTS.reportDir),
     timeoutMs: positiveInt('ISWC_TIMEOUT_MS', DEFAULTS.timeoutMs),
     maxBodyBytes: positiveInt('ISWC_MAX_BODY', DEFAULTS.maxBodyBytes),
-    rate: get('ISWC_RATE') ?? (local ? undefined : DEFAULTS.remoteRate),
+    rate: rate ?? (local ? undefined : DEFAULTS.remoteRate),
     budget: get('ISWC_BUDGET') === undefined ? undefined : positiveInt('ISWC_BUDGET', 1),
     plan,
     waivers: waivers === undefined ? undefined : path.resolve(waivers),

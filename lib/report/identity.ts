@@ -23,8 +23,15 @@ export function hasFailureId(e: Pick<CheckExecution, 'verdict'>): boolean {
   return e.verdict === 'fail' || e.verdict === 'waived';
 }
 
-/** `npx iswc-conformance replay <id> --report <file>`: the command printed next to a failure. */
-export function replayCommand(id: string, reportFile: string): string {
-  const file = /^[\w./-]+$/.test(reportFile) ? reportFile : `'${reportFile.replace(/'/g, `'\\''`)}'`;
-  return `npx iswc-conformance replay ${id} --report ${file}`;
+function shellWord(text: string): string {
+  return /^[\w./:@-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * `npx iswc-conformance replay <id> --report <file>`: the command printed next to a failure. `baseUrl`
+ * (the console of the run's own caller only, never a report file someone else may read): the target to
+ * name, since replay sends the key only to a target its caller names.
+ */
+export function replayCommand(id: string, reportFile: string, baseUrl?: string): string {
+  return `npx iswc-conformance replay ${id} --report ${shellWord(reportFile)}${baseUrl !== undefined ? ` --base-url ${shellWord(baseUrl)}` : ''}`;
 }

@@ -11,9 +11,13 @@ import { shapedRequest } from './xml-arrays.ts';
 
 /**
  * Why an exchange has nothing to judge, or undefined when it has: not sent (the circuit breaker tripped,
- * the key was refused on every request, the run was stopped), or the target could not be reached at all
- * (connection refused, unknown host): no server answered, so no check of the document can fail on it.
- * (Throttling is handled apart: it is recorded as a skip with its own advice.)
+ * the key was refused on every request, the run was stopped), or the request never reached the target's
+ * HTTP server: the target could not be reached at all (connection refused, unknown host), the proxy
+ * could not be reached or refused the way (PROXY), or no TLS connection was made because this machine
+ * does not accept the certificate (TLS: its trust store, or a name or date to fix on the target's
+ * front). No server answered, so no check of the document can fail on it; the circuit breaker still
+ * counts these and the run stops with "target unusable". (Throttling is handled apart: it is recorded as
+ * a skip with its own advice.)
  */
 export function noAnswerToJudge(exchange: Exchange): string | undefined {
   const error = exchange.error;
@@ -21,6 +25,8 @@ export function noAnswerToJudge(exchange: Exchange): string | undefined {
   if (error.code === 'UNRESPONSIVE' || error.code === 'NOT_SENT') return error.message;
   if (error.code === 'THROTTLED') return error.message;
   if (error.code === 'CONNECTION_REFUSED') return `no answer: the target could not be reached (${error.message}); not a conformance finding`;
+  if (error.code === 'PROXY') return `no answer: the request never reached the target (${error.message}); not a conformance finding`;
+  if (error.code === 'TLS') return `no answer: no TLS connection was made (${error.message}); not a conformance finding`;
   return undefined;
 }
 

@@ -2,17 +2,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FullConfig } from '@playwright/test';
-import { config, ConfigError, readConfig } from '../config/config.ts';
+import { ConfigError, readConfig } from '../config/config.ts';
 import type { RunConfig } from '../config/config.ts';
 import { headerPlaceholder } from '../config/headers.ts';
 import { describeRoute } from '../config/proxy.ts';
 import { parseRate } from '../config/rate.ts';
 import type { RunContext } from '../config/run-context.ts';
 import { RUN_CONTEXT_VARIABLE } from '../config/run-context.ts';
-import { loadProfile } from '../contract/profile/load.ts';
+import { loadProfile, ProfileError } from '../contract/profile/load.ts';
+import { WaiverError } from '../report/waivers/load.ts';
+import { EXIT } from '../cli/command.ts';
 import { ENGINE_SLOT, RunEngine } from '../engine.ts';
 import { startEngineService } from '../engine-service.ts';
 import { watchInterruptions } from '../interrupt.ts';
+import { shownPath } from '../paths.ts';
 import { longRunNotice } from '../run/estimate.ts';
 import { shardRefusal } from '../run/open-runs.ts';
 import { runWaivers } from '../report/waivers/run.ts';
@@ -29,33 +32,40 @@ function networkLines(cfg: Readonly<RunConfig>): string[] {
 }
 
 /**
+ * The run's settings, or the end of the run: a mistake in the configuration, the profile or the waivers
+ * is said plainly (no stack trace) before anything starts and ends the run with exit 2, which the run
+ * command passes on (lib/cli/commands/run.ts suiteExitCode).
+ */
+function settingsOrExit<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (e) {
+    if (!(e instanceof ConfigError || e instanceof ProfileError || e instanceof WaiverError)) throw e;
+    process.stderr.write(`iswc-conformance: ${e.message}\n`);
+    return process.exit(EXIT.USAGE);
+  }
+}
+
+/**
  * Runs once before the workers start: starts the embedded reference server when no base URL is given,
  * fixes the seed, computes the plan once for the whole run, and starts the run's engine (one HTTP client
  * holding the rate and the circuit breaker, one judge, one redactor) that the tests ask to run their
  * cases. What it decided reaches every worker and reporter as one run context (one variable).
  */
 export default async function globalSetup(playwright: FullConfig): Promise<() => Promise<void>> {
-  const cfg = config();
-  // The embedded server's key opens only the embedded server: a base URL without the key is a usage
-  // error, said plainly (no stack trace) before anything starts, exit 2 as the command line does.
-  if (!cfg.embedded && cfg.secretKey === undefined) {
-    try {
-      readConfig(process.env);
-    } catch (e) {
-      if (!(e instanceof ConfigError)) throw e;
-      process.stderr.write(`iswc-conformance: ${e.message}\n`);
-      process.exit(2);
-    }
-  }
-  const profile = loadProfile(cfg.targetFile);
+  // This process sends: the key is required (readConfig's one rule). The command line checked all this
+  // already; plain `npx playwright test` meets it here.
+  const { cfg, profile, waivers } = settingsOrExit(() => {
+    const read = readConfig(process.env);
+    // A malformed waivers file stops the run here, before any request, naming the file, entry and line.
+    return { cfg: read, profile: loadProfile(read.targetFile), waivers: runWaivers(read.waivers) };
+  });
   // Shards take no turns with each other: refused before anything starts, exit 2 as the command line does.
   const sharded = shardRefusal(profile, playwright.shard, '--shard');
   if (sharded) {
     process.stderr.write(`iswc-conformance: ${sharded}\n`);
-    process.exit(2);
+    process.exit(EXIT.USAGE);
   }
-  // A malformed waivers file stops the run here, before any request, naming the file, entry and line.
-  const waivers = runWaivers(cfg.waivers);
   // Allure reads every file in its results directory: a run that writes Allure results starts from an
   // empty one. Runs with other reporters (blob shards, nested runs in tests) leave it alone.
   if (playwright.reporter.some(([name]) => name.includes('allure-playwright'))) {
@@ -86,7 +96,7 @@ export default async function globalSetup(playwright: FullConfig): Promise<() =>
     ...(cfg.maxDurationMs !== undefined ? { maxDurationMs: cfg.maxDurationMs, ...(maxDuration ? { maxDurationText: maxDuration } : {}) } : {}),
   });
   // SIGINT or SIGTERM: no request after it; Playwright ends the run and the reporters mark it interrupted.
-  watchInterruptions({ onFirst: (signal) => engine.stop({ kind: 'interrupted', reason: `interrupted by ${signal}` }), write: (text) => process.stderr.write(text) });
+  const unwatch = watchInterruptions({ onFirst: (signal) => engine.stop({ kind: 'interrupted', reason: `interrupted by ${signal}` }), write: (text) => process.stderr.write(text) });
   const service = await startEngineService(engine);
   // The deferred-failures reporter, in this process, tells the engine which tests the run selected.
   (globalThis as Record<symbol, unknown>)[ENGINE_SLOT] = engine;
@@ -95,13 +105,15 @@ export default async function globalSetup(playwright: FullConfig): Promise<() =>
   const lines = [
     `iswc-conformance: target ${baseUrl}${server ? ' (embedded reference server)' : ''}, profile "${profile.name}"`,
     `  destructive ${cfg.destructive ? 'on' : 'off'}, strict ${cfg.strict ? 'on' : 'off'}, ISWC_RUNS=${cfg.runs}, ISWC_SEED=${seed}, rate ${rate === null ? 'unlimited' : `${rate.toFixed(3)}/s`}`,
-    ...(waivers ? [`  waivers ${waivers.file} (${waivers.waivers.length} entr${waivers.waivers.length === 1 ? 'y' : 'ies'})`] : []),
+    ...(waivers ? [`  waivers ${shownPath(waivers.file)} (${waivers.waivers.length} entr${waivers.waivers.length === 1 ? 'y' : 'ies'})`] : []),
     ...networkLines(cfg),
     ...(cfg.maxDurationMs !== undefined ? [`  stops sending after --max-duration ${maxDuration ?? `${cfg.maxDurationMs / 1000}s`}`] : []),
     ...longRunNotice(planned, { plan: cfg.plan, budget: cfg.budget, runs: cfg.runs, destructive: cfg.destructive, rate }),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   return async () => {
+    // From here on a signal ends the process as Node ends it, at once (Playwright's own handler aside).
+    unwatch();
     delete (globalThis as Record<symbol, unknown>)[ENGINE_SLOT];
     await service.close();
     await engine.close();

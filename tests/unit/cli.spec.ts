@@ -1,15 +1,21 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { parseCommandArgs, UsageError, VERSION_TEXT } from '../../lib/cli/command.ts';
 import { COMMANDS, topHelp } from '../../lib/cli/main.ts';
+import { allurePage } from '../../lib/cli/commands/allure.ts';
 import { runCommand } from '../../lib/cli/commands/run.ts';
 import { parseRunArgs } from '../../lib/cli/run-args.ts';
 import type { RunPlan } from '../../lib/cli/run-args.ts';
 import { fromRoot } from '../../lib/paths.ts';
 import { importsOf, tsFilesUnder } from '../../lib/stages.ts';
-import { cliInProcess, runCli } from '../support/cli.ts';
+import { cliInProcess, runCli, runCliAsync } from '../support/cli.ts';
+import { inProcessReport } from '../support/in-process.ts';
 import { childEnv, runPlaywright } from '../support/run-playwright.ts';
 
 const withKey = { ISWC_SUBSCRIPTION_KEY: 'k-123456' };
@@ -123,7 +129,7 @@ const refused: Array<[string, string[], NodeJS.ProcessEnv, RegExp]> = [
   ['a non-http base URL', ['--base-url', 'ftp://h/x'], withKey, /http:\/\/ or https:\/\//],
   ['credentials in the base URL', ['--base-url', 'https://u:p@h.example'], withKey, /credentials/],
   ['a remote base URL without a key', ['--base-url', 'https://h.example'], {}, /ISWC_SUBSCRIPTION_KEY is not set/],
-  ['a base URL on this machine without a key', ['--base-url', 'http://127.0.0.1:9'], {}, /ISWC_SUBSCRIPTION_KEY is not set: a base URL \(even one on this machine\)/],
+  ['a base URL on this machine without a key', ['--base-url', 'http://127.0.0.1:9'], {}, /ISWC_SUBSCRIPTION_KEY is not set: the base URL http:\/\/127\.0\.0\.1:9 \(even one on this machine\)/],
   ['a bad rate', ['--rate', 'fast'], {}, /--rate/],
   ['a bad budget', ['--budget', '-3'], {}, /--budget/],
   ['a bad shard', ['--shard', '2'], {}, /--shard/],
@@ -188,4 +194,90 @@ test('plan prints what a run would send without a key or a request; --plan on ru
   expect(dry.code, dry.out).toBe(0);
   expect(dry.stdout).toContain('plan full, budget 30 requests');
   expect((await cliInProcess(['plan', '--plan', 'quick'])).code).toBe(2);
+});
+
+test('server: a port that is taken or a host that cannot be used is the caller\'s to change, exit 2 (never 1, "not conformant")', async () => {
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  try {
+    const port = (taken.address() as AddressInfo).port;
+    const busy = await cliInProcess(['server', '--port', String(port)]);
+    expect(busy.code, busy.out).toBe(2);
+    expect(busy.stderr).toContain(`iswc-conformance server: cannot start on 127.0.0.1:${port}: listen EADDRINUSE`);
+    const unknown = await cliInProcess(['server', '--host', 'no-such-host.invalid']);
+    expect(unknown.code, unknown.out).toBe(2);
+    expect(unknown.stderr).toContain('cannot start on no-such-host.invalid:0');
+  } finally {
+    await new Promise<void>((resolve) => taken.close(() => resolve()));
+  }
+});
+
+test('allure: the Allure tool failing is a defect on this side, exit 4 (never 1, "not conformant")', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'iswc-allure-'));
+  try {
+    const results = path.join(dir, 'allure-results');
+    mkdirSync(results);
+    writeFileSync(path.join(results, 'x-result.json'), '{}');
+    const failing = path.join(dir, 'failing-cli.mjs');
+    writeFileSync(failing, "process.stderr.write('allure: broken\\n'); process.exit(7);\n");
+    let stderr = '';
+    const code = allurePage(results, path.join(dir, 'allure-report'), { cwd: dir, env: {}, stdout: () => undefined, stderr: (t) => (stderr += t) }, failing);
+    expect(code).toBe(4);
+    expect(stderr).toContain('allure generate failed (exit 7)');
+    expect(stderr).toContain('allure: broken');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('user mistakes end in exit 2 with one plain line, never a stack trace, an internal error or a hang', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'iswc-mistakes-'));
+  try {
+    const report = path.join(dir, 'conformance.json');
+    writeFileSync(report, JSON.stringify(await inProcessReport({ filter: (p) => p.key === 'run.no-content-type@json' })));
+    const aFile = path.join(dir, 'a-file');
+    writeFileSync(aFile, 'not a directory');
+    const aDir = path.join(dir, 'a-dir');
+    mkdirSync(aDir);
+    const profile = fromRoot('fixtures', 'targets', 'embedded.json');
+    const mistakes: Array<[string, string[], Record<string, string>, RegExp]> = [
+      ['a shard past the last', ['run', '--shard', '2/1'], {}, /--shard 2\/1: there is no shard 2 of 1/],
+      ['a --grep that does not compile', ['run', '--grep', '('], {}, /--grep "\(" is not a regular expression/],
+      ['ISWC_RATE that is not a rate (run)', ['run'], { ISWC_RATE: 'abc' }, /ISWC_RATE: Invalid rate "abc"/],
+      ['ISWC_RATE that is not a rate (replay)', ['replay', 'abcdef12', '--report', report], { ISWC_RATE: 'abc' }, /ISWC_RATE: Invalid rate "abc"/],
+      ['ISWC_RATE that is not a rate (plan)', ['plan'], { ISWC_RATE: 'abc' }, /ISWC_RATE: Invalid rate "abc"/],
+      ['ISWC_WORKERS=0', ['run'], { ISWC_WORKERS: '0' }, /ISWC_WORKERS must be a positive integer, got "0"/],
+      ['ISWC_WORKERS=abc', ['run'], { ISWC_WORKERS: 'abc' }, /ISWC_WORKERS must be a positive integer, got "abc"/],
+      ['a --report-dir that is a file', ['run', '--report-dir', aFile], {}, /--report-dir: cannot write .*a-file: a file is where a directory is needed \(EEXIST\)/],
+      ['an ISWC_REPORT_DIR under a file', ['run'], { ISWC_REPORT_DIR: path.join(aFile, 'reports') }, /ISWC_REPORT_DIR: cannot write .*a-file\/reports: part of the path is a file, not a directory \(ENOTDIR\)/],
+      ['diff --out a file', ['diff', report, report, '--out', aFile], {}, /cannot write .*a-file: a file is where a directory is needed \(EEXIST\)/],
+      ['baseline --out a directory', ['baseline', report, '--out', aDir], {}, /cannot write .*a-dir: it is a directory \(EISDIR\)/],
+      ['baseline --out under a file', ['baseline', report, '--out', path.join(aFile, 'base.json')], {}, /cannot write .*a-file(\/base\.json)?: (part of the path is a file|a file is where a directory is needed)/],
+      ['certify --out a file', ['certify', '--report', report, '--target', profile, '--out', aFile], {}, /cannot write .*a-file: a file is where a directory is needed \(EEXIST\)/],
+    ];
+    const results = await Promise.all(
+      mistakes.map(([, argv, env]) => runCliAsync(argv, { cwd: dir, env: childEnv({ ISWC_BASE_URL: undefined, ISWC_TARGET: undefined, ISWC_REPORT_DIR: dir, ISWC_RATE: undefined, ISWC_WORKERS: undefined, ...env }), timeoutMs: 60_000 })),
+    );
+    mistakes.forEach(([label, , , message], i) => {
+      const result = results[i];
+      expect(result?.code, `${label}: ${result?.out ?? ''}`).toBe(2);
+      expect(result?.stderr, label).toMatch(message);
+      expect(result?.out, label).not.toMatch(/: internal error:|\n\s+at .*:\d+:\d+\)?\n|SyntaxError|TypeError/);
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('playwright.config.ts loads whatever ISWC_WORKERS holds (the global setup refuses a bad one plainly)', () => {
+  for (const workers of ['0', 'abc']) {
+    const run = spawnSync(process.execPath, [createRequire(import.meta.url).resolve('@playwright/test/cli'), 'test', '--list', '--project=unit', 'tests/unit/pacer.spec.ts'], {
+      cwd: fromRoot(),
+      env: childEnv({ ISWC_WORKERS: workers }),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(run.status, `${workers}: ${run.stdout}${run.stderr}`).toBe(0);
+    expect(run.stdout).toMatch(/Total: \d+ tests in 1 file/);
+  }
 });

@@ -45,6 +45,9 @@ test('the id and its replay command reach the test failure text, JUnit and the H
   const command = replayCommand(failure.failureId, 'reports/conformance.json');
   expect(command).toBe(`npx iswc-conformance replay ${failure.failureId} --report reports/conformance.json`);
   expect(replayCommand('abc', 'my reports/c.json')).toBe("npx iswc-conformance replay abc --report 'my reports/c.json'");
+  // The run's own console names the target (replay sends the key only to a named one); the files never do.
+  expect(replayCommand('abc', 'c.json', 'https://api.example.com/iswc')).toBe('npx iswc-conformance replay abc --report c.json --base-url https://api.example.com/iswc');
+  expect(renderJunit(report)).not.toContain('--base-url');
   expect(describeFailure(failure, 'reports/conformance.json')).toContain(`Replay failure ${failure.failureId}: ${command}`);
   expect(renderJunit(report)).toContain(`Failure ${failure.failureId}: npx iswc-conformance replay ${failure.failureId} --report conformance.json`);
   const html = renderHtml(report);

@@ -1,6 +1,9 @@
 import { test, expect } from '@playwright/test';
 import { execFile, spawnSync } from 'node:child_process';
-import { createHttpClient, retryAfterMs, unusableAnswer } from '../../lib/run/http/client.ts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { BREAKER_READ_INTERVAL_MS, createHttpClient, retryAfterMs, unusableAnswer } from '../../lib/run/http/client.ts';
 import { KEY_PLACEHOLDER, WRONG_KEY } from '../../lib/contract/exchange.ts';
 import type { HttpClient, HttpClientOptions, RequestSpec } from '../../lib/contract/exchange.ts';
 import { subscriptionKeyHeader } from '../../lib/contract/openapi.ts';
@@ -391,6 +394,31 @@ test('the circuit breaker: unusable answers in a row stop the client; a usable a
   expect(after.attempts).toBe(0);
   expect(server.seen).toHaveLength(7);
   expect(JSON.stringify(after)).not.toContain(KEY);
+});
+
+test("the run's shared breaker file: another client's trip stops this one within BREAKER_READ_INTERVAL_MS, without reading the file on every request", async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'iswc-breaker-'));
+  try {
+    const file = path.join(dir, 'unresponsive');
+    const server = await echoServer();
+    const c = client(server.url, { unresponsiveFile: file });
+    const spec: RequestSpec = { method: 'GET', path: '/agent/run' };
+    expect((await c.send(spec)).response?.status).toBe(200);
+    // Another client of the run trips the breaker.
+    writeFileSync(file, 'the target gave no usable answer to 5 requests in a row (last: test)');
+    await new Promise((resolve) => setTimeout(resolve, BREAKER_READ_INTERVAL_MS + 50));
+    const after = await c.send(spec);
+    expect(after.error?.code).toBe('UNRESPONSIVE');
+    expect(after.error?.message).toBe('not sent: the target gave no usable answer to 5 requests in a row (last: test)');
+    expect(server.seen).toHaveLength(1);
+    expect((c as ReturnType<typeof createHttpClient>).unusable()).toContain('(last: test)');
+    // A client that starts after the trip sends nothing at all.
+    const late = client(server.url, { unresponsiveFile: file });
+    expect((await late.send(spec)).error?.code).toBe('UNRESPONSIVE');
+    expect(server.seen).toHaveLength(1);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('answers nested too deep count like any unusable answer: five in a row trip the breaker; a usable one in between resets the count', async () => {

@@ -86,8 +86,10 @@ test('the same target without NODE_EXTRA_CA_CERTS fails clearly: TLS, with the h
   const front = cleanup.add(await tlsFront(pki, server.port));
   const dir = reportDir();
   const run = await runCliAsync(['run', '--base-url', front.url, '--budget', '20', '--seed', '1'], { env: childEnv({ ISWC_SUBSCRIPTION_KEY: KEY, ISWC_REPORT_DIR: dir }) });
-  expect(run.code, run.out).not.toBe(0);
-  expect(run.code, 'a TLS failure is the target being unusable, not a defect of the harness').not.toBe(4);
+  expect(run.code, 'a TLS failure is the target being unusable, not a defect of the harness').toBe(3);
+  // No request reached the target's HTTP server: nothing of the document was judged, nothing failed.
+  expect(run.out).not.toContain('failing checks');
+  expect(run.out).toMatch(/spec\s+0 passed, 0 failed/);
   expect(run.out).toContain(`no usable answer to 5 requests in a row (last: TLS: the TLS certificate of ${front.url} was not accepted (UNABLE_TO_VERIFY_LEAF_SIGNATURE`);
   expect(run.out).toContain('give the CA as a PEM file in NODE_EXTRA_CA_CERTS');
   expect(run.out).not.toMatch(/\n\s+at .*\.(ts|js):\d+/);
@@ -125,4 +127,21 @@ test('http:// through HTTP_PROXY: every request passes the proxy in absolute for
   expect(direct.stdout).toContain(`  no proxy: ${bypass}`);
   const second = JSON.parse(readFileSync(path.join(dir, 'conformance.json'), 'utf8')) as { meta: { network?: unknown } };
   expect(second.meta.network).toEqual({ proxy: null, bypass, extraHeaders: [] });
+});
+
+test('a proxy that cannot be reached: exit 3, "target unusable", and no check fails (nothing reached the target)', async () => {
+  const dir = reportDir();
+  const port = await closedPort();
+  const run = await runCliAsync(['run', '--base-url', 'http://api.example.invalid', '--budget', '20', '--seed', '1', '--rate', '0'], {
+    env: childEnv({ ISWC_SUBSCRIPTION_KEY: KEY, HTTP_PROXY: `http://${CREDENTIALS.user}:${CREDENTIALS.password}@127.0.0.1:${port}`, ISWC_REPORT_DIR: dir }),
+  });
+  expect(run.code, run.out).toBe(3);
+  expect(run.out).toContain(`no usable answer to 5 requests in a row (last: PROXY: could not connect to the proxy at http://127.0.0.1:${port}`);
+  expect(run.out).not.toContain('failing checks');
+  expect(run.out).toMatch(/spec\s+0 passed, 0 failed/);
+  expect(run.out).toMatch(/http\s+0 passed, 0 failed/);
+  const report = JSON.parse(readFileSync(path.join(dir, 'conformance.json'), 'utf8')) as { summary: { gatingFailures: number }; executions: Array<{ verdict: string }> };
+  expect(report.summary.gatingFailures).toBe(0);
+  expect(report.executions.filter((e) => e.verdict === 'fail')).toEqual([]);
+  expect(leaks([['console', run.out], ...filesUnder(dir).map((f): [string, string] => [path.relative(dir, f), readFileSync(f, 'latin1')])])).toEqual([]);
 });

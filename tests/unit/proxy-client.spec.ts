@@ -10,6 +10,12 @@ import type { RequestSpec } from '../../lib/contract/exchange.ts';
 import { subscriptionKeyHeader } from '../../lib/contract/openapi.ts';
 import { createHttpClient, unusableAnswer } from '../../lib/run/http/client.ts';
 import type { RunClient } from '../../lib/run/http/client.ts';
+import { createJudge } from '../../lib/check/judge.ts';
+import { loadProfile } from '../../lib/contract/profile/load.ts';
+import { fromRoot } from '../../lib/paths.ts';
+import { planSuite } from '../../lib/run/plan.ts';
+import { runPlannedCase } from '../../lib/run/runner.ts';
+import { startReferenceServer } from '../../server/index.ts';
 import { forwardProxy } from '../support/forward-proxy.ts';
 import type { ForwardProxy } from '../support/forward-proxy.ts';
 import { Cleanup, closedPort, httpServer } from '../support/hostile/servers.ts';
@@ -191,4 +197,45 @@ test('through the proxy, a redirect to another origin is not followed: the key a
   for (const entry of proxy.log) {
     if (entry.headers[KEY_HEADER.toLowerCase()] !== undefined || entry.headers['x-gateway-token'] !== undefined) expect(new URL(entry.target).origin).toBe(target.url);
   }
+});
+
+/**
+ * The checks a review saw fail through a proxy that was not there (status.success, auth.required,
+ * auth.key-checked, http.answered): cases that exercise them, sent through a client whose every request
+ * ends before the target, and judged as a run judges them.
+ */
+async function judgedWithoutTarget(client: RunClient): Promise<Array<{ checkId: string; verdict: string; skipReason?: string }>> {
+  const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
+  const wanted = ['run.start-and-end@json', 'run.auth.none@xml', 'delete.success-then-repeat@none'];
+  const planned = (await planSuite(profile, { destructive: true, runs: 2 })).filter((p) => wanted.includes(p.key));
+  expect(planned.map((p) => p.key).sort()).toEqual([...wanted].sort());
+  const judge = createJudge({ strict: true, agency: profile.agency });
+  const executions = [];
+  for (const p of planned) executions.push(...(await runPlannedCase(p, client, profile, { seed: 1, runs: 2, strict: true }, judge)).executions);
+  return executions;
+}
+
+test('a proxy that cannot be reached is no conformance finding: every check is skipped with the reason, none fails (strict)', async () => {
+  const port = await closedPort();
+  const c = viaProxy('http://api.example.invalid', { HTTP_PROXY: `http://${CREDENTIALS.user}:${CREDENTIALS.password}@127.0.0.1:${port}` }, { unresponsiveAfter: 1000 });
+  const executions = await judgedWithoutTarget(c);
+  expect(executions.length).toBeGreaterThan(0);
+  expect(executions.filter((e) => e.verdict !== 'skip')).toEqual([]);
+  expect(executions.map((e) => e.checkId)).toEqual(expect.arrayContaining(['status.success', 'auth.required', 'auth.key-checked', 'http.answered']));
+  expect(executions[0]?.skipReason).toMatch(/^no answer: the request never reached the target \(could not connect to the proxy at http:\/\/127\.0\.0\.1:\d+ .*; not a conformance finding$/);
+  noSecretIn(executions);
+});
+
+test('a certificate this machine does not accept is no conformance finding either: skipped with the TLS reason, none fails', async () => {
+  test.skip(!hasOpenssl(), 'openssl is not installed: no test CA can be made');
+  const pki = makeTestPki();
+  cleanup.defer(() => pki.remove());
+  const server = cleanup.add(await startReferenceServer({ profile: loadProfile(fromRoot('fixtures', 'targets', 'embedded.json')), key: KEY }));
+  const front = cleanup.add(await tlsFront(pki, server.port));
+  // Without the test CA in NODE_EXTRA_CA_CERTS: the front's certificate is signed by an authority nobody trusts.
+  const c = cleanup.add(createHttpClient({ baseUrl: front.url, key: KEY, timeoutMs: 3000, unresponsiveAfter: 1000 }));
+  const executions = await judgedWithoutTarget(c);
+  expect(executions.length).toBeGreaterThan(0);
+  expect(executions.filter((e) => e.verdict !== 'skip')).toEqual([]);
+  expect(executions[0]?.skipReason).toMatch(/^no answer: no TLS connection was made \(the TLS certificate of https:\/\/127\.0\.0\.1:\d+ was not accepted .*; not a conformance finding$/);
 });

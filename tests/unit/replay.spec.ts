@@ -12,8 +12,12 @@ import type { CheckExecution } from '../../lib/run/execution.ts';
 import type { PlannedCase } from '../../lib/run/planned.ts';
 import { EMBEDDED_KEY, startReferenceServer } from '../../server/index.ts';
 import type { RunningServer } from '../../server/index.ts';
-import { cliInProcess } from '../support/cli.ts';
+import { cliInProcess, runCliAsync } from '../support/cli.ts';
+import { httpServer } from '../support/hostile/servers.ts';
+import { childEnv } from '../support/run-playwright.ts';
 import { inProcessReport } from '../support/in-process.ts';
+import { forwardProxy } from '../support/forward-proxy.ts';
+import { DIRECT } from '../../lib/config/proxy.ts';
 
 /**
  * Issue 15 point 9: one failure replayed by its id. A fixed case sends its steps; a generated failure
@@ -27,7 +31,7 @@ const RUNS = 25;
 const ENV = { ISWC_SUBSCRIPTION_KEY: EMBEDDED_KEY };
 
 let dir: string;
-const servers: RunningServer[] = [];
+const servers: Array<{ close(): Promise<void> }> = [];
 
 test.beforeAll(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'iswc-replay-'));
@@ -75,14 +79,19 @@ function failureOf(report: ConformanceReport, where: (e: CheckExecution) => bool
   return failure;
 }
 
-const replayOptions = { profileSource: 'embedded.json', key: EMBEDDED_KEY, allowDestructive: false, timeoutMs: 5000, maxBodyBytes: 1 << 20, rate: null };
+const replayOptions = { profileSource: 'embedded.json', settings: { key: EMBEDDED_KEY, timeoutMs: 5000, maxBodyBytes: 1 << 20, headers: [], network: DIRECT }, allowDestructive: false, rate: null };
+
+/** The target a caller names (here: the report's own base URL, or another server). */
+function at(baseUrl: string | null | undefined): { target: { baseUrl: string; named: string } } {
+  return { target: { baseUrl: baseUrl ?? '', named: '--base-url' } };
+}
 
 test('a shrunk property failure replays its counterexample alone: one request, the same as in the run', async () => {
   const { report, file, target } = await faultyRun(['array-tail-unchecked'], (p) => p.key === 'property.merge.invalid@json');
   const failure = failureOf(report, (e) => e.checkId === 'limit.rejected');
   expect(failure.step).toContain('minimal failing input after');
   expect(failure.path).toMatch(/:/); // shrunk
-  const result = await replayFailure({ ...replayOptions, report, failure, profile });
+  const result = await replayFailure({ ...replayOptions, ...at(report.meta.baseUrl), report, failure, profile });
   // Exactly the counterexample: one request, the very request the run recorded for the failure.
   expect(result.exchanges).toHaveLength(1);
   expect(result.exchanges[0]?.attempts).toBe(1);
@@ -95,8 +104,8 @@ test('a shrunk property failure replays its counterexample alone: one request, t
   expect(text).toContain('verdict: the failure happens again: limit.rejected');
   expect(text).toContain('the same answer as in the run');
 
-  // The command: by id, from the report, against the run's base URL (the faulty server), then a fixed one.
-  const again = await cliInProcess(['replay', failure.failureId ?? '', '--report', file], { env: ENV });
+  // The command: by id, from the report, against the run's base URL named by ISWC_BASE_URL (the faulty server), then a fixed one.
+  const again = await cliInProcess(['replay', failure.failureId ?? '', '--report', file], { env: { ...ENV, ISWC_BASE_URL: target.url } });
   expect(again.code, again.out).toBe(1);
   expect(again.stdout).toContain(`replay failure ${failure.failureId ?? ''}: limit.rejected`);
   expect(again.stdout).toMatch(/1\. POST \/iswc\/merge\?.* → \d{3} /);
@@ -110,27 +119,28 @@ test('a shrunk property failure replays its counterexample alone: one request, t
 });
 
 test('a fixed case replays its steps in order; a clean target clears it', async () => {
-  const { report, file } = await faultyRun(['run-bad-request-text'], (p) => p.def.operation === 'notifyAgentRun' && !p.def.id.startsWith('property.') && p.format === 'xml');
+  const { report, file, target } = await faultyRun(['run-bad-request-text'], (p) => p.def.operation === 'notifyAgentRun' && !p.def.id.startsWith('property.') && p.format === 'xml');
   const failure = failureOf(report, (e) => e.checkId === 'text.bad-request' && e.format === 'xml');
   const steps = [...new Set(report.executions.filter((e) => e.caseId === failure.caseId && e.format === failure.format).map((e) => e.step))];
-  const result = await replayFailure({ ...replayOptions, report, failure, profile });
+  const result = await replayFailure({ ...replayOptions, ...at(target.url), report, failure, profile });
   expect(result.code).toBe(1);
   expect(result.exchanges).toHaveLength(steps.length);
   expect(result.lines.join('\n')).toContain('fixed case: its steps in order');
   expect(result.lines.join('\n')).toContain(`[${failure.step}]`);
   const clean = await server();
-  expect((await replayFailure({ ...replayOptions, report, failure, profile, baseUrl: clean.url })).code).toBe(0);
+  expect((await replayFailure({ ...replayOptions, ...at(clean.url), report, failure, profile })).code).toBe(0);
   // Usage mistakes: an unknown id (the ids it holds are listed), another profile, an unusable target.
-  const unknown = await cliInProcess(['replay', 'ffff0000', '--report', file], { env: ENV });
+  const named = { ...ENV, ISWC_BASE_URL: target.url };
+  const unknown = await cliInProcess(['replay', 'ffff0000', '--report', file], { env: named });
   expect(unknown.code).toBe(2);
   expect(unknown.out).toContain('no failure with id "ffff0000" in the report');
   expect(unknown.out).toContain(failure.failureId ?? '?');
   const other = path.join(dir, 'other.json');
   writeFileSync(other, JSON.stringify({ ...JSON.parse(readFileSync(PROFILE_FILE, 'utf8')), agency: '021' }));
-  const refused = await cliInProcess(['replay', failure.failureId ?? '', '--report', file, '--target', other], { env: ENV });
+  const refused = await cliInProcess(['replay', failure.failureId ?? '', '--report', file, '--target', other], { env: named });
   expect(refused.code).toBe(2);
   expect(refused.out).toMatch(/the run was made with profile "embedded" sha256:[0-9a-f]{16}…, not "embedded" sha256:/);
-  const noKey = await cliInProcess(['replay', failure.failureId ?? '', '--report', file], { env: {} });
+  const noKey = await cliInProcess(['replay', failure.failureId ?? '', '--report', file, '--base-url', target.url], { env: {} });
   expect(noKey.code).toBe(2);
   expect(noKey.out).toContain('ISWC_SUBSCRIPTION_KEY is not set');
   const gone = await cliInProcess(['replay', failure.failureId ?? '', '--report', file, '--base-url', 'http://127.0.0.1:9'], { env: ENV });
@@ -140,12 +150,12 @@ test('a fixed case replays its steps in order; a clean target clears it', async 
 
 test('a destructive case replays with the entries the run gave it; a target not reset answers differently, and says why', async () => {
   // The delete does not check the key: the run's keyless delete removed the submission (204).
-  const { report, file } = await faultyRun(['auth-missing-delete'], (p) => p.key === 'delete.success-then-repeat@none');
+  const { report, file, target } = await faultyRun(['auth-missing-delete'], (p) => p.key === 'delete.success-then-repeat@none');
   const failure = failureOf(report, (e) => e.checkId === 'auth.key-checked');
   expect(failure.received).toMatch(/^204/);
   // Against the run's server, whose entry the run consumed: warned, and the answer differs (404: nothing left
   // to delete, a refusal), so the failure seems gone. The warning says why not to trust that.
-  const stale = await cliInProcess(['replay', failure.failureId ?? '', '--report', file], { env: ENV });
+  const stale = await cliInProcess(['replay', failure.failureId ?? '', '--report', file], { env: { ...ENV, ISWC_BASE_URL: target.url } });
   expect(stale.out).toContain('! this case changes data: it consumes disposable entries, the same ones the run gave it: submissions [{"preferredIswc"');
   expect(stale.out).toContain('a target not reset since may answer differently');
   expect(stale.code, stale.out).toBe(0);
@@ -169,7 +179,7 @@ test('a shrunk sequence of the model test sends the very requests of the run, fr
   expect(failure.modelState).toBeDefined();
   const steps = [...new Set(report.executions.filter((e) => e.caseId === failure.caseId && e.path === failure.path).map((e) => e.step))];
   // Against the run's own target, which holds what the earlier sequences did: the same requests, the same failure.
-  const result = await replayFailure({ ...replayOptions, report, failure, profile, allowDestructive: true });
+  const result = await replayFailure({ ...replayOptions, ...at(report.meta.baseUrl), report, failure, profile, allowDestructive: true });
   expect(result.exchanges).toHaveLength(steps.length);
   expect(result.exchanges.at(-1)?.request.url).toBe(failure.exchange?.request.url);
   expect(result.code, result.lines.join('\n')).toBe(1);
@@ -179,7 +189,7 @@ test('a shrunk sequence of the model test sends the very requests of the run, fr
   expect(target.url).toBe(report.meta.baseUrl);
   // On a fresh target the same requests go out; the answers may differ (the run's earlier sequences are missing).
   const fresh = await server(['demerge-no-effect']);
-  const elsewhere = await replayFailure({ ...replayOptions, report, failure, profile, baseUrl: fresh.url });
+  const elsewhere = await replayFailure({ ...replayOptions, ...at(fresh.url), report, failure, profile });
   expect(elsewhere.exchanges.map((x) => new URL(x.request.url).search)).toEqual(result.exchanges.map((x) => new URL(x.request.url).search));
 });
 
@@ -198,4 +208,73 @@ test('a failure of an embedded run replays against a fresh embedded server', asy
   const result = await cliInProcess(['replay', 'abcdef12', '--report', file], { env: {} });
   expect(result.code, result.out).toBe(0);
   expect(result.stdout).toContain('target: a fresh embedded reference server');
+});
+
+test('a target that always throttles: the replay waits out Retry-After, says so and exits 3 (the wait keeps the process alive)', async () => {
+  const report = await inProcessReport({ filter: (p) => p.key === 'run.no-content-type@json' });
+  const planted = JSON.parse(JSON.stringify(report)) as ConformanceReport;
+  const passing = planted.executions.find((e) => e.verdict === 'pass' && e.checkId === 'content-type.optional');
+  if (!passing) throw new Error('fixture: no passing content-type.optional');
+  Object.assign(passing, { verdict: 'fail', received: '415 text/plain', failureId: 'c0ffee42' });
+  const throttling = await httpServer((_req, res) => {
+    res.writeHead(429, { 'retry-after': '1', 'content-type': 'text/plain' });
+    res.end('slow down');
+  });
+  servers.push(throttling);
+  Object.assign(planted.meta, { embedded: false, baseUrl: throttling.url });
+  const file = path.join(dir, 'throttled.json');
+  writeFileSync(file, JSON.stringify(planted));
+  // A process of its own: in this one, the test's timers would keep Node alive whatever the client does.
+  const result = await runCliAsync(['replay', 'c0ffee42', '--report', file, '--base-url', throttling.url], { env: childEnv({ ISWC_SUBSCRIPTION_KEY: 'throttled-key-1' }), timeoutMs: 60_000 });
+  expect(result.code, result.out).toBe(3);
+  expect(result.stdout).toContain('sent 1 request:');
+  expect(result.stdout).toMatch(/verdict: cannot tell: .*throttled/);
+  // Each request was tried again after its Retry-After: 1 + 3 retries.
+  expect(throttling.seen).toHaveLength(4);
+});
+
+test("a report's base URL alone never receives the key: the caller names the target, and the request goes as a run sends it", async () => {
+  const report = await inProcessReport({ filter: (p) => p.key === 'run.no-content-type@json' });
+  const planted = JSON.parse(JSON.stringify(report)) as ConformanceReport;
+  const passing = planted.executions.find((e) => e.verdict === 'pass' && e.checkId === 'content-type.optional');
+  if (!passing) throw new Error('fixture: no passing content-type.optional');
+  Object.assign(passing, { verdict: 'fail', received: '415 text/plain', failureId: 'feed0123' });
+  // The report someone handed over names their own server.
+  const collector = await httpServer((_req, res) => {
+    res.writeHead(415, { 'content-type': 'text/plain' });
+    res.end('no');
+  });
+  servers.push(collector);
+  Object.assign(planted.meta, { embedded: false, baseUrl: `${collector.url}/api` });
+  const file = path.join(dir, 'handed-over.json');
+  writeFileSync(file, JSON.stringify(planted));
+  const KEY = 'replay-secret-key-0001';
+  const unnamed = await cliInProcess(['replay', 'feed0123', '--report', file], { env: { ISWC_SUBSCRIPTION_KEY: KEY } });
+  expect(unnamed.code, unnamed.out).toBe(2);
+  expect(unnamed.out).toContain(`the run was made against ${collector.url}/api: the subscription key is sent only to a target you name`);
+  expect(unnamed.out).toContain(`pass --base-url ${collector.url}/api`);
+  const elsewhere = await cliInProcess(['replay', 'feed0123', '--report', file], { env: { ISWC_SUBSCRIPTION_KEY: KEY, ISWC_BASE_URL: 'http://127.0.0.1:9/api' } });
+  expect(elsewhere.code, elsewhere.out).toBe(2);
+  expect(elsewhere.out).toContain(`ISWC_BASE_URL is http://127.0.0.1:9, but the run was made against ${collector.url}`);
+  expect(collector.seen).toHaveLength(0);
+  // Named: the key goes there, with the run's extra headers (values written nowhere) and through the run's proxy.
+  const proxy = await forwardProxy();
+  servers.push(proxy);
+  const named = await cliInProcess(['replay', 'feed0123', '--report', file, '--header', 'X-Gateway-Token: gateway-secret-0002'], {
+    env: { ISWC_SUBSCRIPTION_KEY: KEY, ISWC_BASE_URL: `${collector.url}/api`, HTTP_PROXY: proxy.uri(), ISWC_HEADERS: JSON.stringify({ 'X-Trace-Id': 'trace-secret-0003' }) },
+  });
+  expect(named.code, named.out).toBe(1);
+  expect(named.out).toContain(`target: ${collector.url}/api (ISWC_BASE_URL, the run's origin)`);
+  expect(collector.seen).toHaveLength(1);
+  const seen = collector.seen[0]?.headers ?? {};
+  expect(seen['ocp-apim-subscription-key']).toBe(KEY);
+  expect(seen['x-gateway-token']).toBe('gateway-secret-0002');
+  expect(seen['x-trace-id']).toBe('trace-secret-0003');
+  expect(seen['user-agent']).toMatch(/^iswc-conformance\//);
+  expect(proxy.log.map((e) => e.kind)).toEqual(['request']);
+  for (const secret of [KEY, 'gateway-secret-0002', 'trace-secret-0003']) expect(named.out).not.toContain(secret);
+  // --base-url names any target, whatever the report says.
+  const flagged = await cliInProcess(['replay', 'feed0123', '--report', file, '--base-url', `${collector.url}/other`], { env: { ISWC_SUBSCRIPTION_KEY: KEY, ISWC_BASE_URL: 'http://127.0.0.1:9' } });
+  expect(flagged.code, flagged.out).toBe(1);
+  expect(collector.seen.at(-1)?.url).toMatch(/^\/other\//);
 });

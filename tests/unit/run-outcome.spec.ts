@@ -18,7 +18,7 @@ import { ConfigError, parseDuration, readConfig } from '../../lib/config/config.
 import { keyRefusedReason, showsKeyAcceptance } from '../../lib/contract/agency.ts';
 import type { RequestSpec } from '../../lib/contract/exchange.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
-import { watchInterruptions, interruptedBy } from '../../lib/interrupt.ts';
+import { watchInterruptions, interruptedBy, SAME_SIGNAL_WINDOW_MS, signalWindow } from '../../lib/interrupt.ts';
 import { fromRoot } from '../../lib/paths.ts';
 import { runSuiteWithOutcome } from '../../lib/pipeline.ts';
 import type { EngineProgress } from '../../lib/progress.ts';
@@ -179,6 +179,28 @@ test('stop: no request starts after it, and a wait on the pace ends at once with
   expect(client.progress().sent).toBe(0);
 });
 
+test('stop during a Retry-After wait ends the wait at once, with NOT_SENT; close does too', async () => {
+  const server = cleanup.add(
+    await httpServer((_req, res) => {
+      res.writeHead(429, { 'retry-after': '30', 'content-type': 'text/plain' });
+      res.end('slow down');
+    }),
+  );
+  for (const end of ['stop', 'close'] as const) {
+    const client = cleanup.add(createHttpClient({ baseUrl: server.url, key: 'k' }));
+    const waiting = client.send(keyed());
+    await expect.poll(() => client.progress().sent).toBe(1);
+    const at = Date.now();
+    if (end === 'stop') client.stop('interrupted by SIGTERM');
+    else await client.close();
+    const exchange = await waiting;
+    // The 30 s wait ended with the call, and its timer with it (nothing keeps the process alive after).
+    expect(Date.now() - at).toBeLessThan(5_000);
+    expect(exchange.attempts).toBe(1);
+    expect(exchange.error?.code).toBe(end === 'stop' ? 'NOT_SENT' : 'CONNECTION_RESET');
+  }
+});
+
 test('the in-process pipeline maps a refused key as the commands do: target unusable, exit 3, after a few requests', async () => {
   const server = cleanup.add(await startReferenceServer({ profile, key: 'the-target-s-key' }));
   const run = await runSuiteWithOutcome({ baseUrl: server.url, key: 'another-key', profile, destructive: true, settings: { runs: 2 } });
@@ -208,6 +230,42 @@ test('signals: the first stops the run, those within a second count as the same,
   } finally {
     dispose();
   }
+});
+
+test('signals: the SIGINT a SIGTERM is turned into is never the second signal, however late it arrives; handlers go with dispose', () => {
+  let now = 1_000;
+  const exits: number[] = [];
+  const sentSelf: string[] = [];
+  const before = process.listenerCount('SIGINT');
+  const beforeTerm = process.listenerCount('SIGTERM');
+  const dispose = watchInterruptions({ onFirst: () => undefined, write: () => undefined, exit: (code) => exits.push(code), now: () => now, signalSelf: (s) => sentSelf.push(s) });
+  try {
+    expect(process.listenerCount('SIGINT')).toBe(before + 1);
+    process.emit('SIGTERM', 'SIGTERM');
+    expect(sentSelf).toEqual(['SIGINT']);
+    // Delivered late (a busy event loop): still the harness's own, not the user's second.
+    now += 5_000;
+    process.emit('SIGINT', 'SIGINT');
+    expect(exits).toEqual([]);
+    // The user's next signal is the second.
+    now += 100;
+    process.emit('SIGINT', 'SIGINT');
+    expect(exits).toEqual([130]);
+  } finally {
+    dispose();
+  }
+  expect(process.listenerCount('SIGINT')).toBe(before);
+  expect(process.listenerCount('SIGTERM')).toBe(beforeTerm);
+});
+
+test('signalWindow: one rule for the command and the run', () => {
+  let now = 0;
+  const count = signalWindow(() => now);
+  expect(count()).toBe('first');
+  now = SAME_SIGNAL_WINDOW_MS - 1;
+  expect(count()).toBe('same');
+  now = SAME_SIGNAL_WINDOW_MS;
+  expect(count()).toBe('second');
 });
 
 const progress = (p: Partial<EngineProgress> = {}): EngineProgress => ({ sent: 120, planned: 2770, failures: 3, throttledMs: 20_000, startedAtMs: 0, rate: null, ...p });

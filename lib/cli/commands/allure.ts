@@ -1,14 +1,45 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { repoRoot } from '../../paths.ts';
-import type { Command } from '../command.ts';
-import { EXIT, stringOption, reportDirOf } from '../command.ts';
+import { repoRoot, shownPath } from '../../paths.ts';
+import type { CliIo, Command } from '../command.ts';
+import { EXIT, exitMeaning, reportDirOf, stringOption } from '../command.ts';
 
 /** References a self-contained page must not hold: anything fetched from a network address. */
 export function outsideReferences(html: string): string[] {
   const found = html.match(/\b(?:src|href|action)\s*=\s*["']?(?:https?:)?\/\/[^"'\s>]+|@import\s+(?:url\()?["']?(?:https?:)?\/\/[^"')\s]+|url\(\s*["']?(?:https?:)?\/\/[^"')\s]+/gi) ?? [];
   return [...new Set(found)];
+}
+
+/** The Allure 3 CLI of the lockfile. */
+const ALLURE_CLI = path.join(repoRoot, 'node_modules', 'allure', 'cli.js');
+
+/**
+ * Writes the page of `results` into `out` with the Allure CLI (`cli`: the lockfile's; a test gives its
+ * own) and checks it; the exit code of the command. The tool failing, or writing a page that refers
+ * outside itself, is a defect on this side (4), never a verdict on the target.
+ */
+export function allurePage(results: string, out: string, io: Pick<CliIo, 'cwd' | 'env' | 'stdout' | 'stderr'>, cli = ALLURE_CLI): number {
+  // A previous multi-file report would leave its files next to the single one.
+  rmSync(out, { recursive: true, force: true });
+  const run = spawnSync(process.execPath, [cli, 'generate', results, '--config', path.join(repoRoot, 'allurerc.json'), '--output', out, '--cwd', repoRoot], {
+    cwd: repoRoot,
+    env: { ...io.env, ALLURE_NO_ANALYTICS: 'true' },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const index = path.join(out, 'index.html');
+  if (run.status !== 0 || !existsSync(index)) {
+    io.stderr(`allure: allure generate failed (exit ${run.status ?? 'signal'}):\n${run.stdout}${run.stderr}\n`);
+    return EXIT.INTERNAL;
+  }
+  const outside = outsideReferences(readFileSync(index, 'utf8'));
+  if (outside.length > 0) {
+    io.stderr(`allure: ${shownPath(index, io.cwd)} refers outside itself (${outside.slice(0, 5).join(', ')}); it would not open offline\n`);
+    return EXIT.INTERNAL;
+  }
+  io.stdout(`allure: ${shownPath(index, io.cwd)} (one file, opens from disk, no outside requests)\n`);
+  return EXIT.OK;
 }
 
 /**
@@ -29,37 +60,17 @@ export const allureCommand: Command = {
   environment: [['ISWC_REPORT_DIR', 'The report directory (default reports/).']],
   exitCodes: [
     [EXIT.OK, 'the page was written'],
-    [EXIT.NOT_CONFORMANT, 'the Allure CLI failed, or the page refers outside itself'],
-    [EXIT.USAGE, 'no Allure results to report (run the suite first)'],
+    [EXIT.USAGE, 'no Allure results to report (run the suite first), or --out cannot be written'],
+    exitMeaning(EXIT.INTERNAL, `: the Allure CLI failed, or the page it wrote refers outside itself`),
   ],
   run({ values }, io) {
     const reportDir = reportDirOf(io, stringOption(values, 'report-dir'));
     const results = path.join(reportDir, 'allure-results');
     const out = path.resolve(io.cwd, stringOption(values, 'out') ?? path.join(reportDir, 'allure-report'));
     if (!existsSync(results) || !readdirSync(results).some((f) => f.endsWith('-result.json'))) {
-      io.stderr(`allure: no Allure results in ${path.relative(io.cwd, results) || results}: run the suite first (npx iswc-conformance), with the same report directory\n`);
+      io.stderr(`allure: no Allure results in ${shownPath(results, io.cwd)}: run the suite first (npx iswc-conformance), with the same report directory\n`);
       return EXIT.USAGE;
     }
-    // A previous multi-file report would leave its files next to the single one.
-    rmSync(out, { recursive: true, force: true });
-    const cli = path.join(repoRoot, 'node_modules', 'allure', 'cli.js');
-    const run = spawnSync(process.execPath, [cli, 'generate', results, '--config', path.join(repoRoot, 'allurerc.json'), '--output', out, '--cwd', repoRoot], {
-      cwd: repoRoot,
-      env: { ...io.env, ALLURE_NO_ANALYTICS: 'true' },
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const index = path.join(out, 'index.html');
-    if (run.status !== 0 || !existsSync(index)) {
-      io.stderr(`allure: allure generate failed (exit ${run.status ?? 'signal'}):\n${run.stdout}${run.stderr}\n`);
-      return EXIT.NOT_CONFORMANT;
-    }
-    const outside = outsideReferences(readFileSync(index, 'utf8'));
-    if (outside.length > 0) {
-      io.stderr(`allure: ${path.relative(io.cwd, index)} refers outside itself (${outside.slice(0, 5).join(', ')}); it would not open offline\n`);
-      return EXIT.NOT_CONFORMANT;
-    }
-    io.stdout(`allure: ${path.relative(io.cwd, index)} (one file, opens from disk, no outside requests)\n`);
-    return EXIT.OK;
+    return allurePage(results, out, io);
   },
 };

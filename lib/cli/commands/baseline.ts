@@ -1,5 +1,6 @@
 import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { shownPath } from '../../paths.ts';
 import type { Command } from '../command.ts';
 import { EXIT, stringOption, reportDirOf } from '../command.ts';
 import { readReportArgument } from './diff.ts';
@@ -26,7 +27,7 @@ export const baselineCommand: Command = {
     const report = readReportArgument(source, 'report');
     mkdirSync(path.dirname(target), { recursive: true });
     copyFileSync(source, target);
-    io.stdout(`baseline: ${path.relative(io.cwd, source)} → ${path.relative(io.cwd, target)} (${report.executions.length} check executions, ${report.summary.verdict})\n`);
+    io.stdout(`baseline: ${shownPath(source, io.cwd)} → ${shownPath(target, io.cwd)} (${report.executions.length} check executions, ${report.summary.verdict})\n`);
     return EXIT.OK;
   },
 };

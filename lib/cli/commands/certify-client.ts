@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { KeyObject } from 'node:crypto';
 import path from 'node:path';
+import { shownPath } from '../../paths.ts';
 import { buildClientCertificate, renderClientCertificateHtml, signClientCertificate } from '../../report/client/certificate.ts';
 import { readClientReport } from '../../report/client/validate.ts';
 import { privateKeyFromPem } from '../../report/signature.ts';
@@ -51,7 +52,7 @@ export function certifyClient(values: OptionValues, io: CliIo): number {
     ...certificate.trouble.map((t) => `  trouble ${t.kind} on request ${t.request}: ${t.survived ? 'survived' : 'not survived'}`),
     `  digest sha256 ${certificate.digest.value}`,
     certificate.signature ? `  signed ed25519 by ${certificate.signature.publicKeyFingerprint}` : '  unsigned: the digest only detects accidental edits (sign with --sign-key <private key PEM>)',
-    `  ${path.relative(io.cwd, jsonFile)} · ${path.relative(io.cwd, htmlFile)}`,
+    `  ${shownPath(jsonFile, io.cwd)} · ${shownPath(htmlFile, io.cwd)}`,
   ];
   io.stdout(`${lines.join('\n')}\n`);
   return certificate.verdict === 'conformant' ? EXIT.OK : EXIT.NOT_CONFORMANT;

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import type { KeyObject } from 'node:crypto';
 import path from 'node:path';
+import { shownPath } from '../../paths.ts';
 import { loadProfile, ProfileError } from '../../contract/profile/load.ts';
 import type { TargetProfile } from '../../contract/profile/types.ts';
 import type { BindingClaims } from '../../report/binding.ts';
@@ -12,7 +13,7 @@ import { privateKeyFromPem } from '../../report/signature.ts';
 import { readReport } from '../../report/validate.ts';
 import { writeRedacted } from '../../report/write.ts';
 import type { Command, OptionValues } from '../command.ts';
-import { EXIT, EXIT_TEXT, stringOption, UsageError, reportDirOf } from '../command.ts';
+import { EXIT, exitMeaning, reportDirOf, stringOption, UsageError } from '../command.ts';
 import { parseRunArgs, RUN_ENVIRONMENT, RUN_OPTIONS } from '../run-args.ts';
 import { outcomeOf } from '../../report/outcome.ts';
 import { certifyClient } from './certify-client.ts';
@@ -81,10 +82,10 @@ export const certifyCommand: Command = {
   exitCodes: [
     [EXIT.OK, 'conformant (with waivers or not): certificate written'],
     [EXIT.NOT_CONFORMANT, 'not conformant, or incomplete: certificate written with that verdict'],
-    [EXIT.USAGE, `${EXIT_TEXT[2]}; or the run differs from what was asked for (profile, agency, base URL, harness, document, waivers, seed, plan), or wrote no report: no certificate was issued`],
-    [EXIT.TARGET_UNUSABLE, `${EXIT_TEXT[3]}: no certificate issued (also for --report of such a run)`],
-    [EXIT.INTERNAL, EXIT_TEXT[4]],
-    [EXIT.INTERRUPTED, `${EXIT_TEXT[130]}: no certificate issued (also for --report of such a run)`],
+    exitMeaning(EXIT.USAGE, `; or the run differs from what was asked for (profile, agency, base URL, harness, document, waivers, seed, plan), or wrote no report: no certificate was issued`),
+    exitMeaning(EXIT.TARGET_UNUSABLE, `: no certificate issued (also for --report of such a run)`),
+    exitMeaning(EXIT.INTERNAL),
+    exitMeaning(EXIT.INTERRUPTED, `: no certificate issued (also for --report of such a run)`),
   ],
   async run({ values }, io) {
     if (stringOption(values, 'client') !== undefined) return certifyClient(values, io);
@@ -126,7 +127,7 @@ export const certifyCommand: Command = {
         return code;
       }
       if (!outcome || !existsSync(reportFile) || statSync(reportFile).mtimeMs < started - 1000) {
-        io.stderr(`certify: the run (exit ${code}) wrote no ${path.relative(io.cwd, reportFile)}; no certificate issued\n`);
+        io.stderr(`certify: the run (exit ${code}) wrote no ${shownPath(reportFile, io.cwd)}; no certificate issued\n`);
         return code === EXIT.INTERNAL ? EXIT.INTERNAL : EXIT.USAGE;
       }
     } else if (!existsSync(reportFile)) {
@@ -142,12 +143,12 @@ export const certifyCommand: Command = {
     // A run that did not end on its own says nothing of the target's conformance: no certificate.
     const outcome = outcomeOf(report.summary);
     if (outcome.status === 'interrupted' || outcome.status === 'target-unusable') {
-      io.stderr(`certify: no certificate issued: ${path.relative(io.cwd, reportFile)} records a run that ${outcome.status === 'interrupted' ? 'was interrupted' : 'found the target unusable'}: ${outcome.reason ?? ''} (exit ${outcome.exitCode})\n`);
+      io.stderr(`certify: no certificate issued: ${shownPath(reportFile, io.cwd)} records a run that ${outcome.status === 'interrupted' ? 'was interrupted' : 'found the target unusable'}: ${outcome.reason ?? ''} (exit ${outcome.exitCode})\n`);
       return outcome.exitCode;
     }
     // A certificate states what was tested: the run must be the one asked for, by content (the profile's
     // digest, not its name), agency, origin, harness, document, waivers, seed and plan.
-    const shown = path.relative(io.cwd, reportFile);
+    const shown = shownPath(reportFile, io.cwd);
     let mismatches: string[];
     try {
       mismatches = bindingMismatches(runBinding(report.meta), claims);
@@ -176,7 +177,7 @@ export const certifyCommand: Command = {
     lines.push(`  target issued ${certificate.target.runIds.length} run identifier(s) recorded in the certificate`);
     lines.push(`  digest sha256 ${certificate.digest.value}`);
     lines.push(certificate.signature ? `  signed ed25519 by ${certificate.signature.publicKeyFingerprint}` : '  unsigned: the digest only detects accidental edits (sign with --sign-key <private key PEM>)');
-    lines.push(`  ${path.relative(io.cwd, jsonFile)} · ${path.relative(io.cwd, htmlFile)}`);
+    lines.push(`  ${shownPath(jsonFile, io.cwd)} · ${shownPath(htmlFile, io.cwd)}`);
     io.stdout(`${lines.join('\n')}\n`);
     return certificate.verdict === 'conformant' ? EXIT.OK : EXIT.NOT_CONFORMANT;
   },

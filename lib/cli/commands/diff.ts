@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { shownPath } from '../../paths.ts';
 import { redactorFromEnv } from '../../redact.ts';
 import { diffReports, renderDiffHtml, renderDiffMarkdown } from '../../report/diff.ts';
 import { readReport } from '../../report/validate.ts';
@@ -41,13 +42,13 @@ export const diffCommand: Command = {
     const [first, second] = positionals;
     const baseFile = path.resolve(io.cwd, second !== undefined ? (first ?? '') : path.join('baselines', 'conformance.json'));
     const headFile = path.resolve(io.cwd, second ?? first ?? path.join(reportDir, 'conformance.json'));
-    const diff = diffReports(readReportArgument(baseFile, 'base'), readReportArgument(headFile, 'head'), { baseFile: path.relative(io.cwd, baseFile) || baseFile });
+    const diff = diffReports(readReportArgument(baseFile, 'base'), readReportArgument(headFile, 'head'), { baseFile: shownPath(baseFile, io.cwd) });
     const outDir = path.resolve(io.cwd, stringOption(values, 'out') ?? reportDir);
     const markdown = renderDiffMarkdown(diff);
     writeRedacted(path.join(outDir, 'diff.md'), markdown);
     writeRedacted(path.join(outDir, 'diff.html'), renderDiffHtml(diff));
     io.stdout(redactorFromEnv().text(markdown));
-    io.stderr(`diff: ${path.relative(io.cwd, path.join(outDir, 'diff.md'))} · ${path.relative(io.cwd, path.join(outDir, 'diff.html'))}\n`);
+    io.stderr(`diff: ${shownPath(path.join(outDir, 'diff.md'), io.cwd)} · ${shownPath(path.join(outDir, 'diff.html'), io.cwd)}\n`);
     return diff.specRegression ? EXIT.NOT_CONFORMANT : EXIT.OK;
   },
 };

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { allChecks } from '../../check/registry.ts';
 import { describeRoute } from '../../config/proxy.ts';
 import type { RunConfig } from '../../config/config.ts';
@@ -11,8 +10,8 @@ import { humanDuration, longRunNotice } from '../../run/estimate.ts';
 import { planSuite, suiteOptionsFrom } from '../../run/plan.ts';
 import type { PlannedCase } from '../../run/plan.ts';
 import type { Command } from '../command.ts';
-import { EXIT, EXIT_TEXT, stringOption, UsageError } from '../command.ts';
-import { SELECTION_OPTIONS } from '../run-args.ts';
+import { EXIT, exitMeaning, stringOption, UsageError } from '../command.ts';
+import { parseRunArgs, SELECTION_OPTIONS } from '../run-args.ts';
 
 /** Does the case change data in the target (consumes entries, or may on a faulty server)? */
 function changesData(p: PlannedCase): boolean {
@@ -88,38 +87,29 @@ export const planCommand: Command = {
   environment: [['ISWC_TARGET, ISWC_BASE_URL, ISWC_DESTRUCTIVE, ISWC_PLAN, ISWC_BUDGET, ISWC_RUNS, ISWC_RATE', 'The same settings as the flags (a flag wins).']],
   exitCodes: [
     [EXIT.OK, 'the plan was printed'],
-    [EXIT.USAGE, EXIT_TEXT[2]],
+    exitMeaning(EXIT.USAGE),
   ],
   async run({ values }, io) {
-    const overrides: Record<string, string> = {};
-    const str = (name: string): string | undefined => stringOption(values, name);
-    const planName = values.smoke === true ? 'smoke' : str('plan');
+    const planName = values.smoke === true ? 'smoke' : stringOption(values, 'plan');
     if (planName !== undefined && planName !== 'full' && planName !== 'smoke') throw new UsageError(`--plan must be full or smoke, got "${planName}"`);
-    if (planName) overrides.ISWC_PLAN = planName;
-    for (const [flag, name] of [
-      ['budget', 'ISWC_BUDGET'],
-      ['runs', 'ISWC_RUNS'],
-      ['rate', 'ISWC_RATE'],
-      ['base-url', 'ISWC_BASE_URL'],
-    ] as const) {
-      const v = str(flag);
-      if (v !== undefined) overrides[name] = v;
-    }
-    const target = str('target');
-    if (target !== undefined) overrides.ISWC_TARGET = path.resolve(io.cwd, target);
-    if (values.destructive === true) overrides.ISWC_DESTRUCTIVE = '1';
-    let config: Readonly<RunConfig>;
-    let profile: TargetProfile;
-    try {
-      config = readConfig({ ...io.env, ...overrides }, { requireKey: false });
-      if (config.rate !== undefined) parseRate(config.rate);
-      profile = loadProfile(config.targetFile);
-    } catch (e) {
-      if (e instanceof ConfigError || e instanceof ProfileError) throw new UsageError(e.message);
-      if (e instanceof Error && e.message.startsWith('Invalid rate')) throw new UsageError(`--rate: ${e.message}`);
-      throw e;
-    }
-    io.stdout(`${await renderPlan(config, profile, { quiet: values.quiet === true })}\n`);
+    // The run's own reading of its options, as `run --plan` does: what is printed is what a run would do.
+    const runPlan = parseRunArgs({ ...values, plan: true, smoke: planName === 'smoke' }, io.cwd, io.env);
+    if (planName === 'full') runPlan.env.ISWC_PLAN = 'full';
+    io.stdout(`${await planText({ ...io.env, ...runPlan.env }, { quiet: values.quiet === true })}\n`);
     return EXIT.OK;
   },
 };
+
+/** The plan of the run an environment describes (the run's options already read by parseRunArgs). */
+export async function planText(env: NodeJS.ProcessEnv, options: { quiet?: boolean } = {}): Promise<string> {
+  let config: Readonly<RunConfig>;
+  let profile: TargetProfile;
+  try {
+    config = readConfig(env, { requireKey: false });
+    profile = loadProfile(config.targetFile);
+  } catch (e) {
+    if (e instanceof ConfigError || e instanceof ProfileError) throw new UsageError(e.message);
+    throw e;
+  }
+  return renderPlan(config, profile, options);
+}

@@ -8,7 +8,7 @@ import { additionText } from '../../generate/needs.ts';
 import type { Advice, ModeCoverage } from '../../run/profile-coverage.ts';
 import { completion, profileCoverage, SPEC_CHECKS } from '../../run/profile-coverage.ts';
 import type { Command } from '../command.ts';
-import { EXIT, EXIT_TEXT, stringOption, UsageError } from '../command.ts';
+import { EXIT, exitMeaning, stringOption, UsageError } from '../command.ts';
 
 /**
  * `npx iswc-conformance profile check FILE`: what a target profile lets a run exercise, and what to add to
@@ -150,7 +150,7 @@ export const profileCommand: Command = {
   exitCodes: [
     [EXIT.OK, 'the profile is valid and no entries interfere (check-digit warnings and spec checks the profile cannot exercise do not change it)'],
     [EXIT.NOT_CONFORMANT, 'entries of the profile interfere (listed): a run would report failures the target did not commit'],
-    [EXIT.USAGE, `${EXIT_TEXT[2]}: the profile cannot be read or is not valid`],
+    exitMeaning(EXIT.USAGE, `: the profile cannot be read or is not valid`),
   ],
   async run({ values, positionals }, io) {
     const [sub, file] = positionals;

@@ -2,9 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { readConfig } from '../../config/config.ts';
-import { loadProfile } from '../../contract/profile/load.ts';
-import { SAME_SIGNAL_WINDOW_MS } from '../../interrupt.ts';
+import { signalWindow } from '../../interrupt.ts';
 import { fromRoot, repoRoot } from '../../paths.ts';
 import { outcomeOf } from '../../report/outcome.ts';
 import type { RunOutcome } from '../../report/outcome.ts';
@@ -12,7 +10,7 @@ import type { CliIo, Command } from '../command.ts';
 import { EXIT } from '../command.ts';
 import type { RunPlan } from '../run-args.ts';
 import { parseRunArgs, RUN_ENVIRONMENT, RUN_EXIT_CODES, RUN_OPTIONS, RUN_PROCESS_DEFAULTS } from '../run-args.ts';
-import { renderPlan } from './plan.ts';
+import { planText } from './plan.ts';
 
 /**
  * `npx iswc-conformance run` (the default command): the conformance projects of playwright.config.ts
@@ -29,9 +27,11 @@ export function playwrightEnv(plan: RunPlan, env: NodeJS.ProcessEnv): NodeJS.Pro
 
 /**
  * Runs the conformance projects through Playwright; resolves with Playwright's exit code (130 when a
- * signal ended it). SIGINT and SIGTERM sent to this process are forwarded to the run; a terminal's Ctrl-C
- * reaches both processes, and npm forwards it too, but the run counts signals within a second of the
- * first as one (lib/interrupt.ts), so only a later, second signal makes it exit at once.
+ * signal ended it). SIGINT and SIGTERM sent to this process are forwarded to the run, counted by the rule
+ * the run applies (lib/interrupt.ts signalWindow): a terminal's Ctrl-C reaches both processes, and npm
+ * forwards it too, so signals within a second of the first are the same one and are not forwarded again;
+ * a later one is the second, which the run answers by exiting at once. The handlers are removed when the
+ * run ends, however it ends.
  */
 export function runPlaywrightSuite(plan: RunPlan, env: NodeJS.ProcessEnv, options: { live?: boolean } = {}): Promise<number> {
   const cli = createRequire(import.meta.url).resolve('@playwright/test/cli');
@@ -39,25 +39,33 @@ export function runPlaywrightSuite(plan: RunPlan, env: NodeJS.ProcessEnv, option
   const childEnv = { ...playwrightEnv(plan, env), ...(options.live ? { ISWC_PROGRESS: 'live' } : {}) };
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, { cwd: repoRoot, env: childEnv, stdio: 'inherit' });
-    let firstAt: number | undefined;
+    const count = signalWindow();
+    let signalled = false;
     const forward = (signal: NodeJS.Signals): void => {
-      const now = Date.now();
-      if (firstAt !== undefined && now - firstAt < SAME_SIGNAL_WINDOW_MS) return;
-      firstAt ??= now;
+      if (count() === 'same') return;
+      signalled = true;
       child.kill(signal);
     };
     // This process ending for any other reason must not leave the run behind.
     const orphan = (): void => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     };
-    process.on('SIGINT', forward);
-    process.on('SIGTERM', forward);
-    process.on('exit', orphan);
-    child.on('exit', (code, signal) => {
+    const teardown = (): void => {
       process.off('SIGINT', forward);
       process.off('SIGTERM', forward);
       process.off('exit', orphan);
-      resolve(code ?? (signal === 'SIGINT' || signal === 'SIGTERM' || firstAt !== undefined ? EXIT.INTERRUPTED : EXIT.INTERNAL));
+    };
+    process.on('SIGINT', forward);
+    process.on('SIGTERM', forward);
+    process.on('exit', orphan);
+    child.on('error', (e) => {
+      teardown();
+      process.stderr.write(`iswc-conformance: cannot start the run (${e.message})\n`);
+      resolve(EXIT.INTERNAL);
+    });
+    child.on('exit', (code, signal) => {
+      teardown();
+      resolve(code ?? (signal === 'SIGINT' || signal === 'SIGTERM' || signalled ? EXIT.INTERRUPTED : EXIT.INTERNAL));
     });
   });
 }
@@ -77,8 +85,8 @@ export function recordedOutcome(reportDir: string, since: number): RunOutcome | 
 /**
  * The exit code of a run: the one its report records (0, 1, 3, 130), else what Playwright's tells. A
  * report that says 0 while Playwright failed (a report that broke its schema, a test that crashed) is a
- * defect of the harness (4); a run that wrote no report was interrupted (130), matched no case of --grep
- * (2), or failed before its first test (4).
+ * defect of the harness (4); a run that wrote no report was interrupted (130), refused its settings in
+ * the global setup (2, which it printed), matched no case of --grep (2), or failed before its first test (4).
  */
 export function suiteExitCode(playwrightCode: number, outcome: RunOutcome | undefined, grep: boolean): { code: number; why?: string } {
   if (outcome) {
@@ -88,6 +96,8 @@ export function suiteExitCode(playwrightCode: number, outcome: RunOutcome | unde
     return { code: EXIT.INTERNAL, why: `the report reads conformant but Playwright failed (exit ${playwrightCode}): see the messages above` };
   }
   if (playwrightCode === EXIT.INTERRUPTED) return { code: EXIT.INTERRUPTED };
+  // The global setup refused the configuration, the profile or the waivers, and said why (Playwright's own codes are 0, 1 and 130).
+  if (playwrightCode === EXIT.USAGE) return { code: EXIT.USAGE };
   if (playwrightCode === EXIT.OK && grep) return { code: EXIT.USAGE, why: 'no case matched --grep: nothing was sent and no report was written' };
   return { code: EXIT.INTERNAL, why: `the run wrote no report (Playwright exit ${playwrightCode}): see the messages above` };
 }
@@ -110,7 +120,7 @@ export const runCommand: Command = {
   summary: 'the conformance run against a target (the default command)',
   usage: 'npx iswc-conformance [run] [options]',
   description:
-    'Sends valid and invalid requests in JSON and XML to the four operations, judges every answer against the interface document and writes reports/conformance.{json,html}, reports/conformance-junit.xml and reports/junit.xml. Without --base-url the embedded reference server of the API is started for the run. On a terminal a live line shows requests sent of planned, failures, time elapsed and left, and time waiting on throttling; without one, a line every 30 s. A run estimated over 15 minutes prints the estimate and the cheaper choices first. SIGINT or SIGTERM (Ctrl-C) stops sending at once and writes the reports marked interrupted (exit 130); a second signal exits at once.',
+    'Sends valid and invalid requests in JSON and XML to the four operations, judges every answer against the interface document and writes reports/conformance.{json,html}, reports/conformance-junit.xml and reports/junit.xml. Without --base-url the embedded reference server of the API is started for the run. On a terminal a live line shows requests sent of planned, failures, time elapsed and left, and time waiting on throttling; without one, a line every 30 s. A run estimated over 15 minutes prints the estimate and the cheaper choices first. SIGINT or SIGTERM (Ctrl-C) stops sending at once and writes the reports marked interrupted (exit 130); signals within a second of the first are the same one (a terminal\'s Ctrl-C reaches npm too, which forwards it), a signal a second or more later exits at once, also 130.',
   options: RUN_OPTIONS,
   environment: RUN_ENVIRONMENT,
   exitCodes: RUN_EXIT_CODES,
@@ -118,8 +128,7 @@ export const runCommand: Command = {
     const plan = parseRunArgs(values, io.cwd, io.env);
     const env = { ...io.env, ...plan.env };
     if (plan.planOnly) {
-      const config = readConfig(env, { requireKey: false });
-      io.stdout(`${await renderPlan(config, loadProfile(config.targetFile))}\n`);
+      io.stdout(`${await planText(env)}\n`);
       return EXIT.OK;
     }
     return (await runSuite(plan, env, io)).code;

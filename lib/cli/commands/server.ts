@@ -15,6 +15,9 @@ function integerOption(name: string, raw: string | undefined, min: number, max: 
   return Number(raw);
 }
 
+/** Why a server cannot listen where it was told: a port taken or not allowed, a host unknown or not this machine's. */
+const LISTEN_ERRORS = new Set(['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME']);
+
 /** Resolves when the process gets SIGINT or SIGTERM. */
 export function untilSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
@@ -53,8 +56,7 @@ export const serverCommand: Command = {
   environment: [['ISWC_SERVER_DEBUG', '1: print the stack of an unexpected exception (answered 400) to stderr.']],
   exitCodes: [
     [EXIT.OK, 'closed by SIGINT or SIGTERM, or a list was printed'],
-    [EXIT.NOT_CONFORMANT, 'the server cannot start (the port is taken, …)'],
-    [EXIT.USAGE, 'bad options or an unreadable profile'],
+    [EXIT.USAGE, 'bad options, an unreadable profile, or the server cannot start there (the port is taken, the host is unknown or not this machine\'s)'],
   ],
   async run({ values }, io) {
     if (values['list-faults'] === true) {
@@ -100,8 +102,10 @@ export const serverCommand: Command = {
         ...(choicesSet !== undefined && isChoiceSetName(choicesSet) ? { choices: choicesSet } : choiceIds.length > 0 ? { choices: choiceIds } : {}),
       });
     } catch (e) {
-      io.stderr(`server: cannot start: ${(e as Error).message}\n`);
-      return EXIT.NOT_CONFORMANT;
+      // A port or host that cannot be used is the caller's to change, as for the sandbox; anything else is a defect.
+      if (!LISTEN_ERRORS.has((e as NodeJS.ErrnoException).code ?? '')) throw e;
+      io.stderr(`iswc-conformance server: cannot start on ${host ?? '127.0.0.1'}:${port}: ${(e as Error).message}\n`);
+      return EXIT.USAGE;
     }
     io.stdout(`listening ${server.url}\n`);
     await untilSignal();

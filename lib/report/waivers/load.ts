@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { LineCounter, isNode, parseDocument } from 'yaml';
 import type { Document } from 'yaml';
@@ -7,7 +6,7 @@ import { allChecks } from '../../check/registry.ts';
 import type { Format } from '../../contract/codec/index.ts';
 import type { OperationId } from '../../contract/operations.ts';
 import { createAjv, handWrittenSchema } from '../../contract/validators.ts';
-import { repoRoot } from '../../paths.ts';
+import { shownPath } from '../../paths.ts';
 import type { Waiver, WaiverProblem, WaiverSet } from './types.ts';
 
 export const WAIVERS_SCHEMA = 'waivers.schema.json';
@@ -73,8 +72,7 @@ function messageOf(e: ErrorObject): string {
 }
 
 function displayPath(file: string): string {
-  const rel = path.relative(repoRoot, file);
-  return rel.startsWith('..') || path.isAbsolute(rel) ? file : rel;
+  return shownPath(file);
 }
 
 /** Where a JSON pointer lands in the YAML text, 1-based (the nearest enclosing node that exists). */

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 /**
  * The thin HTTP client of the harness: one undici Pool to the base URL's origin (keep-alive), or, when a
  * proxy applies (lib/config/proxy.ts), a ProxyAgent that reaches that one origin through it; no
@@ -45,6 +45,8 @@ export const DEFAULT_USER_AGENT = 'iswc-conformance';
 export const RECORDED_REQUEST_BODY_LIMIT = 64 * 1024;
 /** Of a body nested too deep to be read (TOO_DEEP), this many characters are kept, to show what came. */
 export const TOO_DEEP_KEPT_CHARS = 1024;
+/** How often a client reads the run's shared circuit-breaker file, at most. */
+export const BREAKER_READ_INTERVAL_MS = 250;
 /** Concurrent connections to the target. */
 const CONNECTIONS = 16;
 
@@ -213,12 +215,6 @@ function classify(err: unknown, phase: Phase): TransportErrorCode {
       return phase === 'body' ? 'PROTOCOL' : 'CONNECTION_RESET';
   }
 }
-
-const sleep = (ms: number): Promise<void> =>
-  new Promise((resolve) => {
-    // A wait that the run stops early must not keep the process alive.
-    setTimeout(resolve, ms).unref();
-  });
 
 interface Attempt {
   response?: RecordedResponse;
@@ -488,10 +484,22 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
   let tripped: string | undefined;
   const trippedReason = (count: number, last: string): string =>
     `the target gave no usable answer to ${count} requests in a row (last: ${last}); the rest of the run is not sent`;
-  // Another client of this run may already have given up on the target.
+  // Another client of this run may already have given up on the target. The file is read at most once
+  // per BREAKER_READ_INTERVAL_MS (not once per request): another client's trip stops this one within that.
+  let fileReadAt = Number.NEGATIVE_INFINITY;
   const fromFile = (): string | undefined => {
-    if (!options.unresponsiveFile || !existsSync(options.unresponsiveFile)) return undefined;
-    return readFileSync(options.unresponsiveFile, 'utf8').trim() || trippedReason(unresponsiveAfter, 'another client of this run');
+    if (!options.unresponsiveFile) return undefined;
+    const now = performance.now();
+    if (now - fileReadAt < BREAKER_READ_INTERVAL_MS) return undefined;
+    fileReadAt = now;
+    let text: string;
+    try {
+      text = readFileSync(options.unresponsiveFile, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw e;
+    }
+    return text.trim() || trippedReason(unresponsiveAfter, 'another client of this run');
   };
   tripped = fromFile();
   const noteAnswer = (why: string | undefined): void => {
@@ -529,6 +537,26 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
         haltWaiters.delete(release);
         reject(e instanceof Error ? e : new Error(String(e)));
       });
+    });
+  /**
+   * Waits `ms` (Retry-After, back-off), or less when the client is stopped or closed, which clear the
+   * timer. The timer is not unref'd: in a one-process command (replay, the in-process pipeline) it is
+   * the only thing that keeps Node alive while it waits, and an unref'd one would end the process
+   * mid-send (exit 13, nothing printed).
+   */
+  const pause = (ms: number): Promise<void> =>
+    new Promise<void>((resolve) => {
+      if (halted !== undefined || closed) {
+        resolve();
+        return;
+      }
+      const done = (): void => {
+        clearTimeout(timer);
+        haltWaiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      haltWaiters.add(done);
     });
   const progress: ClientProgress = { sent: 0, throttledMs: 0 };
 
@@ -620,7 +648,7 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
       if (retryAfter === undefined) backoffMs *= 2;
       waitMs = Math.min(waitMs, maxRetryWaitMs);
       const t0 = performance.now();
-      await untilHalted(sleep(waitMs));
+      await pause(waitMs);
       const waited = performance.now() - t0;
       waitedMs += waited;
       progress.throttledMs += waited;

@@ -1,0 +1,33 @@
+import type { RunConfig } from '../../config/config.ts';
+import { KEY_REFUSED_AFTER, keyRefusedReason, showsKeyAcceptance } from '../../contract/agency.ts';
+import type { HttpClientOptions } from '../../contract/exchange.ts';
+import { HARNESS_TAG } from '../../generate/templates.ts';
+
+/** What of the run's configuration decides how requests reach the target. */
+export type TargetSettings = Pick<RunConfig, 'key' | 'timeoutMs' | 'maxBodyBytes' | 'headers' | 'network'>;
+
+/**
+ * The options of the client that talks to the target, as a run sets them: its key, timeout and body cap,
+ * the extra headers (values never recorded), the proxy route, the harness's User-Agent, throttling waited
+ * out (a gateway may throttle on any target: section 8, rate limits not shown), and the key watch (the run
+ * stops once the target refuses the key). The run's engine and `replay` both build their client from it.
+ */
+export function targetClientOptions(
+  baseUrl: string,
+  settings: TargetSettings,
+  agency: string,
+  extra: Pick<HttpClientOptions, 'unresponsiveFile' | 'beforeSend'> = {},
+): HttpClientOptions {
+  return {
+    baseUrl,
+    key: settings.key,
+    timeoutMs: settings.timeoutMs,
+    maxBodyBytes: settings.maxBodyBytes,
+    userAgent: HARNESS_TAG,
+    headers: settings.headers,
+    proxy: settings.network.proxy,
+    throttling: true,
+    keyRefusal: { after: KEY_REFUSED_AFTER, shows: (spec) => showsKeyAcceptance(spec, agency), message: keyRefusedReason(agency) },
+    ...extra,
+  };
+}

@@ -1,0 +1,47 @@
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import { loadProfile } from '../../lib/contract/profile/load.ts';
+import { fromRoot, shownPath } from '../../lib/paths.ts';
+import { startReferenceServer } from '../../server/index.ts';
+import { runCliAsync } from '../support/cli.ts';
+import { childEnv } from '../support/run-playwright.ts';
+
+/**
+ * The run's processes start in the repository, not where the caller is: every path the caller gives
+ * (flags or variables) is taken relative to the caller's directory, and the paths the run prints are
+ * the caller's too.
+ */
+
+test('shownPath: relative under the caller\'s directory, absolute elsewhere', () => {
+  expect(shownPath('/work/x/reports/conformance.json', '/work/x')).toBe(path.join('reports', 'conformance.json'));
+  expect(shownPath('/elsewhere/conformance.json', '/work/x')).toBe('/elsewhere/conformance.json');
+  expect(shownPath('/work/x', '/work/x')).toBe('.');
+});
+
+test('a run from another directory reads and writes its relative paths there, and prints them as the caller gave them', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'iswc-cwd-'));
+  const profileFile = fromRoot('fixtures', 'targets', 'embedded.json');
+  const target = await startReferenceServer({ profile: loadProfile(profileFile), key: 'paths-key-0001', faults: ['run-bad-request-text'] });
+  try {
+    mkdirSync(path.join(dir, 'profiles'));
+    copyFileSync(profileFile, path.join(dir, 'profiles', 'mine.json'));
+    copyFileSync(fromRoot('fixtures', 'waivers', 'production-deviations.yaml'), path.join(dir, 'waivers.yaml'));
+    const run = await runCliAsync(['run', '--base-url', target.url, '--smoke', '--seed', '1', '--report-dir', 'out', '--grep', 'run\\.'], {
+      cwd: dir,
+      env: childEnv({ ISWC_SUBSCRIPTION_KEY: 'paths-key-0001', ISWC_TARGET: 'profiles/mine.json', ISWC_WAIVERS: 'waivers.yaml' }),
+      timeoutMs: 240_000,
+    });
+    expect(run.code, run.out).toBe(1);
+    const report = JSON.parse(readFileSync(path.join(dir, 'out', 'conformance.json'), 'utf8')) as { meta: { profile: string } };
+    expect(report.meta.profile).toBe('embedded');
+    expect(existsSync(fromRoot('out'))).toBe(false);
+    expect(run.out).toContain(`reports: ${path.join('out', 'conformance.json')}`);
+    expect(run.out).toContain(`--report out/conformance.json --base-url ${target.url}`);
+    expect(run.out).toMatch(/npx iswc-conformance replay [0-9a-f]{8} --report out\/conformance\.json/);
+  } finally {
+    await target.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
