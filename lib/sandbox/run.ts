@@ -22,8 +22,8 @@ export interface RunningSandbox {
 export interface SandboxResult {
   report: ClientReport;
   files: WrittenClientReports;
-  /** 0 conformant, 1 not. */
-  exitCode: 0 | 1;
+  /** 0 conformant, 1 not, 4 the session ended on a defect of the sandbox (the reports hold what was judged before). */
+  exitCode: 0 | 1 | 4;
 }
 
 /**
@@ -78,7 +78,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
         ...summary,
       });
       const files = writeClientReports(report, options.reportDir, createRedactor([options.key]));
-      const result: SandboxResult = { report, files, exitCode: report.verdict === 'conformant' ? 0 : 1 };
+      const result: SandboxResult = { report, files, exitCode: report.defect !== undefined ? 4 : report.verdict === 'conformant' ? 0 : 1 };
       resolveDone(result);
       return result;
     })();
@@ -91,6 +91,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     if (idleTimer) clearTimeout(idleTimer);
     idleTimer = setTimeout(() => void end('idle'), options.idleSeconds * 1000);
   };
+  session.onDefect = () => void end('defect');
   session.onArrival = () => {
     if (idleTimer) clearTimeout(idleTimer);
   };
@@ -137,6 +138,10 @@ export async function runSandbox(options: SandboxOptions, io: SandboxIo): Promis
     process.off('SIGTERM', onSignal);
   }
   for (const line of summaryLines(result.report, result.files)) io.out(line);
+  if (result.report.defect !== undefined) {
+    io.err(`iswc-conformance sandbox: internal error: ${result.report.defect}`);
+    io.err('This is a defect of iswc-conformance, not of the client under test: please report it. The reports hold what was judged before it.');
+  }
   return result.exitCode;
 }
 

@@ -106,6 +106,13 @@ export class SandboxSession implements RequestHook {
   onAnswered: ((answered: number, inFlight: number) => void) | undefined;
   /** Called when a request arrives. */
   onArrival: (() => void) | undefined;
+  /**
+   * Called once when judging a request raised: a defect of the harness, not of the client. The session
+   * ends (exit 4); what was judged before is reported, and `defect` says what happened.
+   */
+  onDefect: ((defect: string) => void) | undefined;
+  /** What went wrong inside the sandbox, when judging a request raised (redacted); undefined otherwise. */
+  defect: string | undefined;
   private closed = false;
 
   constructor(private readonly settings: SessionSettings) {
@@ -190,10 +197,24 @@ export class SandboxSession implements RequestHook {
     const queue = this.queue;
     this.queue = [];
     for (const q of queue) {
-      q.pending.judged = this.judge(q.request, q.session);
+      // After a defect the session is ending: what comes later is not judged.
+      if (this.defect !== undefined) continue;
+      try {
+        q.pending.judged = this.judge(q.request, q.session);
+      } catch (e) {
+        this.raised(q.request, e);
+        continue;
+      }
       if (q.pending.answer !== undefined) this.findings.answered(q.pending.seq, q.pending.answer);
       this.settleRun(q.pending);
     }
+  }
+
+  /** Judging a request raised: recorded once (redacted), and the session told to end. */
+  private raised(request: ClientRequest, e: unknown): void {
+    const err = e instanceof Error ? e : new Error(String(e));
+    this.defect = this.findings.redact(`judging request ${request.seq} (${request.method} ${request.path}) raised ${err.name}: ${err.message}`.slice(0, 1000));
+    this.onDefect?.(this.defect);
   }
 
   /** A run started or ended: once the request is judged (its body read) and its success answered. */
@@ -309,10 +330,17 @@ export class SandboxSession implements RequestHook {
     this.judgeQueued();
     const op = this.runOperation?.id ?? null;
     const byRequest = new Map(this.runsStarted.map((r) => [r.request, r]));
-    for (const v of judgeSession({ runsStarted: this.runsStarted, runsEnded: this.runsEnded }, this.settings.strict)) {
-      const start = v.request === undefined ? undefined : byRequest.get(v.request);
-      if (!start) continue;
-      this.findings.add([{ ...v, sections: executionSections(v.sections, op) }], start.facts, op ?? 'other', start.format);
+    if (this.defect === undefined) {
+      try {
+        for (const v of judgeSession({ runsStarted: this.runsStarted, runsEnded: this.runsEnded }, this.settings.strict)) {
+          const start = v.request === undefined ? undefined : byRequest.get(v.request);
+          if (!start) continue;
+          this.findings.add([{ ...v, sections: executionSections(v.sections, op) }], start.facts, op ?? 'other', start.format);
+        }
+      } catch (e) {
+        const err = e instanceof Error ? e : new Error(String(e));
+        this.defect = this.findings.redact(`judging the session's end raised ${err.name}: ${err.message}`.slice(0, 1000));
+      }
     }
     const sortDesc = (m: Map<string, number>) => [...m.entries()].sort((a, b) => b[1] - a[1]);
     return {
@@ -323,6 +351,7 @@ export class SandboxSession implements RequestHook {
       agency: sortDesc(this.agencies)[0]?.[0] ?? null,
       trouble: this.troubleMet.map((t) => ({ ...t })),
       runs: { started: this.runsStarted.length, ended: this.runsStarted.filter((r) => this.runsEnded.has(r.runId)).length },
+      defect: this.defect ?? null,
     };
   }
 }
@@ -335,6 +364,8 @@ export interface SessionSummary {
   agency: string | null;
   trouble: TroubleMet[];
   runs: { started: number; ended: number };
+  /** What went wrong inside the sandbox, when the session ended on a defect of its own. */
+  defect: string | null;
 }
 
 /** The runId of a run notification's 200 (2.2), in JSON or XML. */

@@ -68,6 +68,8 @@ const CASES: Case[] = [
   { name: 'unclosed XML', method: 'POST', target: MERGE_Q, ...xml('<MergeRequest><iswcs>T3100000015</iswcs>'), fail: ['client.body.syntax'] },
   { name: 'a JSON array for the body', method: 'POST', target: MERGE_Q, ...json([MERGE]), fail: ['client.body.root'] },
   { name: 'another XML root', method: 'POST', target: '/agent/run', ...xml('<Run><agencyCode>128</agencyCode></Run>'), fail: ['client.body.root'], observed: ['client.body.fields'] },
+  { name: 'XML nested 60,000 levels deep: not read, recorded', method: 'POST', target: '/agent/run', ...xml(`<AgentRun><agentVersion>${'<a>'.repeat(60_000)}${'</a>'.repeat(60_000)}</agentVersion></AgentRun>`), observed: ['client.xml'] },
+  { name: 'XML nested 60,000 levels deep and not closed: not well-formed', method: 'POST', target: '/agent/run', ...xml(`<AgentRun><agentVersion>${'<a>'.repeat(60_000)}</agentVersion></AgentRun>`), fail: ['client.body.syntax'] },
   { name: 'a namespaced XML root', method: 'POST', target: MERGE_Q, ...xml('<MergeRequest xmlns="urn:x"><iswcs>T3100000015</iswcs></MergeRequest>'), observed: ['client.xml'] },
   { name: 'a field spelt with another case', method: 'POST', target: '/agent/run', ...json({ ...RUN, AgencyCode: '128', agencyCode: undefined }), fail: ['client.body.field-names'], observed: ['client.body.fields'] },
   { name: 'a field the document does not name', method: 'POST', target: '/agent/run', ...json({ ...RUN, comment: 'x' }), observed: ['client.body.fields'] },

@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -7,6 +8,8 @@ import { clientReportViolations } from '../../lib/report/client/validate.ts';
 import { parseSandboxArgs } from '../../lib/sandbox/options.ts';
 import type { SandboxOptions } from '../../lib/sandbox/options.ts';
 import { startSandbox } from '../../lib/sandbox/run.ts';
+import { SandboxSession } from '../../lib/sandbox/session.ts';
+import { buildClientReport } from '../../lib/report/client/build.ts';
 import { RateWindow, parseInjections, parseRateLimit } from '../../lib/sandbox/trouble.ts';
 
 /** The sandbox as a library: its command line, trouble and rate limit, a session's reports and what they never hold. */
@@ -156,4 +159,58 @@ test('the command refuses a key flag, naming ISWC_SANDBOX_KEY, exit 2', async ()
   const result = await cliInProcess(['sandbox', '--key', 'x']);
   expect(result.code).toBe(2);
   expect(result.stderr).toContain('set ISWC_SANDBOX_KEY in the environment');
+});
+
+test('an XML body nested 60,000 levels deep is recorded by client.xml, not judged, and the session goes on', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'iswc-sandbox-'));
+  try {
+    const running = await startSandbox(options(['--report-dir', dir]));
+    const deep = `<AgentRun><agentVersion>${'<a>'.repeat(60_000)}${'</a>'.repeat(60_000)}</agentVersion></AgentRun>`;
+    const headers = { 'Ocp-Apim-Subscription-Key': KEY, 'Content-Type': 'application/xml' };
+    expect((await fetch(`${running.url}/agent/run`, { method: 'POST', headers, body: deep })).status).toBe(400);
+    // The session is alive: the next request is answered and judged.
+    expect((await fetch(`${running.url}/submission?preferredIswc=T9999999994&agency=128&workcode=W1&sourceDb=128&reasonCode=EdiV1`, { method: 'DELETE', headers: { 'Ocp-Apim-Subscription-Key': KEY } })).status).toBe(404);
+    const result = await running.stop();
+    expect(result.exitCode).toBe(0);
+    expect(result.report).toMatchObject({ requests: 2, verdict: 'conformant' });
+    expect(result.report.violations).toEqual([]);
+    const xml = result.report.observations.find((o) => o.check === 'client.xml');
+    expect(xml?.received).toContain('elements nested 60002 levels deep, past the 64 the sandbox reads');
+    // Well-formedness is judged whatever the depth; the fields are not.
+    const judged = new Set(result.report.checks.exercised.map((c) => c.id));
+    expect(judged.has('client.body.syntax')).toBe(true);
+    expect(judged.has('client.body.fields')).toBe(false);
+    expect(clientReportViolations(JSON.parse(readFileSync(path.join(dir, 'client-conformance.json'), 'utf8')))).toEqual([]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a judgement that raises is a defect of the sandbox: recorded once, redacted, the session told to end, nothing judged after it', async () => {
+  const session = new SandboxSession({ key: KEY, keyHeader: 'ocp-apim-subscription-key', xmlArrays: 'unwrapped', strict: false, inject: [], rateLimit: null, retryAfterSeconds: 2, slowMs: 10 });
+  const defects: string[] = [];
+  session.onDefect = (d) => defects.push(d);
+  // Headers whose Content-Type cannot be read: the judgement raises (the request itself is taken as it came).
+  const known: Record<string, string> = { 'ocp-apim-subscription-key': KEY };
+  const hostile = new Proxy(known, {
+    get(target, name) {
+      if (name === 'content-type') throw new Error(`cannot read the header (key ${KEY})`);
+      return target[name as string];
+    },
+  });
+  const req = (url: string, headers: Record<string, string>) => ({ method: 'DELETE', url, headers }) as unknown as IncomingMessage;
+  // Neither gets trouble: the hook lets the reference server answer (undefined).
+  expect(session.before(req('/submission?agency=128', hostile), { kind: 'ok', bytes: Buffer.alloc(0) })).toBeUndefined();
+  expect(session.before(req('/submission?agency=128', { 'ocp-apim-subscription-key': KEY }), { kind: 'ok', bytes: Buffer.alloc(0) })).toBeUndefined();
+  await new Promise((r) => setImmediate(r));
+  expect(defects).toHaveLength(1);
+  expect(defects[0]).toMatch(/^judging request 1 \(DELETE \/submission\) raised Error: cannot read the header/);
+  expect(defects[0]).not.toContain(KEY);
+  const summary = session.conclude();
+  expect(summary.defect).toBe(defects[0]);
+  const report = buildClientReport({ findings: session.findings, strict: false, startedAt: session.startedAt, finishedAt: Date.now(), endedBy: 'defect', sandbox: { url: 'http://127.0.0.1:1', choices: 'production', profile: 'p', inject: [], rateLimit: null, requestLimit: null, idleSeconds: null }, ...summary });
+  expect(report.checks.exercised).toEqual([]);
+  expect(report.defect).toBe(defects[0]);
+  expect(report.verdictText).toContain('an internal error of the sandbox ended the session');
+  expect(clientReportViolations(JSON.parse(JSON.stringify(report)))).toEqual([]);
 });

@@ -16,6 +16,8 @@ export interface ClientReportInput {
   agency: string | null;
   trouble: TroubleMet[];
   runs: { started: number; ended: number };
+  /** A defect of the sandbox that ended the session (judging a request raised), or null. */
+  defect: string | null;
 }
 
 /** "conformant", "conformant (2 observations)", "not conformant: 3 violations of 2 checks". */
@@ -29,11 +31,12 @@ export function buildClientReport(input: ClientReportInput): ClientReport {
   const { checks, groups } = input.findings.tallies();
   const verdict: ClientReport['verdict'] = checks.gatingFailures > 0 ? 'not conformant' : 'conformant';
   const gatingChecks = new Set(input.findings.violations.filter((v) => v.gating).map((v) => v.check)).size;
+  const verdictText = clientVerdictText(verdict, checks.gatingFailures, gatingChecks, checks.observed);
   return {
     kind: 'iswc-conformance-client-report',
     reportVersion: 1,
     verdict,
-    verdictText: clientVerdictText(verdict, checks.gatingFailures, gatingChecks, checks.observed),
+    verdictText: input.defect === null ? verdictText : `${verdictText}, of the requests judged before an internal error of the sandbox ended the session`,
     strict: input.strict,
     startedAt: new Date(input.startedAt).toISOString(),
     finishedAt: new Date(input.finishedAt).toISOString(),
@@ -53,5 +56,6 @@ export function buildClientReport(input: ClientReportInput): ClientReport {
     observationsOmitted: input.findings.observationsOmitted,
     trouble: input.trouble,
     runs: input.runs,
+    ...(input.defect === null ? {} : { defect: input.defect }),
   };
 }

@@ -126,6 +126,7 @@ export function renderClientHtml(report: ClientReport): string {
     ['Rate limit', report.sandbox.rateLimit ?? 'none'],
     ['Strict', report.strict ? 'yes (http violations gate)' : 'no'],
     ['Started / finished', `${report.startedAt} / ${report.finishedAt} (ended by ${report.endedBy})`],
+    ...(report.defect !== undefined ? [['Internal error', `${report.defect} (a defect of iswc-conformance: the verdict covers only the requests judged before it)`] as [string, string]] : []),
     ['Harness', report.harnessVersion],
     ['Document digest', report.documentDigest],
   ];

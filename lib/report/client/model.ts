@@ -75,7 +75,8 @@ export interface ClientReport {
   strict: boolean;
   startedAt: string;
   finishedAt: string;
-  endedBy: 'requests' | 'idle' | 'signal' | 'stop';
+  /** `defect`: judging a request raised (a defect of the sandbox, exit 4); `defect` says what happened. */
+  endedBy: 'requests' | 'idle' | 'signal' | 'stop' | 'defect';
   harnessVersion: string;
   documentDigest: string;
   schemasDigest: string;
@@ -108,4 +109,6 @@ export interface ClientReport {
   observationsOmitted: number;
   trouble: TroubleMet[];
   runs: { started: number; ended: number };
+  /** Present when the session ended on a defect of the sandbox: what raised, redacted. */
+  defect?: string;
 }
