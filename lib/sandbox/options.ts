@@ -65,7 +65,7 @@ export const SANDBOX_OPTIONS: Record<string, SandboxOptionSpec> = {
   },
   'report-dir': { type: 'string', value: 'DIR', description: 'Where client-conformance.json, client-junit.xml and client-conformance.html go (default ./reports, or ISWC_REPORT_DIR).' },
   requests: { type: 'string', value: 'N', description: 'End the session after N requests.' },
-  idle: { type: 'string', value: 'SECONDS', description: 'End the session after SECONDS without a request.' },
+  idle: { type: 'string', value: 'SECONDS', description: 'End the session after SECONDS without a request in progress (from the arrival of its head to the end of its answer: an upload is activity). A request whose client goes away before its body is complete is not judged.' },
   inject: {
     type: 'string',
     multiple: true,

@@ -28,7 +28,8 @@ export interface SandboxResult {
 
 /**
  * Starts the reference server for a client under test, with the session as its request hook, and ends
- * the session after `requests` answers, after `idleSeconds` without a request in flight, or on stop().
+ * the session after `requests` answers, after `idleSeconds` without a request in progress (from the
+ * arrival of its head to the end of its answer), or on stop().
  * The reports are written when it ends; nothing is written before.
  */
 export async function startSandbox(options: SandboxOptions): Promise<RunningSandbox> {
@@ -95,12 +96,13 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
   session.onArrival = () => {
     if (idleTimer) clearTimeout(idleTimer);
   };
-  session.onAnswered = (answered, inFlight) => {
+  session.onAnswered = (answered, open) => {
     if (options.requests !== null && answered >= options.requests) {
       void end('requests');
       return;
     }
-    if (inFlight === 0) armIdle();
+    // A request still uploading or waiting for its answer is activity: idle counts from the last one's end.
+    if (open === 0) armIdle();
   };
   armIdle();
 

@@ -83,7 +83,8 @@ const json = (status: number, value: unknown, headers: Record<string, string> = 
 export class SandboxSession implements RequestHook {
   private seq = 0;
   private answeredCount = 0;
-  private inFlight = 0;
+  /** Requests whose head has arrived and whose answer is not complete (uploads included): activity. */
+  private readonly open = new Set<IncomingMessage>();
   private readonly routes = new Map(operations().map((op) => [`${op.method} ${op.path}`, op]));
   private readonly injections: Map<number, InjectKind>;
   private readonly rate: RateWindow | undefined;
@@ -102,9 +103,9 @@ export class SandboxSession implements RequestHook {
   private queue: Queued[] = [];
   readonly findings: ClientFindings;
   readonly startedAt = Date.now();
-  /** Called when each answer is complete, or its connection closed (the session's end conditions listen here). */
-  onAnswered: ((answered: number, inFlight: number) => void) | undefined;
-  /** Called when a request arrives. */
+  /** Called when each answer is complete, or its connection closed (the session's end conditions listen here); `open`: requests still in progress. */
+  onAnswered: ((answered: number, open: number) => void) | undefined;
+  /** Called when a request's head arrives (before its body). */
   onArrival: (() => void) | undefined;
   /**
    * Called once when judging a request raised: a defect of the harness, not of the client. The session
@@ -129,11 +130,16 @@ export class SandboxSession implements RequestHook {
     return this.answeredCount;
   }
 
-  before(req: IncomingMessage, body: BodyRead): Reply | null | undefined | Promise<Reply | null | undefined> {
+  /** A request's head arrived (its body may still be uploading): activity, until it is finished. */
+  received(req: IncomingMessage): void {
+    this.open.add(req);
+    this.onArrival?.();
+  }
+
+  /** A request whose body arrived whole (or over the cap): judged, and answered by trouble or the reference server. */
+  before(req: IncomingMessage, body: Exclude<BodyRead, { kind: 'aborted' }>): Reply | null | undefined | Promise<Reply | null | undefined> {
     const seq = ++this.seq;
     const at = Date.now();
-    this.inFlight += 1;
-    this.onArrival?.();
     const target = req.url ?? '/';
     const q = target.indexOf('?');
     const path = q < 0 ? target : target.slice(0, q);
@@ -172,7 +178,8 @@ export class SandboxSession implements RequestHook {
     // A Retry-After binds until a request comes after it; that one is judged (it passes) and lifts it.
     if (this.throttle && at >= this.throttle.notBefore) this.throttle = undefined;
     const pending: Pending = { seq, signature, operation: request.operation, trouble: undefined, judged: undefined, runAnswer: undefined, answer: undefined };
-    this.pending.set(req, pending);
+    // A request whose connection closed as its body ended is judged, but nothing it is answered is seen.
+    if (this.open.has(req)) this.pending.set(req, pending);
     // Judged off the answer's path: the client gets its answer first, the checks run right after.
     this.queue.push({ request, session, pending });
     if (this.queue.length === 1) setImmediate(() => this.judgeQueued());
@@ -272,11 +279,11 @@ export class SandboxSession implements RequestHook {
     }
   }
 
+  /** A request's answer is complete or its connection closed (mid-body too: then it was never judged nor counted). */
   finished(req: IncomingMessage): void {
-    if (!this.pending.delete(req)) return;
-    this.answeredCount += 1;
-    this.inFlight -= 1;
-    this.onAnswered?.(this.answeredCount, this.inFlight);
+    if (!this.open.delete(req)) return;
+    if (this.pending.delete(req)) this.answeredCount += 1;
+    this.onAnswered?.(this.answeredCount, this.open.size);
   }
 
   private inject(kind: InjectKind): Reply | null | Promise<Reply | null | undefined> {

@@ -1,5 +1,6 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -213,4 +214,59 @@ test('a judgement that raises is a defect of the sandbox: recorded once, redacte
   expect(report.defect).toBe(defects[0]);
   expect(report.verdictText).toContain('an internal error of the sandbox ended the session');
   expect(clientReportViolations(JSON.parse(JSON.stringify(report)))).toEqual([]);
+});
+
+/** Writes raw bytes to the sandbox over one connection: `parts` with a pause between them, then closes it. */
+async function rawRequest(url: string, parts: string[], pauseMs: number): Promise<void> {
+  const { port } = new URL(url);
+  const socket = connect(Number(port), '127.0.0.1');
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  for (const [i, part] of parts.entries()) {
+    if (i > 0) await new Promise((r) => setTimeout(r, pauseMs));
+    socket.write(part);
+  }
+  socket.destroy();
+}
+
+test('a client that goes away mid-body is neither judged nor left in flight: --idle still ends the session', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'iswc-sandbox-'));
+  try {
+    const running = await startSandbox(options(['--report-dir', dir, '--idle', '0.5']));
+    const head = `POST /agent/run HTTP/1.1\r\nHost: x\r\nOcp-Apim-Subscription-Key: ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n`;
+    await rawRequest(running.url, [head, '{"agencyC'], 20);
+    const ended = await Promise.race([running.done, new Promise<null>((r) => setTimeout(() => r(null), 10_000))]);
+    expect(ended, 'the session is still running 10 s after the client went away').not.toBeNull();
+    // Never judged: a truncated body is not a request without a body.
+    expect(ended?.report).toMatchObject({ endedBy: 'idle', requests: 0, verdict: 'conformant', violations: [] });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('--idle does not end a session while a request is uploading: a request in progress is activity', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'iswc-sandbox-'));
+  try {
+    const running = await startSandbox(options(['--report-dir', dir, '--idle', '0.3', '--requests', '1']));
+    const body = JSON.stringify({ agentVersion: 'a', agencyCode: '128' });
+    const head = `POST /agent/run HTTP/1.1\r\nHost: x\r\nOcp-Apim-Subscription-Key: ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+    // The body comes in three parts, 400 ms apart: longer than --idle between the head and the end.
+    const { port } = new URL(running.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    const answer = new Promise<string>((resolve) => {
+      let text = '';
+      socket.on('data', (d: Buffer) => (text += d.toString('utf8')));
+      socket.on('close', () => resolve(text));
+    });
+    socket.write(head);
+    for (const part of [body.slice(0, 10), body.slice(10, 20), body.slice(20)]) {
+      await new Promise((r) => setTimeout(r, 400));
+      socket.write(part);
+    }
+    const ended = await running.done;
+    // The session's end closes the connection, after the answer.
+    expect(await answer).toMatch(/^HTTP\/1\.1 200/);
+    expect(ended.report).toMatchObject({ endedBy: 'requests', requests: 1 });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
