@@ -24,6 +24,7 @@ export type { Fault, FaultId } from './faults.ts';
 export { CHOICES, CHOICE_SETS, CHOICE_SET_PROFILES, choiceTable, profileForChoiceSet } from './choices.ts';
 export type { Choice, ChoiceId, ChoiceSetName } from './choices.ts';
 export type { BodyRead, Reply } from './wire.ts';
+export { splitTarget } from './wire.ts';
 
 /** The key the embedded server accepts when none is given (not a secret: it guards nothing). */
 export const EMBEDDED_KEY = 'local-dev-key';

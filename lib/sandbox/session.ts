@@ -14,6 +14,7 @@ import { ClientFindings } from '../report/client/collect.ts';
 import type { RequestFacts } from '../report/client/collect.ts';
 import type { TroubleMet } from '../report/client/model.ts';
 import type { BodyRead, Reply, RequestHook } from '../../server/index.ts';
+import { splitTarget } from '../../server/index.ts';
 import type { Injection, InjectKind, RateLimit } from './trouble.ts';
 import { RateWindow } from './trouble.ts';
 
@@ -80,8 +81,18 @@ function headerOf(reply: Reply, name: string): string | undefined {
 
 const json = (status: number, value: unknown, headers: Record<string, string> = {}): Reply => ({ status, body: { kind: 'json', text: JSON.stringify(value) }, headers });
 
+/** The operations key under which CORS preflights are counted (they are not judged). */
+export const CORS_PREFLIGHT = 'cors-preflight';
+
+/** A CORS preflight (Fetch standard): OPTIONS with Origin and Access-Control-Request-Method, sent by a browser on the client's behalf. */
+function isCorsPreflight(request: ClientRequest): boolean {
+  return request.method === 'OPTIONS' && request.headers.origin !== undefined && request.headers['access-control-request-method'] !== undefined;
+}
+
 export class SandboxSession implements RequestHook {
   private seq = 0;
+  /** Requests the client checks judge (all but CORS preflights). */
+  private judgedCount = 0;
   private answeredCount = 0;
   /** Requests whose head has arrived and whose answer is not complete (uploads included): activity. */
   private readonly open = new Set<IncomingMessage>();
@@ -141,8 +152,8 @@ export class SandboxSession implements RequestHook {
     const seq = ++this.seq;
     const at = Date.now();
     const target = req.url ?? '/';
-    const q = target.indexOf('?');
-    const path = q < 0 ? target : target.slice(0, q);
+    // Origin-form, or absolute-form (RFC 9112 §3.2.2: a server MUST accept it; proxies send it): judged by its path.
+    const { path, query: rawQuery } = splitTarget(target);
     // Node joins repeated headers into one string, all but set-cookie (an array): copy only then.
     let headers = req.headers as Record<string, string>;
     if (req.headers['set-cookie'] !== undefined) {
@@ -156,7 +167,7 @@ export class SandboxSession implements RequestHook {
       method: req.method ?? '',
       target,
       path,
-      rawQuery: q < 0 ? '' : target.slice(q + 1),
+      rawQuery,
       headers,
       body: bytes,
       tooLarge: body.kind === 'too-large',
@@ -180,9 +191,15 @@ export class SandboxSession implements RequestHook {
     const pending: Pending = { seq, signature, operation: request.operation, trouble: undefined, judged: undefined, runAnswer: undefined, answer: undefined };
     // A request whose connection closed as its body ended is judged, but nothing it is answered is seen.
     if (this.open.has(req)) this.pending.set(req, pending);
-    // Judged off the answer's path: the client gets its answer first, the checks run right after.
-    this.queue.push({ request, session, pending });
-    if (this.queue.length === 1) setImmediate(() => this.judgeQueued());
+    if (isCorsPreflight(request)) {
+      // The browser's request, not the client's: counted, never judged by the client checks.
+      this.operationCounts.set(CORS_PREFLIGHT, (this.operationCounts.get(CORS_PREFLIGHT) ?? 0) + 1);
+    } else {
+      this.judgedCount += 1;
+      // Judged off the answer's path: the client gets its answer first, the checks run right after.
+      this.queue.push({ request, session, pending });
+      if (this.queue.length === 1) setImmediate(() => this.judgeQueued());
+    }
 
     const kind = this.injections.get(seq);
     if (kind) {
@@ -352,6 +369,7 @@ export class SandboxSession implements RequestHook {
     const sortDesc = (m: Map<string, number>) => [...m.entries()].sort((a, b) => b[1] - a[1]);
     return {
       requests: this.seq,
+      judged: this.judgedCount,
       operations: Object.fromEntries(this.operationCounts),
       userAgents: sortDesc(this.userAgents).map(([ua]) => ua),
       agencies: Object.fromEntries(sortDesc(this.agencies)),
@@ -365,6 +383,8 @@ export class SandboxSession implements RequestHook {
 
 export interface SessionSummary {
   requests: number;
+  /** Requests judged by the client checks (CORS preflights are not). */
+  judged: number;
   operations: Record<string, number>;
   userAgents: string[];
   agencies: Record<string, number>;

@@ -82,6 +82,15 @@ const CASES: Case[] = [
   { name: '"5" for a counter (lossless)', method: 'POST', target: '/agent/run', ...json({ ...RUN, overallSent: '5' }), observed: ['client.coercion'] },
   { name: 'a boolean for a counter (lossless)', method: 'POST', target: '/agent/run', ...json({ ...RUN, overallSent: true }), observed: ['client.coercion'] },
   { name: 'a number for the agency code (lossless)', method: 'POST', target: '/agent/run', ...json({ ...RUN, agencyCode: 128 }), observed: ['client.coercion'] },
+  { name: 'one agency work where a list is expected (lossless, as XML\'s single element)', method: 'POST', target: MERGE_Q, ...json({ agencyWorks: { agencyCode: '128', agencyWorkCode: 'IM00700100' } }), observed: ['client.coercion'] },
+  // XML as careful writers send it: never a false violation.
+  { name: 'an empty XML list element (<iswcs />, XmlSerializer\'s empty list)', method: 'POST', target: MERGE_Q, ...xml('<MergeRequest><iswcs /><agencyWorks><agencyCode>128</agencyCode><agencyWorkCode>IM00700100</agencyWorkCode></agencyWorks></MergeRequest>'), observed: ['client.xml'] },
+  { name: 'a nil XML list (as JSON null)', method: 'POST', target: MERGE_Q, ...xml('<MergeRequest xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><iswcs xsi:nil="true" /><agencyWorks><agencyCode>128</agencyCode><agencyWorkCode>IM00700100</agencyWorkCode></agencyWorks></MergeRequest>'), observed: ['client.body.fields'] },
+  { name: 'XML with a charset, a declared encoding and a byte order mark', method: 'POST', target: MERGE_Q, headers: { 'content-type': 'application/xml; charset=utf-8' }, body: '\uFEFF<?xml version="1.0" encoding="UTF-8"?>\n<MergeRequest><iswcs>T3100000015</iswcs></MergeRequest>' },
+  { name: 'latin1 XML labelled by its Content-Type charset', method: 'POST', target: MERGE_Q, headers: { 'content-type': 'text/xml; charset="ISO-8859-1"' }, body: '<MergeRequest><agencyWorks><agencyCode>128</agencyCode><agencyWorkCode>IM\u00e91</agencyWorkCode></agencyWorks></MergeRequest>' },
+  { name: 'latin1 XML declaring windows-1252', method: 'POST', target: MERGE_Q, ...xml('<?xml version="1.0" encoding="windows-1252"?><MergeRequest><agencyWorks><agencyCode>128</agencyCode><agencyWorkCode>IM\u00e91</agencyWorkCode></agencyWorks></MergeRequest>') },
+  { name: 'latin1 XML declaring an encoding the sandbox does not decode: not judged, recorded', method: 'POST', target: MERGE_Q, ...xml('<?xml version="1.0" encoding="x-agency-private"?><MergeRequest><iswcs>\u00e9</iswcs></MergeRequest>'), observed: ['client.xml'] },
+  { name: 'latin1 XML declaring nothing (invalid UTF-8)', method: 'POST', target: MERGE_Q, ...xml('<MergeRequest><agencyWorks><agencyCode>128</agencyCode><agencyWorkCode>IM\u00e91</agencyWorkCode></agencyWorks></MergeRequest>'), fail: ['client.body.syntax'] },
   { name: 'one ISWC where a list is expected', method: 'POST', target: MERGE_Q, ...json({ iswcs: 'T3100000015' }), observed: ['client.coercion'] },
   // Limits (2, 8), on every reading of "characters".
   { name: 'a 4-character agency code', method: 'POST', target: '/agent/run', ...json({ ...RUN, agencyCode: '1280' }), fail: ['client.body.limits'] },
@@ -123,7 +132,7 @@ function judged(c: Case): { fail: string[]; observed: string[] } {
   const path = q < 0 ? c.target : c.target.slice(0, q);
   const headers: Record<string, string> = { [HEADER]: KEY, ...c.headers };
   if (headers[HEADER] === '') delete headers[HEADER];
-  const body = c.body === undefined ? Buffer.alloc(0) : c.name.includes('invalid UTF-8') ? Buffer.from(c.body, 'latin1') : Buffer.from(c.body, 'utf8');
+  const body = c.body === undefined ? Buffer.alloc(0) : c.name.includes('invalid UTF-8') || c.name.startsWith('latin1') ? Buffer.from(c.body, 'latin1') : Buffer.from(c.body, 'utf8');
   const request: ClientRequest = { seq: 2, at: Date.now(), method: c.method, target: c.target, path, rawQuery: q < 0 ? '' : c.target.slice(q + 1), headers, body, tooLarge: false, operation: operations().find((op) => op.method === c.method && op.path === path) ?? null };
   const session: SessionView = { keyHeader: HEADER, key: KEY, xmlArrays: c.xmlArrays ?? 'unwrapped', issuedRunIds: new Set(), throttle: undefined, retry: undefined, rate: undefined, ...c.session };
   const verdicts = judgeRequest({ request, view: viewOf(request), session }, false);

@@ -270,3 +270,28 @@ test('--idle does not end a session while a request is uploading: a request in p
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('an absolute-form target (as a proxy sends it) is judged by its path; a CORS preflight is counted, never judged', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'iswc-sandbox-'));
+  try {
+    const running = await startSandbox(options(['--report-dir', dir]));
+    const { host, port } = new URL(running.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    const answer = new Promise<string>((resolve) => {
+      let text = '';
+      socket.on('data', (d: Buffer) => (text += d.toString('utf8')));
+      socket.on('close', () => resolve(text));
+    });
+    socket.write(`DELETE ${running.url}/submission?preferredIswc=T9999999994&agency=128&workcode=W1&sourceDb=128&reasonCode=EdiV1 HTTP/1.1\r\nHost: ${host}\r\nOcp-Apim-Subscription-Key: ${KEY}\r\nConnection: close\r\n\r\n`);
+    expect(await answer).toMatch(/^HTTP\/1\.1 404/);
+    // The browser's preflight carries no key (Fetch standard): it is not the client's request to judge.
+    const preflight = await fetch(`${running.url}/agent/run`, { method: 'OPTIONS', headers: { Origin: 'https://agency.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type, ocp-apim-subscription-key' } });
+    await preflight.arrayBuffer();
+    const result = await running.stop();
+    expect(result.report.violations).toEqual([]);
+    expect(result.report).toMatchObject({ requests: 2, verdict: 'conformant', operations: { deleteSubmission: 1, 'cors-preflight': 1 } });
+    expect(clientReportViolations(JSON.parse(readFileSync(path.join(dir, 'client-conformance.json'), 'utf8')))).toEqual([]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

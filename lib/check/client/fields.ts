@@ -96,7 +96,10 @@ function walkObject(value: Record<string, unknown>, raw: SchemaNode, prefix: str
         out.leaves.push({ path, name, schema: prop, value: null });
         continue;
       }
-      const items = Array.isArray(v) ? v : isObject(v) ? undefined : [v];
+      // One value where a list is expected (a string for iswcs, an agency work for agencyWorks) is read
+      // as a list of one by a lenient reader, as XML's single element is: recorded, never refused.
+      const single = !Array.isArray(v) && (item.type === 'object' ? isObject(v) : !isObject(v));
+      const items = Array.isArray(v) ? v : single ? [v] : undefined;
       if (items === undefined) {
         out.shapes.push({ path, expected: 'an array', received: describe(v), lossless: false });
         continue;
