@@ -102,7 +102,7 @@ ${Object.entries(SANDBOX_OPTIONS)
 Environment:
 ${SANDBOX_ENVIRONMENT.map(([k, v]) => `  ${k}\n      ${v}`).join('\n')}
 
-Exit status: 0 when no spec-level client check failed (with --strict, no http-level one either), 1 when one did, 2 on bad usage, 4 when judging a request raised (a defect of the sandbox; the reports hold what was judged before it).`;
+Exit status: 0 when no spec-level client check failed (with --strict, no http-level one either), 1 when one did or when no request of the client was judged (verdict incomplete), 2 on bad usage, 4 when judging a request raised (a defect of the sandbox; the reports hold what was judged before it).`;
 
 function positiveInt(flag: string, raw: string): number {
   if (!/^[1-9][0-9]*$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new Error(`--${flag} must be a positive integer, got "${raw}"`);

@@ -22,7 +22,7 @@ export interface RunningSandbox {
 export interface SandboxResult {
   report: ClientReport;
   files: WrittenClientReports;
-  /** 0 conformant, 1 not, 4 the session ended on a defect of the sandbox (the reports hold what was judged before). */
+  /** 0 conformant, 1 not conformant or incomplete (no request judged), 4 the session ended on a defect of the sandbox (the reports hold what was judged before). */
   exitCode: 0 | 1 | 4;
 }
 

@@ -10,6 +10,8 @@ export interface ClientReportInput {
   endedBy: ClientReport['endedBy'];
   sandbox: ClientReport['sandbox'];
   requests: number;
+  /** Requests the client checks judged (CORS preflights are not): none, and the verdict is incomplete. */
+  judged: number;
   operations: Record<string, number>;
   userAgents: string[];
   agencies: Record<string, number>;
@@ -22,6 +24,7 @@ export interface ClientReportInput {
 
 /** "conformant", "conformant (2 observations)", "not conformant: 3 violations of 2 checks". */
 export function clientVerdictText(verdict: ClientReport['verdict'], gating: number, checks: number, observed: number): string {
+  if (verdict === 'incomplete') return 'incomplete: the client sent no request the sandbox judges, so the session shows nothing of it (no certificate)';
   if (verdict === 'not conformant') return `not conformant: ${gating} gating violation${gating === 1 ? '' : 's'} of ${checks} check${checks === 1 ? '' : 's'}`;
   return observed > 0 ? `conformant (${observed} observation${observed === 1 ? '' : 's'} on open points)` : 'conformant';
 }
@@ -29,7 +32,7 @@ export function clientVerdictText(verdict: ClientReport['verdict'], gating: numb
 /** The client report of a session: verdict, tallies, findings, trouble met. The findings are already redacted. */
 export function buildClientReport(input: ClientReportInput): ClientReport {
   const { checks, groups } = input.findings.tallies();
-  const verdict: ClientReport['verdict'] = checks.gatingFailures > 0 ? 'not conformant' : 'conformant';
+  const verdict: ClientReport['verdict'] = checks.gatingFailures > 0 ? 'not conformant' : input.judged === 0 ? 'incomplete' : 'conformant';
   const gatingChecks = new Set(input.findings.violations.filter((v) => v.gating).map((v) => v.check)).size;
   const verdictText = clientVerdictText(verdict, checks.gatingFailures, gatingChecks, checks.observed);
   return {

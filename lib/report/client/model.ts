@@ -70,7 +70,8 @@ export interface ClientReport {
   kind: 'iswc-conformance-client-report';
   reportVersion: 1;
   /** conformant: no spec violation (with --strict, no http violation either). */
-  verdict: 'conformant' | 'not conformant';
+  /** incomplete: the client sent no request the checks judge (the session shows nothing of it): no certificate. */
+  verdict: 'conformant' | 'not conformant' | 'incomplete';
   verdictText: string;
   strict: boolean;
   startedAt: string;
