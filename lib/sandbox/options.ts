@@ -63,7 +63,7 @@ export const SANDBOX_OPTIONS: Record<string, SandboxOptionSpec> = {
     value: 'SET',
     description: `The reference server's legitimate choices: ${Object.keys(CHOICE_SETS).join(', ')} (default ${DEFAULT_CHOICES}: problem+json and {code, message} error bodies, the gateway's 401 JSON, 404 for an unknown runId, UTF-16 lengths, lenient JSON).`,
   },
-  'report-dir': { type: 'string', value: 'DIR', description: 'Where client-conformance.json, client-junit.xml and client-conformance.html go (default ./reports, or ISWC_REPORT_DIR).' },
+  'report-dir': { type: 'string', value: 'DIR', description: 'Where client-conformance.json, client-junit.xml and client-conformance.html go (default ./reports, or ISWC_REPORT_DIR). Created at start; one that cannot be written is refused then (exit 2), before any request.' },
   requests: { type: 'string', value: 'N', description: 'End the session after N requests.' },
   idle: { type: 'string', value: 'SECONDS', description: 'End the session after SECONDS without a request in progress (from the arrival of its head to the end of its answer: an upload is activity). A request whose client goes away before its body is complete is not judged.' },
   inject: {

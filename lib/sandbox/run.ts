@@ -7,6 +7,7 @@ import type { WrittenClientReports } from '../report/client/write.ts';
 import { writeClientReports } from '../report/client/write.ts';
 import { profileForChoiceSet, startReferenceServer } from '../../server/index.ts';
 import type { SandboxOptions } from './options.ts';
+import { reportDirProblem } from './report-dir.ts';
 import { SandboxSession } from './session.ts';
 
 /** A running sandbox: its URL, and the session's end (reports written) as a promise. */
@@ -33,6 +34,8 @@ export interface SandboxResult {
  * The reports are written when it ends; nothing is written before.
  */
 export async function startSandbox(options: SandboxOptions): Promise<RunningSandbox> {
+  const unwritable = reportDirProblem(options.reportDir);
+  if (unwritable !== undefined) throw new Error(unwritable);
   const profile = profileForChoiceSet(options.profile, options.choices);
   const session = new SandboxSession({
     key: options.key,
@@ -118,6 +121,12 @@ export interface SandboxIo {
 
 /** The sandbox as the command runs it: start, print the key (when made up) and the URL, wait for the end, print the verdict. */
 export async function runSandbox(options: SandboxOptions, io: SandboxIo): Promise<number> {
+  // Refused before the session, in one line: never an hour of a client's requests and then no report.
+  const unwritable = reportDirProblem(options.reportDir);
+  if (unwritable !== undefined) {
+    io.err(`iswc-conformance sandbox: ${unwritable}`);
+    return 2;
+  }
   let running: RunningSandbox;
   try {
     running = await startSandbox(options);

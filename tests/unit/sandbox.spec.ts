@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -291,6 +291,24 @@ test('an absolute-form target (as a proxy sends it) is judged by its path; a COR
     expect(result.report.violations).toEqual([]);
     expect(result.report).toMatchObject({ requests: 2, verdict: 'conformant', operations: { deleteSubmission: 1, 'cors-preflight': 1 } });
     expect(clientReportViolations(JSON.parse(readFileSync(path.join(dir, 'client-conformance.json'), 'utf8')))).toEqual([]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a --report-dir that cannot be written is refused at start, exit 2, in one plain line, before any request', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'iswc-sandbox-'));
+  try {
+    const file = path.join(dir, 'a-file');
+    writeFileSync(file, 'not a directory');
+    const { cliInProcess } = await import('../support/cli.ts');
+    // --requests 1: were the session started, it would wait for a request; it must not start at all.
+    const result = await cliInProcess(['sandbox', '--report-dir', path.join(file, 'reports'), '--requests', '1'], { env: { ISWC_SANDBOX_KEY: KEY } });
+    expect(result.code).toBe(2);
+    expect(result.stdout).not.toContain('listening');
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/^iswc-conformance sandbox: --report-dir .*a-file\/reports cannot take the reports \(a part of the path is a file, not a directory\): choose a directory you can write to$/m);
+    await expect(startSandbox(options(['--report-dir', path.join(file, 'reports')]))).rejects.toThrow(/cannot take the reports/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
