@@ -22,6 +22,8 @@ interface Case {
   headers?: Record<string, string>;
   body?: string;
   xmlArrays?: XmlArrays;
+  /** Over the sandbox's body cap (the bytes are not kept). */
+  tooLarge?: boolean;
   session?: Partial<SessionView>;
   fail?: string[];
   observed?: string[];
@@ -56,6 +58,11 @@ const CASES: Case[] = [
   // The key (5.1).
   { name: 'no key', method: 'DELETE', target: DELETE_Q, headers: { [HEADER]: '' }, fail: ['client.key'] },
   { name: 'another key', method: 'DELETE', target: DELETE_Q, headers: { [HEADER]: 'some-other-key' }, fail: ['client.key'] },
+  // Section 8: size limits not shown. A body over the sandbox's cap is recorded, its content not judged.
+  { name: 'a JSON merge larger than the sandbox reads', method: 'POST', target: MERGE_Q, headers: { 'content-type': 'application/json' }, tooLarge: true, observed: ['client.body.fields'] },
+  { name: 'a merge of unknown format larger than the sandbox reads', method: 'POST', target: MERGE_Q, headers: {}, tooLarge: true, observed: ['client.body.fields'] },
+  { name: 'an XML run larger than the sandbox reads', method: 'POST', target: '/agent/run', headers: { 'content-type': 'application/xml' }, tooLarge: true, observed: ['client.xml'] },
+  { name: 'a delete with a body larger than the sandbox reads', method: 'DELETE', target: DELETE_Q, tooLarge: true, fail: ['client.body.presence'] },
   // Method and path (4).
   { name: 'a trailing slash', method: 'POST', target: '/agent/run/', ...json(RUN), fail: ['client.operation'] },
   { name: 'GET on a documented path', method: 'GET', target: '/agent/run', fail: ['client.operation'] },
@@ -133,7 +140,7 @@ function judged(c: Case): { fail: string[]; observed: string[] } {
   const headers: Record<string, string> = { [HEADER]: KEY, ...c.headers };
   if (headers[HEADER] === '') delete headers[HEADER];
   const body = c.body === undefined ? Buffer.alloc(0) : c.name.includes('invalid UTF-8') || c.name.startsWith('latin1') ? Buffer.from(c.body, 'latin1') : Buffer.from(c.body, 'utf8');
-  const request: ClientRequest = { seq: 2, at: Date.now(), method: c.method, target: c.target, path, rawQuery: q < 0 ? '' : c.target.slice(q + 1), headers, body, tooLarge: false, operation: operations().find((op) => op.method === c.method && op.path === path) ?? null };
+  const request: ClientRequest = { seq: 2, at: Date.now(), method: c.method, target: c.target, path, rawQuery: q < 0 ? '' : c.target.slice(q + 1), headers, body, tooLarge: c.tooLarge ?? false, operation: operations().find((op) => op.method === c.method && op.path === path) ?? null };
   const session: SessionView = { keyHeader: HEADER, key: KEY, xmlArrays: c.xmlArrays ?? 'unwrapped', issuedRunIds: new Set(), throttle: undefined, retry: undefined, rate: undefined, ...c.session };
   const verdicts = judgeRequest({ request, view: viewOf(request), session }, false);
   return { fail: verdicts.filter((v) => v.verdict === 'fail').map((v) => v.check).sort(), observed: verdicts.filter((v) => v.verdict === 'observed').map((v) => v.check).sort() };

@@ -223,6 +223,8 @@ export function viewOf(request: ClientRequest): RequestView {
   const sniffed = request.tooLarge ? undefined : sniff(bytes);
   const format = declared === 'json' || declared === 'xml' ? declared : sniffed;
   const view: RequestView = { query, bodyBytes, declared, sniffed, format, text: undefined, textError: undefined, parsed: undefined, unread: undefined };
+  // Section 8: "size limits: not shown". A body over what the sandbox reads is no violation: left unread, recorded.
+  if (request.tooLarge) view.unread = 'a body larger than the sandbox reads (the document states no size limit): its content was not judged';
   if (bytes.length === 0 || request.tooLarge) return view;
   const decoded = decodeText(bytes, format, request.headers['content-type']);
   view.text = decoded.text;
