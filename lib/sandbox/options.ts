@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { envFlag } from '../config/config.ts';
 import { loadProfile } from '../contract/profile/load.ts';
 import type { TargetProfile } from '../contract/profile/types.ts';
 import { fromRoot } from '../paths.ts';
@@ -78,7 +79,7 @@ export const SANDBOX_OPTIONS: Record<string, SandboxOptionSpec> = {
 
 export const SANDBOX_ENVIRONMENT: ReadonlyArray<readonly [string, string]> = [
   ['ISWC_SANDBOX_KEY', 'The key the client must send in Ocp-Apim-Subscription-Key; read only from here (never a flag). Unset: a random key is made and printed. Never written to a report.'],
-  ['ISWC_STRICT', '1: as --strict.'],
+  ['ISWC_STRICT', '1 (or true, yes): as --strict; 0, false, no or unset: not; anything else is refused (exit 2), as the run reads it.'],
   ['ISWC_REPORT_DIR', 'Default of --report-dir.'],
 ];
 
@@ -148,7 +149,8 @@ export function sandboxOptionsFrom(values: SandboxValues, env: NodeJS.ProcessEnv
     idleSeconds,
     inject: parseInjections(list('inject')),
     rateLimit: rateText === undefined ? null : parseRateLimit(rateText),
-    strict: values.strict === true || env.ISWC_STRICT === '1',
+    // As the run reads it (lib/config/config.ts): 1/true/yes, 0/false/no; anything else is a usage error.
+    strict: values.strict === true || envFlag(env, 'ISWC_STRICT', false),
     key: keyGenerated ? `sandbox-${randomBytes(16).toString('hex')}` : envKey,
     keyGenerated,
     retryAfterSeconds: RETRY_AFTER_SECONDS,

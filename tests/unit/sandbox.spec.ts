@@ -313,3 +313,9 @@ test('a --report-dir that cannot be written is refused at start, exit 2, in one 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('ISWC_STRICT is read as the run reads it: 1/true/yes, 0/false/no, blank is unset, anything else a usage error', () => {
+  for (const on of ['1', 'true', 'YES', ' 1 ']) expect(options([], { ISWC_SANDBOX_KEY: KEY, ISWC_STRICT: on }).strict, on).toBe(true);
+  for (const off of ['0', 'false', 'no', '']) expect(options([], { ISWC_SANDBOX_KEY: KEY, ISWC_STRICT: off }).strict, off).toBe(false);
+  expect(usage([], { ISWC_STRICT: 'maybe' })).toBe('ISWC_STRICT must be 1 or 0, got "maybe"');
+});
