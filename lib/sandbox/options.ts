@@ -71,7 +71,7 @@ export const SANDBOX_OPTIONS: Record<string, SandboxOptionSpec> = {
     type: 'string',
     multiple: true,
     value: 'KIND@N,...',
-    description: `The N-th request (1-based) gets trouble instead of its answer: ${INJECT_KINDS.join(', ')} (429 and 503 with Retry-After: ${RETRY_AFTER_SECONDS}; reset closes the connection unanswered; slow answers after ${SLOW_MS / 1000} s; 401 is the gateway's refusal of the key). Repeatable.`,
+    description: `The N-th request (1-based) gets trouble instead of its answer: ${INJECT_KINDS.join(', ')} (429 and 503 with Retry-After: ${RETRY_AFTER_SECONDS}; reset closes the connection unanswered; slow answers after ${SLOW_MS / 1000} s; 401 is the gateway's refusal of the key). Repeatable; N past --requests is refused (exit 2).`,
   },
   'rate-limit': { type: 'string', value: 'R', description: 'Answer 429 with Retry-After past this rate, as the production gateway does (10/min, 5/s, 600/h).' },
   strict: { type: 'boolean', description: 'http-level violations (Retry-After, bounded retries, the rate limit) fail the session too (also ISWC_STRICT=1).' },
@@ -138,6 +138,10 @@ export function sandboxOptionsFrom(values: SandboxValues, env: NodeJS.ProcessEnv
   const envKey = env.ISWC_SANDBOX_KEY;
   if (envKey !== undefined && envKey !== '' && envKey.trim() === '') throw new Error('ISWC_SANDBOX_KEY is blank: set a key, or unset it for a random one');
   const keyGenerated = envKey === undefined || envKey === '';
+  const requests = requestsText === undefined ? null : positiveInt('requests', requestsText);
+  const inject = parseInjections(list('inject'));
+  const late = requests === null ? undefined : inject.find((i) => i.at > requests);
+  if (late && requests !== null) throw new Error(`--inject ${late.kind}@${late.at}: the session ends after --requests ${requests}, so request ${late.at} never comes`);
   return {
     port,
     host: '127.0.0.1',
@@ -145,9 +149,9 @@ export function sandboxOptionsFrom(values: SandboxValues, env: NodeJS.ProcessEnv
     profile,
     choices: choices as ChoiceSetName,
     reportDir: path.resolve(cwd, str('report-dir') ?? (env.ISWC_REPORT_DIR?.trim() || 'reports')),
-    requests: requestsText === undefined ? null : positiveInt('requests', requestsText),
+    requests,
     idleSeconds,
-    inject: parseInjections(list('inject')),
+    inject,
     rateLimit: rateText === undefined ? null : parseRateLimit(rateText),
     // As the run reads it (lib/config/config.ts): 1/true/yes, 0/false/no; anything else is a usage error.
     strict: values.strict === true || envFlag(env, 'ISWC_STRICT', false),

@@ -70,6 +70,8 @@ test('bad usage says what is wrong', () => {
   expect(usage(['--inject', 'teapot@1'])).toMatch(/unknown kind "teapot"/);
   expect(usage(['--inject', '429@0'])).toMatch(/N counts requests from 1/);
   expect(usage(['--inject', '429@3,reset@3'])).toMatch(/request 3 is given two kinds of trouble/);
+  expect(usage(['--requests', '3', '--inject', '429@2,503@4'])).toBe('--inject 503@4: the session ends after --requests 3, so request 4 never comes');
+  expect(options(['--requests', '3', '--inject', '429@3']).inject).toEqual([{ kind: '429', at: 3 }]);
   expect(usage(['--rate-limit', 'fast'])).toMatch(/"fast" is not a rate/);
   expect(usage(['--rate-limit', '10/fortnight'])).toMatch(/unknown unit "fortnight"/);
   expect(usage(['--target', '/nonexistent/profile.json'])).toMatch(/Cannot read target profile/);
@@ -318,4 +320,33 @@ test('ISWC_STRICT is read as the run reads it: 1/true/yes, 0/false/no, blank is 
   for (const on of ['1', 'true', 'YES', ' 1 ']) expect(options([], { ISWC_SANDBOX_KEY: KEY, ISWC_STRICT: on }).strict, on).toBe(true);
   for (const off of ['0', 'false', 'no', '']) expect(options([], { ISWC_SANDBOX_KEY: KEY, ISWC_STRICT: off }).strict, off).toBe(false);
   expect(usage([], { ISWC_STRICT: 'maybe' })).toBe('ISWC_STRICT must be 1 or 0, got "maybe"');
+});
+
+test('runs started in a long session: only a bounded number keep their request whole, the ends free them, the report still counts every run', async () => {
+  const session = new SandboxSession({ key: KEY, keyHeader: 'ocp-apim-subscription-key', xmlArrays: 'unwrapped', strict: false, inject: [], rateLimit: null, retryAfterSeconds: 2, slowMs: 10 });
+  const body = Buffer.from(JSON.stringify({ agentVersion: 'x'.repeat(5000), agencyCode: '128' }));
+  const send = async (payload: Buffer, runId: string): Promise<void> => {
+    const req = { method: 'POST', url: '/agent/run', headers: { 'ocp-apim-subscription-key': KEY, 'content-type': 'application/json' } } as unknown as IncomingMessage;
+    session.received(req);
+    expect(session.before(req, { kind: 'ok', bytes: payload })).toBeUndefined();
+    await new Promise((r) => setImmediate(r));
+    session.after(req, { status: 200, body: { kind: 'json', text: JSON.stringify({ runId }) }, headers: {} });
+    session.finished(req);
+  };
+  const { MAX_OPEN_RUN_REQUESTS } = await import('../../lib/sandbox/session.ts');
+  const starts = MAX_OPEN_RUN_REQUESTS + 100;
+  for (let i = 0; i < starts; i += 1) await send(body, `run-${i}`);
+  expect(session.runRequestsHeld).toBe(MAX_OPEN_RUN_REQUESTS);
+  // Ending the first 100 runs frees what they held.
+  for (let i = 0; i < 100; i += 1) await send(Buffer.from(JSON.stringify({ agentVersion: 'a', agencyCode: '128', runId: `run-${i}` })), 'ignored');
+  expect(session.runRequestsHeld).toBe(MAX_OPEN_RUN_REQUESTS - 100);
+  const summary = session.conclude();
+  expect(summary.runs).toEqual({ started: starts, ended: 100 });
+  const report = buildClientReport({ findings: session.findings, strict: false, startedAt: session.startedAt, finishedAt: Date.now(), endedBy: 'stop', sandbox: { url: 'http://127.0.0.1:1', choices: 'production', profile: 'p', inject: [], rateLimit: null, requestLimit: null, idleSeconds: null }, ...summary });
+  const open = report.checks.exercised.find((c) => c.id === 'client.runs-ended');
+  expect(open).toMatchObject({ passed: 100, observed: starts - 100 });
+  // The runs left open the report shows carry the request as sent.
+  const shown = report.observations.filter((o) => o.check === 'client.runs-ended');
+  expect(shown.length).toBeGreaterThan(0);
+  for (const o of shown) expect(o.request.body.length).toBeGreaterThan(1000);
 });
