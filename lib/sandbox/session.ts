@@ -10,7 +10,7 @@ import type { Operation } from '../contract/operations.ts';
 import { operations } from '../contract/operations.ts';
 import type { XmlArrays } from '../contract/profile/types.ts';
 import { createRedactor } from '../redact.ts';
-import { ClientFindings } from '../report/client/collect.ts';
+import { ClientFindings, FINDINGS_PER_GROUP } from '../report/client/collect.ts';
 import type { RequestFacts } from '../report/client/collect.ts';
 import type { TroubleMet } from '../report/client/model.ts';
 import type { BodyRead, Reply, RequestHook } from '../../server/index.ts';
@@ -81,6 +81,23 @@ function headerOf(reply: Reply, name: string): string | undefined {
 
 const json = (status: number, value: unknown, headers: Record<string, string> = {}): Reply => ({ status, body: { kind: 'json', text: JSON.stringify(value) }, headers });
 
+/** A run start answered with a runId; `whole`: its request as sent is kept (else its request line only). */
+interface RunStart {
+  runId: string;
+  request: number;
+  facts: RequestFacts;
+  whole: boolean;
+  format: 'json' | 'xml' | 'none';
+}
+
+/** Open runs whose request is kept whole: more than the report keeps of runs left open (FINDINGS_PER_GROUP per format). */
+export const MAX_OPEN_RUN_REQUESTS = 3 * FINDINGS_PER_GROUP;
+
+/** A request's line without its headers and body: what a run start beyond the bound keeps. */
+function requestLine(facts: RequestFacts): RequestFacts {
+  return { seq: facts.seq, at: facts.at, method: facts.method, target: facts.target, headers: {}, body: Buffer.alloc(0), tooLarge: false };
+}
+
 /** The operations key under which CORS preflights are counted (they are not judged). */
 export const CORS_PREFLIGHT = 'cors-preflight';
 
@@ -103,7 +120,14 @@ export class SandboxSession implements RequestHook {
   private throttle: SessionView['throttle'];
   private readonly troubled = new Map<string, { of: number; count: number }>();
   private readonly issued = new Set<string>();
-  private readonly runsStarted: Array<{ runId: string; request: number; facts: RequestFacts; format: 'json' | 'xml' | 'none' }> = [];
+  /**
+   * Every run start answered with a runId. Only runs still open keep their request as sent (headers and
+   * body, for the report's runs-ended finding), and at most MAX_OPEN_RUN_REQUESTS of them: the others keep
+   * its request line only, so memory stays bounded however many runs a long session starts.
+   */
+  private readonly runsStarted: RunStart[] = [];
+  private readonly startOf = new Map<string, RunStart>();
+  private heldRunRequests = 0;
   private readonly runOperation = operations().find((op) => op.id === 'notifyAgentRun') ?? null;
   private readonly runsEnded = new Set<string>();
   private readonly userAgents = new Map<string, number>();
@@ -135,6 +159,11 @@ export class SandboxSession implements RequestHook {
 
   get requests(): number {
     return this.seq;
+  }
+
+  /** Run starts whose request is kept whole (bounded by MAX_OPEN_RUN_REQUESTS). */
+  get runRequestsHeld(): number {
+    return this.heldRunRequests;
   }
 
   get answered(): number {
@@ -248,12 +277,22 @@ export class SandboxSession implements RequestHook {
     pending.runAnswer = undefined;
     if (judged.endsRun !== undefined) {
       this.runsEnded.add(judged.endsRun);
+      const start = this.startOf.get(judged.endsRun);
+      if (start?.whole) {
+        start.facts = requestLine(start.facts);
+        start.whole = false;
+        this.heldRunRequests -= 1;
+      }
       return;
     }
     const runId = runIdOfAnswer(runAnswer);
     if (runId !== undefined && judged.start && !this.issued.has(runId)) {
       this.issued.add(runId);
-      this.runsStarted.push({ runId, request: pending.seq, ...judged.start });
+      const whole = this.heldRunRequests < MAX_OPEN_RUN_REQUESTS;
+      if (whole) this.heldRunRequests += 1;
+      const start: RunStart = { runId, request: pending.seq, facts: whole ? judged.start.facts : requestLine(judged.start.facts), whole, format: judged.start.format };
+      this.runsStarted.push(start);
+      this.startOf.set(runId, start);
     }
   }
 
@@ -356,7 +395,9 @@ export class SandboxSession implements RequestHook {
     const byRequest = new Map(this.runsStarted.map((r) => [r.request, r]));
     if (this.defect === undefined) {
       try {
-        for (const v of judgeSession({ runsStarted: this.runsStarted, runsEnded: this.runsEnded }, this.settings.strict)) {
+        // Runs kept whole first: the report keeps the first findings of each group, with the request as sent.
+        const ordered = [...this.runsStarted.filter((r) => r.whole), ...this.runsStarted.filter((r) => !r.whole)];
+        for (const v of judgeSession({ runsStarted: ordered, runsEnded: this.runsEnded }, this.settings.strict)) {
           const start = v.request === undefined ? undefined : byRequest.get(v.request);
           if (!start) continue;
           this.findings.add([{ ...v, sections: executionSections(v.sections, op) }], start.facts, op ?? 'other', start.format);
