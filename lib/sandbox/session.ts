@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { judgeRequest, judgeSession } from '../check/client/judge.ts';
 import { viewOf } from '../check/client/request.ts';
+import { RETRY_WINDOW_MS } from '../check/client/checks/client.retries-bounded.ts';
 import { runIdField, runIdOfRequest } from '../check/client/run-ids.ts';
 import type { ClientRequest, SessionView } from '../check/client/types.ts';
 import { executionSections } from '../check/sections.ts';
@@ -98,6 +99,9 @@ function requestLine(facts: RequestFacts): RequestFacts {
   return { seq: facts.seq, at: facts.at, method: facts.method, target: facts.target, headers: {}, body: Buffer.alloc(0), tooLarge: false };
 }
 
+/** Distinct requests whose trouble the session remembers (for client.retries-bounded): the stalest are forgotten first. */
+export const MAX_TROUBLED = 1000;
+
 /** The operations key under which CORS preflights are counted (they are not judged). */
 export const CORS_PREFLIGHT = 'cors-preflight';
 
@@ -118,7 +122,8 @@ export class SandboxSession implements RequestHook {
   private readonly rate: RateWindow | undefined;
   private readonly pending = new WeakMap<IncomingMessage, Pending>();
   private throttle: SessionView['throttle'];
-  private readonly troubled = new Map<string, { of: number; count: number }>();
+  /** Requests (method, target, body) whose last answers were trouble: the first, how many in a row, when the last came. Bounded (MAX_TROUBLED). */
+  private readonly troubled = new Map<string, { of: number; count: number; lastAt: number }>();
   private readonly issued = new Set<string>();
   /**
    * Every run start answered with a runId. Only runs still open keep their request as sent (headers and
@@ -203,7 +208,12 @@ export class SandboxSession implements RequestHook {
       operation: this.routes.get(`${req.method ?? ''} ${path}`) ?? null,
     };
     const signature = `${request.method} ${target} ${bytes.length === 0 ? '' : hash('sha1', bytes, 'base64')}`;
-    const prior = this.troubled.get(signature);
+    let prior = this.troubled.get(signature);
+    // Long after its last trouble, the same request is sent anew, not retried.
+    if (prior && at - prior.lastAt > RETRY_WINDOW_MS) {
+      this.troubled.delete(signature);
+      prior = undefined;
+    }
     const rate = this.rate?.take(at);
     // The session as it stands when the request arrives: what its judgement depends on.
     const session: SessionView = {
@@ -317,7 +327,10 @@ export class SandboxSession implements RequestHook {
     const trouble = reply === null || reply.status === 429 || reply.status >= 500;
     if (trouble) {
       const known = this.troubled.get(pending.signature);
-      this.troubled.set(pending.signature, { of: known?.of ?? pending.seq, count: (known?.count ?? 0) + 1 });
+      // Re-inserted: the map's order is the order of the last trouble, and the stalest leaves first.
+      this.troubled.delete(pending.signature);
+      this.troubled.set(pending.signature, { of: known?.of ?? pending.seq, count: (known?.count ?? 0) + 1, lastAt: now });
+      if (this.troubled.size > MAX_TROUBLED) this.troubled.delete(this.troubled.keys().next().value as string);
     } else {
       this.troubled.delete(pending.signature);
       // The client went on after trouble: each earlier trouble it met is survived.

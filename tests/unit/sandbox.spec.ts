@@ -350,3 +350,46 @@ test('runs started in a long session: only a bounded number keep their request w
   expect(shown.length).toBeGreaterThan(0);
   for (const o of shown) expect(o.request.body.length).toBeGreaterThan(1000);
 });
+
+test('client.retries-bounded counts retries in a row within the window: the same request sent anew long after its trouble is no retry', async () => {
+  const realNow = Date.now;
+  let clock = realNow();
+  Date.now = () => clock;
+  try {
+    const session = new SandboxSession({ key: KEY, keyHeader: 'ocp-apim-subscription-key', xmlArrays: 'unwrapped', strict: true, inject: [], rateLimit: null, retryAfterSeconds: 2, slowMs: 10 });
+    const send = async (url: string, status: number): Promise<void> => {
+      const req = { method: 'DELETE', url, headers: { 'ocp-apim-subscription-key': KEY } } as unknown as IncomingMessage;
+      session.received(req);
+      void session.before(req, { kind: 'ok', bytes: Buffer.alloc(0) });
+      await new Promise((r) => setImmediate(r));
+      session.after(req, { status, body: { kind: 'json', text: '{}' }, headers: {} });
+      session.finished(req);
+    };
+    const failures = (): number => session.findings.violations.filter((v) => v.check === 'client.retries-bounded').length;
+    const a = '/submission?preferredIswc=T9999999994&agency=128&workcode=A&sourceDb=128&reasonCode=EdiV1';
+    // Six answers of trouble, a minute apart: the sixth retry, within the window, is one too many.
+    for (let i = 0; i < 6; i += 1) {
+      await send(a, 503);
+      clock += 60_000;
+    }
+    await send(a, 404);
+    expect(failures()).toBe(1);
+    // The same, but the last attempt comes 16 minutes after the trouble before it: sent anew, not retried.
+    const b = a.replace('workcode=A', 'workcode=B');
+    for (let i = 0; i < 6; i += 1) {
+      await send(b, 503);
+      clock += i === 5 ? 16 * 60_000 : 60_000;
+    }
+    await send(b, 404);
+    expect(failures()).toBe(1);
+    // The memory of trouble is bounded: past MAX_TROUBLED other requests, the stalest is forgotten.
+    const { MAX_TROUBLED } = await import('../../lib/sandbox/session.ts');
+    const c = a.replace('workcode=A', 'workcode=C');
+    for (let i = 0; i < 6; i += 1) await send(c, 503);
+    for (let i = 0; i < MAX_TROUBLED; i += 1) await send(a.replace('workcode=A', `workcode=X${i}`), 503);
+    await send(c, 404);
+    expect(failures()).toBe(1);
+  } finally {
+    Date.now = realNow;
+  }
+});
