@@ -81,6 +81,8 @@ const CASES: Case[] = [
   { name: 'a field spelt with another case', method: 'POST', target: '/agent/run', ...json({ ...RUN, AgencyCode: '128', agencyCode: undefined }), fail: ['client.body.field-names'], observed: ['client.body.fields'] },
   { name: 'a field the document does not name', method: 'POST', target: '/agent/run', ...json({ ...RUN, comment: 'x' }), observed: ['client.body.fields'] },
   { name: 'a null counter', method: 'POST', target: '/agent/run', ...json({ ...RUN, overallSent: null }), observed: ['client.body.fields'] },
+  { name: 'a null agency work (as a null ISWC)', method: 'POST', target: MERGE_Q, ...json({ iswcs: [null], agencyWorks: [null] }), observed: ['client.body.fields'] },
+  { name: 'an empty string for a counter in JSON (as an empty counter element in XML)', method: 'POST', target: '/agent/run', ...json({ ...RUN, overallSent: '' }), observed: ['client.body.fields'] },
   { name: 'an empty merge', method: 'POST', target: MERGE_Q, ...json({}), observed: ['client.body.fields'] },
   { name: 'a fraction for a counter', method: 'POST', target: '/agent/run', ...json({ ...RUN, overallSent: 1.5 }), fail: ['client.body.types'] },
   { name: 'an object for the agency code', method: 'POST', target: '/agent/run', ...json({ ...RUN, agencyCode: { code: '128' } }), fail: ['client.body.types'] },

@@ -109,6 +109,8 @@ function walkObject(value: Record<string, unknown>, raw: SchemaNode, prefix: str
         const at = `${path}[${i}]`;
         if (item.type === 'object') {
           if (isObject(entry)) walkObject(entry, itemRaw, at, out, NONE);
+          // A null item, as a null ISWC: recorded (client.body.fields), not a type error of one list only.
+          else if (entry === null) out.leaves.push({ path: at, name, schema: item, value: null });
           else out.shapes.push({ path: at, expected: 'an object (2.4)', received: describe(entry), lossless: false });
         } else {
           out.leaves.push({ path: at, name, schema: item, value: entry });
@@ -173,7 +175,7 @@ const NUMERIC_TEXT = /^\s*[+-]?[0-9]+\s*$/;
  * Whether a value is of the stated type: `fits`; `lossless` when a lenient reader converts it without
  * loss ("5" for an integer, a number or boolean for a string, a boolean for an integer); `never` when no
  * reading takes it (a word or a fraction for an integer, an object or array for a scalar, in JSON; XML
- * text that is not an integer where one is stated); `null` for null or, in XML, an empty integer.
+ * text that is not an integer where one is stated); `null` for null or empty text for an integer (JSON and XML alike).
  */
 export function typeFit(leaf: Leaf, format: Format): TypeFit {
   const v = leaf.value;
@@ -182,7 +184,9 @@ export function typeFit(leaf: Leaf, format: Format): TypeFit {
     if (typeof v === 'number') return Number.isInteger(v) ? 'fits' : 'never';
     if (typeof v === 'boolean') return 'lossless';
     if (typeof v === 'string') {
-      if (format === 'xml') return v.trim() === '' ? 'null' : 'never';
+      // Empty text for an integer is null to readers of nullable counters, in JSON as in XML (<overallSent/>).
+      if (v.trim() === '') return 'null';
+      if (format === 'xml') return 'never';
       return NUMERIC_TEXT.test(v) ? 'lossless' : 'never';
     }
     return 'never';
