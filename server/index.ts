@@ -24,6 +24,7 @@ export type { Fault, FaultId } from './faults.ts';
 export { CHOICES, CHOICE_SETS, CHOICE_SET_PROFILES, choiceTable, profileForChoiceSet } from './choices.ts';
 export type { Choice, ChoiceId, ChoiceSetName } from './choices.ts';
 export type { BodyRead, Reply } from './wire.ts';
+export { splitTarget } from './wire.ts';
 
 /** The key the embedded server accepts when none is given (not a secret: it guards nothing). */
 export const EMBEDDED_KEY = 'local-dev-key';
@@ -55,14 +56,18 @@ export interface ReferenceServerOptions {
 }
 
 /**
- * A generic view into the server for whoever embeds it. `before` gets each request with its body, read
- * once under the size cap (the handler gets the same bytes), before the handler; it may answer instead of
- * the handler with a Reply, or with null to reset the connection, or return undefined to let the handler
- * answer. `after` gets the reply about to be written (null: the connection is reset); `finished` comes
- * when the response is complete or its connection closed.
+ * A generic view into the server for whoever embeds it. `received` comes first, as soon as a request's
+ * head has arrived (its body may still be on its way). `before` gets each request whose body arrived whole
+ * (or over the size cap), read once (the handler gets the same bytes), before the handler; it may answer
+ * instead of the handler with a Reply, or with null to reset the connection, or return undefined to let
+ * the handler answer. A request whose client went away before its body was complete never reaches
+ * `before`: there is nothing whole to look at and nobody to answer. `after` gets the reply about to be
+ * written (null: the connection is reset); `finished` comes exactly once for every request `received`
+ * saw, when its response is complete or its connection closed (mid-body included).
  */
 export interface RequestHook {
-  before?(req: IncomingMessage, body: BodyRead): Reply | null | undefined | Promise<Reply | null | undefined>;
+  received?(req: IncomingMessage): void;
+  before?(req: IncomingMessage, body: Exclude<BodyRead, { kind: 'aborted' }>): Reply | null | undefined | Promise<Reply | null | undefined>;
   after?(req: IncomingMessage, reply: Reply | null): void;
   finished?(req: IncomingMessage): void;
 }
@@ -184,9 +189,19 @@ function normalisePath(routes: Routes, path: string): string {
 /** Never a 5xx the faults did not ask for: an unexpected exception is answered 400 "Bad Request". */
 async function serve(ctx: Context, routes: Routes, req: IncomingMessage, res: ServerResponse, hook: RequestHook | undefined): Promise<void> {
   let reply: Reply | null;
+  hook?.received?.(req);
   if (hook?.finished) res.once('close', () => hook.finished?.(req));
   try {
-    const instead = hook?.before ? await hook.before(req, await readBodyAhead(req, ctx.maxBodyBytes)) : undefined;
+    let instead: Reply | null | undefined;
+    if (hook?.before) {
+      const body = await readBodyAhead(req, ctx.maxBodyBytes);
+      // The client went away mid-body: nothing whole to show the hook, nobody to answer.
+      if (body.kind === 'aborted') {
+        res.destroy();
+        return;
+      }
+      instead = await hook.before(req, body);
+    }
     reply = instead !== undefined ? instead : await route(ctx, routes, req);
   } catch (e) {
     if (ctx.debug) process.stderr.write(`iswc reference server: ${(e as Error).stack ?? String(e)}\n`);

@@ -97,18 +97,24 @@ export function parseDuration(text: string, name = 'ISWC_MAX_DURATION'): number 
  * Reads the configuration from an environment. `requireKey: false` is for readers that never send a
  * request (reporters merging shard results), which must not need the key.
  */
+/**
+ * A boolean variable as every command reads it (ISWC_STRICT, ISWC_DESTRUCTIVE, …): 1, true, yes or 0,
+ * false, no, in any case; blank or unset is the fallback; anything else is a ConfigError.
+ */
+export function envFlag(env: Env, name: string, fallback: boolean): boolean {
+  const value = env[name]?.trim();
+  if (value === undefined || value === '') return fallback;
+  if (['1', 'true', 'yes'].includes(value.toLowerCase())) return true;
+  if (['0', 'false', 'no'].includes(value.toLowerCase())) return false;
+  throw new ConfigError(`${name} must be 1 or 0, got "${value}"`);
+}
+
 export function readConfig(env: Env = process.env, options: { requireKey?: boolean } = {}): Readonly<RunConfig> {
   const get = (name: string): string | undefined => {
     const value = env[name];
     return value === undefined || value.trim() === '' ? undefined : value.trim();
   };
-  const flag = (name: string, fallback: boolean): boolean => {
-    const value = get(name);
-    if (value === undefined) return fallback;
-    if (['1', 'true', 'yes'].includes(value.toLowerCase())) return true;
-    if (['0', 'false', 'no'].includes(value.toLowerCase())) return false;
-    throw new ConfigError(`${name} must be 1 or 0, got "${value}"`);
-  };
+  const flag = (name: string, fallback: boolean): boolean => envFlag(env, name, fallback);
   const positiveInt = (name: string, fallback: number): number => {
     const value = get(name);
     if (value === undefined) return fallback;

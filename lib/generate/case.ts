@@ -61,6 +61,11 @@ export interface Replay {
   replayPath?: string;
   /** The model test's model of the target before the sequence ran: a replay starts from it. */
   modelState?: unknown;
+  /**
+   * What fast-check did to get the input (runs, shrinks, the sequence): it changes with the seed, so it is
+   * kept here and never in the step's label, which feeds the failure's id (lib/report/identity.ts).
+   */
+  generated?: string;
 }
 
 /** A step sent and judged but not recorded: what a property tries many times. */

@@ -375,12 +375,20 @@ export function verifyCertificate(value: unknown, options: VerifyOptions = {}): 
   // Consistency of the content itself: the verdicts must follow from the results.
   const results = Array.isArray(cert.results) ? cert.results : [];
   const failed = results.filter((r) => r[4] === 'fail').length;
+  const failures = Array.isArray(cert.failures) ? cert.failures : [];
   if (failed !== (Array.isArray(cert.failures) ? cert.failures.length : -1)) problems.push(`results hold ${failed} failure(s), the failure list ${cert.failures?.length ?? 0}`);
+  // Only gating failures bar "conformant" (spec; http in strict mode), as buildCertificate decides: each
+  // failure's gating must follow from its level and the run's strictness.
+  const strict = cert.run?.strict === true;
+  for (const f of failures) {
+    if (f.gating !== gating(f.level, strict)) problems.push(`failure ${f.checkId} [${f.level}] is marked ${f.gating ? 'gating' : 'not gating'}, but a ${f.level} failure ${gating(f.level, strict) ? 'gates' : 'does not gate'}${f.level === 'http' ? ` in a run with strict ${strict ? 'on' : 'off'}` : ''}`);
+  }
+  const gatingFailed = failures.filter((f) => gating(f.level, strict)).length;
   // Version 4 certifies what the run showed (every spec check exercised, executions left out noted);
   // earlier versions demanded that nothing was skipped.
   if (version >= 4) {
-    if (cert.verdict === 'conformant' && (failed > 0 || (cert.coverage?.notExercised?.length ?? 0) > 0)) problems.push('verdict "conformant" with failing results or spec checks not exercised');
-  } else if (cert.verdict === 'conformant' && (failed > 0 || results.some((r) => r[4] === 'skip'))) problems.push('verdict "conformant" with failing or skipped results');
+    if (cert.verdict === 'conformant' && (gatingFailed > 0 || (cert.coverage?.notExercised?.length ?? 0) > 0)) problems.push('verdict "conformant" with gating failures or spec checks not exercised');
+  } else if (cert.verdict === 'conformant' && (gatingFailed > 0 || results.some((r) => r[4] === 'skip'))) problems.push('verdict "conformant" with gating failures or skipped results');
   const waived = results.filter((r) => r[4] === 'waived').length;
   if (waived !== (Array.isArray(cert.waived) ? cert.waived.length : 0)) problems.push(`results hold ${waived} waived failure(s), the waived list ${Array.isArray(cert.waived) ? cert.waived.length : 0}`);
   for (const s of cert.sections ?? []) {

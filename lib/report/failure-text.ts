@@ -12,6 +12,7 @@ export function describeFailure(e: CheckExecution, reportFile?: string): string 
     `${e.checkId} [${e.level}, section ${e.sections.join(', ')}] ${e.caseId} / ${e.step} (${e.format})`,
     `  Documented: ${e.expected ?? ''}`,
     `  Received:   ${e.received ?? ''}`,
+    ...(e.generated ? [`  Generated:  ${e.generated}`] : []),
     ...(e.curl ? [`  Reproduce with: ${e.curl}`] : []),
     ...(reportFile !== undefined ? [`  Replay failure ${id}: ${replayCommand(id, reportFile)}`] : []),
   ].join('\n');

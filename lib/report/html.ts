@@ -223,7 +223,7 @@ function groupHtml(g: FailureGroup, info: Map<string, CheckInfo>, strict: boolea
 <p class="muted">${h(c?.description ?? '')}</p>
 <table class="meta">${reasons.length > 0 ? `<tr><td>Waiver</td><td class="waiver">${h(reasons.join('; '))}</td></tr>` : ''}<tr><td>Documented (expected)</td><td class="expected">${h(first.expected ?? '')}${expectedTexts.size > 1 ? ` <span class="muted">(${expectedTexts.size} texts in this group; each example shows its own)</span>` : ''}</td></tr></table>
 <details class="example first-example" open><summary>First of ${g.list.length}: <code>${h(first.caseId)}</code> / ${h(first.step)}</summary>
-<table class="meta"><tr><td>Received</td><td class="received">${h(first.received ?? '')}</td></tr>${first.seed !== undefined ? `<tr><td>Seed / path</td><td><code>${h(`${first.seed}${first.path ? ` ${first.path}` : ''}`)}</code></td></tr>` : ''}${first.failureId ? `<tr><td>Failure id</td><td class="failure-id"><code>${h(first.failureId)}</code> · replay: <code>${h(replayCommand(first.failureId, 'conformance.json'))}</code></td></tr>` : ''}</table>
+<table class="meta"><tr><td>Received</td><td class="received">${h(first.received ?? '')}</td></tr>${first.seed !== undefined ? `<tr><td>Seed / path</td><td><code>${h(`${first.seed}${first.path ? ` ${first.path}` : ''}`)}</code>${first.generated ? ` · ${h(cut(first.generated, 300))}` : ''}</td></tr>` : ''}${first.failureId ? `<tr><td>Failure id</td><td class="failure-id"><code>${h(first.failureId)}</code> · replay: <code>${h(replayCommand(first.failureId, 'conformance.json'))}</code></td></tr>` : ''}</table>
 ${exchangeHtml(first)}
 ${first.curl ? `<b>Reproduce with</b><pre class="curl">${h(cut(first.curl, CURL_LIMIT))}</pre>` : ''}
 </details>

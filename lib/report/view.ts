@@ -20,6 +20,7 @@ export function operationKey(e: Pick<CheckExecution, 'operation'>): string {
 }
 
 export function operationLabel(key: string): string {
+  if (key === 'cors-preflight') return 'CORS preflights (the browser\'s, not judged)';
   return key === OTHER ? 'outside the documented operations' : (OPERATION_LABEL[key as OperationId] ?? key);
 }
 

@@ -152,7 +152,7 @@ export class CaseRun implements CaseContext {
         ...(j.verdict === 'skip' ? { skipReason: j.received } : { received: j.received }),
         ...(j.observation ? { observation: j.observation } : {}),
         ...(keep ? { exchange, curl } : {}),
-        ...(replay ? { seed: replay.seed, ...(replay.path !== undefined ? { path: replay.path } : {}), ...(replay.replayPath !== undefined ? { replayPath: replay.replayPath } : {}), ...(replay.modelState !== undefined ? { modelState: replay.modelState } : {}) } : {}),
+        ...(replay ? { seed: replay.seed, ...(replay.path !== undefined ? { path: replay.path } : {}), ...(replay.replayPath !== undefined ? { replayPath: replay.replayPath } : {}), ...(replay.modelState !== undefined ? { modelState: replay.modelState } : {}), ...(replay.generated !== undefined ? { generated: replay.generated } : {}) } : {}),
         durationMs: Math.round(exchange.durationMs),
       });
     }

@@ -32,6 +32,8 @@ export interface CheckExecution {
   replayPath?: string;
   /** For the model test: its model of the target before the sequence ran, which replaying it starts from. */
   modelState?: unknown;
+  /** For generated inputs: what fast-check did to get them (runs, shrinks, the sequence), kept out of `step` so that ids do not change with the seed. */
+  generated?: string;
   durationMs?: number;
   /**
    * For `fail` and `waived`: the failure's short id (lib/report/identity.ts), set when the report is

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { envFlag } from '../config/config.ts';
 import { loadProfile } from '../contract/profile/load.ts';
 import type { TargetProfile } from '../contract/profile/types.ts';
 import { fromRoot } from '../paths.ts';
@@ -63,14 +64,14 @@ export const SANDBOX_OPTIONS: Record<string, SandboxOptionSpec> = {
     value: 'SET',
     description: `The reference server's legitimate choices: ${Object.keys(CHOICE_SETS).join(', ')} (default ${DEFAULT_CHOICES}: problem+json and {code, message} error bodies, the gateway's 401 JSON, 404 for an unknown runId, UTF-16 lengths, lenient JSON).`,
   },
-  'report-dir': { type: 'string', value: 'DIR', description: 'Where client-conformance.json, client-junit.xml and client-conformance.html go (default ./reports, or ISWC_REPORT_DIR).' },
+  'report-dir': { type: 'string', value: 'DIR', description: 'Where client-conformance.json, client-junit.xml and client-conformance.html go (default ./reports, or ISWC_REPORT_DIR). Created at start; one that cannot be written is refused then (exit 2), before any request.' },
   requests: { type: 'string', value: 'N', description: 'End the session after N requests.' },
-  idle: { type: 'string', value: 'SECONDS', description: 'End the session after SECONDS without a request.' },
+  idle: { type: 'string', value: 'SECONDS', description: 'End the session after SECONDS without a request in progress (from the arrival of its head to the end of its answer: an upload is activity). A request whose client goes away before its body is complete is not judged.' },
   inject: {
     type: 'string',
     multiple: true,
     value: 'KIND@N,...',
-    description: `The N-th request (1-based) gets trouble instead of its answer: ${INJECT_KINDS.join(', ')} (429 and 503 with Retry-After: ${RETRY_AFTER_SECONDS}; reset closes the connection unanswered; slow answers after ${SLOW_MS / 1000} s; 401 is the gateway's refusal of the key). Repeatable.`,
+    description: `The N-th request (1-based) gets trouble instead of its answer: ${INJECT_KINDS.join(', ')} (429 and 503 with Retry-After: ${RETRY_AFTER_SECONDS}; reset closes the connection unanswered; slow answers after ${SLOW_MS / 1000} s; 401 is the gateway's refusal of the key). Repeatable; N past --requests is refused (exit 2).`,
   },
   'rate-limit': { type: 'string', value: 'R', description: 'Answer 429 with Retry-After past this rate, as the production gateway does (10/min, 5/s, 600/h).' },
   strict: { type: 'boolean', description: 'http-level violations (Retry-After, bounded retries, the rate limit) fail the session too (also ISWC_STRICT=1).' },
@@ -78,7 +79,7 @@ export const SANDBOX_OPTIONS: Record<string, SandboxOptionSpec> = {
 
 export const SANDBOX_ENVIRONMENT: ReadonlyArray<readonly [string, string]> = [
   ['ISWC_SANDBOX_KEY', 'The key the client must send in Ocp-Apim-Subscription-Key; read only from here (never a flag). Unset: a random key is made and printed. Never written to a report.'],
-  ['ISWC_STRICT', '1: as --strict.'],
+  ['ISWC_STRICT', '1 (or true, yes): as --strict; 0, false, no or unset: not; anything else is refused (exit 2), as the run reads it.'],
   ['ISWC_REPORT_DIR', 'Default of --report-dir.'],
 ];
 
@@ -102,7 +103,7 @@ ${Object.entries(SANDBOX_OPTIONS)
 Environment:
 ${SANDBOX_ENVIRONMENT.map(([k, v]) => `  ${k}\n      ${v}`).join('\n')}
 
-Exit status: 0 when no spec-level client check failed (with --strict, no http-level one either), 1 when one did, 2 on bad usage.`;
+Exit status: 0 when no spec-level client check failed (with --strict, no http-level one either), 1 when one did or when no request of the client was judged (verdict incomplete), 2 on bad usage, 4 when judging a request raised (a defect of the sandbox; the reports hold what was judged before it).`;
 
 function positiveInt(flag: string, raw: string): number {
   if (!/^[1-9][0-9]*$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new Error(`--${flag} must be a positive integer, got "${raw}"`);
@@ -137,6 +138,10 @@ export function sandboxOptionsFrom(values: SandboxValues, env: NodeJS.ProcessEnv
   const envKey = env.ISWC_SANDBOX_KEY;
   if (envKey !== undefined && envKey !== '' && envKey.trim() === '') throw new Error('ISWC_SANDBOX_KEY is blank: set a key, or unset it for a random one');
   const keyGenerated = envKey === undefined || envKey === '';
+  const requests = requestsText === undefined ? null : positiveInt('requests', requestsText);
+  const inject = parseInjections(list('inject'));
+  const late = requests === null ? undefined : inject.find((i) => i.at > requests);
+  if (late && requests !== null) throw new Error(`--inject ${late.kind}@${late.at}: the session ends after --requests ${requests}, so request ${late.at} never comes`);
   return {
     port,
     host: '127.0.0.1',
@@ -144,11 +149,12 @@ export function sandboxOptionsFrom(values: SandboxValues, env: NodeJS.ProcessEnv
     profile,
     choices: choices as ChoiceSetName,
     reportDir: path.resolve(cwd, str('report-dir') ?? (env.ISWC_REPORT_DIR?.trim() || 'reports')),
-    requests: requestsText === undefined ? null : positiveInt('requests', requestsText),
+    requests,
     idleSeconds,
-    inject: parseInjections(list('inject')),
+    inject,
     rateLimit: rateText === undefined ? null : parseRateLimit(rateText),
-    strict: values.strict === true || env.ISWC_STRICT === '1',
+    // As the run reads it (lib/config/config.ts): 1/true/yes, 0/false/no; anything else is a usage error.
+    strict: values.strict === true || envFlag(env, 'ISWC_STRICT', false),
     key: keyGenerated ? `sandbox-${randomBytes(16).toString('hex')}` : envKey,
     keyGenerated,
     retryAfterSeconds: RETRY_AFTER_SECONDS,

@@ -7,6 +7,7 @@ import type { WrittenClientReports } from '../report/client/write.ts';
 import { writeClientReports } from '../report/client/write.ts';
 import { profileForChoiceSet, startReferenceServer } from '../../server/index.ts';
 import type { SandboxOptions } from './options.ts';
+import { reportDirProblem } from './report-dir.ts';
 import { SandboxSession } from './session.ts';
 
 /** A running sandbox: its URL, and the session's end (reports written) as a promise. */
@@ -22,16 +23,19 @@ export interface RunningSandbox {
 export interface SandboxResult {
   report: ClientReport;
   files: WrittenClientReports;
-  /** 0 conformant, 1 not. */
-  exitCode: 0 | 1;
+  /** 0 conformant, 1 not conformant or incomplete (no request judged), 4 the session ended on a defect of the sandbox (the reports hold what was judged before). */
+  exitCode: 0 | 1 | 4;
 }
 
 /**
  * Starts the reference server for a client under test, with the session as its request hook, and ends
- * the session after `requests` answers, after `idleSeconds` without a request in flight, or on stop().
+ * the session after `requests` answers, after `idleSeconds` without a request in progress (from the
+ * arrival of its head to the end of its answer), or on stop().
  * The reports are written when it ends; nothing is written before.
  */
 export async function startSandbox(options: SandboxOptions): Promise<RunningSandbox> {
+  const unwritable = reportDirProblem(options.reportDir);
+  if (unwritable !== undefined) throw new Error(unwritable);
   const profile = profileForChoiceSet(options.profile, options.choices);
   const session = new SandboxSession({
     key: options.key,
@@ -78,7 +82,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
         ...summary,
       });
       const files = writeClientReports(report, options.reportDir, createRedactor([options.key]));
-      const result: SandboxResult = { report, files, exitCode: report.verdict === 'conformant' ? 0 : 1 };
+      const result: SandboxResult = { report, files, exitCode: report.defect !== undefined ? 4 : report.verdict === 'conformant' ? 0 : 1 };
       resolveDone(result);
       return result;
     })();
@@ -91,15 +95,17 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     if (idleTimer) clearTimeout(idleTimer);
     idleTimer = setTimeout(() => void end('idle'), options.idleSeconds * 1000);
   };
+  session.onDefect = () => void end('defect');
   session.onArrival = () => {
     if (idleTimer) clearTimeout(idleTimer);
   };
-  session.onAnswered = (answered, inFlight) => {
+  session.onAnswered = (answered, open) => {
     if (options.requests !== null && answered >= options.requests) {
       void end('requests');
       return;
     }
-    if (inFlight === 0) armIdle();
+    // A request still uploading or waiting for its answer is activity: idle counts from the last one's end.
+    if (open === 0) armIdle();
   };
   armIdle();
 
@@ -115,6 +121,12 @@ export interface SandboxIo {
 
 /** The sandbox as the command runs it: start, print the key (when made up) and the URL, wait for the end, print the verdict. */
 export async function runSandbox(options: SandboxOptions, io: SandboxIo): Promise<number> {
+  // Refused before the session, in one line: never an hour of a client's requests and then no report.
+  const unwritable = reportDirProblem(options.reportDir);
+  if (unwritable !== undefined) {
+    io.err(`iswc-conformance sandbox: ${unwritable}`);
+    return 2;
+  }
   let running: RunningSandbox;
   try {
     running = await startSandbox(options);
@@ -137,6 +149,10 @@ export async function runSandbox(options: SandboxOptions, io: SandboxIo): Promis
     process.off('SIGTERM', onSignal);
   }
   for (const line of summaryLines(result.report, result.files)) io.out(line);
+  if (result.report.defect !== undefined) {
+    io.err(`iswc-conformance sandbox: internal error: ${result.report.defect}`);
+    io.err('This is a defect of iswc-conformance, not of the client under test: please report it. The reports hold what was judged before it.');
+  }
   return result.exitCode;
 }
 

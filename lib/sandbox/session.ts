@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { judgeRequest, judgeSession } from '../check/client/judge.ts';
 import { viewOf } from '../check/client/request.ts';
+import { RETRY_WINDOW_MS } from '../check/client/checks/client.retries-bounded.ts';
 import { runIdField, runIdOfRequest } from '../check/client/run-ids.ts';
 import type { ClientRequest, SessionView } from '../check/client/types.ts';
 import { executionSections } from '../check/sections.ts';
@@ -10,10 +11,11 @@ import type { Operation } from '../contract/operations.ts';
 import { operations } from '../contract/operations.ts';
 import type { XmlArrays } from '../contract/profile/types.ts';
 import { createRedactor } from '../redact.ts';
-import { ClientFindings } from '../report/client/collect.ts';
+import { ClientFindings, FINDINGS_PER_GROUP } from '../report/client/collect.ts';
 import type { RequestFacts } from '../report/client/collect.ts';
 import type { TroubleMet } from '../report/client/model.ts';
 import type { BodyRead, Reply, RequestHook } from '../../server/index.ts';
+import { splitTarget } from '../../server/index.ts';
 import type { Injection, InjectKind, RateLimit } from './trouble.ts';
 import { RateWindow } from './trouble.ts';
 
@@ -80,18 +82,57 @@ function headerOf(reply: Reply, name: string): string | undefined {
 
 const json = (status: number, value: unknown, headers: Record<string, string> = {}): Reply => ({ status, body: { kind: 'json', text: JSON.stringify(value) }, headers });
 
+/** A run start answered with a runId; `whole`: its request as sent is kept (else its request line only). */
+interface RunStart {
+  runId: string;
+  request: number;
+  facts: RequestFacts;
+  whole: boolean;
+  format: 'json' | 'xml' | 'none';
+}
+
+/** Open runs whose request is kept whole: more than the report keeps of runs left open (FINDINGS_PER_GROUP per format). */
+export const MAX_OPEN_RUN_REQUESTS = 3 * FINDINGS_PER_GROUP;
+
+/** A request's line without its headers and body: what a run start beyond the bound keeps. */
+function requestLine(facts: RequestFacts): RequestFacts {
+  return { seq: facts.seq, at: facts.at, method: facts.method, target: facts.target, headers: {}, body: Buffer.alloc(0), tooLarge: false };
+}
+
+/** Distinct requests whose trouble the session remembers (for client.retries-bounded): the stalest are forgotten first. */
+export const MAX_TROUBLED = 1000;
+
+/** The operations key under which CORS preflights are counted (they are not judged). */
+export const CORS_PREFLIGHT = 'cors-preflight';
+
+/** A CORS preflight (Fetch standard): OPTIONS with Origin and Access-Control-Request-Method, sent by a browser on the client's behalf. */
+function isCorsPreflight(request: ClientRequest): boolean {
+  return request.method === 'OPTIONS' && request.headers.origin !== undefined && request.headers['access-control-request-method'] !== undefined;
+}
+
 export class SandboxSession implements RequestHook {
   private seq = 0;
+  /** Requests the client checks judge (all but CORS preflights). */
+  private judgedCount = 0;
   private answeredCount = 0;
-  private inFlight = 0;
+  /** Requests whose head has arrived and whose answer is not complete (uploads included): activity. */
+  private readonly open = new Set<IncomingMessage>();
   private readonly routes = new Map(operations().map((op) => [`${op.method} ${op.path}`, op]));
   private readonly injections: Map<number, InjectKind>;
   private readonly rate: RateWindow | undefined;
   private readonly pending = new WeakMap<IncomingMessage, Pending>();
   private throttle: SessionView['throttle'];
-  private readonly troubled = new Map<string, { of: number; count: number }>();
+  /** Requests (method, target, body) whose last answers were trouble: the first, how many in a row, when the last came. Bounded (MAX_TROUBLED). */
+  private readonly troubled = new Map<string, { of: number; count: number; lastAt: number }>();
   private readonly issued = new Set<string>();
-  private readonly runsStarted: Array<{ runId: string; request: number; facts: RequestFacts; format: 'json' | 'xml' | 'none' }> = [];
+  /**
+   * Every run start answered with a runId. Only runs still open keep their request as sent (headers and
+   * body, for the report's runs-ended finding), and at most MAX_OPEN_RUN_REQUESTS of them: the others keep
+   * its request line only, so memory stays bounded however many runs a long session starts.
+   */
+  private readonly runsStarted: RunStart[] = [];
+  private readonly startOf = new Map<string, RunStart>();
+  private heldRunRequests = 0;
   private readonly runOperation = operations().find((op) => op.id === 'notifyAgentRun') ?? null;
   private readonly runsEnded = new Set<string>();
   private readonly userAgents = new Map<string, number>();
@@ -102,10 +143,17 @@ export class SandboxSession implements RequestHook {
   private queue: Queued[] = [];
   readonly findings: ClientFindings;
   readonly startedAt = Date.now();
-  /** Called when each answer is complete, or its connection closed (the session's end conditions listen here). */
-  onAnswered: ((answered: number, inFlight: number) => void) | undefined;
-  /** Called when a request arrives. */
+  /** Called when each answer is complete, or its connection closed (the session's end conditions listen here); `open`: requests still in progress. */
+  onAnswered: ((answered: number, open: number) => void) | undefined;
+  /** Called when a request's head arrives (before its body). */
   onArrival: (() => void) | undefined;
+  /**
+   * Called once when judging a request raised: a defect of the harness, not of the client. The session
+   * ends (exit 4); what was judged before is reported, and `defect` says what happened.
+   */
+  onDefect: ((defect: string) => void) | undefined;
+  /** What went wrong inside the sandbox, when judging a request raised (redacted); undefined otherwise. */
+  defect: string | undefined;
   private closed = false;
 
   constructor(private readonly settings: SessionSettings) {
@@ -118,18 +166,28 @@ export class SandboxSession implements RequestHook {
     return this.seq;
   }
 
+  /** Run starts whose request is kept whole (bounded by MAX_OPEN_RUN_REQUESTS). */
+  get runRequestsHeld(): number {
+    return this.heldRunRequests;
+  }
+
   get answered(): number {
     return this.answeredCount;
   }
 
-  before(req: IncomingMessage, body: BodyRead): Reply | null | undefined | Promise<Reply | null | undefined> {
+  /** A request's head arrived (its body may still be uploading): activity, until it is finished. */
+  received(req: IncomingMessage): void {
+    this.open.add(req);
+    this.onArrival?.();
+  }
+
+  /** A request whose body arrived whole (or over the cap): judged, and answered by trouble or the reference server. */
+  before(req: IncomingMessage, body: Exclude<BodyRead, { kind: 'aborted' }>): Reply | null | undefined | Promise<Reply | null | undefined> {
     const seq = ++this.seq;
     const at = Date.now();
-    this.inFlight += 1;
-    this.onArrival?.();
     const target = req.url ?? '/';
-    const q = target.indexOf('?');
-    const path = q < 0 ? target : target.slice(0, q);
+    // Origin-form, or absolute-form (RFC 9112 §3.2.2: a server MUST accept it; proxies send it): judged by its path.
+    const { path, query: rawQuery } = splitTarget(target);
     // Node joins repeated headers into one string, all but set-cookie (an array): copy only then.
     let headers = req.headers as Record<string, string>;
     if (req.headers['set-cookie'] !== undefined) {
@@ -143,14 +201,19 @@ export class SandboxSession implements RequestHook {
       method: req.method ?? '',
       target,
       path,
-      rawQuery: q < 0 ? '' : target.slice(q + 1),
+      rawQuery,
       headers,
       body: bytes,
       tooLarge: body.kind === 'too-large',
       operation: this.routes.get(`${req.method ?? ''} ${path}`) ?? null,
     };
     const signature = `${request.method} ${target} ${bytes.length === 0 ? '' : hash('sha1', bytes, 'base64')}`;
-    const prior = this.troubled.get(signature);
+    let prior = this.troubled.get(signature);
+    // Long after its last trouble, the same request is sent anew, not retried.
+    if (prior && at - prior.lastAt > RETRY_WINDOW_MS) {
+      this.troubled.delete(signature);
+      prior = undefined;
+    }
     const rate = this.rate?.take(at);
     // The session as it stands when the request arrives: what its judgement depends on.
     const session: SessionView = {
@@ -165,10 +228,17 @@ export class SandboxSession implements RequestHook {
     // A Retry-After binds until a request comes after it; that one is judged (it passes) and lifts it.
     if (this.throttle && at >= this.throttle.notBefore) this.throttle = undefined;
     const pending: Pending = { seq, signature, operation: request.operation, trouble: undefined, judged: undefined, runAnswer: undefined, answer: undefined };
-    this.pending.set(req, pending);
-    // Judged off the answer's path: the client gets its answer first, the checks run right after.
-    this.queue.push({ request, session, pending });
-    if (this.queue.length === 1) setImmediate(() => this.judgeQueued());
+    // A request whose connection closed as its body ended is judged, but nothing it is answered is seen.
+    if (this.open.has(req)) this.pending.set(req, pending);
+    if (isCorsPreflight(request)) {
+      // The browser's request, not the client's: counted, never judged by the client checks.
+      this.operationCounts.set(CORS_PREFLIGHT, (this.operationCounts.get(CORS_PREFLIGHT) ?? 0) + 1);
+    } else {
+      this.judgedCount += 1;
+      // Judged off the answer's path: the client gets its answer first, the checks run right after.
+      this.queue.push({ request, session, pending });
+      if (this.queue.length === 1) setImmediate(() => this.judgeQueued());
+    }
 
     const kind = this.injections.get(seq);
     if (kind) {
@@ -190,10 +260,24 @@ export class SandboxSession implements RequestHook {
     const queue = this.queue;
     this.queue = [];
     for (const q of queue) {
-      q.pending.judged = this.judge(q.request, q.session);
+      // After a defect the session is ending: what comes later is not judged.
+      if (this.defect !== undefined) continue;
+      try {
+        q.pending.judged = this.judge(q.request, q.session);
+      } catch (e) {
+        this.raised(q.request, e);
+        continue;
+      }
       if (q.pending.answer !== undefined) this.findings.answered(q.pending.seq, q.pending.answer);
       this.settleRun(q.pending);
     }
+  }
+
+  /** Judging a request raised: recorded once (redacted), and the session told to end. */
+  private raised(request: ClientRequest, e: unknown): void {
+    const err = e instanceof Error ? e : new Error(String(e));
+    this.defect = this.findings.redact(`judging request ${request.seq} (${request.method} ${request.path}) raised ${err.name}: ${err.message}`.slice(0, 1000));
+    this.onDefect?.(this.defect);
   }
 
   /** A run started or ended: once the request is judged (its body read) and its success answered. */
@@ -203,12 +287,22 @@ export class SandboxSession implements RequestHook {
     pending.runAnswer = undefined;
     if (judged.endsRun !== undefined) {
       this.runsEnded.add(judged.endsRun);
+      const start = this.startOf.get(judged.endsRun);
+      if (start?.whole) {
+        start.facts = requestLine(start.facts);
+        start.whole = false;
+        this.heldRunRequests -= 1;
+      }
       return;
     }
     const runId = runIdOfAnswer(runAnswer);
     if (runId !== undefined && judged.start && !this.issued.has(runId)) {
       this.issued.add(runId);
-      this.runsStarted.push({ runId, request: pending.seq, ...judged.start });
+      const whole = this.heldRunRequests < MAX_OPEN_RUN_REQUESTS;
+      if (whole) this.heldRunRequests += 1;
+      const start: RunStart = { runId, request: pending.seq, facts: whole ? judged.start.facts : requestLine(judged.start.facts), whole, format: judged.start.format };
+      this.runsStarted.push(start);
+      this.startOf.set(runId, start);
     }
   }
 
@@ -233,7 +327,10 @@ export class SandboxSession implements RequestHook {
     const trouble = reply === null || reply.status === 429 || reply.status >= 500;
     if (trouble) {
       const known = this.troubled.get(pending.signature);
-      this.troubled.set(pending.signature, { of: known?.of ?? pending.seq, count: (known?.count ?? 0) + 1 });
+      // Re-inserted: the map's order is the order of the last trouble, and the stalest leaves first.
+      this.troubled.delete(pending.signature);
+      this.troubled.set(pending.signature, { of: known?.of ?? pending.seq, count: (known?.count ?? 0) + 1, lastAt: now });
+      if (this.troubled.size > MAX_TROUBLED) this.troubled.delete(this.troubled.keys().next().value as string);
     } else {
       this.troubled.delete(pending.signature);
       // The client went on after trouble: each earlier trouble it met is survived.
@@ -251,11 +348,11 @@ export class SandboxSession implements RequestHook {
     }
   }
 
+  /** A request's answer is complete or its connection closed (mid-body too: then it was never judged nor counted). */
   finished(req: IncomingMessage): void {
-    if (!this.pending.delete(req)) return;
-    this.answeredCount += 1;
-    this.inFlight -= 1;
-    this.onAnswered?.(this.answeredCount, this.inFlight);
+    if (!this.open.delete(req)) return;
+    if (this.pending.delete(req)) this.answeredCount += 1;
+    this.onAnswered?.(this.answeredCount, this.open.size);
   }
 
   private inject(kind: InjectKind): Reply | null | Promise<Reply | null | undefined> {
@@ -309,32 +406,47 @@ export class SandboxSession implements RequestHook {
     this.judgeQueued();
     const op = this.runOperation?.id ?? null;
     const byRequest = new Map(this.runsStarted.map((r) => [r.request, r]));
-    for (const v of judgeSession({ runsStarted: this.runsStarted, runsEnded: this.runsEnded }, this.settings.strict)) {
-      const start = v.request === undefined ? undefined : byRequest.get(v.request);
-      if (!start) continue;
-      this.findings.add([{ ...v, sections: executionSections(v.sections, op) }], start.facts, op ?? 'other', start.format);
+    if (this.defect === undefined) {
+      try {
+        // Runs kept whole first: the report keeps the first findings of each group, with the request as sent.
+        const ordered = [...this.runsStarted.filter((r) => r.whole), ...this.runsStarted.filter((r) => !r.whole)];
+        for (const v of judgeSession({ runsStarted: ordered, runsEnded: this.runsEnded }, this.settings.strict)) {
+          const start = v.request === undefined ? undefined : byRequest.get(v.request);
+          if (!start) continue;
+          this.findings.add([{ ...v, sections: executionSections(v.sections, op) }], start.facts, op ?? 'other', start.format);
+        }
+      } catch (e) {
+        const err = e instanceof Error ? e : new Error(String(e));
+        this.defect = this.findings.redact(`judging the session's end raised ${err.name}: ${err.message}`.slice(0, 1000));
+      }
     }
     const sortDesc = (m: Map<string, number>) => [...m.entries()].sort((a, b) => b[1] - a[1]);
     return {
       requests: this.seq,
+      judged: this.judgedCount,
       operations: Object.fromEntries(this.operationCounts),
       userAgents: sortDesc(this.userAgents).map(([ua]) => ua),
       agencies: Object.fromEntries(sortDesc(this.agencies)),
       agency: sortDesc(this.agencies)[0]?.[0] ?? null,
       trouble: this.troubleMet.map((t) => ({ ...t })),
       runs: { started: this.runsStarted.length, ended: this.runsStarted.filter((r) => this.runsEnded.has(r.runId)).length },
+      defect: this.defect ?? null,
     };
   }
 }
 
 export interface SessionSummary {
   requests: number;
+  /** Requests judged by the client checks (CORS preflights are not). */
+  judged: number;
   operations: Record<string, number>;
   userAgents: string[];
   agencies: Record<string, number>;
   agency: string | null;
   trouble: TroubleMet[];
   runs: { started: number; ended: number };
+  /** What went wrong inside the sandbox, when the session ended on a defect of its own. */
+  defect: string | null;
 }
 
 /** The runId of a run notification's 200 (2.2), in JSON or XML. */

@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -94,4 +94,32 @@ test('certify --client refuses run options and missing files, exit 2', async () 
   const missing = await cliInProcess(['certify', '--client', path.join(dir, 'nope.json')]);
   expect(missing.code).toBe(2);
   expect(missing.stderr).toContain('no client report at');
+});
+
+test('a session in which the client sent nothing is incomplete: exit 1, no certificate, said plainly; verify refuses a "conformant" one of no request and an unknown certificateVersion', async () => {
+  const empty = path.join(dir, 'empty');
+  const parsed = parseSandboxArgs(['--report-dir', empty], { ISWC_SANDBOX_KEY: KEY });
+  if (parsed.kind !== 'run') throw new Error('bad arguments');
+  const running = await startSandbox(parsed.options);
+  const result = await running.stop();
+  expect(result.exitCode).toBe(1);
+  expect(result.report).toMatchObject({ verdict: 'incomplete', requests: 0 });
+  expect(result.report.verdictText).toContain('the client sent no request');
+  const { clientReportViolations } = await import('../../lib/report/client/validate.ts');
+  expect(clientReportViolations(JSON.parse(readFileSync(path.join(empty, 'client-conformance.json'), 'utf8')))).toEqual([]);
+  const refused = await cliInProcess(['certify', '--client', path.join(empty, 'client-conformance.json')]);
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toContain('no client certificate: the session');
+  expect(refused.stderr).toContain('judged no request of the client');
+  expect(existsSync(path.join(empty, 'client-certificate.json'))).toBe(false);
+
+  // A certificate of a real session, edited into one of no request: verify says so (digest aside).
+  const { readClientReport } = await import('../../lib/report/client/validate.ts');
+  const { buildClientCertificate } = await import('../../lib/report/client/certificate.ts');
+  const cert = buildClientCertificate(readClientReport(path.join(dir, 'client-conformance.json')));
+  const nothing = { ...cert, checks: [], session: { ...cert.session, requests: 0 } };
+  expect(verifyClientCertificate(nothing).problems.join('\n')).toContain('verdict "conformant" on a session that judged no request');
+  const future = { ...cert, certificateVersion: 2 };
+  expect(verifyClientCertificate(future).problems.join('\n')).toContain('certificateVersion 2 is not one this harness reads (1)');
+  expect(verifyClientCertificate(cert).problems).toEqual([]);
 });

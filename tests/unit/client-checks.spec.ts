@@ -22,6 +22,8 @@ interface Case {
   headers?: Record<string, string>;
   body?: string;
   xmlArrays?: XmlArrays;
+  /** Over the sandbox's body cap (the bytes are not kept). */
+  tooLarge?: boolean;
   session?: Partial<SessionView>;
   fail?: string[];
   observed?: string[];
@@ -56,6 +58,11 @@ const CASES: Case[] = [
   // The key (5.1).
   { name: 'no key', method: 'DELETE', target: DELETE_Q, headers: { [HEADER]: '' }, fail: ['client.key'] },
   { name: 'another key', method: 'DELETE', target: DELETE_Q, headers: { [HEADER]: 'some-other-key' }, fail: ['client.key'] },
+  // Section 8: size limits not shown. A body over the sandbox's cap is recorded, its content not judged.
+  { name: 'a JSON merge larger than the sandbox reads', method: 'POST', target: MERGE_Q, headers: { 'content-type': 'application/json' }, tooLarge: true, observed: ['client.body.fields'] },
+  { name: 'a merge of unknown format larger than the sandbox reads', method: 'POST', target: MERGE_Q, headers: {}, tooLarge: true, observed: ['client.body.fields'] },
+  { name: 'an XML run larger than the sandbox reads', method: 'POST', target: '/agent/run', headers: { 'content-type': 'application/xml' }, tooLarge: true, observed: ['client.xml'] },
+  { name: 'a delete with a body larger than the sandbox reads', method: 'DELETE', target: DELETE_Q, tooLarge: true, fail: ['client.body.presence'] },
   // Method and path (4).
   { name: 'a trailing slash', method: 'POST', target: '/agent/run/', ...json(RUN), fail: ['client.operation'] },
   { name: 'GET on a documented path', method: 'GET', target: '/agent/run', fail: ['client.operation'] },
@@ -68,10 +75,14 @@ const CASES: Case[] = [
   { name: 'unclosed XML', method: 'POST', target: MERGE_Q, ...xml('<MergeRequest><iswcs>T3100000015</iswcs>'), fail: ['client.body.syntax'] },
   { name: 'a JSON array for the body', method: 'POST', target: MERGE_Q, ...json([MERGE]), fail: ['client.body.root'] },
   { name: 'another XML root', method: 'POST', target: '/agent/run', ...xml('<Run><agencyCode>128</agencyCode></Run>'), fail: ['client.body.root'], observed: ['client.body.fields'] },
+  { name: 'XML nested 60,000 levels deep: not read, recorded', method: 'POST', target: '/agent/run', ...xml(`<AgentRun><agentVersion>${'<a>'.repeat(60_000)}${'</a>'.repeat(60_000)}</agentVersion></AgentRun>`), observed: ['client.xml'] },
+  { name: 'XML nested 60,000 levels deep and not closed: not well-formed', method: 'POST', target: '/agent/run', ...xml(`<AgentRun><agentVersion>${'<a>'.repeat(60_000)}</agentVersion></AgentRun>`), fail: ['client.body.syntax'] },
   { name: 'a namespaced XML root', method: 'POST', target: MERGE_Q, ...xml('<MergeRequest xmlns="urn:x"><iswcs>T3100000015</iswcs></MergeRequest>'), observed: ['client.xml'] },
   { name: 'a field spelt with another case', method: 'POST', target: '/agent/run', ...json({ ...RUN, AgencyCode: '128', agencyCode: undefined }), fail: ['client.body.field-names'], observed: ['client.body.fields'] },
   { name: 'a field the document does not name', method: 'POST', target: '/agent/run', ...json({ ...RUN, comment: 'x' }), observed: ['client.body.fields'] },
   { name: 'a null counter', method: 'POST', target: '/agent/run', ...json({ ...RUN, overallSent: null }), observed: ['client.body.fields'] },
+  { name: 'a null agency work (as a null ISWC)', method: 'POST', target: MERGE_Q, ...json({ iswcs: [null], agencyWorks: [null] }), observed: ['client.body.fields'] },
+  { name: 'an empty string for a counter in JSON (as an empty counter element in XML)', method: 'POST', target: '/agent/run', ...json({ ...RUN, overallSent: '' }), observed: ['client.body.fields'] },
   { name: 'an empty merge', method: 'POST', target: MERGE_Q, ...json({}), observed: ['client.body.fields'] },
   { name: 'a fraction for a counter', method: 'POST', target: '/agent/run', ...json({ ...RUN, overallSent: 1.5 }), fail: ['client.body.types'] },
   { name: 'an object for the agency code', method: 'POST', target: '/agent/run', ...json({ ...RUN, agencyCode: { code: '128' } }), fail: ['client.body.types'] },
@@ -80,6 +91,15 @@ const CASES: Case[] = [
   { name: '"5" for a counter (lossless)', method: 'POST', target: '/agent/run', ...json({ ...RUN, overallSent: '5' }), observed: ['client.coercion'] },
   { name: 'a boolean for a counter (lossless)', method: 'POST', target: '/agent/run', ...json({ ...RUN, overallSent: true }), observed: ['client.coercion'] },
   { name: 'a number for the agency code (lossless)', method: 'POST', target: '/agent/run', ...json({ ...RUN, agencyCode: 128 }), observed: ['client.coercion'] },
+  { name: 'one agency work where a list is expected (lossless, as XML\'s single element)', method: 'POST', target: MERGE_Q, ...json({ agencyWorks: { agencyCode: '128', agencyWorkCode: 'IM00700100' } }), observed: ['client.coercion'] },
+  // XML as careful writers send it: never a false violation.
+  { name: 'an empty XML list element (<iswcs />, XmlSerializer\'s empty list)', method: 'POST', target: MERGE_Q, ...xml('<MergeRequest><iswcs /><agencyWorks><agencyCode>128</agencyCode><agencyWorkCode>IM00700100</agencyWorkCode></agencyWorks></MergeRequest>'), observed: ['client.xml'] },
+  { name: 'a nil XML list (as JSON null)', method: 'POST', target: MERGE_Q, ...xml('<MergeRequest xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><iswcs xsi:nil="true" /><agencyWorks><agencyCode>128</agencyCode><agencyWorkCode>IM00700100</agencyWorkCode></agencyWorks></MergeRequest>'), observed: ['client.body.fields'] },
+  { name: 'XML with a charset, a declared encoding and a byte order mark', method: 'POST', target: MERGE_Q, headers: { 'content-type': 'application/xml; charset=utf-8' }, body: '\uFEFF<?xml version="1.0" encoding="UTF-8"?>\n<MergeRequest><iswcs>T3100000015</iswcs></MergeRequest>' },
+  { name: 'latin1 XML labelled by its Content-Type charset', method: 'POST', target: MERGE_Q, headers: { 'content-type': 'text/xml; charset="ISO-8859-1"' }, body: '<MergeRequest><agencyWorks><agencyCode>128</agencyCode><agencyWorkCode>IM\u00e91</agencyWorkCode></agencyWorks></MergeRequest>' },
+  { name: 'latin1 XML declaring windows-1252', method: 'POST', target: MERGE_Q, ...xml('<?xml version="1.0" encoding="windows-1252"?><MergeRequest><agencyWorks><agencyCode>128</agencyCode><agencyWorkCode>IM\u00e91</agencyWorkCode></agencyWorks></MergeRequest>') },
+  { name: 'latin1 XML declaring an encoding the sandbox does not decode: not judged, recorded', method: 'POST', target: MERGE_Q, ...xml('<?xml version="1.0" encoding="x-agency-private"?><MergeRequest><iswcs>\u00e9</iswcs></MergeRequest>'), observed: ['client.xml'] },
+  { name: 'latin1 XML declaring nothing (invalid UTF-8)', method: 'POST', target: MERGE_Q, ...xml('<MergeRequest><agencyWorks><agencyCode>128</agencyCode><agencyWorkCode>IM\u00e91</agencyWorkCode></agencyWorks></MergeRequest>'), fail: ['client.body.syntax'] },
   { name: 'one ISWC where a list is expected', method: 'POST', target: MERGE_Q, ...json({ iswcs: 'T3100000015' }), observed: ['client.coercion'] },
   // Limits (2, 8), on every reading of "characters".
   { name: 'a 4-character agency code', method: 'POST', target: '/agent/run', ...json({ ...RUN, agencyCode: '1280' }), fail: ['client.body.limits'] },
@@ -121,8 +141,8 @@ function judged(c: Case): { fail: string[]; observed: string[] } {
   const path = q < 0 ? c.target : c.target.slice(0, q);
   const headers: Record<string, string> = { [HEADER]: KEY, ...c.headers };
   if (headers[HEADER] === '') delete headers[HEADER];
-  const body = c.body === undefined ? Buffer.alloc(0) : c.name.includes('invalid UTF-8') ? Buffer.from(c.body, 'latin1') : Buffer.from(c.body, 'utf8');
-  const request: ClientRequest = { seq: 2, at: Date.now(), method: c.method, target: c.target, path, rawQuery: q < 0 ? '' : c.target.slice(q + 1), headers, body, tooLarge: false, operation: operations().find((op) => op.method === c.method && op.path === path) ?? null };
+  const body = c.body === undefined ? Buffer.alloc(0) : c.name.includes('invalid UTF-8') || c.name.startsWith('latin1') ? Buffer.from(c.body, 'latin1') : Buffer.from(c.body, 'utf8');
+  const request: ClientRequest = { seq: 2, at: Date.now(), method: c.method, target: c.target, path, rawQuery: q < 0 ? '' : c.target.slice(q + 1), headers, body, tooLarge: c.tooLarge ?? false, operation: operations().find((op) => op.method === c.method && op.path === path) ?? null };
   const session: SessionView = { keyHeader: HEADER, key: KEY, xmlArrays: c.xmlArrays ?? 'unwrapped', issuedRunIds: new Set(), throttle: undefined, retry: undefined, rate: undefined, ...c.session };
   const verdicts = judgeRequest({ request, view: viewOf(request), session }, false);
   return { fail: verdicts.filter((v) => v.verdict === 'fail').map((v) => v.check).sort(), observed: verdicts.filter((v) => v.verdict === 'observed').map((v) => v.check).sort() };

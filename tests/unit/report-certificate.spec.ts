@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { Certificate } from '../../lib/report/certificate.ts';
-import { UNSIGNED_INTEGRITY, buildCertificate, documentSections, renderCertificateHtml, signCertificate, verifyCertificate } from '../../lib/report/certificate.ts';
+import { UNSIGNED_INTEGRITY, buildCertificate, certificateDigest, documentSections, renderCertificateHtml, signCertificate, verifyCertificate } from '../../lib/report/certificate.ts';
 import { publicKeyFromPem } from '../../lib/report/signature.ts';
 import { inProcessReport } from '../support/in-process.ts';
 import type { ConformanceReport } from '../../lib/report/model.ts';
@@ -209,4 +209,38 @@ test('the certificate carries the run identifiers the target issued', () => {
   // Runs the harness ended (their request named the runId) are not counted again as issued.
   const ended = clean.executions.filter((e) => e.operation === 'notifyAgentRun' && /runId/.test(e.exchange?.request.body ?? '') && e.exchange?.response?.status === 200);
   expect(ended.length).toBeGreaterThan(0);
+});
+
+test('a failure that does not gate (http, not strict) leaves the certificate conformant, and verify agrees; a gating flag that contradicts its level is caught', async () => {
+  const report = await inProcessReport({ faults: ['405-without-allow'] });
+  expect(report.meta.strict).toBe(false);
+  const cert = buildCertificate({ report });
+  const http = cert.failures.filter((f) => f.level === 'http');
+  expect(http.length).toBeGreaterThan(0);
+  expect(http.every((f) => !f.gating)).toBe(true);
+  expect(cert.verdict).toBe('conformant');
+  expect(verifyCertificate(cert)).toMatchObject({ ok: true, problems: [] });
+  // Edited so that a spec failure reads as not gating (digest recomputed): inconsistent.
+  const edited = JSON.parse(JSON.stringify(cert)) as Certificate;
+  const first = edited.failures[0];
+  if (!first) throw new Error('fixture: no failure');
+  first.level = 'spec';
+  edited.digest.value = certificateDigest(edited);
+  expect(verifyCertificate(edited).problems).toContain(`failure ${first.checkId} [spec] is marked not gating, but a spec failure gates`);
+  expect(verifyCertificate(edited).problems).toContain('verdict "conformant" with gating failures or spec checks not exercised');
+});
+
+test('the command line: certify a run whose only failures do not gate, and verify it (exit 0 both)', async () => {
+  const report = await inProcessReport({ faults: ['405-without-allow'] });
+  const dir = mkdtempSync(path.join(tmpdir(), 'iswc-cert-'));
+  try {
+    const reportFile = path.join(dir, 'conformance.json');
+    writeFileSync(reportFile, JSON.stringify(report));
+    const issued = run('certify', ['--target', 'fixtures/targets/embedded.json', '--report', reportFile, '--out', dir]);
+    expect(issued.code, issued.out).toBe(0);
+    const verified = run('verify', [path.join(dir, 'certificate.json'), '--allow-unsigned']);
+    expect(verified.code, verified.out).toBe(0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

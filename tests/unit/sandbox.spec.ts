@@ -1,4 +1,6 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -7,6 +9,8 @@ import { clientReportViolations } from '../../lib/report/client/validate.ts';
 import { parseSandboxArgs } from '../../lib/sandbox/options.ts';
 import type { SandboxOptions } from '../../lib/sandbox/options.ts';
 import { startSandbox } from '../../lib/sandbox/run.ts';
+import { SandboxSession } from '../../lib/sandbox/session.ts';
+import { buildClientReport } from '../../lib/report/client/build.ts';
 import { RateWindow, parseInjections, parseRateLimit } from '../../lib/sandbox/trouble.ts';
 
 /** The sandbox as a library: its command line, trouble and rate limit, a session's reports and what they never hold. */
@@ -66,6 +70,8 @@ test('bad usage says what is wrong', () => {
   expect(usage(['--inject', 'teapot@1'])).toMatch(/unknown kind "teapot"/);
   expect(usage(['--inject', '429@0'])).toMatch(/N counts requests from 1/);
   expect(usage(['--inject', '429@3,reset@3'])).toMatch(/request 3 is given two kinds of trouble/);
+  expect(usage(['--requests', '3', '--inject', '429@2,503@4'])).toBe('--inject 503@4: the session ends after --requests 3, so request 4 never comes');
+  expect(options(['--requests', '3', '--inject', '429@3']).inject).toEqual([{ kind: '429', at: 3 }]);
   expect(usage(['--rate-limit', 'fast'])).toMatch(/"fast" is not a rate/);
   expect(usage(['--rate-limit', '10/fortnight'])).toMatch(/unknown unit "fortnight"/);
   expect(usage(['--target', '/nonexistent/profile.json'])).toMatch(/Cannot read target profile/);
@@ -145,7 +151,7 @@ test('the session ends after --requests N answers, and after --idle seconds with
     expect(ended.report).toMatchObject({ endedBy: 'requests', requests: 2, verdict: 'conformant' });
     const byIdle = await startSandbox(options(['--report-dir', dir, '--idle', '0.3']));
     const idle = await byIdle.done;
-    expect(idle.report).toMatchObject({ endedBy: 'idle', requests: 0, verdict: 'conformant' });
+    expect(idle.report).toMatchObject({ endedBy: 'idle', requests: 0, verdict: 'incomplete' });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -156,4 +162,234 @@ test('the command refuses a key flag, naming ISWC_SANDBOX_KEY, exit 2', async ()
   const result = await cliInProcess(['sandbox', '--key', 'x']);
   expect(result.code).toBe(2);
   expect(result.stderr).toContain('set ISWC_SANDBOX_KEY in the environment');
+});
+
+test('an XML body nested 60,000 levels deep is recorded by client.xml, not judged, and the session goes on', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'iswc-sandbox-'));
+  try {
+    const running = await startSandbox(options(['--report-dir', dir]));
+    const deep = `<AgentRun><agentVersion>${'<a>'.repeat(60_000)}${'</a>'.repeat(60_000)}</agentVersion></AgentRun>`;
+    const headers = { 'Ocp-Apim-Subscription-Key': KEY, 'Content-Type': 'application/xml' };
+    expect((await fetch(`${running.url}/agent/run`, { method: 'POST', headers, body: deep })).status).toBe(400);
+    // The session is alive: the next request is answered and judged.
+    expect((await fetch(`${running.url}/submission?preferredIswc=T9999999994&agency=128&workcode=W1&sourceDb=128&reasonCode=EdiV1`, { method: 'DELETE', headers: { 'Ocp-Apim-Subscription-Key': KEY } })).status).toBe(404);
+    const result = await running.stop();
+    expect(result.exitCode).toBe(0);
+    expect(result.report).toMatchObject({ requests: 2, verdict: 'conformant' });
+    expect(result.report.violations).toEqual([]);
+    const xml = result.report.observations.find((o) => o.check === 'client.xml');
+    expect(xml?.received).toContain('elements nested 60002 levels deep, past the 64 the sandbox reads');
+    // Well-formedness is judged whatever the depth; the fields are not.
+    const judged = new Set(result.report.checks.exercised.map((c) => c.id));
+    expect(judged.has('client.body.syntax')).toBe(true);
+    expect(judged.has('client.body.fields')).toBe(false);
+    expect(clientReportViolations(JSON.parse(readFileSync(path.join(dir, 'client-conformance.json'), 'utf8')))).toEqual([]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a judgement that raises is a defect of the sandbox: recorded once, redacted, the session told to end, nothing judged after it', async () => {
+  const session = new SandboxSession({ key: KEY, keyHeader: 'ocp-apim-subscription-key', xmlArrays: 'unwrapped', strict: false, inject: [], rateLimit: null, retryAfterSeconds: 2, slowMs: 10 });
+  const defects: string[] = [];
+  session.onDefect = (d) => defects.push(d);
+  // Headers whose Content-Type cannot be read: the judgement raises (the request itself is taken as it came).
+  const known: Record<string, string> = { 'ocp-apim-subscription-key': KEY };
+  const hostile = new Proxy(known, {
+    get(target, name) {
+      if (name === 'content-type') throw new Error(`cannot read the header (key ${KEY})`);
+      return target[name as string];
+    },
+  });
+  const req = (url: string, headers: Record<string, string>) => ({ method: 'DELETE', url, headers }) as unknown as IncomingMessage;
+  // Neither gets trouble: the hook lets the reference server answer (undefined).
+  expect(session.before(req('/submission?agency=128', hostile), { kind: 'ok', bytes: Buffer.alloc(0) })).toBeUndefined();
+  expect(session.before(req('/submission?agency=128', { 'ocp-apim-subscription-key': KEY }), { kind: 'ok', bytes: Buffer.alloc(0) })).toBeUndefined();
+  await new Promise((r) => setImmediate(r));
+  expect(defects).toHaveLength(1);
+  expect(defects[0]).toMatch(/^judging request 1 \(DELETE \/submission\) raised Error: cannot read the header/);
+  expect(defects[0]).not.toContain(KEY);
+  const summary = session.conclude();
+  expect(summary.defect).toBe(defects[0]);
+  const report = buildClientReport({ findings: session.findings, strict: false, startedAt: session.startedAt, finishedAt: Date.now(), endedBy: 'defect', sandbox: { url: 'http://127.0.0.1:1', choices: 'production', profile: 'p', inject: [], rateLimit: null, requestLimit: null, idleSeconds: null }, ...summary });
+  expect(report.checks.exercised).toEqual([]);
+  expect(report.defect).toBe(defects[0]);
+  expect(report.verdictText).toContain('an internal error of the sandbox ended the session');
+  expect(clientReportViolations(JSON.parse(JSON.stringify(report)))).toEqual([]);
+});
+
+/** Writes raw bytes to the sandbox over one connection: `parts` with a pause between them, then closes it. */
+async function rawRequest(url: string, parts: string[], pauseMs: number): Promise<void> {
+  const { port } = new URL(url);
+  const socket = connect(Number(port), '127.0.0.1');
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  for (const [i, part] of parts.entries()) {
+    if (i > 0) await new Promise((r) => setTimeout(r, pauseMs));
+    socket.write(part);
+  }
+  socket.destroy();
+}
+
+test('a client that goes away mid-body is neither judged nor left in flight: --idle still ends the session', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'iswc-sandbox-'));
+  try {
+    const running = await startSandbox(options(['--report-dir', dir, '--idle', '0.5']));
+    const head = `POST /agent/run HTTP/1.1\r\nHost: x\r\nOcp-Apim-Subscription-Key: ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n`;
+    await rawRequest(running.url, [head, '{"agencyC'], 20);
+    const ended = await Promise.race([running.done, new Promise<null>((r) => setTimeout(() => r(null), 10_000))]);
+    expect(ended, 'the session is still running 10 s after the client went away').not.toBeNull();
+    // Never judged: a truncated body is not a request without a body.
+    expect(ended?.report).toMatchObject({ endedBy: 'idle', requests: 0, verdict: 'incomplete', violations: [] });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('--idle does not end a session while a request is uploading: a request in progress is activity', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'iswc-sandbox-'));
+  try {
+    const running = await startSandbox(options(['--report-dir', dir, '--idle', '0.3', '--requests', '1']));
+    const body = JSON.stringify({ agentVersion: 'a', agencyCode: '128' });
+    const head = `POST /agent/run HTTP/1.1\r\nHost: x\r\nOcp-Apim-Subscription-Key: ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+    // The body comes in three parts, 400 ms apart: longer than --idle between the head and the end.
+    const { port } = new URL(running.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    const answer = new Promise<string>((resolve) => {
+      let text = '';
+      socket.on('data', (d: Buffer) => (text += d.toString('utf8')));
+      socket.on('close', () => resolve(text));
+    });
+    socket.write(head);
+    for (const part of [body.slice(0, 10), body.slice(10, 20), body.slice(20)]) {
+      await new Promise((r) => setTimeout(r, 400));
+      socket.write(part);
+    }
+    const ended = await running.done;
+    // The session's end closes the connection, after the answer.
+    expect(await answer).toMatch(/^HTTP\/1\.1 200/);
+    expect(ended.report).toMatchObject({ endedBy: 'requests', requests: 1 });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('an absolute-form target (as a proxy sends it) is judged by its path; a CORS preflight is counted, never judged', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'iswc-sandbox-'));
+  try {
+    const running = await startSandbox(options(['--report-dir', dir]));
+    const { host, port } = new URL(running.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    const answer = new Promise<string>((resolve) => {
+      let text = '';
+      socket.on('data', (d: Buffer) => (text += d.toString('utf8')));
+      socket.on('close', () => resolve(text));
+    });
+    socket.write(`DELETE ${running.url}/submission?preferredIswc=T9999999994&agency=128&workcode=W1&sourceDb=128&reasonCode=EdiV1 HTTP/1.1\r\nHost: ${host}\r\nOcp-Apim-Subscription-Key: ${KEY}\r\nConnection: close\r\n\r\n`);
+    expect(await answer).toMatch(/^HTTP\/1\.1 404/);
+    // The browser's preflight carries no key (Fetch standard): it is not the client's request to judge.
+    const preflight = await fetch(`${running.url}/agent/run`, { method: 'OPTIONS', headers: { Origin: 'https://agency.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type, ocp-apim-subscription-key' } });
+    await preflight.arrayBuffer();
+    const result = await running.stop();
+    expect(result.report.violations).toEqual([]);
+    expect(result.report).toMatchObject({ requests: 2, verdict: 'conformant', operations: { deleteSubmission: 1, 'cors-preflight': 1 } });
+    expect(clientReportViolations(JSON.parse(readFileSync(path.join(dir, 'client-conformance.json'), 'utf8')))).toEqual([]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a --report-dir that cannot be written is refused at start, exit 2, in one plain line, before any request', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'iswc-sandbox-'));
+  try {
+    const file = path.join(dir, 'a-file');
+    writeFileSync(file, 'not a directory');
+    const { cliInProcess } = await import('../support/cli.ts');
+    // --requests 1: were the session started, it would wait for a request; it must not start at all.
+    const result = await cliInProcess(['sandbox', '--report-dir', path.join(file, 'reports'), '--requests', '1'], { env: { ISWC_SANDBOX_KEY: KEY } });
+    expect(result.code).toBe(2);
+    expect(result.stdout).not.toContain('listening');
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/^iswc-conformance sandbox: --report-dir .*a-file\/reports cannot take the reports \(a part of the path is a file, not a directory\): choose a directory you can write to$/m);
+    await expect(startSandbox(options(['--report-dir', path.join(file, 'reports')]))).rejects.toThrow(/cannot take the reports/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('ISWC_STRICT is read as the run reads it: 1/true/yes, 0/false/no, blank is unset, anything else a usage error', () => {
+  for (const on of ['1', 'true', 'YES', ' 1 ']) expect(options([], { ISWC_SANDBOX_KEY: KEY, ISWC_STRICT: on }).strict, on).toBe(true);
+  for (const off of ['0', 'false', 'no', '']) expect(options([], { ISWC_SANDBOX_KEY: KEY, ISWC_STRICT: off }).strict, off).toBe(false);
+  expect(usage([], { ISWC_STRICT: 'maybe' })).toBe('ISWC_STRICT must be 1 or 0, got "maybe"');
+});
+
+test('runs started in a long session: only a bounded number keep their request whole, the ends free them, the report still counts every run', async () => {
+  const session = new SandboxSession({ key: KEY, keyHeader: 'ocp-apim-subscription-key', xmlArrays: 'unwrapped', strict: false, inject: [], rateLimit: null, retryAfterSeconds: 2, slowMs: 10 });
+  const body = Buffer.from(JSON.stringify({ agentVersion: 'x'.repeat(5000), agencyCode: '128' }));
+  const send = async (payload: Buffer, runId: string): Promise<void> => {
+    const req = { method: 'POST', url: '/agent/run', headers: { 'ocp-apim-subscription-key': KEY, 'content-type': 'application/json' } } as unknown as IncomingMessage;
+    session.received(req);
+    expect(session.before(req, { kind: 'ok', bytes: payload })).toBeUndefined();
+    await new Promise((r) => setImmediate(r));
+    session.after(req, { status: 200, body: { kind: 'json', text: JSON.stringify({ runId }) }, headers: {} });
+    session.finished(req);
+  };
+  const { MAX_OPEN_RUN_REQUESTS } = await import('../../lib/sandbox/session.ts');
+  const starts = MAX_OPEN_RUN_REQUESTS + 100;
+  for (let i = 0; i < starts; i += 1) await send(body, `run-${i}`);
+  expect(session.runRequestsHeld).toBe(MAX_OPEN_RUN_REQUESTS);
+  // Ending the first 100 runs frees what they held.
+  for (let i = 0; i < 100; i += 1) await send(Buffer.from(JSON.stringify({ agentVersion: 'a', agencyCode: '128', runId: `run-${i}` })), 'ignored');
+  expect(session.runRequestsHeld).toBe(MAX_OPEN_RUN_REQUESTS - 100);
+  const summary = session.conclude();
+  expect(summary.runs).toEqual({ started: starts, ended: 100 });
+  const report = buildClientReport({ findings: session.findings, strict: false, startedAt: session.startedAt, finishedAt: Date.now(), endedBy: 'stop', sandbox: { url: 'http://127.0.0.1:1', choices: 'production', profile: 'p', inject: [], rateLimit: null, requestLimit: null, idleSeconds: null }, ...summary });
+  const open = report.checks.exercised.find((c) => c.id === 'client.runs-ended');
+  expect(open).toMatchObject({ passed: 100, observed: starts - 100 });
+  // The runs left open the report shows carry the request as sent.
+  const shown = report.observations.filter((o) => o.check === 'client.runs-ended');
+  expect(shown.length).toBeGreaterThan(0);
+  for (const o of shown) expect(o.request.body.length).toBeGreaterThan(1000);
+});
+
+test('client.retries-bounded counts retries in a row within the window: the same request sent anew long after its trouble is no retry', async () => {
+  const realNow = Date.now;
+  let clock = realNow();
+  Date.now = () => clock;
+  try {
+    const session = new SandboxSession({ key: KEY, keyHeader: 'ocp-apim-subscription-key', xmlArrays: 'unwrapped', strict: true, inject: [], rateLimit: null, retryAfterSeconds: 2, slowMs: 10 });
+    const send = async (url: string, status: number): Promise<void> => {
+      const req = { method: 'DELETE', url, headers: { 'ocp-apim-subscription-key': KEY } } as unknown as IncomingMessage;
+      session.received(req);
+      void session.before(req, { kind: 'ok', bytes: Buffer.alloc(0) });
+      await new Promise((r) => setImmediate(r));
+      session.after(req, { status, body: { kind: 'json', text: '{}' }, headers: {} });
+      session.finished(req);
+    };
+    const failures = (): number => session.findings.violations.filter((v) => v.check === 'client.retries-bounded').length;
+    const a = '/submission?preferredIswc=T9999999994&agency=128&workcode=A&sourceDb=128&reasonCode=EdiV1';
+    // Six answers of trouble, a minute apart: the sixth retry, within the window, is one too many.
+    for (let i = 0; i < 6; i += 1) {
+      await send(a, 503);
+      clock += 60_000;
+    }
+    await send(a, 404);
+    expect(failures()).toBe(1);
+    // The same, but the last attempt comes 16 minutes after the trouble before it: sent anew, not retried.
+    const b = a.replace('workcode=A', 'workcode=B');
+    for (let i = 0; i < 6; i += 1) {
+      await send(b, 503);
+      clock += i === 5 ? 16 * 60_000 : 60_000;
+    }
+    await send(b, 404);
+    expect(failures()).toBe(1);
+    // The memory of trouble is bounded: past MAX_TROUBLED other requests, the stalest is forgotten.
+    const { MAX_TROUBLED } = await import('../../lib/sandbox/session.ts');
+    const c = a.replace('workcode=A', 'workcode=C');
+    for (let i = 0; i < 6; i += 1) await send(c, 503);
+    for (let i = 0; i < MAX_TROUBLED; i += 1) await send(a.replace('workcode=A', `workcode=X${i}`), 503);
+    await send(c, 404);
+    expect(failures()).toBe(1);
+  } finally {
+    Date.now = realNow;
+  }
 });

@@ -96,7 +96,10 @@ function walkObject(value: Record<string, unknown>, raw: SchemaNode, prefix: str
         out.leaves.push({ path, name, schema: prop, value: null });
         continue;
       }
-      const items = Array.isArray(v) ? v : isObject(v) ? undefined : [v];
+      // One value where a list is expected (a string for iswcs, an agency work for agencyWorks) is read
+      // as a list of one by a lenient reader, as XML's single element is: recorded, never refused.
+      const single = !Array.isArray(v) && (item.type === 'object' ? isObject(v) : !isObject(v));
+      const items = Array.isArray(v) ? v : single ? [v] : undefined;
       if (items === undefined) {
         out.shapes.push({ path, expected: 'an array', received: describe(v), lossless: false });
         continue;
@@ -106,6 +109,8 @@ function walkObject(value: Record<string, unknown>, raw: SchemaNode, prefix: str
         const at = `${path}[${i}]`;
         if (item.type === 'object') {
           if (isObject(entry)) walkObject(entry, itemRaw, at, out, NONE);
+          // A null item, as a null ISWC: recorded (client.body.fields), not a type error of one list only.
+          else if (entry === null) out.leaves.push({ path: at, name, schema: item, value: null });
           else out.shapes.push({ path: at, expected: 'an object (2.4)', received: describe(entry), lossless: false });
         } else {
           out.leaves.push({ path: at, name, schema: item, value: entry });
@@ -170,7 +175,7 @@ const NUMERIC_TEXT = /^\s*[+-]?[0-9]+\s*$/;
  * Whether a value is of the stated type: `fits`; `lossless` when a lenient reader converts it without
  * loss ("5" for an integer, a number or boolean for a string, a boolean for an integer); `never` when no
  * reading takes it (a word or a fraction for an integer, an object or array for a scalar, in JSON; XML
- * text that is not an integer where one is stated); `null` for null or, in XML, an empty integer.
+ * text that is not an integer where one is stated); `null` for null or empty text for an integer (JSON and XML alike).
  */
 export function typeFit(leaf: Leaf, format: Format): TypeFit {
   const v = leaf.value;
@@ -179,7 +184,9 @@ export function typeFit(leaf: Leaf, format: Format): TypeFit {
     if (typeof v === 'number') return Number.isInteger(v) ? 'fits' : 'never';
     if (typeof v === 'boolean') return 'lossless';
     if (typeof v === 'string') {
-      if (format === 'xml') return v.trim() === '' ? 'null' : 'never';
+      // Empty text for an integer is null to readers of nullable counters, in JSON as in XML (<overallSent/>).
+      if (v.trim() === '') return 'null';
+      if (format === 'xml') return 'never';
       return NUMERIC_TEXT.test(v) ? 'lossless' : 'never';
     }
     return 'never';

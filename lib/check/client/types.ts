@@ -62,6 +62,11 @@ export interface RequestView {
   textError: string | undefined;
   /** The body parsed in its format (JSON: any value; XML: read along the resource's schema). */
   parsed: DecodedBody | undefined;
+  /**
+   * Why a body the sandbox could not read was left unread (XML nested deeper than it reads): the body
+   * checks do not judge it, and client.xml records this (never a client's violation).
+   */
+  unread: string | undefined;
 }
 
 /** What the session knows when a request is judged: the key, the runs issued, throttling, retries. */

@@ -39,6 +39,10 @@ export function certifyClient(values: OptionValues, io: CliIo): number {
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
+  if (report.verdict === 'incomplete' || report.checks.exercised.length === 0) {
+    io.stderr(`no client certificate: the session of ${path.relative(io.cwd, reportFile) || reportFile} judged no request of the client (${report.requests} request(s) received), so it shows nothing to certify; run the client against the sandbox and certify that session\n`);
+    return EXIT.NOT_CONFORMANT;
+  }
   const issued = buildClientCertificate(report);
   const certificate = signingKey ? signClientCertificate(issued, signingKey) : issued;
   const outDir = path.resolve(io.cwd, stringOption(values, 'out') ?? path.dirname(reportFile));

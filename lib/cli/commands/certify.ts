@@ -81,7 +81,7 @@ export const certifyCommand: Command = {
   environment: RUN_ENVIRONMENT,
   exitCodes: [
     [EXIT.OK, 'conformant (with waivers or not): certificate written'],
-    [EXIT.NOT_CONFORMANT, 'not conformant, or incomplete: certificate written with that verdict'],
+    [EXIT.NOT_CONFORMANT, 'not conformant, or incomplete: certificate written with that verdict; with --client, a session that judged no request of the client gets no certificate (said on stderr)'],
     exitMeaning(EXIT.USAGE, `; or the run differs from what was asked for (profile, agency, base URL, harness, document, waivers, seed, plan), or wrote no report: no certificate was issued`),
     exitMeaning(EXIT.TARGET_UNUSABLE, `: no certificate issued (also for --report of such a run)`),
     exitMeaning(EXIT.INTERNAL),

@@ -212,7 +212,7 @@ async function replaySequence(ctx: CaseContext, fresh: World, format: Format): P
   );
   if (!sent) throw new Error(`model test: fast-check offered no sequence at path ${replay.path} (seed ${replay.seed})`);
   const { log, sequence } = sent;
-  log.forEach((probe, i) => ctx.record({ ...probe.step, label: `sequence ${sequence} replayed · step ${i + 1}: ${probe.step.label}` }, probe.exchange, replay));
+  log.forEach((probe, i) => ctx.record({ ...probe.step, label: `sequence replayed · step ${i + 1}: ${probe.step.label}` }, probe.exchange, { ...replay, generated: `sequence ${sequence} replayed` }));
 }
 
 /**
@@ -283,8 +283,10 @@ export function modelCases(_profile: TargetProfile): CaseDef[] {
         const replay = result.failed
           ? { seed: result.seed, ...(result.counterexamplePath ? { path: result.counterexamplePath } : {}), ...(replayPath !== undefined ? { replayPath } : {}), modelState: failingBefore }
           : { seed: result.seed, path: String(lastIndex), modelState: lastBefore };
-        const prefix = result.failed ? `minimal failing sequence ${sequence}` : `${result.numRuns} sequences passed (last shown)`;
-        shown.forEach((probe, i) => ctx.record({ ...probe.step, label: `${prefix} · step ${i + 1}: ${probe.step.label}` }, probe.exchange, replay));
+        // The label feeds the failure's id: the sequence and the counts, which change with the seed, go to `generated`.
+        const prefix = result.failed ? 'minimal failing sequence' : 'sequences passed (last shown)';
+        const generated = result.failed ? `minimal failing sequence ${sequence}` : `${result.numRuns} sequences passed (last shown)`;
+        shown.forEach((probe, i) => ctx.record({ ...probe.step, label: `${prefix} · step ${i + 1}: ${probe.step.label}` }, probe.exchange, { ...replay, generated }));
         if (result.failed && !failingRun) throw new Error(`model test failed without a failing answer: ${fc.stringify(result.errorInstance)}`);
       },
     },

@@ -42,11 +42,12 @@ export async function property<T>(ctx: CaseContext, label: string, arb: fc.Arbit
     { seed: ctx.seed, numRuns: ctx.runs, endOnFailure: ctx.noShrink ?? false },
   );
   if (result.failed && lastFailing) {
-    const step = { ...lastFailing.step, label: `${label}: minimal failing input after ${result.numRuns} runs and ${result.numShrinks} shrinks` };
-    ctx.record(step, lastFailing.exchange, { seed: result.seed, ...(result.counterexamplePath ? { path: result.counterexamplePath } : {}) });
+    // The label feeds the failure's id: counts and values that change with the seed go to `generated`.
+    const step = { ...lastFailing.step, label: `${label}: minimal failing input` };
+    ctx.record(step, lastFailing.exchange, { seed: result.seed, ...(result.counterexamplePath ? { path: result.counterexamplePath } : {}), generated: `minimal failing input after ${result.numRuns} runs and ${result.numShrinks} shrinks` });
   } else if (last) {
     // The last of numRuns inputs: its path is its index.
-    ctx.record({ ...last.step, label: `${label}: ${result.numRuns} runs passed (last input shown)` }, last.exchange, { seed: result.seed, path: String(result.numRuns - 1) });
+    ctx.record({ ...last.step, label: `${label}: runs passed (last input shown)` }, last.exchange, { seed: result.seed, path: String(result.numRuns - 1), generated: `${result.numRuns} runs passed` });
   }
   if (result.failed && !lastFailing) throw new Error(`property ${label} failed without a failing answer: ${fc.stringify(result.errorInstance)}`);
 }
@@ -69,7 +70,7 @@ async function replayInput<T>(ctx: CaseContext, label: string, arb: fc.Arbitrary
     { seed: replay.seed, path: replay.path, numRuns: 1, endOnFailure: true },
   );
   if (!sent) throw new Error(`property ${label}: fast-check offered no input at path ${replay.path} (seed ${replay.seed})`);
-  ctx.record({ ...sent.step, label: `${label}: input replayed (seed ${replay.seed}, path ${replay.path})` }, sent.exchange, { seed: replay.seed, path: replay.path });
+  ctx.record({ ...sent.step, label: `${label}: input replayed` }, sent.exchange, { seed: replay.seed, path: replay.path, generated: `input replayed (seed ${replay.seed}, path ${replay.path})` });
 }
 
 /** The status a nominal request got, for differential acceptance (null when it got no answer). */

@@ -10,16 +10,21 @@ export interface ClientReportInput {
   endedBy: ClientReport['endedBy'];
   sandbox: ClientReport['sandbox'];
   requests: number;
+  /** Requests the client checks judged (CORS preflights are not): none, and the verdict is incomplete. */
+  judged: number;
   operations: Record<string, number>;
   userAgents: string[];
   agencies: Record<string, number>;
   agency: string | null;
   trouble: TroubleMet[];
   runs: { started: number; ended: number };
+  /** A defect of the sandbox that ended the session (judging a request raised), or null. */
+  defect: string | null;
 }
 
 /** "conformant", "conformant (2 observations)", "not conformant: 3 violations of 2 checks". */
 export function clientVerdictText(verdict: ClientReport['verdict'], gating: number, checks: number, observed: number): string {
+  if (verdict === 'incomplete') return 'incomplete: the client sent no request the sandbox judges, so the session shows nothing of it (no certificate)';
   if (verdict === 'not conformant') return `not conformant: ${gating} gating violation${gating === 1 ? '' : 's'} of ${checks} check${checks === 1 ? '' : 's'}`;
   return observed > 0 ? `conformant (${observed} observation${observed === 1 ? '' : 's'} on open points)` : 'conformant';
 }
@@ -27,13 +32,14 @@ export function clientVerdictText(verdict: ClientReport['verdict'], gating: numb
 /** The client report of a session: verdict, tallies, findings, trouble met. The findings are already redacted. */
 export function buildClientReport(input: ClientReportInput): ClientReport {
   const { checks, groups } = input.findings.tallies();
-  const verdict: ClientReport['verdict'] = checks.gatingFailures > 0 ? 'not conformant' : 'conformant';
+  const verdict: ClientReport['verdict'] = checks.gatingFailures > 0 ? 'not conformant' : input.judged === 0 ? 'incomplete' : 'conformant';
   const gatingChecks = new Set(input.findings.violations.filter((v) => v.gating).map((v) => v.check)).size;
+  const verdictText = clientVerdictText(verdict, checks.gatingFailures, gatingChecks, checks.observed);
   return {
     kind: 'iswc-conformance-client-report',
     reportVersion: 1,
     verdict,
-    verdictText: clientVerdictText(verdict, checks.gatingFailures, gatingChecks, checks.observed),
+    verdictText: input.defect === null ? verdictText : `${verdictText}, of the requests judged before an internal error of the sandbox ended the session`,
     strict: input.strict,
     startedAt: new Date(input.startedAt).toISOString(),
     finishedAt: new Date(input.finishedAt).toISOString(),
@@ -53,5 +59,6 @@ export function buildClientReport(input: ClientReportInput): ClientReport {
     observationsOmitted: input.findings.observationsOmitted,
     trouble: input.trouble,
     runs: input.runs,
+    ...(input.defect === null ? {} : { defect: input.defect }),
   };
 }

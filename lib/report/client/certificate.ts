@@ -76,6 +76,8 @@ function withDigest(content: Content): ClientCertificate {
 
 /** The certificate of the session a client-conformance.json records (read and validated by the caller). */
 export function buildClientCertificate(report: ClientReport, date = new Date()): ClientCertificate {
+  // The command line refuses first, saying why (lib/cli/commands/certify-client.ts).
+  if (report.verdict === 'incomplete') throw new Error('a session that judged no request of the client shows nothing to certify');
   const judged = new Set(report.checks.exercised.map((c) => c.id));
   const notExercised = allClientChecks()
     .filter((c) => c.level !== 'observed' && !judged.has(c.id))
@@ -155,7 +157,11 @@ export function verifyClientCertificate(value: unknown, options: { publicKey?: K
     }
   }
   if (!signature && cert.integrity !== CLIENT_UNSIGNED_INTEGRITY) problems.push('the integrity statement claims a signature, but the certificate carries none');
+  const version = (value as { certificateVersion?: unknown }).certificateVersion;
+  if (version !== 1) problems.push(`certificateVersion ${JSON.stringify(version) ?? '(none)'} is not one this harness reads (1)`);
   const checks = Array.isArray(cert.checks) ? cert.checks : [];
+  const judged = checks.some((c) => c.passed + c.failed + c.observed > 0);
+  if (cert.verdict === 'conformant' && (!judged || !((cert.session?.requests ?? 0) > 0))) problems.push('verdict "conformant" on a session that judged no request of the client: it shows nothing to certify');
   const gatingFailed = checks.filter((c) => c.failed > 0 && (c.level === 'spec' || (c.level === 'http' && cert.session?.strict === true)));
   if (cert.verdict === 'conformant' && gatingFailed.length > 0) problems.push(`verdict "conformant" with failing gating checks: ${gatingFailed.map((c) => c.id).join(', ')}`);
   if (cert.verdict === 'not conformant' && gatingFailed.length === 0) problems.push('verdict "not conformant" without a failing gating check');

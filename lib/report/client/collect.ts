@@ -71,6 +71,11 @@ export class ClientFindings {
     }
   }
 
+  /** Text made safe to report, by the same redactor as the findings. */
+  redact(text: string): string {
+    return this.redactor.text(text);
+  }
+
   /** What the client got for a request with findings: its status, or `reset`. */
   answered(seq: number, answer: number | 'reset'): void {
     const sent = this.sent.get(seq);

@@ -115,7 +115,7 @@ const SCRIPT = String.raw`(function () {
 export function renderClientHtml(report: ClientReport): string {
   const failures = groupsOf(report.violations, report, 'failed', 'f');
   const observed = groupsOf(report.observations, report, 'observed', 'o');
-  const badge = report.verdict === 'conformant' ? 'ok' : 'bad';
+  const badge = report.verdict === 'conformant' ? 'ok' : report.verdict === 'incomplete' ? 'grey' : 'bad';
   const meta: Array<[string, string]> = [
     ['Client (User-Agent)', report.client.userAgents.length > 0 ? report.client.userAgents.slice(0, 5).join(' · ') : '(none sent)'],
     ['Agency', report.client.agency ?? '—'],
@@ -126,6 +126,7 @@ export function renderClientHtml(report: ClientReport): string {
     ['Rate limit', report.sandbox.rateLimit ?? 'none'],
     ['Strict', report.strict ? 'yes (http violations gate)' : 'no'],
     ['Started / finished', `${report.startedAt} / ${report.finishedAt} (ended by ${report.endedBy})`],
+    ...(report.defect !== undefined ? [['Internal error', `${report.defect} (a defect of iswc-conformance: the verdict covers only the requests judged before it)`] as [string, string]] : []),
     ['Harness', report.harnessVersion],
     ['Document digest', report.documentDigest],
   ];

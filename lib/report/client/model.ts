@@ -70,12 +70,14 @@ export interface ClientReport {
   kind: 'iswc-conformance-client-report';
   reportVersion: 1;
   /** conformant: no spec violation (with --strict, no http violation either). */
-  verdict: 'conformant' | 'not conformant';
+  /** incomplete: the client sent no request the checks judge (the session shows nothing of it): no certificate. */
+  verdict: 'conformant' | 'not conformant' | 'incomplete';
   verdictText: string;
   strict: boolean;
   startedAt: string;
   finishedAt: string;
-  endedBy: 'requests' | 'idle' | 'signal' | 'stop';
+  /** `defect`: judging a request raised (a defect of the sandbox, exit 4); `defect` says what happened. */
+  endedBy: 'requests' | 'idle' | 'signal' | 'stop' | 'defect';
   harnessVersion: string;
   documentDigest: string;
   schemasDigest: string;
@@ -108,4 +110,6 @@ export interface ClientReport {
   observationsOmitted: number;
   trouble: TroubleMet[];
   runs: { started: number; ended: number };
+  /** Present when the session ended on a defect of the sandbox: what raised, redacted. */
+  defect?: string;
 }

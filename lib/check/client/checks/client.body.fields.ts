@@ -7,11 +7,12 @@ export default defineClientCheck({
   level: 'observed',
   sections: ['2.1', '2.3', '2.4', '4'],
   reading: 'Bodies',
-  description: 'Fields the document does not name, documented fields left out or null (required-ness is not shown), and a merge naming neither ISWCs nor agency works. A run start leaves out runId by design (the server issues it, 2.2).',
+  description: 'Fields the document does not name, documented fields left out or null (required-ness is not shown), a merge naming neither ISWCs nor agency works, and a body larger than the sandbox reads (the document states no size limit: not judged). A run start leaves out runId by design (the server issues it, 2.2).',
   judge(input) {
     const walk = bodyWalk(input);
     const format = input.view.format;
-    if (!walk) return null;
+    // A body left unread (larger than the sandbox reads) is recorded here; an XML one by client.xml.
+    if (!walk) return input.view.unread !== undefined && format !== 'xml' && input.request.operation?.body ? noted('a body the sandbox reads and judges', input.view.unread) : null;
     const found = [
       ...walk.unknown.filter((u) => u.meant === undefined).map((u) => `${u.path}: a field the document does not name`),
       ...walk.missing.map((m) => `${m}: left out`),

@@ -7,7 +7,7 @@ export default defineClientCheck({
   level: 'spec',
   sections: ['2.1', '2.3', '2.4', '8'],
   reading: 'Bodies',
-  description: 'Every field holds a value of its stated type, or one a lenient reader converts without loss (recorded by client.coercion): never a word or a fraction for an int32, an object or an array for a string, an object for a list, a non-object for an agency work.',
+  description: 'Every field holds a value of its stated type, or one a lenient reader converts without loss (recorded by client.coercion): never a word or a fraction for an int32, an object or an array for a string, an object for a list of strings, a non-object for an agency work.',
   judge(input) {
     const walk = bodyWalk(input);
     const format = input.view.format;

@@ -8,7 +8,7 @@ export default defineClientCheck({
   level: 'observed',
   sections: ['2.1', '2.3', '2.4', '4.3'],
   reading: 'Bodies',
-  description: 'Values a lenient reader converts without loss and a strict one refuses: "5" for an integer, a number or boolean for a string, a boolean for an integer, one value where a list is expected, XML elements where text is expected, a sourceDb written " 5" or "+5".',
+  description: 'Values a lenient reader converts without loss and a strict one refuses: "5" for an integer, a number or boolean for a string, a boolean for an integer, one value (or one agency work) where a list is expected, XML elements where text is expected, a sourceDb written " 5" or "+5".',
   judge(input) {
     const walk = bodyWalk(input);
     const format = input.view.format;

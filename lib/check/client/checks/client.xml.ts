@@ -6,12 +6,13 @@ export default defineClientCheck({
   level: 'observed',
   sections: ['2.1', '2.3', '4.1', '4.2'],
   reading: 'Bodies',
-  description: 'XML habits the document leaves open: a namespace on the root (production uses none), arrays wrapped where the target reads them unwrapped (or the reverse), a DOCTYPE, repeated elements, and an XML body without Content-Type (a server may read it as JSON).',
+  description: 'XML habits the document leaves open: a namespace on the root (production uses none), arrays wrapped where the target reads them unwrapped (or the reverse), a DOCTYPE, repeated elements, an empty list element (<iswcs/>: an empty list or one empty item), an encoding the sandbox does not decode or a body larger than it reads (the body is then not judged), an XML body without Content-Type (a server may read it as JSON), and elements nested deeper than the sandbox reads (64 levels; the body is then not judged).',
   judge({ request, view, session }) {
     if (view.format !== 'xml' || !request.operation?.body) return null;
     const parsed = view.parsed;
     const notes = parsed?.ok ? parsed.xmlNotes.filter((n) => !n.includes('where text is expected')) : [];
     const found: string[] = [];
+    if (view.unread !== undefined) found.push(view.unread);
     for (const note of notes) {
       if (note === 'wrapped arrays') {
         if (session.xmlArrays !== 'wrapped') found.push('wrapped arrays (the target profile reads them unwrapped)');
