@@ -11,21 +11,31 @@ const addFormats = (addFormatsModule as unknown as { default: AddFormats }).defa
 
 export const REPORT_SCHEMA_FILE = fromRoot('schemas', 'report.schema.json');
 
-let compiled: ValidateFunction | undefined;
+let compiled: { report: ValidateFunction; execution: ValidateFunction } | undefined;
 
-function validator(): ValidateFunction {
+function validators(): { report: ValidateFunction; execution: ValidateFunction } {
   if (compiled) return compiled;
   const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false });
   addFormats(ajv, ['date-time']);
-  compiled = ajv.compile(JSON.parse(readFileSync(REPORT_SCHEMA_FILE, 'utf8')) as Record<string, unknown>);
+  const schema = JSON.parse(readFileSync(REPORT_SCHEMA_FILE, 'utf8')) as { $id: string } & Record<string, unknown>;
+  const report = ajv.compile(schema);
+  compiled = { report, execution: ajv.compile({ $ref: `${schema.$id}#/$defs/execution` }) };
   return compiled;
+}
+
+function violations(validate: ValidateFunction, value: unknown, limit: number): string[] {
+  if (validate(value)) return [];
+  return (validate.errors ?? []).slice(0, limit).map((e) => `${e.instancePath || '/'}: ${e.message ?? e.keyword}`);
 }
 
 /** Violations of schemas/report.schema.json, as "path: message" lines (at most `limit`); empty when valid. */
 export function reportViolations(value: unknown, limit = 20): string[] {
-  const validate = validator();
-  if (validate(value)) return [];
-  return (validate.errors ?? []).slice(0, limit).map((e) => `${e.instancePath || '/'}: ${e.message ?? e.keyword}`);
+  return violations(validators().report, value, limit);
+}
+
+/** Violations of one execution of the report schema (`$defs/execution`): what a writer would refuse of it. */
+export function executionViolations(value: unknown, limit = 20): string[] {
+  return violations(validators().execution, value, limit);
 }
 
 export function isConformanceReport(value: unknown): value is ConformanceReport {

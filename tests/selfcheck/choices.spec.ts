@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { diffReports } from '../../lib/report/diff.ts';
+import { reportViolations } from '../../lib/report/validate.ts';
 import { inProcessReport } from '../support/in-process.ts';
 import { CHOICE_SETS } from '../../server/index.ts';
 import type { ChoiceSetName } from '../../server/index.ts';
@@ -11,6 +12,8 @@ test.describe.configure({ timeout: 5 * 60_000 });
  * server can make every legitimate choice of its catalogue (server/choices.ts), bundled into sets the way
  * one kind of server makes them (alternative, production-like, lenient); the suite must stay green against
  * each, in strict mode, and a regression diff against the reference run must list only observed changes.
+ * Each report must also be one the run can write: a field an unusual answer adds (how a body was
+ * decoded) that the report schema lacks turns a conformant run into an internal error.
  */
 test('the suite passes every set of legitimate choices, strict, and the diff shows only observed changes @selfcheck', async () => {
   const failures = (r: Awaited<ReturnType<typeof inProcessReport>>) => r.executions.filter((e) => e.verdict === 'fail').map((e) => `${e.checkId} ${e.caseId} ${e.step}: ${e.received ?? ''}`);
@@ -20,6 +23,7 @@ test('the suite passes every set of legitimate choices, strict, and the diff sho
   for (const set of Object.keys(CHOICE_SETS).filter((s) => s !== 'reference') as ChoiceSetName[]) {
     const other = await inProcessReport({ strict: true, choices: set });
     expect(failures(other), `failures against the ${set} choices`).toEqual([]);
+    expect(reportViolations(JSON.parse(JSON.stringify(other))), `the report of the ${set} run breaks schemas/report.schema.json`).toEqual([]);
     const diff = diffReports(reference, other);
     expect(diff.newlyFailing.map((d) => d.key), set).toEqual([]);
     expect(diff.newlyPassing.map((d) => d.key), set).toEqual([]);

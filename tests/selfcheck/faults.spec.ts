@@ -5,6 +5,7 @@ import { readConfig } from '../../lib/config/config.ts';
 import { faultTable, selfCheck, unprovenChecks } from '../../lib/selfcheck.ts';
 import { expectationDiff, expectationsOf, readExpectations } from '../../lib/fault-expectations.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
+import { executionViolations } from '../../lib/report/validate.ts';
 import { fromRoot } from '../../lib/paths.ts';
 import { EMBEDDED_KEY, FAULTS, startReferenceServer } from '../../server/index.ts';
 
@@ -36,6 +37,9 @@ test('every injected fault is caught by the pinned checks, and every check catch
   expect(cleanFailures.map((e) => `${e.checkId} ${e.caseId}: ${e.received}`), 'the clean reference server passes every check, strict included').toEqual([]);
   expect(results.filter((r) => r.caughtBy.length === 0).map((r) => r.fault.id), 'faults no check caught').toEqual([]);
   expect(unprovenChecks(results), 'checks that no fault makes fail').toEqual([]);
+  // What a fault's answer leaves in an execution (a transport error, a decoded body) is one a report can hold.
+  const unwritable = results.flatMap((r) => (r.example ? executionViolations(JSON.parse(JSON.stringify(r.example))).map((v) => `${r.fault.id}: ${v}`) : []));
+  expect(unwritable, 'executions of fault runs that schemas/report.schema.json refuses').toEqual([]);
   const changes = expectationDiff(readExpectations(fromRoot('tests', 'expectations', 'faults.json')), expectationsOf(results));
   expect(changes, 'differences from tests/expectations/faults.json (after a deliberate change: npm run expectations:update, and review the diff)').toEqual([]);
 });

@@ -8,7 +8,7 @@ import { pageExamples, renderHtml } from '../../lib/report/html.ts';
 import { inProcessReport } from '../support/in-process.ts';
 import { renderJunit } from '../../lib/report/junit.ts';
 import type { ConformanceReport } from '../../lib/report/model.ts';
-import { reportViolations } from '../../lib/report/validate.ts';
+import { executionViolations, reportViolations } from '../../lib/report/validate.ts';
 import { writeConformanceReports } from '../../lib/report/write.ts';
 import { DEEPER_THAN_RECORDED, createRedactor } from '../../lib/redact.ts';
 
@@ -49,6 +49,17 @@ test('a real report matches schemas/report.schema.json; broken ones do not', () 
   const skip = skipWithoutReason.executions.find((e) => e.verdict === 'skip');
   if (skip) delete skip.skipReason;
   expect(reportViolations(skipWithoutReason).length).toBeGreaterThan(0);
+});
+
+test('one execution is judged by the same schema: a decoded answer keeps how it was decoded, an unknown field is refused', () => {
+  const judged = report.executions.find((e) => e.exchange?.response);
+  if (!judged?.exchange?.response) throw new Error('fixture: no execution with a response');
+  const decoded = JSON.parse(JSON.stringify(judged)) as CheckExecution;
+  if (decoded.exchange?.response) decoded.exchange.response.encoding = 'utf-16le (byte order mark)';
+  expect(executionViolations(decoded)).toEqual([]);
+  const unknown = JSON.parse(JSON.stringify(judged)) as { exchange: { response: Record<string, unknown> } };
+  unknown.exchange.response.colour = 'blue';
+  expect(executionViolations(unknown)).toEqual(['/exchange/response: must NOT have additional properties']);
 });
 
 test('JUnit: one testcase per judged check execution and one per spec check not exercised, failures with section, expected, received and curl', () => {
