@@ -117,7 +117,7 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
   return [
     {
       id: 'merge.success-then-demerge',
-      title: `POST ${op().path}: a profile merge, refused without the key, with an empty or a wrong key and with one item it cannot take, gets 204 with the key (its ISWCs alone, then its agency works); its first work then demerges (204), with two works or more its last too (204: merged on its own, a demerge of the first left it); a repeat demerge is refused @smoke @destructive`,
+      title: `POST ${op().path}: a profile merge, refused without the key, with an empty or a wrong key and with one item it cannot take, gets 204 with the key (its ISWCs alone, then its agency works); its first work then demerges (204; refused first without the key, with an empty or a wrong key), with two works or more its last too (204: merged on its own, a demerge of the first left it); a repeat demerge is refused @smoke @destructive`,
       operation: OP,
       formats: BOTH,
       tags: ['@smoke', '@destructive'],
@@ -166,6 +166,17 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
         // first one leaves it merged whether "one set of metadata" (4.4) means one work or one merge request.
         if (!work) return;
         const demerge = queryRequest(DEMERGE, queryFor(DEMERGE, { preferredIswc: entry.preferredIswc, agency: work.agencyCode, workcode: work.agencyWorkCode }));
+        // The demerge that is about to succeed, first without the key, with an empty and with a wrong one:
+        // the key proven on demerge with a merge entry alone (a profile whose only demerges entry is named,
+        // never consumed, shows it nowhere else; section 5).
+        for (const auth of KEY_PROOFS) {
+          await ctx.send({
+            label: `demerge the merged work ${KEY_PROOF_LABEL[auth]}`,
+            operation: DEMERGE,
+            request: { ...demerge, auth },
+            expect: [expectCheck('auth.key-checked', { because: `the subscription key is ${KEY_PROOF_STATE[auth]}; with it this demerge of the work just merged succeeds (sections 5.1, 4.4)` })],
+          });
+        }
         await ctx.send({
           label: 'demerge the merged work',
           operation: DEMERGE,
