@@ -11,7 +11,7 @@ import type { RunBinding } from './binding.ts';
 import { runBinding, shortDigest } from './binding.ts';
 import { issuedRunIds } from './run-ids.ts';
 import type { CertificateSignature } from './signature.ts';
-import { publicKeyFingerprint, signBytes, signatureProblems } from './signature.ts';
+import { publicKeyFingerprint, sealCheck, signBytes } from './signature.ts';
 import { operationKey, operationLabel, sectionsText, tallyOf } from './view.ts';
 import { plural, specCoverage } from './verdict.ts';
 import type { NotExercised, SpecCoverage } from './verdict.ts';
@@ -359,18 +359,16 @@ export function verifyCertificate(value: unknown, options: VerifyOptions = {}): 
   }
   const recorded = typeof cert.digest?.value === 'string' ? cert.digest.value : undefined;
   const computed = certificateDigest(cert);
-  if (recorded !== computed) problems.push(`digest mismatch: recorded ${recorded ?? '(none)'}, computed ${computed}: the certificate was edited after it was issued`);
   const signature = cert.signature;
-  const signedBy = signature && typeof signature === 'object' ? String(signature.publicKeyFingerprint) : undefined;
-  let signatureVerified = false;
-  if (options.publicKey) {
-    if (!signature || typeof signature !== 'object') problems.push('the certificate is not signed: issue it with npm run certify -- --sign-key <private key PEM>');
-    else {
-      const found = signatureProblems(canonicalJson(certificateContent(cert)), signature, options.publicKey);
-      problems.push(...found);
-      signatureVerified = found.length === 0;
-    }
-  }
+  const { signedBy, signatureVerified, problems: sealProblems } = sealCheck({
+    content: canonicalJson(certificateContent(cert)),
+    recorded,
+    computed,
+    signature,
+    ...(options.publicKey ? { publicKey: options.publicKey } : {}),
+    howToSign: 'npx iswc-conformance certify --report … --sign-key <private key PEM>',
+  });
+  problems.push(...sealProblems);
   if (!signature && cert.integrity !== undefined && cert.integrity !== UNSIGNED_INTEGRITY) problems.push('the integrity statement claims a signature, but the certificate carries none');
   // Consistency of the content itself: the verdicts must follow from the results.
   const results = Array.isArray(cert.results) ? cert.results : [];

@@ -71,3 +71,33 @@ export function signatureProblems(message: string, signature: CertificateSignatu
   if (!ok) problems.push('the signature does not match the certificate: it was edited after it was signed, or signed by another key');
   return problems;
 }
+
+/** What verifying a certificate's seal found: its digest and, given the issuer's public key, its signature. */
+export interface SealCheck {
+  problems: string[];
+  /** The fingerprint of the key it says signed it; undefined when unsigned. */
+  signedBy: string | undefined;
+  /** True only when a public key was given and the signature holds for it. */
+  signatureVerified: boolean;
+}
+
+/**
+ * The seal of a certificate (conformance or client): the digest recorded must be the one computed from its
+ * content, and, given the issuer's public key, the certificate must be signed by that key over that content.
+ * Without a key a signature is reported (signedBy), not checked. `howToSign` says how to issue a signed one.
+ */
+export function sealCheck(seal: { content: string; recorded: string | undefined; computed: string; signature: CertificateSignature | undefined; publicKey?: KeyObject; howToSign: string }): SealCheck {
+  const problems: string[] = [];
+  if (seal.recorded !== seal.computed) problems.push(`digest mismatch: recorded ${seal.recorded ?? '(none)'}, computed ${seal.computed}: the certificate was edited after it was issued`);
+  const signature = seal.signature && typeof seal.signature === 'object' ? seal.signature : undefined;
+  let signatureVerified = false;
+  if (seal.publicKey) {
+    if (!signature) problems.push(`the certificate is not signed: issue it with ${seal.howToSign}`);
+    else {
+      const found = signatureProblems(seal.content, signature, seal.publicKey);
+      problems.push(...found);
+      signatureVerified = found.length === 0;
+    }
+  }
+  return { problems, signedBy: signature ? String(signature.publicKeyFingerprint) : undefined, signatureVerified };
+}

@@ -5,7 +5,7 @@ import { canonicalJson, sha256Hex } from '../canonical.ts';
 import { escapeHtml as h } from '../escape.ts';
 import { page, VERDICT_COLOUR } from '../html.ts';
 import type { CertificateSignature } from '../signature.ts';
-import { publicKeyFingerprint, signBytes, signatureProblems } from '../signature.ts';
+import { publicKeyFingerprint, sealCheck, signBytes } from '../signature.ts';
 import { operationLabel, sectionsText } from '../view.ts';
 import type { ClientReport, TroubleMet } from './model.ts';
 
@@ -141,21 +141,18 @@ export function isClientCertificate(value: unknown): boolean {
 export function verifyClientCertificate(value: unknown, options: { publicKey?: KeyObject } = {}): ClientVerification {
   if (!isClientCertificate(value)) return { ok: false, recorded: undefined, computed: '', problems: ['not an ISWC client certificate'], signedBy: undefined, signatureVerified: false };
   const cert = value as ClientCertificate;
-  const problems: string[] = [];
   const recorded = typeof cert.digest?.value === 'string' ? cert.digest.value : undefined;
-  const computed = sha256Hex(canonicalJson(contentOf(cert)));
-  if (recorded !== computed) problems.push(`digest mismatch: recorded ${recorded ?? '(none)'}, computed ${computed}: the certificate was edited after it was issued`);
+  const content = canonicalJson(contentOf(cert));
+  const computed = sha256Hex(content);
   const signature = cert.signature;
-  const signedBy = signature && typeof signature === 'object' ? String(signature.publicKeyFingerprint) : undefined;
-  let signatureVerified = false;
-  if (options.publicKey) {
-    if (!signature || typeof signature !== 'object') problems.push('the certificate is not signed: issue it with npx iswc-conformance certify --client … --sign-key <private key PEM>');
-    else {
-      const found = signatureProblems(canonicalJson(contentOf(cert)), signature, options.publicKey);
-      problems.push(...found);
-      signatureVerified = found.length === 0;
-    }
-  }
+  const { signedBy, signatureVerified, problems } = sealCheck({
+    content,
+    recorded,
+    computed,
+    signature,
+    ...(options.publicKey ? { publicKey: options.publicKey } : {}),
+    howToSign: 'npx iswc-conformance certify --client … --sign-key <private key PEM>',
+  });
   if (!signature && cert.integrity !== CLIENT_UNSIGNED_INTEGRITY) problems.push('the integrity statement claims a signature, but the certificate carries none');
   const version = (value as { certificateVersion?: unknown }).certificateVersion;
   if (version !== 1) problems.push(`certificateVersion ${JSON.stringify(version) ?? '(none)'} is not one this harness reads (1)`);
