@@ -12,6 +12,18 @@ import { EXIT, stringOption, UsageError } from '../command.ts';
 /** The options of `certify` that apply to a client certificate; the others belong to a run. */
 const CLIENT_OPTIONS = new Set(['client', 'sign-key', 'out', 'help', 'version']);
 
+/** The private key of --sign-key, read now: a missing or unreadable one is the caller's to fix (exit 2). */
+export function signingKeyOption(signKey: string | undefined, cwd: string): KeyObject | undefined {
+  if (signKey === undefined) return undefined;
+  const keyFile = path.resolve(cwd, signKey);
+  if (!existsSync(keyFile)) throw new UsageError(`--sign-key: no signing key at ${keyFile}`);
+  try {
+    return privateKeyFromPem(readFileSync(keyFile, 'utf8'));
+  } catch (err) {
+    throw new UsageError(`--sign-key ${signKey}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
 /**
  * `npx iswc-conformance certify --client DIR/client-conformance.json [--sign-key KEY.pem] [--out DIR]`:
  * the certificate of a client, from a sandbox session's report: client-certificate.json and
@@ -22,17 +34,7 @@ export function certifyClient(values: OptionValues, io: CliIo): number {
   if (given.length > 0) throw new UsageError(`--client certifies a finished sandbox session: ${given.map((k) => `--${k}`).join(', ')} applies to a run of the suite`);
   const reportFile = path.resolve(io.cwd, stringOption(values, 'client') ?? '');
   if (!existsSync(reportFile)) throw new UsageError(`--client: no client report at ${reportFile} (a sandbox session writes client-conformance.json)`);
-  let signingKey: KeyObject | undefined;
-  const signKey = stringOption(values, 'sign-key');
-  if (signKey !== undefined) {
-    const keyFile = path.resolve(io.cwd, signKey);
-    if (!existsSync(keyFile)) throw new UsageError(`--sign-key: no signing key at ${keyFile}`);
-    try {
-      signingKey = privateKeyFromPem(readFileSync(keyFile, 'utf8'));
-    } catch (err) {
-      throw new UsageError(`--sign-key ${signKey}: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  }
+  const signingKey = signingKeyOption(stringOption(values, 'sign-key'), io.cwd);
   let report;
   try {
     report = readClientReport(reportFile);

@@ -1,5 +1,4 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import type { KeyObject } from 'node:crypto';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { shownPath } from '../../paths.ts';
 import { loadProfile, ProfileError } from '../../contract/profile/load.ts';
@@ -9,14 +8,13 @@ import { bindingMismatches, originOf, profileDigest, runBinding, UnboundReportEr
 import { bindingLines, buildCertificate, renderCertificateHtml, signCertificate } from '../../report/certificate.ts';
 import { documentDigest, HARNESS_VERSION } from '../../report/meta.ts';
 import { loadWaivers } from '../../report/waivers/load.ts';
-import { privateKeyFromPem } from '../../report/signature.ts';
 import { readReport } from '../../report/validate.ts';
 import { writeRedacted } from '../../report/write.ts';
 import type { Command, OptionValues } from '../command.ts';
 import { EXIT, exitMeaning, reportDirOf, stringOption, UsageError } from '../command.ts';
 import { parseRunArgs, RUN_ENVIRONMENT, RUN_OPTIONS } from '../run-args.ts';
 import { outcomeOf } from '../../report/outcome.ts';
-import { certifyClient } from './certify-client.ts';
+import { certifyClient, signingKeyOption } from './certify-client.ts';
 import { runSuite } from './run.ts';
 
 const { plan: _dryRun, ...CERTIFY_RUN_OPTIONS } = RUN_OPTIONS;
@@ -93,17 +91,7 @@ export const certifyCommand: Command = {
     const targetOption = str('target') ?? (io.env.ISWC_TARGET?.trim() || undefined);
     if (!targetOption) throw new UsageError('--target is required: the profile of the agency being certified (fixtures/targets/<agency>.json)');
     // A bad key stops here, before a run of several minutes.
-    let signingKey: KeyObject | undefined;
-    const signKey = str('sign-key');
-    if (signKey !== undefined) {
-      const keyFile = path.resolve(io.cwd, signKey);
-      if (!existsSync(keyFile)) throw new UsageError(`--sign-key: no signing key at ${keyFile}`);
-      try {
-        signingKey = privateKeyFromPem(readFileSync(keyFile, 'utf8'));
-      } catch (err) {
-        throw new UsageError(`--sign-key ${signKey}: ${err instanceof Error ? err.message : String(err)}`);
-      }
-    }
+    const signingKey = signingKeyOption(str('sign-key'), io.cwd);
     const target = path.resolve(io.cwd, targetOption);
     let profile;
     try {
