@@ -1,14 +1,12 @@
 import { runCli } from '../support/cli.ts';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect, test } from '@playwright/test';
-import { chromium } from 'playwright-core';
+import { launchChromium, noChromium } from '../support/chromium.ts';
 import { runAgainstFaultyServer } from '../support/faulty-run.ts';
 
-const CHROMIUM = process.env.ISWC_CHROMIUM ?? '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
 test.describe.configure({ timeout: 300_000 });
 
@@ -17,14 +15,15 @@ test.describe.configure({ timeout: 300_000 });
  * run (no endless spinner) and requests nothing, no analytics script included.
  */
 test('the Allure report opens from disk, offline, shows the run and requests nothing outside itself', async () => {
-  test.skip(!existsSync(CHROMIUM), `no Chromium at ${CHROMIUM}: install it (apt-get install -y chromium) or set ISWC_CHROMIUM`);
+  const missing = noChromium('the Allure report is not opened in a browser in this run');
+  test.skip(missing !== undefined, missing ?? '');
   const dir = mkdtempSync(path.join(tmpdir(), 'iswc-allure-'));
   try {
     const run = await runAgainstFaultyServer({ faults: ['merge-404-as-400'], grep: 'merge\\.unknown-preferred\\]|run\\.start-and-end\\]', dir });
     expect(run.code, run.stdout + run.stderr).toBe(1);
     const allure = runCli(['allure'], { env: { ...process.env, ISWC_REPORT_DIR: dir } });
     expect(allure.code, allure.out).toBe(0);
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    const browser = await launchChromium();
     try {
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, offline: true });
       const page = await context.newPage();

@@ -1,17 +1,14 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect, test } from '@playwright/test';
-import { chromium } from 'playwright-core';
+import { launchChromium, noChromium } from '../support/chromium.ts';
 import type { Browser } from 'playwright-core';
 import type { ClientReport } from '../../lib/report/client/model.ts';
 import { CATALOGUE_KEY, TARGET, session } from '../../examples/agency-client/catalogue.ts';
 import { loadAgencyData } from '../../examples/agency-client/data.ts';
 import { agencyDay } from '../../examples/agency-client/flow.ts';
 
-/** Debian's chromium: no browser download (see report.spec.ts). */
-const CHROMIUM = process.env.ISWC_CHROMIUM ?? '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const HOSTILE = '<script>window.__pwned = true</script>';
 
 test.describe.configure({ mode: 'serial', timeout: 120_000 });
@@ -21,7 +18,8 @@ let dir = '';
 let report: ClientReport;
 
 test.beforeAll(async () => {
-  test.skip(!existsSync(CHROMIUM), `no Chromium at ${CHROMIUM}: install it (apt-get install -y chromium) or set ISWC_CHROMIUM; the client report is not rendered in a browser in this run`);
+  const missing = noChromium('the client report is not rendered in a browser in this run');
+  test.skip(missing !== undefined, missing ?? '');
   // A client with several faults at once, and a work code carrying markup: violations of spec checks,
   // observations, and text the page must keep as text.
   const data = loadAgencyData(TARGET);
@@ -32,7 +30,7 @@ test.beforeAll(async () => {
   });
   dir = outcome.dir;
   report = outcome.report;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  browser = await launchChromium();
 });
 
 test.afterAll(async () => {

@@ -1,9 +1,9 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect, test } from '@playwright/test';
-import { chromium } from 'playwright-core';
+import { launchChromium, noChromium } from '../support/chromium.ts';
 import type { Browser, Page } from 'playwright-core';
 import type { CheckExecution } from '../../lib/run/execution.ts';
 import { buildConformanceReport } from '../../lib/report/build.ts';
@@ -12,9 +12,6 @@ import { writeConformanceReports } from '../../lib/report/write.ts';
 import { fromRoot } from '../../lib/paths.ts';
 import { inProcessReport } from '../support/in-process.ts';
 
-/** Debian's chromium: no browser download. `.ci/run` installs it (apt-get install -y chromium). */
-const CHROMIUM = process.env.ISWC_CHROMIUM ?? '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 const HOSTILE = '<script>window.__pwned = true</script><b>hostile</b>';
 
 test.describe.configure({ mode: 'serial', timeout: 120_000 });
@@ -25,7 +22,8 @@ let report: ConformanceReport;
 let htmlFile = '';
 
 test.beforeAll(async () => {
-  test.skip(!existsSync(CHROMIUM), `no Chromium at ${CHROMIUM}: install it (apt-get install -y chromium) or set ISWC_CHROMIUM; the HTML report is not rendered in a browser in this run`);
+  const missing = noChromium('the HTML report is not rendered in a browser in this run');
+  test.skip(missing !== undefined, missing ?? '');
   dir = mkdtempSync(path.join(tmpdir(), 'iswc-html-'));
   // Three faults, as a person meets them: a wrong text, a swapped status, stack traces in error bodies.
   report = await inProcessReport({
@@ -38,7 +36,7 @@ test.beforeAll(async () => {
     },
   });
   htmlFile = writeConformanceReports(report, dir).html;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  browser = await launchChromium();
 });
 
 test.afterAll(async () => {
