@@ -7,7 +7,8 @@ import type { AgencyWorkRef, MergeEntry, TargetProfile } from '../../contract/pr
 import type { CaseDef } from '../case.ts';
 import { expectCheck } from '../expectations.ts';
 import { bodyRequest, queryRequest, rawBodyRequest } from '../requests.ts';
-import { emptyMerge, existingIswc, KEY_PROOF_LABEL, KEY_PROOF_STATE, KEY_PROOFS, queryFor, unknownIswc, validExample, validWork } from '../templates.ts';
+import { emptyMerge, existingIswc, queryFor, unknownIswc, validExample, validWork } from '../templates.ts';
+import { keyProofs } from './key-proofs.ts';
 import { boundaryValues } from '../values.ts';
 
 const OP = 'mergeIswcMetadata';
@@ -138,14 +139,7 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
         // The first merge, sent before it succeeds without the key, with an empty or a wrong key; each part,
         // before it succeeds, next to one item it cannot take. Each is refused, and without effect, since the
         // same merge then succeeds (section 5; 4.2).
-        for (const auth of KEY_PROOFS) {
-          await ctx.send({
-            label: `${first.label} ${KEY_PROOF_LABEL[auth]}`,
-            operation: OP,
-            request: bodyRequest(OP, format, first.body, { ...query, auth }),
-            expect: [expectCheck('auth.key-checked', { because: `the subscription key is ${KEY_PROOF_STATE[auth]}; with it this merge is accepted (sections 5.1, 4.2)` })],
-          });
-        }
+        await keyProofs(ctx, OP, bodyRequest(OP, format, first.body, query), first.label, 'this merge is accepted (sections 5.1, 4.2)');
         for (const part of parts) {
           for (const broken of withRefusedItem(profile, part.body, part.refused)) {
             await ctx.send({
@@ -169,14 +163,7 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
         // The demerge that is about to succeed, first without the key, with an empty and with a wrong one:
         // the key proven on demerge with a merge entry alone (a profile whose only demerges entry is named,
         // never consumed, shows it nowhere else; section 5).
-        for (const auth of KEY_PROOFS) {
-          await ctx.send({
-            label: `demerge the merged work ${KEY_PROOF_LABEL[auth]}`,
-            operation: DEMERGE,
-            request: { ...demerge, auth },
-            expect: [expectCheck('auth.key-checked', { because: `the subscription key is ${KEY_PROOF_STATE[auth]}; with it this demerge of the work just merged succeeds (sections 5.1, 4.4)` })],
-          });
-        }
+        await keyProofs(ctx, DEMERGE, demerge, 'demerge the merged work', 'this demerge of the work just merged succeeds (sections 5.1, 4.4)');
         await ctx.send({
           label: 'demerge the merged work',
           operation: DEMERGE,

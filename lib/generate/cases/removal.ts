@@ -1,11 +1,11 @@
 import { operation } from '../../contract/operations.ts';
 import { withWrongCheckDigit } from '../../contract/iswc.ts';
 import type { DemergeEntry, SubmissionEntry, TargetProfile } from '../../contract/profile/types.ts';
-import type { CaseContext, CaseDef } from '../case.ts';
-import type { RequestSpec } from '../../contract/exchange.ts';
+import type { CaseDef } from '../case.ts';
 import { expectCheck } from '../expectations.ts';
 import { queryRequest } from '../requests.ts';
-import { baseQuery, existingIswc, KEY_PROOF_LABEL, KEY_PROOF_STATE, KEY_PROOFS, queryFor, sampleWorkCode, unknownIswc } from '../templates.ts';
+import { baseQuery, existingIswc, queryFor, sampleWorkCode, unknownIswc } from '../templates.ts';
+import { keyProofs } from './key-proofs.ts';
 
 const DELETE = 'deleteSubmission';
 const DEMERGE = 'demergeIswcMetadata';
@@ -256,21 +256,6 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
     },
     ...authCases(DEMERGE),
   ];
-}
-
-/**
- * The request that is about to succeed, sent first without the key, with an empty one and with a wrong
- * one: each is refused (a 404 for data that does not exist cannot hide the key here, since the data exists).
- */
-async function keyProofs(ctx: CaseContext, opId: typeof DELETE | typeof DEMERGE, request: RequestSpec, label: string, succeeds: string): Promise<void> {
-  for (const auth of KEY_PROOFS) {
-    await ctx.send({
-      label: `${label} ${KEY_PROOF_LABEL[auth]}`,
-      operation: opId,
-      request: { ...request, auth },
-      expect: [expectCheck('auth.key-checked', { because: `the subscription key is ${KEY_PROOF_STATE[auth]}; with it ${succeeds}` })],
-    });
-  }
 }
 
 /** Another well-formed agency code, for requests that must not match. */
