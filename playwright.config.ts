@@ -22,7 +22,10 @@ export default defineConfig({
   retries: 0,
   // Generous per test: a paced run (a remote server, or ISWC_RATE) spends most of its time waiting its turn.
   timeout: process.env.ISWC_BASE_URL || !/^\s*0?\s*$/.test(process.env.ISWC_RATE ?? '') ? 30 * 60_000 : 60_000,
-  outputDir: 'test-results',
+  // A run given its own report directory (the run command always gives one) keeps Playwright's per-test
+  // files there: Playwright empties its output folder when a run starts, so two runs sharing one (shards
+  // on one machine, two CI jobs, the CLI tests of npm test) would delete each other's files mid-run.
+  outputDir: process.env.ISWC_REPORT_DIR?.trim() ? `${reportDir}/test-results` : 'test-results',
   reporter: [
     // First: it turns conformance tests that deferred their failure back into failed tests before any
     // other reporter sees them (a failed test would otherwise cost Playwright a new worker).

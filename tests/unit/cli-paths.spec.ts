@@ -1,5 +1,6 @@
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
@@ -44,4 +45,21 @@ test('a run from another directory reads and writes its relative paths there, an
     await target.close();
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('a run with its own report directory keeps Playwright\'s per-test files there: runs side by side never empty each other\'s', () => {
+  // Playwright empties its output folder when a run starts; one folder shared by two runs (shards on one
+  // machine, parallel CI jobs, the CLI tests of npm test) lost a running test's files (ENOENT mid-test).
+  const outputDir = (reportDir: string | undefined): string => {
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', "process.stdout.write((await import('./playwright.config.ts')).default.outputDir ?? '')"], {
+      cwd: fromRoot(),
+      env: childEnv({ ISWC_REPORT_DIR: reportDir }),
+      encoding: 'utf8',
+    });
+    expect(child.status, child.stderr).toBe(0);
+    return child.stdout;
+  };
+  expect(outputDir('/runs/shard-1')).toBe('/runs/shard-1/test-results');
+  expect(outputDir('/runs/shard-2')).toBe('/runs/shard-2/test-results');
+  expect(outputDir(undefined)).toBe('test-results');
 });
