@@ -18,6 +18,10 @@ import { cliInProcess } from '../support/cli.ts';
 
 const target = (file: string): TargetProfile => loadProfile(fromRoot('fixtures', 'targets', file));
 const BASE = { agency: '128', iswcs: ['T0345246801'], unknownIswcs: ['T9999999994'] };
+
+// Some tests plan dozens of times (each advised addition is confirmed by planning with it): up to 16 s on
+// two idle cores, so room for a slower or busier machine.
+test.describe.configure({ timeout: 180_000 });
 const work = (code: string) => ({ agencyCode: '128', agencyWorkCode: code });
 
 /** A finding's path and the start of its message, for a profile made of BASE and these entries. */

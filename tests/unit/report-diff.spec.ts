@@ -211,6 +211,8 @@ test('run --same-inputs-as takes the seed, runs, plan and budget of a run, after
 });
 
 test('run --same-inputs-as: two real runs diff with no noise; without it the diff says the inputs differ', () => {
+  // Three real runs in a row: about 20 s on two idle cores, so room for a slower or busier machine.
+  test.setTimeout(240_000);
   const dir = mkdtempSync(path.join(tmpdir(), 'iswc-same-run-'));
   try {
     const grep = ['--grep', 'property\\.(run\\.exotic|merge\\.edge)'];
