@@ -12,6 +12,7 @@ import { operations } from '../contract/operations.ts';
 import type { XmlArrays } from '../contract/profile/types.ts';
 import { createRedactor } from '../redact.ts';
 import { ClientFindings, FINDINGS_PER_GROUP } from '../report/client/collect.ts';
+import type { SessionSummary } from '../report/client/build.ts';
 import type { RequestFacts } from '../report/client/collect.ts';
 import type { TroubleMet } from '../report/client/model.ts';
 import type { BodyRead, Reply, RequestHook } from '../../server/index.ts';
@@ -433,20 +434,6 @@ export class SandboxSession implements RequestHook {
       defect: this.defect ?? null,
     };
   }
-}
-
-export interface SessionSummary {
-  requests: number;
-  /** Requests judged by the client checks (CORS preflights are not). */
-  judged: number;
-  operations: Record<string, number>;
-  userAgents: string[];
-  agencies: Record<string, number>;
-  agency: string | null;
-  trouble: TroubleMet[];
-  runs: { started: number; ended: number };
-  /** What went wrong inside the sandbox, when the session ended on a defect of its own. */
-  defect: string | null;
 }
 
 /** The runId of a run notification's 200 (2.2), in JSON or XML. */

@@ -2,13 +2,8 @@ import { documentDigest, HARNESS_VERSION, schemasDigest } from '../meta.ts';
 import type { ClientFindings } from './collect.ts';
 import type { ClientReport, TroubleMet } from './model.ts';
 
-export interface ClientReportInput {
-  findings: ClientFindings;
-  strict: boolean;
-  startedAt: number;
-  finishedAt: number;
-  endedBy: ClientReport['endedBy'];
-  sandbox: ClientReport['sandbox'];
+/** What a sandbox session saw, apart from its findings: the counts and facts its report states. */
+export interface SessionSummary {
   requests: number;
   /** Requests the client checks judged (CORS preflights are not): none, and the verdict is incomplete. */
   judged: number;
@@ -20,6 +15,15 @@ export interface ClientReportInput {
   runs: { started: number; ended: number };
   /** A defect of the sandbox that ended the session (judging a request raised), or null. */
   defect: string | null;
+}
+
+export interface ClientReportInput extends SessionSummary {
+  findings: ClientFindings;
+  strict: boolean;
+  startedAt: number;
+  finishedAt: number;
+  endedBy: ClientReport['endedBy'];
+  sandbox: ClientReport['sandbox'];
 }
 
 /** "conformant", "conformant (2 observations)", "not conformant: 3 violations of 2 checks". */
