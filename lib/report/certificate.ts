@@ -10,7 +10,7 @@ import type { ConformanceReport, Tally } from './model.ts';
 import type { RunBinding } from './binding.ts';
 import { runBinding, shortDigest } from './binding.ts';
 import { issuedRunIds } from './run-ids.ts';
-import type { CertificateSignature } from './signature.ts';
+import type { CertificateSignature, CertificateVerification } from './signature.ts';
 import { publicKeyFingerprint, sealCheck, signBytes } from './signature.ts';
 import { operationKey, operationLabel, sectionsText, tallyOf } from './view.ts';
 import { plural, specCoverage } from './verdict.ts';
@@ -324,15 +324,7 @@ export function certificateDigest(certificate: CertificateContent | Certificate)
   return sha256Hex(canonicalJson(certificateContent(certificate)));
 }
 
-export interface Verification {
-  ok: boolean;
-  recorded: string | undefined;
-  computed: string;
-  problems: string[];
-  /** The fingerprint of the key that signed it; undefined for an unsigned certificate. */
-  signedBy: string | undefined;
-  /** True when a public key was given and the signature held against it. */
-  signatureVerified: boolean;
+export interface Verification extends CertificateVerification {
   /** The certificate's certificateVersion, when it is one this harness reads. */
   version: number | undefined;
 }

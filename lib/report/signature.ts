@@ -81,6 +81,13 @@ export interface SealCheck {
   signatureVerified: boolean;
 }
 
+/** What verifying a certificate found (conformance or client): its seal, the digests compared, and whether all held. */
+export interface CertificateVerification extends SealCheck {
+  ok: boolean;
+  recorded: string | undefined;
+  computed: string;
+}
+
 /**
  * The seal of a certificate (conformance or client): the digest recorded must be the one computed from its
  * content, and, given the issuer's public key, the certificate must be signed by that key over that content.

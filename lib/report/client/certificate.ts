@@ -4,7 +4,7 @@ import type { Level } from '../../generate/expectations.ts';
 import { canonicalJson, sha256Hex } from '../canonical.ts';
 import { escapeHtml as h } from '../escape.ts';
 import { page, VERDICT_COLOUR } from '../html.ts';
-import type { CertificateSignature } from '../signature.ts';
+import type { CertificateSignature, CertificateVerification } from '../signature.ts';
 import { publicKeyFingerprint, sealCheck, signBytes } from '../signature.ts';
 import { operationLabel, sectionsText } from '../view.ts';
 import type { ClientReport, TroubleMet } from './model.ts';
@@ -121,14 +121,6 @@ export function signClientCertificate(cert: ClientCertificate, privateKey: KeyOb
   return { ...withDigest(content), signature: signBytes(canonicalJson(content), privateKey) };
 }
 
-export interface ClientVerification {
-  ok: boolean;
-  recorded: string | undefined;
-  computed: string;
-  problems: string[];
-  signedBy: string | undefined;
-  signatureVerified: boolean;
-}
 
 export function isClientCertificate(value: unknown): boolean {
   return value !== null && typeof value === 'object' && (value as { kind?: unknown }).kind === 'iswc-conformance-client-certificate';
@@ -138,7 +130,7 @@ export function isClientCertificate(value: unknown): boolean {
  * Recomputes the digest of a parsed client certificate, checks that its verdict follows from its checks
  * and, given the issuer's public key, that it is signed by that key and unedited since.
  */
-export function verifyClientCertificate(value: unknown, options: { publicKey?: KeyObject } = {}): ClientVerification {
+export function verifyClientCertificate(value: unknown, options: { publicKey?: KeyObject } = {}): CertificateVerification {
   if (!isClientCertificate(value)) return { ok: false, recorded: undefined, computed: '', problems: ['not an ISWC client certificate'], signedBy: undefined, signatureVerified: false };
   const cert = value as ClientCertificate;
   const recorded = typeof cert.digest?.value === 'string' ? cert.digest.value : undefined;
