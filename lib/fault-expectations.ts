@@ -23,8 +23,18 @@ export function writeExpectations(file: string, expectations: FaultExpectations)
   writeFileSync(file, `${JSON.stringify(expectations, null, 2)}\n`);
 }
 
-/** One line per difference, in words a reviewer reads: empty when the self-check matches the pinned file. */
-export function expectationDiff(pinned: FaultExpectations, actual: FaultExpectations): string[] {
+/** What a pinned expectation of a fault holds at least: its level and the checks that catch it. */
+export interface PinnedCatch {
+  level: string;
+  caughtBy: string[];
+}
+
+/**
+ * One line per difference, in words a reviewer reads: empty when the self-check matches the pinned file.
+ * `gone` says why a pinned fault has no result; `more` adds the differences of fields a catalogue pins
+ * beyond level and caughtBy (the client catalogue's exit code).
+ */
+export function expectationDiff<E extends PinnedCatch>(pinned: Record<string, E>, actual: Record<string, E>, options: { gone?: string; more?: (id: string, before: E, now: E) => string[] } = {}): string[] {
   const lines: string[] = [];
   for (const id of [...new Set([...Object.keys(pinned), ...Object.keys(actual)])].sort()) {
     const before = pinned[id];
@@ -34,13 +44,14 @@ export function expectationDiff(pinned: FaultExpectations, actual: FaultExpectat
       continue;
     }
     if (!now) {
-      lines.push(`- ${id}: pinned, but no longer in the catalogue`);
+      lines.push(`- ${id}: ${options.gone ?? 'pinned, but no longer in the catalogue'}`);
       continue;
     }
     const gained = now.caughtBy.filter((c) => !before.caughtBy.includes(c));
     const lost = before.caughtBy.filter((c) => !now.caughtBy.includes(c));
     if (gained.length > 0) lines.push(`~ ${id}: now also caught by ${gained.join(', ')}`);
     if (lost.length > 0) lines.push(`~ ${id}: no longer caught by ${lost.join(', ')}${now.caughtBy.length === 0 ? ' (NOT CAUGHT AT ALL)' : ''}`);
+    lines.push(...(options.more?.(id, before, now) ?? []));
     if (before.level !== now.level) lines.push(`~ ${id}: level ${before.level} -> ${now.level}`);
   }
   return lines;
