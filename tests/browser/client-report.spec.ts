@@ -1,8 +1,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { expect, test } from '@playwright/test';
-import { launchChromium, noChromium } from '../support/chromium.ts';
+import { launchChromium, noChromium, openReportOffline } from '../support/chromium.ts';
 import type { Browser } from 'playwright-core';
 import type { ClientReport } from '../../lib/report/client/model.ts';
 import { CATALOGUE_KEY, TARGET, session } from '../../examples/agency-client/catalogue.ts';
@@ -42,16 +41,7 @@ test('client-conformance.html opens offline: verdict, checks, trouble, violation
   if (!browser) throw new Error('no browser');
   const file = path.join(dir, 'client-conformance.html');
   expect(readFileSync(file, 'utf8')).not.toContain(CATALOGUE_KEY);
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, offline: true });
-  const page = await context.newPage();
-  const requests: string[] = [];
-  const errors: string[] = [];
-  page.on('request', (r) => {
-    if (!r.url().startsWith('file:')) requests.push(r.url());
-  });
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(pathToFileURL(file).href);
-  await page.waitForFunction(() => (window as unknown as { iswcReady?: number }).iswcReady !== undefined);
+  const { page, requests, errors, close } = await openReportOffline(browser, file);
 
   await expect(page.locator('#verdict')).toHaveAttribute('data-verdict', 'not conformant');
   await expect(page.locator('#verdict')).toContainText('not conformant');
@@ -95,5 +85,5 @@ test('client-conformance.html opens offline: verdict, checks, trouble, violation
 
   expect(requests).toEqual([]);
   expect(errors).toEqual([]);
-  await context.close();
+  await close();
 });

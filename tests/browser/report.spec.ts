@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { expect, test } from '@playwright/test';
-import { launchChromium, noChromium } from '../support/chromium.ts';
-import type { Browser, Page } from 'playwright-core';
+import { launchChromium, noChromium, openReportOffline } from '../support/chromium.ts';
+import type { OpenedReport } from '../support/chromium.ts';
+import type { Browser } from 'playwright-core';
 import type { CheckExecution } from '../../lib/run/execution.ts';
 import { buildConformanceReport } from '../../lib/report/build.ts';
 import type { ConformanceReport } from '../../lib/report/model.ts';
@@ -45,19 +45,9 @@ test.afterAll(async () => {
 });
 
 /** Opens a report from disk, offline; records every request that is not the file itself and every page error. */
-async function open(file: string, viewport = { width: 1280, height: 900 }): Promise<{ page: Page; requests: string[]; errors: string[]; close: () => Promise<void> }> {
+function open(file: string, viewport?: { width: number; height: number }): Promise<OpenedReport> {
   if (!browser) throw new Error('no browser');
-  const context = await browser.newContext({ viewport, offline: true });
-  const page = await context.newPage();
-  const requests: string[] = [];
-  const errors: string[] = [];
-  page.on('request', (r) => {
-    if (!r.url().startsWith('file:')) requests.push(r.url());
-  });
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(pathToFileURL(file).href);
-  await page.waitForFunction(() => (window as unknown as { iswcReady?: number }).iswcReady !== undefined);
-  return { page, requests, errors, close: () => context.close() };
+  return openReportOffline(browser, file, viewport);
 }
 
 function groupKeys(executions: readonly CheckExecution[]): Set<string> {
