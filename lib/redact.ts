@@ -42,6 +42,17 @@ export const MIN_SECRET_LENGTH = 4;
  */
 export const MIN_CHOSEN_SECRET_LENGTH = 8;
 
+/**
+ * Why a subscription key cannot be used, or undefined when it can. The key is replaced by its placeholder
+ * wherever it occurs in any output; a short one (`test`, `wrong`) occurs in the harness's own words (step
+ * names, case ids, enum values, paths), so replacing it garbles every report and can break their schema,
+ * and not replacing it would write the key. So the key is held to the minimum of every chosen secret.
+ */
+export function shortKeyProblem(variable: string, key: string, remedy: string): string | undefined {
+  if (key.length >= MIN_CHOSEN_SECRET_LENGTH) return undefined;
+  return `${variable} is ${key.length} character${key.length === 1 ? '' : 's'} long: the key is replaced by ${KEY_PLACEHOLDER} wherever it occurs in the output, and a key this short occurs in the reports' own words, so replacing it would garble them. Use a key of at least ${MIN_CHOSEN_SECRET_LENGTH} characters (API Management keys have 32): ${remedy}.`;
+}
+
 /** A secret and what stands for it in every artefact. */
 export interface Secret {
   value: string;

@@ -82,7 +82,7 @@ export const RUN_OPTIONS: Record<string, OptionSpec> = {
 };
 
 export const RUN_ENVIRONMENT: ReadonlyArray<readonly [string, string]> = [
-  ['ISWC_SUBSCRIPTION_KEY', 'The subscription key (Ocp-Apim-Subscription-Key). Read only from the environment, never from a flag or a file; sent only to the base URL\'s origin and written nowhere (reports show $ISWC_SUBSCRIPTION_KEY). Required with any base URL.'],
+  ['ISWC_SUBSCRIPTION_KEY', 'The subscription key (Ocp-Apim-Subscription-Key). Read only from the environment, never from a flag or a file; sent only to the base URL\'s origin and written nowhere (reports show $ISWC_SUBSCRIPTION_KEY). Required with any base URL; at least 8 characters (a shorter one occurs in the reports\' own words, exit 2).'],
   ['ISWC_BASE_URL, ISWC_TARGET, ISWC_DESTRUCTIVE, ISWC_STRICT, ISWC_RATE, ISWC_BUDGET, ISWC_PLAN, ISWC_RUNS, ISWC_SEED, ISWC_REPORT_DIR, ISWC_WAIVERS, ISWC_REQUIRE_ALL, ISWC_WORKERS, ISWC_MAX_DURATION', 'The same settings as the flags (a flag wins); see the README.'],
   ['ISWC_TIMEOUT_MS', 'Per-request timeout: connect, headers and whole body (default 10000).'],
   ['ISWC_MAX_BODY', 'Largest response body read, in bytes (default 1048576).'],
@@ -103,7 +103,7 @@ export const RUN_ENVIRONMENT: ReadonlyArray<readonly [string, string]> = [
 export const RUN_EXIT_CODES: Command['exitCodes'] = [
   exitMeaning(EXIT.OK, `: no spec check failed (with --strict no http check either; with --require-all every spec check was exercised); a partial run (--smoke, --budget, --max-duration) too, unless --require-all`),
   exitMeaning(EXIT.NOT_CONFORMANT, `: a gating check failed`),
-  exitMeaning(EXIT.USAGE, `; also a base URL without ISWC_SUBSCRIPTION_KEY, and a --grep that matches no case`),
+  exitMeaning(EXIT.USAGE, `; also a base URL without ISWC_SUBSCRIPTION_KEY, a key under 8 characters, and a --grep that matches no case`),
   exitMeaning(EXIT.TARGET_UNUSABLE, `: the run stops sending and says why (conformance.json summary.outcome; JUnit carries an error test case)`),
   exitMeaning(EXIT.INTERNAL),
   exitMeaning(EXIT.INTERRUPTED, `: nothing is sent after the signal, the reports are marked interrupted; a second signal, a second or more after the first, exits at once`),

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { shortKeyProblem } from '../redact.ts';
 import { DEFAULTS } from './defaults.ts';
 import { ConfigError } from './errors.ts';
 import type { ExtraHeader } from './headers.ts';
@@ -134,6 +135,8 @@ export function readConfig(env: Env = process.env, options: { requireKey?: boole
       `ISWC_SUBSCRIPTION_KEY is not set: the base URL ${baseUrl}${local ? ' (even one on this machine)' : ''} needs the subscription key of that target in the environment (it is never taken from a flag or a file); only the embedded reference server (no base URL) has a key of its own`,
     );
   }
+  const keyProblem = key === undefined ? undefined : shortKeyProblem('ISWC_SUBSCRIPTION_KEY', key, 'a server of your own takes one with --key');
+  if (keyProblem) throw new ConfigError(keyProblem);
   const seedText = get('ISWC_SEED');
   const seed = seedText === undefined ? undefined : Number(seedText);
   if (seed !== undefined && !Number.isSafeInteger(seed)) throw new ConfigError(`ISWC_SEED must be an integer, got "${seedText}"`);

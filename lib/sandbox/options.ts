@@ -5,6 +5,7 @@ import { envFlag } from '../config/config.ts';
 import { loadProfile } from '../contract/profile/load.ts';
 import type { TargetProfile } from '../contract/profile/types.ts';
 import { fromRoot } from '../paths.ts';
+import { shortKeyProblem } from '../redact.ts';
 import type { ChoiceSetName } from '../../server/index.ts';
 import { CHOICE_SETS } from '../../server/index.ts';
 import type { Injection, RateLimit } from './trouble.ts';
@@ -78,7 +79,7 @@ export const SANDBOX_OPTIONS: Record<string, SandboxOptionSpec> = {
 };
 
 export const SANDBOX_ENVIRONMENT: ReadonlyArray<readonly [string, string]> = [
-  ['ISWC_SANDBOX_KEY', 'The key the client must send in Ocp-Apim-Subscription-Key; read only from here (never a flag). Unset: a random key is made and printed. Never written to a report.'],
+  ['ISWC_SANDBOX_KEY', 'The key the client must send in Ocp-Apim-Subscription-Key; read only from here (never a flag). At least 8 characters (it is replaced in the reports wherever it occurs). Unset: a random key is made and printed. Never written to a report.'],
   ['ISWC_STRICT', '1 (or true, yes): as --strict; 0, false, no or unset: not; anything else is refused (exit 2), as the run reads it.'],
   ['ISWC_REPORT_DIR', 'Default of --report-dir.'],
 ];
@@ -138,6 +139,8 @@ export function sandboxOptionsFrom(values: SandboxValues, env: NodeJS.ProcessEnv
   const envKey = env.ISWC_SANDBOX_KEY;
   if (envKey !== undefined && envKey !== '' && envKey.trim() === '') throw new Error('ISWC_SANDBOX_KEY is blank: set a key, or unset it for a random one');
   const keyGenerated = envKey === undefined || envKey === '';
+  const keyProblem = keyGenerated ? undefined : shortKeyProblem('ISWC_SANDBOX_KEY', envKey, 'set a longer one, or unset it for a random one');
+  if (keyProblem) throw new Error(keyProblem);
   const requests = requestsText === undefined ? null : positiveInt('requests', requestsText);
   const inject = parseInjections(list('inject'));
   const late = requests === null ? undefined : inject.find((i) => i.at > requests);

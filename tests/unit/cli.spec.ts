@@ -247,6 +247,8 @@ test('user mistakes end in exit 2 with one plain line, never a stack trace, an i
       ['ISWC_RATE that is not a rate (replay)', ['replay', 'abcdef12', '--report', report], { ISWC_RATE: 'abc' }, /ISWC_RATE: Invalid rate "abc"/],
       ['ISWC_RATE that is not a rate (plan)', ['plan'], { ISWC_RATE: 'abc' }, /ISWC_RATE: Invalid rate "abc"/],
       ['ISWC_WORKERS=0', ['run'], { ISWC_WORKERS: '0' }, /ISWC_WORKERS must be a positive integer, got "0"/],
+      ['a key too short to redact', ['run', '--base-url', 'http://127.0.0.1:9'], { ISWC_SUBSCRIPTION_KEY: 'wrong' }, /ISWC_SUBSCRIPTION_KEY is 5 characters long: the key is replaced by \$ISWC_SUBSCRIPTION_KEY wherever it occurs .* at least 8 characters/],
+      ['a key too short to redact (replay)', ['replay', 'abcdef12', '--report', report], { ISWC_SUBSCRIPTION_KEY: 'test' }, /ISWC_SUBSCRIPTION_KEY is 4 characters long/],
       ['ISWC_WORKERS=abc', ['run'], { ISWC_WORKERS: 'abc' }, /ISWC_WORKERS must be a positive integer, got "abc"/],
       ['a --report-dir that is a file', ['run', '--report-dir', aFile], {}, /--report-dir: cannot write .*a-file: a file is where a directory is needed \(EEXIST\)/],
       ['an ISWC_REPORT_DIR under a file', ['run'], { ISWC_REPORT_DIR: path.join(aFile, 'reports') }, /ISWC_REPORT_DIR: cannot write .*a-file\/reports: part of the path is a file, not a directory \(ENOTDIR\)/],

@@ -89,7 +89,7 @@ test('proxy URLs that cannot be used are configuration errors, without the crede
   for (const [env, message] of cases) {
     let error: unknown;
     try {
-      readConfig({ ISWC_BASE_URL: 'https://api.example/iswc', ISWC_SUBSCRIPTION_KEY: 'k', ...env });
+      readConfig({ ISWC_BASE_URL: 'https://api.example/iswc', ISWC_SUBSCRIPTION_KEY: 'target-key-0001', ...env });
     } catch (e) {
       error = e;
     }
@@ -98,7 +98,7 @@ test('proxy URLs that cannot be used are configuration errors, without the crede
     expect((error as Error).message).not.toContain('pw-9f8e7d6c');
   }
   // A variable that does not apply to the run is not read at all.
-  expect(readConfig({ ISWC_BASE_URL: 'https://api.example/iswc', ISWC_SUBSCRIPTION_KEY: 'k', HTTPS_PROXY: P, HTTP_PROXY: 'socks5://x' }).network.proxy?.shown).toBe(P);
+  expect(readConfig({ ISWC_BASE_URL: 'https://api.example/iswc', ISWC_SUBSCRIPTION_KEY: 'target-key-0001', HTTPS_PROXY: P, HTTP_PROXY: 'socks5://x' }).network.proxy?.shown).toBe(P);
 });
 
 test('proxyCredentials: every proxy variable with a password, decoded as undici decodes it', () => {

@@ -76,7 +76,7 @@ test('the key: a base URL, even on this machine, never falls back to the embedde
     expect(readConfig({ ISWC_BASE_URL: base }, { requireKey: false }).key).toBe('');
   }
   expect(readConfig({}).key).toBe('local-dev-key');
-  expect(readConfig({ ISWC_BASE_URL: 'http://127.0.0.1:8080', ISWC_SUBSCRIPTION_KEY: 'k' }).key).toBe('k');
+  expect(readConfig({ ISWC_BASE_URL: 'http://127.0.0.1:8080', ISWC_SUBSCRIPTION_KEY: 'target-key-0001' }).key).toBe('target-key-0001');
 });
 
 test('--max-duration: s, m and h; anything else is refused before a request (exit 2)', () => {

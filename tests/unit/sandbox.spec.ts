@@ -77,6 +77,9 @@ test('bad usage says what is wrong', () => {
   expect(usage(['--target', '/nonexistent/profile.json'])).toMatch(/Cannot read target profile/);
   expect(usage(['--verbose'])).toMatch(/Unknown option '--verbose'/);
   expect(usage([], { ISWC_SANDBOX_KEY: '   ' })).toMatch(/ISWC_SANDBOX_KEY is blank/);
+  // A key too short to replace in the client reports without garbling their own words.
+  expect(usage([], { ISWC_SANDBOX_KEY: 'test' })).toMatch(/^ISWC_SANDBOX_KEY is 4 characters long: .* at least 8 characters .*: set a longer one, or unset it for a random one\.$/);
+  expect(options([], { ISWC_SANDBOX_KEY: 'sandbox-01' }).key).toBe('sandbox-01');
 });
 
 test('trouble and rates parse as documented', () => {

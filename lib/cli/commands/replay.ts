@@ -87,7 +87,7 @@ export const replayCommand: Command = {
   },
   positionals: { min: 1, max: 1 },
   environment: [
-    ['ISWC_SUBSCRIPTION_KEY', 'The key of the target, required for any target but the embedded server; sent only to the target named by --base-url or ISWC_BASE_URL, never printed.'],
+    ['ISWC_SUBSCRIPTION_KEY', 'The key of the target, required for any target but the embedded server; sent only to the target named by --base-url or ISWC_BASE_URL, never printed; at least 8 characters.'],
     ['ISWC_BASE_URL', "The target, accepted only when its origin is the report's (--base-url names any other); not read for a run made against the embedded server."],
     [`${HEADERS_VARIABLE}, HTTPS_PROXY, HTTP_PROXY, NO_PROXY, NODE_EXTRA_CA_CERTS`, 'Extra headers, the proxy and the certificate authorities, read as a run reads them (see run --help).'],
     ['ISWC_REPORT_DIR', 'Where the default report is (default reports/).'],
