@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -38,6 +38,11 @@ test('a run from another directory reads and writes its relative paths there, an
     const report = JSON.parse(readFileSync(path.join(dir, 'out', 'conformance.json'), 'utf8')) as { meta: { profile: string } };
     expect(report.meta.profile).toBe('embedded');
     expect(existsSync(fromRoot('out'))).toBe(false);
+    // Playwright's per-test files are with the reports, and only the folders that hold something are left.
+    const testResults = path.join(dir, 'out', 'test-results');
+    expect(existsSync(testResults)).toBe(true);
+    const empty = readdirSync(testResults).filter((name) => statSync(path.join(testResults, name)).isDirectory() && readdirSync(path.join(testResults, name)).length === 0);
+    expect(empty).toEqual([]);
     expect(run.out).toContain(`reports: ${path.join('out', 'conformance.json')}`);
     expect(run.out).toContain(`--report out/conformance.json --base-url ${target.url}`);
     expect(run.out).toMatch(/npx iswc-conformance replay [0-9a-f]{8} --report out\/conformance\.json/);

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { signalWindow } from '../../interrupt.ts';
@@ -102,6 +102,29 @@ export function suiteExitCode(playwrightCode: number, outcome: RunOutcome | unde
   return { code: EXIT.INTERNAL, why: `the run wrote no report (Playwright exit ${playwrightCode}): see the messages above` };
 }
 
+/**
+ * Removes the empty per-test folders Playwright leaves in the run's test-results (one per test; only a
+ * test that wrote something, such as a failure's error-context.md, fills its own), so that the report
+ * directory holds what a reader can open. Only empty folders go; nothing else is touched.
+ */
+export function pruneEmptyTestResults(reportDir: string): void {
+  const dir = path.join(reportDir, 'test-results');
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of entries) {
+    const folder = path.join(dir, name);
+    try {
+      if (statSync(folder).isDirectory() && readdirSync(folder).length === 0) rmdirSync(folder);
+    } catch {
+      // Gone already, or not ours to remove: the reports do not depend on it.
+    }
+  }
+}
+
 /** Runs the suite and ends with the exit code its report records. */
 export async function runSuite(plan: RunPlan, env: NodeJS.ProcessEnv, io: CliIo): Promise<{ code: number; outcome?: RunOutcome }> {
   const started = Date.now();
@@ -109,6 +132,7 @@ export async function runSuite(plan: RunPlan, env: NodeJS.ProcessEnv, io: CliIo)
   const grep = plan.playwrightArgs.some((a) => a.startsWith('--grep='));
   const playwrightPlan = grep ? { ...plan, playwrightArgs: [...plan.playwrightArgs, '--pass-with-no-tests'] } : plan;
   const playwrightCode = await runPlaywrightSuite(playwrightPlan, env, { live: io.isTty === true });
+  pruneEmptyTestResults(reportDir);
   const outcome = recordedOutcome(reportDir, started);
   const { code, why } = suiteExitCode(playwrightCode, outcome, grep);
   if (why) io.stderr(`iswc-conformance: ${why} (exit ${code})\n`);
