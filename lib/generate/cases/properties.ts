@@ -239,8 +239,8 @@ export function propertyCases(profile: TargetProfile): CaseDef[] {
         const body = brokenField(MERGE, profile, 'body');
         if (!body) return;
         const arb = fc
-          // The broken item among up to 6 valid ones, often last: faults that check only a prefix show there.
-          .tuple(body, fc.subarray(disposable, { maxLength: Math.min(6, disposable.length) }), fc.oneof(fc.constant(-1), fc.nat()))
+          // The broken item among 3 to 6 valid ones (as many as there are), often last: faults that check only a prefix show there.
+          .tuple(body, fc.subarray(disposable, { minLength: Math.min(3, disposable.length), maxLength: Math.min(6, disposable.length) }), fc.oneof(fc.constant(-1), fc.nat()))
           .map(([b, valid, at]) => {
             let payload = bodyWith(emptyMerge(), b.c.field, b.invalid.value, profile);
             const place = <T,>(items: T[], item: T): T[] => {
