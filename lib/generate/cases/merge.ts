@@ -36,7 +36,7 @@ interface MergePart {
   label: string;
   body: Record<string, unknown>;
   because: string;
-  /** Items the merge cannot take that are sent with this part's data before it succeeds (status.item-refused). */
+  /** Items the merge cannot take, each sent with this part's data once the entry is merged (status.item-refused). */
   refused: readonly ItemKind[];
 }
 
