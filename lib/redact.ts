@@ -78,7 +78,7 @@ export function isSecretName(name: string): boolean {
 }
 
 function keepsValue(value: string): boolean {
-  return value === KEY_PLACEHOLDER || value === WRONG_KEY || value === REDACTED || /^\$ISWC_HEADER_[A-Z0-9_]+$/.test(value);
+  return value === KEY_PLACEHOLDER || value === KEY_CASE_PLACEHOLDER || value === WRONG_KEY || value === REDACTED || /^\$ISWC_HEADER_[A-Z0-9_]+$/.test(value);
 }
 
 function escapeRegExp(s: string): string {
