@@ -147,6 +147,8 @@ const CATALOGUE = [
   { id: 'merge-items-lookup-400', section: '2.3, 4.2, 7', description: 'The merge never validates the items of its body, it only looks them up, before the preferred ISWC: an ISWC or agency work it does not have (one off the pattern or past its limits included) is a bad request (400, production\'s 202 for ISWCs and 203 for agency works).' },
   // Issue 21, the close reading: readings a run through a proxy making one change showed the harness failed.
   // excludes: -; needs profile: -
+  { id: 'unknown-preferred-400', section: '4.3, 4.4, 7', description: 'A delete or demerge naming a preferred ISWC that does not exist is a business error, 400 (production\'s 117, 130 and 153), where 404 fits too.' },
+  // excludes: -; needs profile: -
   { id: 'merge-agency-unchecked', section: '4.2, 8', description: 'The merge does not check its query agency against the limits of agencyCode: the parameter names the submitter, and section 8 states the limit of the body field only. A merge of nothing naming a 4-character agency succeeds.' },
   // excludes: -; needs profile: - (the harness takes 401 or 403 for a sourceDb none of the profile's submissions has)
   { id: 'key-source-db-scope', section: '5.3', description: 'The key acts for the profile\'s source databases only (the portal ties a key to agencies and source databases): a delete naming a sourceDb none of its submissions has, nor its agency\'s own, gets 403.' },
@@ -277,6 +279,7 @@ export const CHOICE_SETS = {
     'auth-apim-json',
     'business-codes',
     'refuse-as-400',
+    'unknown-preferred-400',
     'unknown-run-404',
     'run-end-agency-checked',
     'newtonsoft-json',

@@ -317,8 +317,8 @@ export function handleDemerge(ctx: Context, op: Operation, rawQuery: string): Re
   }
   // Choice `demerge-unmerged-400`: the work is looked up first; metadata merged nowhere is a business error.
   if (c.has('demerge-unmerged-400') && !ctx.state.isMergedAnywhere(agency.value, workcode.value)) return bad('NOT_FOUND', 'this metadata is merged into no preferred ISWC');
-  // Choice `refuse-as-400`: an unknown preferred ISWC is a business error too (production's 153).
-  if (!ctx.state.iswcExists(preferred.value)) return c.has('refuse-as-400') && !f.has('demerge-404-as-410') ? bad('NOT_FOUND', 'the preferred ISWC does not exist', '153') : notFound();
+  // Choice `unknown-preferred-400`: an unknown preferred ISWC is a business error (production's 153).
+  if (!ctx.state.iswcExists(preferred.value)) return c.has('unknown-preferred-400') && !f.has('demerge-404-as-410') ? bad('NOT_FOUND', 'the preferred ISWC does not exist', '153') : notFound();
   if (f.has('demerge-ignores-preferred')) {
     const own = ctx.state.mergedIswcOf(agency.value, workcode.value);
     if (own !== undefined) {

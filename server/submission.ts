@@ -74,8 +74,9 @@ export function handleDelete(ctx: Context, op: Operation, rawQuery: string): Rep
   if (!ctx.state.hasSubmission(preferred.value, effectiveAgency, workcode.value, effectiveSourceDb)) {
     const notFound = { code: 'NOT_FOUND' as const, message: SUBMISSION_NOT_FOUND, where: 'handleDelete' };
     if (c.has('delete-by-work-400') && ctx.state.findSubmission({ agency: effectiveAgency, workcode: workcode.value, sourceDb: effectiveSourceDb }) !== undefined) return errorReply(ctx, 400, { ...notFound, message: 'invalid agency and work code provided' });
-    // Choice `refuse-as-400`: 400 wherever it fits, an unknown preferred ISWC included (production's 130 and 117).
-    if (c.has('refuse-as-400')) return errorReply(ctx, 400, { ...notFound, message: 'invalid agency and work code provided', ...(ctx.state.findSubmission({ agency: effectiveAgency, workcode: workcode.value }) ? { business: '117' } : {}) });
+    if (c.has('refuse-as-400') && ctx.state.iswcExists(preferred.value)) return errorReply(ctx, 400, { ...notFound, message: 'invalid agency and work code provided' });
+    // Choice `unknown-preferred-400`: a delete naming a preferred ISWC that does not exist is a business error too (production's 130 and 117).
+    if (c.has('unknown-preferred-400')) return errorReply(ctx, 400, { ...notFound, message: 'invalid agency and work code provided', business: ctx.state.findSubmission({ agency: effectiveAgency, workcode: workcode.value }) ? '117' : '130' });
     return errorReply(ctx, 404, notFound);
   }
   if (!f.has('delete-no-effect')) ctx.state.deleteSubmission(preferred.value, effectiveAgency, workcode.value, effectiveSourceDb);

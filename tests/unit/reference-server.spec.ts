@@ -643,6 +643,7 @@ const CHOICE_PROBES: ChoiceProbe[] = [
     chosen: 400,
   },
   { choice: 'json-fractions-truncated', calls: [validRun({ newRecordCount: 1.5 })], reference: 400, chosen: 200 },
+  { choice: 'unknown-preferred-400', calls: [deleteOf(0, { preferredIswc: at(profile.unknownIswcs, 0) })], reference: 404, chosen: 400 },
   { choice: 'preferred-looked-up-first', calls: [deleteOf(0, { preferredIswc: at(profile.unknownIswcs, 0), agency: '1' })], reference: 400, chosen: 404 },
 ];
 
