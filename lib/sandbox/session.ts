@@ -63,6 +63,8 @@ interface Throttle {
   socket: Socket;
 }
 
+
+
 interface Pending {
   seq: number;
   signature: string;
@@ -236,7 +238,7 @@ export class SandboxSession implements RequestHook {
 
   /** A request whose body arrived whole (or over the cap): judged, and answered by trouble or the reference server. */
   before(req: IncomingMessage, body: Exclude<BodyRead, { kind: 'aborted' }>): Reply | null | undefined | Promise<Reply | null | undefined> {
-    const arrival = this.arrivals.get(req) ?? { at: Date.now(), socket: req.socket, throttle: this.throttle };
+    const arrival: Arrival = this.arrivals.get(req) ?? { at: Date.now(), socket: req.socket, throttle: undefined };
     const limit = this.settings.requestLimit ?? null;
     if (limit !== null && this.seq >= limit) return this.lateRequest(req);
     const seq = ++this.seq;
@@ -313,8 +315,11 @@ export class SandboxSession implements RequestHook {
 
   /**
    * The Retry-After a request is judged against: the one pending when its head arrived, unless the
-   * request may have been in flight before that answer was written (another connection, and arrived
-   * within IN_FLIGHT_MARGIN_MS of it). On the answer's own connection a later request was sent after it was read.
+   * request may have been in flight before that answer was written. On the answer's own connection a
+   * later request was sent after the answer was read (HTTP/1.1 answers in order). On another, nothing the
+   * sandbox sees tells a request the client sent in reaction to the answer from one it had already issued
+   * (a pool opens connections one after the other, and under load the sandbox reads a request hundreds of
+   * milliseconds late), so only one that arrived IN_FLIGHT_MARGIN_MS after the answer is judged.
    */
   private bindingThrottle(arrival: Arrival): Throttle | undefined {
     const t = arrival.throttle;

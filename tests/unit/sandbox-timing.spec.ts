@@ -58,6 +58,22 @@ test('requests sent together with the one that gets a 429 were in flight: never 
   expect(report.violations.filter((v) => v.check === 'client.retry-after')).toEqual([]);
 });
 
+test('with fetch (its pool takes another connection for the next request): four requests at once are not judged; a retry 1.2 s after the 429 is', async () => {
+  const headers = { 'Ocp-Apim-Subscription-Key': KEY };
+  const together = await session(['--inject', '429@1', '--strict'], async (url) => {
+    const statuses = await Promise.all(['A', 'B', 'C', 'D'].map(async (w) => (await fetch(`${url}${DELETE.replace('W1', w)}`, { method: 'DELETE', headers })).status));
+    expect(statuses.filter((s) => s === 429)).toHaveLength(1);
+  });
+  expect(retryAfter(together)?.failed ?? 0).toBe(0);
+  const soon = await session(['--inject', '429@1', '--strict'], async (url) => {
+    expect((await fetch(`${url}${DELETE}`, { method: 'DELETE', headers })).status).toBe(429);
+    await new Promise((r) => setTimeout(r, 1200));
+    expect((await fetch(`${url}${DELETE}`, { method: 'DELETE', headers })).status).toBe(404);
+  });
+  expect(retryAfter(soon)).toMatchObject({ failed: 1 });
+  expect(soon.violations.find((v) => v.check === 'client.retry-after')?.received).toMatch(/^request 2 came 0\.[0-9]+ s early$/);
+});
+
 test('the same connection at once after a 429 is caught; waiting exactly the Retry-After passes, on the same connection or another', async () => {
   const early = await session(['--inject', '429@1', '--strict'], async (url) => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
