@@ -112,7 +112,7 @@ test('client-junit.xml fails each declared operation that never succeeded, and a
   expect(counts.failures).toBe(partial.report.checks.gatingFailures + partial.report.coverage.missing.length);
   expect(partial.junit).toContain('<property name="operationsNotSucceeded" value="1"/>');
 
-  const nothing = await session([], async () => undefined);
+  const nothing = await session([], () => Promise.resolve());
   expect(nothing.report.verdict).toBe('incomplete');
   expect(junitCounts(nothing.junit)).toMatchObject({ failures: 0, errors: 1 });
 });
