@@ -63,8 +63,6 @@ interface Throttle {
   socket: Socket;
 }
 
-
-
 interface Pending {
   seq: number;
   signature: string;
@@ -193,8 +191,6 @@ export class SandboxSession implements RequestHook {
   onAnswered: ((answered: number, open: number) => void) | undefined;
   /** Called when a request's head arrives (before its body). */
   onArrival: (() => void) | undefined;
-  /** Called when the last request the session takes (--requests) has come: later ones are late. */
-  onLimitReached: (() => void) | undefined;
   /**
    * Called once when judging a request raised: a defect of the harness, not of the client. The session
    * ends (exit 4); what was judged before is reported, and `defect` says what happened.
@@ -223,11 +219,6 @@ export class SandboxSession implements RequestHook {
     return this.answeredCount;
   }
 
-  /** Requests that came after the session ended by count (--requests). */
-  get late(): number {
-    return this.lateCount;
-  }
-
   /** A request's head arrived (its body may still be uploading): activity, until it is finished. */
   received(req: IncomingMessage): void {
     this.open.add(req);
@@ -242,7 +233,6 @@ export class SandboxSession implements RequestHook {
     const limit = this.settings.requestLimit ?? null;
     if (limit !== null && this.seq >= limit) return this.lateRequest(req);
     const seq = ++this.seq;
-    if (limit !== null && seq === limit) this.onLimitReached?.();
     const at = arrival.at;
     const target = req.url ?? '/';
     // Origin-form, or absolute-form (RFC 9112 §3.2.2: a server MUST accept it; proxies send it): judged by its path.
