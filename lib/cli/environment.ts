@@ -2,8 +2,11 @@
  * Every environment variable iswc-conformance reads, once: what it means, its default, the flag that sets
  * the same. The commands' `--help` (their `environment`), docs/cli.md and docs/configuration.md are made
  * from this table, so that they cannot disagree; tests/unit/configuration.spec.ts fails when the code reads
- * a variable this table does not have.
+ * a variable this table does not have. Defaults that are values of lib/config/defaults.ts are read from it.
  */
+import path from 'node:path';
+import { DEFAULTS } from '../config/defaults.ts';
+import { fromRoot } from '../paths.ts';
 
 export interface EnvironmentSetting {
   /** The variable, or variables read together (the proxy variables). */
@@ -25,6 +28,8 @@ export interface EnvironmentSetting {
   internal?: boolean;
 }
 
+const DEFAULT_TARGET = path.relative(fromRoot(), DEFAULTS.targetFile);
+
 const SWITCH = 'Takes 1, true or yes, or 0, false or no; anything else is refused (exit 2).';
 
 export const ENVIRONMENT: readonly EnvironmentSetting[] = [
@@ -32,7 +37,7 @@ export const ENVIRONMENT: readonly EnvironmentSetting[] = [
     names: ['ISWC_SUBSCRIPTION_KEY'],
     meaning:
       "The subscription key, sent as Ocp-Apim-Subscription-Key. Read only from the environment: a key flag is refused (exit 2). Sent only to the base URL's origin, never through a redirect, and written nowhere (every output shows $ISWC_SUBSCRIPTION_KEY). Required with any base URL, even one on this machine: without it nothing is sent (exit 2). At least 8 characters, else exit 2: the key is replaced by its placeholder wherever it occurs, and a shorter one (test, wrong) occurs in the reports' own words; API Management keys have 32. When the first 5 requests that show whether the key is accepted (the run's own key, a documented operation, acting for the profile's agency) are all answered 401 or 403, the run stops with exit 3: \"the target refused the key on every request: check ISWC_SUBSCRIPTION_KEY, and that it may act for agency …\".",
-    default: 'none; only the embedded reference server runs without one (it has a key of its own, local-dev-key)',
+    default: `none; only the embedded reference server runs without one (it has a key of its own, ${DEFAULTS.embeddedKey})`,
   },
   {
     names: ['ISWC_BASE_URL'],
@@ -44,7 +49,7 @@ export const ENVIRONMENT: readonly EnvironmentSetting[] = [
     names: ['ISWC_TARGET'],
     flag: 'target',
     meaning: 'The target profile: what exists in the target (docs/target-profile.md; its fields in docs/configuration.md#target-profile). A profile that is not valid stops every command before anything is sent (exit 2).',
-    default: 'fixtures/targets/embedded.json (what the embedded server holds)',
+    default: `${DEFAULT_TARGET} (what the embedded server holds)`,
   },
   {
     names: ['ISWC_DESTRUCTIVE'],
@@ -62,7 +67,7 @@ export const ENVIRONMENT: readonly EnvironmentSetting[] = [
     names: ['ISWC_RUNS'],
     flag: 'runs',
     meaning: 'Runs per property-based check (generated inputs).',
-    default: '100',
+    default: String(DEFAULTS.runs),
   },
   {
     names: ['ISWC_SEED'],
@@ -74,30 +79,30 @@ export const ENVIRONMENT: readonly EnvironmentSetting[] = [
     names: ['ISWC_REPORT_DIR'],
     flag: 'report-dir',
     meaning: 'Where reports are written (run, certify, sandbox) and read (replay, diff, baseline, allure), relative to the directory the command runs in.',
-    default: 'reports/',
+    default: `${DEFAULTS.reportDir}/`,
   },
   {
     names: ['ISWC_RATE'],
     flag: 'rate',
     meaning:
       'Requests per second over the whole run, all workers together: 5, 0.5, 10/min, 600/h; 0 means no limit. 429 and 503 with Retry-After are honoured as throttling on every target (bounded waits, counted, never failures). A run sharded over N machines: give each the rate divided by N.',
-    default: 'no limit on the embedded server or a base URL on this machine; 10/min (the published production limit) on a remote base URL',
+    default: `no limit on the embedded server or a base URL on this machine; ${DEFAULTS.remoteRate} (the published production limit) on a remote base URL`,
   },
   {
     names: ['ISWC_TIMEOUT_MS'],
     meaning: 'Per-request timeout in milliseconds: connect, headers and the whole body.',
-    default: '10000',
+    default: String(DEFAULTS.timeoutMs),
   },
   {
     names: ['ISWC_MAX_BODY'],
     meaning: 'The largest response body read, in bytes; a larger one is the failure BODY_TOO_LARGE.',
-    default: '1048576',
+    default: String(DEFAULTS.maxBodyBytes),
   },
   {
     names: ['ISWC_WORKERS'],
     flag: 'workers',
     meaning: "Playwright workers. The run's one engine, in the main process, sends every request and holds the rate, so more workers rarely make a run faster (docs/performance.md).",
-    default: '1 for the run command (npx iswc-conformance, npm run conformance); 2 for npm test and a plain npx playwright test',
+    default: `1 for the run command (npx iswc-conformance, npm run conformance); ${DEFAULTS.workers} for npm test and a plain npx playwright test`,
   },
   {
     names: ['ISWC_BUDGET'],

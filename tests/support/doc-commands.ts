@@ -81,14 +81,20 @@ export interface DocRun {
 
 const BACKGROUND_HELPER = `
 __bg_pids=()
-__stop_background() { for pid in "\${__bg_pids[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done; for pid in "\${__bg_pids[@]}"; do for _ in $(seq 100); do kill -0 -- "-$pid" 2>/dev/null || break; sleep 0.1; done; done; }
+__bg_logs=()
+__stop_background() {
+  for pid in "\${__bg_pids[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done
+  for pid in "\${__bg_pids[@]}"; do for _ in $(seq 100); do kill -0 -- "-$pid" 2>/dev/null || break; sleep 0.1; done; done
+  for log in "\${__bg_logs[@]}"; do echo "--- $log, when the script ended:"; cat "$log"; done
+}
 trap __stop_background EXIT
 __background() { # $1: log file, $2: the block
   setsid bash -c "$2" >"$1" 2>&1 < /dev/null &
   __bg_pids+=($!)
+  __bg_logs+=("$1")
   echo "$!" >> .background-pids
   for _ in $(seq 600); do
-    if grep -q 'listening http://127.0.0.1:' "$1"; then cat "$1"; return 0; fi
+    if grep -q 'listening http://127.0.0.1:' "$1" 2>/dev/null; then cat "$1"; return 0; fi
     if ! kill -0 "$!" 2>/dev/null; then cat "$1"; echo "background block exited before it listened" >&2; return 1; fi
     sleep 0.1
   done
