@@ -93,3 +93,37 @@ function shellCommands(markdown: string): string[] {
 function ciRunLines(markdown: string): string[] {
   return [...markdown.matchAll(/^```yaml\n([\s\S]*?)^```$/gm)].flatMap((m) => [...(m[1] ?? '').matchAll(/^\s*(?:- )?run: (.+)$/gm)].map((r) => (r[1] ?? '').trim()).filter((l) => l !== 'npm ci'));
 }
+
+test('the runner of the guides: background blocks started and stopped, the docs\' ports made free ones, and the first command that fails stops the script', async () => {
+  const doc = [
+    '# A guide',
+    '',
+    '```sh background',
+    "node -e \"const s = require('node:http').createServer((q, r) => r.end('hello')).listen(18085, '127.0.0.1', () => console.log('listening http://127.0.0.1:' + s.address().port))\"",
+    '```',
+    '',
+    '```text',
+    'not run',
+    '```',
+    '',
+    '```sh',
+    "node -e \"fetch('http://127.0.0.1:18085/').then((r) => r.text()).then((t) => console.log('got ' + t))\"",
+    'false',
+    'echo never printed',
+    '```',
+  ].join('\n');
+  const run = await runDocBlocks(doc, { label: 'runner', timeoutMs: 60_000 });
+  expect(run.status).not.toBe(0);
+  expect(run.output).toContain('got hello');
+  expect(run.output).not.toContain('never printed');
+  const port = run.ports.get('18085');
+  expect(port).toBeDefined();
+  expect(run.script).toContain(`listen(${port}`);
+  expect(run.script).not.toContain('18085');
+  // The background block was stopped with the script: its port is free again.
+  const refused = await fetch(`http://127.0.0.1:${port}/`).then(
+    () => false,
+    () => true,
+  );
+  expect(refused).toBe(true);
+});
