@@ -93,7 +93,7 @@ export const SANDBOX_OPTIONS: Record<string, SandboxOptionSpec> = {
   },
   requests: { type: 'string', value: 'N', description: `The session takes N requests and then ends: later requests get 503 with Retry-After: ${RETRY_AFTER_SECONDS} and are recorded, not judged (the report says the session ended by count); the reports are written once no request has come for ${LATE_QUIET_SECONDS} s (at most ${LATE_MAX_SECONDS} s after the N-th answer).` },
   idle: { type: 'string', value: 'SECONDS', description: 'End the session after SECONDS without a request in progress, counted from the first request (a client that takes a while to start is waited for; --wait-first bounds that). A request is in progress from the arrival of its head to the end of its answer (an upload is activity). A request whose client goes away before its body is complete is not judged.' },
-  'wait-first': { type: 'string', value: 'SECONDS', description: 'End the session when no request has come SECONDS after it started (verdict incomplete). Default: wait for the first request for ever.' },
+  'wait-first': { type: 'string', value: 'SECONDS', description: 'End the session when no request has come SECONDS after it started (verdict incomplete; default: wait for the first request for ever).' },
   inject: {
     type: 'string',
     multiple: true,

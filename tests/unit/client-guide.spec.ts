@@ -14,7 +14,7 @@ import { startSandbox } from '../../lib/sandbox/run.ts';
  * The client guide (docs/guides/client.md) works as written: its walkthrough's shell blocks run in a
  * directory of their own, as a new user runs them, with three substitutions only: the command is this
  * checkout's bin and `npx tsx` its tsx (npx would look for them in the registry from a temporary
- * directory), and the port is a free one. The sandbox is ended by a signal, as the guide says, and writes
+ * directory), and the docs' port (18091) is a free one. The sandbox is ended by a signal, as the guide says, and writes
  * its report; the certificate lists what was exercised. Every other command of the guide is run too, or
  * parsed where it would take a minute.
  */
@@ -54,9 +54,9 @@ test('the guide\'s walkthrough works as written: profile check --client, the san
   expect(blocks).toHaveLength(4);
   const port = String(await freePort());
   const bin = `node ${JSON.stringify(fromRoot('bin', 'iswc-conformance.mjs'))}`;
-  const local = (block: string): string => block.replaceAll('npx iswc-conformance', bin).replaceAll('8099', port);
+  const local = (block: string): string => block.replaceAll('npx iswc-conformance', bin).replaceAll('18091', port);
   const [check = '', sandboxBlock = '', client = '', certify = ''] = blocks;
-  expect(sandboxBlock).toMatch(/\nnpx iswc-conformance sandbox --port 8099 /);
+  expect(sandboxBlock).toMatch(/\nnpx iswc-conformance sandbox --port 18091 /);
 
   const dir = mkdtempSync(path.join(tmpdir(), 'iswc-client-guide-'));
   symlinkSync(fromRoot('fixtures'), path.join(dir, 'fixtures'));
@@ -122,7 +122,7 @@ test('every sandbox command of the guide parses; its example clients run as writ
       const parsed = parseSandboxArgs(['--port', '0', '--report-dir', path.join(dir, 'reports')], { ISWC_SANDBOX_KEY: 'my-sandbox-key' });
       if (parsed.kind !== 'run') throw new Error('bad arguments');
       const running = await startSandbox(parsed.options);
-      const command = line.replaceAll('http://127.0.0.1:8099', running.url).replaceAll('npx tsx', JSON.stringify(fromRoot('node_modules', '.bin', 'tsx')));
+      const command = line.replaceAll('http://127.0.0.1:18091', running.url).replaceAll('npx tsx', JSON.stringify(fromRoot('node_modules', '.bin', 'tsx')));
       const ran = await new Promise<{ code: number | null; out: string }>((resolve) => {
         const child = spawn('bash', ['-c', command], { cwd: dir, env: newcomerEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
         let out = '';
