@@ -46,7 +46,7 @@ export interface AgencyClientOptions {
   maxRetries?: number;
   /** Whole-request timeout; default 30 s. */
   timeoutMs?: number;
-  /** Cancels the client: no request is sent once it is aborted, and a wait for a retry ends. */
+  /** Cancels the client: no request is sent once it is aborted, and a wait for a retry ends (a request in flight still gets its answer). */
   signal?: AbortSignal;
   faults?: Iterable<ClientFaultSwitch>;
 }
@@ -225,7 +225,7 @@ export class AgencyClient {
       if (signal?.aborted) throw new Error(`${what}: cancelled`);
       try {
         this.sent += 1;
-        const res = await request(url, { method, headers, body: body?.text, dispatcher: this.agent, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs, ...(signal ? { signal } : {}) });
+        const res = await request(url, { method, headers, body: body?.text, dispatcher: this.agent, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
         status = res.statusCode;
         retryAfter = res.headers['retry-after'];
         text = await res.body.text();
