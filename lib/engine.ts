@@ -2,6 +2,7 @@ import path from 'node:path';
 import { shownPath } from './paths.ts';
 import { gating } from './check/gating.ts';
 import { createJudge } from './check/judge.ts';
+import { keySourceDbs } from './contract/agency.ts';
 import type { RunConfig } from './config/config.ts';
 import { OPERATION_LABEL } from './contract/operations.ts';
 import { sectionsText } from './report/view.ts';
@@ -124,7 +125,7 @@ export class RunEngine implements SelectableEngine {
     this.client = createHttpClient(
       targetClientOptions(setup.baseUrl, cfg, setup.profile.agency, { unresponsiveFile: setup.breakerFile, ...(this.gate ? { beforeSend: this.gate } : {}) }),
     );
-    this.judge = createJudge({ strict: cfg.strict, agency: setup.profile.agency });
+    this.judge = createJudge({ strict: cfg.strict, agency: setup.profile.agency, sourceDbs: keySourceDbs(setup.profile) });
     if (setup.maxDurationMs !== undefined) {
       const limit = setup.maxDurationText ?? `${Math.round(setup.maxDurationMs / 1000)}s`;
       this.deadline = setTimeout(() => this.stop({ kind: 'max-duration', reason: `stopped at --max-duration ${limit} (ISWC_MAX_DURATION): the run's time limit` }), setup.maxDurationMs);

@@ -1,4 +1,5 @@
 import { createJudge } from './check/judge.ts';
+import { keySourceDbs } from './contract/agency.ts';
 import { isLoopback } from './config/config.ts';
 import type { Exchange, RequestSpec } from './contract/exchange.ts';
 import type { TargetProfile } from './contract/profile/types.ts';
@@ -235,7 +236,7 @@ export async function replayFailure(options: ReplayOptions): Promise<ReplayResul
     );
     let outcome;
     try {
-      outcome = await runPlannedCase(planned, client, profile, { seed: meta.seed ?? 0, runs: planned.runs ?? meta.runs, strict: meta.strict, replay }, createJudge({ strict: meta.strict, agency: profile.agency }));
+      outcome = await runPlannedCase(planned, client, profile, { seed: meta.seed ?? 0, runs: planned.runs ?? meta.runs, strict: meta.strict, replay }, createJudge({ strict: meta.strict, agency: profile.agency, sourceDbs: keySourceDbs(profile) }));
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       if (/Unable to replay|offered no (input|sequence)/.test(message)) {

@@ -15,6 +15,8 @@ import { redactorFromEnv } from '../lib/redact.ts';
 import type { ExecutionsAttachment } from '../lib/report/attachment.ts';
 import { EXECUTIONS_ATTACHMENT } from '../lib/report/attachment.ts';
 import { replayCommand } from '../lib/report/identity.ts';
+import { deviations, deviationsHeadline } from '../lib/report/deviations.ts';
+import { formatsLabel } from '../lib/contract/profile/types.ts';
 import { utcDay } from '../lib/report/waivers/apply.ts';
 import { runWaivers } from '../lib/report/waivers/run.ts';
 import { interruptedBy } from '../lib/interrupt.ts';
@@ -167,7 +169,8 @@ export default class ConformanceReporter implements Reporter {
   private summary(report: ConformanceReport, strict: boolean, requireAll: boolean, files: string[]): string[] {
     const { byLevel, coverage, waivers } = report.summary;
     const lines = ['', '─── ISWC conformance ───────────────────────────────────────────'];
-    lines.push(`target ${report.meta.baseUrl ?? '?'} · profile ${report.meta.profile} · seed ${report.meta.seed ?? '-'} · ${report.meta.requests} requests`);
+    const only = report.meta.formats ? formatsLabel({ formats: report.meta.formats }) : undefined;
+    lines.push(`target ${report.meta.baseUrl ?? '?'} · profile ${report.meta.profile}${only ? ` (${only})` : ''} · seed ${report.meta.seed ?? '-'} · ${report.meta.requests} requests`);
     const outcome = report.summary.outcome;
     if (outcome && outcome.status !== 'completed') lines.push(outcomeLine(outcome.status, outcome.reason ?? '', report.meta.requests));
     for (const level of ['spec', 'http', 'observed'] as const) {
@@ -178,8 +181,10 @@ export default class ConformanceReporter implements Reporter {
           : `  ${level.padEnd(8)}  ${t.pass} passed, ${t.fail} failed, ${t.waived ? `${t.waived} waived, ` : ''}${t.skip} skipped${level === 'http' && !strict && t.fail > 0 ? ' (not gating: set ISWC_STRICT=1)' : ''}`,
       );
     }
-    const failing = groupByCheck(report.executions.filter((e) => e.verdict === 'fail'));
-    if (failing.size > 0) {
+    // The headline counts deviations (a check failing on an operation), never the requests behind them.
+    const failing = deviations(report.executions, 'fail');
+    if (failing.length > 0 || report.executions.some((e) => e.verdict === 'waived')) lines.push(deviationsHeadline(report.executions));
+    if (failing.length > 0) {
       lines.push(
         outcome?.status === 'target-unusable'
           ? 'failing checks before the run stopped (with the target unusable, they may be only its symptoms):'
@@ -187,9 +192,9 @@ export default class ConformanceReporter implements Reporter {
             ? 'failing checks before the run stopped:'
             : 'failing checks:',
       );
-      for (const [id, f] of failing) {
-        lines.push(`  ✗ ${id} [${f.first.level}, section ${f.first.sections.join(', ')}] ×${f.count} — e.g. ${f.first.caseId}: ${f.first.received ?? ''}`.slice(0, 220));
-        const hint = replayHint(report.executions.filter((e) => e.verdict === 'fail' && e.checkId === id), shownPath(files[0] ?? 'conformance.json'), report.meta.embedded ? undefined : (report.meta.baseUrl ?? undefined));
+      for (const f of failing) {
+        lines.push(`  ✗ ${f.checkId} [${f.level}, section ${f.first.sections.join(', ')}] on ${f.operation ?? 'requests outside the document'} ×${f.count} — e.g. ${f.first.caseId}: ${f.first.received ?? ''}`.slice(0, 220));
+        const hint = replayHint(report.executions.filter((e) => e.verdict === 'fail' && e.checkId === f.checkId && (e.operation ?? null) === f.operation), shownPath(files[0] ?? 'conformance.json'), report.meta.embedded ? undefined : (report.meta.baseUrl ?? undefined));
         if (hint) lines.push(hint);
       }
     }

@@ -4,8 +4,12 @@
  * report as it is.
  */
 
-/** How the request authenticates: the target's key, no key header, a key that is wrong on purpose, or the header with an empty value. */
-export type AuthMode = 'key' | 'none' | 'wrong' | 'empty';
+/**
+ * How the request authenticates: the target's key, no key header, a key that is wrong on purpose, the
+ * header with an empty value, or the target's key with the case of its letters changed (a key with no
+ * letter has no such twin: the wrong key goes instead).
+ */
+export type AuthMode = 'key' | 'none' | 'wrong' | 'empty' | 'key-case';
 
 export interface RequestSpec {
   method: string;
@@ -22,7 +26,7 @@ export interface RequestSpec {
   auth?: AuthMode;
 }
 
-export { KEY_PLACEHOLDER, WRONG_KEY } from '../redact.ts';
+export { KEY_CASE_PLACEHOLDER, KEY_PLACEHOLDER, WRONG_KEY } from '../redact.ts';
 
 export interface RecordedRequest {
   method: string;

@@ -5,6 +5,7 @@ import type { ConformanceReport, RunMeta, RunNetwork, RunPlan } from './model.ts
 import { sortExecutions, tallyByLevel } from './model.ts';
 import type { TargetProfile } from '../contract/profile/types.ts';
 import { profileDigest, waiversDigest } from './binding.ts';
+import { formatsLabel } from '../contract/profile/types.ts';
 import { failureId, hasFailureId } from './identity.ts';
 import { HARNESS_VERSION, documentDigest, safeBaseUrl, schemasDigest } from './meta.ts';
 import { runOutcome } from './outcome.ts';
@@ -105,6 +106,7 @@ export function buildConformanceReport(input: BuildInput): ConformanceReport {
     ...(input.plan ? { plan: input.plan } : {}),
     ...(input.network ? { network: input.network } : {}),
     ...(input.targetProfile ? { profileDigest: profileDigest(input.targetProfile), agency: input.targetProfile.agency } : {}),
+    ...(input.targetProfile && formatsLabel(input.targetProfile) !== undefined ? { formats: [...input.targetProfile.formats] } : {}),
     waiversDigest: input.waivers ? waiversDigest(input.waivers.set) : null,
   };
   const summary: ConformanceReport['summary'] = {

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { formatsLabel } from '../contract/profile/types.ts';
 import type { KeyObject } from 'node:crypto';
 import type { CheckExecution, Level } from '../run/execution.ts';
 import { gating } from '../check/gating.ts';
@@ -79,7 +80,7 @@ export interface Certificate {
    * (started agent runs, from the exchanges the report keeps; lib/report/run-ids.ts). The API team can
    * find them in its own records.
    */
-  target: { profile: { name: string; digest: string }; baseUrl: string | null; origin: string | null; embedded: boolean; runIds: string[] };
+  target: { profile: { name: string; digest: string }; baseUrl: string | null; origin: string | null; embedded: boolean; runIds: string[]; formats?: Array<'json' | 'xml'> };
   /**
    * Everything the run was bound to (lib/report/binding.ts): profile content, agency, origin, harness,
    * document, waivers, seed, runs, plan, strictness. `certify` refused to issue the certificate when what
@@ -257,7 +258,8 @@ export function buildCertificate(input: CertificateInput): Certificate {
     kind: 'iswc-conformance-certificate',
     certificateVersion: CERTIFICATE_VERSION,
     agency: { code: binding.agency, profile: binding.profile.name },
-    target: { profile: binding.profile, baseUrl: report.meta.baseUrl, origin: binding.origin, embedded: report.meta.embedded, runIds: issuedRunIds(report.executions) },
+    // A target that serves only some formats (profile formats) was sent no request in the others: said next to the verdict.
+    target: { profile: binding.profile, baseUrl: report.meta.baseUrl, origin: binding.origin, embedded: report.meta.embedded, runIds: issuedRunIds(report.executions), ...(report.meta.formats ? { formats: [...report.meta.formats] } : {}) },
     binding,
     date: (input.date ?? new Date()).toISOString(),
     harnessVersion: report.meta.harnessVersion,
@@ -273,7 +275,7 @@ export function buildCertificate(input: CertificateInput): Certificate {
       requests: report.meta.requests,
     },
     verdict,
-    verdictText: certificateVerdictText(verdict, coverage, unique(waived.map((w) => w.checkId)).length, binding.plan),
+    verdictText: certificateVerdictText(verdict, coverage, unique(waived.map((w) => w.checkId)).length, binding.plan, report.meta.formats ? formatsLabel({ formats: report.meta.formats }) : undefined),
     coverage,
     sections,
     failures,
@@ -309,9 +311,9 @@ export function signCertificate(certificate: Certificate, privateKey: KeyObject)
 }
 
 /** "conformant with 2 waivers", "incomplete: 14 of 19 spec checks exercised", "not conformant". */
-export function certificateVerdictText(verdict: Certificate['verdict'], coverage: SpecCoverage, waivedChecks: number, plan?: { name: string; budget: number | null } | null): string {
-  const waivers = waivedChecks > 0 ? ` with ${plural(waivedChecks, 'waiver')}` : '';
-  if (verdict === 'not conformant') return verdict;
+export function certificateVerdictText(verdict: Certificate['verdict'], coverage: SpecCoverage, waivedChecks: number, plan?: { name: string; budget: number | null } | null, formats?: string): string {
+  const waivers = `${waivedChecks > 0 ? ` with ${plural(waivedChecks, 'waiver')}` : ''}${formats ? `, ${formats}` : ''}`;
+  if (verdict === 'not conformant') return `${verdict}${formats ? ` (${formats})` : ''}`;
   // A plan that left cases out says so next to the verdict: every spec check was exercised, not every case run.
   const planned = plan && (plan.name !== 'full' || plan.budget !== null) ? ` (${plan.name === 'smoke' ? 'smoke plan' : 'full plan'}${plan.budget !== null ? `, budget ${plan.budget} requests` : ''}: every spec check exercised, not every case run)` : '';
   if (verdict === 'conformant') return `conformant${waivers}${planned}`;
@@ -424,6 +426,7 @@ export function renderCertificateHtml(cert: Certificate): string {
 <tr><td>Agency</td><td>${h(cert.agency.code)} (profile ${h(cert.agency.profile)})</td></tr>
 <tr><td>Target</td><td>${h(cert.target.baseUrl ?? '?')}${cert.target.embedded ? ' (embedded reference server)' : ''}</td></tr>
 <tr><td>Target profile</td><td id="profile">"${h(cert.target.profile.name)}" <code>sha256:${h(cert.target.profile.digest)}</code><br><span class="muted">The profile is named by its content: SHA-256 of its canonical JSON, defaults filled in.</span></td></tr>
+${cert.target.formats ? `<tr><td>Formats</td><td id="formats"><b>${h(formatsLabel({ formats: cert.target.formats }) ?? '')}</b>: the profile says the target serves no ${h((['json', 'xml'] as const).filter((f) => !cert.target.formats?.includes(f)).map((f) => f.toUpperCase()).join(', '))}, so no such request was sent and what only it exercises is listed as not exercised.</td></tr>` : ''}
 <tr><td>Run identifiers the target issued</td><td id="run-ids">${runIdsHtml(cert.target.runIds)}</td></tr>
 <tr><td>Date</td><td>${h(cert.date)}</td></tr>
 <tr><td>Harness</td><td>${h(cert.harnessVersion)}</td></tr>

@@ -9,6 +9,8 @@ import type { CheckInfo } from './view.ts';
 import { FORMATS, OPERATION_KEYS, checkInfo, exchangeTexts, groupBy, operationKey, operationLabel, sectionsOf, sectionsText, tallyOf, worstVerdict } from './view.ts';
 import { replayCommand } from './identity.ts';
 import { waivedText } from './waivers/apply.ts';
+import { deviationsHeadline } from './deviations.ts';
+import { formatsLabel } from '../contract/profile/types.ts';
 import type { WaiverUse } from './waivers/types.ts';
 
 const BODY_LIMIT = 8000;
@@ -323,7 +325,7 @@ export function renderHtml(report: ConformanceReport): string {
   const metaRows: Array<[string, string]> = [
     ['Target', `${meta.baseUrl ?? '?'}${meta.embedded ? ' (embedded reference server)' : ''}`],
     ...networkRows(meta.network),
-    ['Profile', meta.profile],
+    ['Profile', `${meta.profile}${meta.formats ? ` (${formatsLabel({ formats: meta.formats }) ?? ''}: no ${(['json', 'xml'] as const).filter((f) => !meta.formats?.includes(f)).map((f) => f.toUpperCase()).join(', ')} request sent)` : ''}`],
     ['Seed', meta.seed === null ? '—' : String(meta.seed)],
     ['ISWC_RUNS', String(meta.runs)],
     ['Strict', meta.strict ? 'yes (http failures gate)' : 'no'],
@@ -396,6 +398,7 @@ export function renderHtml(report: ConformanceReport): string {
 
   const body = `<header>
 <h1>ISWC Agency API conformance report <span id="verdict" class="badge ${badgeClass(summary)}" data-verdict="${h(summary.verdict)}">${h(summary.verdictText)}</span></h1>
+<p id="deviations"><b>${h(deviationsHeadline(report.executions))}</b></p>
 <table class="meta" id="run-meta">${metaRows.map(([k, v]) => `<tr><td>${h(k)}</td><td>${h(v)}</td></tr>`).join('')}</table>
 </header>
 ${outcomeHtml(summary)}

@@ -28,6 +28,8 @@ export interface RunMeta {
   profileDigest?: string;
   /** The agency the profile acts for; absent in reports of earlier harness versions. */
   agency?: string;
+  /** The body formats the target serves (profile `formats`), when not both: ["json"] is a JSON-only run. */
+  formats?: Array<'json' | 'xml'>;
   /** SHA-256 of the waivers' entries (lib/report/binding.ts), null without waivers; absent in earlier reports. */
   waiversDigest?: string | null;
 }

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { formatsLabel } from '../contract/profile/types.ts';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FullConfig } from '@playwright/test';
@@ -103,7 +104,7 @@ export default async function globalSetup(playwright: FullConfig): Promise<() =>
   const context: RunContext = { baseUrl, embedded: server !== undefined, seed, startedAt, breakerFile, planFile, engineUrl: service.url, engineToken: service.token };
   process.env[RUN_CONTEXT_VARIABLE] = JSON.stringify(context);
   const lines = [
-    `iswc-conformance: target ${baseUrl}${server ? ' (embedded reference server)' : ''}, profile "${profile.name}"`,
+    `iswc-conformance: target ${baseUrl}${server ? ' (embedded reference server)' : ''}, profile "${profile.name}"${formatsLabel(profile) ? ` (${formatsLabel(profile) ?? ''}: no other format is sent)` : ''}`,
     `  destructive ${cfg.destructive ? 'on' : 'off'}, strict ${cfg.strict ? 'on' : 'off'}, ISWC_RUNS=${cfg.runs}, ISWC_SEED=${seed}, rate ${rate === null ? 'unlimited' : `${rate.toFixed(3)}/s`}`,
     ...(waivers ? [`  waivers ${shownPath(waivers.file)} (${waivers.waivers.length} entr${waivers.waivers.length === 1 ? 'y' : 'ies'})`] : []),
     ...networkLines(cfg),

@@ -18,7 +18,7 @@ const STACK_FRAME = /\n\s+at .*[(/].*:\d+/;
 
 test('a profile needs only an agency, one existing and one unknown ISWC; the rest has defaults', () => {
   const profile = parseProfile(MINIMAL, 'profiles/staging-128.json');
-  expect(profile).toEqual({ ...MINIMAL, name: 'staging-128', merges: [], demerges: [], submissions: [], reasonCode: 'EdiV1', xmlArrays: 'unwrapped', runIds: 'server', openRuns: 'many' });
+  expect(profile).toEqual({ ...MINIMAL, name: 'staging-128', merges: [], demerges: [], submissions: [], reasonCode: 'EdiV1', xmlArrays: 'unwrapped', runIds: 'server', openRuns: 'many', formats: ['json', 'xml'] });
   expect(parseProfile({ ...MINIMAL, name: 'mine' }, 'x.json').name).toBe('mine');
   // A merge entry's lists default to empty, so a scenario's ${entry.merges[0].iswcs} is always a list.
   const merges = parseProfile({ ...MINIMAL, merges: [{ preferredIswc: 'T3100000004', agencyWorks: [{ agencyCode: '128', agencyWorkCode: 'W1' }] }] }, 'x.json').merges;

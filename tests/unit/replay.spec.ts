@@ -213,10 +213,10 @@ test('a failure of an embedded run replays against a fresh embedded server', asy
 });
 
 test('a target that always throttles: the replay waits out Retry-After, says so and exits 3 (the wait keeps the process alive)', async () => {
-  const report = await inProcessReport({ filter: (p) => p.key === 'run.no-content-type@json' });
+  const report = await inProcessReport({ filter: (p) => p.key === 'merge.unknown-iswc@json' });
   const planted = JSON.parse(JSON.stringify(report)) as ConformanceReport;
-  const passing = planted.executions.find((e) => e.verdict === 'pass' && e.checkId === 'content-type.optional');
-  if (!passing) throw new Error('fixture: no passing content-type.optional');
+  const passing = planted.executions.find((e) => e.verdict === 'pass' && e.checkId === 'status.refused');
+  if (!passing) throw new Error('fixture: no passing status.refused');
   Object.assign(passing, { verdict: 'fail', received: '415 text/plain', failureId: 'c0ffee42' });
   const throttling = await httpServer((_req, res) => {
     res.writeHead(429, { 'retry-after': '1', 'content-type': 'text/plain' });
@@ -236,10 +236,10 @@ test('a target that always throttles: the replay waits out Retry-After, says so 
 });
 
 test("a report's base URL alone never receives the key: the caller names the target, and the request goes as a run sends it", async () => {
-  const report = await inProcessReport({ filter: (p) => p.key === 'run.no-content-type@json' });
+  const report = await inProcessReport({ filter: (p) => p.key === 'merge.unknown-iswc@json' });
   const planted = JSON.parse(JSON.stringify(report)) as ConformanceReport;
-  const passing = planted.executions.find((e) => e.verdict === 'pass' && e.checkId === 'content-type.optional');
-  if (!passing) throw new Error('fixture: no passing content-type.optional');
+  const passing = planted.executions.find((e) => e.verdict === 'pass' && e.checkId === 'status.refused');
+  if (!passing) throw new Error('fixture: no passing status.refused');
   Object.assign(passing, { verdict: 'fail', received: '415 text/plain', failureId: 'feed0123' });
   // The report someone handed over names their own server.
   const collector = await httpServer((_req, res) => {

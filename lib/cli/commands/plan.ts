@@ -1,4 +1,5 @@
 import { allChecks } from '../../check/registry.ts';
+import { formatsLabel } from '../../contract/profile/types.ts';
 import { describeRoute } from '../../config/proxy.ts';
 import type { RunConfig } from '../../config/config.ts';
 import { ConfigError, readConfig } from '../../config/config.ts';
@@ -34,7 +35,7 @@ export async function renderPlan(config: Readonly<RunConfig>, profile: TargetPro
   const total = running.reduce((n, p) => n + requestsOf(p), 0);
   const lines: string[] = [];
   lines.push(
-    `plan ${config.plan}${config.budget !== undefined ? `, budget ${config.budget} requests` : ''} · target ${config.baseUrl ?? 'embedded reference server'} · profile "${profile.name}" · ISWC_RUNS=${config.runs} · destructive ${config.destructive ? 'on' : 'off'}`,
+    `plan ${config.plan}${config.budget !== undefined ? `, budget ${config.budget} requests` : ''} · target ${config.baseUrl ?? 'embedded reference server'} · profile "${profile.name}"${formatsLabel(profile) ? ` (${formatsLabel(profile) ?? ''})` : ''} · ISWC_RUNS=${config.runs} · destructive ${config.destructive ? 'on' : 'off'}`,
   );
   const route = describeRoute(config.network);
   if (route !== undefined) lines.push(route);

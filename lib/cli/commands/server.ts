@@ -4,6 +4,7 @@ import { fromRoot } from '../../paths.ts';
 import { CHOICE_SETS, CHOICES, choiceTable, isChoiceSetName } from '../../../server/choices.ts';
 import { FAULTS, faultTable, isFaultId } from '../../../server/faults.ts';
 import { DEFAULT_MAX_BODY_BYTES, EMBEDDED_KEY, startReferenceServer } from '../../../server/index.ts';
+import { isModelName, MODELS, modelTable } from '../../../server/models.ts';
 import type { Command } from '../command.ts';
 import { EXIT, listOption, stringOption, UsageError } from '../command.ts';
 
@@ -39,7 +40,7 @@ export function untilSignal(): Promise<NodeJS.Signals> {
 export const serverCommand: Command = {
   name: 'server',
   summary: 'start the embedded reference server alone (faults and legitimate choices on demand)',
-  usage: 'npx iswc-conformance server [--port N] [--target FILE] [--key KEY] [--fault ID]... [--choices SET | --choice ID...]',
+  usage: 'npx iswc-conformance server [--port N] [--target FILE] [--key KEY] [--model NAME] [--fault ID]... [--choices SET | --choice ID...]',
   description: 'Prints "listening http://HOST:PORT" when ready; SIGINT or SIGTERM close it. Every choice it makes where the document says "not shown" is listed in docs/reference-server.md.',
   options: {
     port: { type: 'string', value: 'N', description: 'Port to listen on (default 0: a free port).' },
@@ -50,8 +51,10 @@ export const serverCommand: Command = {
     'max-body-bytes': { type: 'string', value: 'N', description: `Request body cap, over it 413 (default ${DEFAULT_MAX_BODY_BYTES}).` },
     choices: { type: 'string', value: 'SET', description: `A set of legitimate choices on the points the document leaves open: ${Object.keys(CHOICE_SETS).join(', ')} (default reference).` },
     choice: { type: 'string', multiple: true, value: 'ID', description: 'One choice of the catalogue; repeat for several (not with --choices; --list-choices).' },
+    model: { type: 'string', value: 'NAME', description: `A model of a server that exists: its choices and its deviations (faults). ${Object.keys(MODELS).join(', ')}: run it with a profile whose formats it serves and the waivers of fixtures/waivers/<NAME>.yaml (--list-models).` },
     'list-faults': { type: 'boolean', description: 'Print the fault catalogue and exit.' },
     'list-choices': { type: 'boolean', description: 'Print the catalogue of legitimate choices and exit.' },
+    'list-models': { type: 'boolean', description: 'Print the models of servers that exist and exit.' },
   },
   environment: [['ISWC_SERVER_DEBUG', '1: print the stack of an unexpected exception (answered 400) to stderr.']],
   exitCodes: [
@@ -67,6 +70,12 @@ export const serverCommand: Command = {
       io.stdout(`${choiceTable()}\n`);
       return EXIT.OK;
     }
+    if (values['list-models'] === true) {
+      io.stdout(`${modelTable()}\n`);
+      return EXIT.OK;
+    }
+    const model = stringOption(values, 'model');
+    if (model !== undefined && !isModelName(model)) throw new UsageError(`--model must be one of ${Object.keys(MODELS).join(', ')}, got "${model}"`);
     const port = integerOption('port', stringOption(values, 'port'), 0, 65535) ?? 0;
     const choicesSet = stringOption(values, 'choices');
     const choiceIds = listOption(values, 'choice');
@@ -100,6 +109,7 @@ export const serverCommand: Command = {
         ...(host !== undefined ? { host } : {}),
         ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
         ...(choicesSet !== undefined && isChoiceSetName(choicesSet) ? { choices: choicesSet } : choiceIds.length > 0 ? { choices: choiceIds } : {}),
+        ...(model !== undefined && isModelName(model) ? { model } : {}),
       });
     } catch (e) {
       // A port or host that cannot be used is the caller's to change, as for the sandbox; anything else is a defect.

@@ -14,12 +14,12 @@ import type { Dispatcher } from 'undici';
 import { checkExtraHeaders, headerPlaceholder, headerVariable } from '../../config/headers.ts';
 import { credentialsOf } from '../../config/proxy.ts';
 import { subscriptionKeyHeader } from '../../contract/openapi.ts';
-import { createRedactor, headerSecrets, proxySecrets } from '../../redact.ts';
+import { createRedactor, headerSecrets, keyWithCaseChanged, proxySecrets } from '../../redact.ts';
 import { curlCommand } from './curl.ts';
 import type { CurlHeader, CurlParts } from './curl.ts';
 import { proxyFailure, tlsFailure } from './network-errors.ts';
 import type { ProxyInUse } from './network-errors.ts';
-import { KEY_PLACEHOLDER, WRONG_KEY } from '../../contract/exchange.ts';
+import { KEY_CASE_PLACEHOLDER, KEY_PLACEHOLDER, WRONG_KEY } from '../../contract/exchange.ts';
 import { decodeResponseText } from './text.ts';
 import { MAX_NESTING_DEPTH } from '../../config/limits.ts';
 import { nestingOf } from '../../contract/answer.ts';
@@ -340,7 +340,7 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
       for (const h of extraHeaders) if (!own.has(h.name.toLowerCase())) list.push([h.name, h.value]);
     }
     const auth: AuthMode = spec.auth ?? 'key';
-    const keyValue = auth === 'key' ? key : auth === 'wrong' ? WRONG_KEY : auth === 'empty' ? '' : undefined;
+    const keyValue = auth === 'key' ? key : auth === 'wrong' ? WRONG_KEY : auth === 'empty' ? '' : auth === 'key-case' ? (keyWithCaseChanged(key) ?? WRONG_KEY) : undefined;
     return { list, keyValue };
   };
 
@@ -355,7 +355,7 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
     const auth: AuthMode = spec.auth ?? 'key';
     const headers: Record<string, string> = {};
     for (const [name, value] of list) headers[name] = isExtra(name, value) && value !== '' ? headerPlaceholder(name) : scrub(value);
-    if (keyValue !== undefined) headers[keyHeader] = auth === 'key' ? KEY_PLACEHOLDER : keyValue;
+    if (keyValue !== undefined) headers[keyHeader] = auth === 'key' ? KEY_PLACEHOLDER : auth === 'key-case' && keyValue !== WRONG_KEY ? KEY_CASE_PLACEHOLDER : keyValue;
     const bodyBytes = body?.length ?? 0;
     return {
       method: spec.method,
@@ -668,7 +668,7 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
     // An extra header's value is never written: the line reads it from $ISWC_HEADER_<NAME>.
     const headers: CurlHeader[] = list.map(([name, value]) => [name, isExtra(name, value) && value !== '' ? { variable: headerVariable(name) } : value]);
     const parts: CurlParts = { method: spec.method, url: `${base.origin}${target}`, headers };
-    if (keyValue !== undefined) parts.key = { name: keyHeader, value: auth === 'key' ? 'env' : { literal: keyValue } };
+    if (keyValue !== undefined) parts.key = { name: keyHeader, value: auth === 'key' ? 'env' : auth === 'key-case' && keyValue !== WRONG_KEY ? 'env-case-changed' : { literal: keyValue } };
     const body = bodyBytesOf(spec.body);
     if (body !== undefined) parts.body = body;
     return scrub(curlCommand(parts));

@@ -17,7 +17,7 @@ export interface CurlParts {
   /** Headers in order, without the key header. */
   headers: ReadonlyArray<CurlHeader>;
   /** The key header: its name, and either the real key (written as $ISWC_SUBSCRIPTION_KEY) or a literal value. */
-  key?: { name: string; value: 'env' | { literal: string } };
+  key?: { name: string; value: 'env' | 'env-case-changed' | { literal: string } };
   body?: Uint8Array;
 }
 
@@ -76,7 +76,8 @@ export function curlCommand(parts: CurlParts): string {
   const names = new Set(parts.headers.map(([n]) => n.toLowerCase()));
   if (parts.key) {
     const { name, value } = parts.key;
-    args.push(value === 'env' ? `-H "${name}: $${KEY_ENV}"` : headerArg(name, value.literal));
+    // The key with the case of its letters changed is made from the variable too, never written.
+    args.push(value === 'env' ? `-H "${name}: $${KEY_ENV}"` : value === 'env-case-changed' ? `-H "${name}: $(printf %s "$${KEY_ENV}" | tr a-zA-Z A-Za-z)"` : headerArg(name, value.literal));
   }
   for (const [name, value] of parts.headers) args.push(headerArg(name, value));
   // curl adds headers of its own; the client sends neither of these.
