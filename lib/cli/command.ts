@@ -21,7 +21,7 @@ export const EXIT = Object.freeze({
   TARGET_UNUSABLE: 3,
   /** The harness itself failed (a defect of iswc-conformance, not of the target): please report it. */
   INTERNAL: 4,
-  /** Interrupted by SIGINT or SIGTERM (128 + 2, the shell's convention). */
+  /** Interrupted by SIGINT, SIGTERM or SIGHUP, or the end of the process that started it (128 + 2, the shell's convention for SIGINT). */
   INTERRUPTED: 130,
 });
 
@@ -34,7 +34,7 @@ export const EXIT_TEXT: Record<ExitCode, string> = {
   2: 'usage or configuration error (options, profile, waivers, an unreadable file)',
   3: 'target unusable (unreachable, circuit breaker tripped, the key refused on every request)',
   4: 'internal error of iswc-conformance (a defect: please report it)',
-  130: 'interrupted (SIGINT or SIGTERM); the reports say what was done',
+  130: 'interrupted (SIGINT, SIGTERM, SIGHUP, or the process that started it ended); the reports say what was done',
 };
 
 /** A command's line for an exit code: the meaning every command shares (EXIT_TEXT), and what it adds for this command. */

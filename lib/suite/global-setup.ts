@@ -95,8 +95,9 @@ export default async function globalSetup(playwright: FullConfig): Promise<() =>
     tests: plannedTests(planned),
     ...(cfg.maxDurationMs !== undefined ? { maxDurationMs: cfg.maxDurationMs, ...(maxDuration ? { maxDurationText: maxDuration } : {}) } : {}),
   });
-  // SIGINT or SIGTERM: no request after it; Playwright ends the run and the reporters mark it interrupted.
-  const unwatch = watchInterruptions({ onFirst: (signal) => engine.stop({ kind: 'interrupted', reason: `interrupted by ${signal}` }), write: (text) => process.stderr.write(text) });
+  // SIGINT, SIGTERM, SIGHUP or the end of the process that started the run: no request after it; Playwright
+  // ends the run and the reporters mark it interrupted.
+  const unwatch = watchInterruptions({ onFirst: (_signal, reason) => engine.stop({ kind: 'interrupted', reason }), write: (text) => process.stderr.write(text) });
   const service = await startEngineService(engine);
   // The deferred-failures reporter, in this process, tells the engine which tests the run selected.
   (globalThis as Record<symbol, unknown>)[ENGINE_SLOT] = engine;
