@@ -159,6 +159,7 @@ function recording(client: RunClient, log: Exchange[]): RunClient {
     curl: (spec) => client.curl(spec),
     close: () => client.close(),
     unusable: () => client.unusable(),
+    budgetSpent: () => client.budgetSpent(),
     stop: (reason) => client.stop(reason),
     stopped: () => client.stopped(),
     progress: () => client.progress(),

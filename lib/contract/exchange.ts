@@ -80,7 +80,7 @@ export interface Exchange {
   error?: TransportError;
   /** Wall time of the last attempt, in milliseconds. */
   durationMs: number;
-  /** 1 + the number of resends after 429/503; 0 when nothing was sent (the client was closed). */
+  /** 1 + the number of resends (after 429, 502, 503, 504, or a connection that failed); 0 when nothing was sent. */
   attempts: number;
   /** Time spent waiting on Retry-After and the rate limiter, in milliseconds. */
   waitedMs: number;
@@ -122,6 +122,17 @@ export interface HttpClientOptions {
    * sent and `message` says why. One such request answered otherwise ends the watch for good.
    */
   keyRefusal?: { after: number; shows: (spec: RequestSpec) => boolean; message: string };
+  /**
+   * The most requests sent to the target, resends included (ISWC_BUDGET): once reached, nothing more is
+   * sent and requests come back at once with NOT_SENT. Default: no cap.
+   */
+  budget?: number;
+  /** Resends of a request answered 502, 503 without Retry-After or 504 while the target is away (maintenance). Default 6. */
+  unavailableRetries?: number;
+  /** The first back-off before such a resend, doubled each time, in ms. Default 1000 (6 resends: 63 s). */
+  unavailableBackoffMs?: number;
+  /** The pauses before the unpaced resends of a connection that could not be made (refused, DNS, TLS, proxy). Default 250 and 1000 ms. */
+  quickRetryDelaysMs?: readonly number[];
   /** Called before every attempt; resolves when the request may go (rate limiting). */
   beforeSend?: () => Promise<void>;
   /** Sent as User-Agent so the API team can find the harness's traffic. */

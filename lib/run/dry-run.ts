@@ -43,7 +43,7 @@ function dryExchange(step: Step, n: number): Exchange {
 
 type Entries = Partial<Record<DisposableKind, unknown[]>>;
 
-async function sendsAt(def: CaseDef, format: CaseFormat, profile: TargetProfile, entries: Entries, runs: number): Promise<{ requests: number; probes: number; checks: Set<CheckId>; cells: Set<string> }> {
+export async function sendsAt(def: CaseDef, format: CaseFormat, profile: TargetProfile, entries: Entries, runs: number): Promise<{ requests: number; probes: number; checks: Set<CheckId>; cells: Set<string> }> {
   let requests = 0;
   let probes = 0;
   const checks = new Set<CheckId>();
