@@ -188,12 +188,24 @@ export function parseCommandArgs(command: Command, argv: readonly string[]): Com
     const variable = command.environment?.find(([name]) => /_KEY$/.test(name))?.[0] ?? 'ISWC_SUBSCRIPTION_KEY';
     throw new UsageError(`the subscription key is never taken from a flag: set ${variable} in the environment`);
   }
+  // `--plan smoke` was the plan command's way to name a plan; --plan prints the plan, everywhere.
+  const planAt = argv.findIndex((a) => a === '--plan' || a.startsWith('--plan='));
+  const planValue = planAt < 0 ? undefined : argv[planAt]?.startsWith('--plan=') ? argv[planAt]?.slice('--plan='.length) : argv[planAt + 1];
+  if (command.options.plan?.type === 'boolean' && (planValue === 'smoke' || planValue === 'full' || argv[planAt]?.startsWith('--plan='))) {
+    throw new UsageError(`--plan takes no value: it prints the plan and sends nothing (run --plan and the plan command alike); the smoke plan is --smoke, the full plan the default`);
+  }
   let parsed: { values: OptionValues; positionals: string[] };
   try {
     parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: (command.positionals?.max ?? 0) > 0 }) as { values: OptionValues; positionals: string[] };
   } catch (e) {
     // node:util's messages name the option; its codes (ERR_PARSE_ARGS_*) are not for users.
-    throw new UsageError((e as Error).message.replace(/\. To specify a positional argument starting with a '-'.*$/s, '').replace(/^Unexpected argument/, 'unexpected argument'));
+    throw new UsageError(
+      (e as Error).message
+        .replace(/\. To specify a positional argument starting with a '-'.*$/s, '')
+        .replace(/^Unexpected argument/, 'unexpected argument')
+        .replace(/^Unknown option/, 'unknown option')
+        .replace(/^Option '([^']+)' argument missing/, "option '$1' needs a value"),
+    );
   }
   if (parsed.values.help === true || parsed.values.version === true) return parsed;
   const count = parsed.positionals.length;
