@@ -84,6 +84,8 @@ export interface EngineSetup {
   maxDurationMs?: number;
   /** How --max-duration was written (for the reason every skipped case carries), e.g. "20m". */
   maxDurationText?: string;
+  /** The shard this run is (--shard I/N), when it is one: it takes its share of the budget. */
+  shard?: { current: number; total: number };
 }
 
 
@@ -177,8 +179,9 @@ export class RunEngine implements SelectableEngine {
     if (this.halted) return this.halted;
     if (unusable !== undefined) return { kind: 'target-unusable', reason: unusable };
     if (this.client.budgetSpent() === undefined && this.budgetStop === undefined) return undefined;
-    const budget = this.setup.cfg.budget ?? 0;
-    return { kind: 'budget', reason: `the request budget is used up: ${this.client.progress().sent} of ${budget} requests sent, resends included (ISWC_BUDGET=${budget}); the cases left were not sent` };
+    const budget = this.budget?.budget ?? this.setup.cfg.budget ?? 0;
+    const whose = budget !== this.setup.cfg.budget ? `, this shard's share of ISWC_BUDGET=${this.setup.cfg.budget ?? 0}` : ` (ISWC_BUDGET=${budget})`;
+    return { kind: 'budget', reason: `the request budget is used up: ${this.client.progress().sent} of ${budget} requests sent, resends included${whose}; the cases left were not sent` };
   }
 
   /** The run's four figures so far (and the wall time waited), as every output gives them. */
@@ -228,7 +231,23 @@ export class RunEngine implements SelectableEngine {
       return keys ? [keys] : [];
     });
     this.planned = this.requestsOf(this.ahead.flat());
+    this.shareBudget();
     this.pump();
+  }
+
+  /**
+   * A shard of a run with a budget caps what it sends at its share: what its own tests count, and its
+   * part of what the plan left over (resends come out of it), so that the shards together never send
+   * more than the budget.
+   */
+  private shareBudget(): void {
+    const { shard } = this.setup;
+    const budget = this.setup.cfg.budget;
+    if (budget === undefined || !shard || shard.total <= 1) return;
+    const wholePlan = this.requestsOf(this.setup.tests.flatMap((t) => t.keys));
+    const share = this.planned + Math.floor(Math.max(0, budget - wholePlan) / shard.total);
+    this.client.limitBudget(share);
+    if (this.budget) this.budget.budget = Math.min(this.budget.budget, share);
   }
 
   /** Starts selected tests while fewer than LOOKAHEAD are started and not collected. */

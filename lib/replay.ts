@@ -160,6 +160,7 @@ function recording(client: RunClient, log: Exchange[]): RunClient {
     close: () => client.close(),
     unusable: () => client.unusable(),
     budgetSpent: () => client.budgetSpent(),
+    limitBudget: (requests) => client.limitBudget(requests),
     stop: (reason) => client.stop(reason),
     stopped: () => client.stopped(),
     progress: () => client.progress(),

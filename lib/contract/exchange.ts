@@ -147,7 +147,9 @@ export interface HttpClientOptions {
    * The proxy to reach the base URL through (lib/config/proxy.ts decides it from HTTPS_PROXY, HTTP_PROXY
    * and NO_PROXY); absent or null: a direct connection pool to the origin.
    */
-  proxy?: { readonly uri: string; readonly shown: string; readonly mode: 'connect' | 'absolute-form' } | null;
+  proxy?: { readonly uri: string; readonly shown: string; readonly mode: 'connect' | 'absolute-form'; readonly variable?: string } | null;
+  /** The CA file the run trusts besides Node's (NODE_EXTRA_CA_CERTS): the curl lines carry it as --cacert. */
+  caFile?: string;
 }
 
 export interface HttpClient {

@@ -25,7 +25,7 @@ export class BudgetGate {
   private waiters: Array<() => void> = [];
 
   constructor(
-    readonly budget: number,
+    public budget: number,
     /** Requests the run has sent so far, resends included. */
     private readonly sentSoFar: () => number,
   ) {}

@@ -62,12 +62,34 @@ test('--budget 60 against a gateway that throttles every third request: at most 
     expect(run.stdout).toContain(`requests: ${text}`);
     expect(readFileSync(path.join(dir, 'conformance.html'), 'utf8')).toContain(text);
     // The cases the budget could not cover after the resends are listed with that reason, none cut halfway.
-    if (report.summary.outcome?.status === 'budget') expect(run.stdout).toContain('! PARTIAL RUN: stopped at the request budget');
+    if (report.summary.outcome?.status === 'budget') expect(run.stdout).toContain('! PARTIAL RUN: the request budget is used up: 60 of 60 requests sent, resends included (ISWC_BUDGET=60)');
     const certify = await runCliAsync(['certify', '--report', path.join(dir, 'conformance.json'), '--target', fromRoot('fixtures', 'targets', 'embedded.json'), '--out', dir], { env: childEnv({ ISWC_REPORT_DIR: dir }) });
     expect([0, 1], certify.out).toContain(certify.code);
     const certificate = JSON.parse(readFileSync(path.join(dir, 'certificate.json'), 'utf8')) as { run: Record<string, number> };
     expect(certificate.run).toMatchObject({ requests: meta.requests, retries: meta.retries, answered: meta.answered, planned: meta.planned, waitedMs: meta.waitedMs });
     expect(readFileSync(path.join(dir, 'certificate.html'), 'utf8')).toContain(text);
+  } finally {
+    await gateway.close();
+  }
+});
+
+test('a sharded run keeps to the whole budget and the whole rate: each shard takes its share', async () => {
+  const gateway = await startGateway({
+    key: KEY,
+    answer: (n) => (n % 3 === 0 ? { status: 429, headers: { 'retry-after': '1' }, body: '{"statusCode":429}' } : undefined),
+  });
+  try {
+    const shards = [];
+    for (const shard of ['1/2', '2/2']) {
+      const dir = tempDir();
+      const run = await runCliAsync(['run', '--base-url', gateway.url, '--budget', '60', '--destructive', '--seed', '7', '--shard', shard, '--rate', '1200/min'], { env: childEnv({ ISWC_SUBSCRIPTION_KEY: KEY, ISWC_REPORT_DIR: dir }) });
+      expect([0, 1], run.out).toContain(run.code);
+      expect(run.stdout).toContain(`rate 10.000/s (shard ${shard}: its share of 1200/min, and of the budget of 60)`);
+      shards.push(readReport(path.join(dir, 'conformance.json')).meta);
+    }
+    // Both shards together: no more than the budget reached the gateway, and each counted what it sent.
+    expect(gateway.arrivals.length).toBeLessThanOrEqual(60);
+    expect(shards.reduce((n, m) => n + m.requests, 0)).toBe(gateway.arrivals.length);
   } finally {
     await gateway.close();
   }

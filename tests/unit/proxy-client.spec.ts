@@ -20,6 +20,7 @@ import { forwardProxy } from '../support/forward-proxy.ts';
 import type { ForwardProxy } from '../support/forward-proxy.ts';
 import { Cleanup, closedPort, httpServer } from '../support/hostile/servers.ts';
 import { hasOpenssl, makeTestPki, tlsFront } from '../support/tls.ts';
+import { REQUEST_TIMEOUT_MS } from '../support/timeouts.ts';
 
 const KEY = 'proxy-test-key-6b1f0e2d9c8a7f35';
 const KEY_HEADER = subscriptionKeyHeader();
@@ -47,7 +48,7 @@ async function okServer(answer?: Parameters<typeof httpServer>[0]): ReturnType<t
 /** A client of the base URL through the proxy, as the engine makes it from the environment. */
 function viaProxy(baseUrl: string, proxyEnv: Record<string, string>, extra: { timeoutMs?: number; maxBodyBytes?: number; unresponsiveAfter?: number } = {}): RunClient {
   const cfg = readConfig({ ISWC_BASE_URL: baseUrl, ISWC_SUBSCRIPTION_KEY: KEY, ISWC_HEADERS: JSON.stringify({ 'X-Gateway-Token': HEADER_VALUE }), ...proxyEnv });
-  return cleanup.add(createHttpClient({ baseUrl, key: KEY, timeoutMs: extra.timeoutMs ?? 3000, headers: cfg.headers, proxy: cfg.network.proxy, ...extra }));
+  return cleanup.add(createHttpClient({ baseUrl, key: KEY, timeoutMs: extra.timeoutMs ?? REQUEST_TIMEOUT_MS, headers: cfg.headers, proxy: cfg.network.proxy, ...extra }));
 }
 
 function noSecretIn(value: unknown): void {
@@ -236,7 +237,7 @@ test('a certificate this machine does not accept is no conformance finding eithe
   const server = cleanup.add(await startReferenceServer({ profile: loadProfile(fromRoot('fixtures', 'targets', 'embedded.json')), key: KEY }));
   const front = cleanup.add(await tlsFront(pki, server.port));
   // Without the test CA in NODE_EXTRA_CA_CERTS: the front's certificate is signed by an authority nobody trusts.
-  const c = cleanup.add(createHttpClient({ baseUrl: front.url, key: KEY, timeoutMs: 3000, unresponsiveAfter: 1000 }));
+  const c = cleanup.add(createHttpClient({ baseUrl: front.url, key: KEY, timeoutMs: REQUEST_TIMEOUT_MS, unresponsiveAfter: 1000 }));
   const executions = await judgedWithoutTarget(c);
   expect(executions.length).toBeGreaterThan(0);
   expect(executions.filter((e) => e.verdict !== 'skip')).toEqual([]);

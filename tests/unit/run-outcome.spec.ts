@@ -35,6 +35,7 @@ import { plannedLeftOutExecutions, plannedTests } from '../../lib/run/plan-file.
 import { startReferenceServer } from '../../server/index.ts';
 import { cliInProcess } from '../support/cli.ts';
 import { Cleanup, httpServer } from '../support/hostile/servers.ts';
+import { REQUEST_TIMEOUT_MS } from '../support/timeouts.ts';
 
 const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
 const cleanup = new Cleanup();
@@ -203,7 +204,7 @@ test('stop during a Retry-After wait ends the wait at once, with NOT_SENT; close
 
 test('the in-process pipeline maps a refused key as the commands do: target unusable, exit 3, after a few requests', async () => {
   const server = cleanup.add(await startReferenceServer({ profile, key: 'the-target-s-key' }));
-  const run = await runSuiteWithOutcome({ baseUrl: server.url, key: 'another-key', profile, destructive: true, settings: { runs: 2 } });
+  const run = await runSuiteWithOutcome({ baseUrl: server.url, key: 'another-key', profile, destructive: true, timeoutMs: REQUEST_TIMEOUT_MS, settings: { runs: 2 } });
   expect(run.outcome).toMatchObject({ status: 'target-unusable', exitCode: 3 });
   expect(run.outcome.reason).toContain('ISWC_SUBSCRIPTION_KEY');
   expect(run.executions.filter((e) => e.verdict !== 'skip').length).toBeLessThan(300);

@@ -12,6 +12,7 @@ import { Availability, isUnavailableAnswer, UNAVAILABLE_FIRST_BACKOFF_MS, UNAVAI
 import { WaitClock } from '../../lib/run/http/wait-clock.ts';
 import { proxyVerdict } from '../../lib/run/http/network-errors.ts';
 import { Cleanup, closedPort, httpServer } from '../support/hostile/servers.ts';
+import { REQUEST_TIMEOUT_MS } from '../support/timeouts.ts';
 
 const KEY = 'staging-client-key-5d2c';
 const cleanup = new Cleanup();
@@ -20,7 +21,7 @@ test.afterEach(async () => {
 });
 
 function client(baseUrl: string, extra: Partial<HttpClientOptions> = {}): RunClient {
-  return cleanup.add(createHttpClient({ baseUrl, key: KEY, timeoutMs: 3000, throttling: true, ...extra }));
+  return cleanup.add(createHttpClient({ baseUrl, key: KEY, timeoutMs: REQUEST_TIMEOUT_MS, throttling: true, ...extra }));
 }
 
 test('the defaults: six resends with a back-off from 1 s (63 s in all), and two unpaced retries of a connection that failed', () => {
@@ -206,4 +207,17 @@ test('Availability: the evidence of the run\'s own traffic', () => {
   a.answered(20);
   expect(a.answeredSince(10)).toBe(true);
   expect(a.unavailableToAll()).toBe(false);
+});
+
+test('replay lines go the way the run went: -x with the proxy variable (its credentials stay in it), --cacert with the CA file', () => {
+  const uri = 'http://agency-bot:pr0xy-pa55@proxy.corp.example:3128';
+  const c = client('https://staging.example', { proxy: { uri, shown: 'http://proxy.corp.example:3128', mode: 'connect', variable: 'HTTPS_PROXY' }, caFile: '/etc/company/ca.pem' });
+  const line = c.curl({ method: 'DELETE', path: '/submission', query: [['agency', '128']] });
+  expect(line).toContain(`curl -sS -i -X DELETE 'https://staging.example/submission?agency=128' -x "$HTTPS_PROXY" --cacert '/etc/company/ca.pem' -H "Ocp-Apim-Subscription-Key: $ISWC_SUBSCRIPTION_KEY"`);
+  expect(line).not.toContain('pr0xy-pa55');
+  expect(line).not.toContain('agency-bot');
+  // A direct run over http has neither.
+  const plain = client('http://127.0.0.1:9', { caFile: '/etc/company/ca.pem' }).curl({ method: 'DELETE', path: '/submission' });
+  expect(plain).not.toContain('-x ');
+  expect(plain).not.toContain('--cacert');
 });

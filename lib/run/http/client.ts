@@ -277,6 +277,8 @@ export interface RunClient extends HttpClient {
   unusable(): string | undefined;
   /** Why nothing more is sent because the request budget is used up, once it is. */
   budgetSpent(): string | undefined;
+  /** Lowers the budget (a shard's share of the run's); never raises it, never below what was sent. */
+  limitBudget(requests: number): void;
   /** Stops sending for good: no request starts after this call; waits on the pace or Retry-After end at once. */
   stop(reason: string): void;
   /** Why the run stopped sending (interrupted, time limit), once `stop` was called. */
@@ -625,7 +627,7 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
   };
 
   // The budget: a cap on what is sent to the target, every resend included.
-  const budget = options.budget;
+  let budget = options.budget;
   let budgetSpent: string | undefined;
   // Maintenance: 502, 503 without Retry-After and 504 are waited out while the target as a whole is away.
   const availability = new Availability();
@@ -656,7 +658,7 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
     if (tripped !== undefined) return none('UNRESPONSIVE', `not sent: ${tripped}`);
     if (budget !== undefined && counts.sent >= budget) {
       if (budgetSpent === undefined) {
-        budgetSpent = `the request budget is used up: ${budget} request${budget === 1 ? '' : 's'} sent, resends included (ISWC_BUDGET)`;
+        budgetSpent = `the request budget is used up: ${budget} request${budget === 1 ? '' : 's'} sent, resends included (ISWC_BUDGET${options.budget !== undefined && budget !== options.budget ? `, this shard's share of ${options.budget}` : ''})`;
         // Nothing can be sent any more: whatever waits to send stops waiting.
         releaseWaits();
       }
@@ -801,7 +803,13 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
     const auth: AuthMode = spec.auth ?? 'key';
     // An extra header's value is never written: the line reads it from $ISWC_HEADER_<NAME>.
     const headers: CurlHeader[] = list.map(([name, value]) => [name, isExtra(name, value) && value !== '' ? { variable: headerVariable(name) } : value]);
-    const parts: CurlParts = { method: spec.method, url: `${base.origin}${target}`, headers };
+    const parts: CurlParts = {
+      method: spec.method,
+      url: `${base.origin}${target}`,
+      headers,
+      ...(proxy?.variable !== undefined ? { proxyVariable: proxy.variable } : {}),
+      ...(options.caFile !== undefined && base.origin.startsWith('https:') ? { caFile: options.caFile } : {}),
+    };
     if (keyValue !== undefined) parts.key = { name: keyHeader, value: auth === 'key' ? 'env' : { literal: keyValue } };
     const body = bodyBytesOf(spec.body);
     if (body !== undefined) parts.body = body;
@@ -813,6 +821,9 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
     curl,
     unusable: () => (tripped ??= fromFile()),
     budgetSpent: () => budgetSpent,
+    limitBudget(requests: number): void {
+      budget = Math.max(counts.sent, Math.min(budget ?? requests, requests));
+    },
     stop(reason: string): void {
       halted ??= reason;
       releaseWaits();

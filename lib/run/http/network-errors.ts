@@ -13,6 +13,8 @@ export interface ProxyInUse {
   readonly shown: string;
   readonly uri: string;
   readonly mode: 'connect' | 'absolute-form';
+  /** The variable it came from (HTTPS_PROXY, http_proxy, …), for the replay lines. */
+  readonly variable?: string;
 }
 
 /** Errors of opening a TCP connection: with a proxy, every connection the client opens goes to the proxy. */

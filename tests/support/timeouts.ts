@@ -1,0 +1,8 @@
+/**
+ * The one request timeout of the tests: every client, in-process run and command a test starts waits
+ * this long for an answer, unless the test is about how quickly a hang is detected (those keep a short
+ * timeout of their own, next to what they measure). Generous for a loaded CI machine: on two cores at a
+ * load average of 14, the clean reference server on this machine took more than 2 s to answer, and the
+ * self-check read those as "no answer (TIMEOUT)". A server that answers at all answers within this.
+ */
+export const REQUEST_TIMEOUT_MS = 30_000;
