@@ -126,6 +126,11 @@ export function onStop(handler: (stop: Stop) => void, options: StopWatchOptions 
   };
 }
 
+/** Kept once a run is stopping: a later SIGHUP is the hangup already handled, never a reason to die before the reports. */
+function ignoreLateHangup(): void {
+  // nothing: the run is stopping already
+}
+
 let outputGuarded = false;
 /** Writes to a terminal that is gone (EIO) or a pipe nobody reads (EPIPE) are dropped instead of crashing the process. */
 export function ignoreBrokenOutput(): void {
@@ -172,6 +177,9 @@ export function watchInterruptions(options: InterruptWatchOptions): () => void {
     if (which === 'first') {
       own.signal = signal;
       own.reason = reason;
+      // The same hangup may still come (forwarded by the command that started this process) after the
+      // handlers are gone, while the reports are written: it must not end the process then.
+      process.on('SIGHUP', ignoreLateHangup);
       const what = reason === `interrupted by ${signal}` ? signal : `${reason.replace(/^interrupted: /, '')} (taken as ${signal})`;
       options.write(`\niswc-conformance: ${what}: stopping; no new request is sent. The reports are written and marked interrupted; exit code 130. A second signal (a second or more after this one) exits at once.\n`);
       options.onFirst(signal, reason);
