@@ -276,7 +276,7 @@ test('the progress line: first sends of planned (resends apart), failures, elaps
   expect(clock(725_000)).toBe('12m05s');
   expect(clock(13_920_000)).toBe('3h52m');
   expect(progressLine(progress(), 240_000)).toBe(
-    '120 of 2770 planned requests sent (4%) · sent 120 (0 resends) · answered 120 · 3 failures · 4m00s elapsed · about 1h28m left at this pace · 20s waiting on throttling',
+    '120 of 2770 planned requests sent (4%) · sent 120 (0 resends) · answered 120 · 3 failures · 4m00s elapsed · about 1h28m left at this pace · 20s waiting on throttling or maintenance',
   );
   // At 10/min the first requests go at once: the time left is that of the rate.
   expect(progressLine(progress({ sent: 5, answered: 5, rate: 1 / 6 }), 2_000)).toContain('about 4h36m left at this pace');
@@ -312,7 +312,7 @@ test('without a terminal, a line every LOG_INTERVAL_MS (30 s) while the run move
   const printer = new ProgressPrinter({ source: () => current, write: (t) => lines.push(t), live: false, intervalMs: 20, now: () => 60_000 });
   printer.start();
   await expect.poll(() => lines.length, { timeout: 5_000, intervals: [10] }).toBeGreaterThanOrEqual(1);
-  expect(lines[0]).toBe('progress: 0 of 2770 planned requests sent (0%) · sent 0 (0 resends) · answered 120 · 3 failures · 1m00s elapsed · time left not known yet · 20s waiting on throttling\n');
+  expect(lines[0]).toBe('progress: 0 of 2770 planned requests sent (0%) · sent 0 (0 resends) · answered 120 · 3 failures · 1m00s elapsed · time left not known yet · 20s waiting on throttling or maintenance\n');
   // A run that moves gets a line at each interval.
   const moving = setInterval(() => {
     sent += 1;
