@@ -49,19 +49,28 @@ export async function renderPlan(config: Readonly<RunConfig>, profile: TargetPro
       lines.push(`  ${count.padStart(5)}  ${p.key}  (${p.shape.checks.join(', ') || 'every-answer checks'})${p.runs !== undefined && p.runs !== config.runs ? ` · ${p.runs} runs` : ''}${changes}`);
     }
   }
-  const skipped = planned.filter((p) => p.skipReason);
-  const reasons = new Map<string, string[]>();
-  for (const p of skipped) reasons.set(p.skipReason ?? '', [...(reasons.get(p.skipReason ?? '') ?? []), p.key]);
-  if (skipped.length > 0) {
-    lines.push('', `left out: ${skipped.length} case runs`);
-    // A lack of data is the profile's to fix: say which cases it holds back.
-    for (const [reason, keys] of reasons) lines.push(`  ${keys.length} × ${reason}${reason.startsWith('needs ') && keys.length <= 4 ? `: ${keys.join(', ')}` : ''}`);
-  }
   const specIds = allChecks()
     .filter((c) => c.level === 'spec')
     .map((c) => c.id);
   const targetedCovered = new Set<string>(running.flatMap((p) => p.shape.checks));
   const uncovered = specIds.filter((id) => !targetedCovered.has(id));
+  const skipped = planned.filter((p) => p.skipReason);
+  const reasons = new Map<string, string[]>();
+  for (const p of skipped) reasons.set(p.skipReason ?? '', [...(reasons.get(p.skipReason ?? '') ?? []), p.key]);
+  if (skipped.length > 0) {
+    lines.push('', `left out: ${skipped.length} case runs`);
+    const lacking = [...reasons].filter(([reason]) => reason.startsWith('needs '));
+    for (const [reason, keys] of reasons) {
+      // With every spec check exercised, what the profile lacks only adds cases: said once, below.
+      if (uncovered.length === 0 && reason.startsWith('needs ')) continue;
+      // A lack of data is the profile's to fix: say which cases it holds back.
+      lines.push(`  ${keys.length} × ${reason}${reason.startsWith('needs ') && keys.length <= 4 ? `: ${keys.join(', ')}` : ''}`);
+    }
+    if (uncovered.length === 0 && lacking.length > 0) {
+      const count = lacking.reduce((n, [, keys]) => n + keys.length, 0);
+      lines.push(`  ${count} × more profile data would add these cases, not checks: every spec check is exercised (optional; profile check says what each entry adds)`);
+    }
+  }
   lines.push('', `spec checks: ${specIds.length - uncovered.length} of ${specIds.length} exercised${uncovered.length > 0 ? `; not exercised: ${uncovered.join(', ')}` : ''}`);
   const changing = running.filter(changesData);
   lines.push('', `requests that change data in the target (${changing.length} cases):`);
