@@ -38,7 +38,7 @@ export class ProfileError extends Error {
 
 function problemsText(source: string, problems: readonly ProfileProblem[]): string {
   const lines = problems.map((p) => `  ${p.path === '' ? '(the whole file)' : p.path}: ${p.message}`);
-  return `Target profile ${source} is not valid:\n${lines.join('\n')}\nThe fields are described in schemas/${PROFILE_SCHEMA} and in the README ("Target profile").`;
+  return `Target profile ${source} is not valid:\n${lines.join('\n')}\nThe fields are described in schemas/${PROFILE_SCHEMA}, docs/configuration.md and docs/target-profile.md.`;
 }
 
 /** The default name of a profile: its file's name without `.json`. */
