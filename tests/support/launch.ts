@@ -10,7 +10,8 @@ import { repoRoot } from '../../lib/paths.ts';
  * npm or npx process alone and then find every process of that tree that is left, whatever its parent.
  */
 
-export const MARKER_VARIABLE = 'ISWC_TEST_LAUNCH_MARKER';
+// Not an ISWC_ variable: the tool never reads it; it only marks the processes of one launch.
+export const MARKER_VARIABLE = 'LAUNCH_TEST_MARKER';
 
 export type Launcher = 'npm' | 'npx';
 
