@@ -113,7 +113,9 @@ export default async function globalSetup(playwright: FullConfig): Promise<() =>
   });
   // SIGINT, SIGTERM, SIGHUP or the end of the process that started the run: no request after it; Playwright
   // ends the run and the reporters mark it interrupted.
-  const unwatch = watchInterruptions({ onFirst: (_signal, reason) => engine.stop({ kind: 'interrupted', reason }), write: (text) => process.stderr.write(text) });
+  // The handlers stay until the process exits: the reporters write after the global teardown, and a signal
+  // then (a duplicate, or the user's second) must be counted as one, never end the process unsaid.
+  watchInterruptions({ onFirst: (_signal, reason) => engine.stop({ kind: 'interrupted', reason }), write: (text) => process.stderr.write(text) });
   const service = await startEngineService(engine);
   // The deferred-failures reporter, in this process, tells the engine which tests the run selected.
   (globalThis as Record<symbol, unknown>)[ENGINE_SLOT] = engine;
@@ -129,8 +131,6 @@ export default async function globalSetup(playwright: FullConfig): Promise<() =>
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   return async () => {
-    // From here on a signal ends the process as Node ends it, at once (Playwright's own handler aside).
-    unwatch();
     delete (globalThis as Record<symbol, unknown>)[ENGINE_SLOT];
     await service.close();
     await engine.close();

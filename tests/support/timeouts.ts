@@ -6,3 +6,10 @@
  * self-check read those as "no answer (TIMEOUT)". A server that answers at all answers within this.
  */
 export const REQUEST_TIMEOUT_MS = 30_000;
+
+/**
+ * The time a test that starts whole runs of the suite (several Playwright runs, a merge of shards, a
+ * profile planned again per addition) may take: a few minutes on two idle cores, three times that on two
+ * cores shared with a second `npm test` (measured: 180 s for the merge of shards at a load average of 15).
+ */
+export const SLOW_TEST_TIMEOUT_MS = 10 * 60_000;

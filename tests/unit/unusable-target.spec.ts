@@ -121,5 +121,7 @@ for (const c of CASES) {
     // Three attempts (the first and two unpaced retries), then nothing more.
     expect(report.meta.requests).toBe(3);
     expect(report.meta.retries).toBe(2);
+    // None was answered by the target (a proxy's own error page is not the target's answer).
+    expect(report.meta.answered).toBe(0);
   });
 }

@@ -717,9 +717,9 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
       counts.sent += 1;
       if (attempts > 1) counts.retried += 1;
       const result = await attempt(spec.method, target, headers, body);
-      if (result.response) counts.answered += 1;
       // Through a proxy in absolute form, the proxy's own error answer is no answer of the target.
       const fromProxy = result.response && !result.error && proxy?.mode === 'absolute-form' && result.response.status >= 400 ? proxyVerdict(result.response.headers, result.response.body) : undefined;
+      if (result.response && !fromProxy) counts.answered += 1;
       if (fromProxy && result.response) result.error = proxyVerdictFailure(fromProxy, result.response.status, proxy as ProxyInUse, base.origin);
       // A refused tunnel: the proxy's page says why (a DNS failure is said as one).
       if (result.error?.code === 'PROXY' && /refused the connection to .* \((\d{3})/.test(result.error.message)) {
