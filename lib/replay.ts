@@ -160,6 +160,8 @@ function recording(client: RunClient, log: Exchange[]): RunClient {
     curl: (spec) => client.curl(spec),
     close: () => client.close(),
     unusable: () => client.unusable(),
+    budgetSpent: () => client.budgetSpent(),
+    limitBudget: (requests) => client.limitBudget(requests),
     stop: (reason) => client.stop(reason),
     stopped: () => client.stopped(),
     progress: () => client.progress(),

@@ -1,3 +1,4 @@
+import { figuresOf, figuresText } from './figures.ts';
 import { readFileSync } from 'node:fs';
 import { formatsLabel } from '../contract/profile/types.ts';
 import type { KeyObject } from 'node:crypto';
@@ -91,7 +92,11 @@ export interface Certificate {
   harnessVersion: string;
   documentDigest: string;
   schemasDigest: string;
-  run: { seed: number | null; runs: number; strict: boolean; destructive: boolean; startedAt: string; finishedAt: string; requests: number };
+  /**
+   * The run's settings and its figures, as its report gives them: requests (sent, resends included),
+   * retries, answered, planned and waitedMs (the last four absent from certificates of earlier harness versions).
+   */
+  run: { seed: number | null; runs: number; strict: boolean; destructive: boolean; startedAt: string; finishedAt: string; requests: number; retries?: number; answered?: number; planned?: number; waitedMs?: number };
   /**
    * conformant: no gating failure, nothing skipped, every spec check exercised (waived failures allowed);
    * incomplete: no gating failure but a section not tested because checks were skipped, or a spec check
@@ -114,6 +119,12 @@ export interface Certificate {
   digest: { algorithm: 'sha256'; canonicalization: string; value: string };
   /** Present when issued with `certify --sign-key`: Ed25519 over the same canonical JSON. */
   signature?: CertificateSignature;
+}
+
+/** The run's figures in the words of the console and the report; a certificate of an earlier version gives its requests only. */
+function runFiguresText(run: Certificate['run']): string {
+  if (run.retries === undefined || run.waitedMs === undefined) return `${run.requests} requests`;
+  return figuresText(figuresOf({ requests: run.requests, retries: run.retries, waitedMs: run.waitedMs, ...(run.answered !== undefined ? { answered: run.answered } : {}), ...(run.planned !== undefined ? { planned: run.planned } : {}) }));
 }
 
 /** The version this harness issues. */
@@ -273,6 +284,10 @@ export function buildCertificate(input: CertificateInput): Certificate {
       startedAt: report.meta.startedAt,
       finishedAt: report.meta.finishedAt,
       requests: report.meta.requests,
+      retries: report.meta.retries,
+      ...(report.meta.answered !== undefined ? { answered: report.meta.answered } : {}),
+      ...(report.meta.planned !== undefined ? { planned: report.meta.planned } : {}),
+      waitedMs: report.meta.waitedMs,
     },
     verdict,
     verdictText: certificateVerdictText(verdict, coverage, unique(waived.map((w) => w.checkId)).length, binding.plan, report.meta.formats ? formatsLabel({ formats: report.meta.formats }) : undefined),
@@ -431,7 +446,7 @@ ${cert.target.formats ? `<tr><td>Formats</td><td id="formats"><b>${h(formatsLabe
 <tr><td>Date</td><td>${h(cert.date)}</td></tr>
 <tr><td>Harness</td><td>${h(cert.harnessVersion)}</td></tr>
 <tr><td>Interface document digest</td><td><code>${h(cert.documentDigest)}</code></td></tr>
-<tr><td>Run</td><td>seed ${h(String(cert.run.seed ?? '—'))} · ISWC_RUNS ${cert.run.runs} · strict ${cert.run.strict ? 'yes' : 'no'} · destructive ${cert.run.destructive ? 'yes' : 'no'} · ${cert.run.requests} requests · ${h(cert.run.startedAt)} → ${h(cert.run.finishedAt)}</td></tr>
+<tr><td>Run</td><td>seed ${h(String(cert.run.seed ?? '—'))} · ISWC_RUNS ${cert.run.runs} · strict ${cert.run.strict ? 'yes' : 'no'} · destructive ${cert.run.destructive ? 'yes' : 'no'} · ${h(runFiguresText(cert.run))} · ${h(cert.run.startedAt)} → ${h(cert.run.finishedAt)}</td></tr>
 <tr><td>Bound to</td><td id="binding">${bindingHtml(cert.binding)}</td></tr>
 <tr><td>Results digest (SHA-256)</td><td><code id="digest">${h(cert.digest.value)}</code><br><span class="muted">${h(cert.digest.canonicalization)}. Check with <code>npx iswc-conformance verify certificate.json --public-key issuer.pub.pem</code>.</span></td></tr>
 <tr><td>Integrity</td><td id="integrity" data-signed="${cert.signature ? 'yes' : 'no'}">${cert.signature ? `<b>Signed</b> (Ed25519, key <code>${h(cert.signature.publicKeyFingerprint)}</code>)` : '<b>Unsigned</b>'}: ${h(cert.integrity)}</td></tr>

@@ -1,3 +1,4 @@
+import { figuresOf, figuresText } from './figures.ts';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { CheckExecution, Level, Verdict } from '../run/execution.ts';
 import { gating } from '../check/gating.ts';
@@ -331,7 +332,7 @@ export function renderHtml(report: ConformanceReport): string {
     ['Strict', meta.strict ? 'yes (http failures gate)' : 'no'],
     ['Destructive', meta.destructive ? 'yes' : 'no'],
     ['Started / finished', `${meta.startedAt} / ${meta.finishedAt}`],
-    ['Requests', `${meta.requests} (${meta.retries} retries, ${Math.round(meta.waitedMs)} ms waited on throttling)`],
+    ['Requests', figuresText(figuresOf(meta))],
     ['Harness', meta.harnessVersion],
     ['Document digest', meta.documentDigest],
     ['Schemas digest', meta.schemasDigest],
@@ -435,8 +436,8 @@ function badgeClass(summary: RunSummary): string {
 function outcomeHtml(summary: RunSummary): string {
   const outcome = summary.outcome;
   if (!outcome || outcome.status === 'completed') return '';
-  const title = outcome.status === 'target-unusable' ? 'Target unusable' : outcome.status === 'interrupted' ? 'Interrupted' : 'Stopped at its time limit';
-  return `<p id="outcome" class="badge ${outcome.status === 'max-duration' ? 'grey' : 'bad'}" data-status="${h(outcome.status)}">${h(title)}: ${h(outcome.reason ?? '')} (exit code ${outcome.exitCode})</p>`;
+  const title = outcome.status === 'target-unusable' ? 'Target unusable' : outcome.status === 'interrupted' ? 'Interrupted' : outcome.status === 'budget' ? 'Stopped at its request budget' : 'Stopped at its time limit';
+  return `<p id="outcome" class="badge ${outcome.status === 'max-duration' || outcome.status === 'budget' ? 'grey' : 'bad'}" data-status="${h(outcome.status)}">${h(title)}: ${h(outcome.reason ?? '')} (exit code ${outcome.exitCode})</p>`;
 }
 
 /** The spec checks a partial run did not exercise, with why; nothing when every one was. */

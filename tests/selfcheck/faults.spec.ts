@@ -9,6 +9,7 @@ import { executionViolations } from '../../lib/report/validate.ts';
 import { fromRoot } from '../../lib/paths.ts';
 import { EMBEDDED_KEY, FAULTS, startReferenceServer } from '../../server/index.ts';
 import { runSuiteInProcess } from '../../lib/pipeline.ts';
+import { REQUEST_TIMEOUT_MS } from '../support/timeouts.ts';
 
 test.describe.configure({ timeout: 10 * 60_000 });
 
@@ -23,6 +24,7 @@ test('every injected fault is caught by the pinned checks, and every check catch
   const { clean, results } = await selfCheck(FAULTS, (faultId) => startReferenceServer({ profile, key: EMBEDDED_KEY, faults: faultId ? [faultId] : [] }), {
     key: EMBEDDED_KEY,
     profile,
+    timeoutMs: REQUEST_TIMEOUT_MS,
   });
   const table = faultTable(results);
   process.stdout.write(`\nFault catalogue self-check (fault -> catching checks):\n${table}\n`);

@@ -1,5 +1,6 @@
 import type { CheckExecution } from '../../lib/run/execution.ts';
 import { runSuiteInProcess } from '../../lib/pipeline.ts';
+import { REQUEST_TIMEOUT_MS } from './timeouts.ts';
 import type { PlannedCase } from '../../lib/run/plan.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { fromRoot } from '../../lib/paths.ts';
@@ -50,6 +51,7 @@ export async function inProcessReport(options: InProcessReportOptions = {}): Pro
       key,
       profile,
       destructive,
+      timeoutMs: REQUEST_TIMEOUT_MS,
       settings: { strict: options.strict ?? false, seed },
       ...(options.filter ? { filter: options.filter } : {}),
     });

@@ -71,6 +71,11 @@ test('a file that cannot be read, or is not JSON, is named with what is wrong an
     expect(() => loadProfile(path.join(dir, 'folder.json'), 'folder.json')).toThrow(/^Cannot read target profile folder\.json: it is a directory$/);
     writeFileSync(path.join(dir, 'comma.json'), '{\n  "agency": "128",\n  "iswcs": ["T0345246801"],\n}\n');
     expect(() => loadProfile(path.join(dir, 'comma.json'), 'comma.json')).toThrow(/^Target profile comma\.json is not valid JSON \(line 4, column 1\): /);
+    // A file cut short has no position in the parser's message: the end of the file is where it stopped.
+    writeFileSync(path.join(dir, 'cut.json'), '{\n  "agency": "128",\n  "iswcs": ["T0345246801"');
+    expect(() => loadProfile(path.join(dir, 'cut.json'), 'cut.json')).toThrow(/^Target profile cut\.json is not valid JSON \(line 3, column 2[0-9]\): /);
+    writeFileSync(path.join(dir, 'empty.json'), '');
+    expect(() => loadProfile(path.join(dir, 'empty.json'), 'empty.json')).toThrow(/^Target profile empty\.json is not valid JSON \(line 1, column 1\): Unexpected end of JSON input$/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
