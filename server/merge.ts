@@ -116,24 +116,6 @@ function lookedUpFirst(ctx: Context, value: unknown, notFound: () => Reply): Rep
 }
 
 /**
- * Choice `merge-commits-per-item`: once the body is bound and validated whole, each item is looked up and
- * merged at once, ISWCs then agency works, without a transaction: an ISWC the server does not have is
- * refused (404, or 400 by `refuse-as-400`) with the items before it already merged, in the set of metadata
- * the request started.
- */
-function commitPerItem(ctx: Context, op: Operation, preferred: string, iswcs: readonly string[], works: readonly AgencyWorkRef[]): Reply {
-  const set = ctx.state.newMergeSet();
-  for (const iswc of iswcs) {
-    if (!ctx.state.iswcExists(iswc)) {
-      return ctx.choices.has('refuse-as-400') ? errorReply(ctx, 400, { code: 'NOT_FOUND', message: 'an ISWC to merge does not exist', where: 'handleMerge' }) : errorReply(ctx, 404, { code: 'NOT_FOUND', message: ISWC_NOT_FOUND, where: 'handleMerge' });
-    }
-    ctx.state.merge(preferred, [iswc], [], set);
-  }
-  for (const work of works) ctx.state.merge(preferred, [], [work], set);
-  return empty(op.successStatus);
-}
-
-/**
  * 4.2 Merge. 400 for a body that does not decode or breaks MergeRequest, for a missing or invalid
  * `agency`, and for a missing or malformed `preferredIswc` (pattern and check digit: server's choice).
  * 404 when the preferred ISWC does not exist, and by the reference choices when an ISWC of `iswcs` does
@@ -206,7 +188,6 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
   const works = merge.agencyWorks ?? [];
   if (!ctx.state.iswcExists(preferred.value) && !(f.has('merge-works-only-unknown-preferred') && iswcs.length === 0 && works.length > 0)) return notFound();
   if ((ctx.choices.has('merge-unknown-works-404') || f.has('merge-drops-invalid-works')) && works.some((w) => !ctx.state.workKnown(w.agencyCode, w.agencyWorkCode))) return notFound();
-  if (ctx.choices.has('merge-commits-per-item')) return commitPerItem(ctx, op, preferred.value, iswcs, works);
   if (f.has('merge-drops-unknown-iswcs')) {
     const known = iswcs.filter((iswc) => ctx.state.iswcExists(iswc));
     if (known.length < iswcs.length && known.length + works.length === 0) return bad('BAD_BODY', 'the merge names nothing to merge');
@@ -214,11 +195,24 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
   }
   // Faults `merge-iswc-pattern-loose` and `array-tail-unchecked`: the items they do not check are not looked up either.
   const unchecked = (iswc: string, i: number): boolean => (f.has('merge-iswc-pattern-loose') && validateNode(iswcSchema(), iswc).length > 0) || (f.has('array-tail-unchecked') && i >= 3);
-  if (!f.has('merge-unknown-body-iswc-accepted') && iswcs.some((iswc, i) => !unchecked(iswc, i) && !ctx.state.iswcExists(iswc))) {
-    return ctx.choices.has('refuse-as-400') ? errorReply(ctx, 400, { code: 'NOT_FOUND', message: 'an ISWC to merge does not exist', where: 'handleMerge' }) : notFound();
+  const missing = (iswc: string, i: number): boolean => !f.has('merge-unknown-body-iswc-accepted') && !unchecked(iswc, i) && !ctx.state.iswcExists(iswc);
+  const refuseMissing = (): Reply => (ctx.choices.has('refuse-as-400') ? errorReply(ctx, 400, { code: 'NOT_FOUND', message: 'an ISWC to merge does not exist', where: 'handleMerge' }) : notFound());
+  const merged = f.has('merge-ignores-agency-works') ? [] : works;
+  if (ctx.choices.has('merge-commits-per-item')) {
+    // Choice `merge-commits-per-item`: once the body is bound and validated whole, each item is looked up
+    // and merged at once, ISWCs then agency works, without a transaction: an ISWC the server does not have
+    // is refused with the items before it already merged, in the set of metadata the request started. The
+    // faults above act on it as on the atomic merge.
+    const set = ctx.state.newMergeSet();
+    for (const [i, iswc] of iswcs.entries()) {
+      if (missing(iswc, i)) return refuseMissing();
+      if (!f.has('merge-no-effect')) ctx.state.merge(preferred.value, [iswc], [], set);
+    }
+    if (!f.has('merge-no-effect')) for (const work of merged) ctx.state.merge(preferred.value, [], [work], set);
+  } else {
+    if (iswcs.some(missing)) return refuseMissing();
+    if (!f.has('merge-no-effect')) ctx.state.merge(preferred.value, iswcs, merged);
   }
-
-  if (!f.has('merge-no-effect')) ctx.state.merge(preferred.value, iswcs, f.has('merge-ignores-agency-works') ? [] : works);
   if (f.has('no-body-204-violated')) return { status: op.successStatus, bodyOn204: '{}' };
   return empty(op.successStatus);
 }
