@@ -1,0 +1,244 @@
+/**
+ * The space of legitimate servers: which choices of the catalogue (server/choices.ts) one server can make
+ * together, what its target profile must then say, and which faults (server/faults.ts) a choice hides by
+ * right. The sweep (lib/sweep/) draws random combinations from this space instead of trusting the named
+ * sets alone, so the model must be strict in both directions:
+ *
+ * - two choices are exclusive only when their descriptions contradict each other, so that no single real
+ *   server could make both (never to hide a false alarm: a combination the harness fails is a finding);
+ * - a fault is excluded behind a choice only when the choice makes the fault's behaviour legitimate
+ *   (indistinguishable from a choice) or keeps every request from reaching it (unreachable), each with its
+ *   reason. A fault is otherwise expected to be caught whatever legitimate choices surround it.
+ *
+ * A choice named nowhere here is free: compatible with every other, needing nothing of the profile.
+ */
+
+import type { ProfileSettings, TargetProfile } from '../lib/contract/profile/types.ts';
+import type { ChoiceId } from './choices.ts';
+import { CHOICES } from './choices.ts';
+import type { FaultId } from './faults.ts';
+import { FAULTS } from './faults.ts';
+
+/** Choices that contradict one another: a server makes at most one of them. */
+export interface ExclusiveGroup {
+  /** What the choices answer differently. */
+  point: string;
+  choices: readonly ChoiceId[];
+  /** Why no server makes two of them. */
+  reason: string;
+}
+
+export const EXCLUSIVE_GROUPS: readonly ExclusiveGroup[] = [
+  {
+    point: 'the representation of the run notification answer',
+    choices: ['answer-xml-always', 'answer-json-unless-accept-xml', 'answer-json-always'],
+    reason: 'each states which representation answers a given request, and they name different ones',
+  },
+  {
+    point: 'a missing or wrong key on merge, delete and demerge',
+    choices: ['auth-403-no-body', 'auth-apim-json', 'auth-missing-key-400'],
+    reason: 'a missing key gets 403 without a body, the gateway\'s 401 JSON, or 400: one status each',
+  },
+  {
+    point: 'another agency than the key\'s',
+    choices: ['foreign-agency-refused', 'foreign-agency-403'],
+    reason: 'the refusal of another agency is 401 text and 403 without a body, or 403 problem+json on every operation',
+  },
+  {
+    point: 'the body of an error of merge, delete and demerge',
+    choices: ['error-text-bodies', 'problem-json', 'xml-error-bodies', 'error-no-body'],
+    reason: 'each states what every such error carries: a text, problem+json, XML, or nothing',
+  },
+  {
+    point: 'the body of the run notification\'s 400',
+    choices: ['problem-json', 'xml-error-bodies', 'bad-request-detail', 'stated-text-colon-detail'],
+    reason: 'problem+json, XML, "Bad Request" and a detail on the next line, or "Bad Request: detail": one body each',
+  },
+  {
+    point: 'a run notification carrying a runId the server never issued',
+    choices: ['unknown-run-404', 'unknown-run-400', 'run-id-client-chosen'],
+    reason: '404, 400, or (the client names its runs) the start of that run',
+  },
+  {
+    point: 'a boolean where an integer is expected',
+    choices: ['newtonsoft-json', 'coerce-boolean-integer'],
+    reason: 'Newtonsoft.Json refuses a boolean for an integer; the coercing reader takes it as 1 or 0',
+  },
+  {
+    point: 'how characters are counted',
+    choices: ['utf16-lengths', 'grapheme-lengths', 'nfc-lengths'],
+    reason: 'one length per string: UTF-16 code units, grapheme clusters or NFC code points',
+  },
+  {
+    point: 'reasonCode values',
+    choices: ['reason-code-free', 'reason-code-list'],
+    reason: 'a blank or missing reasonCode is accepted, or only "01" to "05" are',
+  },
+  {
+    point: 'a path the API does not define',
+    choices: ['unknown-path-403', 'iis-html-errors', 'apim-404-unknown-operation'],
+    reason: 'one answer each: the API gateway\'s 403, IIS\'s HTML 404, or API Management\'s JSON 404',
+  },
+  {
+    point: 'the media type JSON answers are labelled with',
+    choices: ['json-text-json', 'json-text-plain'],
+    reason: 'text/json or text/plain: one label each',
+  },
+  {
+    point: 'the serializer of XML answers',
+    choices: ['xml-answer-dotnet', 'xml-answer-datacontract', 'xml-answer-cdata'],
+    reason: 'XmlSerializer, DataContractSerializer and a CDATA-writing serializer each write the answer their own way',
+  },
+  {
+    point: 'the order in which a merge validates and looks up each item',
+    choices: ['merge-items-in-order', 'merge-items-looked-up-first'],
+    reason: 'each item is validated then looked up, or looked up then validated: an unknown, broken item is 400 or 404',
+  },
+];
+
+/**
+ * What the target profile of a server making a choice says: the points the document leaves to the target
+ * that a client must know to send a request that succeeds (4.3 reasonCode values; 2.3 how XML arrays are
+ * read; 3 how many runs may be open; 2.1 who names a run).
+ */
+export const CHOICE_PROFILE_SETTINGS: Partial<Record<ChoiceId, Partial<ProfileSettings>>> = {
+  'reason-code-list': { reasonCode: '01' },
+  'xml-wrapped-arrays': { xmlArrays: 'wrapped' },
+  'run-id-client-chosen': { runIds: 'client' },
+  'one-open-run': { openRuns: 'one' },
+};
+
+/**
+ * A fault the harness cannot, by right, tell apart behind some choices. `unreachable`: with these choices
+ * the server answers every request the fault would change before the fault's code is reached, so a real
+ * server making them could not show it. `indistinguishable`: behind these choices the fault's answer is
+ * itself a legitimate one (another choice's).
+ */
+export interface FaultExclusion {
+  fault: FaultId;
+  /** The choices that hide the fault, all together. */
+  behind: readonly ChoiceId[];
+  kind: 'unreachable' | 'indistinguishable';
+  reason: string;
+}
+
+/** The same exclusion behind each of several choices (any one of them hides the fault). */
+const behindEach = (fault: FaultId, choices: readonly ChoiceId[], kind: FaultExclusion['kind'], reason: string): FaultExclusion[] => choices.map((c) => ({ fault, behind: [c], kind, reason }));
+
+const KEY_OWN_AGENCY: readonly ChoiceId[] = ['foreign-agency-refused', 'foreign-agency-403'];
+
+export const FAULT_EXCLUSIONS: readonly FaultExclusion[] = [
+  { fault: 'content-type-required', behind: ['no-content-type-json'], kind: 'unreachable', reason: 'the server reads a body without Content-Type as JSON: it cannot also refuse it for lacking the header' },
+  { fault: 'run-id-pascal-case', behind: ['answer-xml-always'], kind: 'unreachable', reason: 'the run notification never answers JSON, where the fault names the field RunId' },
+  {
+    fault: 'array-tail-unchecked',
+    behind: ['merge-items-looked-up-first'],
+    kind: 'indistinguishable',
+    reason: 'every item is looked up before it is validated: an unchecked item after the third is not found (404), the choice\'s own answer; only a malformed ISWC that exists could show the fault, and none does',
+  },
+  {
+    fault: 'merge-agency-code-loose',
+    behind: ['merge-items-in-order'],
+    kind: 'indistinguishable',
+    reason: 'each agency work is looked up right after its limits are checked: a work whose agencyCode breaks them is then not found (404), as a server that looks items up first answers (merge-items-looked-up-first); no existing work has such a code',
+  },
+  {
+    fault: 'merge-agency-code-loose',
+    behind: ['merge-unknown-works-404'],
+    kind: 'indistinguishable',
+    reason: 'agency works are looked up: a work whose agencyCode breaks its limits is not found (404), as a server that looks items up first answers (merge-items-looked-up-first); no existing work has such a code',
+  },
+  {
+    fault: 'demerge-404-as-410',
+    behind: ['demerge-by-work-400', 'demerge-unmerged-400'],
+    kind: 'unreachable',
+    reason: 'the work is looked up first and a work merged into another preferred ISWC or into none is 400: no demerge reaches the 404 the fault turns into 410',
+  },
+  {
+    fault: 'demerge-ignores-preferred',
+    behind: ['demerge-by-work-400'],
+    kind: 'unreachable',
+    reason: 'a demerge naming another preferred ISWC than the one the work is merged into is refused (400) before the fault looks the work up without it',
+  },
+  ...behindEach('delete-ignores-agency', KEY_OWN_AGENCY, 'unreachable', 'the key acts for its own agency only: a delete naming another agency is refused before the submission is looked up, and every submission it can delete is its own agency\'s'),
+  ...behindEach('demerge-ignores-agency', KEY_OWN_AGENCY, 'unreachable', 'the key acts for its own agency only: a demerge naming another agency is refused before the work is looked up, and every work it can demerge is its own agency\'s'),
+  ...behindEach('run-agency-code-loose', KEY_OWN_AGENCY, 'indistinguishable', 'an agencyCode of another length names another agency, which the key does not act for: 401 or 403 is as right an answer as 400 (which of two refusals comes first is not shown)'),
+  ...behindEach('query-agency-loose', KEY_OWN_AGENCY, 'indistinguishable', 'a query agency of another length names another agency, which the key does not act for: 401 or 403 is as right an answer as 400 (which of two refusals comes first is not shown)'),
+];
+
+const CHOICE_IDS: ReadonlySet<string> = new Set(CHOICES.map((c) => c.id));
+const FAULT_IDS: ReadonlySet<string> = new Set(FAULTS.map((f) => f.id));
+for (const g of EXCLUSIVE_GROUPS) for (const id of g.choices) if (!CHOICE_IDS.has(id)) throw new Error(`server/choice-space.ts: unknown choice ${id} in the group "${g.point}"`);
+for (const e of FAULT_EXCLUSIONS) {
+  if (!FAULT_IDS.has(e.fault)) throw new Error(`server/choice-space.ts: unknown fault ${e.fault}`);
+  for (const id of e.behind) if (!CHOICE_IDS.has(id)) throw new Error(`server/choice-space.ts: unknown choice ${id} behind the fault ${e.fault}`);
+}
+
+/** The group two distinct choices both belong to (they contradict each other), if any. */
+export function conflictOf(a: ChoiceId, b: ChoiceId): ExclusiveGroup | undefined {
+  if (a === b) return undefined;
+  return EXCLUSIVE_GROUPS.find((g) => g.choices.includes(a) && g.choices.includes(b));
+}
+
+/** Every pair of choices of a combination that contradict each other, with the group that says why. */
+export function conflictsIn(ids: readonly ChoiceId[]): Array<{ a: ChoiceId; b: ChoiceId; group: ExclusiveGroup }> {
+  const out: Array<{ a: ChoiceId; b: ChoiceId; group: ExclusiveGroup }> = [];
+  for (const [i, a] of ids.entries()) {
+    for (const b of ids.slice(i + 1)) {
+      const group = conflictOf(a, b);
+      if (group) out.push({ a, b, group });
+    }
+  }
+  return out;
+}
+
+/**
+ * The choices kept in the order given, each one dropped when it contradicts one kept before it: how a
+ * random pick of choices becomes a server that could exist.
+ */
+export function compatiblePrefix(ids: readonly ChoiceId[]): ChoiceId[] {
+  const kept: ChoiceId[] = [];
+  for (const id of ids) if (!kept.includes(id) && kept.every((k) => conflictOf(k, id) === undefined)) kept.push(id);
+  return kept;
+}
+
+/** The profile settings a combination of choices needs; throws when two choices need different values. */
+export function profileSettingsOf(ids: readonly ChoiceId[]): Partial<ProfileSettings> {
+  const out: Record<string, unknown> = {};
+  const by: Record<string, ChoiceId> = {};
+  for (const id of ids) {
+    for (const [key, value] of Object.entries(CHOICE_PROFILE_SETTINGS[id] ?? {})) {
+      if (key in out && out[key] !== value) throw new Error(`Choices ${by[key]} and ${id} need different profile values of ${key}`);
+      out[key] = value;
+      by[key] = id;
+    }
+  }
+  return out as Partial<ProfileSettings>;
+}
+
+/** The profile a harness run against a server making these choices uses. */
+export function profileForChoices<P extends TargetProfile>(profile: P, ids: readonly ChoiceId[]): P {
+  const settings = profileSettingsOf(ids);
+  return Object.keys(settings).length > 0 ? { ...profile, ...settings } : profile;
+}
+
+/** The exclusions that apply to a fault behind a combination (all the choices each names are in it). */
+export function exclusionsOf(fault: string, ids: readonly ChoiceId[]): FaultExclusion[] {
+  return FAULT_EXCLUSIONS.filter((e) => e.fault === fault && e.behind.every((c) => ids.includes(c)));
+}
+
+/**
+ * The choices of a combination a fault is tried behind: while a declared exclusion applies, the last
+ * choice it names is left out (so the fault is still tried behind as many of the combination's choices as
+ * can surround it).
+ */
+export function choicesAroundFault(fault: string, ids: readonly ChoiceId[]): { kept: ChoiceId[]; dropped: Array<{ choice: ChoiceId; exclusion: FaultExclusion }> } {
+  let kept = [...ids];
+  const dropped: Array<{ choice: ChoiceId; exclusion: FaultExclusion }> = [];
+  for (let exclusion = exclusionsOf(fault, kept)[0]; exclusion; exclusion = exclusionsOf(fault, kept)[0]) {
+    const choice = exclusion.behind[exclusion.behind.length - 1] as ChoiceId;
+    kept = kept.filter((id) => id !== choice);
+    dropped.push({ choice, exclusion });
+  }
+  return { kept, dropped };
+}
