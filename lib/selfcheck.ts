@@ -21,6 +21,9 @@ export interface FaultResult {
   example?: CheckExecution;
 }
 
+/** How long a self-check run waits for each answer of the local reference server. */
+export const SELFCHECK_TIMEOUT_MS = 2000;
+
 export interface ServerHandle {
   url: string;
   close(): Promise<void>;
@@ -45,7 +48,7 @@ export async function selfCheck(
         profile: options.profile,
         destructive: true,
         settings: { strict },
-        timeoutMs: options.timeoutMs ?? 2000,
+        timeoutMs: options.timeoutMs ?? SELFCHECK_TIMEOUT_MS,
         ...(options.plan ? { plan: options.plan } : {}),
         ...(options.budget !== undefined ? { budget: options.budget } : {}),
       });
