@@ -213,7 +213,7 @@ export function profileSettingsOf(ids: readonly ChoiceId[]): Partial<ProfileSett
       by[key] = id;
     }
   }
-  return out as Partial<ProfileSettings>;
+  return out;
 }
 
 /** The profile a harness run against a server making these choices uses. */
@@ -236,7 +236,7 @@ export function choicesAroundFault(fault: string, ids: readonly ChoiceId[]): { k
   let kept = [...ids];
   const dropped: Array<{ choice: ChoiceId; exclusion: FaultExclusion }> = [];
   for (let exclusion = exclusionsOf(fault, kept)[0]; exclusion; exclusion = exclusionsOf(fault, kept)[0]) {
-    const choice = exclusion.behind[exclusion.behind.length - 1] as ChoiceId;
+    const choice = exclusion.behind[exclusion.behind.length - 1];
     kept = kept.filter((id) => id !== choice);
     dropped.push({ choice, exclusion });
   }

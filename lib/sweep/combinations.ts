@@ -36,5 +36,5 @@ export function dealFaults<F>(faults: readonly F[], seed: number, count: number,
   const [order] = fc.sample(fc.shuffledSubarray([...faults], { minLength: faults.length, maxLength: faults.length }), { seed: seed ^ 0x5eed, numRuns: 1 });
   const deck = order ?? [...faults];
   const take = Math.min(perCombination, deck.length);
-  return Array.from({ length: count }, (_, i) => Array.from({ length: take }, (_, j) => deck[(i * take + j) % deck.length] as F));
+  return Array.from({ length: count }, (_, i) => Array.from({ length: take }, (_, j) => deck[(i * take + j) % deck.length]));
 }
