@@ -208,7 +208,8 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
       if (missing(iswc, i)) return refuseMissing();
       if (!f.has('merge-no-effect')) ctx.state.merge(preferred.value, [iswc], [], set);
     }
-    if (!f.has('merge-no-effect')) for (const work of merged) ctx.state.merge(preferred.value, [], [work], set);
+    // The agency works, then: none of them can be refused at this point (an empty merge is merged too).
+    if (!f.has('merge-no-effect')) ctx.state.merge(preferred.value, [], merged, set);
   } else {
     if (iswcs.some(missing)) return refuseMissing();
     if (!f.has('merge-no-effect')) ctx.state.merge(preferred.value, iswcs, merged);
