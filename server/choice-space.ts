@@ -137,6 +137,13 @@ export const FAULT_EXCLUSIONS: readonly FaultExclusion[] = [
     reason: 'every item is looked up before it is validated: an unchecked item after the third is not found (404), the choice\'s own answer; only a malformed ISWC that exists could show the fault, and none does',
   },
   {
+    fault: 'array-tail-unchecked',
+    behind: ['check-digit-all'],
+    kind: 'unreachable',
+    reason: 'the check digit of every ISWC of the body is checked, and no item off the pattern has one: the items after the third that the fault leaves unchecked are refused (400) all the same',
+  },
+  { fault: 'duplicate-items-500', behind: ['merge-duplicates-400'], kind: 'unreachable', reason: 'a merge repeating an ISWC is refused (400) as a business rule before the fault could crash on it' },
+  {
     fault: 'merge-agency-code-loose',
     behind: ['merge-items-in-order'],
     kind: 'indistinguishable',
