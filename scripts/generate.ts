@@ -8,7 +8,7 @@
  *   schemas/scenario.schema.json         the parameters each check takes in a scenario
  *   docs/checks.md, docs/readings.md     the check table and the readings
  *   docs/cli.md                          every command, its options, environment and exit codes
- *   docs/reference-server.md             the choice and fault tables (between their markers)
+ *   docs/reference-server.md             the choice, choice-space and fault tables (between their markers)
  *   lib/check/client/registry.generated.ts, docs/client-checks.md
  *                                        the client checks of the sandbox (lib/check/client/checks/*.ts)
  *   schemas/*.schema.json                the standalone JSON Schemas of the contract's components
@@ -26,6 +26,7 @@ import type { ClientCheck } from '../lib/check/client/types.ts';
 import { renderCliDoc } from '../lib/cli/doc.ts';
 import { fromRoot } from '../lib/paths.ts';
 import { choiceTable } from '../server/choices.ts';
+import { choiceSpaceTables } from '../server/choice-space.ts';
 import { faultTable } from '../server/faults.ts';
 
 const CHECK_DIR = fromRoot('lib', 'check', 'checks');
@@ -234,7 +235,7 @@ export async function generatedFiles(): Promise<Array<{ file: string; content: s
     { file: 'docs/readings.md', content: renderReadingsDoc(files.map((f) => f.check)) },
     { file: 'lib/check/client/registry.generated.ts', content: renderClientRegistry(clientFiles) },
     { file: 'docs/client-checks.md', content: renderClientChecksDoc(clientFiles.map((f) => f.check)) },
-    { file: 'docs/reference-server.md', content: withGenerated(withGenerated(read('docs/reference-server.md'), 'choices', choiceTable()), 'faults', faultTable()) },
+    { file: 'docs/reference-server.md', content: withGenerated(withGenerated(withGenerated(read('docs/reference-server.md'), 'choices', choiceTable()), 'choice-space', choiceSpaceTables()), 'faults', faultTable()) },
     ...componentNames().map((name) => ({ file: `schemas/${schemaFileName(name)}`, content: `${JSON.stringify(standaloneSchema(name), null, 2)}\n` })),
   ];
 }

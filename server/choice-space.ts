@@ -249,3 +249,28 @@ export function choicesAroundFault(fault: string, ids: readonly ChoiceId[]): { k
   }
   return { kept, dropped };
 }
+
+/** The space as Markdown (docs/reference-server.md): the exclusive groups, the profile settings, the declared exclusions. */
+export function choiceSpaceTables(): string {
+  const cell = (text: string): string => text.replace(/\|/g, '\\|');
+  const ids = (list: readonly string[]): string => list.map((id) => `\`${id}\``).join(', ');
+  return [
+    'Choices a server makes at most one of:',
+    '',
+    '| point | choices | why no server makes two |',
+    '|---|---|---|',
+    ...EXCLUSIVE_GROUPS.map((g) => `| ${cell(g.point)} | ${ids(g.choices)} | ${cell(g.reason)} |`),
+    '',
+    'What the target profile says of a server making a choice:',
+    '',
+    '| choice | profile |',
+    '|---|---|',
+    ...Object.entries(CHOICE_PROFILE_SETTINGS).map(([id, settings]) => `| \`${id}\` | ${Object.entries(settings ?? {}).map(([k, v]) => `\`${k}: ${JSON.stringify(v)}\``).join(', ')} |`),
+    '',
+    'Faults a combination of choices hides by right (the sweep tries each such fault without the last choice named):',
+    '',
+    '| fault | behind | kind | why |',
+    '|---|---|---|---|',
+    ...FAULT_EXCLUSIONS.map((e) => `| \`${e.fault}\` | ${e.behind.map((id) => `\`${id}\``).join(' + ')} | ${e.kind} | ${cell(e.reason)} |`),
+  ].join('\n');
+}
