@@ -201,6 +201,10 @@ function report(results: readonly CombinationResult[], findings: readonly Findin
   if (shrunk.length > 0 && !args.record) log(`${shrunk.length} new regression set${shrunk.length > 1 ? 's' : ''} (run again with --record to keep them).`);
   log('');
   log(`Seed ${info.seed}: ${results.length} combinations, ${falseAlarms.length} false alarm${falseAlarms.length === 1 ? '' : 's'}; ${trials.length} fault trials (${perFault.size} faults, each tried ${tried.length ? Math.min(...tried) : 0} to ${tried.length ? Math.max(...tried) : 0} times), ${misses.length} missed${known.length > 0 ? `; ${known.length} of the findings known (marked in their regression set)` : ''}.`);
-  log(`Faults caught by the smoke plan alone: ${trials.filter((t) => t.bySmoke).length}/${trials.length}. Time: ${(info.sweptMs / 1000).toFixed(0)} s sweeping, ${(info.totalMs / 1000).toFixed(0)} s in all (${(info.sweptMs / 1000 / Math.max(results.length, 1)).toFixed(1)} s per combination).`);
+  const mean = (list: readonly number[]): string => (list.length === 0 ? '-' : `${(list.reduce((a, b) => a + b, 0) / list.length / 1000).toFixed(2)} s`);
+  const smoke = trials.filter((t) => t.bySmoke);
+  const full = trials.filter((t) => !t.bySmoke);
+  log(`Faults caught by the smoke plan alone: ${smoke.length}/${trials.length}. Mean run: clean ${mean(results.map((r) => r.clean.ms))}, fault ${mean(smoke.map((t) => t.ms))} (smoke plan), ${mean(full.map((t) => t.ms))} (smoke, then the whole suite).`);
+  log(`Time: ${(info.sweptMs / 1000).toFixed(0)} s sweeping, ${(info.totalMs / 1000).toFixed(0)} s in all (${(info.sweptMs / 1000 / Math.max(results.length, 1)).toFixed(1)} s per combination, wall clock).`);
   if (findings.length > 0) log(`Replay: ${info.replay}`);
 }
