@@ -85,12 +85,17 @@ async function main(): Promise<void> {
   const replay = `npm run selfcheck:sweep -- --seed ${seed} --count ${plan.count} --faults ${plan.faultsPerCombination} --max-choices ${plan.maxChoices}`;
   const regressions = readRegressions();
   const started = Date.now();
+  const results: CombinationResult[] = [];
   const log = (line: string): void => void process.stdout.write(`${line}\n`);
   log(`Sweep, seed ${seed}: ${plan.count} combinations of up to ${plan.maxChoices} compatible choices, ${plan.faultsPerCombination} faults behind each, ${jobs} job${jobs > 1 ? 's' : ''}.`);
   log(`Replay: ${replay}`);
+  // Ctrl-C reaches the children too (one process group); the parent says where it stopped, without a stack.
+  process.once('SIGINT', () => {
+    log(`\nInterrupted after ${results.length} of ${plan.count} combinations. Replay: ${replay}`);
+    process.exit(130);
+  });
 
   const planned = planSweep(plan, FAULTS);
-  const results: CombinationResult[] = [];
   await runJobs(
     planned.map((c): SweepJob => ({ kind: 'combination', ...c })),
     jobs,
