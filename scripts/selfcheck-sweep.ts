@@ -36,6 +36,7 @@ accounts for is shrunk to the fewest choices that reproduce it.
   --faults K       faults tried behind each combination (default 8; 0: false alarms only)
   --max-choices M  most choices in one combination (default 40)
   --jobs J         child processes sharing the work (default: the number of cores, at most 2)
+  --only I         run combination #I of the seed alone (as a sweep with the same options drew it)
   --no-shrink      report findings as found, without shrinking them
   --record         append each shrunk finding to tests/expectations/choice-regressions.json as a named
                    regression set (npm test then runs it: fix it, or mark it "known" with the reason)
@@ -50,6 +51,7 @@ const args = scriptArgs(USAGE, {
   faults: { type: 'string' },
   'max-choices': { type: 'string' },
   jobs: { type: 'string' },
+  only: { type: 'string' },
   'no-shrink': { type: 'boolean' },
   record: { type: 'boolean' },
   json: { type: 'string' },
@@ -95,7 +97,12 @@ async function main(): Promise<void> {
     process.exit(130);
   });
 
-  const planned = planSweep(plan, FAULTS);
+  const only = args.only !== undefined ? count('only', args.only, 0, 0) : undefined;
+  if (only !== undefined && only >= plan.count) {
+    process.stderr.write(`--only ${only}: the sweep draws combinations #0 to #${plan.count - 1} (raise --count)\n`);
+    process.exit(2);
+  }
+  const planned = planSweep(plan, FAULTS).filter((c) => only === undefined || c.index === only);
   await runJobs(
     planned.map((c): SweepJob => ({ kind: 'combination', ...c })),
     jobs,

@@ -162,13 +162,28 @@ export const FAULT_EXCLUSIONS: readonly FaultExclusion[] = [
       reason: 'every ISWC of the body is looked up: one off the pattern (that the fault lets through) is then not found (404), the answer of a server that looks items up before it checks them (merge-items-looked-up-first); no existing ISWC is off the pattern',
     }),
   ),
-  { fault: 'merge-drops-unknown-iswcs', behind: ['merge-items-looked-up-first'], kind: 'unreachable', reason: 'every item is looked up before anything else: an ISWC that does not exist is refused (404) before the fault could drop it' },
+  ...(['run-agency-code-loose', 'merge-agency-code-loose', 'query-agency-loose'] as const).map(
+    (fault): FaultExclusion => ({
+      fault,
+      behind: ['agency-code-digits'],
+      kind: 'unreachable',
+      reason: 'agency codes must be three ASCII digits (a business rule of the choice): a code of any other length breaks it and is refused (400) whether its length is checked or not',
+    }),
+  ),
+  ...behindEach('merge-agency-code-loose', ['merge-own-works-only', 'foreign-agency-first'], 'indistinguishable', 'an agency work whose agencyCode has another length is another agency\'s, which the merge refuses (403) before or instead of its length: as right an answer as 400 (which of two refusals comes first is not shown)'),
+  ...behindEach('merge-drops-unknown-iswcs', ['merge-items-looked-up-first', 'merge-items-in-order'], 'unreachable', 'each ISWC is looked up as it comes: one that does not exist is refused (404) before the fault could drop it'),
   { fault: 'oversized-body-500', behind: ['large-bodies-accepted'], kind: 'unreachable', reason: 'bodies are read up to 30,000,000 bytes: the harness sends none that large (its oversized body is 2 MiB), so the cap the fault mishandles is never reached' },
   {
     fault: 'demerge-404-as-410',
     behind: ['demerge-by-work-400', 'demerge-unmerged-400'],
     kind: 'unreachable',
     reason: 'the work is looked up first and a work merged into another preferred ISWC or into none is 400: no demerge reaches the 404 the fault turns into 410',
+  },
+  {
+    fault: 'after-merge-demerge-any',
+    behind: ['demerge-by-work-400', 'demerge-unmerged-400'],
+    kind: 'unreachable',
+    reason: 'the work is looked up first, and a work merged into another preferred ISWC or into none is refused (400): only metadata merged into the ISWC named reaches the fault, and a demerge rightly removes it',
   },
   {
     fault: 'demerge-ignores-preferred',

@@ -52,7 +52,7 @@ export function writeRegressions(list: readonly ChoiceRegression[], file = REGRE
 }
 
 /**
- * The regression set that already accounts for a finding: same kind (a false alarm of the same check, or
+ * The regression set of a list that accounts for a finding: same kind (a false alarm of the same check, or
  * a miss of the same fault), with its choices all among the combination's.
  */
 export function explainingRegression(list: readonly ChoiceRegression[], finding: { fault?: string; checkId?: string; choices: readonly string[] }): ChoiceRegression | undefined {

@@ -153,8 +153,13 @@ export interface Finding {
   shrunk?: Shrunk;
 }
 
-/** The findings of a combination's result, each matched against the regression sets. */
-export function findingsOf(result: CombinationResult, regressions: readonly ChoiceRegression[]): Finding[] {
+/**
+ * The findings of a combination's result, each matched against the regression sets that still fail (marked
+ * `known`): a fixed set whose choices a failing combination holds does not account for it (what failed
+ * there is another cause, to be shrunk and found).
+ */
+export function findingsOf(result: CombinationResult, sets: readonly ChoiceRegression[]): Finding[] {
+  const regressions = sets.filter((r) => r.known !== undefined);
   const out: Finding[] = [];
   if (isFalseAlarm(result.clean)) {
     const first: GatingFailure | undefined = result.clean.failures[0];
