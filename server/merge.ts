@@ -69,6 +69,20 @@ function businessRefusal(ctx: Context, preferred: string, merge: MergeBody): str
 }
 
 /**
+ * Whether the lookup of the i-th ISWC of a merge body refuses it as not found, wherever the server's
+ * choices look items up. The faults that leave items unchecked (`merge-iswc-pattern-loose`,
+ * `array-tail-unchecked`) leave them un-looked-up too, and those that take unknown ISWCs
+ * (`merge-unknown-body-iswc-accepted`, `merge-drops-unknown-iswcs`) take them in every lookup.
+ */
+function iswcNotFound(ctx: Context, iswc: string, i: number): boolean {
+  const f = ctx.faults;
+  if (f.has('merge-unknown-body-iswc-accepted') || f.has('merge-drops-unknown-iswcs')) return false;
+  if (f.has('merge-iswc-pattern-loose') && validateNode(iswcSchema(), iswc).length > 0) return false;
+  if (f.has('array-tail-unchecked') && i >= 3) return false;
+  return !ctx.state.iswcExists(iswc);
+}
+
+/**
  * Choice `merge-items-in-order`: the merge handles its items one after the other, as a loop over the
  * request would: each ISWC of `iswcs`, then each agency work, is validated and then looked up; the first
  * item that breaks its limits is 400, the first one the server does not know is 404 ("ISWC not found").
@@ -81,10 +95,12 @@ function itemsInOrder(ctx: Context, op: Operation, resource: RequestBodySpec['re
   const shape = { ...body, ...(Array.isArray(body.iswcs) ? { iswcs: [] } : {}), ...(Array.isArray(body.agencyWorks) ? { agencyWorks: [] } : {}) };
   const top = ctx.limits.checkBody(op.id, resource, shape)[0];
   if (top) return bad('BAD_BODY', `${top.field} ${top.message}`);
-  for (const iswc of Array.isArray(body.iswcs) ? (body.iswcs as unknown[]) : []) {
+  for (const [i, iswc] of (Array.isArray(body.iswcs) ? (body.iswcs as unknown[]) : []).entries()) {
+    // Fault `array-tail-unchecked`: the items after the third are neither checked nor looked up.
+    if (ctx.faults.has('array-tail-unchecked') && i >= 3) continue;
     const v = ctx.limits.checkBody(op.id, resource, { iswcs: [iswc] })[0];
     if (v) return bad('BAD_BODY', `${v.field} ${v.message}`);
-    if (!ctx.state.iswcExists(iswc as string)) return notFound();
+    if (iswcNotFound(ctx, iswc as string, i)) return notFound();
   }
   for (const work of Array.isArray(body.agencyWorks) ? (body.agencyWorks as unknown[]) : []) {
     const v = ctx.limits.checkBody(op.id, resource, { agencyWorks: [work] })[0];
@@ -104,8 +120,8 @@ function itemsInOrder(ctx: Context, op: Operation, resource: RequestBodySpec['re
 function lookedUpFirst(ctx: Context, value: unknown, notFound: () => Reply): Reply | null {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
   const body = value as Record<string, unknown>;
-  for (const iswc of Array.isArray(body.iswcs) ? (body.iswcs as unknown[]) : []) {
-    if (typeof iswc === 'string' && !ctx.state.iswcExists(iswc)) return notFound();
+  for (const [i, iswc] of (Array.isArray(body.iswcs) ? (body.iswcs as unknown[]) : []).entries()) {
+    if (typeof iswc === 'string' && iswcNotFound(ctx, iswc, i)) return notFound();
   }
   for (const work of Array.isArray(body.agencyWorks) ? (body.agencyWorks as unknown[]) : []) {
     if (work === null || typeof work !== 'object') continue;
@@ -245,11 +261,14 @@ export function handleDemerge(ctx: Context, op: Operation, rawQuery: string): Re
   const foreign = refuseForeignAgency(ctx, op, agency.value);
   if (foreign) return foreign;
   const notFound = (): Reply => errorReply(ctx, f.has('demerge-404-as-410') ? 410 : 404, { code: 'NOT_FOUND', message: ISWC_NOT_FOUND, where: 'handleDemerge' });
-  if (c.has('demerge-by-work-400') && ctx.state.isMergedAnywhere(agency.value, workcode.value) && !ctx.state.isMerged(preferred.value, agency.value, workcode.value)) {
+  // Fault `demerge-ignores-agency`: the agency the work is merged under stands in for the one asked, in
+  // every lookup the server makes.
+  const effectiveAgency = f.has('demerge-ignores-agency') ? (ctx.state.mergedAgencyOf(preferred.value, workcode.value) ?? agency.value) : agency.value;
+  if (c.has('demerge-by-work-400') && ctx.state.isMergedAnywhere(effectiveAgency, workcode.value) && !ctx.state.isMerged(preferred.value, effectiveAgency, workcode.value)) {
     return bad('NOT_FOUND', 'this metadata is merged into another preferred ISWC');
   }
   // Choice `demerge-unmerged-400`: the work is looked up first; metadata merged nowhere is a business error.
-  if (c.has('demerge-unmerged-400') && !ctx.state.isMergedAnywhere(agency.value, workcode.value)) return bad('NOT_FOUND', 'this metadata is merged into no preferred ISWC');
+  if (c.has('demerge-unmerged-400') && !ctx.state.isMergedAnywhere(effectiveAgency, workcode.value)) return bad('NOT_FOUND', 'this metadata is merged into no preferred ISWC');
   if (!ctx.state.iswcExists(preferred.value)) return notFound();
   if (f.has('demerge-ignores-preferred')) {
     const own = ctx.state.mergedIswcOf(agency.value, workcode.value);
@@ -258,8 +277,6 @@ export function handleDemerge(ctx: Context, op: Operation, rawQuery: string): Re
       return empty(op.successStatus);
     }
   }
-  // Fault `demerge-ignores-agency`: the agency the work is merged under stands in for the one asked.
-  const effectiveAgency = f.has('demerge-ignores-agency') ? (ctx.state.mergedAgencyOf(preferred.value, workcode.value) ?? agency.value) : agency.value;
   if (!ctx.state.isMerged(preferred.value, effectiveAgency, workcode.value)) {
     if (f.has('after-merge-demerge-any') && ctx.state.wasMergedInto(preferred.value)) return empty(op.successStatus);
     return c.has('refuse-as-400') && !f.has('demerge-404-as-410') ? bad('NOT_FOUND', 'this metadata is not merged into the preferred ISWC') : notFound();
