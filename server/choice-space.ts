@@ -8,7 +8,10 @@
  *   server could make both (never to hide a false alarm: a combination the harness fails is a finding);
  * - a fault is excluded behind a choice only when the choice makes the fault's behaviour legitimate
  *   (indistinguishable from a choice) or keeps every request from reaching it (unreachable), each with its
- *   reason. A fault is otherwise expected to be caught whatever legitimate choices surround it.
+ *   reason: the choice answers first by a rule of its own that a real server applies before (a gateway, a
+ *   business rule on the same input, a lookup the fault says nothing of), or nothing of the choice is left
+ *   beside the fault. A fault acts wherever its description applies, whatever path the choices take in the
+ *   handlers, and is otherwise expected to be caught whatever legitimate choices surround it.
  *
  * A choice named nowhere here is free: compatible with every other, needing nothing of the profile.
  */
