@@ -133,6 +133,19 @@ const KEY_OWN_AGENCY: readonly ChoiceId[] = ['foreign-agency-refused', 'foreign-
 export const FAULT_EXCLUSIONS: readonly FaultExclusion[] = [
   { fault: 'content-type-required', behind: ['no-content-type-json'], kind: 'unreachable', reason: 'the server reads a body without Content-Type as JSON: it cannot also refuse it for lacking the header' },
   { fault: 'run-id-pascal-case', behind: ['answer-xml-always'], kind: 'unreachable', reason: 'the run notification never answers JSON, where the fault names the field RunId' },
+  { fault: 'xml-wrong-root-response', behind: ['answer-json-always'], kind: 'unreachable', reason: 'the run notification never answers XML, where the fault names the wrong root' },
+  {
+    fault: 'merge-iswc-pattern-loose',
+    behind: ['check-digit-all'],
+    kind: 'unreachable',
+    reason: 'the check digit of every ISWC of the body is checked (a business rule of the choice), and no item off the pattern has one: the item the fault leaves unchecked is refused (400) all the same',
+  },
+  {
+    fault: 'int32-min-loose',
+    behind: ['business-odd-values'],
+    kind: 'unreachable',
+    reason: 'negative counters are refused (400) as a business rule, and every value below the int32 minimum is negative; sourceDb below it names no submission (404), which the document lets answer data that does not exist',
+  },
   {
     fault: 'array-tail-unchecked',
     behind: ['check-digit-all'],
