@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { expect, test } from '@playwright/test';
 import { CHOICE_SET_PROFILES, CHOICE_SETS, CHOICES, FAULTS } from '../../server/index.ts';
 import type { ChoiceId, ChoiceSetName } from '../../server/index.ts';
@@ -6,7 +7,7 @@ import { CHOICE_IDS, dealFaults, drawCombinations } from '../../lib/sweep/combin
 import { shrinkList } from '../../lib/sweep/shrink.ts';
 import { explainingRegression, readRegressions } from '../../lib/sweep/regressions.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot, repoRoot } from '../../lib/paths.ts';
 
 /**
  * The space of legitimate servers the sweep explores (server/choice-space.ts, lib/sweep/): the model is
@@ -115,4 +116,12 @@ test('the regression sets are valid, and one accounts for a finding of its kind 
   expect(explainingRegression(sets, { fault: 'merge-no-effect', choices: ['trim-strings'] })).toBeUndefined();
   expect(explainingRegression(sets, { checkId: 'limit.rejected', choices: ['utf16-lengths'] })?.name).toBe('b');
   expect(explainingRegression(sets, { checkId: 'limit.accepted', choices: ['utf16-lengths'] })).toBeUndefined();
+});
+
+test('npm run selfcheck:sweep refuses a bad option plainly: what is wrong, the usage, exit 2, no stack', () => {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/selfcheck-sweep.ts', '--count', '0'], { cwd: repoRoot, encoding: 'utf8', timeout: 60_000 });
+  expect(run.status).toBe(2);
+  expect(run.stderr).toContain('--count must be a whole number of at least 1, got "0"');
+  expect(run.stderr).toContain('Usage: npm run selfcheck:sweep');
+  expect(run.stderr).not.toMatch(/\n\s+at /);
 });
