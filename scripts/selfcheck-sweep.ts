@@ -124,8 +124,11 @@ async function main(): Promise<void> {
   const found = args['no-shrink'] ? [] : await shrinkFindings(findings.filter((f) => !f.explainedBy), jobs, seed, plan, log);
   report(results, findings, found, { seed, replay, sweptMs, totalMs: Date.now() - started, log });
   if (args.record && found.length > 0) {
-    writeRegressions([...regressions, ...found]);
-    log(`Recorded ${found.length} regression set${found.length > 1 ? 's' : ''} in ${path.relative(process.cwd(), REGRESSIONS_FILE)}: npm test runs them; fix each, or mark it "known" with the reason.`);
+    const same = (a: ChoiceRegression, b: ChoiceRegression): boolean => a.fault === b.fault && (a.fault !== undefined || a.finding.split(' ')[0] === b.finding.split(' ')[0]) && a.choices.join() === b.choices.join();
+    const fresh = found.filter((f) => !regressions.some((r) => same(r, f)));
+    for (const f of found.filter((x) => !fresh.includes(x))) log(`Already a regression set: ${regressions.find((r) => same(r, f))?.name ?? '?'} (${f.choices.join(' ')}), which fails again.`);
+    writeRegressions([...regressions, ...fresh]);
+    if (fresh.length > 0) log(`Recorded ${fresh.length} regression set${fresh.length > 1 ? 's' : ''} in ${path.relative(process.cwd(), REGRESSIONS_FILE)}: npm test runs them; fix each, or mark it "known" with the reason.`);
   }
   if (args.json) {
     writeFileSync(args.json, `${JSON.stringify({ seed, plan, results, findings, shrunk: found }, null, 2)}\n`);
