@@ -11,6 +11,8 @@ import { MAX_RECORD_DEPTH } from './config/limits.ts';
 
 /** The placeholder that stands for the subscription key in every recorded or written artefact. */
 export const KEY_PLACEHOLDER = '$ISWC_SUBSCRIPTION_KEY';
+/** The placeholder of the sandbox's key in the client reports: the variable the sandbox reads it from. */
+export const SANDBOX_KEY_PLACEHOLDER = '$ISWC_SANDBOX_KEY';
 /** The value sent as the key by 'wrong' auth; not a secret, recorded as it is. */
 export const WRONG_KEY = 'iswc-conformance-wrong-key-0000';
 
@@ -67,7 +69,7 @@ export function isSecretName(name: string): boolean {
 }
 
 function keepsValue(value: string): boolean {
-  return value === KEY_PLACEHOLDER || value === WRONG_KEY || value === REDACTED || /^\$ISWC_HEADER_[A-Z0-9_]+$/.test(value);
+  return value === KEY_PLACEHOLDER || value === SANDBOX_KEY_PLACEHOLDER || value === WRONG_KEY || value === REDACTED || /^\$ISWC_HEADER_[A-Z0-9_]+$/.test(value);
 }
 
 function escapeRegExp(s: string): string {

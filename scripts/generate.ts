@@ -8,6 +8,8 @@
  *   schemas/scenario.schema.json         the parameters each check takes in a scenario
  *   docs/checks.md, docs/readings.md     the check table and the readings
  *   docs/cli.md                          every command, its options, environment and exit codes
+ *   docs/configuration.md                every environment variable and flag (lib/cli/environment.ts, the
+ *                                        commands' tables), the profile's and the waivers' fields
  *   docs/reference-server.md             the choice, choice-space and fault tables (between their markers)
  *   lib/check/client/registry.generated.ts, docs/client-checks.md
  *                                        the client checks of the sandbox (lib/check/client/checks/*.ts)
@@ -23,6 +25,7 @@ import type { Check, ParamsSchema } from '../lib/check/types.ts';
 import { READINGS, renderReadingsDoc } from '../lib/check/readings.ts';
 import { CLIENT_READINGS } from '../lib/check/client/readings.ts';
 import type { ClientCheck } from '../lib/check/client/types.ts';
+import { renderConfigurationDoc } from '../lib/cli/configuration-doc.ts';
 import { renderCliDoc } from '../lib/cli/doc.ts';
 import { fromRoot } from '../lib/paths.ts';
 import { choiceTable } from '../server/choices.ts';
@@ -232,6 +235,7 @@ export async function generatedFiles(): Promise<Array<{ file: string; content: s
     { file: 'schemas/scenario.schema.json', content: renderScenarioSchema(files, read('schemas/scenario.schema.json')) },
     { file: 'docs/checks.md', content: renderChecksDoc(files) },
     { file: 'docs/cli.md', content: renderCliDoc() },
+    { file: 'docs/configuration.md', content: renderConfigurationDoc() },
     { file: 'docs/readings.md', content: renderReadingsDoc(files.map((f) => f.check)) },
     { file: 'lib/check/client/registry.generated.ts', content: renderClientRegistry(clientFiles) },
     { file: 'docs/client-checks.md', content: renderClientChecksDoc(clientFiles.map((f) => f.check)) },
@@ -246,7 +250,8 @@ if (process.argv[1]?.endsWith('generate.ts')) {
     `Usage: npm run generate [-- --no-plans]
 
 Writes every file derived from the check files, the readings, the fault and choice catalogues and the
-contract (registry, typed ids, docs/checks.md, docs/readings.md, docs/reference-server.md tables, the
+contract (registry, typed ids, docs/checks.md, docs/readings.md, docs/cli.md, docs/configuration.md,
+docs/reference-server.md tables, the
 scenario schema, the standalone JSON Schemas), and measures the ranked plans again when they are stale
 (minutes; --no-plans leaves them stale for a later measurement).`,
     { 'no-plans': { type: 'boolean', default: false } },

@@ -15,8 +15,9 @@ import { CLIENT_FAULTS } from './faults.ts';
 import { agencyDay } from './flow.ts';
 
 /**
- * The example client proves the sandbox: green through it with trouble on purpose (429 then 503, each
- * with Retry-After), in JSON and in XML, driven through the real command; each fault of its catalogue
+ * The example client proves the sandbox: green through it with trouble on purpose (a 429, then an outage
+ * of three 503s, each with Retry-After), in JSON and in XML, driven through the real command, every
+ * operation exercised and succeeded; each fault of its catalogue
  * caught by its check, as pinned in tests/expectations/client-faults.json; every client check proven by a
  * fault; the late answer (`slow`) met once.
  */
@@ -28,12 +29,12 @@ function filesOf(dir: string): string[] {
 }
 
 for (const format of ['json', 'xml'] as const) {
-  test(`the example client is green through the sandbox with --inject 429@2,503@4 --strict, ${format.toUpperCase()}`, async () => {
+  test(`the example client is green through the sandbox with --inject 429@2,503@4x3 --strict, ${format.toUpperCase()}`, async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'iswc-example-'));
     try {
-      // JSON: the session ends on SIGTERM; XML: after its 7 requests (--requests).
-      const ends = format === 'json' ? [] : ['--requests', '7'];
-      const sandbox = await startSandboxCommand(['--port', '0', '--inject', '429@2,503@4', '--strict', '--report-dir', dir, ...ends], { ISWC_SANDBOX_KEY: KEY });
+      // JSON: the session ends 5 s after the last request (--idle, counted from the first; longer than a Retry-After); XML: after its 9 requests (--requests).
+      const ends = format === 'json' ? ['--idle', '5'] : ['--requests', '9'];
+      const sandbox = await startSandboxCommand(['--port', '0', '--inject', '429@2,503@4x3', '--strict', '--report-dir', dir, ...ends], { ISWC_SANDBOX_KEY: KEY });
       const client = new AgencyClient({ baseUrl: sandbox.url, key: KEY, format });
       let outcome: Record<string, string>;
       try {
@@ -42,23 +43,29 @@ for (const format of ['json', 'xml'] as const) {
         await client.close();
       }
       expect(outcome).toEqual({ start: 'ok', merge: 'ok', demerge: 'ok', delete: 'ok', end: 'ok' });
-      expect(client.sent).toBe(7);
-      if (format === 'json') sandbox.child.kill('SIGTERM');
+      expect(client.sent).toBe(9);
       const exited = await sandbox.exited;
       expect(exited.code, exited.stdout + exited.stderr).toBe(0);
       expect(exited.stdout).toContain('client conformance: conformant');
       const report = JSON.parse(readFileSync(path.join(dir, 'client-conformance.json'), 'utf8')) as ClientReport;
       expect(report.verdict).toBe('conformant');
-      expect(report.endedBy).toBe(format === 'json' ? 'signal' : 'requests');
-      expect(report.requests).toBe(7);
+      expect(report.endedBy).toBe(format === 'json' ? 'idle' : 'requests');
+      expect(report.requests).toBe(9);
       expect(report.checks.failed).toBe(0);
       expect(report.checks.observed).toBe(0);
+      // Each trouble survived by the same request succeeding: the merge at 3, the demerge at 7.
       expect(report.trouble).toEqual([
-        { kind: '429', request: 2, survived: true },
-        { kind: '503', request: 4, survived: true },
+        { kind: '429', request: 2, operation: 'mergeIswcMetadata', survived: true, survivedBy: 3 },
+        { kind: '503', request: 4, operation: 'demergeIswcMetadata', survived: true, survivedBy: 7 },
+        { kind: '503', request: 5, operation: 'demergeIswcMetadata', survived: true, survivedBy: 7 },
+        { kind: '503', request: 6, operation: 'demergeIswcMetadata', survived: true, survivedBy: 7 },
       ]);
-      // The Retry-After of both were honoured: judged, and passed.
-      expect(report.checks.exercised.find((c) => c.id === 'client.retry-after')).toMatchObject({ passed: 2, failed: 0 });
+      // Every operation exercised, in the format of the session, and succeeded.
+      const upper = format.toUpperCase();
+      expect(report.verdictText).toBe(`conformant: run notification ${upper}, merge ${upper}, submission delete, demerge succeeded${format === 'xml' ? '; the session ended after its 9 requests (--requests)' : ''}`);
+      expect(report.coverage.missing).toEqual([]);
+      // The Retry-After of each was honoured: judged, and passed.
+      expect(report.checks.exercised.find((c) => c.id === 'client.retry-after')).toMatchObject({ passed: 4, failed: 0 });
       expect(report.client.userAgents).toEqual(['example-agency-client/1.0']);
       for (const file of [path.join(dir, 'client-conformance.json'), path.join(dir, 'client-junit.xml'), path.join(dir, 'client-conformance.html')]) {
         expect(existsSync(file), file).toBe(true);
@@ -103,7 +110,7 @@ test('a late answer (slow, 15 s): the client waits for it, goes on, and the sess
   test.setTimeout(60_000);
   const dir = mkdtempSync(path.join(tmpdir(), 'iswc-example-'));
   try {
-    const parsed = parseSandboxArgs(['--port', '0', '--inject', 'slow@1', '--idle', '1', '--report-dir', dir], { ISWC_SANDBOX_KEY: KEY });
+    const parsed = parseSandboxArgs(['--port', '0', '--inject', 'slow@1', '--idle', '1', '--operations', 'run', '--report-dir', dir], { ISWC_SANDBOX_KEY: KEY });
     if (parsed.kind !== 'run') throw new Error('bad arguments');
     const running = await startSandbox(parsed.options);
     const client = new AgencyClient({ baseUrl: running.url, key: KEY });
@@ -118,7 +125,8 @@ test('a late answer (slow, 15 s): the client waits for it, goes on, and the sess
     }
     const result = await running.done;
     expect(result.report.endedBy).toBe('idle');
-    expect(result.report.trouble).toEqual([{ kind: 'slow', request: 1, survived: true }]);
+    // The late answer was a success the client waited for: survived by the request itself.
+    expect(result.report.trouble).toEqual([{ kind: 'slow', request: 1, operation: 'notifyAgentRun', survived: true, survivedBy: 1 }]);
     expect(result.exitCode).toBe(0);
     expect(filesOf(dir).map((f) => path.basename(f)).sort()).toEqual(['client-conformance.html', 'client-conformance.json', 'client-junit.xml']);
   } finally {
@@ -136,9 +144,10 @@ test('a 401 and a reset on purpose: the client sees the gateway refusal and a cl
   expect(refused).toBeInstanceOf(ApiError);
   expect((refused as ApiError).status).toBe(401);
   expect((refused as ApiError).body).toContain('Access denied');
+  // Survived: the same run start (the same body) succeeded at request 3.
   expect(outcome.report.trouble).toEqual([
-    { kind: '401', request: 1, survived: true },
-    { kind: 'reset', request: 2, survived: true },
+    { kind: '401', request: 1, operation: 'notifyAgentRun', survived: true, survivedBy: 3 },
+    { kind: 'reset', request: 2, operation: 'notifyAgentRun', survived: true, survivedBy: 3 },
   ]);
   expect(outcome.exitCode).toBe(0);
   // The reset start was sent again after a backoff (one retry, bounded).

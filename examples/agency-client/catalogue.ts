@@ -17,7 +17,7 @@ import type { ClientFault } from './faults.ts';
 import { driveFault } from './faults.ts';
 import { agencyDay } from './flow.ts';
 
-export const TARGET = fromRoot('fixtures', 'targets', 'embedded.json');
+export const TARGET = fromRoot('fixtures', 'targets', 'sandbox-client.json');
 /** The key of catalogue sessions: it must appear in no report. */
 export const CATALOGUE_KEY = 'catalogue-key-6f1d2c9b8a7e';
 
@@ -31,15 +31,19 @@ export interface SessionOutcome {
 }
 
 /** One sandbox session with the client doing `drive`; the sandbox ends when the client is done. */
-export async function session(args: readonly string[], format: BodyFormat, drive: (client: AgencyClient) => Promise<void>, options: { keep?: boolean; clientOptions?: Pick<AgencyClientOptions, 'maxRetries' | 'faults'> } = {}): Promise<SessionOutcome> {
+export async function session(args: readonly string[], format: BodyFormat, drive: (client: AgencyClient) => Promise<void>, options: { keep?: boolean; clientOptions?: Pick<AgencyClientOptions, 'maxRetries' | 'faults'>; cancelAfterRequests?: number } = {}): Promise<SessionOutcome> {
   const dir = mkdtempSync(path.join(tmpdir(), 'iswc-client-'));
   const parsed = parseSandboxArgs(['--port', '0', '--target', TARGET, '--report-dir', dir, ...args], { ISWC_SANDBOX_KEY: CATALOGUE_KEY });
   if (parsed.kind !== 'run') throw new Error(`sandbox arguments ${args.join(' ')}: ${parsed.kind === 'usage' ? parsed.message : 'help'}`);
   const running = await startSandbox(parsed.options);
-  const client = new AgencyClient({ baseUrl: running.url, key: CATALOGUE_KEY, format, userAgent: 'example-agency-client/1.0 (catalogue)', timeoutMs: 20_000, ...options.clientOptions });
+  const cancel = new AbortController();
+  const client = new AgencyClient({ baseUrl: running.url, key: CATALOGUE_KEY, format, userAgent: 'example-agency-client/1.0 (catalogue)', timeoutMs: 20_000, signal: cancel.signal, ...options.clientOptions });
+  const limit = options.cancelAfterRequests;
+  const watch = limit === undefined ? undefined : setInterval(() => (client.sent >= limit ? cancel.abort() : undefined), 50);
   try {
     await drive(client);
   } finally {
+    if (watch) clearInterval(watch);
     await client.close();
   }
   const result = await running.stop('stop');
@@ -59,5 +63,5 @@ export function cleanSession(format: BodyFormat, args: readonly string[] = [], o
 /** A session of the catalogue: the fault's client, its sandbox arguments, its drive. */
 export function faultSession(fault: ClientFault, options: { keep?: boolean } = {}): Promise<SessionOutcome> {
   const data = loadAgencyData(TARGET);
-  return session(fault.sandbox, fault.format, (client) => driveFault(fault, client, data), { ...options, clientOptions: { ...fault.client, faults: fault.switches } });
+  return session(fault.sandbox, fault.format, (client) => driveFault(fault, client, data), { ...options, clientOptions: { ...fault.client, faults: fault.switches }, ...(fault.cancelAfterRequests !== undefined ? { cancelAfterRequests: fault.cancelAfterRequests } : {}) });
 }

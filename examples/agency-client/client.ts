@@ -20,7 +20,7 @@ export type ClientFaultSwitch =
   | 'xml-wrong-root'
   | 'iswc-item-t123'
   | 'workcode-21'
-  | 'retry-at-once'
+  | 'retry-too-soon'
   | 'retry-forever'
   | 'wrong-path'
   | 'delete-with-body'
@@ -46,6 +46,8 @@ export interface AgencyClientOptions {
   maxRetries?: number;
   /** Whole-request timeout; default 30 s. */
   timeoutMs?: number;
+  /** Cancels the client: no request is sent once it is aborted, and a wait for a retry ends (a request in flight still gets its answer). */
+  signal?: AbortSignal;
   faults?: Iterable<ClientFaultSwitch>;
 }
 
@@ -79,7 +81,21 @@ const ZERO: RunCounters = { updateRecordCount: 0, newRecordCount: 0, overallReje
 const RUN_FIELDS = ['agentVersion', 'agencyCode', 'runId', 'updateRecordCount', 'newRecordCount', 'overallRejected', 'overallSent', 'successfulCount', 'businessRejectionCount', 'technicalRejectionCount'];
 const xmlReader = new XMLParser({ removeNSPrefix: true, parseTagValue: false });
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** A fixed backoff that ignores Retry-After (the fault `retry-too-soon`). */
+const FIXED_BACKOFF_MS = 1500;
+
+/** Waits `ms`, or less when `signal` aborts. */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
 
 function escapeXml(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -201,10 +217,12 @@ export class AgencyClient {
     if (!opts.withoutKey) headers['ocp-apim-subscription-key'] = this.options.key;
     if (body) headers['content-type'] = body.type;
     const maxRetries = this.faults.has('retry-forever') ? Number.POSITIVE_INFINITY : this.maxRetries;
+    const signal = this.options.signal;
     for (let attempt = 0; ; attempt += 1) {
       let status: number;
       let text: string;
       let retryAfter: string | string[] | undefined;
+      if (signal?.aborted) throw new Error(`${what}: cancelled`);
       try {
         this.sent += 1;
         const res = await request(url, { method, headers, body: body?.text, dispatcher: this.agent, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
@@ -214,11 +232,11 @@ export class AgencyClient {
       } catch (e) {
         if (attempt >= maxRetries) throw e;
         // A reset connection: back off a little (a faulty client retries at once).
-        await sleep(this.faults.has('retry-forever') ? 0 : 200 * 2 ** attempt);
+        await sleep(this.faults.has('retry-forever') ? 0 : 200 * 2 ** attempt, signal);
         continue;
       }
       if ((status === 429 || status === 503) && attempt < maxRetries) {
-        await sleep(this.faults.has('retry-at-once') ? 0 : retryAfterMs(retryAfter));
+        await sleep(this.faults.has('retry-too-soon') ? FIXED_BACKOFF_MS : retryAfterMs(retryAfter), signal);
         continue;
       }
       if (status >= 400) throw new ApiError(status, text, what);

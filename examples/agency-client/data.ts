@@ -16,10 +16,12 @@ interface ProfileFile {
  */
 export function loadAgencyData(file: string, index = 0): AgencyData {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as ProfileFile;
-  const pick = <T>(list: T[], what: string): T => {
+  const pick = <T extends object>(list: T[], what: string): T => {
     const item = list[index % Math.max(1, list.length)];
     if (item === undefined) throw new Error(`${file} lists no ${what}: the example client needs one`);
-    return item;
+    // A profile's notes for people ($comment) are not data to send.
+    const { $comment: _note, ...data } = item as T & { $comment?: unknown };
+    return data as T;
   };
   return {
     agency: profile.agency,

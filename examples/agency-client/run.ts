@@ -29,7 +29,7 @@ async function main(): Promise<number> {
     process.stderr.write('usage: ISWC_BASE_URL=URL ISWC_SUBSCRIPTION_KEY=KEY npx tsx examples/agency-client/run.ts [--format json|xml] [--target FILE]\n');
     return 2;
   }
-  const data = loadAgencyData(path.resolve(values.target ?? 'fixtures/targets/embedded.json'));
+  const data = loadAgencyData(path.resolve(values.target ?? 'fixtures/targets/sandbox-client.json'));
   const client = new AgencyClient({ baseUrl, key, format });
   try {
     const outcome = await agencyDay(client, data, true);

@@ -5,7 +5,7 @@ import { HARNESS_VERSION } from '../report/meta.ts';
 
 /**
  * The shape every command of `npx iswc-conformance <command>` shares: its options as data (so that the
- * parser, `--help` and the README's table come from one place), its exit codes, and a `run` that
+ * parser, `--help` and docs/configuration.md come from one place), its exit codes, and a `run` that
  * returns an exit code instead of exiting, so that commands are tested in-process.
  */
 

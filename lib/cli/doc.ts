@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { fromRoot } from '../paths.ts';
 import type { Command } from './command.ts';
 import { COMMON_OPTIONS, EXIT_TEXT, optionLabel } from './command.ts';
 import { COMMANDS } from './main.ts';
@@ -16,6 +18,17 @@ function commandSection(command: Command): string[] {
   return lines;
 }
 
+/** The npm scripts of package.json that are a command of the bin (`npm run conformance` is `run`), as table rows. */
+function npmAliases(): string[] {
+  const { scripts = {} } = JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as { scripts?: Record<string, string> };
+  return Object.entries(scripts).flatMap(([name, line]) => {
+    if (!line.includes('bin/iswc-conformance.mjs')) return [];
+    const m = /^(?:exec )?node bin\/iswc-conformance\.mjs (\S+)$/.exec(line.trim());
+    if (!m) throw new Error(`package.json script ${name} ("${line}") runs the bin in a way docs/cli.md does not know: teach npmAliases (lib/cli/doc.ts)`);
+    return [`| \`npm run ${name}\` | \`npx iswc-conformance ${m[1]}\` |`];
+  });
+}
+
 /** docs/cli.md: every command, its options, environment and exit codes, from the same data as `--help`. */
 export function renderCliDoc(): string {
   return [
@@ -32,6 +45,12 @@ export function renderCliDoc(): string {
     '| command | what it does |',
     '|---|---|',
     ...COMMANDS.map((c) => `| [\`${c.name}\`](#${c.name}) | ${cell(c.summary)} |`),
+    '',
+    'The npm scripts are aliases of the commands (options after `--`: `npm run plan -- --smoke`):',
+    '',
+    '| npm script | command |',
+    '|---|---|',
+    ...npmAliases(),
     '',
     'Exit codes, the same for every command (each lists the ones it uses):',
     '',

@@ -15,6 +15,7 @@ import { readReport } from '../report/validate.ts';
 import { loadWaivers, WaiverError } from '../report/waivers/load.ts';
 import type { Command, OptionSpec, OptionValues } from './command.ts';
 import { CALLER_CWD_VARIABLE } from '../paths.ts';
+import { environmentOf, RUN_VARIABLES } from './environment.ts';
 import { EXIT, exitMeaning, listOption, stringOption, unwritableMessage, UsageError } from './command.ts';
 
 /**
@@ -81,24 +82,8 @@ export const RUN_OPTIONS: Record<string, OptionSpec> = {
   },
 };
 
-export const RUN_ENVIRONMENT: ReadonlyArray<readonly [string, string]> = [
-  ['ISWC_SUBSCRIPTION_KEY', 'The subscription key (Ocp-Apim-Subscription-Key). Read only from the environment, never from a flag or a file; sent only to the base URL\'s origin and written nowhere (reports show $ISWC_SUBSCRIPTION_KEY). Required with any base URL; at least 8 characters (a shorter one occurs in the reports\' own words, exit 2).'],
-  ['ISWC_BASE_URL, ISWC_TARGET, ISWC_DESTRUCTIVE, ISWC_STRICT, ISWC_RATE, ISWC_BUDGET, ISWC_PLAN, ISWC_RUNS, ISWC_SEED, ISWC_REPORT_DIR, ISWC_WAIVERS, ISWC_REQUIRE_ALL, ISWC_WORKERS, ISWC_MAX_DURATION', 'The same settings as the flags (a flag wins); see the README.'],
-  ['ISWC_TIMEOUT_MS', 'Per-request timeout: connect, headers and whole body (default 10000).'],
-  ['ISWC_MAX_BODY', 'Largest response body read, in bytes (default 1048576).'],
-  [
-    HEADERS_VARIABLE,
-    'Extra headers as one JSON object of strings, e.g. {"X-Correlation-Id": "abc"}: sent on every request to the base URL\'s origin, values written nowhere (records and curl lines show $ISWC_HEADER_X_CORRELATION_ID). --header adds to them (a flag replaces a header of the same name).',
-  ],
-  [
-    'HTTPS_PROXY, HTTP_PROXY, NO_PROXY',
-    "The proxy to the base URL, read as undici's EnvHttpProxyAgent reads them (a lower-case variable wins): HTTPS_PROXY for an https:// target (a CONNECT tunnel; HTTP_PROXY when unset), HTTP_PROXY for an http:// one (absolute-form requests); NO_PROXY lists hosts reached directly (name, .domain, host:port, *). Credentials in a proxy URL are written nowhere; the run says which proxy it used. The embedded server is never proxied.",
-  ],
-  [
-    'NODE_EXTRA_CA_CERTS',
-    "A PEM file of extra certificate authorities (your company's CA, or that of a proxy that inspects TLS), read by Node when the run starts. A file that is missing or holds no certificate is refused, and so is NODE_TLS_REJECT_UNAUTHORIZED=0 (verification off).",
-  ],
-];
+/** The variables a run reads, with their meaning and default: the one table of lib/cli/environment.ts. */
+export const RUN_ENVIRONMENT: ReadonlyArray<readonly [string, string]> = environmentOf(RUN_VARIABLES);
 
 export const RUN_EXIT_CODES: Command['exitCodes'] = [
   exitMeaning(EXIT.OK, `: no spec check failed (with --strict no http check either; with --require-all every spec check was exercised); a partial run (--smoke, --budget, --max-duration) too, unless --require-all`),

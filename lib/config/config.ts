@@ -11,7 +11,7 @@ import { parseRate } from './rate.ts';
 /**
  * The run's configuration: the environment (ISWC_*; the command line maps its flags onto the same
  * variables) read once into a frozen, validated object that is passed to what needs it. All documented
- * in the README; every default is in defaults.ts.
+ * in docs/configuration.md (lib/cli/environment.ts); every default is in defaults.ts.
  */
 export interface RunConfig {
   /** The base URL asked for; undefined: the embedded reference server is started for the run. */

@@ -1,6 +1,6 @@
 import { fromRoot } from '../paths.ts';
 
-/** Every default of the harness, in one place (the README's tables quote them). */
+/** Every default of the harness, in one place (lib/cli/environment.ts, --help and docs/configuration.md quote them). */
 export const DEFAULTS = Object.freeze({
   /** The key of the embedded reference server when ISWC_SUBSCRIPTION_KEY is not set (not a secret: it guards nothing). */
   embeddedKey: 'local-dev-key',

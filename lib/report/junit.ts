@@ -91,7 +91,7 @@ function notExercisedSuite(report: ConformanceReport, propertyXml: string): stri
 }
 
 /**
- * JUnit XML for CI dashboards (the file they should read; README "Reports"): one testcase per judged
+ * JUnit XML for CI dashboards (the file they should read; docs/reports.md): one testcase per judged
  * check execution, classname = operation.format, name = check · case · step. Failures carry section,
  * expected vs received and the curl line; a waived failure is a skipped testcase (`waived: <reason>
  * (until …)`; conformance.json keeps its exchange); observed behaviour is a passed testcase with the

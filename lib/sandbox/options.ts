@@ -4,12 +4,14 @@ import { parseArgs } from 'node:util';
 import { envFlag } from '../config/config.ts';
 import { loadProfile } from '../contract/profile/load.ts';
 import type { TargetProfile } from '../contract/profile/types.ts';
+import type { OperationId } from '../contract/operations.ts';
+import { OPERATION_IDS } from '../contract/operations.ts';
 import { fromRoot } from '../paths.ts';
 import { shortKeyProblem } from '../redact.ts';
 import type { ChoiceSetName } from '../../server/index.ts';
 import { CHOICE_SETS } from '../../server/index.ts';
 import type { Injection, RateLimit } from './trouble.ts';
-import { INJECT_KINDS, parseInjections, parseRateLimit } from './trouble.ts';
+import { INJECT_KINDS, injectionText, lastRequestOf, parseInjections, parseRateLimit } from './trouble.ts';
 
 /** Everything a sandbox session is started with; parseSandboxArgs makes it from the command line. */
 export interface SandboxOptions {
@@ -23,10 +25,16 @@ export interface SandboxOptions {
   /** The reference server's legitimate choices: production's habits by default. */
   choices: ChoiceSetName;
   reportDir: string;
-  /** End after this many requests (null: no limit). */
+  /** The session takes this many requests; later ones get 503 with Retry-After (null: no limit). */
   requests: number | null;
-  /** End after this many seconds without a request (null: no limit). */
+  /** End after this many seconds without a request, counted from the first request (null: no limit). */
   idleSeconds: number | null;
+  /** End when no request has come this many seconds after the start (null: wait for ever). */
+  waitFirstSeconds: number | null;
+  /** The operations the client declares it does: each must succeed for "conformant" (null: all four). */
+  operations: OperationId[] | null;
+  /** The body formats each operation with a body must succeed in (null: those the client sent it in). */
+  formats: Array<'json' | 'xml'> | null;
   inject: Injection[];
   rateLimit: RateLimit | null;
   /** http-level violations fail the session too (--strict, ISWC_STRICT=1). */
@@ -42,10 +50,17 @@ export interface SandboxOptions {
 
 export type ParsedSandboxArgs = { kind: 'help' } | { kind: 'run'; options: SandboxOptions } | { kind: 'usage'; message: string };
 
-export const DEFAULT_TARGET = 'fixtures/targets/embedded.json';
+export const DEFAULT_TARGET = 'fixtures/targets/sandbox-client.json';
 export const DEFAULT_CHOICES: ChoiceSetName = 'production';
 export const RETRY_AFTER_SECONDS = 2;
+/** After --requests N: the reports are written once no request has come for this long (a client told 503, Retry-After: 2, may come back once)... */
+export const LATE_QUIET_SECONDS = 3;
+/** ...and at the latest this long after the N-th answer (a client retrying for ever would keep it open). */
+export const LATE_MAX_SECONDS = 30;
 export const SLOW_MS = 15_000;
+
+/** The names --operations takes for each operation, beside its operationId. */
+export const OPERATION_NAMES: Record<string, OperationId> = { run: 'notifyAgentRun', merge: 'mergeIswcMetadata', delete: 'deleteSubmission', demerge: 'demergeIswcMetadata' };
 
 /** An option of the sandbox's command line, in the shape of lib/cli/command.ts's OptionSpec. */
 export interface SandboxOptionSpec {
@@ -66,13 +81,24 @@ export const SANDBOX_OPTIONS: Record<string, SandboxOptionSpec> = {
     description: `The reference server's legitimate choices: ${Object.keys(CHOICE_SETS).join(', ')} (default ${DEFAULT_CHOICES}: problem+json and {code, message} error bodies, the gateway's 401 JSON, 404 for an unknown runId, UTF-16 lengths, lenient JSON).`,
   },
   'report-dir': { type: 'string', value: 'DIR', description: 'Where client-conformance.json, client-junit.xml and client-conformance.html go (default ./reports, or ISWC_REPORT_DIR). Created at start; one that cannot be written is refused then (exit 2), before any request.' },
-  requests: { type: 'string', value: 'N', description: 'End the session after N requests.' },
-  idle: { type: 'string', value: 'SECONDS', description: 'End the session after SECONDS without a request in progress (from the arrival of its head to the end of its answer: an upload is activity). A request whose client goes away before its body is complete is not judged.' },
+  operations: {
+    type: 'string',
+    value: 'LIST',
+    description: 'The operations the client does, each of which must succeed at least once for the verdict "conformant": run, merge, delete, demerge (or their operationIds), comma-separated (default all four).',
+  },
+  formats: {
+    type: 'string',
+    value: 'LIST',
+    description: 'json, xml or json,xml: the body formats in which each declared operation with a body (run notification, merge) must succeed (default: for each, the formats the client sent it in).',
+  },
+  requests: { type: 'string', value: 'N', description: `The session takes N requests and then ends: later requests get 503 with Retry-After: ${RETRY_AFTER_SECONDS} and are recorded, not judged (the report says the session ended by count); the reports are written once no request has come for ${LATE_QUIET_SECONDS} s (at most ${LATE_MAX_SECONDS} s after the N-th answer).` },
+  idle: { type: 'string', value: 'SECONDS', description: 'End the session after SECONDS without a request in progress, counted from the first request (a client that takes a while to start is waited for; --wait-first bounds that). A request is in progress from the arrival of its head to the end of its answer (an upload is activity). A request whose client goes away before its body is complete is not judged.' },
+  'wait-first': { type: 'string', value: 'SECONDS', description: 'End the session when no request has come SECONDS after it started (verdict incomplete; default: wait for the first request for ever).' },
   inject: {
     type: 'string',
     multiple: true,
     value: 'KIND@N,...',
-    description: `The N-th request (1-based) gets trouble instead of its answer: ${INJECT_KINDS.join(', ')} (429 and 503 with Retry-After: ${RETRY_AFTER_SECONDS}; reset closes the connection unanswered; slow answers after ${SLOW_MS / 1000} s; 401 is the gateway's refusal of the key). Repeatable; N past --requests is refused (exit 2).`,
+    description: `Trouble instead of the answer: KIND@N for the N-th request (1-based), KIND@NxM for M requests in a row from the N-th, KIND@NforDs for every request arriving within D seconds (also ms, min) of the N-th, an outage (one per session). Kinds: ${INJECT_KINDS.join(', ')} (429 and 503 with Retry-After: ${RETRY_AFTER_SECONDS}; reset closes the connection unanswered; slow answers after ${SLOW_MS / 1000} s; 401 is the gateway's refusal of the key). Repeatable; two kinds on one request, and N past --requests, are refused (exit 2); a numbered request inside an outage gets its own trouble.`,
   },
   'rate-limit': { type: 'string', value: 'R', description: 'Answer 429 with Retry-After past this rate, as the production gateway does (10/min, 5/s, 600/h).' },
   strict: { type: 'boolean', description: 'http-level violations (Retry-After, bounded retries, the rate limit) fail the session too (also ISWC_STRICT=1).' },
@@ -85,9 +111,9 @@ export const SANDBOX_ENVIRONMENT: ReadonlyArray<readonly [string, string]> = [
 ];
 
 export const SANDBOX_DESCRIPTION =
-  "The reference server, started for a client under test. Every request the client sends is judged against the interface document from the client's side (client checks: docs/client-checks.md) and answered as the reference server answers it, with production's habits unless --choices says otherwise; a bad request still gets the real answer. The session ends after --requests N, after --idle SECONDS, or on SIGINT/SIGTERM, and then writes client-conformance.json, client-junit.xml and client-conformance.html.";
+  "The reference server, started for a client under test. Every request the client sends is judged against the interface document from the client's side (client checks: docs/client-checks.md) and answered as the reference server answers it, with production's habits unless --choices says otherwise; a bad request still gets the real answer. The verdict is conformant when every operation the client declares (--operations, default all four) succeeded at least once, in each declared format, and no gating client check failed. The session ends after --requests N, after --idle SECONDS without a request, when no request came within --wait-first SECONDS, or on SIGINT/SIGTERM, and then writes client-conformance.json, client-junit.xml and client-conformance.html. The client guide: docs/guides/client.md.";
 
-export const SANDBOX_USAGE = 'npx iswc-conformance sandbox [--port N] [--target FILE] [--choices SET] [--report-dir DIR] [--requests N] [--idle SECONDS] [--inject KIND@N,...] [--rate-limit R] [--strict]';
+export const SANDBOX_USAGE = 'npx iswc-conformance sandbox [--port N] [--target FILE] [--choices SET] [--report-dir DIR] [--operations LIST] [--formats LIST] [--requests N] [--idle SECONDS] [--wait-first SECONDS] [--inject KIND@N,...] [--rate-limit R] [--strict]';
 
 /** The help of the library entry (parseSandboxArgs); the command line renders its own from the same data. */
 export const SANDBOX_HELP = `iswc-conformance sandbox: the reference server, started for a client under test
@@ -104,11 +130,39 @@ ${Object.entries(SANDBOX_OPTIONS)
 Environment:
 ${SANDBOX_ENVIRONMENT.map(([k, v]) => `  ${k}\n      ${v}`).join('\n')}
 
-Exit status: 0 when no spec-level client check failed (with --strict, no http-level one either), 1 when one did or when no request of the client was judged (verdict incomplete), 2 on bad usage, 4 when judging a request raised (a defect of the sandbox; the reports hold what was judged before it).`;
+Exit status: 0 when the client is conformant (every declared operation succeeded, no spec-level client check failed; with --strict, no http-level one either), 1 when it is not or when no request of the client was judged (verdict incomplete), 2 on bad usage, 4 when judging a request raised (a defect of the sandbox; the reports hold what was judged before it).`;
 
 function positiveInt(flag: string, raw: string): number {
   if (!/^[1-9][0-9]*$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new Error(`--${flag} must be a positive integer, got "${raw}"`);
   return Number(raw);
+}
+
+function positiveSeconds(flag: string, raw: string | undefined): number | null {
+  if (raw === undefined) return null;
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(raw) || Number(raw) <= 0) throw new Error(`--${flag} must be a positive number of seconds, got "${raw}"`);
+  return Number(raw);
+}
+
+/** `run,merge` or operationIds, to operation ids in document order; throws an Error saying what is wrong. */
+export function parseOperations(raw: string): OperationId[] {
+  const items = raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (items.length === 0) throw new Error('--operations needs at least one of run, merge, delete, demerge');
+  const ids = new Set<OperationId>();
+  for (const item of items) {
+    const id = OPERATION_NAMES[item.toLowerCase()] ?? OPERATION_IDS.find((op) => op.toLowerCase() === item.toLowerCase());
+    if (!id) throw new Error(`--operations: unknown operation "${item}"; use run, merge, delete, demerge (or ${OPERATION_IDS.join(', ')})`);
+    ids.add(id);
+  }
+  return OPERATION_IDS.filter((id) => ids.has(id));
+}
+
+/** `json`, `xml` or `json,xml`; throws an Error saying what is wrong. */
+export function parseFormats(raw: string): Array<'json' | 'xml'> {
+  const items = raw.split(',').map((s) => s.trim().toLowerCase()).filter((s) => s !== '');
+  if (items.length === 0) throw new Error('--formats needs json, xml or json,xml');
+  const bad = items.find((f) => f !== 'json' && f !== 'xml');
+  if (bad !== undefined) throw new Error(`--formats: unknown format "${bad}"; use json, xml or json,xml`);
+  return (['json', 'xml'] as const).filter((f) => items.includes(f));
 }
 
 /** Options of the command line as parsed (by node:util parseArgs or the command line's parser). */
@@ -129,12 +183,10 @@ export function sandboxOptionsFrom(values: SandboxValues, env: NodeJS.ProcessEnv
   const targetFile = path.resolve(cwd, str('target') ?? fromRoot(DEFAULT_TARGET));
   const profile = loadProfile(targetFile);
   const requestsText = str('requests');
-  const idleText = str('idle');
-  let idleSeconds: number | null = null;
-  if (idleText !== undefined) {
-    if (!/^[0-9]+(\.[0-9]+)?$/.test(idleText) || Number(idleText) <= 0) throw new Error(`--idle must be a positive number of seconds, got "${idleText}"`);
-    idleSeconds = Number(idleText);
-  }
+  const idleSeconds = positiveSeconds('idle', str('idle'));
+  const waitFirstSeconds = positiveSeconds('wait-first', str('wait-first'));
+  const operationsText = str('operations');
+  const formatsText = str('formats');
   const rateText = str('rate-limit');
   const envKey = env.ISWC_SANDBOX_KEY;
   if (envKey !== undefined && envKey !== '' && envKey.trim() === '') throw new Error('ISWC_SANDBOX_KEY is blank: set a key, or unset it for a random one');
@@ -143,8 +195,11 @@ export function sandboxOptionsFrom(values: SandboxValues, env: NodeJS.ProcessEnv
   if (keyProblem) throw new Error(keyProblem);
   const requests = requestsText === undefined ? null : positiveInt('requests', requestsText);
   const inject = parseInjections(list('inject'));
-  const late = requests === null ? undefined : inject.find((i) => i.at > requests);
-  if (late && requests !== null) throw new Error(`--inject ${late.kind}@${late.at}: the session ends after --requests ${requests}, so request ${late.at} never comes`);
+  const late = requests === null ? undefined : inject.find((i) => lastRequestOf(i) > requests);
+  if (late && requests !== null) {
+    const after = late.at > requests ? late.at : requests + 1;
+    throw new Error(`--inject ${injectionText(late)}: the session ends after --requests ${requests}, so request ${after} never comes`);
+  }
   return {
     port,
     host: '127.0.0.1',
@@ -154,6 +209,9 @@ export function sandboxOptionsFrom(values: SandboxValues, env: NodeJS.ProcessEnv
     reportDir: path.resolve(cwd, str('report-dir') ?? (env.ISWC_REPORT_DIR?.trim() || 'reports')),
     requests,
     idleSeconds,
+    waitFirstSeconds,
+    operations: operationsText === undefined ? null : parseOperations(operationsText),
+    formats: formatsText === undefined ? null : parseFormats(formatsText),
     inject,
     rateLimit: rateText === undefined ? null : parseRateLimit(rateText),
     // As the run reads it (lib/config/config.ts): 1/true/yes, 0/false/no; anything else is a usage error.

@@ -1,12 +1,14 @@
 import path from 'node:path';
 import { subscriptionKeyHeader } from '../contract/openapi.ts';
-import { createRedactor } from '../redact.ts';
+import { createRedactor, SANDBOX_KEY_PLACEHOLDER } from '../redact.ts';
+import { answersText, cellLabel } from '../report/client/labels.ts';
 import { buildClientReport } from '../report/client/build.ts';
 import type { ClientReport } from '../report/client/model.ts';
 import type { WrittenClientReports } from '../report/client/write.ts';
 import { writeClientReports } from '../report/client/write.ts';
 import { profileForChoiceSet, startReferenceServer } from '../../server/index.ts';
 import type { SandboxOptions } from './options.ts';
+import { LATE_MAX_SECONDS, LATE_QUIET_SECONDS } from './options.ts';
 import { reportDirProblem } from './report-dir.ts';
 import { SandboxSession } from './session.ts';
 
@@ -27,10 +29,16 @@ export interface SandboxResult {
   exitCode: 0 | 1 | 4;
 }
 
+/** The sandbox key in the session's redactor: written `$ISWC_SANDBOX_KEY`, the variable it is read from. */
+export function sandboxRedactor(key: string): ReturnType<typeof createRedactor> {
+  return createRedactor([{ value: key, placeholder: SANDBOX_KEY_PLACEHOLDER }]);
+}
+
 /**
  * Starts the reference server for a client under test, with the session as its request hook, and ends
- * the session after `requests` answers, after `idleSeconds` without a request in progress (from the
- * arrival of its head to the end of its answer), or on stop().
+ * the session after `requests` requests (later ones get 503 until the client is quiet), after
+ * `idleSeconds` without a request in progress counted from the first request (from the arrival of a
+ * head to the end of its answer), when no request came within `waitFirstSeconds`, or on stop().
  * The reports are written when it ends; nothing is written before.
  */
 export async function startSandbox(options: SandboxOptions): Promise<RunningSandbox> {
@@ -46,6 +54,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     rateLimit: options.rateLimit,
     retryAfterSeconds: options.retryAfterSeconds,
     slowMs: options.slowMs,
+    requestLimit: options.requests,
   });
   const server = await startReferenceServer({ profile, key: options.key, choices: options.choices, port: options.port, host: options.host, hook: session });
 
@@ -56,11 +65,16 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     rejectDone = reject;
   });
   let idleTimer: NodeJS.Timeout | undefined;
+  let waitFirstTimer: NodeJS.Timeout | undefined;
+  let lateMaxTimer: NodeJS.Timeout | undefined;
+  let firstCame = false;
+  /** Set once the --requests N-th answer is complete: the session is over, late requests get 503 until the client is quiet. */
+  let countReached = false;
   let ending: Promise<SandboxResult> | undefined;
 
   const end = (endedBy: ClientReport['endedBy']): Promise<SandboxResult> => {
     ending ??= (async () => {
-      if (idleTimer) clearTimeout(idleTimer);
+      for (const t of [idleTimer, waitFirstTimer, lateMaxTimer]) if (t) clearTimeout(t);
       session.close();
       await server.close();
       const summary = session.conclude();
@@ -78,10 +92,12 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
           rateLimit: options.rateLimit?.text ?? null,
           requestLimit: options.requests,
           idleSeconds: options.idleSeconds,
+          waitFirstSeconds: options.waitFirstSeconds,
         },
+        declared: { operations: options.operations, formats: options.formats },
         ...summary,
       });
-      const files = writeClientReports(report, options.reportDir, createRedactor([options.key]));
+      const files = writeClientReports(report, options.reportDir, sandboxRedactor(options.key));
       const result: SandboxResult = { report, files, exitCode: report.defect !== undefined ? 4 : report.verdict === 'conformant' ? 0 : 1 };
       resolveDone(result);
       return result;
@@ -90,24 +106,28 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     return ending;
   };
 
+  // Quiet after the count: once the client has stopped coming back; otherwise --idle, counted from the first request.
   const armIdle = (): void => {
-    if (options.idleSeconds === null) return;
+    const seconds = countReached ? LATE_QUIET_SECONDS : firstCame ? options.idleSeconds : null;
+    if (seconds === null) return;
     if (idleTimer) clearTimeout(idleTimer);
-    idleTimer = setTimeout(() => void end('idle'), options.idleSeconds * 1000);
+    idleTimer = setTimeout(() => void end(countReached ? 'requests' : 'idle'), seconds * 1000);
   };
   session.onDefect = () => void end('defect');
   session.onArrival = () => {
+    firstCame = true;
+    if (waitFirstTimer) clearTimeout(waitFirstTimer);
     if (idleTimer) clearTimeout(idleTimer);
   };
   session.onAnswered = (answered, open) => {
-    if (options.requests !== null && answered >= options.requests) {
-      void end('requests');
-      return;
+    if (!countReached && options.requests !== null && answered >= options.requests) {
+      countReached = true;
+      lateMaxTimer = setTimeout(() => void end('requests'), LATE_MAX_SECONDS * 1000);
     }
     // A request still uploading or waiting for its answer is activity: idle counts from the last one's end.
     if (open === 0) armIdle();
   };
-  armIdle();
+  if (options.waitFirstSeconds !== null) waitFirstTimer = setTimeout(() => void end('wait-first'), options.waitFirstSeconds * 1000);
 
   return { url: server.url, port: server.port, done, stop: (reason = 'stop') => end(reason) };
 }
@@ -156,16 +176,24 @@ export async function runSandbox(options: SandboxOptions, io: SandboxIo): Promis
   return result.exitCode;
 }
 
-/** The console summary: verdict, requests, each violated check with its count and first example, the report files. */
+/** The console summary: verdict, requests, what was exercised, each violated check with its count and first example, the report files. */
 export function summaryLines(report: ClientReport, files: WrittenClientReports): string[] {
   const lines = [`client conformance: ${report.verdictText} — ${report.requests} request(s), ${report.checks.passed} passed, ${report.checks.failed} failed, ${report.checks.observed} observed`];
+  for (const c of report.coverage.cells) {
+    const mark = c.succeeded > 0 ? '✓' : c.declared ? '✗' : '·';
+    const others = answersText(c.answers);
+    lines.push(`  ${mark} ${cellLabel(c.operation, c.format)}: ${c.requests} sent, ${c.succeeded} succeeded${others ? ` (${others})` : ''}${c.declared ? '' : ' (not declared)'}`);
+  }
+  for (const m of report.coverage.missing.filter((x) => x.format === 'any')) lines.push(`  ✗ ${cellLabel(m.operation, m.format)}: ${m.reason}`);
   const failing = report.checks.exercised.filter((c) => c.failed > 0);
   for (const c of failing) {
     const first = report.violations.find((v) => v.check === c.id);
     const gate = first?.gating ? '' : ' (not gating)';
     lines.push(`  ✗ ${c.id} [${c.level}${gate}] ×${c.failed}: ${first ? `#${first.request.seq} ${first.received}` : ''}`.slice(0, 300));
   }
-  for (const t of report.trouble) lines.push(`  trouble ${t.kind} on request ${t.request}: ${t.survived ? 'survived' : 'not survived'}`);
+  for (const t of report.trouble.slice(0, 20)) lines.push(`  trouble ${t.kind} on request ${t.request}: ${t.survived ? `survived (request ${t.survivedBy ?? '?'} with the same data succeeded)` : 'not survived (the same request never succeeded after it)'}`);
+  if (report.trouble.length > 20) lines.push(`  … ${report.trouble.length - 20} more trouble in client-conformance.json`);
+  if (report.lateRequests.count > 0) lines.push(`  ${report.lateRequests.count} request(s) after the session ended (--requests ${report.sandbox.requestLimit ?? '?'}): answered 503, not judged`);
   const cwd = process.cwd();
   lines.push(`  ${[files.json, files.junit, files.html].map((f) => path.relative(cwd, f) || f).join(' · ')}`);
   return lines;

@@ -1,8 +1,10 @@
 import { hash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { judgeRequest, judgeSession } from '../check/client/judge.ts';
 import { viewOf } from '../check/client/request.ts';
 import { RETRY_WINDOW_MS } from '../check/client/checks/client.retries-bounded.ts';
+import { IN_FLIGHT_MARGIN_MS } from '../check/client/checks/client.retry-after.ts';
 import { runIdField, runIdOfRequest } from '../check/client/run-ids.ts';
 import type { ClientRequest, SessionView } from '../check/client/types.ts';
 import { executionSections } from '../check/sections.ts';
@@ -10,15 +12,17 @@ import { decodeJson, decodeXml } from '../contract/codec/index.ts';
 import type { Operation } from '../contract/operations.ts';
 import { operations } from '../contract/operations.ts';
 import type { XmlArrays } from '../contract/profile/types.ts';
-import { createRedactor } from '../redact.ts';
+import { createRedactor, SANDBOX_KEY_PLACEHOLDER } from '../redact.ts';
 import { ClientFindings, FINDINGS_PER_GROUP } from '../report/client/collect.ts';
 import type { SessionSummary } from '../report/client/build.ts';
 import type { RequestFacts } from '../report/client/collect.ts';
-import type { TroubleMet } from '../report/client/model.ts';
+import type { CellFormat, LateRequests, TroubleMet } from '../report/client/model.ts';
+import type { OperationId } from '../contract/operations.ts';
 import type { BodyRead, Reply, RequestHook } from '../../server/index.ts';
 import { splitTarget } from '../../server/index.ts';
+import { CellTallies, dataKeyOf } from './cells.ts';
 import type { Injection, InjectKind, RateLimit } from './trouble.ts';
-import { RateWindow } from './trouble.ts';
+import { RateWindow, TroubleSchedule } from './trouble.ts';
 
 /**
  * One sandbox session: the reference server's request hook. Each request is read once (the server hands
@@ -38,6 +42,25 @@ export interface SessionSettings {
   retryAfterSeconds: number;
   /** How long `slow` holds the answer back, in ms. */
   slowMs: number;
+  /** The session takes this many requests (--requests); later ones get 503 with Retry-After and are only recorded. Null: no limit. */
+  requestLimit?: number | null;
+}
+
+/** When and how a request's head arrived, and the Retry-After the client could have read by then. */
+interface Arrival {
+  at: number;
+  socket: Socket;
+  throttle: Throttle | undefined;
+}
+
+/** An answer with Retry-After (429, 503) and where it was written. */
+interface Throttle {
+  setBy: number;
+  status: number;
+  notBefore: number;
+  retryAfter: string;
+  writtenAt: number;
+  socket: Socket;
 }
 
 interface Pending {
@@ -46,12 +69,16 @@ interface Pending {
   operation: Operation | null;
   /** Trouble the session gave this request instead of its answer. */
   trouble: TroubleMet['kind'] | undefined;
+  /** Its entry in the trouble list (absent past MAX_TROUBLE_LISTED). */
+  met?: TroubleMet;
   /** The judgement of the request, made off the answer's path (see `judgeQueued`). */
   judged: Judged | undefined;
   /** A run notification's success answer, kept until the request is judged (which run it was is in its body). */
   runAnswer: Reply | undefined;
   /** What the client got: recorded with its findings once both are known. */
   answer: number | 'reset' | undefined;
+  /** The outcome (operation × format, success, trouble survived) is recorded once both judgement and answer are known. */
+  settled: boolean;
 }
 
 /** What judging a request leaves for the rest of the session. */
@@ -60,6 +87,10 @@ interface Judged {
   endsRun: string | undefined;
   /** For run starts: the request as sent and its format, for findings about the run later. */
   start: { facts: RequestFacts; format: 'json' | 'xml' | 'none' } | undefined;
+  /** The documented operation and the body format it is tallied under (none for delete and demerge), or undefined. */
+  cell: { operation: OperationId; format: CellFormat } | undefined;
+  /** The operation and its data (query, the body's value): what "the same request" means for trouble survived. */
+  dataKey: string;
 }
 
 /** A request waiting to be judged, with the session as it stood when it arrived. */
@@ -103,6 +134,12 @@ function requestLine(facts: RequestFacts): RequestFacts {
 /** Distinct requests whose trouble the session remembers (for client.retries-bounded): the stalest are forgotten first. */
 export const MAX_TROUBLED = 1000;
 
+/** Trouble the report lists (the first ones; a client hammering an outage meets thousands). */
+export const MAX_TROUBLE_LISTED = 1000;
+
+/** Requests after the session's end by count that the report shows one by one (all are counted). */
+export const LATE_REQUESTS_SHOWN = 20;
+
 /** The operations key under which CORS preflights are counted (they are not judged). */
 export const CORS_PREFLIGHT = 'cors-preflight';
 
@@ -119,10 +156,11 @@ export class SandboxSession implements RequestHook {
   /** Requests whose head has arrived and whose answer is not complete (uploads included): activity. */
   private readonly open = new Set<IncomingMessage>();
   private readonly routes = new Map(operations().map((op) => [`${op.method} ${op.path}`, op]));
-  private readonly injections: Map<number, InjectKind>;
+  private readonly schedule: TroubleSchedule;
   private readonly rate: RateWindow | undefined;
   private readonly pending = new WeakMap<IncomingMessage, Pending>();
-  private throttle: SessionView['throttle'];
+  private readonly arrivals = new WeakMap<IncomingMessage, Arrival>();
+  private throttle: Throttle | undefined;
   /** Requests (method, target, body) whose last answers were trouble: the first, how many in a row, when the last came. Bounded (MAX_TROUBLED). */
   private readonly troubled = new Map<string, { of: number; count: number; lastAt: number }>();
   private readonly issued = new Set<string>();
@@ -140,6 +178,11 @@ export class SandboxSession implements RequestHook {
   private readonly agencies = new Map<string, number>();
   private readonly operationCounts = new Map<string, number>();
   private readonly troubleMet: TroubleMet[] = [];
+  /** Trouble not yet survived, by the data key of the request that met it. */
+  private readonly unsurvived = new Map<string, TroubleMet[]>();
+  private readonly cells = new CellTallies();
+  private lateCount = 0;
+  private readonly lateShown: LateRequests['first'] = [];
   private readonly slowTimers = new Set<NodeJS.Timeout>();
   private queue: Queued[] = [];
   readonly findings: ClientFindings;
@@ -158,9 +201,9 @@ export class SandboxSession implements RequestHook {
   private closed = false;
 
   constructor(private readonly settings: SessionSettings) {
-    this.injections = new Map(settings.inject.map((i) => [i.at, i.kind]));
+    this.schedule = new TroubleSchedule(settings.inject);
     this.rate = settings.rateLimit ? new RateWindow(settings.rateLimit) : undefined;
-    this.findings = new ClientFindings(createRedactor([settings.key]));
+    this.findings = new ClientFindings(createRedactor([{ value: settings.key, placeholder: SANDBOX_KEY_PLACEHOLDER }]));
   }
 
   get requests(): number {
@@ -179,13 +222,18 @@ export class SandboxSession implements RequestHook {
   /** A request's head arrived (its body may still be uploading): activity, until it is finished. */
   received(req: IncomingMessage): void {
     this.open.add(req);
+    // Stamped now, with the Retry-After the client could have read before it sent this request.
+    this.arrivals.set(req, { at: Date.now(), socket: req.socket, throttle: this.throttle });
     this.onArrival?.();
   }
 
   /** A request whose body arrived whole (or over the cap): judged, and answered by trouble or the reference server. */
   before(req: IncomingMessage, body: Exclude<BodyRead, { kind: 'aborted' }>): Reply | null | undefined | Promise<Reply | null | undefined> {
+    const arrival: Arrival = this.arrivals.get(req) ?? { at: Date.now(), socket: req.socket, throttle: undefined };
+    const limit = this.settings.requestLimit ?? null;
+    if (limit !== null && this.seq >= limit) return this.lateRequest(req);
     const seq = ++this.seq;
-    const at = Date.now();
+    const at = arrival.at;
     const target = req.url ?? '/';
     // Origin-form, or absolute-form (RFC 9112 §3.2.2: a server MUST accept it; proxies send it): judged by its path.
     const { path, query: rawQuery } = splitTarget(target);
@@ -216,19 +264,20 @@ export class SandboxSession implements RequestHook {
       prior = undefined;
     }
     const rate = this.rate?.take(at);
+    const throttle = this.bindingThrottle(arrival);
     // The session as it stands when the request arrives: what its judgement depends on.
     const session: SessionView = {
       keyHeader: this.settings.keyHeader,
       key: this.settings.key,
       xmlArrays: this.settings.xmlArrays,
       issuedRunIds: this.issued,
-      throttle: this.throttle,
+      throttle: throttle ? { setBy: throttle.setBy, status: throttle.status, notBefore: throttle.notBefore, retryAfter: throttle.retryAfter } : undefined,
       retry: prior ? { of: prior.of, attempt: prior.count } : undefined,
-      rate: rate && this.rate ? { limit: this.rate.rate.limit, windowMs: this.rate.rate.windowMs, inWindow: rate.inWindow, exceeded: rate.exceeded, text: this.rate.rate.text } : undefined,
+      rate: rate && this.rate ? { limit: this.rate.rate.limit, windowMs: this.rate.rate.windowMs, toleranceMs: this.rate.toleranceMs, inWindow: rate.inWindow, exceeded: rate.exceeded, text: this.rate.rate.text } : undefined,
     };
-    // A Retry-After binds until a request comes after it; that one is judged (it passes) and lifts it.
-    if (this.throttle && at >= this.throttle.notBefore) this.throttle = undefined;
-    const pending: Pending = { seq, signature, operation: request.operation, trouble: undefined, judged: undefined, runAnswer: undefined, answer: undefined };
+    // A Retry-After binds until a request sent after it comes after its delay; that one is judged (it passes) and lifts it.
+    if (throttle && throttle === this.throttle && at >= throttle.notBefore) this.throttle = undefined;
+    const pending: Pending = { seq, signature, operation: request.operation, trouble: undefined, judged: undefined, runAnswer: undefined, answer: undefined, settled: false };
     // A request whose connection closed as its body ended is judged, but nothing it is answered is seen.
     if (this.open.has(req)) this.pending.set(req, pending);
     if (isCorsPreflight(request)) {
@@ -241,19 +290,51 @@ export class SandboxSession implements RequestHook {
       if (this.queue.length === 1) setImmediate(() => this.judgeQueued());
     }
 
-    const kind = this.injections.get(seq);
+    const kind = this.schedule.troubleOf(seq, at);
     if (kind) {
-      pending.trouble = kind;
-      this.troubleMet.push({ kind, request: seq, survived: false });
+      this.meetTrouble(pending, kind);
       return this.inject(kind);
     }
     if (rate?.exceeded) {
-      pending.trouble = 'rate-limit';
-      this.troubleMet.push({ kind: 'rate-limit', request: seq, survived: false });
+      this.meetTrouble(pending, 'rate-limit');
       const seconds = Math.max(1, Math.ceil(rate.retryAfterMs / 1000));
       return json(429, { statusCode: 429, message: `Rate limit is exceeded. Try again in ${seconds} seconds.` }, { 'Retry-After': String(seconds) });
     }
     return undefined;
+  }
+
+  /**
+   * The Retry-After a request is judged against: the one pending when its head arrived, unless the
+   * request may have been in flight before that answer was written. On the answer's own connection a
+   * later request was sent after the answer was read (HTTP/1.1 answers in order). On another, nothing the
+   * sandbox sees tells a request the client sent in reaction to the answer from one it had already issued
+   * (a pool opens connections one after the other, and under load the sandbox reads a request hundreds of
+   * milliseconds late), so only one that arrived IN_FLIGHT_MARGIN_MS after the answer is judged.
+   */
+  private bindingThrottle(arrival: Arrival): Throttle | undefined {
+    const t = arrival.throttle;
+    if (!t) return undefined;
+    if (arrival.socket === t.socket) return t;
+    return arrival.at - t.writtenAt >= IN_FLIGHT_MARGIN_MS ? t : undefined;
+  }
+
+  private meetTrouble(pending: Pending, kind: TroubleMet['kind']): void {
+    pending.trouble = kind;
+    if (this.troubleMet.length >= MAX_TROUBLE_LISTED) return;
+    const met: TroubleMet = { kind, request: pending.seq, operation: pending.operation?.id ?? 'other', survived: false };
+    this.troubleMet.push(met);
+    pending.met = met;
+  }
+
+  /** A request after the session's end by count: recorded (its line, redacted) and answered 503 with Retry-After. */
+  private lateRequest(req: IncomingMessage): Reply {
+    this.lateCount += 1;
+    const seq = this.seq + this.lateCount;
+    if (this.lateShown.length < LATE_REQUESTS_SHOWN) {
+      this.lateShown.push({ seq, at: new Date(this.arrivals.get(req)?.at ?? Date.now()).toISOString(), method: req.method ?? '', target: this.findings.redactUrl(req.url ?? '/') });
+    }
+    const seconds = this.settings.retryAfterSeconds;
+    return json(503, { statusCode: 503, message: `The sandbox session has ended: it took the ${this.seq} requests of --requests ${this.seq}.` }, { 'Retry-After': String(seconds) });
   }
 
   /** Judges every request waiting, in arrival order (also called when a judgement is needed at once). */
@@ -271,6 +352,33 @@ export class SandboxSession implements RequestHook {
       }
       if (q.pending.answer !== undefined) this.findings.answered(q.pending.seq, q.pending.answer);
       this.settleRun(q.pending);
+      this.settleOutcome(q.pending);
+    }
+  }
+
+  /**
+   * What the request achieved, once it is judged (its operation, format and data are known) and answered:
+   * tallied under its operation × format, and a success survives the trouble met earlier by the same
+   * operation with the same data.
+   */
+  private settleOutcome(pending: Pending): void {
+    const { judged, answer } = pending;
+    if (!judged || answer === undefined || pending.settled) return;
+    pending.settled = true;
+    const succeeded = typeof answer === 'number' && answer >= 200 && answer < 300;
+    if (judged.cell) this.cells.answered(judged.cell.operation, judged.cell.format, answer);
+    if (pending.met) {
+      const list = this.unsurvived.get(judged.dataKey);
+      if (list) list.push(pending.met);
+      else this.unsurvived.set(judged.dataKey, [pending.met]);
+    }
+    if (!succeeded) return;
+    const met = this.unsurvived.get(judged.dataKey);
+    if (!met) return;
+    this.unsurvived.delete(judged.dataKey);
+    for (const t of met) {
+      t.survived = true;
+      t.survivedBy = pending.seq;
     }
   }
 
@@ -315,7 +423,10 @@ export class SandboxSession implements RequestHook {
     this.findings.add(verdicts, facts, request.operation?.id ?? 'other', format);
     this.count(request, view.query, view.parsed);
     const endsRun = runIdOfRequest(request, view);
-    return { endsRun, start: request.operation?.id === 'notifyAgentRun' && endsRun === undefined ? { facts, format } : undefined };
+    const op = request.operation;
+    const cell = op ? { operation: op.id, format: op.body ? format : ('none' as const) } : undefined;
+    if (cell) this.cells.sent(cell.operation, cell.format);
+    return { endsRun, start: op?.id === 'notifyAgentRun' && endsRun === undefined ? { facts, format } : undefined, cell, dataKey: dataKeyOf(request, view) };
   }
 
   after(req: IncomingMessage, reply: Reply | null): void {
@@ -334,19 +445,18 @@ export class SandboxSession implements RequestHook {
       if (this.troubled.size > MAX_TROUBLED) this.troubled.delete(this.troubled.keys().next().value as string);
     } else {
       this.troubled.delete(pending.signature);
-      // The client went on after trouble: each earlier trouble it met is survived.
-      for (const t of this.troubleMet) if (t.request < pending.seq) t.survived = true;
     }
     if (reply && (reply.status === 429 || reply.status === 503)) {
       const value = headerOf(reply, 'retry-after');
       const ms = value === undefined ? undefined : retryAfterMs(value, now);
-      if (value !== undefined && ms !== undefined) this.throttle = { setBy: pending.seq, status: reply.status, notBefore: now + ms, retryAfter: value };
+      if (value !== undefined && ms !== undefined) this.throttle = { setBy: pending.seq, status: reply.status, notBefore: now + ms, retryAfter: value, writtenAt: now, socket: req.socket };
     }
     if (reply && reply.status >= 200 && reply.status < 300 && pending.operation?.id === 'notifyAgentRun') {
       // Requests are judged in the order they came, so a run's start is settled before its end is judged.
       pending.runAnswer = reply;
       this.settleRun(pending);
     }
+    this.settleOutcome(pending);
   }
 
   /** A request's answer is complete or its connection closed (mid-body too: then it was never judged nor counted). */
@@ -431,6 +541,8 @@ export class SandboxSession implements RequestHook {
       agency: sortDesc(this.agencies)[0]?.[0] ?? null,
       trouble: this.troubleMet.map((t) => ({ ...t })),
       runs: { started: this.runsStarted.length, ended: this.runsStarted.filter((r) => this.runsEnded.has(r.runId)).length },
+      cells: this.cells.list(),
+      lateRequests: { count: this.lateCount, first: this.lateShown.map((r) => ({ ...r })) },
       defect: this.defect ?? null,
     };
   }

@@ -47,7 +47,12 @@ test('client-conformance.html opens offline: verdict, checks, trouble, violation
   await expect(page.locator('#verdict')).toContainText('not conformant');
   await expect(page.locator('#session')).toContainText('example-agency-client/1.0 (catalogue)');
   await expect(page.locator('#checks tr.check')).toHaveCount(report.checks.exercised.length);
-  await expect(page.locator('#trouble tr[data-kind="429"]')).toContainText('survived');
+  // The 429 met the merge; the same merge (sent without its key) never succeeded after it.
+  await expect(page.locator('#trouble tr[data-kind="429"]')).toContainText('not survived');
+  // What the client exercised, and why the declared operations that never succeeded did not.
+  await expect(page.locator('#coverage tr.cell')).toHaveCount(report.coverage.cells.length + report.coverage.missing.filter((m) => m.format === 'any').length);
+  await expect(page.locator('#coverage tr.cell[data-operation="mergeIswcMetadata"]')).toContainText('401');
+  await expect(page.locator('#missing')).toContainText('merge JSON: sent 2 times, never succeeded (401 ×1, 429 ×1)');
 
   const violationGroups = new Set(report.violations.map((v) => `${v.check} ${v.operation} ${v.format}`));
   const groups = page.locator('#violations details.failure-group');
@@ -60,7 +65,7 @@ test('client-conformance.html opens offline: verdict, checks, trouble, violation
   await expect(limits.locator('details.example[open] pre.request')).not.toContainText('ocp-apim-subscription-key');
   const run = page.locator('#violations details.failure-group[data-check="client.body.limits"][data-op="notifyAgentRun"]');
   await run.locator(':scope > summary').click();
-  await expect(run.locator('details.example[open] pre.request')).toContainText('ocp-apim-subscription-key: $ISWC_SUBSCRIPTION_KEY');
+  await expect(run.locator('details.example[open] pre.request')).toContainText('ocp-apim-subscription-key: $ISWC_SANDBOX_KEY');
   expect(await page.evaluate(() => (window as unknown as { __pwned?: boolean }).__pwned)).toBeUndefined();
   await expect(page.locator('#observations details.observed-group[data-check="client.query.open"]')).toHaveCount(1);
 

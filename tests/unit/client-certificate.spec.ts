@@ -19,7 +19,8 @@ let dir = '';
 
 test.beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'iswc-client-cert-'));
-  const parsed = parseSandboxArgs(['--port', '0', '--report-dir', dir, '--inject', '429@1'], { ISWC_SANDBOX_KEY: KEY });
+  // A client that only deletes, and says so.
+  const parsed = parseSandboxArgs(['--port', '0', '--report-dir', dir, '--inject', '429@1', '--operations', 'delete'], { ISWC_SANDBOX_KEY: KEY });
   if (parsed.kind !== 'run') throw new Error('bad arguments');
   const running = await startSandbox(parsed.options);
   const send = () => fetch(`${running.url}/submission?preferredIswc=T3300000000&agency=128&workcode=IM00900100&sourceDb=128&reasonCode=EdiV1`, { method: 'DELETE', headers: { 'Ocp-Apim-Subscription-Key': KEY, 'User-Agent': 'agency-tool/2.3' } });
@@ -40,16 +41,23 @@ test.afterAll(() => {
 test('certify --client issues a signed certificate: agency, User-Agent, checks exercised, trouble survived; verify checks it', async () => {
   const issued = await cliInProcess(['certify', '--client', path.join(dir, 'client-conformance.json'), '--sign-key', path.join(dir, 'issuer.pem')]);
   expect(issued.code, issued.out).toBe(0);
-  expect(issued.stdout).toContain('client certificate: conformant on');
+  expect(issued.stdout).toContain('client certificate: conformant: submission delete succeeded; ');
+  expect(issued.stdout).toContain('✓ submission delete: 2 sent, 1 succeeded');
   expect(issued.stdout).toContain('trouble 429 on request 1: survived');
   expect(issued.stdout).toContain('signed ed25519 by sha256:');
   const file = path.join(dir, 'client-certificate.json');
   const cert = JSON.parse(readFileSync(file, 'utf8')) as ClientCertificate;
-  expect(cert).toMatchObject({ kind: 'iswc-conformance-client-certificate', verdict: 'conformant', client: { agency: '128', userAgent: 'agency-tool/2.3' }, troubleSurvived: ['429'], session: { requests: 2 } });
+  expect(cert).toMatchObject({ kind: 'iswc-conformance-client-certificate', certificateVersion: 2, verdict: 'conformant', client: { agency: '128', userAgent: 'agency-tool/2.3' }, troubleSurvived: ['429'], session: { requests: 2 } });
+  // What was exercised, and what was declared.
+  expect(cert.declared).toEqual({ operations: ['deleteSubmission'], formats: null });
+  expect(cert.exercised).toEqual([{ operation: 'deleteSubmission', format: 'none', requests: 2, succeeded: 1, declared: true }]);
+  expect(cert.trouble).toEqual([{ kind: '429', request: 1, operation: 'deleteSubmission', survived: true, survivedBy: 2 }]);
   expect(cert.checks.map((c) => c.id)).toContain('client.retry-after');
   // A session of deletes never sent a body: the body checks are not covered, and the certificate says so.
   expect(cert.notExercised).toContain('client.body.syntax');
-  expect(readFileSync(path.join(dir, 'client-certificate.html'), 'utf8')).toContain('agency-tool/2.3');
+  const html = readFileSync(path.join(dir, 'client-certificate.html'), 'utf8');
+  expect(html).toContain('agency-tool/2.3');
+  expect(html).toMatch(/<tr class="exercised" data-operation="deleteSubmission" data-format="none"><td>submission delete<\/td><td>2<\/td><td>1<\/td>/);
   for (const f of ['client-certificate.json', 'client-certificate.html']) expect(readFileSync(path.join(dir, f), 'utf8')).not.toContain(KEY);
 
   const verified = await cliInProcess(['verify', file, '--public-key', path.join(dir, 'issuer.pub.pem')]);
@@ -85,6 +93,9 @@ test('an unsigned client certificate is consistent but says what it proves; a fl
   const cert = JSON.parse(readFileSync(file, 'utf8')) as ClientCertificate;
   const flipped = { ...cert, verdict: 'not conformant' as const };
   expect(verifyClientCertificate(flipped).problems.join('\n')).toMatch(/digest mismatch[\s\S]*without a failing gating check/);
+  // A "conformant" certificate whose declared operation never succeeded is refused, digest aside.
+  const hollow = { ...cert, exercised: (cert.exercised ?? []).map((c) => ({ ...c, succeeded: 0 })) };
+  expect(verifyClientCertificate(hollow).problems.join('\n')).toContain('verdict "conformant" with declared operations that never succeeded: submission delete');
 });
 
 test('certify --client refuses run options and missing files, exit 2', async () => {
@@ -119,7 +130,85 @@ test('a session in which the client sent nothing is incomplete: exit 1, no certi
   const cert = buildClientCertificate(readClientReport(path.join(dir, 'client-conformance.json')));
   const nothing = { ...cert, checks: [], session: { ...cert.session, requests: 0 } };
   expect(verifyClientCertificate(nothing).problems.join('\n')).toContain('verdict "conformant" on a session that judged no request');
-  const future = { ...cert, certificateVersion: 2 };
-  expect(verifyClientCertificate(future).problems.join('\n')).toContain('certificateVersion 2 is not one this harness reads (1)');
+  const future = { ...cert, certificateVersion: 3 };
+  expect(verifyClientCertificate(future).problems.join('\n')).toContain('certificateVersion 3 is not one this harness reads (1 or 2)');
   expect(verifyClientCertificate(cert).problems).toEqual([]);
+});
+
+/** A sandbox session driven by `drive`; returns its report file. */
+async function sessionOf(name: string, args: string[], drive: (url: string) => Promise<void>): Promise<string> {
+  const out = path.join(dir, name);
+  const parsed = parseSandboxArgs(['--port', '0', '--report-dir', out, ...args], { ISWC_SANDBOX_KEY: KEY });
+  if (parsed.kind !== 'run') throw new Error('bad arguments');
+  const running = await startSandbox(parsed.options);
+  await drive(running.url);
+  await running.stop();
+  return path.join(out, 'client-conformance.json');
+}
+
+test('a client refused on every request (acting for agency 058 against a profile of 128) is not conformant, with the reason, and gets no certificate', async () => {
+  const report = await sessionOf('foreign', [], async (url) => {
+    const headers = { 'Ocp-Apim-Subscription-Key': KEY, 'Content-Type': 'application/json' };
+    const answers = [
+      await fetch(`${url}/agent/run`, { method: 'POST', headers, body: JSON.stringify({ agentVersion: 'a 1.0', agencyCode: '058', updateRecordCount: 0, newRecordCount: 0, overallRejected: 0, overallSent: 0, successfulCount: 0, businessRejectionCount: 0, technicalRejectionCount: 0 }) }),
+      await fetch(`${url}/iswc/merge?preferredIswc=T3100000004&agency=058`, { method: 'POST', headers, body: JSON.stringify({ iswcs: ['T3100000015'] }) }),
+      await fetch(`${url}/iswc/merge?preferredIswc=T3200000002&agency=058&workcode=IM00800100`, { method: 'DELETE', headers }),
+      await fetch(`${url}/submission?preferredIswc=T3300000000&agency=058&workcode=IM00900100&sourceDb=58&reasonCode=EdiV1`, { method: 'DELETE', headers }),
+    ];
+    // The key acts for 128 (production's choices: another agency is refused; an unknown sourceDb first).
+    expect(answers.map((a) => a.status)).toEqual([403, 403, 403, 400]);
+  });
+  const { readClientReport } = await import('../../lib/report/client/validate.ts');
+  const r = readClientReport(report);
+  expect(r.verdict).toBe('not conformant');
+  expect(r.checks.gatingFailures).toBe(0);
+  expect(r.verdictText).toBe('not conformant: nothing succeeded: every one of the 4 requests of the documented operations was refused (403 ×3, 400 ×1)');
+  expect(r.coverage.missing.map((m) => m.operation)).toEqual(['notifyAgentRun', 'mergeIswcMetadata', 'deleteSubmission', 'demergeIswcMetadata']);
+  const refused = await cliInProcess(['certify', '--client', report]);
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toContain('no client certificate: the session of');
+  expect(refused.stderr).toContain('every one of the 4 requests of the documented operations was refused (403 ×3, 400 ×1)');
+  expect(existsSync(path.join(path.dirname(report), 'client-certificate.json'))).toBe(false);
+});
+
+test('a client that never demerges is not conformant ("demerge never sent") unless it declares what it does; the certificate states what was exercised', async () => {
+  const drive = async (url: string): Promise<void> => {
+    const headers = { 'Ocp-Apim-Subscription-Key': KEY, 'Content-Type': 'application/json' };
+    const run = await fetch(`${url}/agent/run`, { method: 'POST', headers, body: JSON.stringify({ agentVersion: 'a 1.0', agencyCode: '128', updateRecordCount: 0, newRecordCount: 0, overallRejected: 0, overallSent: 0, successfulCount: 0, businessRejectionCount: 0, technicalRejectionCount: 0 }) });
+    const { runId } = (await run.json()) as { runId: string };
+    expect((await fetch(`${url}/iswc/merge?preferredIswc=T3100000004&agency=128`, { method: 'POST', headers, body: JSON.stringify({ iswcs: ['T3100000015'], agencyWorks: [{ agencyCode: '128', agencyWorkCode: 'IM00700100' }] }) })).status).toBe(204);
+    expect((await fetch(`${url}/submission?preferredIswc=T3300000000&agency=128&workcode=IM00900100&sourceDb=128&reasonCode=EdiV1`, { method: 'DELETE', headers })).status).toBe(204);
+    expect((await fetch(`${url}/agent/run`, { method: 'POST', headers, body: JSON.stringify({ agentVersion: 'a 1.0', agencyCode: '128', runId, updateRecordCount: 0, newRecordCount: 0, overallRejected: 0, overallSent: 2, successfulCount: 2, businessRejectionCount: 0, technicalRejectionCount: 0 }) })).status).toBe(200);
+  };
+  const all = await sessionOf('no-demerge', [], drive);
+  const { readClientReport } = await import('../../lib/report/client/validate.ts');
+  expect(readClientReport(all).verdictText).toBe('not conformant: demerge never sent');
+  const refused = await cliInProcess(['certify', '--client', all]);
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toContain('is not conformant: demerge never sent');
+
+  const declared = await sessionOf('declared', ['--operations', 'run,merge,delete'], drive);
+  expect(readClientReport(declared).verdictText).toBe('conformant: run notification JSON, merge JSON, submission delete succeeded');
+  const issued = await cliInProcess(['certify', '--client', declared]);
+  expect(issued.code, issued.out).toBe(0);
+  expect(issued.stdout).toContain('client certificate: conformant: run notification JSON, merge JSON, submission delete succeeded;');
+  const cert = JSON.parse(readFileSync(path.join(path.dirname(declared), 'client-certificate.json'), 'utf8')) as ClientCertificate;
+  expect(cert.exercised).toEqual([
+    { operation: 'notifyAgentRun', format: 'json', requests: 2, succeeded: 2, declared: true },
+    { operation: 'mergeIswcMetadata', format: 'json', requests: 1, succeeded: 1, declared: true },
+    { operation: 'deleteSubmission', format: 'none', requests: 1, succeeded: 1, declared: true },
+  ]);
+  expect(verifyClientCertificate(cert).problems).toEqual([]);
+
+  // Declared in XML too (--formats json,xml): JSON alone is not enough.
+  const both = await sessionOf('both-formats', ['--operations', 'run,merge,delete', '--formats', 'json,xml'], drive);
+  expect(readClientReport(both).verdictText).toBe('not conformant: run notification XML never sent; merge XML never sent');
+});
+
+test('a client report of an older version is refused with what to do, exit 2', async () => {
+  const old = path.join(dir, 'old-report.json');
+  writeFileSync(old, JSON.stringify({ kind: 'iswc-conformance-client-report', reportVersion: 1 }));
+  const refused = await cliInProcess(['certify', '--client', old]);
+  expect(refused.code).toBe(2);
+  expect(refused.stderr).toContain('is a client report of version 1, written by an older iswc-conformance');
 });

@@ -130,7 +130,7 @@ test('under a budget, each advised addition is one planning with it confirms; a 
 
 const SPEC = allChecks().filter((c) => c.level === 'spec').length;
 
-test('profile check on the README example: each mode counted, each unexercised check with what to add; exit 0', async () => {
+test('profile check on the example of docs/target-profile.md: each mode counted, each unexercised check with what to add; exit 0', async () => {
   const result = await cliInProcess(['profile', 'check', 'fixtures/targets/readme-example.json', '--runs', '10']);
   expect(result.code).toBe(0);
   expect(result.stderr).toBe('');
@@ -150,10 +150,10 @@ test('profile check on the README example: each mode counted, each unexercised c
   expect(budget.stdout).toMatch(/A budget of 15 requests leaves out .*\(does not fit in 15 requests \(a larger --budget\)\)/);
 });
 
-test('the README shows what profile check prints on its example (the smoke and budget lines, which follow the committed plan data, by their labels; request counts aside)', async () => {
-  const readme = readFileSync(fromRoot('README.md'), 'utf8');
-  const block = /On the README's example:\n\n```text\n([\s\S]*?)\n```/.exec(readme)?.[1];
-  if (block === undefined) throw new Error('README: no profile check output after "On the README\'s example:"');
+test('docs/target-profile.md shows what profile check prints on its example (the smoke and budget lines, which follow the committed plan data, by their labels; request counts aside)', async () => {
+  const doc = readFileSync(fromRoot('docs', 'target-profile.md'), 'utf8');
+  const block = /On the example above:\n\n```text\n([\s\S]*?)\n```/.exec(doc)?.[1];
+  if (block === undefined) throw new Error('docs/target-profile.md: no profile check output after "On the example above:"');
   const result = await cliInProcess(['profile', 'check', 'fixtures/targets/readme-example.json']);
   expect(result.code).toBe(0);
   const planned = (line: string): string => /^(\s+smoke plan, destructive \(--smoke\)|\s+budget of \d+ requests, destructive \(--budget \d+\)|The smoke plan|A budget of \d+ requests)/.exec(line)?.[1] ?? line.replace(/ of (\d+) +[\d,]+ requests?$/, ' of $1');

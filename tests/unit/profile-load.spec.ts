@@ -107,11 +107,11 @@ test('a bad profile through plain Playwright (ISWC_TARGET): its global setup pri
   }
 });
 
-test('the README\'s example profile is fixtures/targets/readme-example.json, which loads as it is', () => {
-  const readme = readFileSync(fromRoot('README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Target profile'));
+test('the example profile of docs/target-profile.md is fixtures/targets/readme-example.json, which loads as it is', () => {
+  const doc = readFileSync(fromRoot('docs', 'target-profile.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('## A profile'));
   const example = /```json\n([\s\S]*?)\n```/.exec(section)?.[1];
-  expect(example, 'a JSON example in the README section "Target profile"').toBeDefined();
+  expect(example, 'a JSON example in the section "A profile" of docs/target-profile.md').toBeDefined();
   expect(JSON.parse(example ?? '')).toEqual(JSON.parse(readFileSync(fromRoot('fixtures', 'targets', 'readme-example.json'), 'utf8')));
   expect(loadProfile(fromRoot('fixtures', 'targets', 'readme-example.json')).name).toBe('staging-imro');
 });

@@ -8,7 +8,7 @@ import { fromRoot } from '../../lib/paths.ts';
 import { clientReportViolations } from '../../lib/report/client/validate.ts';
 import { parseSandboxArgs } from '../../lib/sandbox/options.ts';
 import type { SandboxOptions } from '../../lib/sandbox/options.ts';
-import { startSandbox } from '../../lib/sandbox/run.ts';
+import { startSandbox, summaryLines } from '../../lib/sandbox/run.ts';
 import { SandboxSession } from '../../lib/sandbox/session.ts';
 import { buildClientReport } from '../../lib/report/client/build.ts';
 import { RateWindow, parseInjections, parseRateLimit } from '../../lib/sandbox/trouble.ts';
@@ -29,10 +29,11 @@ function usage(argv: string[], env: NodeJS.ProcessEnv = {}): string {
   return parsed.message;
 }
 
-test('defaults: a free port on 127.0.0.1, the embedded profile, production choices, no end but a signal, a random key when ISWC_SANDBOX_KEY is unset', () => {
+test('defaults: a free port on 127.0.0.1, the client profile, production choices, all four operations, no end but a signal, a random key when ISWC_SANDBOX_KEY is unset', () => {
   const o = options([], {});
-  expect(o).toMatchObject({ port: 0, host: '127.0.0.1', choices: 'production', requests: null, idleSeconds: null, inject: [], rateLimit: null, strict: false, keyGenerated: true, retryAfterSeconds: 2, slowMs: 15_000 });
-  expect(o.targetFile).toBe(fromRoot('fixtures', 'targets', 'embedded.json'));
+  expect(o).toMatchObject({ port: 0, host: '127.0.0.1', choices: 'production', requests: null, idleSeconds: null, waitFirstSeconds: null, operations: null, formats: null, inject: [], rateLimit: null, strict: false, keyGenerated: true, retryAfterSeconds: 2, slowMs: 15_000 });
+  expect(o.targetFile).toBe(fromRoot('fixtures', 'targets', 'sandbox-client.json'));
+  expect(o.profile.name).toBe('sandbox-client');
   expect(o.reportDir).toBe('/work/here/reports');
   expect(o.key).toMatch(/^sandbox-[0-9a-f]{32}$/);
   expect(options([], {}).key).not.toBe(o.key);
@@ -41,16 +42,19 @@ test('defaults: a free port on 127.0.0.1, the embedded profile, production choic
 });
 
 test('every option', () => {
-  const o = options(['--port', '8123', '--target', fromRoot('fixtures', 'targets', 'embedded.json'), '--choices', 'reference', '--report-dir', 'r', '--requests', '12', '--idle', '2.5', '--inject', '429@2,503@4', '--inject', 'reset@9', '--rate-limit', '10/min', '--strict']);
+  const o = options(['--port', '8123', '--target', fromRoot('fixtures', 'targets', 'embedded.json'), '--choices', 'reference', '--report-dir', 'r', '--requests', '12', '--idle', '2.5', '--wait-first', '30', '--operations', 'demerge,run', '--formats', 'xml', '--inject', '429@2,503@4x3', '--inject', 'reset@9', '--rate-limit', '10/min', '--strict']);
   expect(o).toMatchObject({
     port: 8123,
     choices: 'reference',
     reportDir: '/work/here/r',
     requests: 12,
     idleSeconds: 2.5,
+    waitFirstSeconds: 30,
+    operations: ['notifyAgentRun', 'demergeIswcMetadata'],
+    formats: ['xml'],
     inject: [
       { kind: '429', at: 2 },
-      { kind: '503', at: 4 },
+      { kind: '503', at: 4, times: 3 },
       { kind: 'reset', at: 9 },
     ],
     rateLimit: { limit: 10, windowMs: 60_000, text: '10/min' },
@@ -72,6 +76,18 @@ test('bad usage says what is wrong', () => {
   expect(usage(['--inject', '429@3,reset@3'])).toMatch(/request 3 is given two kinds of trouble/);
   expect(usage(['--requests', '3', '--inject', '429@2,503@4'])).toBe('--inject 503@4: the session ends after --requests 3, so request 4 never comes');
   expect(options(['--requests', '3', '--inject', '429@3']).inject).toEqual([{ kind: '429', at: 3 }]);
+  expect(usage(['--requests', '5', '--inject', '503@4x3'])).toBe('--inject 503@4x3: the session ends after --requests 5, so request 6 never comes');
+  expect(usage(['--inject', '503@4x3,429@6'])).toMatch(/request 6 is given two kinds of trouble \(503@4x3 and 429@6\)/);
+  expect(usage(['--inject', '503@4x0'])).toMatch(/the run xM needs M of 1 or more/);
+  expect(usage(['--inject', '503@4for60'])).toMatch(/"503@4for60" is not KIND@N, KIND@NxM or KIND@NforDs/);
+  expect(usage(['--inject', '503@4for60y'])).toMatch(/unknown unit "y"/);
+  expect(usage(['--inject', '503@4for0s'])).toMatch(/an outage lasts more than 0/);
+  expect(usage(['--inject', '503@2for10s,429@3for5s'])).toMatch(/one outage per session/);
+  expect(usage(['--operations', 'merge,search'])).toMatch(/unknown operation "search"; use run, merge, delete, demerge/);
+  expect(usage(['--operations', ','])).toMatch(/--operations needs at least one/);
+  expect(usage(['--formats', 'yaml'])).toMatch(/unknown format "yaml"; use json, xml or json,xml/);
+  expect(usage(['--wait-first', '0'])).toMatch(/--wait-first must be a positive number of seconds/);
+  for (const message of [usage(['--inject', '503@4for60y']), usage(['--operations', 'x'])]) expect(message.split('\n')).toHaveLength(1);
   expect(usage(['--rate-limit', 'fast'])).toMatch(/"fast" is not a rate/);
   expect(usage(['--rate-limit', '10/fortnight'])).toMatch(/unknown unit "fortnight"/);
   expect(usage(['--target', '/nonexistent/profile.json'])).toMatch(/Cannot read target profile/);
@@ -88,6 +104,14 @@ test('trouble and rates parse as documented', () => {
     { kind: 'reset', at: 2 },
     { kind: '401', at: 3 },
   ]);
+  expect(parseInjections(['503@4x10', '429@2for1.5s'])).toEqual([
+    { kind: '429', at: 2, forSeconds: 1.5 },
+    { kind: '503', at: 4, times: 10 },
+  ]);
+  expect(parseInjections(['503@4for60s', '503@1for2min', '503@9for250ms'].slice(0, 1))).toEqual([{ kind: '503', at: 4, forSeconds: 60 }]);
+  expect(parseInjections(['503@1for2min'])).toEqual([{ kind: '503', at: 1, forSeconds: 120 }]);
+  expect(parseInjections(['503@9for250ms'])).toEqual([{ kind: '503', at: 9, forSeconds: 0.25 }]);
+  expect(parseInjections(['503@4x1'])).toEqual([{ kind: '503', at: 4 }]);
   expect(parseRateLimit('10/min')).toEqual({ limit: 10, windowMs: 60_000, text: '10/min' });
   expect(parseRateLimit('600/h')).toEqual({ limit: 600, windowMs: 3_600_000, text: '600/h' });
   expect(parseRateLimit('5')).toEqual({ limit: 5, windowMs: 1000, text: '5/s' });
@@ -95,13 +119,19 @@ test('trouble and rates parse as documented', () => {
   expect(parseRateLimit('0')).toBeNull();
 });
 
-test('the rate window lets the limit through, then says how long until the oldest request leaves it', () => {
+test('the rate window lets the limit through, then says how long until the oldest request leaves it (the window less its tolerance)', () => {
   const w = new RateWindow({ limit: 2, windowMs: 1000, text: '2/s' });
+  // A tenth of the window, at most a second.
+  expect(w.toleranceMs).toBe(100);
+  expect(new RateWindow({ limit: 10, windowMs: 60_000, text: '10/min' }).toleranceMs).toBe(1000);
   expect(w.take(0)).toEqual({ inWindow: 1, exceeded: false, retryAfterMs: 0 });
   expect(w.take(100)).toEqual({ inWindow: 2, exceeded: false, retryAfterMs: 0 });
-  expect(w.take(400)).toEqual({ inWindow: 3, exceeded: true, retryAfterMs: 600 });
-  // A refused request is not counted: at 1000 the first has left the window.
-  expect(w.take(1000)).toEqual({ inWindow: 2, exceeded: false, retryAfterMs: 0 });
+  expect(w.take(400)).toEqual({ inWindow: 3, exceeded: true, retryAfterMs: 500 });
+  // A refused request is not counted: at 950 the first is past the window less its tolerance.
+  expect(w.take(950)).toEqual({ inWindow: 2, exceeded: false, retryAfterMs: 0 });
+  // A stamp that comes out of order (its body finished late) counts what arrived before it, and is counted where it belongs.
+  expect(w.take(940)).toEqual({ inWindow: 2, exceeded: false, retryAfterMs: 0 });
+  expect(w.take(960)).toEqual({ inWindow: 4, exceeded: true, retryAfterMs: 40 });
 });
 
 test('a session: reports valid against their schema, the key in no form in any of them, the request as sent', async () => {
@@ -133,28 +163,60 @@ test('a session: reports valid against their schema, the key in no form in any o
     expect(r.client).toEqual({ userAgents: ['node', 'unit/1'], agency: '1280', agencies: { '1280': 1, '128': 1 } });
     const limits = r.violations.find((v) => v.check === 'client.body.limits' && v.operation === 'notifyAgentRun');
     expect(limits).toMatchObject({ level: 'spec', gating: true, format: 'json', sections: ['2.1', '8'], request: { seq: 1, method: 'POST', answer: 400 } });
-    expect(limits?.request.target).toBe('/agent/run?subscription-key=$ISWC_SUBSCRIPTION_KEY');
-    expect(limits?.request.headers['ocp-apim-subscription-key']).toBe('$ISWC_SUBSCRIPTION_KEY');
+    // Named after the variable the sandbox reads it from.
+    expect(limits?.request.target).toBe('/agent/run?subscription-key=$ISWC_SANDBOX_KEY');
+    expect(limits?.request.headers['ocp-apim-subscription-key']).toBe('$ISWC_SANDBOX_KEY');
+    for (const file of files) expect(readFileSync(file, 'utf8').includes('$ISWC_SUBSCRIPTION_KEY'), path.basename(file)).toBe(false);
     const key = r.violations.find((v) => v.check === 'client.key');
     expect(key?.request.headers['ocp-apim-subscription-key']).toBe('<redacted>');
-    expect(r.trouble).toEqual([{ kind: '503', request: 3, survived: false }]);
+    expect(r.trouble).toEqual([{ kind: '503', request: 3, operation: 'deleteSubmission', survived: false }]);
     expect(readFileSync(path.join(dir, 'client-junit.xml'), 'utf8')).toMatch(/<testsuite name="client\.body\.limits" tests="\d+" failures="2"/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
 
-test('the session ends after --requests N answers, and after --idle seconds without a request', async () => {
+const DELETE_EXISTING = '/submission?preferredIswc=T3300000000&agency=128&workcode=IM00900100&sourceDb=128&reasonCode=EdiV1';
+const DELETE_UNKNOWN = '/submission?preferredIswc=T9999999994&agency=128&workcode=W1&sourceDb=128&reasonCode=EdiV1';
+
+test('after --requests N, later requests get 503 with Retry-After, are recorded and not judged, and the report says the session ended by count', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'iswc-sandbox-'));
   try {
-    const byCount = await startSandbox(options(['--report-dir', dir, '--requests', '2']));
+    const byCount = await startSandbox(options(['--report-dir', dir, '--requests', '2', '--operations', 'delete']));
     const headers = { 'Ocp-Apim-Subscription-Key': KEY };
-    for (let i = 0; i < 2; i += 1) expect((await fetch(`${byCount.url}/submission?preferredIswc=T9999999994&agency=128&workcode=W1&sourceDb=128&reasonCode=EdiV1`, { method: 'DELETE', headers })).status).toBe(404);
+    expect((await fetch(`${byCount.url}${DELETE_EXISTING}`, { method: 'DELETE', headers })).status).toBe(204);
+    expect((await fetch(`${byCount.url}${DELETE_UNKNOWN}`, { method: 'DELETE', headers })).status).toBe(404);
+    // The client goes on: the port is still open, and says the session is over.
+    const late = await fetch(`${byCount.url}${DELETE_UNKNOWN}&late=1`, { method: 'DELETE' });
+    expect(late.status).toBe(503);
+    expect(late.headers.get('retry-after')).toBe('2');
+    expect(await late.text()).toContain('session has ended');
     const ended = await byCount.done;
-    expect(ended.report).toMatchObject({ endedBy: 'requests', requests: 2, verdict: 'conformant' });
-    const byIdle = await startSandbox(options(['--report-dir', dir, '--idle', '0.3']));
+    expect(ended.report).toMatchObject({ endedBy: 'requests', requests: 2, verdict: 'conformant', lateRequests: { count: 1, first: [{ seq: 3, method: 'DELETE' }] } });
+    expect(ended.report.lateRequests.first[0]?.target).toContain('late=1');
+    expect(ended.report.verdictText).toMatch(/the session ended after its 2 requests \(--requests\), and 1 later request got 503, not judged/);
+    // Never judged: the late request carried no key, and no check says so.
+    expect(ended.report.violations).toEqual([]);
+    expect(clientReportViolations(JSON.parse(readFileSync(path.join(dir, 'client-conformance.json'), 'utf8')))).toEqual([]);
+    expect(summaryLines(ended.report, ended.files).join('\n')).toContain('1 request(s) after the session ended (--requests 2): answered 503, not judged');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('--idle counts from the first request: a client that takes a while to start is waited for; --wait-first bounds that wait', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'iswc-sandbox-'));
+  try {
+    const byIdle = await startSandbox(options(['--report-dir', dir, '--idle', '0.3', '--operations', 'delete']));
+    // Three idle periods before the client's first request: the session is still open.
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await fetch(`${byIdle.url}${DELETE_EXISTING}`, { method: 'DELETE', headers: { 'Ocp-Apim-Subscription-Key': KEY } })).status).toBe(204);
     const idle = await byIdle.done;
-    expect(idle.report).toMatchObject({ endedBy: 'idle', requests: 0, verdict: 'incomplete' });
+    expect(idle.report).toMatchObject({ endedBy: 'idle', requests: 1, verdict: 'conformant' });
+    const nobody = await startSandbox(options(['--report-dir', dir, '--idle', '0.3', '--wait-first', '0.5']));
+    const waited = await nobody.done;
+    expect(waited.report).toMatchObject({ endedBy: 'wait-first', requests: 0, verdict: 'incomplete', sandbox: { waitFirstSeconds: 0.5, idleSeconds: 0.3 } });
+    expect(waited.exitCode).toBe(1);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -170,12 +232,12 @@ test('the command refuses a key flag, naming ISWC_SANDBOX_KEY, exit 2', async ()
 test('an XML body nested 60,000 levels deep is recorded by client.xml, not judged, and the session goes on', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'iswc-sandbox-'));
   try {
-    const running = await startSandbox(options(['--report-dir', dir]));
+    const running = await startSandbox(options(['--report-dir', dir, '--operations', 'delete']));
     const deep = `<AgentRun><agentVersion>${'<a>'.repeat(60_000)}${'</a>'.repeat(60_000)}</agentVersion></AgentRun>`;
     const headers = { 'Ocp-Apim-Subscription-Key': KEY, 'Content-Type': 'application/xml' };
     expect((await fetch(`${running.url}/agent/run`, { method: 'POST', headers, body: deep })).status).toBe(400);
     // The session is alive: the next request is answered and judged.
-    expect((await fetch(`${running.url}/submission?preferredIswc=T9999999994&agency=128&workcode=W1&sourceDb=128&reasonCode=EdiV1`, { method: 'DELETE', headers: { 'Ocp-Apim-Subscription-Key': KEY } })).status).toBe(404);
+    expect((await fetch(`${running.url}${DELETE_EXISTING}`, { method: 'DELETE', headers: { 'Ocp-Apim-Subscription-Key': KEY } })).status).toBe(204);
     const result = await running.stop();
     expect(result.exitCode).toBe(0);
     expect(result.report).toMatchObject({ requests: 2, verdict: 'conformant' });
@@ -214,7 +276,7 @@ test('a judgement that raises is a defect of the sandbox: recorded once, redacte
   expect(defects[0]).not.toContain(KEY);
   const summary = session.conclude();
   expect(summary.defect).toBe(defects[0]);
-  const report = buildClientReport({ findings: session.findings, strict: false, startedAt: session.startedAt, finishedAt: Date.now(), endedBy: 'defect', sandbox: { url: 'http://127.0.0.1:1', choices: 'production', profile: 'p', inject: [], rateLimit: null, requestLimit: null, idleSeconds: null }, ...summary });
+  const report = buildClientReport({ findings: session.findings, strict: false, startedAt: session.startedAt, finishedAt: Date.now(), endedBy: 'defect', sandbox: { url: 'http://127.0.0.1:1', choices: 'production', profile: 'p', inject: [], rateLimit: null, requestLimit: null, idleSeconds: null, waitFirstSeconds: null }, declared: { operations: null, formats: null }, ...summary });
   expect(report.checks.exercised).toEqual([]);
   expect(report.defect).toBe(defects[0]);
   expect(report.verdictText).toContain('an internal error of the sandbox ended the session');
@@ -279,7 +341,7 @@ test('--idle does not end a session while a request is uploading: a request in p
 test('an absolute-form target (as a proxy sends it) is judged by its path; a CORS preflight is counted, never judged', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'iswc-sandbox-'));
   try {
-    const running = await startSandbox(options(['--report-dir', dir]));
+    const running = await startSandbox(options(['--report-dir', dir, '--operations', 'delete']));
     const { host, port } = new URL(running.url);
     const socket = connect(Number(port), '127.0.0.1');
     const answer = new Promise<string>((resolve) => {
@@ -287,8 +349,8 @@ test('an absolute-form target (as a proxy sends it) is judged by its path; a COR
       socket.on('data', (d: Buffer) => (text += d.toString('utf8')));
       socket.on('close', () => resolve(text));
     });
-    socket.write(`DELETE ${running.url}/submission?preferredIswc=T9999999994&agency=128&workcode=W1&sourceDb=128&reasonCode=EdiV1 HTTP/1.1\r\nHost: ${host}\r\nOcp-Apim-Subscription-Key: ${KEY}\r\nConnection: close\r\n\r\n`);
-    expect(await answer).toMatch(/^HTTP\/1\.1 404/);
+    socket.write(`DELETE ${running.url}${DELETE_EXISTING} HTTP/1.1\r\nHost: ${host}\r\nOcp-Apim-Subscription-Key: ${KEY}\r\nConnection: close\r\n\r\n`);
+    expect(await answer).toMatch(/^HTTP\/1\.1 204/);
     // The browser's preflight carries no key (Fetch standard): it is not the client's request to judge.
     const preflight = await fetch(`${running.url}/agent/run`, { method: 'OPTIONS', headers: { Origin: 'https://agency.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type, ocp-apim-subscription-key' } });
     await preflight.arrayBuffer();
@@ -345,7 +407,7 @@ test('runs started in a long session: only a bounded number keep their request w
   expect(session.runRequestsHeld).toBe(MAX_OPEN_RUN_REQUESTS - 100);
   const summary = session.conclude();
   expect(summary.runs).toEqual({ started: starts, ended: 100 });
-  const report = buildClientReport({ findings: session.findings, strict: false, startedAt: session.startedAt, finishedAt: Date.now(), endedBy: 'stop', sandbox: { url: 'http://127.0.0.1:1', choices: 'production', profile: 'p', inject: [], rateLimit: null, requestLimit: null, idleSeconds: null }, ...summary });
+  const report = buildClientReport({ findings: session.findings, strict: false, startedAt: session.startedAt, finishedAt: Date.now(), endedBy: 'stop', sandbox: { url: 'http://127.0.0.1:1', choices: 'production', profile: 'p', inject: [], rateLimit: null, requestLimit: null, idleSeconds: null, waitFirstSeconds: null }, declared: { operations: null, formats: null }, ...summary });
   const open = report.checks.exercised.find((c) => c.id === 'client.runs-ended');
   expect(open).toMatchObject({ passed: 100, observed: starts - 100 });
   // The runs left open the report shows carry the request as sent.

@@ -17,7 +17,7 @@ import type { ClientReadingPoint } from './readings.ts';
 export interface ClientRequest {
   /** 1-based number of the request in the session. */
   seq: number;
-  /** When it arrived (ms since the epoch). */
+  /** When its head arrived (ms since the epoch): the closest the sandbox sees to when the client sent it. */
   at: number;
   method: string;
   /** The request target as sent (path and query). */
@@ -78,12 +78,15 @@ export interface SessionView {
   xmlArrays: XmlArrays;
   /** runIds the sandbox answered to run starts in this session, and those already ended. */
   issuedRunIds: ReadonlySet<string>;
-  /** A Retry-After still pending when the request arrived: the answer that set it and until when. */
+  /**
+   * A Retry-After still pending when the request arrived, written before the request was sent (a request
+   * in flight then is never judged against it): the answer that set it and until when.
+   */
   throttle: { setBy: number; status: number; notBefore: number; retryAfter: string } | undefined;
   /** This request repeats one whose answers were trouble (429, 5xx, a reset): how many times in a row. */
   retry: { of: number; attempt: number } | undefined;
-  /** The rate limit of the session (--rate-limit): requests in its window with this one, and whether it exceeds it. */
-  rate: { limit: number; windowMs: number; inWindow: number; exceeded: boolean; text: string } | undefined;
+  /** The rate limit of the session (--rate-limit): requests in its window (less the tolerance) with this one, and whether it exceeds it. */
+  rate: { limit: number; windowMs: number; toleranceMs: number; inWindow: number; exceeded: boolean; text: string } | undefined;
 }
 
 export interface ClientJudgeInput {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { repoRoot, shownPath } from '../../paths.ts';
 import type { CliIo, Command } from '../command.ts';
 import { EXIT, exitMeaning, reportDirOf, stringOption } from '../command.ts';
+import { environmentOf } from '../environment.ts';
 
 /** References a self-contained page must not hold: anything fetched from a network address. */
 export function outsideReferences(html: string): string[] {
@@ -57,7 +58,7 @@ export const allureCommand: Command = {
     'report-dir': { type: 'string', value: 'DIR', description: 'The run\'s report directory (ISWC_REPORT_DIR, default reports/).' },
     out: { type: 'string', value: 'DIR', description: 'Where the page goes (default REPORT_DIR/allure-report).' },
   },
-  environment: [['ISWC_REPORT_DIR', 'The report directory (default reports/).']],
+  environment: environmentOf(['ISWC_REPORT_DIR']),
   exitCodes: [
     [EXIT.OK, 'the page was written'],
     [EXIT.USAGE, 'no Allure results to report (run the suite first), or --out cannot be written'],

@@ -4,6 +4,7 @@ import { shownPath } from '../../paths.ts';
 import type { Command } from '../command.ts';
 import { EXIT, stringOption, reportDirOf } from '../command.ts';
 import { readReportArgument } from './diff.ts';
+import { environmentOf } from '../environment.ts';
 
 /** `npx iswc-conformance baseline [REPORT]`: keeps a run as the baseline the diff command compares with. */
 export const baselineCommand: Command = {
@@ -15,7 +16,7 @@ export const baselineCommand: Command = {
     out: { type: 'string', value: 'FILE', description: 'Where the baseline goes (default baselines/conformance.json).' },
   },
   positionals: { min: 0, max: 1 },
-  environment: [['ISWC_REPORT_DIR', 'The report directory (default reports/).']],
+  environment: environmentOf(['ISWC_REPORT_DIR']),
   exitCodes: [
     [EXIT.OK, 'the baseline was written'],
     [EXIT.USAGE, 'the report cannot be read or is not a conformance report'],

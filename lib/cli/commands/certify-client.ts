@@ -3,6 +3,7 @@ import type { KeyObject } from 'node:crypto';
 import path from 'node:path';
 import { shownPath } from '../../paths.ts';
 import { buildClientCertificate, renderClientCertificateHtml, signClientCertificate } from '../../report/client/certificate.ts';
+import { cellLabel } from '../../report/client/labels.ts';
 import { readClientReport } from '../../report/client/validate.ts';
 import { privateKeyFromPem } from '../../report/signature.ts';
 import { writeRedacted } from '../../report/write.ts';
@@ -24,10 +25,22 @@ export function signingKeyOption(signKey: string | undefined, cwd: string): KeyO
   }
 }
 
+/** The reportVersion of a JSON file, when it has one (to refuse an older report with its own words). */
+function reportVersionOf(file: string): unknown {
+  try {
+    const value = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+    return value !== null && typeof value === 'object' ? (value as { reportVersion?: unknown }).reportVersion : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * `npx iswc-conformance certify --client DIR/client-conformance.json [--sign-key KEY.pem] [--out DIR]`:
- * the certificate of a client, from a sandbox session's report: client-certificate.json and
- * client-certificate.html next to the report (or in --out), signed with --sign-key when given.
+ * the certificate of a client, from a conformant sandbox session's report: client-certificate.json and
+ * client-certificate.html next to the report (or in --out), signed with --sign-key when given. A session
+ * that is not conformant (a gating violation, or a declared operation that never succeeded) or that
+ * judged nothing gets no certificate: exit 1, with why.
  */
 export function certifyClient(values: OptionValues, io: CliIo): number {
   const given = Object.keys(values).filter((k) => values[k] !== undefined && !CLIENT_OPTIONS.has(k));
@@ -35,14 +48,21 @@ export function certifyClient(values: OptionValues, io: CliIo): number {
   const reportFile = path.resolve(io.cwd, stringOption(values, 'client') ?? '');
   if (!existsSync(reportFile)) throw new UsageError(`--client: no client report at ${reportFile} (a sandbox session writes client-conformance.json)`);
   const signingKey = signingKeyOption(stringOption(values, 'sign-key'), io.cwd);
+  const version = reportVersionOf(reportFile);
+  if (version !== undefined && version !== 2) throw new UsageError(`--client: ${reportFile} is a client report of version ${JSON.stringify(version)}, written by an older iswc-conformance without what the client exercised; run the session again with this one`);
   let report;
   try {
     report = readClientReport(reportFile);
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
+  const shown = path.relative(io.cwd, reportFile) || reportFile;
   if (report.verdict === 'incomplete' || report.checks.exercised.length === 0) {
-    io.stderr(`no client certificate: the session of ${path.relative(io.cwd, reportFile) || reportFile} judged no request of the client (${report.requests} request(s) received), so it shows nothing to certify; run the client against the sandbox and certify that session\n`);
+    io.stderr(`no client certificate: the session of ${shown} judged no request of the client (${report.requests} request(s) received), so it shows nothing to certify; run the client against the sandbox and certify that session\n`);
+    return EXIT.NOT_CONFORMANT;
+  }
+  if (report.verdict !== 'conformant') {
+    io.stderr(`no client certificate: the session of ${shown} is ${report.verdictText}\n  a certificate says the client works: fix what the report names (client-conformance.html next to it) and certify a conformant session\n`);
     return EXIT.NOT_CONFORMANT;
   }
   const issued = buildClientCertificate(report);
@@ -54,8 +74,9 @@ export function certifyClient(values: OptionValues, io: CliIo): number {
   writeRedacted(htmlFile, renderClientCertificateHtml(certificate));
   const lines = [
     `client certificate: ${certificate.verdictText} — ${certificate.client.userAgent ?? 'no User-Agent'}, agency ${certificate.client.agency ?? '?'}, ${certificate.session.requests} request(s)`,
+    ...(certificate.exercised ?? []).map((c) => `  ${c.succeeded > 0 ? '✓' : '·'} ${cellLabel(c.operation, c.format)}: ${c.requests} sent, ${c.succeeded} succeeded${c.declared ? '' : ' (not declared)'}`),
     `  ${certificate.checks.length} client checks exercised${certificate.notExercised.length > 0 ? `; not exercised: ${certificate.notExercised.join(', ')}` : ''}`,
-    ...certificate.trouble.map((t) => `  trouble ${t.kind} on request ${t.request}: ${t.survived ? 'survived' : 'not survived'}`),
+    ...certificate.trouble.slice(0, 20).map((t) => `  trouble ${t.kind} on request ${t.request}: ${t.survived ? 'survived' : 'not survived'}`),
     `  digest sha256 ${certificate.digest.value}`,
     certificate.signature ? `  signed ed25519 by ${certificate.signature.publicKeyFingerprint}` : '  unsigned: the digest only detects accidental edits (sign with --sign-key <private key PEM>)',
     `  ${shownPath(jsonFile, io.cwd)} · ${shownPath(htmlFile, io.cwd)}`,

@@ -6,6 +6,7 @@ import { readReport } from '../../report/validate.ts';
 import { writeRedacted } from '../../report/write.ts';
 import type { Command } from '../command.ts';
 import { EXIT, stringOption, UsageError, reportDirOf } from '../command.ts';
+import { environmentOf } from '../environment.ts';
 
 /** Reads a conformance report a user named; a missing or malformed file is a usage error. */
 export function readReportArgument(file: string, what: string): ReturnType<typeof readReport> {
@@ -31,7 +32,7 @@ export const diffCommand: Command = {
     out: { type: 'string', value: 'DIR', description: 'Where diff.md and diff.html go (default: ISWC_REPORT_DIR or reports/).' },
   },
   positionals: { min: 0, max: 2 },
-  environment: [['ISWC_REPORT_DIR', 'The report directory (default reports/).']],
+  environment: environmentOf(['ISWC_REPORT_DIR']),
   exitCodes: [
     [EXIT.OK, 'no spec check newly fails'],
     [EXIT.NOT_CONFORMANT, 'a spec check newly fails'],

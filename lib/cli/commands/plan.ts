@@ -12,6 +12,7 @@ import type { PlannedCase } from '../../run/plan.ts';
 import type { Command } from '../command.ts';
 import { EXIT, exitMeaning, stringOption, UsageError } from '../command.ts';
 import { parseRunArgs, SELECTION_OPTIONS } from '../run-args.ts';
+import { environmentOf } from '../environment.ts';
 
 /** Does the case change data in the target (consumes entries, or may on a faulty server)? */
 function changesData(p: PlannedCase): boolean {
@@ -81,10 +82,10 @@ export const planCommand: Command = {
   description: 'Takes the options a run is selected by, so `plan --budget 60` shows exactly what `run --budget 60` would do. Nothing is sent and no key is needed.',
   options: {
     ...SELECTION_OPTIONS,
-    plan: { type: 'string', value: 'NAME', description: 'full (default) or smoke; --plan smoke is the same as --smoke.' },
+    plan: { type: 'string', value: 'NAME', description: 'full or smoke (default full); --plan smoke is the same as --smoke (ISWC_PLAN).' },
     quiet: { type: 'boolean', description: 'Leave out the list of cases; print the totals only.' },
   },
-  environment: [['ISWC_TARGET, ISWC_BASE_URL, ISWC_DESTRUCTIVE, ISWC_PLAN, ISWC_BUDGET, ISWC_RUNS, ISWC_RATE', 'The same settings as the flags (a flag wins).']],
+  environment: environmentOf(['ISWC_TARGET', 'ISWC_BASE_URL', 'ISWC_DESTRUCTIVE', 'ISWC_PLAN', 'ISWC_BUDGET', 'ISWC_RUNS', 'ISWC_RATE']),
   exitCodes: [
     [EXIT.OK, 'the plan was printed'],
     exitMeaning(EXIT.USAGE),

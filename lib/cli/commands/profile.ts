@@ -9,6 +9,7 @@ import type { Advice, ModeCoverage } from '../../run/profile-coverage.ts';
 import { completion, profileCoverage, SPEC_CHECKS } from '../../run/profile-coverage.ts';
 import type { Command } from '../command.ts';
 import { EXIT, exitMeaning, stringOption, UsageError } from '../command.ts';
+import { renderClientProfileCheck } from './profile-client.ts';
 
 /**
  * `npx iswc-conformance profile check FILE`: what a target profile lets a run exercise, and what to add to
@@ -139,22 +140,31 @@ function positiveInteger(name: string, raw: string | undefined, fallback: number
 export const profileCommand: Command = {
   name: 'profile',
   summary: 'check a target profile: what a run can exercise with it, what to add, entries that interfere',
-  usage: 'npx iswc-conformance profile check FILE [--budget N] [--runs N]',
+  usage: 'npx iswc-conformance profile check FILE [--budget N] [--runs N]\n       npx iswc-conformance profile check --client FILE',
   description:
-    `Validates the profile (exit 2, with the JSON path of each problem, when it is not valid), then plans without sending anything: how many of the document's spec checks a non-destructive run, a destructive run, the smoke plan and a budget of N requests (default ${DEFAULT_CHECK_BUDGET}) exercise with it, and for each spec check one of them does not, the smallest addition to the profile that would ("outcome.sequence: add 4 more merges"), each confirmed by planning that mode again with it; where no addition brings a check within the smoke plan or the budget, it says so ("does not fit in 60 requests (a larger --budget)"). It names entries that interfere: an ISWC merged by two merge entries, a merged ISWC that is another entry's preferred ISWC, a demerge or submission under an ISWC a merge entry merges away, an ISWC of iswcs (existing data, never changed) a merge entry merges away, two demerge entries under one preferred ISWC (one merge request may have carried both: a demerge of either then removes both), the same agency work in two entries, an entry naming an unknown ISWC. Production refuses cycles and re-parenting, so the second such merge would be refused. Check digits that do not hold are warnings.`,
+    `Validates the profile (exit 2, with the JSON path of each problem, when it is not valid), then plans without sending anything: how many of the document's spec checks a non-destructive run, a destructive run, the smoke plan and a budget of N requests (default ${DEFAULT_CHECK_BUDGET}) exercise with it, and for each spec check one of them does not, the smallest addition to the profile that would ("outcome.sequence: add 4 more merges"), each confirmed by planning that mode again with it; where no addition brings a check within the smoke plan or the budget, it says so ("does not fit in 60 requests (a larger --budget)"). It names entries that interfere: an ISWC merged by two merge entries, a merged ISWC that is another entry's preferred ISWC, a demerge or submission under an ISWC a merge entry merges away, an ISWC of iswcs (existing data, never changed) a merge entry merges away, two demerge entries under one preferred ISWC (one merge request may have carried both: a demerge of either then removes both), the same agency work in two entries, an entry naming an unknown ISWC. Production refuses cycles and re-parenting, so the second such merge would be refused. Check digits that do not hold are warnings. With --client it says instead what a client under test can exercise with the profile in the sandbox: for each operation, which entries it may use and how (merges not yet done, works already merged, submissions that exist), a request it can send as it stands, and what to add where an operation cannot succeed.`,
   options: {
     budget: { type: 'string', value: 'N', description: `The request budget to plan for (default ${DEFAULT_CHECK_BUDGET}).` },
     runs: { type: 'string', value: 'N', description: 'Runs per property-based check, for the request counts (default 100, as ISWC_RUNS).' },
+    client: { type: 'boolean', description: 'Check the profile for a client under test in the sandbox (npx iswc-conformance sandbox --target FILE): what it can exercise, operation by operation, with a request it can send.' },
   },
   positionals: { min: 2, max: 2 },
   exitCodes: [
-    [EXIT.OK, 'the profile is valid and no entries interfere (check-digit warnings and spec checks the profile cannot exercise do not change it)'],
-    [EXIT.NOT_CONFORMANT, 'entries of the profile interfere (listed): a run would report failures the target did not commit'],
+    [EXIT.OK, 'the profile is valid and no entries interfere (check-digit warnings and spec checks the profile cannot exercise do not change it); with --client, a client can also succeed at every operation with it'],
+    [EXIT.NOT_CONFORMANT, 'entries of the profile interfere (listed): a run would report failures the target did not commit; with --client, also an operation a client cannot succeed at with it (what to add is listed)'],
     exitMeaning(EXIT.USAGE, `: the profile cannot be read or is not valid`),
   ],
   async run({ values, positionals }, io) {
     const [sub, file] = positionals;
     if (sub !== 'check') throw new UsageError(`unknown subcommand "${sub ?? ''}": the profile command has one, check (npx iswc-conformance profile check FILE)`);
+    if (values.client === true) {
+      const given = ['budget', 'runs'].filter((k) => values[k] !== undefined);
+      if (given.length > 0) throw new UsageError(`${given.map((k) => `--${k}`).join(', ')} plans a run of the suite; --client says what a client can exercise (nothing is planned)`);
+      const shownFile = file ?? '';
+      const checked = renderClientProfileCheck(shownFile, loadProfile(path.resolve(io.cwd, shownFile), shownFile));
+      io.stdout(`${checked.text}\n`);
+      return checked.unreachable + checked.interfering > 0 ? EXIT.NOT_CONFORMANT : EXIT.OK;
+    }
     const budget = positiveInteger('budget', stringOption(values, 'budget'), DEFAULT_CHECK_BUDGET);
     const runs = positiveInteger('runs', stringOption(values, 'runs'), 100);
     const shown = file ?? '';

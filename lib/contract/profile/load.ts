@@ -26,12 +26,19 @@ export class ProfileError extends Error {
 
 function problemsText(source: string, problems: readonly ProfileProblem[]): string {
   const lines = problems.map((p) => `  ${p.path === '' ? '(the whole file)' : p.path}: ${p.message}`);
-  return `Target profile ${source} is not valid:\n${lines.join('\n')}\nThe fields are described in schemas/${PROFILE_SCHEMA} and in the README ("Target profile").`;
+  return `Target profile ${source} is not valid:\n${lines.join('\n')}\nThe fields are described in schemas/${PROFILE_SCHEMA}, docs/configuration.md and docs/target-profile.md.`;
 }
 
 /** The default name of a profile: its file's name without `.json`. */
 export function defaultProfileName(source: string): string {
   return path.basename(source).replace(/\.json$/i, '') || source;
+}
+
+function withoutComment<T extends object>(entry: T): T {
+  if (!Object.hasOwn(entry, '$comment')) return entry;
+  const copy = { ...entry } as Record<string, unknown>;
+  delete copy.$comment;
+  return copy as T;
 }
 
 /**
@@ -45,9 +52,12 @@ export function parseProfile(value: unknown, source: string): TargetProfile {
     const problems = profileProblems(errors, value, handWrittenSchema(PROFILE_SCHEMA));
     throw new ProfileError(problemsText(source, problems), source, problems);
   }
-  const raw = value as Partial<TargetProfile>;
-  const merges = (raw.merges ?? []).map((m): MergeEntry => ({ ...m, iswcs: m.iswcs ?? [], agencyWorks: m.agencyWorks ?? [] }));
-  const profile: TargetProfile = { ...PROFILE_DEFAULTS, name: defaultProfileName(source), demerges: [], submissions: [], ...raw, merges } as TargetProfile;
+  // Notes for people (`$comment`) are dropped here: entries carry only the data the harness sends.
+  const raw = withoutComment(value as Partial<TargetProfile>);
+  const merges = (raw.merges ?? []).map((m): MergeEntry => ({ ...withoutComment(m), iswcs: m.iswcs ?? [], agencyWorks: m.agencyWorks ?? [] }));
+  const demerges = (raw.demerges ?? []).map((d) => withoutComment(d));
+  const submissions = (raw.submissions ?? []).map((d) => withoutComment(d));
+  const profile: TargetProfile = { ...PROFILE_DEFAULTS, name: defaultProfileName(source), ...raw, merges, demerges, submissions } as TargetProfile;
   const known = new Set(profile.iswcs);
   const clash = profile.unknownIswcs.flatMap((iswc, i) => (known.has(iswc) ? [{ path: `unknownIswcs[${i}]`, message: `${iswc} is also listed in iswcs: an ISWC either exists in the target or does not; list it in one of the two` }] : []));
   if (clash.length > 0) throw new ProfileError(problemsText(source, clash), source, clash);

@@ -78,7 +78,7 @@ function allowedNames(node: SchemaObject | undefined): string[] {
   if (!node) return [];
   const own = Object.keys(node.properties ?? {});
   const ref = typeof node.$ref === 'string' && !node.$ref.startsWith('#') ? schemaNode({}, node.$ref) : undefined;
-  return [...new Set([...own, ...Object.keys((ref?.properties ?? {}) as SchemaObject)])].filter((n) => n !== '$schema');
+  return [...new Set([...own, ...Object.keys((ref?.properties ?? {}) as SchemaObject)])].filter((n) => n !== '$schema' && n !== '$comment');
 }
 
 /** What kind of object a path is: "a target profile", "a merges entry", "an agency work". */

@@ -7,17 +7,21 @@ import { page, VERDICT_COLOUR } from '../html.ts';
 import type { CertificateSignature, CertificateVerification } from '../signature.ts';
 import { publicKeyFingerprint, sealCheck, signBytes } from '../signature.ts';
 import { operationLabel, sectionsText } from '../view.ts';
-import type { ClientReport, TroubleMet } from './model.ts';
+import type { CellFormat, ClientReport, TroubleMet } from './model.ts';
+import type { OperationId } from '../../contract/operations.ts';
+import { cellLabel, injectionText } from './labels.ts';
 
 /**
  * The certificate of a client: what a sandbox session showed of an agency's software (its agency, its
- * User-Agent, the client checks it was judged by, the trouble it survived), with a digest over its
- * canonical JSON and, issued with a key, an Ed25519 signature (lib/report/signature.ts), checked by the
- * same `verify` as the server certificate.
+ * User-Agent, the operations it exercised and got to succeed, the client checks it was judged by, the
+ * trouble it survived), with a digest over its canonical JSON and, issued with a key, an Ed25519
+ * signature (lib/report/signature.ts), checked by the same `verify` as the server certificate. Issued
+ * only for a conformant session.
  */
 export interface ClientCertificate {
   kind: 'iswc-conformance-client-certificate';
-  certificateVersion: 1;
+  /** 2: with `declared` and `exercised` (1, before them, is still verified). */
+  certificateVersion: 1 | 2;
   client: { agency: string | null; userAgent: string | null; userAgents: string[] };
   date: string;
   harnessVersion: string;
@@ -35,7 +39,11 @@ export interface ClientCertificate {
     rateLimit: string | null;
     operations: Record<string, number>;
   };
-  /** conformant: no spec-level client check failed (with strict, no http-level one). */
+  /** What the client declared it does (each succeeded): operations, and formats (null: those it sent). */
+  declared?: { operations: OperationId[]; formats: Array<'json' | 'xml'> | null };
+  /** Each operation × format the client exercised: requests sent, and how many succeeded. */
+  exercised?: Array<{ operation: OperationId; format: CellFormat; requests: number; succeeded: number; declared: boolean }>;
+  /** conformant: every declared operation succeeded and no spec-level client check failed (with strict, no http-level one). */
   verdict: 'conformant' | 'not conformant';
   verdictText: string;
   /** Every client check the session judged, with its tally. */
@@ -77,16 +85,17 @@ function withDigest(content: Content): ClientCertificate {
 /** The certificate of the session a client-conformance.json records (read and validated by the caller). */
 export function buildClientCertificate(report: ClientReport, date = new Date()): ClientCertificate {
   // The command line refuses first, saying why (lib/cli/commands/certify-client.ts).
-  if (report.verdict === 'incomplete') throw new Error('a session that judged no request of the client shows nothing to certify');
+  if (report.verdict !== 'conformant') throw new Error(`a session that is not conformant gets no certificate: ${report.verdictText}`);
   const judged = new Set(report.checks.exercised.map((c) => c.id));
   const notExercised = allClientChecks()
     .filter((c) => c.level !== 'observed' && !judged.has(c.id))
     .map((c) => c.id);
   const troubleSurvived = [...new Set(report.trouble.filter((t) => t.survived).map((t) => t.kind))];
-  const verdictText = report.verdict === 'not conformant' ? report.verdictText : `conformant on ${report.checks.exercised.filter((c) => c.level !== 'observed').length} spec and http client checks${troubleSurvived.length > 0 ? `, trouble survived: ${troubleSurvived.join(', ')}` : ''}`;
+  const done = report.coverage.cells.filter((c) => c.declared && c.succeeded > 0).map((c) => cellLabel(c.operation, c.format));
+  const verdictText = `conformant: ${done.join(', ')} succeeded; ${report.checks.exercised.filter((c) => c.level !== 'observed').length} spec and http client checks${troubleSurvived.length > 0 ? `; trouble survived: ${troubleSurvived.join(', ')}` : ''}`;
   return withDigest({
     kind: 'iswc-conformance-client-certificate',
-    certificateVersion: 1,
+    certificateVersion: 2,
     client: { agency: report.client.agency, userAgent: report.client.userAgents[0] ?? null, userAgents: report.client.userAgents },
     date: date.toISOString(),
     harnessVersion: report.harnessVersion,
@@ -104,7 +113,9 @@ export function buildClientCertificate(report: ClientReport, date = new Date()):
       rateLimit: report.sandbox.rateLimit,
       operations: report.operations,
     },
-    verdict: report.verdict,
+    declared: { operations: report.coverage.operations, formats: report.coverage.formats },
+    exercised: report.coverage.cells.map((c) => ({ operation: c.operation, format: c.format, requests: c.requests, succeeded: c.succeeded, declared: c.declared })),
+    verdict: 'conformant',
     verdictText,
     checks: report.checks.exercised.map((c) => ({ id: c.id, level: c.level, sections: c.sections, passed: c.passed, failed: c.failed, observed: c.observed })),
     notExercised,
@@ -147,7 +158,16 @@ export function verifyClientCertificate(value: unknown, options: { publicKey?: K
   });
   if (!signature && cert.integrity !== CLIENT_UNSIGNED_INTEGRITY) problems.push('the integrity statement claims a signature, but the certificate carries none');
   const version = (value as { certificateVersion?: unknown }).certificateVersion;
-  if (version !== 1) problems.push(`certificateVersion ${JSON.stringify(version) ?? '(none)'} is not one this harness reads (1)`);
+  if (version !== 1 && version !== 2) problems.push(`certificateVersion ${JSON.stringify(version) ?? '(none)'} is not one this harness reads (1 or 2)`);
+  if (version === 2 && cert.verdict === 'conformant') {
+    // Conformant means it worked: every declared operation × format succeeded.
+    const exercised = Array.isArray(cert.exercised) ? cert.exercised : [];
+    const unmet = exercised.filter((c) => c.declared && !(c.succeeded > 0));
+    if (unmet.length > 0) problems.push(`verdict "conformant" with declared operations that never succeeded: ${unmet.map((c) => cellLabel(c.operation, c.format)).join(', ')}`);
+    const declaredOps = cert.declared?.operations ?? [];
+    const missingOps = declaredOps.filter((op) => !exercised.some((c) => c.operation === op && c.declared && c.succeeded > 0));
+    if (missingOps.length > 0) problems.push(`verdict "conformant" although declared operations are not shown to succeed: ${missingOps.join(', ')}`);
+  }
   const checks = Array.isArray(cert.checks) ? cert.checks : [];
   const judged = checks.some((c) => c.passed + c.failed + c.observed > 0);
   if (cert.verdict === 'conformant' && (!judged || !((cert.session?.requests ?? 0) > 0))) problems.push('verdict "conformant" on a session that judged no request of the client: it shows nothing to certify');
@@ -157,13 +177,26 @@ export function verifyClientCertificate(value: unknown, options: { publicKey?: K
   return { ok: problems.length === 0, recorded, computed, problems, signedBy, signatureVerified };
 }
 
+/** The operations × formats the session exercised, as the certificate's first table. */
+function exercisedHtml(cert: ClientCertificate): string {
+  if (!cert.exercised) return '';
+  const declared = cert.declared;
+  const rows = cert.exercised
+    .map((c) => `<tr class="exercised" data-operation="${h(c.operation)}" data-format="${h(c.format)}"><td>${h(cellLabel(c.operation, c.format))}</td><td>${c.requests}</td><td>${c.succeeded}</td><td>${c.declared ? 'declared' : 'not declared'}</td></tr>`)
+    .join('\n');
+  const what = declared ? `Declared: ${h(declared.operations.join(', '))}${declared.formats ? ` in ${h(declared.formats.join(', '))}` : ' (in the formats the client sent)'}; each succeeded at least once.` : '';
+  return `<h2>Operations exercised</h2>
+<p>${what}</p>
+<table id="exercised"><tr><th>Operation × format</th><th>Requests</th><th>Succeeded</th><th></th></tr>${rows}</table>`;
+}
+
 /** client-certificate.html: the same content for people; the JSON file with its digest is the reference. */
 export function renderClientCertificateHtml(cert: ClientCertificate): string {
   const colour = cert.verdict === 'conformant' ? VERDICT_COLOUR.pass : VERDICT_COLOUR.fail;
   const rows = cert.checks
     .map((c) => `<tr class="check" data-check="${h(c.id)}"><td><code>${h(c.id)}</code></td><td>${h(c.level)}</td><td>${h(sectionsText(c.sections))}</td><td>${c.passed} ✓ · ${c.failed} ✗ · ${c.observed} observed</td></tr>`)
     .join('\n');
-  const trouble = cert.trouble.map((t) => `<tr><td>${h(t.kind)}</td><td>#${t.request}</td><td>${t.survived ? 'survived' : 'not survived'}</td></tr>`).join('');
+  const trouble = cert.trouble.map((t) => `<tr><td>${h(t.kind)}</td><td>#${t.request}</td><td>${t.survived ? `survived${t.survivedBy !== undefined ? ` (#${t.survivedBy} succeeded)` : ''}` : 'not survived'}</td></tr>`).join('');
   const violations = cert.violations
     .map((v) => `<tr><td><code>${h(v.check)}</code></td><td>${h(v.level)}${v.gating ? '' : ' (not gating)'}</td><td>${h(sectionsText(v.sections))}</td><td>${h(operationLabel(v.operation))} · ${h(v.format)} · #${v.request}</td><td>${h(v.received)}</td></tr>`)
     .join('\n');
@@ -171,13 +204,14 @@ export function renderClientCertificateHtml(cert: ClientCertificate): string {
 <table class="meta">
 <tr><td>Client (User-Agent)</td><td>${h(cert.client.userAgent ?? '(none sent)')}</td></tr>
 <tr><td>Agency</td><td>${h(cert.client.agency ?? '—')}</td></tr>
-<tr><td>Session</td><td>${cert.session.requests} requests · ${h(cert.session.startedAt)} → ${h(cert.session.finishedAt)} · choices ${h(cert.session.choices)} · strict ${cert.session.strict ? 'yes' : 'no'} · trouble ${h(cert.session.inject.map((i) => `${i.kind}@${i.at}`).join(', ') || 'none')}${cert.session.rateLimit ? ` · rate limit ${h(cert.session.rateLimit)}` : ''}</td></tr>
+<tr><td>Session</td><td>${cert.session.requests} requests · ${h(cert.session.startedAt)} → ${h(cert.session.finishedAt)} · choices ${h(cert.session.choices)} · profile ${h(cert.session.profile)} · strict ${cert.session.strict ? 'yes' : 'no'} · trouble ${h(cert.session.inject.map((i) => injectionText(i)).join(', ') || 'none')}${cert.session.rateLimit ? ` · rate limit ${h(cert.session.rateLimit)}` : ''}</td></tr>
 <tr><td>Date</td><td>${h(cert.date)}</td></tr>
 <tr><td>Harness</td><td>${h(cert.harnessVersion)}</td></tr>
 <tr><td>Interface document digest</td><td><code>${h(cert.documentDigest)}</code></td></tr>
 <tr><td>Digest (SHA-256)</td><td><code id="digest">${h(cert.digest.value)}</code></td></tr>
 <tr><td>Integrity</td><td id="integrity" data-signed="${cert.signature ? 'yes' : 'no'}">${cert.signature ? `<b>Signed</b> (Ed25519, key <code>${h(cert.signature.publicKeyFingerprint)}</code>)` : '<b>Unsigned</b>'}: ${h(cert.integrity)}</td></tr>
 </table>
+${exercisedHtml(cert)}
 <h2>Client checks exercised (${cert.checks.length})</h2>
 <table id="checks"><tr><th>Check</th><th>Level</th><th>Section</th><th>Requests judged</th></tr>${rows}</table>
 ${cert.notExercised.length > 0 ? `<p class="muted" id="not-exercised">Not exercised by this session: ${h(cert.notExercised.join(', '))}.</p>` : ''}

@@ -76,6 +76,11 @@ export class ClientFindings {
     return this.redactor.text(text);
   }
 
+  /** A request target made safe to report (the key, and secret-looking query values). */
+  redactUrl(target: string): string {
+    return this.redactor.url(target);
+  }
+
   /** What the client got for a request with findings: its status, or `reset`. */
   answered(seq: number, answer: number | 'reset'): void {
     const sent = this.sent.get(seq);

@@ -2,6 +2,7 @@ import { cut, escapeHtml as h } from '../escape.ts';
 import { page } from '../html.ts';
 import { OPERATION_KEYS, operationLabel, sectionsText } from '../view.ts';
 import { requestText } from './junit.ts';
+import { answersText, cellLabel, injectionText } from './labels.ts';
 import type { ClientFinding, ClientReport } from './model.ts';
 
 const LEVEL_ORDER = { spec: 0, http: 1, observed: 2 } as const;
@@ -122,10 +123,11 @@ export function renderClientHtml(report: ClientReport): string {
     ['Requests', `${report.requests} (${Object.entries(report.operations).map(([op, n]) => `${operationLabel(op)} ${n}`).join(', ') || 'none'})`],
     ['Runs', `${report.runs.started} started, ${report.runs.ended} ended`],
     ['Sandbox', `${report.sandbox.url} · choices ${report.sandbox.choices} · profile ${report.sandbox.profile}`],
-    ['Trouble asked for', report.sandbox.inject.length > 0 ? report.sandbox.inject.map((i) => `${i.kind}@${i.at}`).join(', ') : 'none'],
+    ['Trouble asked for', report.sandbox.inject.length > 0 ? report.sandbox.inject.map((i) => injectionText(i)).join(', ') : 'none'],
     ['Rate limit', report.sandbox.rateLimit ?? 'none'],
     ['Strict', report.strict ? 'yes (http violations gate)' : 'no'],
-    ['Started / finished', `${report.startedAt} / ${report.finishedAt} (ended by ${report.endedBy})`],
+    ['Started / finished', `${report.startedAt} / ${report.finishedAt} (ended by ${report.endedBy}${report.endedBy === 'requests' ? `: --requests ${report.sandbox.requestLimit ?? '?'} reached` : ''})`],
+    ...(report.lateRequests.count > 0 ? [['After the end', `${report.lateRequests.count} request(s) came after the session ended by count: answered 503 with Retry-After, not judged (${report.lateRequests.first.map((r) => `#${r.seq} ${r.method} ${r.target}`).join(' · ')}${report.lateRequests.count > report.lateRequests.first.length ? ' · …' : ''})`] as [string, string]] : []),
     ...(report.defect !== undefined ? [['Internal error', `${report.defect} (a defect of iswc-conformance: the verdict covers only the requests judged before it)`] as [string, string]] : []),
     ['Harness', report.harnessVersion],
     ['Document digest', report.documentDigest],
@@ -133,7 +135,13 @@ export function renderClientHtml(report: ClientReport): string {
   const checkRows = report.checks.exercised
     .map((c) => `<tr class="check" data-check="${h(c.id)}"><td><code>${h(c.id)}</code><div class="muted">${h(c.description)}</div></td><td>${h(c.level)}</td><td>${h(sectionsText(c.sections))}</td><td>${c.passed}</td><td class="${c.failed ? 'v-fail' : ''}">${c.failed}</td><td class="${c.observed ? 'v-observed' : ''}">${c.observed}</td></tr>`)
     .join('\n');
-  const troubleRows = report.trouble.map((t) => `<tr class="trouble" data-kind="${h(t.kind)}"><td>${h(t.kind)}</td><td>#${t.request}</td><td class="${t.survived ? 'v-pass' : 'v-fail'}">${t.survived ? 'survived: the client went on' : 'not survived: no later request got an answer'}</td></tr>`).join('\n');
+  const troubleRows = report.trouble.map((t) => `<tr class="trouble" data-kind="${h(t.kind)}"><td>${h(t.kind)}</td><td>#${t.request} ${h(operationLabel(t.operation))}</td><td class="${t.survived ? 'v-pass' : 'v-fail'}">${t.survived ? `survived: the same request succeeded (#${t.survivedBy ?? '?'})` : 'not survived: the same operation with the same data never succeeded after it'}</td></tr>`).join('\n');
+  const cov = report.coverage;
+  const coverageRows = cov.cells
+    .map((c) => `<tr class="cell" data-operation="${h(c.operation)}" data-format="${h(c.format)}"><td>${h(cellLabel(c.operation, c.format))}</td><td>${c.declared ? 'declared' : '<span class="muted">not declared</span>'}</td><td>${c.requests}</td><td class="${c.succeeded > 0 ? 'v-pass' : c.declared ? 'v-fail' : ''}">${c.succeeded}</td><td>${h(answersText(c.answers))}</td></tr>`)
+    .join('\n');
+  const anyRows = cov.missing.filter((m) => m.format === 'any').map((m) => `<tr class="cell" data-operation="${h(m.operation)}" data-format="any"><td>${h(cellLabel(m.operation, m.format))}</td><td>declared</td><td colspan="3" class="v-fail">${h(m.reason)}</td></tr>`).join('\n');
+  const declaredText = `Declared: ${cov.operations.map((op) => operationLabel(op)).join(', ')}${cov.operationsFrom === 'default' ? ' (the default: all four)' : ' (--operations)'}, in ${cov.formats ? `${cov.formats.join(' and ').toUpperCase()} (--formats)` : 'the formats the client sent each in'}. Conformant needs a success (2xx) of each.`;
   const matrixRows = [...report.groups]
     .sort((a, b) => LEVEL_ORDER[a.level] - LEVEL_ORDER[b.level] || a.check.localeCompare(b.check) || OPERATION_KEYS.indexOf(a.operation) - OPERATION_KEYS.indexOf(b.operation) || FORMAT_ORDER.indexOf(a.format) - FORMAT_ORDER.indexOf(b.format))
     .map((g) => {
@@ -148,6 +156,10 @@ export function renderClientHtml(report: ClientReport): string {
 <h1>ISWC Agency API client conformance report <span id="verdict" class="badge ${badge}" data-verdict="${h(report.verdict)}">${h(report.verdictText)}</span></h1>
 <table class="meta" id="session">${meta.map(([k, v]) => `<tr><td>${h(k)}</td><td>${h(v)}</td></tr>`).join('')}</table>
 </header>
+<h2>Operations exercised</h2>
+<p class="muted">${h(declaredText)}</p>
+${cov.missing.length > 0 ? `<p id="missing" class="v-fail">${h(cov.missing.map((m) => `${cellLabel(m.operation, m.format)}: ${m.reason}`).join('; '))}</p>` : ''}
+<table id="coverage"><tr><th>Operation × format</th><th></th><th>Requests</th><th>Succeeded</th><th>Other answers</th></tr>${coverageRows}${anyRows}</table>
 <h2>Client checks</h2>
 <p class="muted">spec: what the interface document asks of every client, on every reading (always gating) · http: RFC 9110 and RFC 6585 conventions the document does not state (gating with --strict) · observed: the client relies on a point the document leaves open; recorded, never a failure. ${report.checks.gatingFailures} gating violation(s).</p>
 <table id="checks"><tr><th>Check</th><th>Level</th><th>Section</th><th>Passed</th><th>Failed</th><th>Observed</th></tr>${checkRows}</table>

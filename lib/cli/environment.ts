@@ -1,0 +1,268 @@
+/**
+ * Every environment variable iswc-conformance reads, once: what it means, its default, the flag that sets
+ * the same. The commands' `--help` (their `environment`), docs/cli.md and docs/configuration.md are made
+ * from this table, so that they cannot disagree; tests/unit/configuration.spec.ts fails when the code reads
+ * a variable this table does not have. Defaults that are values of lib/config/defaults.ts are read from it.
+ */
+import path from 'node:path';
+import { DEFAULTS } from '../config/defaults.ts';
+import { fromRoot } from '../paths.ts';
+
+export interface EnvironmentSetting {
+  /** The variable, or variables read together (the proxy variables). */
+  names: readonly string[];
+  /** The flag that sets the same for the commands that take it; the flag wins over the variable. */
+  flag?: string;
+  /** What it does, for the commands that read it. Empty when `meaningFrom` says whose text it is. */
+  meaning: string;
+  /**
+   * The command whose own `environment` text is the meaning (a variable only that command reads, written
+   * next to its options): the reference quotes it rather than keeping a second copy.
+   */
+  meaningFrom?: string;
+  /** What holds when it is unset or blank. */
+  default: string;
+  /** Who reads it when no command lists it in its `environment` (every command, the tests). */
+  readBy?: string;
+  /** Set by iswc-conformance for its own processes: listed so that nobody sets it by hand. */
+  internal?: boolean;
+}
+
+const DEFAULT_TARGET = path.relative(fromRoot(), DEFAULTS.targetFile);
+
+const SWITCH = 'Takes 1, true or yes, or 0, false or no; anything else is refused (exit 2).';
+
+export const ENVIRONMENT: readonly EnvironmentSetting[] = [
+  {
+    names: ['ISWC_SUBSCRIPTION_KEY'],
+    meaning:
+      "The subscription key, sent as Ocp-Apim-Subscription-Key. Read only from the environment: a key flag is refused (exit 2). Sent only to the base URL's origin, never through a redirect, and written nowhere (every output shows $ISWC_SUBSCRIPTION_KEY). Required with any base URL, even one on this machine: without it nothing is sent (exit 2). At least 8 characters, else exit 2: the key is replaced by its placeholder wherever it occurs, and a shorter one (test, wrong) occurs in the reports' own words; API Management keys have 32. When the first 5 requests that show whether the key is accepted (the run's own key, a documented operation, acting for the profile's agency) are all answered 401 or 403, the run stops with exit 3: \"the target refused the key on every request: check ISWC_SUBSCRIPTION_KEY, and that it may act for agency …\".",
+    default: `none; only the embedded reference server runs without one (it has a key of its own, ${DEFAULTS.embeddedKey})`,
+  },
+  {
+    names: ['ISWC_BASE_URL'],
+    flag: 'base-url',
+    meaning: 'The API under test: http:// or https://, no credentials, no query, no fragment. Redirects are never followed.',
+    default: 'the embedded reference server, started for the run',
+  },
+  {
+    names: ['ISWC_TARGET'],
+    flag: 'target',
+    meaning: 'The target profile: what exists in the target (docs/target-profile.md; its fields in docs/configuration.md#target-profile). A profile that is not valid stops every command before anything is sent (exit 2).',
+    default: `${DEFAULT_TARGET} (what the embedded server holds)`,
+  },
+  {
+    names: ['ISWC_DESTRUCTIVE'],
+    flag: 'destructive',
+    meaning: `1: run the checks that consume the profile's disposable entries (successful merge, demerge, delete), on those entries only. 0: they are skipped with the reason, and the run changes no data. ${SWITCH}`,
+    default: '1 for the embedded server and a base URL on this machine (localhost, 127.x, ::1); 0 for a remote base URL',
+  },
+  {
+    names: ['ISWC_STRICT'],
+    flag: 'strict',
+    meaning: `1: http-level failures (RFC 9110 and safe-handling conventions the document does not state) fail the run too; for the sandbox, http-level client checks fail the session. ${SWITCH}`,
+    default: '0: only spec-level failures fail',
+  },
+  {
+    names: ['ISWC_RUNS'],
+    flag: 'runs',
+    meaning: 'Runs per property-based check (generated inputs).',
+    default: String(DEFAULTS.runs),
+  },
+  {
+    names: ['ISWC_SEED'],
+    flag: 'seed',
+    meaning: 'The fast-check seed: with the same runs, plan, budget, profile and harness, the same seed generates the same inputs.',
+    default: 'random; the run prints and records the one it used',
+  },
+  {
+    names: ['ISWC_REPORT_DIR'],
+    flag: 'report-dir',
+    meaning: 'Where reports are written (run, certify, sandbox) and read (replay, diff, baseline, allure), relative to the directory the command runs in.',
+    default: `${DEFAULTS.reportDir}/`,
+  },
+  {
+    names: ['ISWC_RATE'],
+    flag: 'rate',
+    meaning:
+      'Requests per second over the whole run, all workers together: 5, 0.5, 10/min, 600/h; 0 means no limit. 429 and 503 with Retry-After are honoured as throttling on every target (bounded waits, counted, never failures). A run sharded over N machines: give each the rate divided by N.',
+    default: `no limit on the embedded server or a base URL on this machine; ${DEFAULTS.remoteRate} (the published production limit) on a remote base URL`,
+  },
+  {
+    names: ['ISWC_TIMEOUT_MS'],
+    meaning: 'Per-request timeout in milliseconds: connect, headers and the whole body.',
+    default: String(DEFAULTS.timeoutMs),
+  },
+  {
+    names: ['ISWC_MAX_BODY'],
+    meaning: 'The largest response body read, in bytes; a larger one is the failure BODY_TOO_LARGE.',
+    default: String(DEFAULTS.maxBodyBytes),
+  },
+  {
+    names: ['ISWC_WORKERS'],
+    flag: 'workers',
+    meaning: "Playwright workers. The run's one engine, in the main process, sends every request and holds the rate, so more workers rarely make a run faster (docs/performance.md).",
+    default: `1 for the run command (npx iswc-conformance, npm run conformance); ${DEFAULTS.workers} for npm test and a plain npx playwright test`,
+  },
+  {
+    names: ['ISWC_BUDGET'],
+    flag: 'budget',
+    meaning:
+      'The most requests the run sends. Cases are taken in the committed ranking (lib/run/plans.generated.ts): the most faults of the reference server\'s catalogue caught per request first, then every spec check once, then coverage; generated inputs get what is left.',
+    default: 'no limit',
+  },
+  {
+    names: ['ISWC_PLAN'],
+    flag: 'smoke',
+    meaning:
+      'full, or smoke: the fewest requests that catch every fault of the catalogue the mode (destructive or not) can catch and exercise every spec check it can, once (npm run plan:power measures it). --smoke sets smoke; plan also takes --plan full|smoke.',
+    default: 'full',
+  },
+  {
+    names: ['ISWC_WAIVERS'],
+    flag: 'waivers',
+    meaning:
+      'A YAML file of known deviations of the target (docs/staging.md#waivers; its fields in docs/configuration.md#waivers): a failure a live waiver matches is reported as waived, with its reason, and does not fail the run. A malformed file stops the run before any request (exit 2).',
+    default: 'none',
+  },
+  {
+    names: ['ISWC_REQUIRE_ALL'],
+    flag: 'require-all',
+    meaning: `1: a run that did not exercise every spec check of the document (non-destructive, a budget, the smoke plan, --grep, entries used up, --max-duration) fails, naming the checks it left out. ${SWITCH}`,
+    default: '0: such a run passes as "conformant on N of M spec checks"',
+  },
+  {
+    names: ['ISWC_MAX_DURATION'],
+    flag: 'max-duration',
+    meaning:
+      'Stop sending once the run has lasted this long (90s, 20m, 1.5h; a bare number is seconds) and report a partial run: every case not sent is listed with "stopped at --max-duration". The exit code is that of what was judged (0 or 1).',
+    default: 'no limit',
+  },
+  {
+    names: ['ISWC_HEADERS'],
+    flag: 'header',
+    meaning:
+      'Extra headers for every request to the base URL\'s origin, as one JSON object of strings: {"X-Correlation-Id": "abc"}. --header \'Name: value\' adds to them (a flag replaces a header of the same name). Values are secrets of the run: written nowhere (records and curl lines show $ISWC_HEADER_X_CORRELATION_ID: export it to replay a curl line), and from 8 characters on removed wherever an answer or a message repeats them. Refused (exit 2): the headers the harness owns (Ocp-Apim-Subscription-Key, Host, Content-Length, Content-Type, Transfer-Encoding, Accept, Accept-Encoding, User-Agent, hop-by-hop ones, Proxy-Authorization), names that are not HTTP tokens, values with line breaks or control characters, a name given twice.',
+    default: 'none',
+  },
+  {
+    names: ['HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY'],
+    meaning:
+      "The proxy to the base URL, read as undici's EnvHttpProxyAgent reads them; the lower-case variable wins when set (an empty one turns that proxy off). HTTPS_PROXY for an https:// target, through a CONNECT tunnel (the proxy sees host and port only; HTTP_PROXY when it is unset); HTTP_PROXY for an http:// target, as absolute-form requests (the proxy sees every request, the key included). NO_PROXY lists hosts reached directly: host, .domain, *.domain, host:port, *; loopback too (localhost,127.0.0.1,[::1]). A proxy URL may carry user:password@ (percent-encoded), written nowhere; a value without a scheme is http://; socks5:// is refused (exit 2). The run's first lines and its reports name the proxy used, never its credentials (docs/staging.md#behind-a-company-proxy).",
+    default: 'a direct connection (the embedded server is never proxied)',
+  },
+  {
+    names: ['NODE_EXTRA_CA_CERTS'],
+    meaning: "A PEM file of extra certificate authorities: your company's CA, or that of a proxy that inspects TLS. Node reads it when the run starts; a missing file, or one without a certificate, is refused (exit 2).",
+    default: "Node's own certificate authorities only",
+  },
+  {
+    names: ['NODE_TLS_REJECT_UNAUTHORIZED'],
+    meaning: '0 (certificate verification off) is refused (exit 2): the key could reach anyone in the middle. Give the CA in NODE_EXTRA_CA_CERTS instead.',
+    default: 'certificates are verified',
+  },
+  {
+    names: ['NODE_OPTIONS'],
+    meaning: "Passed to the run's processes; the run command adds --max-semi-space-size=1 (a smaller young generation: less memory) unless it already names one.",
+    default: '--max-semi-space-size=1',
+  },
+  {
+    names: ['ISWC_PROGRESS'],
+    meaning:
+      "live: on a terminal, one live progress line (requests sent of planned, failures, time elapsed and left, time waiting on throttling) takes the place of Playwright's list of tests; the run command sets it when its output is a terminal. Otherwise the same line comes every 30 s while the run sends.",
+    default: 'live on a terminal, else unset',
+  },
+  {
+    names: ['ISWC_SANDBOX_KEY'],
+    meaningFrom: 'sandbox',
+    meaning: '',
+    default: 'a random key, printed when the session starts',
+  },
+  {
+    names: ['ISWC_SERVER_DEBUG'],
+    meaningFrom: 'server',
+    meaning: '',
+    default: 'no stack is printed',
+  },
+  {
+    names: ['ISWC_DEBUG'],
+    meaning: '1: an internal error (exit 4) prints its stack, not only its one line.',
+    default: 'one line',
+    readBy: 'every command',
+  },
+  {
+    names: ['ISWC_CHROMIUM'],
+    meaning: "The Chromium the browser tests and npm run bench:report open the HTML reports in (Debian's chromium package; never a browser download).",
+    default: '/usr/bin/chromium',
+    readBy: 'npm test (project browser), npm run bench:report',
+  },
+  {
+    names: ['ISWC_UPDATE_SCREENSHOT'],
+    meaning: "1: the browser test writes the README's screenshot of the HTML report (docs/report-screenshot.png) again.",
+    default: 'the screenshot is left as it is',
+    readBy: 'npm test (project browser)',
+  },
+  {
+    names: ['ISWC_RUN_CONTEXT', 'ISWC_CALLER_CWD'],
+    meaning: "The run command's hand-over to its Playwright processes (where the run's engine listens; the directory the command was started in).",
+    default: 'set by the run command',
+    readBy: "the run's own processes",
+    internal: true,
+  },
+];
+
+/** The variables a conformance run reads (run, certify): their meaning and default, as every `--help` shows them. */
+export const RUN_VARIABLES: readonly string[] = [
+  'ISWC_SUBSCRIPTION_KEY',
+  'ISWC_BASE_URL',
+  'ISWC_TARGET',
+  'ISWC_DESTRUCTIVE',
+  'ISWC_STRICT',
+  'ISWC_RATE',
+  'ISWC_BUDGET',
+  'ISWC_PLAN',
+  'ISWC_RUNS',
+  'ISWC_SEED',
+  'ISWC_REPORT_DIR',
+  'ISWC_WAIVERS',
+  'ISWC_REQUIRE_ALL',
+  'ISWC_MAX_DURATION',
+  'ISWC_WORKERS',
+  'ISWC_TIMEOUT_MS',
+  'ISWC_MAX_BODY',
+  'ISWC_HEADERS',
+  'HTTPS_PROXY',
+  'NODE_EXTRA_CA_CERTS',
+  'NODE_TLS_REJECT_UNAUTHORIZED',
+  'NODE_OPTIONS',
+  'ISWC_PROGRESS',
+];
+
+/** The setting of a variable, or undefined when the table has none. */
+export function settingOf(name: string): EnvironmentSetting | undefined {
+  return ENVIRONMENT.find((s) => s.names.includes(name));
+}
+
+/** A setting's text in a command's `--help`: its meaning, its default and its flag. */
+export function settingText(setting: EnvironmentSetting): string {
+  const flag = setting.flag ? ` The flag --${setting.flag} wins over it.` : '';
+  return `${setting.meaning} Default: ${setting.default}.${flag}`;
+}
+
+/**
+ * A command's `environment` rows for these variables, from the one table: a setting of several variables
+ * (the proxy variables) is one row, named by any of them. Throws on a name the table does not have.
+ */
+export function environmentOf(names: readonly string[]): Array<readonly [string, string]> {
+  const rows: Array<readonly [string, string]> = [];
+  const seen = new Set<EnvironmentSetting>();
+  for (const name of names) {
+    const setting = settingOf(name);
+    if (setting === undefined) throw new Error(`lib/cli/environment.ts has no setting for ${name}`);
+    if (seen.has(setting)) continue;
+    seen.add(setting);
+    if (setting.meaningFrom !== undefined) throw new Error(`${name} is described by the ${setting.meaningFrom} command: list it there`);
+    rows.push([setting.names.join(', '), settingText(setting)]);
+  }
+  return rows;
+}

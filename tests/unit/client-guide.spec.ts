@@ -1,0 +1,140 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import { fromRoot } from '../../lib/paths.ts';
+import type { ClientReport } from '../../lib/report/client/model.ts';
+import { parseSandboxArgs } from '../../lib/sandbox/options.ts';
+import { startSandbox } from '../../lib/sandbox/run.ts';
+
+/**
+ * The client guide (docs/guides/client.md) works as written: its walkthrough's shell blocks run in a
+ * directory of their own, as a new user runs them, with three substitutions only: the command is this
+ * checkout's bin and `npx tsx` its tsx (npx would look for them in the registry from a temporary
+ * directory), and the docs' port (18091) is a free one. The sandbox is ended by a signal, as the guide says, and writes
+ * its report; the certificate lists what was exercised. Every other command of the guide is run too, or
+ * parsed where it would take a minute.
+ */
+
+const GUIDE = fromRoot('docs', 'guides', 'client.md');
+
+/** The shell blocks of a section of the guide (up to the next `## `), in order. */
+function shellBlocks(guide: string, heading: string): string[] {
+  const start = guide.indexOf(`\n## ${heading}\n`);
+  if (start < 0) throw new Error(`the guide has no section "${heading}"`);
+  const next = guide.indexOf('\n## ', start + 1);
+  const section = guide.slice(start, next < 0 ? undefined : next);
+  return [...section.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? '');
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The environment of a newcomer: none of this run's settings. */
+function newcomerEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!/^(ISWC_|PW_|PLAYWRIGHT_|TEST_)/.test(k)) env[k] = v;
+  return env;
+}
+
+test('the guide\'s walkthrough works as written: profile check --client, the sandbox, a hand-written curl client, a signal ending the session with its report, a certificate of what was exercised', async () => {
+  test.setTimeout(120_000);
+  const blocks = shellBlocks(readFileSync(GUIDE, 'utf8'), 'Walkthrough');
+  expect(blocks).toHaveLength(4);
+  const port = String(await freePort());
+  const bin = `node ${JSON.stringify(fromRoot('bin', 'iswc-conformance.mjs'))}`;
+  const local = (block: string): string => block.replaceAll('npx iswc-conformance', bin).replaceAll('18091', port);
+  const [check = '', sandboxBlock = '', client = '', certify = ''] = blocks;
+  expect(sandboxBlock).toMatch(/\nnpx iswc-conformance sandbox --port 18091 /);
+
+  const dir = mkdtempSync(path.join(tmpdir(), 'iswc-client-guide-'));
+  symlinkSync(fromRoot('fixtures'), path.join(dir, 'fixtures'));
+  symlinkSync(fromRoot('examples'), path.join(dir, 'examples'));
+  const env = newcomerEnv();
+  const sh = (script: string) => spawnSync('bash', ['-c', `set -euo pipefail\n${local(script)}`], { cwd: dir, env, encoding: 'utf8', timeout: 60_000 });
+  try {
+    const checked = sh(check);
+    expect(checked.status, checked.stdout + checked.stderr).toBe(0);
+    expect(checked.stdout).toContain('Result: a client can succeed at every operation with this profile (exit 0).');
+
+    // Terminal 1: the export, then the sandbox in the shell's place (the signal goes to it).
+    const lines = local(sandboxBlock).trim().split('\n');
+    const script = [...lines.slice(0, -1), `exec ${lines[lines.length - 1] ?? ''}`].join('\n');
+    const sandbox = spawn('bash', ['-c', script], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    sandbox.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+    sandbox.stderr.on('data', (d: Buffer) => (out += d.toString('utf8')));
+    const exited = new Promise<number | null>((resolve) => sandbox.on('exit', (code) => resolve(code)));
+    try {
+      await expect.poll(() => out, { timeout: 30_000 }).toContain(`listening http://127.0.0.1:${port}`);
+      // Terminal 2: the client.
+      const day = sh(client);
+      expect(day.status, day.stdout + day.stderr).toBe(0);
+      expect(day.stdout).toMatch(/^run [0-9a-f-]+: started, merged, demerged, deleted, ended$/m);
+    } finally {
+      // Ctrl-C in terminal 1.
+      sandbox.kill('SIGINT');
+    }
+    await exited;
+    expect(out).toContain('client conformance: conformant: run notification JSON, merge JSON, submission delete, demerge succeeded — 9 request(s)');
+    expect(out).toContain('✓ demerge: 4 sent, 1 succeeded (503 ×3)');
+    expect(out).toContain('trouble 429 on request 2: survived (request 3 with the same data succeeded)');
+    const report = JSON.parse(readFileSync(path.join(dir, 'reports', 'client', 'client-conformance.json'), 'utf8')) as ClientReport;
+    expect(report).toMatchObject({ verdict: 'conformant', endedBy: 'signal', requests: 9, strict: true });
+    expect(report.client.userAgents).toEqual(['curl-agency-day/1.0']);
+
+    const certified = sh(certify);
+    expect(certified.status, certified.stdout + certified.stderr).toBe(0);
+    expect(certified.stdout).toContain('client certificate: conformant: run notification JSON, merge JSON, submission delete, demerge succeeded;');
+    expect(certified.stdout).toContain('✓ merge JSON: 2 sent, 1 succeeded');
+    expect(existsSync(path.join(dir, 'reports', 'client', 'client-certificate.json'))).toBe(true);
+    expect(`${out}${certified.stdout}${certified.stderr}`).not.toContain('my-sandbox-key');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('every sandbox command of the guide parses; its example clients run as written against a sandbox', async () => {
+  test.setTimeout(120_000);
+  const guide = readFileSync(GUIDE, 'utf8');
+  const commands = [...guide.matchAll(/^npx iswc-conformance sandbox(.*)$/gm)].map((m) => (m[1] ?? '').trim().split(/\s+/).filter((a) => a !== ''));
+  expect(commands.length).toBeGreaterThanOrEqual(3);
+  for (const args of commands) expect(parseSandboxArgs(args, { ISWC_SANDBOX_KEY: 'my-sandbox-key' }).kind, args.join(' ')).toBe('run');
+
+  const clients = [...guide.matchAll(/^(ISWC_BASE_URL=\S+ ISWC_SUBSCRIPTION_KEY=\S+ npx tsx examples\/\S+\.ts.*)$/gm)].map((m) => m[1] ?? '');
+  expect(clients).toHaveLength(2);
+  const dir = mkdtempSync(path.join(tmpdir(), 'iswc-client-guide-'));
+  symlinkSync(fromRoot('fixtures'), path.join(dir, 'fixtures'));
+  symlinkSync(fromRoot('examples'), path.join(dir, 'examples'));
+  try {
+    for (const line of clients) {
+      const parsed = parseSandboxArgs(['--port', '0', '--report-dir', path.join(dir, 'reports')], { ISWC_SANDBOX_KEY: 'my-sandbox-key' });
+      if (parsed.kind !== 'run') throw new Error('bad arguments');
+      const running = await startSandbox(parsed.options);
+      const command = line.replaceAll('http://127.0.0.1:18091', running.url).replaceAll('npx tsx', JSON.stringify(fromRoot('node_modules', '.bin', 'tsx')));
+      const ran = await new Promise<{ code: number | null; out: string }>((resolve) => {
+        const child = spawn('bash', ['-c', command], { cwd: dir, env: newcomerEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+        child.stderr.on('data', (d: Buffer) => (out += d.toString('utf8')));
+        child.on('exit', (code) => resolve({ code, out }));
+      });
+      const result = await running.stop();
+      expect(ran.code, `${line}\n${ran.out}`).toBe(0);
+      expect(result.report.verdict, `${line}: ${result.report.verdictText}`).toBe('conformant');
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
