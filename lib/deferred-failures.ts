@@ -1,5 +1,6 @@
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import type { SelectableEngine } from './engine.ts';
+import { endedEarly, endRunEarly } from './interrupt.ts';
 
 /**
  * Failures that do not cost a worker. Playwright ends a worker after every failed test and starts a new
@@ -31,7 +32,7 @@ export class TargetUnusableError extends Error {
 
 /** The error of a test the run's interruption cut short: JUnit writes it as an <error type="Interrupted">. */
 export function interruptedError(): TestError {
-  const message = 'Interrupted: the run was interrupted (SIGINT or SIGTERM) before this test could end; the reports say what was done';
+  const message = 'Interrupted: the run was interrupted (SIGINT, SIGTERM or SIGHUP) before this test could end; the reports say what was done';
   return { message, stack: message };
 }
 
@@ -63,6 +64,13 @@ export default class DeferredFailures implements Reporter {
   }
 
   onTestEnd(_test: TestCase, result: TestResult): void {
+    // The run ended itself (the target unusable, said by the test before): a test it cut short sent nothing more.
+    const early = endedEarly();
+    if (result.status === 'interrupted' && early !== undefined) {
+      result.status = 'skipped';
+      result.annotations.push({ type: 'skip', description: `not sent: ${early}` });
+      return;
+    }
     // A test the interruption cut short is an error in every JUnit file, never a quiet skip.
     if (result.status === 'interrupted') {
       const error = interruptedError();
@@ -80,6 +88,8 @@ export default class DeferredFailures implements Reporter {
       // Named like an error, not an assertion: Playwright's JUnit reporter writes <error type="TargetUnusable">.
       const message = `TargetUnusable: ${attachment?.body?.toString('utf8') ?? 'the target is unusable'}`;
       this.fail(result, { message, stack: message });
+      // Nothing more is sent: the run ends now rather than go through every test left only to skip it.
+      endRunEarly(message.replace(/^TargetUnusable: (target unusable: )?/, 'target unusable: ').split('\n')[0] ?? 'target unusable');
       return;
     }
     const index = result.attachments.findIndex((a) => a.name === DEFERRED_FAILURE_ATTACHMENT);
@@ -102,7 +112,7 @@ export default class DeferredFailures implements Reporter {
   }
 
   onEnd(result: FullResult): Promise<{ status?: FullResult['status'] } | undefined> {
-    if (result.status === 'interrupted' && !this.interruptedMarked) this.markNotRun();
+    if (result.status === 'interrupted' && !this.interruptedMarked && endedEarly() === undefined) this.markNotRun();
     return Promise.resolve(this.failed > 0 && result.status === 'passed' ? { status: 'failed' } : undefined);
   }
 

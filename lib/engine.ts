@@ -2,6 +2,7 @@ import path from 'node:path';
 import { shownPath } from './paths.ts';
 import { gating } from './check/gating.ts';
 import { createJudge } from './check/judge.ts';
+import { keySourceDbs } from './contract/agency.ts';
 import type { RunConfig } from './config/config.ts';
 import { OPERATION_LABEL } from './contract/operations.ts';
 import { sectionsText } from './report/view.ts';
@@ -24,6 +25,11 @@ import type { CaseOutcome } from './run/runner.ts';
 import type { AllureData, GroupVerdict } from './engine-protocol.ts';
 import type { RunHalt } from './report/outcome.ts';
 import { estimatedRequests } from './run/budget.ts';
+import { BudgetGate } from './run/budget-gate.ts';
+import type { CaseRun } from './run/case-run.ts';
+import type { RunSettings } from './run/runner.ts';
+import type { RunFigures } from './report/model.ts';
+import { randomUUID } from 'node:crypto';
 import { PROGRESS_SLOT } from './progress.ts';
 import type { EngineProgress } from './progress.ts';
 
@@ -79,6 +85,8 @@ export interface EngineSetup {
   maxDurationMs?: number;
   /** How --max-duration was written (for the reason every skipped case carries), e.g. "20m". */
   maxDurationText?: string;
+  /** The shard this run is (--shard I/N), when it is one: it takes its share of the budget. */
+  shard?: { current: number; total: number };
 }
 
 
@@ -115,16 +123,24 @@ export class RunEngine implements SelectableEngine {
   private halted: RunHalt | undefined;
   private deadline: NodeJS.Timeout | undefined;
   private readonly startedAtMs = performance.now();
+  /** The request budget, case by case (ISWC_BUDGET), when the run has one. */
+  private readonly budget: BudgetGate | undefined;
+  /** Why a case was left out for the budget, once one was. */
+  private budgetStop: string | undefined;
+  /** Names this run's figures in the attachments, so that a merge of shards adds runs up, never tests. */
+  private readonly runId = randomUUID();
 
   constructor(private readonly setup: EngineSetup) {
     this.byKey = new Map(setup.planned.map((p) => [p.key, p]));
     this.planned = this.requestsOf(setup.tests.flatMap((t) => t.keys));
     this.gate = setup.rate === null ? undefined : localGate(setup.rate);
     const { cfg } = setup;
-    this.client = createHttpClient(
-      targetClientOptions(setup.baseUrl, cfg, setup.profile.agency, { unresponsiveFile: setup.breakerFile, ...(this.gate ? { beforeSend: this.gate } : {}) }),
-    );
-    this.judge = createJudge({ strict: cfg.strict, agency: setup.profile.agency });
+    this.client = createHttpClient({
+      ...targetClientOptions(setup.baseUrl, cfg, setup.profile.agency, { unresponsiveFile: setup.breakerFile, ...(this.gate ? { beforeSend: this.gate } : {}) }),
+      ...(cfg.budget !== undefined ? { budget: cfg.budget } : {}),
+    });
+    this.budget = cfg.budget !== undefined ? new BudgetGate(cfg.budget, () => this.client.progress().sent) : undefined;
+    this.judge = createJudge({ strict: cfg.strict, agency: setup.profile.agency, sourceDbs: keySourceDbs(setup.profile) });
     if (setup.maxDurationMs !== undefined) {
       const limit = setup.maxDurationText ?? `${Math.round(setup.maxDurationMs / 1000)}s`;
       this.deadline = setTimeout(() => this.stop({ kind: 'max-duration', reason: `stopped at --max-duration ${limit} (ISWC_MAX_DURATION): the run's time limit` }), setup.maxDurationMs);
@@ -151,19 +167,61 @@ export class RunEngine implements SelectableEngine {
     if (this.halted === undefined) this.halted = halt;
     if (this.deadline) clearTimeout(this.deadline);
     this.client.stop(halt.reason);
+    this.budget?.wake();
   }
 
-  /** Why the run stopped sending, if it did: the target first (the breaker, the key), then a stop. */
+  /**
+   * Why the run stopped sending, if it did: the target first (the breaker, the key), then a stop (a signal,
+   * the time limit), then the request budget used up before every selected case was sent.
+   */
   halt(): RunHalt | undefined {
     const unusable = this.client.unusable();
     if (unusable !== undefined && this.halted?.kind !== 'interrupted' && this.halted?.kind !== 'max-duration') return { kind: 'target-unusable', reason: unusable };
-    return this.halted ?? (unusable !== undefined ? { kind: 'target-unusable', reason: unusable } : undefined);
+    if (this.halted) return this.halted;
+    if (unusable !== undefined) return { kind: 'target-unusable', reason: unusable };
+    if (this.client.budgetSpent() === undefined && this.budgetStop === undefined) return undefined;
+    const budget = this.budget?.budget ?? this.setup.cfg.budget ?? 0;
+    const whose = budget !== this.setup.cfg.budget ? `, this shard's share of ISWC_BUDGET=${this.setup.cfg.budget ?? 0}` : ` (ISWC_BUDGET=${budget})`;
+    return { kind: 'budget', reason: `the request budget is used up: ${this.client.progress().sent} of ${budget} requests sent, resends included${whose}; the cases left were not sent` };
+  }
+
+  /** The run's four figures so far (and the wall time waited), as every output gives them. */
+  figures(): RunFigures {
+    const client = this.client.progress();
+    return { planned: this.planned, sent: client.sent, retried: client.retried, answered: client.answered, waitedMs: client.waitedMs };
   }
 
   progress(): EngineProgress {
-    const client = this.client.progress();
     const halt = this.halt();
-    return { sent: client.sent, planned: this.planned, failures: this.failures, throttledMs: client.throttledMs, startedAtMs: this.startedAtMs, rate: this.setup.rate, ...(halt ? { halt } : {}) };
+    const { maxDurationMs } = this.setup;
+    return {
+      ...this.figures(),
+      failures: this.failures,
+      startedAtMs: this.startedAtMs,
+      rate: this.setup.rate,
+      ...(this.setup.cfg.budget !== undefined ? { budget: this.setup.cfg.budget } : {}),
+      ...(maxDurationMs !== undefined ? { deadlineAtMs: this.startedAtMs + maxDurationMs } : {}),
+      ...(halt ? { halt } : {}),
+    };
+  }
+
+  /** Runs one case, within the request budget when the run has one (lib/run/budget-gate.ts). */
+  private async runCase(p: PlannedCase, settings: RunSettings): Promise<CaseOutcome> {
+    const { profile } = this.setup;
+    if (!this.budget || p.skipReason !== undefined) return runPlannedCase(p, this.client, profile, settings, this.judge);
+    let run: CaseRun | undefined;
+    const admission = await this.budget.admit(estimatedRequests(p, p.runs ?? settings.runs), () => (run ? run.stats.requests + run.stats.retries : 0));
+    if (!admission.admitted) {
+      this.budgetStop ??= admission.reason;
+      return runPlannedCase({ ...p, skipReason: admission.reason ?? 'not sent: the request budget is used up' }, this.client, profile, settings, this.judge);
+    }
+    try {
+      return await runPlannedCase(p, this.client, profile, settings, this.judge, (r) => {
+        run = r;
+      });
+    } finally {
+      admission.done();
+    }
   }
 
   /** The tests this run selected, in order: the engine may run them ahead. */
@@ -174,7 +232,23 @@ export class RunEngine implements SelectableEngine {
       return keys ? [keys] : [];
     });
     this.planned = this.requestsOf(this.ahead.flat());
+    this.shareBudget();
     this.pump();
+  }
+
+  /**
+   * A shard of a run with a budget caps what it sends at its share: what its own tests count, and its
+   * part of what the plan left over (resends come out of it), so that the shards together never send
+   * more than the budget.
+   */
+  private shareBudget(): void {
+    const { shard } = this.setup;
+    const budget = this.setup.cfg.budget;
+    if (budget === undefined || !shard || shard.total <= 1) return;
+    const wholePlan = this.requestsOf(this.setup.tests.flatMap((t) => t.keys));
+    const share = this.planned + Math.floor(Math.max(0, budget - wholePlan) / shard.total);
+    this.client.limitBudget(share);
+    if (this.budget) this.budget.budget = Math.min(this.budget.budget, share);
   }
 
   /** Starts selected tests while fewer than LOOKAHEAD are started and not collected. */
@@ -206,14 +280,14 @@ export class RunEngine implements SelectableEngine {
 
   /** Runs the cases of one test and says what the test reports. */
   private async execute(keys: readonly string[]): Promise<GroupVerdict> {
-    const { cfg, profile } = this.setup;
+    const { cfg } = this.setup;
     const cases = keys.map((key) => {
       const p = this.byKey.get(key);
       if (!p) throw new Error(`the plan has no case ${key}`);
       return p;
     });
     const settings = { seed: this.setup.seed, runs: cfg.runs, strict: cfg.strict };
-    const outcomes = await inParallel(cases, CONCURRENCY, (p) => this.cases.run(() => runPlannedCase(p, this.client, profile, settings, this.judge)));
+    const outcomes = await inParallel(cases, CONCURRENCY, (p) => this.cases.run(() => this.runCase(p, settings)));
     const stats = { requests: 0, retries: 0, waitedMs: 0 };
     const all: CheckExecution[] = [];
     for (const outcome of outcomes) {
@@ -225,7 +299,7 @@ export class RunEngine implements SelectableEngine {
     const executions = this.redact.deep(all);
     const waiverDate = runDay(this.setup.startedAt);
     const halt = this.halt();
-    const attachment: ExecutionsAttachment = { executions, stats, waiverDate, ...(halt ? { halt: this.redact.deep(halt) } : {}) };
+    const attachment: ExecutionsAttachment = { executions, stats, waiverDate, ...(halt ? { halt: this.redact.deep(halt) } : {}), figures: { run: this.runId, ...this.figures() } };
     // The same function as the reporter's, on the same executions and day: both reach the same verdicts.
     const waivers = runWaivers(cfg.waivers);
     const judged = waivers ? applyWaivers(executions, waivers.waivers, waiverDate).executions : executions;
@@ -246,10 +320,12 @@ export class RunEngine implements SelectableEngine {
       this.tripReported = true;
       unusableText = this.redact.text(`target unusable: ${unusable}. Nothing more is sent; every later case of the run is skipped with that reason.`);
     }
-    const firstSkip = outcomes[0]?.skipReason;
+    // A test that judged nothing (every request not sent, throttled, or never reaching the target) is
+    // skipped with the reason, never passed.
+    const firstSkip = outcomes[0]?.skipReason ?? (executions.length > 0 && executions.every((e) => e.verdict === 'skip') ? executions[0]?.skipReason : undefined);
     return {
       attachmentBody: JSON.stringify(attachment),
-      ...(skipped.length === cases.length && firstSkip !== undefined ? { allSkipped: firstSkip } : {}),
+      ...((skipped.length === cases.length || executions.every((e) => e.verdict === 'skip')) && firstSkip !== undefined ? { allSkipped: firstSkip } : {}),
       skipped,
       waived: judged.filter((e) => e.verdict === 'waived').map(describeWaived),
       notGating: failures.filter((e) => !gating(e.level, cfg.strict)).map((e) => ({ level: e.level, text: describeFailure(e, reportFile) })),

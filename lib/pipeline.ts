@@ -1,6 +1,6 @@
 import { gating } from './check/gating.ts';
 import { createJudge } from './check/judge.ts';
-import { KEY_REFUSED_AFTER, keyRefusedReason, showsKeyAcceptance } from './contract/agency.ts';
+import { KEY_REFUSED_AFTER, keyRefusedReason, keySourceDbs, showsKeyAcceptance } from './contract/agency.ts';
 import { runOutcome } from './report/outcome.ts';
 import type { RunHalt, RunOutcome } from './report/outcome.ts';
 import type { TargetProfile } from './contract/profile/types.ts';
@@ -60,7 +60,7 @@ export async function runSuiteWithOutcome(options: InProcessOptions): Promise<In
     keyRefusal: { after: KEY_REFUSED_AFTER, shows: (spec) => showsKeyAcceptance(spec, options.profile.agency), message: keyRefusedReason(options.profile.agency) },
   });
   const settings: RunSettings = { seed: 1, runs: 25, strict: false, ...options.settings };
-  const judge = createJudge({ strict: settings.strict, agency: options.profile.agency });
+  const judge = createJudge({ strict: settings.strict, agency: options.profile.agency, sourceDbs: keySourceDbs(options.profile) });
   const planned = (
     await planSuite(options.profile, {
       destructive: options.destructive,

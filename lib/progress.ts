@@ -1,3 +1,7 @@
+import { clock } from './report/figures.ts';
+import type { RunFigures } from './report/model.ts';
+
+export { clock };
 import type { RunHalt } from './report/outcome.ts';
 
 /** Where the run's engine leaves its progress for the reporters of its process (they outlive the global teardown). */
@@ -9,20 +13,18 @@ export const PROGRESS_SLOT = Symbol.for('iswc-conformance.run-progress');
  * far, time elapsed, the time left at the pace so far, and the time spent waiting on throttling.
  */
 
-/** What the run has done so far (the progress line reads it). */
-export interface EngineProgress {
-  /** Requests sent so far, resends after throttling included. */
-  sent: number;
-  /** Requests the selected tests are estimated to send (at the plan's runs per property). */
-  planned: number;
+/** What the run has done so far (the progress line reads it): the run's figures, and what bounds it. */
+export interface EngineProgress extends RunFigures {
   /** Gating check failures so far. */
   failures: number;
-  /** Time waited on throttling (429, 503 with Retry-After), in milliseconds. */
-  throttledMs: number;
   /** When the engine started (performance.now() time origin). */
   startedAtMs: number;
   /** ISWC_RATE in requests per second, or null for no limit: the pace can be no faster. */
   rate: number | null;
+  /** ISWC_BUDGET, when the run has one: no more than this is sent, resends included. */
+  budget?: number;
+  /** When --max-duration stops the run (performance.now() time), when it has one. */
+  deadlineAtMs?: number;
   /** Why the run stopped sending, once it did. */
   halt?: RunHalt;
 }
@@ -32,29 +34,51 @@ export const LOG_INTERVAL_MS = 30_000;
 /** Between two redraws of the live line on a terminal. */
 export const LIVE_INTERVAL_MS = 1_000;
 
-/** `45s`, `12m05s`, `3h52m`. */
-export function clock(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
-  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
-}
-
-/** One line: `120 of 2770 requests sent · 3 failures · 4m10s elapsed · about 1h32m left at this pace · 20s waiting on throttling`. */
+/**
+ * One line: `48 of 60 planned requests sent (80%) · sent 60 (12 resends) · answered 59 · 3 failures ·
+ * 4m10s elapsed · about 1m12s left at this pace · 20s waiting on throttling`. The share counts first
+ * sends only (resends are shown apart), so it never passes 100%; the time left is never more than what
+ * --max-duration leaves, nor than the budget allows.
+ */
 export function progressLine(p: EngineProgress, nowMs: number): string {
   const elapsed = nowMs - p.startedAtMs;
-  const parts = [`${p.sent} of ${p.planned} requests sent`, `${p.failures} failure${p.failures === 1 ? '' : 's'}`, `${clock(elapsed)} elapsed`];
-  if (p.halt) parts.push(p.halt.kind === 'target-unusable' ? 'target unusable: nothing more is sent' : p.halt.kind === 'interrupted' ? 'interrupted: nothing more is sent' : 'time limit reached: nothing more is sent');
-  else if (p.sent === 0) parts.push('time left not known yet');
-  else if (p.sent >= p.planned) parts.push('finishing');
+  const first = Math.max(0, p.sent - p.retried);
+  const planned = Math.max(p.planned, first);
+  const share = planned === 0 ? 100 : Math.floor((100 * first) / planned);
+  const parts = [
+    `${first} of ${planned} planned requests sent (${share}%)`,
+    `sent ${p.sent} (${p.retried} resend${p.retried === 1 ? '' : 's'}${p.budget !== undefined ? `, budget ${p.budget}` : ''})`,
+    `answered ${p.answered}`,
+    `${p.failures} failure${p.failures === 1 ? '' : 's'}`,
+    `${clock(elapsed)} elapsed`,
+  ];
+  if (p.halt) parts.push(haltWords(p.halt));
+  else if (first === 0) parts.push('time left not known yet');
+  else if (first >= planned) parts.push('finishing');
   else {
     // The pace so far, never faster than the rate (the first requests go at once, the rest wait their turn).
     const measured = p.sent / Math.max(1, elapsed);
     const pace = p.rate === null ? measured : Math.min(measured, p.rate / 1000);
-    parts.push(`about ${clock((p.planned - p.sent) / pace)} left at this pace`);
+    const toSend = Math.min(planned - first, p.budget !== undefined ? Math.max(0, p.budget - p.sent) : Infinity);
+    const left = toSend / pace;
+    const untilDeadline = p.deadlineAtMs !== undefined ? Math.max(0, p.deadlineAtMs - nowMs) : Infinity;
+    parts.push(left > untilDeadline ? `about ${clock(untilDeadline)} left: --max-duration stops the run then` : `about ${clock(left)} left at this pace`);
   }
-  parts.push(`${clock(p.throttledMs)} waiting on throttling`);
+  parts.push(`${clock(p.waitedMs)} waiting on throttling or maintenance`);
   return parts.join(' · ');
+}
+
+function haltWords(halt: RunHalt): string {
+  switch (halt.kind) {
+    case 'target-unusable':
+      return 'target unusable: nothing more is sent';
+    case 'interrupted':
+      return 'interrupted: nothing more is sent';
+    case 'budget':
+      return 'request budget used up: nothing more is sent';
+    default:
+      return 'time limit reached: nothing more is sent';
+  }
 }
 
 export interface ProgressOptions {
@@ -72,7 +96,7 @@ export class ProgressPrinter {
   private timer: NodeJS.Timeout | undefined;
   private shown = false;
   private lastSent = -1;
-  private lastThrottledMs = -1;
+  private lastWaitedMs = -1;
   private readonly now: () => number;
 
   constructor(private readonly options: ProgressOptions) {
@@ -89,7 +113,8 @@ export class ProgressPrinter {
   /** One line now (the live line redrawn, or one log line when the run moved or is still sending). */
   tick(): void {
     const p = this.options.source();
-    if (!p) return;
+    // No run in this process (the unit tests' runner plans nothing): nothing to say.
+    if (!p || (p.planned === 0 && p.sent === 0)) return;
     const line = progressLine(p, this.now());
     if (this.options.live) {
       this.options.write(`\r\x1b[2K${line}`);
@@ -98,9 +123,9 @@ export class ProgressPrinter {
     }
     // A log line only when the run moved since the last one: it sent something, or waited on throttling
     // (not while Playwright runs other tests, nor once the run is done or stopped).
-    if (p.sent === this.lastSent && p.throttledMs === this.lastThrottledMs) return;
+    if (p.sent === this.lastSent && p.waitedMs === this.lastWaitedMs) return;
     this.lastSent = p.sent;
-    this.lastThrottledMs = p.throttledMs;
+    this.lastWaitedMs = p.waitedMs;
     this.options.write(`progress: ${line}\n`);
   }
 

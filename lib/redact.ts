@@ -15,6 +15,17 @@ export const KEY_PLACEHOLDER = '$ISWC_SUBSCRIPTION_KEY';
 export const SANDBOX_KEY_PLACEHOLDER = '$ISWC_SANDBOX_KEY';
 /** The value sent as the key by 'wrong' auth; not a secret, recorded as it is. */
 export const WRONG_KEY = 'iswc-conformance-wrong-key-0000';
+/** What stands for the key with the case of its letters changed ('key-case' auth) in every artefact. */
+export const KEY_CASE_PLACEHOLDER = '$ISWC_SUBSCRIPTION_KEY (letter case changed)';
+
+/**
+ * The key with the case of each ASCII letter changed (a wrong key a server comparing without case takes),
+ * or undefined when the key has no letter: then no key differs from it by case only.
+ */
+export function keyWithCaseChanged(key: string): string | undefined {
+  const changed = key.replace(/[A-Za-z]/g, (c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()));
+  return changed === key ? undefined : changed;
+}
 
 export interface Redactor {
   /** Replaces every known form of every secret with the placeholder. */
@@ -69,7 +80,7 @@ export function isSecretName(name: string): boolean {
 }
 
 function keepsValue(value: string): boolean {
-  return value === KEY_PLACEHOLDER || value === SANDBOX_KEY_PLACEHOLDER || value === WRONG_KEY || value === REDACTED || /^\$ISWC_HEADER_[A-Z0-9_]+$/.test(value);
+  return value === KEY_PLACEHOLDER || value === KEY_CASE_PLACEHOLDER || value === SANDBOX_KEY_PLACEHOLDER || value === WRONG_KEY || value === REDACTED || /^\$ISWC_HEADER_[A-Z0-9_]+$/.test(value);
 }
 
 function escapeRegExp(s: string): string {
@@ -156,6 +167,12 @@ const upperEscapes = (s: string): string => s.replace(/%[0-9a-f]{2}/gi, (m) => m
 /** A redactor for these secrets; a plain string is a subscription key (placeholder $ISWC_SUBSCRIPTION_KEY). */
 export function createRedactor(secrets: ReadonlyArray<string | Secret>): Redactor {
   const placeholderOf = new Map<string, string>();
+  // A key's case-changed twin is sent on purpose ('key-case' auth) and carries the key's letters: a secret too.
+  const twins = secrets.flatMap((s): Secret[] => {
+    const twin = typeof s === 'string' ? keyWithCaseChanged(s) : undefined;
+    return twin !== undefined ? [{ value: twin, placeholder: KEY_CASE_PLACEHOLDER }] : [];
+  });
+  secrets = [...secrets, ...twins];
   for (const secret of secrets) {
     const { value, placeholder } = typeof secret === 'string' ? { value: secret, placeholder: KEY_PLACEHOLDER } : secret;
     if (value.length < MIN_SECRET_LENGTH) continue;
@@ -249,6 +266,8 @@ export function runSecrets(env: Env = process.env): Secret[] {
   const secrets: Secret[] = [];
   const key = env.ISWC_SUBSCRIPTION_KEY?.trim();
   if (key) secrets.push({ value: key, placeholder: KEY_PLACEHOLDER });
+  const twin = key ? keyWithCaseChanged(key) : undefined;
+  if (twin !== undefined) secrets.push({ value: twin, placeholder: KEY_CASE_PLACEHOLDER });
   const headersText = env[HEADERS_VARIABLE]?.trim();
   if (headersText) {
     try {

@@ -1,4 +1,5 @@
 import { createJudge } from './check/judge.ts';
+import { keySourceDbs } from './contract/agency.ts';
 import { isLoopback } from './config/config.ts';
 import type { Exchange, RequestSpec } from './contract/exchange.ts';
 import type { TargetProfile } from './contract/profile/types.ts';
@@ -159,6 +160,8 @@ function recording(client: RunClient, log: Exchange[]): RunClient {
     curl: (spec) => client.curl(spec),
     close: () => client.close(),
     unusable: () => client.unusable(),
+    budgetSpent: () => client.budgetSpent(),
+    limitBudget: (requests) => client.limitBudget(requests),
     stop: (reason) => client.stop(reason),
     stopped: () => client.stopped(),
     progress: () => client.progress(),
@@ -235,7 +238,7 @@ export async function replayFailure(options: ReplayOptions): Promise<ReplayResul
     );
     let outcome;
     try {
-      outcome = await runPlannedCase(planned, client, profile, { seed: meta.seed ?? 0, runs: planned.runs ?? meta.runs, strict: meta.strict, replay }, createJudge({ strict: meta.strict, agency: profile.agency }));
+      outcome = await runPlannedCase(planned, client, profile, { seed: meta.seed ?? 0, runs: planned.runs ?? meta.runs, strict: meta.strict, replay }, createJudge({ strict: meta.strict, agency: profile.agency, sourceDbs: keySourceDbs(profile) }));
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       if (/Unable to replay|offered no (input|sequence)/.test(message)) {

@@ -3,6 +3,7 @@ import type { CheckExecution } from './run/execution.ts';
 import type { TargetProfile } from './contract/profile/types.ts';
 import { gating } from './check/gating.ts';
 import { runSuiteInProcess } from './pipeline.ts';
+import { DEFAULT_TIMEOUT_MS } from './run/http/client.ts';
 import type { PlanName } from './run/budget.ts';
 
 export interface FaultUnderTest {
@@ -48,7 +49,9 @@ export async function selfCheck(
         profile: options.profile,
         destructive: true,
         settings: { strict },
-        timeoutMs: options.timeoutMs ?? SELFCHECK_TIMEOUT_MS,
+        // The run's own default unless told otherwise (the tests give their one, generous, setting):
+        // a tight one reads a loaded machine's slow answers as "no answer (TIMEOUT)", a false fault.
+        timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
         ...(options.plan ? { plan: options.plan } : {}),
         ...(options.budget !== undefined ? { budget: options.budget } : {}),
       });

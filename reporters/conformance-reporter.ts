@@ -7,7 +7,9 @@ import { runContext } from '../lib/config/run-context.ts';
 import type { RunConfig } from '../lib/config/config.ts';
 import { buildConformanceReport } from '../lib/report/build.ts';
 import { runNetwork } from '../lib/report/meta.ts';
-import type { ConformanceReport } from '../lib/report/model.ts';
+import type { ConformanceReport, RunFigures } from '../lib/report/model.ts';
+import type { RunStats } from '../lib/report/build.ts';
+import { figuresOf, figuresText } from '../lib/report/figures.ts';
 import { writeConformanceReports } from '../lib/report/write.ts';
 import { loadProfile } from '../lib/contract/profile/load.ts';
 import type { TargetProfile } from '../lib/contract/profile/types.ts';
@@ -15,13 +17,15 @@ import { redactorFromEnv } from '../lib/redact.ts';
 import type { ExecutionsAttachment } from '../lib/report/attachment.ts';
 import { EXECUTIONS_ATTACHMENT } from '../lib/report/attachment.ts';
 import { replayCommand } from '../lib/report/identity.ts';
+import { deviations, deviationsHeadline } from '../lib/report/deviations.ts';
+import { formatsLabel } from '../lib/contract/profile/types.ts';
 import { utcDay } from '../lib/report/waivers/apply.ts';
 import { runWaivers } from '../lib/report/waivers/run.ts';
-import { interruptedBy } from '../lib/interrupt.ts';
+import { endedEarly, interruptedBy, interruptionReason } from '../lib/interrupt.ts';
 import { engineProgress } from '../lib/progress.ts';
 import { firstHalt } from '../lib/report/outcome.ts';
 import type { RunHalt } from '../lib/report/outcome.ts';
-import { readLeftOutExecutions } from '../lib/run/plan-file.ts';
+import { notRunExecutions, readLeftOutExecutions } from '../lib/run/plan-file.ts';
 
 /** The attachment's bytes: in memory in a live run; a body or a file when replayed by `merge-reports`. */
 function attachmentText(attachment: TestResult['attachments'][number]): string | undefined {
@@ -45,6 +49,8 @@ function attachmentText(attachment: TestResult['attachments'][number]): string |
 export default class ConformanceReporter implements Reporter {
   private executions: CheckExecution[] = [];
   private stats = { requests: 0, retries: 0, waitedMs: 0 };
+  /** The last figures each run's tests attached (cumulative), by run: what a merge of shards adds up. */
+  private runFigures = new Map<string, RunFigures>();
   private tests = { passed: 0, failed: 0, skipped: 0 };
   private started = new Date();
   /** The days the tests judged waiver expiry against (one, unless a merge mixes runs). */
@@ -55,6 +61,10 @@ export default class ConformanceReporter implements Reporter {
   private leftOut: CheckExecution[] | undefined;
   /** The run has conformance tests (json, xml): it writes the reports even when interrupted before any ended. */
   private conformanceTests = 0;
+  /** The conformance tests the run selected that have not handed in their executions (yet), by project and title. */
+  private pending = new Map<string, { project: string; title: string }>();
+  /** The run's plan file (a live run) as it was at the start: the global teardown removes the file before the end. */
+  private planCopy: string | undefined;
 
   printsToStdio(): boolean {
     return true;
@@ -62,10 +72,15 @@ export default class ConformanceReporter implements Reporter {
 
   onBegin(_config: FullConfig, suite: Suite): void {
     this.started = new Date();
-    this.conformanceTests = suite.allTests().filter((t) => ['json', 'xml'].includes(t.parent.project()?.name ?? '')).length;
+    const conformance = suite.allTests().filter((t) => ['json', 'xml'].includes(t.parent.project()?.name ?? ''));
+    this.conformanceTests = conformance.length;
+    for (const t of conformance) this.pending.set(`${t.parent.project()?.name ?? ''}\u0001${t.title}`, { project: t.parent.project()?.name ?? '', title: t.title });
     // A live run: the plan file of the global setup (removed at its teardown, before onEnd).
     const planFile = runContext()?.planFile;
-    if (planFile && existsSync(planFile)) this.leftOut = readLeftOutExecutions(planFile);
+    if (planFile && existsSync(planFile)) {
+      this.leftOut = readLeftOutExecutions(planFile);
+      this.planCopy = readFileSync(planFile, 'utf8');
+    }
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
@@ -77,12 +92,18 @@ export default class ConformanceReporter implements Reporter {
       const text = attachmentText(attachment);
       if (text === undefined) continue;
       const payload = JSON.parse(text) as ExecutionsAttachment;
+      this.pending.delete(`${test.parent.project()?.name ?? ''}\u0001${test.title}`);
       this.executions.push(...payload.executions);
       this.stats.requests += payload.stats.requests;
       this.stats.retries += payload.stats.retries;
       this.stats.waitedMs += payload.stats.waitedMs;
       if (payload.waiverDate) this.waiverDates.add(payload.waiverDate);
       if (payload.halt) this.halts.push(payload.halt);
+      if (payload.figures) {
+        const { run, ...figures } = payload.figures;
+        const seen = this.runFigures.get(run);
+        if (!seen || figures.sent >= seen.sent) this.runFigures.set(run, figures);
+      }
     }
   }
 
@@ -101,7 +122,10 @@ export default class ConformanceReporter implements Reporter {
   private finish(result: FullResult): Promise<{ status?: FullResult['status'] } | undefined> {
     const out: string[] = [];
     let status: FullResult['status'] | undefined;
-    const executions = [...this.executions, ...(this.leftOut ?? [])];
+    const halt = this.halt(result);
+    // Tests a stop kept from running (or cut short): their cases are listed, not sent, with the run's reason.
+    const notRun = halt && this.planCopy !== undefined && this.pending.size > 0 ? this.notRun([...this.pending.values()], halt.reason) : [];
+    const executions = [...this.executions, ...(this.leftOut ?? []), ...notRun];
     if (this.executions.length > 0 || this.conformanceTests > 0) {
       const config = runConfig();
       const report = this.buildReport(config, result, executions);
@@ -122,11 +146,30 @@ export default class ConformanceReporter implements Reporter {
     return Promise.resolve(status ? { status } : undefined);
   }
 
+  /** The skipped executions of tests that never handed theirs in, from the plan the run had (read at its start). */
+  private notRun(tests: ReadonlyArray<{ project: string; title: string }>, reason: string): CheckExecution[] {
+    return this.planCopy === undefined ? [] : notRunExecutions(this.planCopy, tests, `not sent: ${reason}`);
+  }
+
   /** Why the run stopped sending, if it did: the tests' attachments, the engine of this process, the signal. */
   private halt(result: FullResult): RunHalt | undefined {
     const signal = interruptedBy();
-    const interrupted: RunHalt | undefined = result.status === 'interrupted' || signal !== undefined ? { kind: 'interrupted', reason: `interrupted by ${signal ?? 'SIGINT'}` } : undefined;
+    // A run that ended itself (the target unusable) was not interrupted: the engine's halt says why it stopped.
+    const byUs = signal === undefined && endedEarly() !== undefined;
+    const interrupted: RunHalt | undefined = (result.status === 'interrupted' && !byUs) || signal !== undefined ? { kind: 'interrupted', reason: interruptionReason() ?? `interrupted by ${signal ?? 'SIGINT'}` } : undefined;
     return firstHalt([...this.halts, engineProgress()?.halt, interrupted]);
+  }
+
+  /**
+   * The run's figures: in a live run, the engine's own (what reached the target, the requests of tests a
+   * signal cut short included); in a merge of shards, each run's last attached figures, added up.
+   */
+  private figures(): RunStats {
+    const live = engineProgress();
+    const runs = live ? [live] : [...this.runFigures.values()];
+    if (runs.length === 0) return this.stats;
+    const sum = (pick: (f: RunFigures) => number): number => runs.reduce((n, f) => n + pick(f), 0);
+    return { requests: sum((f) => f.sent), retries: sum((f) => f.retried), answered: sum((f) => f.answered), planned: sum((f) => f.planned), waitedMs: sum((f) => f.waitedMs) };
   }
 
   private buildReport(config: RunConfig, result: FullResult, executions: CheckExecution[]): ConformanceReport {
@@ -145,7 +188,7 @@ export default class ConformanceReporter implements Reporter {
     const halt = this.halt(result);
     return buildConformanceReport({
       executions,
-      stats: this.stats,
+      stats: this.figures(),
       baseUrl: context?.baseUrl ?? config.baseUrl,
       embedded: context?.embedded ?? false,
       profile: profile?.name ?? '?',
@@ -167,7 +210,9 @@ export default class ConformanceReporter implements Reporter {
   private summary(report: ConformanceReport, strict: boolean, requireAll: boolean, files: string[]): string[] {
     const { byLevel, coverage, waivers } = report.summary;
     const lines = ['', '─── ISWC conformance ───────────────────────────────────────────'];
-    lines.push(`target ${report.meta.baseUrl ?? '?'} · profile ${report.meta.profile} · seed ${report.meta.seed ?? '-'} · ${report.meta.requests} requests`);
+    const only = report.meta.formats ? formatsLabel({ formats: report.meta.formats }) : undefined;
+    lines.push(`target ${report.meta.baseUrl ?? '?'} · profile ${report.meta.profile}${only ? ` (${only})` : ''} · seed ${report.meta.seed ?? '-'}`);
+    lines.push(`requests: ${figuresText(figuresOf(report.meta))}`);
     const outcome = report.summary.outcome;
     if (outcome && outcome.status !== 'completed') lines.push(outcomeLine(outcome.status, outcome.reason ?? '', report.meta.requests));
     for (const level of ['spec', 'http', 'observed'] as const) {
@@ -178,8 +223,10 @@ export default class ConformanceReporter implements Reporter {
           : `  ${level.padEnd(8)}  ${t.pass} passed, ${t.fail} failed, ${t.waived ? `${t.waived} waived, ` : ''}${t.skip} skipped${level === 'http' && !strict && t.fail > 0 ? ' (not gating: set ISWC_STRICT=1)' : ''}`,
       );
     }
-    const failing = groupByCheck(report.executions.filter((e) => e.verdict === 'fail'));
-    if (failing.size > 0) {
+    // The headline counts deviations (a check failing on an operation), never the requests behind them.
+    const failing = deviations(report.executions, 'fail');
+    if (failing.length > 0 || report.executions.some((e) => e.verdict === 'waived')) lines.push(deviationsHeadline(report.executions));
+    if (failing.length > 0) {
       lines.push(
         outcome?.status === 'target-unusable'
           ? 'failing checks before the run stopped (with the target unusable, they may be only its symptoms):'
@@ -187,9 +234,9 @@ export default class ConformanceReporter implements Reporter {
             ? 'failing checks before the run stopped:'
             : 'failing checks:',
       );
-      for (const [id, f] of failing) {
-        lines.push(`  ✗ ${id} [${f.first.level}, section ${f.first.sections.join(', ')}] ×${f.count} — e.g. ${f.first.caseId}: ${f.first.received ?? ''}`.slice(0, 220));
-        const hint = replayHint(report.executions.filter((e) => e.verdict === 'fail' && e.checkId === id), shownPath(files[0] ?? 'conformance.json'), report.meta.embedded ? undefined : (report.meta.baseUrl ?? undefined));
+      for (const f of failing) {
+        lines.push(`  ✗ ${f.checkId} [${f.level}, section ${f.first.sections.join(', ')}] on ${f.operation ?? 'requests outside the document'} ×${f.count} — e.g. ${f.first.caseId}: ${f.first.received ?? ''}`.slice(0, 220));
+        const hint = replayHint(report.executions.filter((e) => e.verdict === 'fail' && e.checkId === f.checkId && (e.operation ?? null) === f.operation), shownPath(files[0] ?? 'conformance.json'), report.meta.embedded ? undefined : (report.meta.baseUrl ?? undefined));
         if (hint) lines.push(hint);
       }
     }
@@ -216,10 +263,18 @@ export default class ConformanceReporter implements Reporter {
       const reason = e.skipReason ?? 'skipped';
       skippedCases.set(reason, (skippedCases.get(reason) ?? new Set<string>()).add(`${e.caseId}\u0001${e.format}`));
     }
-    if (skippedCases.size > 0) {
+    const reasons = [...skippedCases.entries()].map(([reason, cases]): [string, number] => [reason, cases.size]);
+    // A profile's lack of data matters only for the spec checks it leaves unexercised: when every one was
+    // exercised, the cases it held back are said in one line, as the optional additions they are.
+    const lacking = coverage.notExercised.length === 0 ? [...skippedCases.entries()].filter(([reason]) => /^needs /.test(reason)) : [];
+    if (lacking.length > 0) {
+      reasons.splice(0, reasons.length, ...reasons.filter(([reason]) => !/^needs /.test(reason)));
+      reasons.push([`more profile data would add these cases, not checks: every spec check was exercised (optional; npx iswc-conformance profile check says what each entry adds)`, new Set(lacking.flatMap(([, cases]) => [...cases])).size]);
+    }
+    if (reasons.length > 0) {
       lines.push('not sent or not judged (cases, by reason):');
-      const reasons = [...skippedCases.entries()].sort((a, b) => b[1].size - a[1].size);
-      for (const [reason, cases] of reasons.slice(0, 6)) lines.push(`  ${String(cases.size).padStart(4)} × ${reason}`.slice(0, 240));
+      reasons.sort((a, b) => b[1] - a[1]);
+      for (const [reason, count] of reasons.slice(0, 6)) lines.push(`  ${String(count).padStart(4)} × ${reason}`.slice(0, 240));
       if (reasons.length > 6) lines.push(`       … and ${reasons.length - 6} other reasons (conformance.json, conformance.html)`);
     }
     if (coverage.notExercised.length > 0 && outcome?.status === 'target-unusable') {
@@ -256,6 +311,7 @@ const EXIT_MEANING: Record<number, string> = { 0: 'conformant', 1: 'not conforma
 function outcomeLine(status: string, reason: string, requests: number): string {
   if (status === 'target-unusable') return `✗ TARGET UNUSABLE: ${reason}. Nothing more was sent after ${requests} request(s).`;
   if (status === 'interrupted') return `✗ INTERRUPTED: ${reason} after ${requests} request(s); nothing was sent after the signal. The reports hold what was done.`;
+  if (status === 'budget') return `! PARTIAL RUN: ${reason}. The checks not exercised are listed below.`;
   return `! PARTIAL RUN: ${reason}; ${requests} request(s) sent. The checks not exercised are listed below.`;
 }
 

@@ -41,8 +41,8 @@ export const BENCH_RUNS: readonly BenchRun[] = [
   { faults: WIDE_FAULTS, choices: 'production' },
   { faults: WIDE_FAULTS, choices: 'alternative' },
   { faults: ['json-content-type-mislabelled', 'run-400-as-422', 'merge-400-as-422', 'crash-on-malformed', 'demerge-404-as-410'] },
-  { faults: ['content-type-required', 'work-code-tight', 'int32-tight', 'no-body-204-violated', 'run-success-201', 'unsupported-media-500'] },
-  { faults: ['auth-wrong-key-accepted', 'run-not-authorized-text', 'run-401-as-403', 'query-agency-loose', 'run-agency-code-loose', '405-without-allow', 'unknown-path-200'] },
+  { faults: ['key-case-insensitive', 'work-code-tight', 'int32-tight', 'no-body-204-violated', 'run-success-201', 'unsupported-media-500'] },
+  { faults: ['auth-wrong-key-accepted', 'run-not-authorized-text', 'run-401-as-403', 'length-in-bytes', 'run-agency-code-loose', '405-without-allow', 'unknown-path-200'] },
 ];
 
 /**

@@ -41,6 +41,8 @@ export function authenticate(ctx: Context, req: IncomingMessage, op: Operation):
   if (given === '' && op.id !== 'notifyAgentRun' && ctx.faults.has('data-empty-key-accepted')) return 'ok';
   if (given === undefined || given === '') return 'missing';
   if (given === ctx.key) return 'ok';
+  // Fault `key-case-insensitive`: the key compared without regard to case.
+  if (ctx.faults.has('key-case-insensitive') && given.toLowerCase() === ctx.key.toLowerCase()) return 'ok';
   const own = WRONG_KEY_ACCEPTED[op.id];
   return ctx.faults.has('auth-wrong-key-accepted') || (own !== undefined && ctx.faults.has(own)) ? 'ok' : 'wrong';
 }
@@ -52,6 +54,8 @@ export function unauthorized(ctx: Context, op: Operation, result: Exclude<AuthRe
   const documented = op.texts[401];
   const status = documented !== undefined && f.has('run-401-as-403') ? 403 : 401;
   const stated = documented !== undefined && f.has('run-not-authorized-text') ? 'Unauthorized' : documented;
+  // Fault `gateway-401-json`: the gateway's own words, on every operation; "Not Authorized" nowhere.
+  if (f.has('gateway-401-json')) return json(status, { statusCode: status, message: GATEWAY_MESSAGE[result] });
   if (c.has('auth-apim-json')) {
     // The gateway answers before the service; its message carries the stated text.
     return json(status, { statusCode: status, message: stated ?? 'Not Authorized' }, { 'WWW-Authenticate': 'AzureApiManagementKey realm="iswc",name="Ocp-Apim-Subscription-Key",type="header"' });

@@ -14,7 +14,8 @@ import { expandInternalEntities } from './xml-entities.ts';
  * Reading and decoding the request body of the run notification and of the merge (sections 2.1, 2.3,
  * 4.1, 4.2). Content-Type is optional: JSON for application/json and +json, XML for application/xml,
  * text/xml and +xml; without it the body is sniffed (first non-space character `<` is XML, anything else
- * JSON). Any other media type is refused with 415. The text is UTF-8; invalid UTF-8 is a bad request.
+ * JSON) by the reference choices. Any other media type is refused with 415. The text is UTF-8; invalid
+ * UTF-8 is a bad request.
  */
 
 export type BodyOutcome =
@@ -37,12 +38,13 @@ export async function decodeRequestBody(ctx: Context, req: IncomingMessage, spec
     if (named !== 'json' && named !== 'xml') return { ok: false, kind: 'unsupported-media', error: `unsupported media type ${contentType}` };
     format = named;
   } else {
+    // Choice `no-content-type-refused`: an unlabelled body is application/octet-stream (RFC 9110 §8.3), which the server does not read.
+    if (ctx.choices.has('no-content-type-refused')) return { ok: false, kind: 'unsupported-media', error: 'no Content-Type: application/octet-stream is not read' };
     if (ctx.choices.has('no-content-type-json')) {
       const t = new TextDecoder().decode(read.bytes);
       const decoded = ctx.choices.has('newtonsoft-json') ? parseLenientJson(t) : decodeJson(t);
       return decoded.ok ? { ok: true, value: readValue(ctx, spec.resource, 'json', decoded.value), format: 'json' } : { ok: false, kind: 'malformed', error: decoded.error };
     }
-    if (ctx.faults.has('content-type-required')) return { ok: false, kind: 'invalid', error: 'Content-Type is required' };
     format = 'json';
   }
   let text: string;
@@ -60,6 +62,8 @@ export async function decodeRequestBody(ctx: Context, req: IncomingMessage, spec
   }
 
   if (ctx.faults.has('xml-request-unsupported')) return { ok: false, kind: 'invalid', error: 'XML is not supported' };
+  // Fault `xml-bodies-415`: no XML input formatter (production registers JSON ones only).
+  if (ctx.faults.has('xml-bodies-415')) return { ok: false, kind: 'unsupported-media', error: 'no input formatter reads XML' };
   // Review fault `xml-whitespace-refused`: whitespace between elements is taken for mixed content.
   if (ctx.faults.has('xml-whitespace-refused') && />\s+</.test(text.replace(/^\s*<\?xml[^>]*\?>/, ''))) return { ok: false, kind: 'invalid', error: 'text between elements' };
   if (ctx.faults.has('xml-entities-expanded')) {

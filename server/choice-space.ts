@@ -49,8 +49,8 @@ export const EXCLUSIVE_GROUPS: readonly ExclusiveGroup[] = [
   },
   {
     point: 'the body of an error of merge, delete and demerge',
-    choices: ['error-text-bodies', 'problem-json', 'xml-error-bodies', 'error-no-body'],
-    reason: 'each states what every such error carries: a text, problem+json, XML, or nothing',
+    choices: ['error-text-bodies', 'problem-json', 'xml-error-bodies', 'error-no-body', 'business-codes'],
+    reason: 'each states what every such error carries: a text, problem+json, XML, nothing, or production\'s business code in JSON',
   },
   {
     point: 'the body of the run notification\'s 400',
@@ -63,9 +63,9 @@ export const EXCLUSIVE_GROUPS: readonly ExclusiveGroup[] = [
     reason: '404, 400, or (the client names its runs) the start of that run',
   },
   {
-    point: 'a boolean where an integer is expected',
-    choices: ['newtonsoft-json', 'coerce-boolean-integer'],
-    reason: 'Newtonsoft.Json refuses a boolean for an integer; the coercing reader takes it as 1 or 0',
+    point: 'the JSON reader binding a value that is not an integer to an integer field',
+    choices: ['newtonsoft-json', 'coerce-boolean-integer', 'json-fractions-truncated'],
+    reason: 'one reader each: Newtonsoft.Json refuses a boolean and a fraction, the coercing reader takes a boolean as 1 or 0, Jackson truncates a fraction',
   },
   {
     point: 'how characters are counted',
@@ -94,8 +94,23 @@ export const EXCLUSIVE_GROUPS: readonly ExclusiveGroup[] = [
   },
   {
     point: 'the order in which a merge validates and looks up each item',
-    choices: ['merge-items-in-order', 'merge-items-looked-up-first'],
-    reason: 'each item is validated then looked up, or looked up then validated: an unknown, broken item is 400 or 404',
+    choices: ['merge-items-in-order', 'merge-items-looked-up-first', 'merge-items-lookup-400'],
+    reason: 'each item is validated then looked up, looked up then validated (404 when not found), or only looked up (400 when not found): an unknown, broken item is 400 or 404',
+  },
+  {
+    point: 'an item of the merge body the server does not have',
+    choices: ['merge-items-lookup-400', 'merge-unknown-works-404', 'merge-partial-404'],
+    reason: 'an unknown ISWC or agency work is refused 400 before anything is merged, or 404 (with what was found merged, for merge-partial-404): one status each',
+  },
+  {
+    point: 'a body sent without Content-Type',
+    choices: ['no-content-type-json', 'no-content-type-refused'],
+    reason: 'the body is read as JSON, or taken for application/octet-stream and refused: one answer each',
+  },
+  {
+    point: 'what a demerge removes besides the named work',
+    choices: ['demerge-merge-set', 'demerge-merged-iswc'],
+    reason: 'the set of metadata the merge request carried, or every work of the merged ISWC the named work belongs to: two different sets',
   },
 ];
 
@@ -131,7 +146,6 @@ const behindEach = (fault: FaultId, choices: readonly ChoiceId[], kind: FaultExc
 const KEY_OWN_AGENCY: readonly ChoiceId[] = ['foreign-agency-refused', 'foreign-agency-403'];
 
 export const FAULT_EXCLUSIONS: readonly FaultExclusion[] = [
-  { fault: 'content-type-required', behind: ['no-content-type-json'], kind: 'unreachable', reason: 'the server reads a body without Content-Type as JSON: it cannot also refuse it for lacking the header' },
   { fault: 'run-id-pascal-case', behind: ['answer-xml-always'], kind: 'unreachable', reason: 'the run notification never answers JSON, where the fault names the field RunId' },
   { fault: 'xml-wrong-root-response', behind: ['answer-json-always'], kind: 'unreachable', reason: 'the run notification never answers XML, where the fault names the wrong root' },
   {
@@ -164,7 +178,7 @@ export const FAULT_EXCLUSIONS: readonly FaultExclusion[] = [
       }),
     ),
   ),
-  ...(['run-agency-code-loose', 'merge-agency-code-loose', 'query-agency-loose'] as const).map(
+  ...(['run-agency-code-loose', 'merge-agency-code-loose'] as const).map(
     (fault): FaultExclusion => ({
       fault,
       behind: ['agency-code-digits'],
@@ -195,13 +209,6 @@ export const FAULT_EXCLUSIONS: readonly FaultExclusion[] = [
   ...behindEach('delete-ignores-agency', KEY_OWN_AGENCY, 'unreachable', 'the key acts for its own agency only: a delete naming another agency is refused before the submission is looked up, and every submission it can delete is its own agency\'s'),
   ...behindEach('demerge-ignores-agency', KEY_OWN_AGENCY, 'unreachable', 'the key acts for its own agency only: a demerge naming another agency is refused before the work is looked up, and every work it can demerge is its own agency\'s'),
   ...behindEach('run-agency-code-loose', [...KEY_OWN_AGENCY, 'foreign-agency-first'], 'indistinguishable', 'an agencyCode of another length names another agency, which the key does not act for: 401 or 403 is as right an answer as 400 (which of two refusals comes first is not shown)'),
-  {
-    fault: 'query-agency-loose',
-    behind: ['foreign-agency-first'],
-    kind: 'indistinguishable',
-    reason: 'the merge\'s query agency of another length names another agency, refused (403) before anything is looked up; on delete and demerge it finds nothing (404), which the document lets answer data that does not exist',
-  },
-  ...behindEach('query-agency-loose', KEY_OWN_AGENCY, 'indistinguishable', 'a query agency of another length names another agency, which the key does not act for: 401 or 403 is as right an answer as 400 (which of two refusals comes first is not shown)'),
 ];
 
 const CHOICE_IDS: ReadonlySet<string> = new Set(CHOICES.map((c) => c.id));

@@ -82,7 +82,7 @@ const CATALOGUE = [
   { id: 'connection-close', section: 'RFC 9112 §9.6', description: 'Every answer carries Connection: close.' },
   { id: 'large-bodies-accepted', section: '8', description: 'Request bodies up to 30,000,000 bytes are read (Kestrel\'s default) instead of 1 MiB.' },
   // Review 2 (adversarial false-alarm hunt, second round).
-  { id: 'merge-items-in-order', section: '4.2, 7', description: 'The merge handles its items one after the other: each ISWC, then each agency work, is validated and then looked up; an agency work the server does not know is 404, so an unknown work listed before a broken one gets 404 rather than 400.' },
+  { id: 'merge-items-in-order', section: '4.2, 7', description: 'The merge handles its items one after the other: each ISWC, then each agency work, is validated and then looked up; an agency work the server does not know is 404, so an unknown work listed before a broken one gets 404 rather than 400. With merge-commits-per-item, each item that passes is merged at once (a loop with a commit per item): an item it cannot take leaves the ones before it merged.' },
   { id: 'merge-unknown-works-404', section: '4.2, 7', description: 'A merge naming an agency work the server does not know (none of its submissions, demerges or merges) is 404 "Iswc not found", after the body is validated.' },
   { id: 'demerge-merge-set', section: '3, 4.4', description: 'A demerge removes the set of metadata the named work came with: every agency work the same merge request carried into the preferred ISWC.' },
   { id: 'demerge-by-work-400', section: '4.4, 7', description: 'The demerge finds the merged work by agency and work code first; when it is merged into another preferred ISWC than the one named (unknown or not), 400 "bad request".' },
@@ -132,7 +132,32 @@ const CATALOGUE = [
   { id: 'one-open-run', section: '3, 4.1', description: 'An agency has at most one agent run open: a start while another run of the same agency is open is a bad request (400 "Bad Request"); once that run is ended, the next one starts. The target profile says so (openRuns: "one").' },
   { id: 'run-id-client-chosen', section: '2.1, 2.2, 4.1', description: 'The client names its runs: a start carries a runId of its choosing, which the server answers (2.2); a notification carrying a runId the server knows ends that run; a body without runId is a bad request. The target profile says so (runIds: "client").' },
   // Review 5: a merge that is not atomic.
-  { id: 'merge-commits-per-item', section: '1, 4.2', description: 'The merge binds and validates its body whole, then looks each item up and merges it at once, ISWCs then agency works, without a transaction: an ISWC it does not have is refused (404) with the items before it already merged (the document shows no effect on stored data beyond the stated outcomes, 1).' },
+  { id: 'merge-commits-per-item', section: '1, 4.2', description: 'The merge binds and validates its body whole, then looks each item up and merges it at once, ISWCs then agency works, without a transaction: an ISWC it does not have is refused (404) with the items before it already merged (the document shows no effect on stored data beyond the stated outcomes, 1). With merge-items-in-order, each item is validated, looked up and merged in turn.' },
+  // Issue 21: production as built (../shared/DOMAIN.md "Production as built"), where its behaviour was not a
+  // choice yet. Each names what the random sweep must know: the choices it cannot go with, the profile it needs.
+  // excludes: no-content-type-json; needs profile: -
+  { id: 'no-content-type-refused', section: '4.1, 4.2, RFC 9110 §8.3', description: 'A body without Content-Type is taken for application/octet-stream, a media type the server does not read: 415 (400 with unsupported-media-400), as ASP.NET Core\'s input formatters answer. The document makes the header optional for the client; RFC 9110 §8.3 lets a recipient treat an unlabelled body as octet-stream.' },
+  // excludes: demerge-merge-set; needs profile: -
+  { id: 'demerge-merged-iswc', section: '3, 4.4', description: 'A demerge removes a merged ISWC with all its works, as production does: the named work leads to the ISWC it belongs to (the preferred ISWC of its submission; a work the server holds no submission of is an ISWC of its own), and every work of that ISWC merged into the preferred ISWC is removed, so a second work of it cannot be demerged after the first.' },
+  // excludes: -; needs profile: -
+  { id: 'run-end-agency-checked', section: '4.1', description: 'An end of run whose agencyCode is not the one its run started with is answered as a runId never issued is (404 "Agent Run not found" with unknown-run-404), as production looks a run up by its runId and its agency.' },
+  // excludes: problem-json, error-text-bodies, xml-error-bodies, error-no-body; needs profile: -
+  { id: 'business-codes', section: '7', description: 'Errors of merge, delete and demerge are production\'s business rejections: 400 {"code": "132", "message": "…"}, the code a string (103 agency, 113 ISWC pattern, 141 check digit, 202 and 203 items not found, 132 nothing to merge into, 153 and 172 nothing to demerge, 130 and 117 no such submission, 133 reason code, 136 work code, 115 and 138 source database); 404 text/plain.' },
+  // excludes: merge-items-looked-up-first, merge-items-in-order, merge-unknown-works-404, merge-partial-404; needs profile: -
+  { id: 'merge-items-lookup-400', section: '2.3, 4.2, 7', description: 'The merge never validates the items of its body, it only looks them up, before the preferred ISWC: an ISWC or agency work it does not have (one off the pattern or past its limits included) is a bad request (400, production\'s 202 for ISWCs and 203 for agency works).' },
+  // Issue 21, the close reading: readings a run through a proxy making one change showed the harness failed.
+  // excludes: -; needs profile: -
+  { id: 'unknown-preferred-400', section: '4.3, 4.4, 7', description: 'A delete or demerge naming a preferred ISWC that does not exist is a business error, 400 (production\'s 117, 130 and 153), where 404 fits too.' },
+  // excludes: -; needs profile: -
+  { id: 'merge-agency-unchecked', section: '4.2, 8', description: 'The merge does not check its query agency against the limits of agencyCode: the parameter names the submitter, and section 8 states the limit of the body field only. A merge of nothing naming a 4-character agency succeeds.' },
+  // excludes: -; needs profile: - (the harness takes 401 or 403 for a sourceDb none of the profile's submissions has)
+  { id: 'key-source-db-scope', section: '5.3', description: 'The key acts for the profile\'s source databases only (the portal ties a key to agencies and source databases): a delete naming a sourceDb none of its submissions has, nor its agency\'s own, gets 403.' },
+  // excludes: merge-items-lookup-400; needs profile: -
+  { id: 'merge-partial-404', section: '1, 4.2', description: 'The merge merges every ISWC and agency work of its body it has, and answers 404 (400 with refuse-as-400) for an ISWC it does not have: set-based, or a loop that goes on past it. What it found stays merged (section 1 shows no other effect of a refused request).' },
+  // excludes: newtonsoft-json, coerce-boolean-integer; needs profile: -
+  { id: 'json-fractions-truncated', section: '2.1', description: 'A JSON number with a fraction for an integer is truncated (Jackson\'s ACCEPT_FLOAT_AS_INT, on in Spring Boot): 1.5 reads as 1. Text with one ("1.5") is still refused.' },
+  // excludes: -; needs profile: -
+  { id: 'preferred-looked-up-first', section: '4.2-4.4, 7', description: 'Merge, delete and demerge look the preferred ISWC up before anything else of the request is read: one that does not exist is 404 whatever else is wrong.' },
 ] as const satisfies readonly Choice[];
 
 export type ChoiceId = (typeof CATALOGUE)[number]['id'];
@@ -247,6 +272,40 @@ export const CHOICE_SETS = {
   // with production's refusal of an ISWC that already has a parent, so that a refused merge which merged
   // part of an entry makes the entry's own merge fail.
   review5: ['merge-commits-per-item', 'merge-child-refused', 'merge-again-refused'],
+  // Production as its source shows it (../shared/DOMAIN.md "Production as built"): its legitimate choices
+  // only. Its deviations are faults (server/models.ts adds them: `--model production-as-built`).
+  'production-as-built': [
+    'answer-json-always',
+    'auth-apim-json',
+    'business-codes',
+    'refuse-as-400',
+    'unknown-preferred-400',
+    'unknown-run-404',
+    'run-end-agency-checked',
+    'newtonsoft-json',
+    'utf16-lengths',
+    'empty-merge-400',
+    'merge-duplicates-400',
+    'merge-child-refused',
+    'merge-items-lookup-400',
+    'source-db-known',
+    'delete-by-work-400',
+    'demerge-unmerged-400',
+    'demerge-merged-iswc',
+    'repeated-query-first',
+    'query-names-case-insensitive',
+    'paths-case-insensitive',
+    'apim-404-unknown-operation',
+    'submission-update-put',
+    'large-bodies-accepted',
+    'no-content-type-refused',
+  ],
+  // Issue 21, the close reading: a key scoped to source databases, no limit on the merge's query agency, a
+  // merge that keeps what it found, Jackson's truncated fractions, the preferred ISWC looked up first; with
+  // production's refusal of an ISWC that has a parent, so that what a refused merge kept shows.
+  'close-reading': ['key-source-db-scope', 'merge-agency-unchecked', 'merge-partial-404', 'merge-child-refused', 'json-fractions-truncated', 'preferred-looked-up-first'],
+  // Issue 21, the close reading: a merge that validates, looks up and merges each item in turn.
+  'item-loop': ['merge-items-in-order', 'merge-commits-per-item', 'merge-child-refused'],
 } as const satisfies Record<string, readonly ChoiceId[]>;
 
 export type ChoiceSetName = keyof typeof CHOICE_SETS;

@@ -23,6 +23,8 @@ export interface Context {
   keyAgency: string;
   /** Source databases the server knows: its submissions', its agency's and the hubs' (choice `source-db-known`). */
   knownSourceDbs: ReadonlySet<number>;
+  /** Source databases the key acts for: its submissions' and its agency's own (choice `key-source-db-scope`). */
+  keySourceDbs: ReadonlySet<number>;
   /** Requests seen (choice `rate-limit-429`). */
   requestCount: number;
 }

@@ -29,6 +29,21 @@ export interface ErrorSpec {
   where: string;
   /** The text the document states for this status of this operation, when it states one. */
   stated?: string;
+  /** The query parameter at fault, when one is (for the business code of choice `business-codes`). */
+  param?: string;
+  /** The business code production gives this refusal, when the handler knows it better than businessCode() does. */
+  business?: string;
+}
+
+/** Production's business codes by query parameter (choice `business-codes`; ../shared/DOMAIN.md "Order of refusals"). */
+const PARAM_CODES: Record<string, string> = { agency: '103', preferredIswc: '113', workcode: '136', sourceDb: '138', reasonCode: '133' };
+
+/** The business code of a refusal, as production numbers its rejections (choice `business-codes`). */
+export function businessCode(spec: ErrorSpec): string {
+  if (spec.business !== undefined) return spec.business;
+  if (spec.code === 'NOT_FOUND') return spec.where === 'handleDelete' ? '130' : spec.where === 'handleDemerge' ? '172' : '132';
+  if (spec.param !== undefined) return /check digit/.test(spec.message) ? '141' : (PARAM_CODES[spec.param] ?? '100');
+  return spec.where === 'handleMerge' ? '202' : '100';
 }
 
 function traceId(): string {
@@ -47,6 +62,8 @@ export function errorReply(ctx: Context, status: number, spec: ErrorSpec): Reply
     return json(status, { code: spec.code, message: spec.message, stack });
   }
   if (ctx.choices.has('error-no-body') && spec.stated === undefined && spec.where !== 'handleRun') return { status };
+  // Choice `business-codes`: production's rejection {code, message}, the code a string; its 404s are plain text.
+  if (ctx.choices.has('business-codes') && spec.stated === undefined) return status === 400 ? json(status, { code: businessCode(spec), message: spec.message }) : text(status, spec.message);
   const title = spec.stated ?? TITLE[status] ?? 'Error';
   const c = ctx.choices;
   if (c.has('problem-json')) {

@@ -10,6 +10,8 @@ import type { Context } from './context.ts';
 import { ChoiceSet } from './choices.ts';
 import type { ChoiceSetName } from './choices.ts';
 import { FaultSet } from './faults.ts';
+import { MODELS } from './models.ts';
+import type { ModelName } from './models.ts';
 import { Limits } from './limits.ts';
 import { handleDemerge, handleMerge } from './merge.ts';
 import { assertQueryNames, Q } from './query.ts';
@@ -23,6 +25,8 @@ export { FAULTS, faultTable } from './faults.ts';
 export type { Fault, FaultId } from './faults.ts';
 export { CHOICES, CHOICE_SETS, CHOICE_SET_PROFILES, choiceTable, profileForChoiceSet } from './choices.ts';
 export type { Choice, ChoiceId, ChoiceSetName } from './choices.ts';
+export { MODELS, isModelName, modelTable } from './models.ts';
+export type { ModelName, ServerModel } from './models.ts';
 export type { BodyRead, Reply } from './wire.ts';
 export { splitTarget } from './wire.ts';
 
@@ -51,6 +55,11 @@ export interface ReferenceServerOptions {
    * `production`, `lenient`; default `reference`) or a list of choice ids (server/choices.ts).
    */
   choices?: ChoiceSetName | readonly string[];
+  /**
+   * A model of a server that exists (server/models.ts): its choice set, unless `choices` is given, and its
+   * faults, besides those of `faults`.
+   */
+  model?: ModelName;
   /** Sees every request and its answer (the sandbox judges clients with it); see RequestHook. */
   hook?: RequestHook;
 }
@@ -158,10 +167,16 @@ async function route(ctx: Context, routes: Routes, req: IncomingMessage): Promis
       const found = op.id === 'deleteSubmission' ? ctx.state.hasSubmission(iswc, agency, workcode, Number(p.get(Q.sourceDb))) : ctx.state.isMerged(iswc, agency, workcode);
       if (!found) return op.id === 'deleteSubmission' ? handleDelete(ctx, op, query) : handleDemerge(ctx, op, query);
     }
-    // Review fault `auth-after-action`: the operation runs (and changes data) before the key is looked at.
-    if (ctx.faults.has('auth-after-action') && op.id === 'deleteSubmission') handleDelete(ctx, op, query);
-    if (ctx.faults.has('auth-after-action') && op.id === 'demergeIswcMetadata') handleDemerge(ctx, op, query);
-    return unauthorized(ctx, op, auth);
+    // Fault `auth-missing-run-end`: the key is looked at on a start only; a body carrying a runId is an end.
+    const endServed = ctx.faults.has('auth-missing-run-end') && op.id === 'notifyAgentRun' && (await endsRun(ctx, req));
+    if (!endServed) {
+      // Review fault `auth-after-action`: the operation runs (and changes data) before the key is looked at.
+      if (ctx.faults.has('auth-after-action') && op.id === 'deleteSubmission') handleDelete(ctx, op, query);
+      if (ctx.faults.has('auth-after-action') && op.id === 'demergeIswcMetadata') handleDemerge(ctx, op, query);
+      // Fault `merge-auth-after-action`: the merge is carried out, then refused.
+      if (ctx.faults.has('merge-auth-after-action') && op.id === 'mergeIswcMetadata') await handleMerge(ctx, req, op, query);
+      return unauthorized(ctx, op, auth);
+    }
   }
   switch (op.id) {
     case 'notifyAgentRun':
@@ -173,6 +188,20 @@ async function route(ctx: Context, routes: Routes, req: IncomingMessage): Promis
     case 'deleteSubmission':
       return handleDelete(ctx, op, query);
   }
+}
+
+/** Does the body of a run notification carry a runId (an end of run)? Read ahead: the handler gets the same bytes. */
+async function endsRun(ctx: Context, req: IncomingMessage): Promise<boolean> {
+  const read = await readBodyAhead(req, ctx.maxBodyBytes);
+  if (read.kind !== 'ok') return false;
+  const text = read.bytes.toString('utf8');
+  try {
+    const value: unknown = JSON.parse(text);
+    if (value !== null && typeof value === 'object') return typeof (value as { runId?: unknown }).runId === 'string' && (value as { runId: string }).runId !== '';
+  } catch {
+    // Not JSON: an XML body carries it as an element.
+  }
+  return /<runId>\s*[^<\s]/.test(text);
 }
 
 /** Choice `iis-html-errors`: the pages IIS writes for a path or verb no handler takes. */
@@ -228,8 +257,9 @@ async function serve(ctx: Context, routes: Routes, req: IncomingMessage, res: Se
 
 /** Starts one embedded reference server with its own in-memory state, seeded from the profile. */
 export async function startReferenceServer(options: ReferenceServerOptions): Promise<RunningServer> {
-  const faults = new FaultSet(options.faults ?? []);
-  const choices = new ChoiceSet(options.choices ?? 'reference');
+  const model = options.model !== undefined ? MODELS[options.model] : undefined;
+  const faults = new FaultSet([...new Set([...(model?.faults ?? []), ...(options.faults ?? [])])]);
+  const choices = new ChoiceSet(options.choices ?? model?.choices ?? 'reference');
   const maxBodyBytes = options.maxBodyBytes ?? (choices.has('large-bodies-accepted') ? KESTREL_MAX_BODY_BYTES : DEFAULT_MAX_BODY_BYTES);
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 0) throw new Error(`maxBodyBytes must be a non-negative integer, got ${maxBodyBytes}`);
   if (options.key === '') throw new Error('The subscription key must not be empty');
@@ -248,6 +278,7 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
     keyAgency: options.profile.agency,
     requestCount: 0,
     knownSourceDbs: new Set([...options.profile.submissions.map((s) => s.sourceDb), Number(options.profile.agency), ...HUB_SOURCE_DBS]),
+    keySourceDbs: new Set([...options.profile.submissions.map((s) => s.sourceDb), Number(options.profile.agency)]),
   };
 
   const server = createServer((req, res) => {

@@ -34,6 +34,8 @@ export interface Violation {
 }
 
 const LENGTH = new Set(['minLength', 'maxLength']);
+/** Fault `work-code-long-refused`: the work code column is narrower than the document's limit. */
+const WORK_CODE_COLUMN = 14;
 const RANGE = new Set(['minimum', 'maximum', 'format']);
 
 function codePoints(text: string): number {
@@ -109,7 +111,7 @@ export class Limits {
   /** Does this server count characters otherwise than the contract's validator (code points)? */
   #recounts(): boolean {
     const c = this.#choices;
-    return c.has('utf16-lengths') || c.has('grapheme-lengths') || c.has('nfc-lengths');
+    return c.has('utf16-lengths') || c.has('grapheme-lengths') || c.has('nfc-lengths') || this.#faults.has('length-in-bytes');
   }
 
   /** The constraint of a body field or query parameter of an operation (throws when the contract lacks it). */
@@ -119,9 +121,11 @@ export class Limits {
     return c;
   }
 
-  /** Length as the server counts it: code points, or by its choice UTF-16 units, grapheme clusters or NFC code points. */
+  /** Length as the server counts it: code points, or by its choice UTF-16 units, grapheme clusters or NFC code points (bytes by a fault). */
   length(text: string): number {
     const c = this.#choices;
+    // Fault `length-in-bytes`: UTF-8 bytes, which no reading of "characters" counts.
+    if (this.#faults.has('length-in-bytes')) return Buffer.byteLength(text, 'utf8');
     if (c.has('utf16-lengths')) return text.length;
     if (c.has('grapheme-lengths')) return [...graphemes.segment(text)].length;
     if (c.has('nfc-lengths')) return codePoints(text.normalize('NFC'));
@@ -134,11 +138,12 @@ export class Limits {
     const body = c.location === 'body';
     // Choice `query-limits-not-found`: delete and demerge do not check their query values; nothing matches them.
     if (!body && c.operation !== 'mergeIswcMetadata' && this.#choices.has('query-limits-not-found') && (LENGTH.has(keyword) || RANGE.has(keyword))) return true;
+    // Choice `merge-agency-unchecked`: the merge's query agency names the submitter; section 8 limits the body field only.
+    if (!body && c.operation === 'mergeIswcMetadata' && c.component === AGENCY_CODE && this.#choices.has('merge-agency-unchecked') && LENGTH.has(keyword)) return true;
     if (LENGTH.has(keyword)) {
       if (c.component === AGENCY_CODE) {
         if (body && c.operation === 'notifyAgentRun' && f.has('run-agency-code-loose')) return true;
         if (body && c.operation === 'mergeIswcMetadata' && f.has('merge-agency-code-loose')) return true;
-        if (!body && f.has('query-agency-loose')) return true;
       }
       if (c.component === AGENCY_WORK_CODE) {
         if (body && f.has('merge-work-code-loose')) return true;
@@ -174,6 +179,7 @@ export class Limits {
       if (f.has('work-code-tight') && c.component === AGENCY_WORK_CODE && c.maxLength !== undefined && this.length(value) > c.maxLength - 1) {
         add('maxLength', `must NOT have more than ${c.maxLength - 1} characters`);
       }
+      if (f.has('work-code-long-refused') && c.component === AGENCY_WORK_CODE && this.length(value) >= WORK_CODE_COLUMN + 1) add('maxLength', `must NOT have more than ${WORK_CODE_COLUMN} characters`);
       if (this.#choices.has('agency-code-digits') && c.component === AGENCY_CODE && !/^[0-9]{3}$/.test(value)) add('pattern', 'must be three digits');
     }
     if (typeof value === 'number' && f.has('int32-tight') && c.component === INT32 && (value === c.maximum || value === c.minimum)) {

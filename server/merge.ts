@@ -4,12 +4,14 @@ import { validateNode } from '../lib/contract/validators.ts';
 import { hasValidCheckDigit } from '../lib/contract/iswc.ts';
 import type { AgencyWorkRef } from '../lib/contract/profile/types.ts';
 import { decodeRequestBody } from './body.ts';
+import type { BodyOutcome } from './body.ts';
 import type { Context } from './context.ts';
 import type { ErrorCode } from './errors.ts';
 import { errorReply } from './errors.ts';
 import { refuseForeignAgency } from './auth.ts';
 import { iswcSchema } from './limits.ts';
 import { mediaFailure } from './media.ts';
+import type { Problem } from './query.ts';
 import { problemCode, Q, Query } from './query.ts';
 import { oddValue } from './readings.ts';
 import type { Reply } from './wire.ts';
@@ -89,26 +91,60 @@ function iswcNotFound(ctx: Context, iswc: string, i: number): boolean {
  * Which of two fitting errors comes first is not shown: a request with an unknown work before a broken one
  * gets the 404. Null when every item passes (the whole body is then validated as usual).
  */
-function itemsInOrder(ctx: Context, op: Operation, resource: RequestBodySpec['resource'], value: unknown, bad: (code: ErrorCode, message: string) => Reply, notFound: () => Reply): Reply | null {
+function itemsInOrder(ctx: Context, op: Operation, resource: RequestBodySpec['resource'], value: unknown, preferred: string, bad: (code: ErrorCode, message: string) => Reply, notFound: () => Reply): Reply | 'merged' | null {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
   const body = value as Record<string, unknown>;
   const shape = { ...body, ...(Array.isArray(body.iswcs) ? { iswcs: [] } : {}), ...(Array.isArray(body.agencyWorks) ? { agencyWorks: [] } : {}) };
   const top = ctx.limits.checkBody(op.id, resource, shape)[0];
   if (top) return bad('BAD_BODY', `${top.field} ${top.message}`);
+  // With `merge-commits-per-item` too, a loop with a commit per item: each item that passes is merged at
+  // once (into a preferred ISWC that exists), so an item it cannot take leaves the ones before it merged.
+  const commit = ctx.choices.has('merge-commits-per-item') && ctx.state.iswcExists(preferred);
+  const set = commit ? ctx.state.newMergeSet() : 0;
+  const effect = !ctx.faults.has('merge-no-effect');
   for (const [i, iswc] of (Array.isArray(body.iswcs) ? (body.iswcs as unknown[]) : []).entries()) {
     // Fault `array-tail-unchecked`: the items after the third are neither checked nor looked up.
-    if (ctx.faults.has('array-tail-unchecked') && i >= 3) continue;
-    const v = ctx.limits.checkBody(op.id, resource, { iswcs: [iswc] })[0];
-    if (v) return bad('BAD_BODY', `${v.field} ${v.message}`);
-    if (iswcNotFound(ctx, iswc as string, i)) return notFound();
+    if (!(ctx.faults.has('array-tail-unchecked') && i >= 3)) {
+      const v = ctx.limits.checkBody(op.id, resource, { iswcs: [iswc] })[0];
+      if (v) return bad('BAD_BODY', `${v.field} ${v.message}`);
+      if (iswcNotFound(ctx, iswc as string, i)) return notFound();
+      if (commit && ctx.choices.has('merge-child-refused') && ctx.state.hasParent(iswc as string)) return bad('BAD_BODY', 'an ISWC of the merge already has a parent (production refuses it)');
+    }
+    if (commit && effect && typeof iswc === 'string') ctx.state.merge(preferred, [iswc], [], set);
   }
   for (const work of Array.isArray(body.agencyWorks) ? (body.agencyWorks as unknown[]) : []) {
     const v = ctx.limits.checkBody(op.id, resource, { agencyWorks: [work] })[0];
     if (v) return bad('BAD_BODY', `${v.field} ${v.message}`);
     const w = work as AgencyWorkRef;
     if (!ctx.state.workKnown(w.agencyCode, w.agencyWorkCode)) return notFound();
+    if (commit && effect && !ctx.faults.has('merge-ignores-agency-works')) ctx.state.merge(preferred, [], [w], set);
+  }
+  return commit ? 'merged' : null;
+}
+
+/**
+ * Choice `merge-items-lookup-400`: the items of the body are never validated, only looked up, before the
+ * preferred ISWC: an ISWC the server does not have is 400 (production's 202), an agency work it does not
+ * know is 400 (203). Values of another type than a string are left to the binder. Null when all are found.
+ */
+function itemsLookedUp400(ctx: Context, value: unknown, bad: (code: ErrorCode, message: string, business?: string) => Reply): Reply | null {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
+  const body = value as Record<string, unknown>;
+  for (const iswc of Array.isArray(body.iswcs) ? (body.iswcs as unknown[]) : []) {
+    if (typeof iswc === 'string' && !ctx.state.iswcExists(iswc)) return bad('BAD_BODY', `ISWC ${iswc} matches nothing`, '202');
+  }
+  for (const work of Array.isArray(body.agencyWorks) ? (body.agencyWorks as unknown[]) : []) {
+    if (work === null || typeof work !== 'object') continue;
+    const { agencyCode, agencyWorkCode } = work as Record<string, unknown>;
+    if (typeof agencyCode === 'string' && typeof agencyWorkCode === 'string' && !ctx.state.workKnown(agencyCode, agencyWorkCode)) return bad('BAD_BODY', `agency work ${agencyCode}/${agencyWorkCode} matches nothing`, '203');
   }
   return null;
+}
+
+/** Fault `work-lookup-500`: does the body name an agency work code with a character outside ASCII? */
+function namesNonAsciiWork(value: unknown): boolean {
+  const works = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>).agencyWorks : undefined;
+  return Array.isArray(works) && works.some((w) => w !== null && typeof w === 'object' && typeof (w as Record<string, unknown>).agencyWorkCode === 'string' && /[^\u0000-\u007F]/.test((w as Record<string, string>).agencyWorkCode ?? ''));
 }
 
 /**
@@ -142,19 +178,31 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
   const f = ctx.faults;
   const spec = op.body;
   if (!spec) throw new Error(`${op.id}: the contract lacks its request body`);
-  const bad = (code: ErrorCode, message: string): Reply => errorReply(ctx, 400, { code, message, where: 'handleMerge' });
+  const bad = (code: ErrorCode, message: string, business?: string): Reply => errorReply(ctx, 400, { code, message, where: 'handleMerge', ...(business !== undefined ? { business } : {}) });
+  const badParam = (problem: Problem): Reply => errorReply(ctx, 400, { code: problemCode(problem), message: problem.message, where: 'handleMerge', param: problem.param });
   const notFound = (): Reply => (f.has('merge-404-as-400') ? errorReply(ctx, 400, { code: 'NOT_FOUND', message: ISWC_NOT_FOUND, where: 'handleMerge' }) : errorReply(ctx, 404, { code: 'NOT_FOUND', message: ISWC_NOT_FOUND, where: 'handleMerge' }));
 
   const body = await decodeRequestBody(ctx, req, spec);
+  const query = new Query(ctx, op, rawQuery);
+  // Choice `preferred-looked-up-first`: nothing else is read of a request whose preferred ISWC does not exist.
+  if (lookedUpFirst404(ctx, query, body)) return notFound();
   if (!body.ok) return mediaFailure(ctx, body, () => bad('BAD_BODY', body.error));
 
-  const query = new Query(ctx, op, rawQuery);
   const repeated = query.repeated();
-  if (repeated) return bad(problemCode(repeated), repeated.message);
+  if (repeated) return badParam(repeated);
+  // Choice `business-codes` keeps production's order: the agency (103) before the preferred ISWC (113, 141).
+  const agencyFirst = ctx.choices.has('business-codes') ? query.string(Q.agency) : undefined;
+  if (agencyFirst && !agencyFirst.ok) return badParam(agencyFirst.problem);
   const preferred = query.iswc(Q.preferredIswc);
-  if (!preferred.ok) return bad(problemCode(preferred.problem), preferred.problem.message);
-  const agency = query.string(Q.agency);
-  if (!agency.ok) return bad(problemCode(agency.problem), agency.problem.message);
+  if (!preferred.ok) return badParam(preferred.problem);
+  const agency = agencyFirst ?? query.string(Q.agency);
+  if (!agency.ok) return badParam(agency.problem);
+  // Fault `work-lookup-500`: the lookup of a work code outside ASCII throws, and what is thrown is an empty 500.
+  if (f.has('work-lookup-500') && namesNonAsciiWork(body.value)) return { status: 500 };
+  if (ctx.choices.has('merge-items-lookup-400')) {
+    const refused = itemsLookedUp400(ctx, body.value, bad);
+    if (refused) return refused;
+  }
 
   let value = f.has('drop-invalid-iswcs') ? dropInvalidIswcs(body.value) : body.value;
   if (f.has('merge-drops-invalid-works')) {
@@ -182,7 +230,9 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
     if (odd) return bad('BAD_BODY', 'a field the document does not name');
   }
   if (ctx.choices.has('merge-items-in-order')) {
-    const refused = itemsInOrder(ctx, op, spec.resource, value, bad, notFound);
+    const refused = itemsInOrder(ctx, op, spec.resource, value, preferred.value, bad, notFound);
+    // The loop with a commit per item merged every item as it went: nothing is left to do.
+    if (refused === 'merged') return f.has('no-body-204-violated') ? { status: op.successStatus, bodyOn204: '{}' } : empty(op.successStatus);
     if (refused) return refused;
   }
   if (ctx.choices.has('merge-items-looked-up-first')) {
@@ -227,11 +277,25 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
     // The agency works, then: none of them can be refused at this point (an empty merge is merged too).
     if (!f.has('merge-no-effect')) ctx.state.merge(preferred.value, [], merged, set);
   } else {
-    if (iswcs.some(missing)) return refuseMissing();
+    if (iswcs.some(missing)) {
+      // Choice `merge-partial-404`: what it has is merged all the same (set-based, or a loop that goes on).
+      if (ctx.choices.has('merge-partial-404') && !f.has('merge-no-effect')) ctx.state.merge(preferred.value, iswcs.filter((iswc) => ctx.state.iswcExists(iswc)), merged.filter((w) => ctx.state.workKnown(w.agencyCode, w.agencyWorkCode)));
+      return refuseMissing();
+    }
     if (!f.has('merge-no-effect')) ctx.state.merge(preferred.value, iswcs, merged);
   }
   if (f.has('no-body-204-violated')) return { status: op.successStatus, bodyOn204: '{}' };
   return empty(op.successStatus);
+}
+
+/**
+ * Choice `preferred-looked-up-first`: is the preferred ISWC of this request one that does not exist? A body
+ * over the size cap, or one whose client went away, is still answered as such (the connection closes).
+ */
+export function lookedUpFirst404(ctx: Context, query: Query, body?: BodyOutcome): boolean {
+  if (!ctx.choices.has('preferred-looked-up-first')) return false;
+  if (body && !body.ok && (body.kind === 'too-large' || body.kind === 'aborted')) return false;
+  return !ctx.state.iswcExists(query.raw(Q.preferredIswc) ?? '');
 }
 
 /**
@@ -243,24 +307,26 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
 export function handleDemerge(ctx: Context, op: Operation, rawQuery: string): Reply {
   const f = ctx.faults;
   const c = ctx.choices;
-  const bad = (code: ErrorCode, message: string): Reply => errorReply(ctx, 400, { code, message, where: 'handleDemerge' });
+  const bad = (code: ErrorCode, message: string, business?: string): Reply => errorReply(ctx, 400, { code, message, where: 'handleDemerge', ...(business !== undefined ? { business } : {}) });
+  const badParam = (problem: Problem): Reply => errorReply(ctx, 400, { code: problemCode(problem), message: problem.message, where: 'handleDemerge', param: problem.param });
+  const notFound = (): Reply => errorReply(ctx, f.has('demerge-404-as-410') ? 410 : 404, { code: 'NOT_FOUND', message: ISWC_NOT_FOUND, where: 'handleDemerge' });
 
   const query = new Query(ctx, op, rawQuery);
+  if (lookedUpFirst404(ctx, query)) return notFound();
   const repeated = query.repeated();
-  if (repeated) return bad(problemCode(repeated), repeated.message);
+  if (repeated) return badParam(repeated);
   const preferred = query.iswc(Q.preferredIswc);
-  if (!preferred.ok) return bad(problemCode(preferred.problem), preferred.problem.message);
+  if (!preferred.ok) return badParam(preferred.problem);
   const agency = query.string(Q.agency);
-  if (!agency.ok) return bad(problemCode(agency.problem), agency.problem.message);
+  if (!agency.ok) return badParam(agency.problem);
   const workcode = query.string(Q.workcode);
-  if (!workcode.ok) return bad(problemCode(workcode.problem), workcode.problem.message);
+  if (!workcode.ok) return badParam(workcode.problem);
   const odd = c.has('business-odd-values') ? oddValue({ agency: agency.value, workcode: workcode.value }) : undefined;
   if (odd) return bad('BAD_PARAMETER', odd);
   if (c.has('work-code-charset') && !WORK_CODE_CHARS.test(workcode.value)) return bad('BAD_PARAMETER', 'workcode holds a character work codes do not');
 
   const foreign = refuseForeignAgency(ctx, op, agency.value);
   if (foreign) return foreign;
-  const notFound = (): Reply => errorReply(ctx, f.has('demerge-404-as-410') ? 410 : 404, { code: 'NOT_FOUND', message: ISWC_NOT_FOUND, where: 'handleDemerge' });
   // Fault `demerge-ignores-agency`: the agency the work is merged under stands in for the one asked, in
   // every lookup the server makes.
   const effectiveAgency = f.has('demerge-ignores-agency') ? (ctx.state.mergedAgencyOf(preferred.value, workcode.value) ?? agency.value) : agency.value;
@@ -269,7 +335,8 @@ export function handleDemerge(ctx: Context, op: Operation, rawQuery: string): Re
   }
   // Choice `demerge-unmerged-400`: the work is looked up first; metadata merged nowhere is a business error.
   if (c.has('demerge-unmerged-400') && !ctx.state.isMergedAnywhere(effectiveAgency, workcode.value)) return bad('NOT_FOUND', 'this metadata is merged into no preferred ISWC');
-  if (!ctx.state.iswcExists(preferred.value)) return notFound();
+  // Choice `unknown-preferred-400`: an unknown preferred ISWC is a business error (production's 153).
+  if (!ctx.state.iswcExists(preferred.value)) return c.has('unknown-preferred-400') && !f.has('demerge-404-as-410') ? bad('NOT_FOUND', 'the preferred ISWC does not exist', '153') : notFound();
   if (f.has('demerge-ignores-preferred')) {
     const own = ctx.state.mergedIswcOf(agency.value, workcode.value);
     if (own !== undefined) {
@@ -283,7 +350,8 @@ export function handleDemerge(ctx: Context, op: Operation, rawQuery: string): Re
   }
   if (f.has('demerge-removes-all')) ctx.state.demergeAll(preferred.value);
   else if (!f.has('demerge-no-effect')) {
-    if (c.has('demerge-merge-set')) ctx.state.demergeSet(preferred.value, effectiveAgency, workcode.value);
+    if (c.has('demerge-merged-iswc')) ctx.state.demergeIswc(preferred.value, effectiveAgency, workcode.value);
+    else if (c.has('demerge-merge-set')) ctx.state.demergeSet(preferred.value, effectiveAgency, workcode.value);
     else ctx.state.demerge(preferred.value, effectiveAgency, workcode.value);
   }
   return empty(op.successStatus);

@@ -33,6 +33,8 @@ function readLeaf(ctx: Context, node: SchemaNode, value: unknown, format: Format
   if (node.type === 'integer') {
     if (typeof value === 'string' && INTEGER_TEXT.test(value) && format === 'json' && c.has('newtonsoft-json')) return Number(value.trim());
     if (typeof value === 'boolean' && c.has('coerce-boolean-integer')) return value ? 1 : 0;
+    // Jackson's ACCEPT_FLOAT_AS_INT: a JSON number with a fraction is truncated; text with one is not a number to it.
+    if (typeof value === 'number' && Number.isFinite(value) && !Number.isInteger(value) && format === 'json' && c.has('json-fractions-truncated')) return Math.trunc(value);
     return value;
   }
   if (node.type === 'string') {

@@ -22,6 +22,13 @@ interface AgentRunBody {
   [field: string]: unknown;
 }
 
+/** Does an agent run body end a run (it carries a runId, as text)? */
+function endsARun(value: unknown): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const runId = (value as { runId?: unknown }).runId;
+  return typeof runId === 'string' && runId !== '';
+}
+
 /** Which representation answers: the request's format and Accept by reference, or the server's choice (4.1: not shown). */
 function answerFormat(ctx: Context, req: IncomingMessage, requestFormat: Format): Format {
   const c = ctx.choices;
@@ -46,8 +53,9 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
   if (!spec || documentedBad === undefined || !responseResource) throw new Error(`${op.id}: the contract lacks its body, 400 text or 200 resource`);
 
   const badRequest = (message = 'the body is not a valid agent run'): Reply =>
-    // Review fault `accept-json-400-text`: with Accept: application/json the validation problem+json comes instead.
-    f.has('accept-json-400-text') && /application\/json/i.test(header(req, 'accept') ?? '')
+    // Review fault `accept-json-400-text` (with Accept: application/json) and fault `run-400-validation-problem`
+    // (always): ASP.NET Core's validation problem+json comes instead.
+    f.has('run-400-validation-problem') || (f.has('accept-json-400-text') && /application\/json/i.test(header(req, 'accept') ?? ''))
       ? { status: 400, body: { kind: 'problem', text: JSON.stringify({ type: 'https://tools.ietf.org/html/rfc9110#section-15.5.1', title: 'One or more validation errors occurred.', status: 400, errors: { '': [message] } }) } }
       : errorReply(ctx, 400, { code: 'BAD_BODY', message, where: 'handleRun', stated: documentedBad });
 
@@ -63,7 +71,9 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
     const known = new Set(Object.keys(resourceSchema(spec.resource).properties ?? {}));
     if (Object.keys(value).some((k) => !known.has(k))) return badRequest('a field the document does not name');
   }
-  const violations = ctx.limits.checkBody(op.id, spec.resource, value);
+  // Fault `run-end-unvalidated`: a body that ends a run is taken as it comes.
+  const unvalidated = f.has('run-end-unvalidated') && endsARun(value);
+  const violations = unvalidated ? [] : ctx.limits.checkBody(op.id, spec.resource, value);
   if (violations.length > 0) return badRequest(`${violations[0]?.field} ${violations[0]?.message}`);
   const odd = c.has('business-odd-values') ? oddValue(value) : undefined;
   if (odd) return badRequest(odd);
@@ -99,7 +109,13 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
   } else {
     runId = run.runId;
     if (f.has('run-end-refused') && ctx.state.run(runId)?.started) return badRequest('this run cannot be ended');
-    if (!ctx.state.run(runId)) {
+    // Choice `run-end-agency-checked`: the run is looked up by its runId and the agency it started with.
+    const startedBy = ctx.state.run(runId)?.started?.agencyCode;
+    const otherAgency = c.has('run-end-agency-checked') && startedBy !== undefined && run.agencyCode !== startedBy;
+    if (!ctx.state.run(runId) || otherAgency) {
+      // Faults on what a runId never issued gets: a 200 without its body, a 400 without its stated text.
+      if (f.has('unknown-run-200-empty')) return { status: op.successStatus };
+      if (f.has('unknown-run-400-text')) return text(400, 'Run not found');
       if (c.has('unknown-run-404')) return errorReply(ctx, 404, { code: 'NOT_FOUND', message: 'Agent Run not found', where: 'handleRun' });
       if (c.has('unknown-run-400')) return badRequest('Agent Run not found');
     }

@@ -45,6 +45,8 @@ export class ServerState {
   /** preferred ISWC -> work key -> the merge (set of metadata) it came with: choice `demerge-merge-set`. */
   readonly #mergeSets = new Map<string, Map<string, number>>();
   #nextMergeSet = 1;
+  /** The ISWC each agency work belongs to, by its submission (choice `demerge-merged-iswc`). */
+  readonly #workIswc = new Map<string, string>();
   readonly #runs = new Map<string, RunRecord>();
   /** Runs started and not ended, with the agency each acts for (choice `one-open-run`). */
   readonly #openRuns = new Map<string, string>();
@@ -73,7 +75,24 @@ export class ServerState {
       add(s.preferredIswc);
       this.#submissions.add(submissionKey(s.preferredIswc, s.agency, s.workcode, s.sourceDb));
       this.#knownWorks.add(workKey(s.agency, s.workcode));
+      this.#workIswc.set(workKey(s.agency, s.workcode), s.preferredIswc);
     }
+  }
+
+  /** The ISWC an agency work belongs to: its submission's, or, without one, an ISWC of its own. */
+  #iswcOfWork(key: string): string {
+    return this.#workIswc.get(key) ?? `work:${key}`;
+  }
+
+  /**
+   * Choice `demerge-merged-iswc`: removes the merged ISWC the named work belongs to, with every work of it
+   * merged into this preferred ISWC.
+   */
+  demergeIswc(preferredIswc: string, agency: string, workcode: string): void {
+    const named = workKey(agency, workcode);
+    const iswc = this.#iswcOfWork(named);
+    const works = this.#works.get(preferredIswc);
+    for (const key of [...(works ?? [])]) if (key === named || this.#iswcOfWork(key) === iswc) works?.delete(key);
   }
 
   #worksOf(preferredIswc: string): Set<string> {

@@ -7,7 +7,7 @@ import { problemCode, Q, Query } from './query.ts';
 import { oddValue } from './readings.ts';
 import type { Reply } from './wire.ts';
 import { empty, text } from './wire.ts';
-import { WORK_CODE_CHARS } from './merge.ts';
+import { lookedUpFirst404, WORK_CODE_CHARS } from './merge.ts';
 
 /** 404 text of the submission delete (not shown by the document: choice). */
 export const SUBMISSION_NOT_FOUND = 'Submission not found';
@@ -22,9 +22,11 @@ export const SUBMISSION_NOT_FOUND = 'Submission not found';
 export function handleDelete(ctx: Context, op: Operation, rawQuery: string): Reply {
   const f = ctx.faults;
   const c = ctx.choices;
-  const bad = (problem: Problem): Reply => errorReply(ctx, 400, { code: problemCode(problem), message: problem.message, where: 'handleDelete' });
+  const bad = (problem: Problem): Reply => errorReply(ctx, 400, { code: problemCode(problem), message: problem.message, where: 'handleDelete', param: problem.param });
 
   const query = new Query(ctx, op, rawQuery);
+  // Choice `preferred-looked-up-first`: nothing else is read of a request whose preferred ISWC does not exist.
+  if (lookedUpFirst404(ctx, query)) return errorReply(ctx, 404, { code: 'NOT_FOUND', message: SUBMISSION_NOT_FOUND, where: 'handleDelete' });
   const repeated = query.repeated();
   if (repeated) return bad(repeated);
   // Fault `delete-no-workcode-500`: the handler reads a workcode that is not there.
@@ -49,6 +51,8 @@ export function handleDelete(ctx: Context, op: Operation, rawQuery: string): Rep
 
   const foreign = refuseForeignAgency(ctx, op, agency.value);
   if (foreign) return foreign;
+  // Choice `key-source-db-scope`: the key acts for the profile's source databases only.
+  if (c.has('key-source-db-scope') && !ctx.keySourceDbs.has(sourceDb.value)) return errorReply(ctx, 403, { code: 'FORBIDDEN', message: `the subscription key does not act for source database ${sourceDb.value}`, where: 'handleDelete' });
   // Faults that find the submission without one of its values, then delete it (in this order).
   const exists = ctx.state.iswcExists(preferred.value);
   const ignoring = [
@@ -71,6 +75,8 @@ export function handleDelete(ctx: Context, op: Operation, rawQuery: string): Rep
     const notFound = { code: 'NOT_FOUND' as const, message: SUBMISSION_NOT_FOUND, where: 'handleDelete' };
     if (c.has('delete-by-work-400') && ctx.state.findSubmission({ agency: effectiveAgency, workcode: workcode.value, sourceDb: effectiveSourceDb }) !== undefined) return errorReply(ctx, 400, { ...notFound, message: 'invalid agency and work code provided' });
     if (c.has('refuse-as-400') && ctx.state.iswcExists(preferred.value)) return errorReply(ctx, 400, { ...notFound, message: 'invalid agency and work code provided' });
+    // Choice `unknown-preferred-400`: a delete naming a preferred ISWC that does not exist is a business error too (production's 130 and 117).
+    if (c.has('unknown-preferred-400')) return errorReply(ctx, 400, { ...notFound, message: 'invalid agency and work code provided', business: ctx.state.findSubmission({ agency: effectiveAgency, workcode: workcode.value }) ? '117' : '130' });
     return errorReply(ctx, 404, notFound);
   }
   if (!f.has('delete-no-effect')) ctx.state.deleteSubmission(preferred.value, effectiveAgency, workcode.value, effectiveSourceDb);

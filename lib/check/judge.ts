@@ -1,5 +1,5 @@
 import type { ValidateFunction } from 'ajv';
-import { actsForAnotherAgency } from '../contract/agency.ts';
+import { actsForAnotherAgency, actsForAnotherSource } from '../contract/agency.ts';
 import type { Format } from '../contract/codec/index.ts';
 import type { Exchange } from '../contract/exchange.ts';
 import { operation } from '../contract/operations.ts';
@@ -16,9 +16,14 @@ export interface JudgeOptions {
   strict: boolean;
   /** The agency the key acts for (the profile's): another one may be refused with 401 or 403 (5.3). */
   agency: string;
+  /** The source databases the key is known to act for (keySourceDbs of the profile): another may be refused with 401 or 403 (5.3). */
+  sourceDbs?: readonly number[];
 }
 
 const paramValidators = new Map<string, ValidateFunction>();
+
+/** Every-answer spec checks an open point leaves nothing to judge by: which status answers is the point. */
+const OPEN_STATUS_CHECKS: ReadonlySet<string> = new Set(['status.documented']);
 
 /** Validates a targeted check's parameters against its own declaration: a case that gets them wrong fails loudly. */
 function checkParams(check: Check<never>, params: unknown): void {
@@ -39,13 +44,14 @@ function checkParams(check: Check<never>, params: unknown): void {
 }
 
 /**
- * The judge of a run: every every-answer check (only http and observed ones on a probe of an open point or
- * a request outside the document), then the checks the step asks for, each with its parameters.
+ * The judge of a run: every every-answer check (on a probe of an open point all but status.documented; on a
+ * request outside the document only http and observed ones), then the checks the step asks for, each with
+ * its parameters.
  */
 export function createJudge(options: JudgeOptions): Judge {
   return (step: Step, exchange: Exchange, format: Format): Judged[] => {
     const authProbe = step.request.auth !== undefined && step.request.auth !== 'key';
-    const foreignAgency = actsForAnotherAgency(step.operation, step.request, options.agency);
+    const foreignAgency = actsForAnotherAgency(step.operation, step.request, options.agency) || actsForAnotherSource(step.operation, step.request, options.sourceDbs);
     // Where the key is concerned (a probe without it, another agency than the key's), the answers the
     // contract lists as not shown (5.3) are documented too.
     const op = step.operation ? operation(step.operation) : null;
@@ -68,7 +74,12 @@ export function createJudge(options: JudgeOptions): Judge {
       });
     };
     for (const check of everyExchangeChecks()) {
-      if (step.probe && check.level === 'spec') continue;
+      // A request outside the document is judged by http and observed checks only. A probe of an open point
+      // leaves open which status answers it, so status.documented does not judge it; what the document
+      // states of a status still holds whatever the status (a 200 carries a runId, a 400 of the run
+      // notification says "Bad Request", a 204 has no body).
+      if (step.probe === 'outside-document' && check.level === 'spec') continue;
+      if (step.probe === 'open-point' && OPEN_STATUS_CHECKS.has(check.id)) continue;
       add(check, check.judge({ ...input, params: undefined as never, connectionMayClose: step.connectionMayClose ?? false }));
     }
     for (const { checkId, params } of step.expect) {

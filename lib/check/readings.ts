@@ -18,20 +18,20 @@ export const READINGS = [
   {
     point: 'Characters',
     sections: ['2.1', '2.4', '8'],
-    gated: 'Lengths are judged only in characters on which code points, UTF-16 units, grapheme clusters and UTF-8 bytes agree (ASCII): one past a limit is 400. An item of a merge body past its limits (an ISWC off the pattern, an agency work code of 21 characters) names nothing that exists, and a server that looks items up before it validates them answers 404 "ISWC not found", then true: there a refusal, 400 or 404, is demanded.',
-    recorded: 'Astral, combining, right-to-left and full-width characters at and past a limit, with the length under each reading (a .NET server counts UTF-16 units, another grapheme clusters).',
+    gated: 'A length past a limit is judged in characters every reading counts alike: code points, UTF-16 units, grapheme clusters and code points after NFC agree on ASCII and on precomposed letters of the Basic Multilingual Plane ("1é" is 2 characters for all of them). UTF-8 bytes are no reading of characters: a server counting them takes "1é" for 3 and fails. One past a limit is 400. An item of a merge body past its limits (an ISWC off the pattern, an agency work code of 21 characters) names nothing that exists, and a server that looks items up before it validates them answers 404 "ISWC not found", then true: there a refusal, 400 or 404, is demanded. A limit is demanded only where the document states it: the merge\'s query agency names the submitter, and section 8 limits the body field agencyCode, so what a query agency of 2 or 4 characters gets on a merge is recorded; the query values of delete and demerge name data, and one past the limits of its field names nothing (a refusal).',
+    recorded: 'Astral, combining, right-to-left and full-width characters at and past a limit, with the length under each reading (a .NET server counts UTF-16 units, another grapheme clusters); the merge\'s query agency past the limits of agencyCode.',
   },
   {
     point: 'Acceptance',
     sections: ['2.1', '2.4', '8'],
-    gated: 'A realistic value at a limit is not refused because of it: the same request with a nominal value and with the value at the limit, both naming data that exists or both not, get the same status. A valid request on existing data gets the success status; Content-Type is optional, so a JSON body without it is understood.',
-    recorded: 'Unrealistic values within or near the limits: empty strings, NUL, control and bidi characters, negative counters, the largest sourceDb, ISWCs in lower case, with separators, spaces or full-width digits, edge whitespace, duplicates and empty merges; what an XML body without Content-Type gets (sniffed, or read as JSON).',
+    gated: 'A realistic value at a limit (ASCII: a server may allow only the characters real codes use) is not refused because of it: the same request with a nominal value and with the value at the limit, both naming data that exists or both not, get the same status. Where a server may look the preferred ISWC up first, the request names one that exists (a delete or demerge of a work code nothing has; a merge into a disposable entry\'s preferred ISWC), so the value is read. A valid request on existing data gets the success status.',
+    recorded: 'Unrealistic values within or near the limits: empty strings, NUL, control and bidi characters, negative counters, the largest sourceDb, ISWCs in lower case, with separators, spaces or full-width digits, edge whitespace, duplicates and empty merges. What a JSON or XML body without Content-Type gets: read as JSON, sniffed, or taken for application/octet-stream and refused (415, as ASP.NET Core does; RFC 9110 §8.3); a 5xx to it is an http failure.',
   },
   {
     point: 'Types',
     sections: ['2.1', '2.3', '2.4', '7'],
-    gated: 'A value no reading can take as the stated type is 400: a word or a fraction for an int32, an object or array for a scalar (JSON), a body that is not an object, XML text that is not an integer where one is stated.',
-    recorded: 'Values a lenient deserializer converts without loss ("5" for an integer, a number or boolean for a string, a boolean for an integer) and, in XML, an element where text is expected.',
+    gated: 'A value no reading can take as the stated type is 400: a word, or text with a fraction ("1.5"), for an int32, an object or array for a scalar (JSON), a body that is not an object, XML text that is not an integer where one is stated. On a notification that ends a run as on a start.',
+    recorded: 'Values a lenient deserializer converts ("5" for an integer, a number or boolean for a string, a boolean for an integer, a JSON number with a fraction for an integer, which Jackson truncates by default) and, in XML, an element where text is expected.',
   },
   {
     point: 'Syntax',
@@ -48,37 +48,37 @@ export const READINGS = [
   {
     point: 'Refusal',
     sections: ['2.5', '3', '4.2', '4.3', '4.4', '7', '8'],
-    gated: 'Where the document lists more than one error status that fits, a refusal: one of the operation\'s documented error statuses (400 or 404), never a success. A repeated delete or demerge (what it names is gone: a 204 would claim it removed something, so an idempotent 204 is not taken); a demerge of metadata never merged; a delete or demerge naming another agency, work code, sourceDb or preferred ISWC, or an unknown preferred ISWC; an ISWC of the merge body that does not exist; an item of the merge body past its limits sent next to a disposable entry\'s valid data (a server that looks items up before it validates them answers 404, which is then true); a query agency, workcode or sourceDb past the limits of the field it names.',
+    gated: 'Where the document lists more than one error status that fits, a refusal: one of the operation\'s documented error statuses (400 or 404), never a success. A repeated delete or demerge (what it names is gone: a 204 would claim it removed something, so an idempotent 204 is not taken); a demerge of metadata never merged; a delete or demerge naming another agency, work code, sourceDb or preferred ISWC, or an unknown preferred ISWC (a delete naming a sourceDb the profile does not show may also be refused 401 or 403: a key may act for its source databases only, 5.3); an ISWC of the merge body that does not exist; an item of the merge body past its limits sent next to a disposable entry\'s valid data, merged just before (a server that looks items up before it validates them answers 404, which is then true); a delete or demerge query agency, workcode or sourceDb past the limits of the field it names.',
     recorded: 'Which of the documented error statuses came.',
   },
   {
     point: 'Authentication',
     sections: ['4.1', '5'],
-    gated: 'No key or a wrong key: 401 "Not Authorized" on the run notification (4.1); on merge, delete and demerge a refusal, 400, 401, 403 or 404 (5.3 does not show the answer, and a server may look the data up first), never a success. A 404 for data that does not exist can hide a key the server ignores, so the key is also proven on disposable entries: the request that succeeds with the key is refused without it, with an empty one and with a wrong one. Another agency than the profile\'s may be refused with 401 or 403 (5.3).',
+    gated: 'No key or a wrong key: 401 "Not Authorized" on the run notification (4.1), on a start and on an end of run; on merge, delete and demerge a refusal, 400, 401, 403 or 404 (5.3 does not show the answer, and a server may look the data up first), never a success. A 404 for data that does not exist can hide a key the server ignores, so the key is also proven where the request would succeed: the end of a run just started, and disposable entries: the request that succeeds with the key is refused without it, with an empty one, with a wrong one and with the key in another letter case. A refused request may still have acted: the delete and demerge that then succeed show theirs did not, and after a merge refused for its key a demerge of what it names is refused before the merge succeeds. Another agency than the profile\'s may be refused with 401 or 403 (5.3).',
     recorded: 'Which status and body refuse the key on merge, delete and demerge.',
   },
   {
     point: 'Stated texts',
     sections: ['4.1', '5', '7'],
-    gated: '"Bad Request" (400) and "Not Authorized" (401) of the run notification are carried as a whole string: the body itself, the first line of a plain-text body (a detail may follow), any JSON string value (a problem+json title, a gateway message) or an XML text node (CDATA and character references read). The format is free.',
+    gated: '"Bad Request" (400) and "Not Authorized" (401) of the run notification are carried as a whole string: the body itself, the first line of a plain-text body (a detail may follow), any JSON string value (a problem+json title, a gateway message) or an XML text node (CDATA and character references read). The format is free. It holds of every 400 and 401 of the run notification, those that answer a probe of an open point included.',
     recorded: 'The content type and shape of every error body.',
   },
   {
     point: 'Statuses and bodies',
     sections: ['2.2', '4', '4.1', '7'],
-    gated: 'Every answer to a documented request uses a status the document lists for the operation; a 204 carries no body; the 200 of the run notification is a CsnNotification with a non-empty runId, in JSON or XML.',
+    gated: 'Every answer to a documented request uses a status the document lists for the operation (but where the request probes an open point); a 204 carries no body; the 200 of the run notification is a CsnNotification with a non-empty runId, in JSON or XML, whatever the request (a runId never issued included).',
     recorded: 'Which representation (JSON or XML) answers, for each request format and Accept header.',
   },
   {
     point: 'Outcomes',
     sections: ['2.5', '3', '4.2', '4.3', '4.4'],
-    gated: 'A successful merge makes its works demergeable; a merge of ISWCs only succeeds; a demerge removes one set of metadata from exactly one preferred ISWC; a delete or demerge naming another value leaves the data in place; two runs started one after the other get two runIds; over generated sequences, each answer is 204 or a refusal as a model of these outcomes predicts.',
+    gated: 'A successful merge makes its works demergeable; a merge of ISWCs only succeeds; a demerge removes one set of metadata from exactly one preferred ISWC (one work, the works of one merge request, or a merged ISWC with all its works: after a demerge, what else was merged into that preferred ISWC is demanded only of a work of another ISWC merged by a request of its own); a delete or demerge naming another value leaves the data in place; two runs started one after the other get two runIds; over generated sequences, each answer is 204 or a refusal as a model of these outcomes predicts.',
     recorded: '',
   },
   {
     point: 'Open points',
     sections: ['2.2', '2.5', '4', '4.1', '4.2', '4.3', '4.4', '5.3'],
-    gated: 'A request that probes a point the document leaves open is judged by http and observed checks only; no spec failure comes from it.',
+    gated: 'A request that probes a point the document leaves open is not judged on that point: which status answers it is recorded (status.documented does not judge it). What the document states of a status still holds whatever the status: a 200 of the run notification carries a runId, its 400 says "Bad Request", its 401 "Not Authorized", a 204 has no body. A request the document does not describe at all (another method, an oversized body) is judged by http and observed checks only.',
     recorded: 'A runId the server never issued; missing, null and extra fields; a malformed preferredIswc or a wrong check digit; a missing or blank reasonCode.',
   },
   {
@@ -97,7 +97,7 @@ export const DECISIONS: ReadonlyArray<{ title: string; text: string }> = [
   },
   {
     title: 'XML entities',
-    text: 'Expanding an internal entity is what a conforming XML processor does, and it is not external-entity injection. The harness still expects a DOCTYPE to be refused or left unexpanded, as the OWASP XXE guidance recommends (disable DTDs): this is an `http` check, so it gates only with ISWC_STRICT=1, and the request is a probe of an open point, never judged by a `spec` check.',
+    text: 'Expanding an internal entity is what a conforming XML processor does, and it is not external-entity injection. The harness still expects a DOCTYPE to be refused or left unexpanded, as the OWASP XXE guidance recommends (disable DTDs): this is an `http` check, so it gates only with ISWC_STRICT=1, and the request is a probe of an open point: which status answers it is never a spec failure.',
   },
   {
     title: 'A repeated demerge',
@@ -117,11 +117,11 @@ export const DECISIONS: ReadonlyArray<{ title: string; text: string }> = [
   },
   {
     title: 'The key and data that does not exist',
-    text: 'Section 5.3 leaves open what a missing key gets on merge, delete and demerge, and which agency a key may act for depends on the data, so a server may look the data up first: a 404 without the key is a refusal like 400, 401 or 403 (`auth.required`). But on data that does not exist, a 404 comes whatever the server does with the key. What proves that the key is checked is the request that would succeed: the destructive cases send it without the key, with an empty one and with a wrong one (each refused, `auth.key-checked`), then with it (success), which also shows the refused requests had no effect. Non-destructive runs cannot show it, and say so (the check is listed as not exercised).',
+    text: 'Section 5.3 leaves open what a missing key gets on merge, delete and demerge, and which agency a key may act for depends on the data, so a server may look the data up first: a 404 without the key is a refusal like 400, 401 or 403 (`auth.required`). But on data that does not exist, a 404 comes whatever the server does with the key. What proves that the key is checked is the request that would succeed: the end of a run just started, and on disposable entries the merge, the delete and the demerge, each sent without the key, with an empty one, with a wrong one and with the key whose letters changed case (a server comparing without case takes that one; a key without letters has no such twin and the wrong key goes instead), each refused (`auth.key-checked`), then with it (success). A refusal may still have acted (section 1 shows no effect of a refused request), so a request shows it did not: a delete or demerge refused for its key and carried out would make the same one with the key find nothing, and after a merge refused for its key, a demerge of the work it names is refused (nothing was merged) before the merge succeeds. Non-destructive runs cannot show it on entries, and say so (the check is listed as not exercised for them).',
   },
   {
     title: 'Items a merge cannot take',
-    text: 'An item of a merge body past its limits (an ISWC off the pattern, an agency work code of 21 characters, an agency code of 2 or 4) names nothing that exists: a server that validates first answers 400, one that looks items up first 404 "ISWC not found", documented for the merge and then true; either refuses it. Sent next to data that does not exist, the same 404 would hide a server that silently drops the item. So the destructive merge also sends its entry\'s valid data with one such item, and with an ISWC that does not exist, before that data alone is merged: each must be refused (`status.item-refused`), and the merge then succeeds, which shows the entry was left as it was. What a refused merge leaves behind is not shown (section 1), and a server may handle the items one by one and keep what it merged before it meets one it cannot take; such a server would then refuse the entry\'s own merge (its ISWCs would already have a parent). So the item goes first among the items of its kind, with the part of the entry that carries that kind alone (its ISWCs, then its agency works, each merged by a request of its own). One assumption remains, where an entry carries one kind only: its refused ISWCs go with its agency works, first in the document\'s order (2.3: iswcs, then agencyWorks), so a server that keeps what it merged is assumed to take the items in that order or to validate and look them all up before it merges any; an entry of ISWCs only is sent no refused agency work. The property that breaks one limit among existing ISWCs (`limit.rejected`) assumes the same of a broken item: validated before anything is merged, as a server that binds and validates its body first does.',
+    text: 'An item of a merge body past its limits (an ISWC off the pattern, an agency work code of 21 characters, an agency code of 2 or 4) names nothing that exists: a server that validates first answers 400, one that looks items up first 404 "ISWC not found", documented for the merge and then true; either refuses it. Sent next to data that does not exist, the same 404 would hide a server that silently drops the item. So the destructive merge also sends its entry\'s valid data with one such item, and with an ISWC that does not exist: each must be refused (`status.item-refused`). What a refused merge leaves behind is not shown (section 1): a server may handle the items one by one and keep what it merged before it meets one it cannot take, or merge everything it found and answer 404 for the rest (set-based). Such a server would then refuse the entry\'s own merge (its ISWCs would already have a parent). So these requests go after the entry is merged, where merging its data again changes nothing, and nothing is demanded of what they may have kept. The property that breaks one limit of a merge body among valid ISWCs (`limit.rejected`, `type.rejected`) names ISWCs of disposable entries it claims, never the profile\'s iswcs: a server that merges item by item keeps those before the broken one, and nothing is demanded of them afterwards.',
   },
   {
     title: 'Query parameters left out',
@@ -129,7 +129,23 @@ export const DECISIONS: ReadonlyArray<{ title: string; text: string }> = [
   },
   {
     title: 'One set of metadata',
-    text: 'Section 4.4 removes "one set of metadata" from exactly one preferred ISWC: one agency work, or all the works one merge request carried. The harness merges the work whose survival it checks by a request of its own, so that both readings agree that demerging another work leaves it merged; and after a demerge it demerges metadata merged into another preferred ISWC, which must still be there.',
+    text: 'Section 4.4 removes "one set of metadata" from exactly one preferred ISWC. Three readings: one agency work; all the works one merge request carried; a merged ISWC with all its works (production: the named work leads to its ISWC, and every link of that ISWC to the preferred one is removed, so a second work of that ISWC cannot be demerged after the first). The harness merges the work whose survival it checks by a request of its own, and demands it only when the profile does not show the two works under one ISWC (its submissions say which ISWC a work belongs to; the agency works of a merges entry should be works of ISWCs of their own); the model test predicts nothing of other works merged into a preferred ISWC once one was demerged from it; and after a demerge it demerges metadata merged into another preferred ISWC, which must still be there.',
+  },
+  {
+    title: 'A body without Content-Type',
+    text: 'Section 4 makes Content-Type optional for the client; it does not say how a server reads a body without it. RFC 9110 §8.3 lets a recipient assume application/octet-stream or examine the data. Reading it as JSON, sniffing it, and refusing it as a media type the server does not read (415, as ASP.NET Core\'s input formatters do and as a Go server written from the document alone did; 400 from a server that answers every unsupported media type so) are all readings, so what it gets is recorded (`observed.content-type-default`), and a 5xx to it is an http failure.',
+  },
+  {
+    title: 'The notification that ends a run',
+    text: 'A notification carrying a runId ends the run (production, DOMAIN.md), and it is an agent run (2.1) as a start is: the values a start must refuse (past a limit, of a type no reading takes) are refused on an end too (400), and the key is proven on it. Each is sent ending a run started for it, then the run is ended with a valid notification. A runId the server never issued is an open point (200, 400, or production\'s 404 "Agent Run not found"): which status comes is recorded, and a 200 still carries a runId and a 400 still says "Bad Request".',
+  },
+  {
+    title: 'What a refused request may have changed',
+    text: 'Section 1 shows no effect of a refused request, so none is assumed: no case demands later that data a refused mutating request named is unchanged unless a request shows it or the refusal itself is the point. Items a merge cannot take are sent after the entry\'s data is merged; a merge property with a broken item names disposable entries only; a request refused for its key is followed by one that shows it had no effect; a delete or demerge naming another value is followed by the one naming it rightly, which must still succeed (2.5, 4.4: the data is identified by all its values).',
+  },
+  {
+    title: 'Production as built',
+    text: 'The reference server models production as its public source shows it (`npx iswc-conformance server --model production-as-built`): its legitimate choices (the set production-as-built: production\'s order of refusals with its business codes, Newtonsoft binding, lower-case GUID runIds, 404 "Agent Run not found" for a run unknown or another agency\'s, a demerge of a merged ISWC with all its works, 415 for a body without Content-Type, merge items only looked up) and its deviations, each a fault: no XML (415), a run notification that validates nothing, a delete that ignores sourceDb, a merge into an unknown ISWC answered 400, an empty 500 when a lookup throws, ASP.NET Core\'s validation problem for the run\'s 400, the gateway\'s JSON 401. With a JSON-only profile (`formats: ["json"]`) and `fixtures/waivers/production-as-built.yaml` a run against it is green; without the waivers it fails exactly the checks each deviation breaks.',
   },
   {
     title: 'Byte order marks and UTF-16',

@@ -21,7 +21,7 @@ export const EXIT = Object.freeze({
   TARGET_UNUSABLE: 3,
   /** The harness itself failed (a defect of iswc-conformance, not of the target): please report it. */
   INTERNAL: 4,
-  /** Interrupted by SIGINT or SIGTERM (128 + 2, the shell's convention). */
+  /** Interrupted by SIGINT, SIGTERM or SIGHUP, or the end of the process that started it (128 + 2, the shell's convention for SIGINT). */
   INTERRUPTED: 130,
 });
 
@@ -34,7 +34,7 @@ export const EXIT_TEXT: Record<ExitCode, string> = {
   2: 'usage or configuration error (options, profile, waivers, an unreadable file)',
   3: 'target unusable (unreachable, circuit breaker tripped, the key refused on every request)',
   4: 'internal error of iswc-conformance (a defect: please report it)',
-  130: 'interrupted (SIGINT or SIGTERM); the reports say what was done',
+  130: 'interrupted (SIGINT, SIGTERM, SIGHUP, or the process that started it ended); the reports say what was done',
 };
 
 /** A command's line for an exit code: the meaning every command shares (EXIT_TEXT), and what it adds for this command. */
@@ -188,12 +188,24 @@ export function parseCommandArgs(command: Command, argv: readonly string[]): Com
     const variable = command.environment?.find(([name]) => /_KEY$/.test(name))?.[0] ?? 'ISWC_SUBSCRIPTION_KEY';
     throw new UsageError(`the subscription key is never taken from a flag: set ${variable} in the environment`);
   }
+  // `--plan smoke` was the plan command's way to name a plan; --plan prints the plan, everywhere.
+  const planAt = argv.findIndex((a) => a === '--plan' || a.startsWith('--plan='));
+  const planValue = planAt < 0 ? undefined : argv[planAt]?.startsWith('--plan=') ? argv[planAt]?.slice('--plan='.length) : argv[planAt + 1];
+  if (command.options.plan?.type === 'boolean' && (planValue === 'smoke' || planValue === 'full' || argv[planAt]?.startsWith('--plan='))) {
+    throw new UsageError(`--plan takes no value: it prints the plan and sends nothing (run --plan and the plan command alike); the smoke plan is --smoke, the full plan the default`);
+  }
   let parsed: { values: OptionValues; positionals: string[] };
   try {
     parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: (command.positionals?.max ?? 0) > 0 }) as { values: OptionValues; positionals: string[] };
   } catch (e) {
     // node:util's messages name the option; its codes (ERR_PARSE_ARGS_*) are not for users.
-    throw new UsageError((e as Error).message.replace(/\. To specify a positional argument starting with a '-'.*$/s, '').replace(/^Unexpected argument/, 'unexpected argument'));
+    throw new UsageError(
+      (e as Error).message
+        .replace(/\. To specify a positional argument starting with a '-'.*$/s, '')
+        .replace(/^Unexpected argument/, 'unexpected argument')
+        .replace(/^Unknown option/, 'unknown option')
+        .replace(/^Option '([^']+)' argument missing/, "option '$1' needs a value"),
+    );
   }
   if (parsed.values.help === true || parsed.values.version === true) return parsed;
   const count = parsed.positionals.length;

@@ -85,7 +85,7 @@ export const ENVIRONMENT: readonly EnvironmentSetting[] = [
     names: ['ISWC_RATE'],
     flag: 'rate',
     meaning:
-      'Requests per second over the whole run, all workers together: 5, 0.5, 10/min, 600/h; 0 means no limit. 429 and 503 with Retry-After are honoured as throttling on every target (bounded waits, counted, never failures). A run sharded over N machines: give each the rate divided by N.',
+      'Requests per second over the whole run, all workers and shards together: 5, 0.5, 10/min, 600/h; 0 means no limit. A run sharded over N machines (--shard I/N) paces each shard at the rate divided by N. 429 and 503 with Retry-After are honoured as throttling on every target, and 502, 503 without Retry-After and 504 of a target in maintenance are waited out with back-off (bounded waits, counted, never failures).',
     default: `no limit on the embedded server or a base URL on this machine; ${DEFAULTS.remoteRate} (the published production limit) on a remote base URL`,
   },
   {
@@ -108,14 +108,14 @@ export const ENVIRONMENT: readonly EnvironmentSetting[] = [
     names: ['ISWC_BUDGET'],
     flag: 'budget',
     meaning:
-      'The most requests the run sends. Cases are taken in the committed ranking (lib/run/plans.generated.ts): the most faults of the reference server\'s catalogue caught per request first, then every spec check once, then coverage; generated inputs get what is left.',
+      'The most requests that reach the target, resends included (after 429, 503, maintenance): a cap. Cases are taken in the committed ranking (lib/run/plans.generated.ts): the most faults of the reference server\'s catalogue caught per request first, then every spec check once, then coverage; generated inputs get what is left. A case starts only when it fits in what is left, so none is cut halfway; a run the budget stopped is a partial run. Each shard of a sharded run sends no more than its share.',
     default: 'no limit',
   },
   {
     names: ['ISWC_PLAN'],
     flag: 'smoke',
     meaning:
-      'full, or smoke: the fewest requests that catch every fault of the catalogue the mode (destructive or not) can catch and exercise every spec check it can, once (npm run plan:power measures it). --smoke sets smoke; plan also takes --plan full|smoke.',
+      'full, or smoke: the fewest requests that catch every fault of the catalogue the mode (destructive or not) can catch and exercise every spec check it can, once (npm run plan:power measures it). --smoke sets smoke (--plan, in run and plan alike, prints the plan and sends nothing).',
     default: 'full',
   },
   {
@@ -169,7 +169,7 @@ export const ENVIRONMENT: readonly EnvironmentSetting[] = [
   {
     names: ['ISWC_PROGRESS'],
     meaning:
-      "live: on a terminal, one live progress line (requests sent of planned, failures, time elapsed and left, time waiting on throttling) takes the place of Playwright's list of tests; the run command sets it when its output is a terminal. Otherwise the same line comes every 30 s while the run sends.",
+      "live: on a terminal, one live progress line (first requests sent of planned, never over 100%; sent with resends, answered; failures; time elapsed, and left within --max-duration and the budget; time waiting on throttling or maintenance) takes the place of Playwright's list of tests; the run command sets it when its output is a terminal. Otherwise the same line comes every 30 s while the run sends.",
     default: 'live on a terminal, else unset',
   },
   {
@@ -177,6 +177,12 @@ export const ENVIRONMENT: readonly EnvironmentSetting[] = [
     meaningFrom: 'sandbox',
     meaning: '',
     default: 'a random key, printed when the session starts',
+  },
+  {
+    names: ['ISWC_SERVER_KEY'],
+    meaningFrom: 'server',
+    meaning: '',
+    default: `${DEFAULTS.embeddedKey} (a test key that guards nothing)`,
   },
   {
     names: ['ISWC_SERVER_DEBUG'],

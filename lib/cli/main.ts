@@ -44,6 +44,17 @@ export function topHelp(): string {
   ].join('\n');
 }
 
+/** `npx iswc-conformance plan --help` (the default command's help is the top one). */
+function helpCommand(command: Command): string {
+  return command === runCommand ? 'npx iswc-conformance --help' : `npx iswc-conformance ${command.name} --help`;
+}
+
+/** The message, then "see … --help": on its line when it is one line, on a line of its own after a list of problems. */
+function seeHelp(message: string, command: Command): string {
+  const text = message.trimEnd().replace(/[.;:]$/, '');
+  return text.includes('\n') ? `${text}\nsee ${helpCommand(command)}` : `${text}; see ${helpCommand(command)}`;
+}
+
 /** Errors that are the caller's to fix: printed without a stack trace, exit 2. */
 function usageMessage(e: unknown): string | undefined {
   if (e instanceof UsageError || e instanceof ConfigError || e instanceof ProfileError || e instanceof WaiverError) return e.message;
@@ -53,8 +64,8 @@ function usageMessage(e: unknown): string | undefined {
 /**
  * `npx iswc-conformance [COMMAND] [options]`: picks the command (run when the first argument is an
  * option), parses its options, runs it and returns the exit code. Never throws: a usage mistake prints
- * the message and the command's help (exit 2), a defect of the harness prints one line (exit 4; the
- * stack only with ISWC_DEBUG=1).
+ * one line, what is wrong and where, then "see … --help" (exit 2); a defect of the harness prints one
+ * line (exit 4; the stack only with ISWC_DEBUG=1).
  */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   const [first, ...rest] = argv;
@@ -65,7 +76,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   if (first === '--help' || first === '-h' || first === 'help') {
     const named = first === 'help' && rest[0] !== undefined ? commandNamed(rest[0]) : undefined;
     if (first === 'help' && rest[0] !== undefined && !named) {
-      io.stderr(`iswc-conformance: unknown command "${rest[0]}"\n\n${topHelp()}\n`);
+      io.stderr(`iswc-conformance: unknown command "${rest[0]}" (commands: ${COMMANDS.map((c) => c.name).join(', ')}); see npx iswc-conformance --help\n`);
       return EXIT.USAGE;
     }
     io.stdout(`${named ? renderHelp(named) : topHelp()}\n`);
@@ -76,7 +87,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   if (first !== undefined && !first.startsWith('-')) {
     const named = commandNamed(first);
     if (!named) {
-      io.stderr(`iswc-conformance: unknown command "${first}" (commands: ${COMMANDS.map((c) => c.name).join(', ')})\nRun npx iswc-conformance --help for the list.\n`);
+      io.stderr(`iswc-conformance: unknown command "${first}" (commands: ${COMMANDS.map((c) => c.name).join(', ')}); see npx iswc-conformance --help\n`);
       return EXIT.USAGE;
     }
     command = named;
@@ -97,7 +108,9 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     const message = usageMessage(e);
     const redact = redactorFromEnv();
     if (message !== undefined) {
-      io.stderr(`${redact.text(`iswc-conformance ${command.name}: ${message}`)}\n\n${renderHelp(command)}\n`);
+      // What is wrong and where (the message says: one line, or a file's problems one a line), then where
+      // the options are described; never the whole help.
+      io.stderr(`${redact.text(`iswc-conformance ${command.name}: ${seeHelp(message, command)}`)}\n`);
       return EXIT.USAGE;
     }
     // An output path the caller named that cannot be written: theirs to change (the help would add nothing).

@@ -35,13 +35,14 @@ export const SELECTION_OPTIONS: Record<string, OptionSpec> = {
   budget: {
     type: 'string',
     value: 'N',
-    description: 'Send at most N requests: cases are taken in the committed ranking (the most faults of the catalogue caught per request first, then every spec check once), generated inputs get what is left (ISWC_BUDGET).',
+    description:
+      'Send at most N requests, resends after 429, 503 and maintenance included (a cap): cases are taken in the committed ranking (the most faults of the catalogue caught per request first, then every spec check once), generated inputs get what is left; a case starts only when it fits in what is left (ISWC_BUDGET). Each shard of a sharded run takes its share.',
   },
   runs: { type: 'string', value: 'N', description: 'Runs per property-based check (ISWC_RUNS, default 100).' },
   rate: {
     type: 'string',
     value: 'R',
-    description: 'Requests per second over the whole run, e.g. 5, 0.5, 10/min; 0 = no limit (ISWC_RATE). Default: no limit on the embedded server or a base URL on this machine, 10/min on a remote one.',
+    description: 'Requests per second over the whole run, e.g. 5, 0.5, 10/min; 0 = no limit (ISWC_RATE). Default: no limit on the embedded server or a base URL on this machine, 10/min on a remote one. Each shard of a sharded run paces itself at its share.',
   },
 };
 

@@ -27,6 +27,22 @@ export function actsForAnotherAgency(operationId: OperationId | null | undefined
   return works.some((w) => w !== null && typeof w === 'object' && (w as Record<string, unknown>).agencyCode !== undefined && (w as Record<string, unknown>).agencyCode !== agency);
 }
 
+/**
+ * The source databases a key is known to act for, from the profile: its submissions' and the numeric form
+ * of its agency (an agency that integrates directly submits under its own code). The portal ties a key to
+ * agencies and source databases (5.3 does not show it), so a delete naming another may be refused 401/403.
+ */
+export function keySourceDbs(profile: { agency: string; submissions: ReadonlyArray<{ sourceDb: number }> }): number[] {
+  return [...new Set([...profile.submissions.map((s) => s.sourceDb), ...(/^[0-9]+$/.test(profile.agency) ? [Number(profile.agency)] : [])])];
+}
+
+/** Does a submission delete name a source database the key is not known to act for (see keySourceDbs)? */
+export function actsForAnotherSource(operationId: OperationId | null | undefined, request: Pick<RequestSpec, 'query'>, sourceDbs: readonly number[] | undefined): boolean {
+  if (operationId !== 'deleteSubmission' || sourceDbs === undefined) return false;
+  const named = request.query?.find(([name]) => name === 'sourceDb')?.[1];
+  return named !== undefined && /^[+-]?[0-9]+$/.test(named) && !sourceDbs.includes(Number(named));
+}
+
 /** The documented operation at this method and path, written exactly as the document writes them; else undefined. */
 export function documentedOperationAt(method: string, path: string): OperationId | undefined {
   return operations().find((op) => op.method === method && op.path === path)?.id;

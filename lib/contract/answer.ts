@@ -243,6 +243,17 @@ export function lengthsOf(text: string): { codePoints: number; utf16Units: numbe
   };
 }
 
+/**
+ * Do the readings of "characters" (code points, UTF-16 units, grapheme clusters, code points after NFC)
+ * agree on this text's length? True of ASCII, and of letters of the Basic Multilingual Plane written
+ * precomposed ("é"): a length past a limit in such text is past it for every reading. UTF-8 bytes are no
+ * reading of characters: a server that counts them is wrong about "é".
+ */
+export function charactersAgree(text: string): boolean {
+  const l = lengthsOf(text);
+  return l.codePoints === l.utf16Units && l.codePoints === l.graphemes && l.codePoints === [...text.normalize('NFC')].length;
+}
+
 /** Do every reading of "characters" (code points, UTF-16 units, grapheme clusters, UTF-8 bytes) agree on this text's length? */
 export function readingsAgree(text: string): boolean {
   const l = lengthsOf(text);

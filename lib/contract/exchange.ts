@@ -4,8 +4,12 @@
  * report as it is.
  */
 
-/** How the request authenticates: the target's key, no key header, a key that is wrong on purpose, or the header with an empty value. */
-export type AuthMode = 'key' | 'none' | 'wrong' | 'empty';
+/**
+ * How the request authenticates: the target's key, no key header, a key that is wrong on purpose, the
+ * header with an empty value, or the target's key with the case of its letters changed (a key with no
+ * letter has no such twin: the wrong key goes instead).
+ */
+export type AuthMode = 'key' | 'none' | 'wrong' | 'empty' | 'key-case';
 
 export interface RequestSpec {
   method: string;
@@ -22,7 +26,7 @@ export interface RequestSpec {
   auth?: AuthMode;
 }
 
-export { KEY_PLACEHOLDER, WRONG_KEY } from '../redact.ts';
+export { KEY_CASE_PLACEHOLDER, KEY_PLACEHOLDER, WRONG_KEY } from '../redact.ts';
 
 export interface RecordedRequest {
   method: string;
@@ -80,7 +84,7 @@ export interface Exchange {
   error?: TransportError;
   /** Wall time of the last attempt, in milliseconds. */
   durationMs: number;
-  /** 1 + the number of resends after 429/503; 0 when nothing was sent (the client was closed). */
+  /** 1 + the number of resends (after 429, 502, 503, 504, or a connection that failed); 0 when nothing was sent. */
   attempts: number;
   /** Time spent waiting on Retry-After and the rate limiter, in milliseconds. */
   waitedMs: number;
@@ -122,6 +126,17 @@ export interface HttpClientOptions {
    * sent and `message` says why. One such request answered otherwise ends the watch for good.
    */
   keyRefusal?: { after: number; shows: (spec: RequestSpec) => boolean; message: string };
+  /**
+   * The most requests sent to the target, resends included (ISWC_BUDGET): once reached, nothing more is
+   * sent and requests come back at once with NOT_SENT. Default: no cap.
+   */
+  budget?: number;
+  /** Resends of a request answered 502, 503 without Retry-After or 504 while the target is away (maintenance). Default 6. */
+  unavailableRetries?: number;
+  /** The first back-off before such a resend, doubled each time, in ms. Default 1000 (6 resends: 63 s). */
+  unavailableBackoffMs?: number;
+  /** The pauses before the unpaced resends of a connection that could not be made (refused, DNS, TLS, proxy). Default 250 and 1000 ms. */
+  quickRetryDelaysMs?: readonly number[];
   /** Called before every attempt; resolves when the request may go (rate limiting). */
   beforeSend?: () => Promise<void>;
   /** Sent as User-Agent so the API team can find the harness's traffic. */
@@ -136,7 +151,9 @@ export interface HttpClientOptions {
    * The proxy to reach the base URL through (lib/config/proxy.ts decides it from HTTPS_PROXY, HTTP_PROXY
    * and NO_PROXY); absent or null: a direct connection pool to the origin.
    */
-  proxy?: { readonly uri: string; readonly shown: string; readonly mode: 'connect' | 'absolute-form' } | null;
+  proxy?: { readonly uri: string; readonly shown: string; readonly mode: 'connect' | 'absolute-form'; readonly variable?: string } | null;
+  /** The CA file the run trusts besides Node's (NODE_EXTRA_CA_CERTS): the curl lines carry it as --cacert. */
+  caFile?: string;
 }
 
 export interface HttpClient {

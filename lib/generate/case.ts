@@ -20,10 +20,12 @@ export interface Step {
   /** Statuses that are documented answers for this request beyond the operation's (401/403 for auth probes). */
   extraStatuses?: number[];
   /**
-   * A request the every-exchange `spec` checks do not judge, only `http` and `observed` ones (and the
-   * step's own targeted checks): `open-point` probes a point the document leaves open (an unknown runId,
-   * null fields, a DOCTYPE), `outside-document` is a request the document does not describe at all (another
-   * method, an oversized body, another media type). No `spec` failure may come from such a step.
+   * `open-point`: the request probes a point the document leaves open (an unknown runId, null fields, a
+   * DOCTYPE), so which status answers it is open: `status.documented` does not judge it, and every other
+   * every-answer check still does (a 200 of the run notification carries a runId, its 400 says "Bad
+   * Request", a 204 has no body, whatever the status). `outside-document`: a request the document does not
+   * describe at all (another method, an oversized body, another media type): only `http` and `observed`
+   * checks judge it, with the step's own targeted checks.
    */
   probe?: 'open-point' | 'outside-document';
   /** The server may close the connection instead of answering (an oversized body, RFC 9110 §15.5.14). */
@@ -124,10 +126,10 @@ export function impliedSpecChecks(operation: OperationId | null, checks: readonl
   const out: CheckId[] = ['status.documented'];
   const has = (id: CheckId) => checks.includes(id);
   if (operation === 'notifyAgentRun') {
-    if (has('status.success') || has('content-type.optional') || has('limit.accepted')) out.push('response.schema');
+    if (has('status.success') || has('limit.accepted')) out.push('response.schema');
     if (has('limit.rejected') || has('type.rejected') || has('body.malformed')) out.push('text.bad-request');
     if (has('auth.required')) out.push('text.not-authorized');
-  } else if (has('status.success') || has('outcome.merge') || has('outcome.identity') || has('content-type.optional')) {
+  } else if (has('status.success') || has('outcome.merge') || has('outcome.identity')) {
     out.push('response.no-body-204');
   }
   return out;

@@ -12,10 +12,9 @@ export const CHECK_MANIFEST = {
   "http.no-5xx": {"level":"http","scope":"every-exchange","sections":["RFC 9110 §15.6"],"params":null},
   "http.no-internals": {"level":"http","scope":"every-exchange","sections":["RFC 9110 §17"],"params":null},
   "observed.error-body": {"level":"observed","scope":"every-exchange","sections":["7"],"params":null},
-  "auth.key-checked": {"level":"spec","scope":"targeted","sections":["5","4.2","4.3","4.4"],"params":null},
+  "auth.key-checked": {"level":"spec","scope":"targeted","sections":["5","4.1","4.2","4.3","4.4"],"params":{"type":"object","properties":{"noEffect":{"type":"boolean"}},"required":[]}},
   "auth.required": {"level":"spec","scope":"targeted","sections":["5","4.1"],"params":null},
   "body.malformed": {"level":"spec","scope":"targeted","sections":["2.1","2.3","7"],"params":null},
-  "content-type.optional": {"level":"spec","scope":"targeted","sections":["4.1","4.2"],"params":null},
   "limit.accepted": {"level":"spec","scope":"targeted","sections":["8"],"params":{"type":"object","properties":{"nominalStatus":{"type":["integer","null"],"minimum":100,"maximum":599},"success":{"type":"integer","minimum":200,"maximum":299}},"required":["nominalStatus"]}},
   "limit.rejected": {"level":"spec","scope":"targeted","sections":["8"],"params":{"type":"object","properties":{"notFoundFits":{"type":"boolean"}},"required":[]}},
   "outcome.delete": {"level":"spec","scope":"targeted","sections":["3","4.3"],"params":null},
@@ -57,7 +56,6 @@ export type TargetedCheckId =
   | "auth.key-checked"
   | "auth.required"
   | "body.malformed"
-  | "content-type.optional"
   | "limit.accepted"
   | "limit.rejected"
   | "outcome.delete"
@@ -93,10 +91,9 @@ export type TargetedCheckId =
 
 /** The parameters each targeted check takes beyond because, sections and facts. */
 export interface CheckParamsById {
-  "auth.key-checked": Record<never, never>;
+  "auth.key-checked": { noEffect?: boolean };
   "auth.required": Record<never, never>;
   "body.malformed": Record<never, never>;
-  "content-type.optional": Record<never, never>;
   "limit.accepted": { nominalStatus: number | null; success?: number };
   "limit.rejected": { notFoundFits?: boolean };
   "outcome.delete": Record<never, never>;

@@ -100,11 +100,12 @@ export function validAgentRun(profile: TargetProfile, counter = 0): Record<strin
 /**
  * How the request about to succeed on a disposable entry is sent first, each refused (`auth.key-checked`):
  * without the key, with an empty one (a header present but blank: a gateway that tests presence lets it
- * through) and with a wrong one.
+ * through), with a wrong one, and with the key whose letters changed case (a server that compares without
+ * case takes it).
  */
-export const KEY_PROOFS = ['none', 'empty', 'wrong'] as const satisfies readonly AuthMode[];
-export const KEY_PROOF_LABEL: Record<(typeof KEY_PROOFS)[number], string> = { none: 'without the key', empty: 'with an empty key', wrong: 'with a wrong key' };
-export const KEY_PROOF_STATE: Record<(typeof KEY_PROOFS)[number], string> = { none: 'missing', empty: 'empty', wrong: 'wrong' };
+export const KEY_PROOFS = ['none', 'empty', 'wrong', 'key-case'] as const satisfies readonly AuthMode[];
+export const KEY_PROOF_LABEL: Record<(typeof KEY_PROOFS)[number], string> = { none: 'without the key', empty: 'with an empty key', wrong: 'with a wrong key', 'key-case': 'with the key in another letter case' };
+export const KEY_PROOF_STATE: Record<(typeof KEY_PROOFS)[number], string> = { none: 'missing', empty: 'empty', wrong: 'wrong', 'key-case': 'the key with the case of its letters changed, so a wrong one' };
 
 /** A merge body with every array present and empty. */
 export function emptyMerge(): Record<string, unknown[]> {

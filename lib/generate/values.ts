@@ -1,4 +1,4 @@
-import { lengthsOf, readingsAgree } from '../contract/answer.ts';
+import { charactersAgree, lengthsOf, readingsAgree } from '../contract/answer.ts';
 import type { FieldConstraint } from '../contract/constraints.ts';
 import type { SchemaNode } from '../contract/openapi.ts';
 import { validateNode } from '../contract/validators.ts';
@@ -7,9 +7,11 @@ import { validateNode } from '../contract/validators.ts';
  * What a value at or near a limit can show, under the rule that a `spec` check demands only what every
  * reasonable reading of the document agrees on:
  * - `rejected`: every reading puts it past the limit (lengths in characters that code points, UTF-16
- *   units, grapheme clusters and bytes count alike; pattern misses no lenient reading repairs; integers
- *   outside 32 bits): a bad request;
- * - `accepted`: a realistic value at the limit, shown differentially against a nominal value;
+ *   units, grapheme clusters and NFC count alike, ASCII and precomposed letters of the Basic Multilingual
+ *   Plane such as "é"; pattern misses no lenient reading repairs; integers outside 32 bits): a bad request.
+ *   A server counting UTF-8 bytes is no reading of characters: "1é" is 2 characters for all of them;
+ * - `accepted`: a realistic value at the limit (ASCII: a server may allow only the characters real codes
+ *   use), shown differentially against a nominal value;
  * - `characters`: a length the readings of "characters" count differently (astral, combining marks):
  *   observed, with the length under each reading;
  * - `edge`: within or near the limit but unrealistic, or repairable by a lenient reading (negative or
@@ -56,6 +58,17 @@ export function astral(valid: string, n: number): string {
   if (n < 1) return '';
   const chars = [...fill(valid, n)];
   chars[Math.min(1, n - 1)] = ASTRAL;
+  return chars.join('');
+}
+
+/** A letter of the Basic Multilingual Plane, precomposed: one character for every reading, two UTF-8 bytes. */
+const BMP_LETTER = '\u00E9';
+
+/** `n` code points of which one is a precomposed non-ASCII letter: every reading counts n, UTF-8 bytes n + 1. */
+export function bmp(valid: string, n: number): string {
+  if (n < 1) return '';
+  const chars = [...fill(valid, n)];
+  chars[Math.min(1, n - 1)] = BMP_LETTER;
   return chars.join('');
 }
 
@@ -121,6 +134,7 @@ export function boundaryValues(c: FieldConstraint, validExample: string | number
     const rule = `${c.name} is ${describeLength(c)}`;
     if (c.minLength !== undefined && c.minLength > 0) {
       out.push({ label: 'below-min', value: fill(valid, c.minLength - 1), rule, role: 'rejected' });
+      if (c.minLength - 1 >= 1) out.push({ label: 'bmp-below-min', value: bmp(valid, c.minLength - 1), rule, role: 'rejected' });
       // An empty string may read as an absent field, and required-ness is not shown: recorded only.
       if (!query) out.push({ label: 'empty', value: '', rule, role: 'edge' });
       out.push({ label: 'astral-at-min', value: astral(valid, c.minLength), rule, role: 'characters' });
@@ -132,6 +146,7 @@ export function boundaryValues(c: FieldConstraint, validExample: string | number
         out.push({ label: 'astral-at-max', value: astral(valid, c.maxLength), rule, role: 'characters' });
       }
       out.push({ label: 'above-max', value: fill(valid, c.maxLength + 1), rule, role: 'rejected' });
+      out.push({ label: 'bmp-above-max', value: bmp(valid, c.maxLength + 1), rule, role: 'rejected' });
       out.push({ label: 'combining-above-max', value: combining(valid, c.maxLength), rule, role: 'characters' });
       if (query && c.minLength !== undefined && c.minLength === c.maxLength) out.push({ label: 'percent-escaped', value: percentEscaped(valid), rule, role: 'rejected' });
     }
@@ -163,8 +178,10 @@ export function boundaryValues(c: FieldConstraint, validExample: string | number
     })
     .map((v) => {
       const valid = validateNode(schema, v.value).length === 0;
-      // A value whose length the readings count alike keeps its role; one they count differently is only observed.
-      const role: BoundaryRole = typeof v.value === 'string' && v.role !== 'edge' && !readingsAgree(v.value) ? 'characters' : v.role;
+      // A value whose length the readings count alike keeps its role; one they count differently is only
+      // observed. A refusal needs the readings of characters to agree; an acceptance needs ASCII too.
+      const agree = typeof v.value !== 'string' || (v.role === 'rejected' ? charactersAgree(v.value) : readingsAgree(v.value));
+      const role: BoundaryRole = v.role !== 'edge' && !agree ? 'characters' : v.role;
       const lengths = typeof v.value === 'string' ? lengthsOf(v.value) : undefined;
       const size = lengths ? `${lengths.codePoints} code points, ${lengths.utf16Units} UTF-16 units, ${lengths.graphemes} graphemes` : 'integer';
       return {
@@ -198,7 +215,9 @@ export function wrongTypes(type: 'string' | 'integer', valid: string | number): 
     return [
       { label: 'number-as-string', value: String(valid), role: 'coercion' },
       { label: 'word', value: 'twelve', role: 'rejected' },
-      { label: 'fraction', value: Number(valid) + 0.5, role: 'rejected' },
+      // Jackson truncates a JSON number with a fraction (ACCEPT_FLOAT_AS_INT); text with one no reading takes.
+      { label: 'fraction', value: Number(valid) + 0.5, role: 'coercion' },
+      { label: 'fraction-as-string', value: `${Number(valid)}.5`, role: 'rejected' },
       { label: 'boolean', value: true, role: 'coercion' },
       { label: 'array', value: [valid], role: 'rejected' },
       { label: 'object', value: { value: valid }, role: 'rejected' },
@@ -213,14 +232,15 @@ export function wrongTypes(type: 'string' | 'integer', valid: string | number): 
 }
 
 /**
- * What lenient deserializers make of a value of another type, when they convert it without loss: a numeric
- * string or a boolean for an integer (Newtonsoft.Json, JSON Schema coercion), a number or a boolean for a
- * string ("128"; "True" or "true"). Empty when no reading converts it.
+ * What lenient deserializers make of a value of another type: a numeric string or a boolean for an integer
+ * (Newtonsoft.Json, JSON Schema coercion), a JSON number with a fraction truncated (Jackson), a number or a
+ * boolean for a string ("128"; "True" or "true"). Empty when no reading converts it.
  */
 export function coercedValues(type: 'string' | 'integer', value: unknown): unknown[] {
   if (type === 'integer') {
     if (typeof value === 'string' && /^\s*[+-]?[0-9]+\s*$/.test(value)) return [Number(value)];
     if (typeof value === 'boolean') return [value ? 1 : 0];
+    if (typeof value === 'number' && Number.isFinite(value) && !Number.isInteger(value)) return [Math.trunc(value)];
     return [];
   }
   if (typeof value === 'number') return [String(value)];

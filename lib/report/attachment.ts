@@ -1,4 +1,5 @@
 import type { CheckExecution } from '../run/execution.ts';
+import type { RunFigures } from './model.ts';
 import type { RunHalt } from './outcome.ts';
 
 /** The name of the attachment each conformance test hands to the reporters. */
@@ -16,4 +17,9 @@ export interface ExecutionsAttachment {
   waiverDate?: string;
   /** Why the run had stopped sending when the test ended (target unusable, interrupted, time limit), if it had. */
   halt?: RunHalt;
+  /**
+   * The run's figures so far (cumulative) when the test ended, and which run they are of: a merge of
+   * shards takes the last of each run and adds the runs up.
+   */
+  figures?: RunFigures & { run: string };
 }

@@ -1,4 +1,5 @@
 import type { TargetProfile } from '../contract/profile/types.ts';
+import { formatsLabel } from '../contract/profile/types.ts';
 import { canonicalJson, sha256Hex } from './canonical.ts';
 import type { RunMeta } from './model.ts';
 import type { WaiverSet } from './waivers/types.ts';
@@ -15,7 +16,9 @@ import type { WaiverSet } from './waivers/types.ts';
  * reformatting the file does not change it and any change of content does.
  */
 export function profileDigest(profile: TargetProfile): string {
-  const { $schema: _schema, ...content } = profile as TargetProfile & { $schema?: unknown };
+  const { $schema: _schema, formats, ...rest } = profile as TargetProfile & { $schema?: unknown };
+  // `formats` at its default (both) is left out: a profile written before the setting existed keeps its digest.
+  const content = formatsLabel(profile) === undefined ? rest : { ...rest, formats };
   return sha256Hex(canonicalJson(content));
 }
 

@@ -5,6 +5,7 @@ import type { ConformanceReport, RunMeta, RunNetwork, RunPlan } from './model.ts
 import { sortExecutions, tallyByLevel } from './model.ts';
 import type { TargetProfile } from '../contract/profile/types.ts';
 import { profileDigest, waiversDigest } from './binding.ts';
+import { formatsLabel } from '../contract/profile/types.ts';
 import { failureId, hasFailureId } from './identity.ts';
 import { HARNESS_VERSION, documentDigest, safeBaseUrl, schemasDigest } from './meta.ts';
 import { runOutcome } from './outcome.ts';
@@ -13,10 +14,13 @@ import { NO_CASE_RAN_IT, runVerdict, specCoverage, verdictText, waivedChecks } f
 import { applyWaivers } from './waivers/apply.ts';
 import type { WaiverSet, WaiverSummary } from './waivers/types.ts';
 
+/** The run's figures as a report records them (lib/report/model.ts RunFigures): sent as requests, retried as retries. */
 export interface RunStats {
   requests: number;
   retries: number;
   waitedMs: number;
+  answered?: number;
+  planned?: number;
 }
 
 export interface BuildInput {
@@ -101,10 +105,13 @@ export function buildConformanceReport(input: BuildInput): ConformanceReport {
     finishedAt: input.finishedAt.toISOString(),
     requests: input.stats.requests,
     retries: input.stats.retries,
-    waitedMs: input.stats.waitedMs,
+    waitedMs: Math.round(input.stats.waitedMs),
+    ...(input.stats.answered !== undefined ? { answered: input.stats.answered } : {}),
+    ...(input.stats.planned !== undefined ? { planned: input.stats.planned } : {}),
     ...(input.plan ? { plan: input.plan } : {}),
     ...(input.network ? { network: input.network } : {}),
     ...(input.targetProfile ? { profileDigest: profileDigest(input.targetProfile), agency: input.targetProfile.agency } : {}),
+    ...(input.targetProfile && formatsLabel(input.targetProfile) !== undefined ? { formats: [...input.targetProfile.formats] } : {}),
     waiversDigest: input.waivers ? waiversDigest(input.waivers.set) : null,
   };
   const summary: ConformanceReport['summary'] = {

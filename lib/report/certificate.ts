@@ -1,4 +1,6 @@
+import { figuresOf, figuresText } from './figures.ts';
 import { readFileSync } from 'node:fs';
+import { formatsLabel } from '../contract/profile/types.ts';
 import type { KeyObject } from 'node:crypto';
 import type { CheckExecution, Level } from '../run/execution.ts';
 import { gating } from '../check/gating.ts';
@@ -79,7 +81,7 @@ export interface Certificate {
    * (started agent runs, from the exchanges the report keeps; lib/report/run-ids.ts). The API team can
    * find them in its own records.
    */
-  target: { profile: { name: string; digest: string }; baseUrl: string | null; origin: string | null; embedded: boolean; runIds: string[] };
+  target: { profile: { name: string; digest: string }; baseUrl: string | null; origin: string | null; embedded: boolean; runIds: string[]; formats?: Array<'json' | 'xml'> };
   /**
    * Everything the run was bound to (lib/report/binding.ts): profile content, agency, origin, harness,
    * document, waivers, seed, runs, plan, strictness. `certify` refused to issue the certificate when what
@@ -90,7 +92,11 @@ export interface Certificate {
   harnessVersion: string;
   documentDigest: string;
   schemasDigest: string;
-  run: { seed: number | null; runs: number; strict: boolean; destructive: boolean; startedAt: string; finishedAt: string; requests: number };
+  /**
+   * The run's settings and its figures, as its report gives them: requests (sent, resends included),
+   * retries, answered, planned and waitedMs (the last four absent from certificates of earlier harness versions).
+   */
+  run: { seed: number | null; runs: number; strict: boolean; destructive: boolean; startedAt: string; finishedAt: string; requests: number; retries?: number; answered?: number; planned?: number; waitedMs?: number };
   /**
    * conformant: no gating failure, nothing skipped, every spec check exercised (waived failures allowed);
    * incomplete: no gating failure but a section not tested because checks were skipped, or a spec check
@@ -113,6 +119,12 @@ export interface Certificate {
   digest: { algorithm: 'sha256'; canonicalization: string; value: string };
   /** Present when issued with `certify --sign-key`: Ed25519 over the same canonical JSON. */
   signature?: CertificateSignature;
+}
+
+/** The run's figures in the words of the console and the report; a certificate of an earlier version gives its requests only. */
+function runFiguresText(run: Certificate['run']): string {
+  if (run.retries === undefined || run.waitedMs === undefined) return `${run.requests} requests`;
+  return figuresText(figuresOf({ requests: run.requests, retries: run.retries, waitedMs: run.waitedMs, ...(run.answered !== undefined ? { answered: run.answered } : {}), ...(run.planned !== undefined ? { planned: run.planned } : {}) }));
 }
 
 /** The version this harness issues. */
@@ -257,7 +269,8 @@ export function buildCertificate(input: CertificateInput): Certificate {
     kind: 'iswc-conformance-certificate',
     certificateVersion: CERTIFICATE_VERSION,
     agency: { code: binding.agency, profile: binding.profile.name },
-    target: { profile: binding.profile, baseUrl: report.meta.baseUrl, origin: binding.origin, embedded: report.meta.embedded, runIds: issuedRunIds(report.executions) },
+    // A target that serves only some formats (profile formats) was sent no request in the others: said next to the verdict.
+    target: { profile: binding.profile, baseUrl: report.meta.baseUrl, origin: binding.origin, embedded: report.meta.embedded, runIds: issuedRunIds(report.executions), ...(report.meta.formats ? { formats: [...report.meta.formats] } : {}) },
     binding,
     date: (input.date ?? new Date()).toISOString(),
     harnessVersion: report.meta.harnessVersion,
@@ -271,9 +284,13 @@ export function buildCertificate(input: CertificateInput): Certificate {
       startedAt: report.meta.startedAt,
       finishedAt: report.meta.finishedAt,
       requests: report.meta.requests,
+      retries: report.meta.retries,
+      ...(report.meta.answered !== undefined ? { answered: report.meta.answered } : {}),
+      ...(report.meta.planned !== undefined ? { planned: report.meta.planned } : {}),
+      waitedMs: report.meta.waitedMs,
     },
     verdict,
-    verdictText: certificateVerdictText(verdict, coverage, unique(waived.map((w) => w.checkId)).length, binding.plan),
+    verdictText: certificateVerdictText(verdict, coverage, unique(waived.map((w) => w.checkId)).length, binding.plan, report.meta.formats ? formatsLabel({ formats: report.meta.formats }) : undefined),
     coverage,
     sections,
     failures,
@@ -309,9 +326,9 @@ export function signCertificate(certificate: Certificate, privateKey: KeyObject)
 }
 
 /** "conformant with 2 waivers", "incomplete: 14 of 19 spec checks exercised", "not conformant". */
-export function certificateVerdictText(verdict: Certificate['verdict'], coverage: SpecCoverage, waivedChecks: number, plan?: { name: string; budget: number | null } | null): string {
-  const waivers = waivedChecks > 0 ? ` with ${plural(waivedChecks, 'waiver')}` : '';
-  if (verdict === 'not conformant') return verdict;
+export function certificateVerdictText(verdict: Certificate['verdict'], coverage: SpecCoverage, waivedChecks: number, plan?: { name: string; budget: number | null } | null, formats?: string): string {
+  const waivers = `${waivedChecks > 0 ? ` with ${plural(waivedChecks, 'waiver')}` : ''}${formats ? `, ${formats}` : ''}`;
+  if (verdict === 'not conformant') return `${verdict}${formats ? ` (${formats})` : ''}`;
   // A plan that left cases out says so next to the verdict: every spec check was exercised, not every case run.
   const planned = plan && (plan.name !== 'full' || plan.budget !== null) ? ` (${plan.name === 'smoke' ? 'smoke plan' : 'full plan'}${plan.budget !== null ? `, budget ${plan.budget} requests` : ''}: every spec check exercised, not every case run)` : '';
   if (verdict === 'conformant') return `conformant${waivers}${planned}`;
@@ -424,11 +441,12 @@ export function renderCertificateHtml(cert: Certificate): string {
 <tr><td>Agency</td><td>${h(cert.agency.code)} (profile ${h(cert.agency.profile)})</td></tr>
 <tr><td>Target</td><td>${h(cert.target.baseUrl ?? '?')}${cert.target.embedded ? ' (embedded reference server)' : ''}</td></tr>
 <tr><td>Target profile</td><td id="profile">"${h(cert.target.profile.name)}" <code>sha256:${h(cert.target.profile.digest)}</code><br><span class="muted">The profile is named by its content: SHA-256 of its canonical JSON, defaults filled in.</span></td></tr>
+${cert.target.formats ? `<tr><td>Formats</td><td id="formats"><b>${h(formatsLabel({ formats: cert.target.formats }) ?? '')}</b>: the profile says the target serves no ${h((['json', 'xml'] as const).filter((f) => !cert.target.formats?.includes(f)).map((f) => f.toUpperCase()).join(', '))}, so no such request was sent and what only it exercises is listed as not exercised.</td></tr>` : ''}
 <tr><td>Run identifiers the target issued</td><td id="run-ids">${runIdsHtml(cert.target.runIds)}</td></tr>
 <tr><td>Date</td><td>${h(cert.date)}</td></tr>
 <tr><td>Harness</td><td>${h(cert.harnessVersion)}</td></tr>
 <tr><td>Interface document digest</td><td><code>${h(cert.documentDigest)}</code></td></tr>
-<tr><td>Run</td><td>seed ${h(String(cert.run.seed ?? '—'))} · ISWC_RUNS ${cert.run.runs} · strict ${cert.run.strict ? 'yes' : 'no'} · destructive ${cert.run.destructive ? 'yes' : 'no'} · ${cert.run.requests} requests · ${h(cert.run.startedAt)} → ${h(cert.run.finishedAt)}</td></tr>
+<tr><td>Run</td><td>seed ${h(String(cert.run.seed ?? '—'))} · ISWC_RUNS ${cert.run.runs} · strict ${cert.run.strict ? 'yes' : 'no'} · destructive ${cert.run.destructive ? 'yes' : 'no'} · ${h(runFiguresText(cert.run))} · ${h(cert.run.startedAt)} → ${h(cert.run.finishedAt)}</td></tr>
 <tr><td>Bound to</td><td id="binding">${bindingHtml(cert.binding)}</td></tr>
 <tr><td>Results digest (SHA-256)</td><td><code id="digest">${h(cert.digest.value)}</code><br><span class="muted">${h(cert.digest.canonicalization)}. Check with <code>npx iswc-conformance verify certificate.json --public-key issuer.pub.pem</code>.</span></td></tr>
 <tr><td>Integrity</td><td id="integrity" data-signed="${cert.signature ? 'yes' : 'no'}">${cert.signature ? `<b>Signed</b> (Ed25519, key <code>${h(cert.signature.publicKeyFingerprint)}</code>)` : '<b>Unsigned</b>'}: ${h(cert.integrity)}</td></tr>

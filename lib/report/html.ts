@@ -1,3 +1,4 @@
+import { figuresOf, figuresText } from './figures.ts';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { CheckExecution, Level, Verdict } from '../run/execution.ts';
 import { gating } from '../check/gating.ts';
@@ -9,6 +10,8 @@ import type { CheckInfo } from './view.ts';
 import { FORMATS, OPERATION_KEYS, checkInfo, exchangeTexts, groupBy, operationKey, operationLabel, sectionsOf, sectionsText, tallyOf, worstVerdict } from './view.ts';
 import { replayCommand } from './identity.ts';
 import { waivedText } from './waivers/apply.ts';
+import { deviationsHeadline } from './deviations.ts';
+import { formatsLabel } from '../contract/profile/types.ts';
 import type { WaiverUse } from './waivers/types.ts';
 
 const BODY_LIMIT = 8000;
@@ -323,13 +326,13 @@ export function renderHtml(report: ConformanceReport): string {
   const metaRows: Array<[string, string]> = [
     ['Target', `${meta.baseUrl ?? '?'}${meta.embedded ? ' (embedded reference server)' : ''}`],
     ...networkRows(meta.network),
-    ['Profile', meta.profile],
+    ['Profile', `${meta.profile}${meta.formats ? ` (${formatsLabel({ formats: meta.formats }) ?? ''}: no ${(['json', 'xml'] as const).filter((f) => !meta.formats?.includes(f)).map((f) => f.toUpperCase()).join(', ')} request sent)` : ''}`],
     ['Seed', meta.seed === null ? '—' : String(meta.seed)],
     ['ISWC_RUNS', String(meta.runs)],
     ['Strict', meta.strict ? 'yes (http failures gate)' : 'no'],
     ['Destructive', meta.destructive ? 'yes' : 'no'],
     ['Started / finished', `${meta.startedAt} / ${meta.finishedAt}`],
-    ['Requests', `${meta.requests} (${meta.retries} retries, ${Math.round(meta.waitedMs)} ms waited on throttling)`],
+    ['Requests', figuresText(figuresOf(meta))],
     ['Harness', meta.harnessVersion],
     ['Document digest', meta.documentDigest],
     ['Schemas digest', meta.schemasDigest],
@@ -396,6 +399,7 @@ export function renderHtml(report: ConformanceReport): string {
 
   const body = `<header>
 <h1>ISWC Agency API conformance report <span id="verdict" class="badge ${badgeClass(summary)}" data-verdict="${h(summary.verdict)}">${h(summary.verdictText)}</span></h1>
+<p id="deviations"><b>${h(deviationsHeadline(report.executions))}</b></p>
 <table class="meta" id="run-meta">${metaRows.map(([k, v]) => `<tr><td>${h(k)}</td><td>${h(v)}</td></tr>`).join('')}</table>
 </header>
 ${outcomeHtml(summary)}
@@ -432,8 +436,8 @@ function badgeClass(summary: RunSummary): string {
 function outcomeHtml(summary: RunSummary): string {
   const outcome = summary.outcome;
   if (!outcome || outcome.status === 'completed') return '';
-  const title = outcome.status === 'target-unusable' ? 'Target unusable' : outcome.status === 'interrupted' ? 'Interrupted' : 'Stopped at its time limit';
-  return `<p id="outcome" class="badge ${outcome.status === 'max-duration' ? 'grey' : 'bad'}" data-status="${h(outcome.status)}">${h(title)}: ${h(outcome.reason ?? '')} (exit code ${outcome.exitCode})</p>`;
+  const title = outcome.status === 'target-unusable' ? 'Target unusable' : outcome.status === 'interrupted' ? 'Interrupted' : outcome.status === 'budget' ? 'Stopped at its request budget' : 'Stopped at its time limit';
+  return `<p id="outcome" class="badge ${outcome.status === 'max-duration' || outcome.status === 'budget' ? 'grey' : 'bad'}" data-status="${h(outcome.status)}">${h(title)}: ${h(outcome.reason ?? '')} (exit code ${outcome.exitCode})</p>`;
 }
 
 /** The spec checks a partial run did not exercise, with why; nothing when every one was. */

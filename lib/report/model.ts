@@ -17,9 +17,16 @@ export interface RunMeta {
   destructive: boolean;
   startedAt: string;
   finishedAt: string;
+  /** Requests sent to the target, resends included (RunFigures.sent). */
   requests: number;
+  /** Of those, resends (RunFigures.retried). */
   retries: number;
+  /** Wall time waited on throttling or maintenance (RunFigures.waitedMs). */
   waitedMs: number;
+  /** Of the requests sent, those answered with an HTTP status; absent in reports of earlier harness versions. */
+  answered?: number;
+  /** Requests the plan counted for the selected cases; absent in reports of earlier harness versions. */
+  planned?: number;
   /** ISWC_PLAN and ISWC_BUDGET, where the run recorded them (the reporter does; in-process builds need not). */
   plan?: RunPlan;
   /** The proxy and extra header names of the run, where it recorded them. */
@@ -28,8 +35,28 @@ export interface RunMeta {
   profileDigest?: string;
   /** The agency the profile acts for; absent in reports of earlier harness versions. */
   agency?: string;
+  /** The body formats the target serves (profile `formats`), when not both: ["json"] is a JSON-only run. */
+  formats?: Array<'json' | 'xml'>;
   /** SHA-256 of the waivers' entries (lib/report/binding.ts), null without waivers; absent in earlier reports. */
   waiversDigest?: string | null;
+}
+
+/**
+ * What a run sent, in the four figures every output gives alike (the console's progress and summary,
+ * conformance.json's meta, the HTML and the certificate): planned, sent, retried, answered; and the wall
+ * time it waited on throttling or on a target in maintenance.
+ */
+export interface RunFigures {
+  /** Requests the plan counts for the selected cases: at most this many for fixed cases (a target that refuses an agent run needs no request to end it); generated inputs vary with the seed and the answers. */
+  planned: number;
+  /** Requests sent to the target, resends included: what a budget caps and a gateway counts. */
+  sent: number;
+  /** Of those, resends (after 429, 502, 503, 504, or a connection that could not be made). */
+  retried: number;
+  /** Of those, the ones answered with an HTTP status. */
+  answered: number;
+  /** Wall time a request waited on throttling or on a target in maintenance (never summed over requests), in ms. */
+  waitedMs: number;
 }
 
 /** How a run reached its target: never a proxy's credentials nor a header's value. */

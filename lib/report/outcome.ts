@@ -7,7 +7,7 @@
  */
 
 /** How a run ended. */
-export type RunStatus = 'completed' | 'interrupted' | 'target-unusable' | 'max-duration';
+export type RunStatus = 'completed' | 'interrupted' | 'target-unusable' | 'max-duration' | 'budget';
 
 /** Why a run stopped sending before the end of its plan. */
 export interface RunHalt {
@@ -29,9 +29,9 @@ export interface RunOutcome {
   exitCode: OutcomeExitCode;
 }
 
-/** Of several halts (one per shard, or per test), the one that says most: the target first, then a signal, then the time limit. */
+/** Of several halts (one per shard, or per test), the one that says most: the target first, then a signal, then the time limit, then the budget. */
 export function firstHalt(halts: ReadonlyArray<RunHalt | undefined>): RunHalt | undefined {
-  const order: ReadonlyArray<RunHalt['kind']> = ['target-unusable', 'interrupted', 'max-duration'];
+  const order: ReadonlyArray<RunHalt['kind']> = ['target-unusable', 'interrupted', 'max-duration', 'budget'];
   for (const kind of order) {
     const found = halts.find((h) => h?.kind === kind);
     if (found) return found;
@@ -41,7 +41,7 @@ export function firstHalt(halts: ReadonlyArray<RunHalt | undefined>): RunHalt | 
 
 /**
  * The outcome of a run: a target found unusable exits 3 and an interrupted run 130, whatever was judged
- * before; otherwise (completed, or stopped at its time limit: a partial run) 1 when the run fails
+ * before; otherwise (completed, or stopped at its time limit or its request budget: a partial run) 1 when the run fails
  * (a gating failure, or with ISWC_REQUIRE_ALL=1 a spec check not exercised), else 0.
  */
 export function runOutcome(halt: RunHalt | undefined, fails: boolean): RunOutcome {

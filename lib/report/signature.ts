@@ -34,8 +34,17 @@ export function privateKeyFromPem(pem: string): KeyObject {
   return ed25519(key, 'the signing key');
 }
 
-/** An Ed25519 public key from PEM (SPKI); a private key's PEM gives its public half. */
+/**
+ * An Ed25519 public key from PEM (SPKI). A private key is refused, though Node would derive its public
+ * half: whoever verifies must never hold the issuer's private key, and one given where the public key
+ * belongs is a file mixed up (or a private key passed around) that is said at once.
+ */
 export function publicKeyFromPem(pem: string): KeyObject {
+  if (/-----BEGIN (?:[A-Z0-9]+ )?PRIVATE KEY-----/.test(pem)) {
+    throw new SignatureKeyError(
+      "it holds a PRIVATE key: give the issuer's public key (openssl pkey -in issuer.pem -pubout -out issuer.pub.pem); the private key stays with whoever signs, and whoever verifies never needs it",
+    );
+  }
   let key: KeyObject;
   try {
     key = createPublicKey(pem);

@@ -22,28 +22,48 @@ export interface CaseShape {
    * the operation the step calls (a merge case's demerge steps judge the demerge). The spread a plan ranks by.
    */
   cells: string[];
-  /** Requests it sends: `fixed + perRun × runs` (perRun is 0 for a fixed case). */
+  /** Requests it sends: `fixed + perRun × runs` (perRun is 0 for a fixed case), the line through 50 and 100 runs. */
   fixedRequests: number;
   requestsPerRun: number;
+  /**
+   * For a generated case, its requests measured at a few sizes ([runs, requests], by runs): what
+   * requestsOf interpolates, since a case may not grow in a line (the model test sends at least ten
+   * sequences, whatever the runs).
+   */
+  samples?: Array<[number, number]>;
   /** It tries generated inputs (probes): its request count grows with ISWC_RUNS. */
   generated: boolean;
+  /**
+   * Of a fixed case, the fewest requests it sends: when the target refuses every agent run whose
+   * acceptance the case does not demand (it then ends none of them). The other counts are the most:
+   * every agent run accepted (production validates nothing, DOMAIN.md), each then ended.
+   */
+  fewestRequests?: number;
 }
 
-/** The answer every dry-run step gets: a 200 with an agent run identifier (a new one each time), which every case can read on. */
-function dryExchange(step: Step, n: number): Exchange {
-  const body = `{"runId":"iswc-conformance-dry-run-${n}"}`;
+/**
+ * The answer a dry-run step gets: a 200 with an agent run identifier (a new one each time), which every
+ * case can read on. Counting the fewest requests, an agent run whose acceptance the case does not demand
+ * is refused instead (400): a target that refuses it opens no run, and the harness sends no end for it.
+ */
+function dryExchange(step: Step, n: number, fewest: boolean): Exchange {
+  const refused = fewest && step.operation === 'notifyAgentRun' && !step.expect.some((e) => ACCEPTANCE.has(e.checkId));
+  const body = refused ? 'Bad Request' : `{"runId":"iswc-conformance-dry-run-${n}"}`;
   return {
     request: { method: step.request.method, url: step.request.path, headers: {}, body: '', bodyBytes: 0, bodyTruncated: false, auth: step.request.auth ?? 'key' },
-    response: { status: 200, headers: { 'content-type': 'application/json' }, body, bodyBytes: body.length, truncated: false },
+    response: { status: refused ? 400 : 200, headers: { 'content-type': refused ? 'text/plain' : 'application/json' }, body, bodyBytes: body.length, truncated: false },
     durationMs: 0,
     attempts: 1,
     waitedMs: 0,
   };
 }
 
+/** Checks that demand the request be accepted: an agent run they judge is never answered as refused. */
+const ACCEPTANCE: ReadonlySet<string> = new Set(['status.success', 'limit.accepted', 'content-type.optional', 'outcome.run-ids-distinct', 'response.schema']);
+
 type Entries = Partial<Record<DisposableKind, unknown[]>>;
 
-async function sendsAt(def: CaseDef, format: CaseFormat, profile: TargetProfile, entries: Entries, runs: number): Promise<{ requests: number; probes: number; checks: Set<CheckId>; cells: Set<string> }> {
+async function sendsAt(def: CaseDef, format: CaseFormat, profile: TargetProfile, entries: Entries, runs: number, fewest = false): Promise<{ requests: number; probes: number; checks: Set<CheckId>; cells: Set<string> }> {
   let requests = 0;
   let probes = 0;
   const checks = new Set<CheckId>();
@@ -58,7 +78,7 @@ async function sendsAt(def: CaseDef, format: CaseFormat, profile: TargetProfile,
   const answer = async (step: Step): Promise<Exchange> => {
     const request = withRunId(step.operation, step.request, profile.runIds);
     const sent = await agentRuns.before(step.operation, request, endCounted);
-    const exchange = dryExchange(step, requests);
+    const exchange = dryExchange(step, requests, fewest);
     agentRuns.after(sent, exchange);
     return exchange;
   };
@@ -125,11 +145,13 @@ export async function shapeOf(def: CaseDef, format: CaseFormat, profile: TargetP
   const low = await sendsAt(def, format, profile, entries, 50);
   let shape: CaseShape;
   if (low.probes === 0) {
-    shape = { checks: [], cells: [], fixedRequests: low.requests, requestsPerRun: 0, generated: false };
+    shape = { checks: [], cells: [], fixedRequests: low.requests, requestsPerRun: 0, generated: false, fewestRequests: await fewestOf(def, format, profile, entries, low.requests) };
   } else {
     const high = await sendsAt(def, format, profile, entries, 100);
     const perRun = Math.max(0, (high.requests - low.requests) / 50);
-    shape = { checks: [], cells: [], fixedRequests: Math.max(0, Math.round(low.requests - 50 * perRun)), requestsPerRun: perRun, generated: true };
+    const small: Array<[number, number]> = [];
+    for (const runs of SMALL_SIZES) small.push([runs, (await sendsAt(def, format, profile, entries, runs)).requests]);
+    shape = { checks: [], cells: [], fixedRequests: Math.max(0, Math.round(low.requests - 50 * perRun)), requestsPerRun: perRun, generated: true, samples: [...small, [50, low.requests], [100, high.requests]] };
     for (const c of high.checks) low.checks.add(c);
     for (const c of high.cells) low.cells.add(c);
   }
@@ -139,7 +161,36 @@ export async function shapeOf(def: CaseDef, format: CaseFormat, profile: TargetP
   return shape;
 }
 
-/** Requests a case of this shape sends at `runs` runs per property. */
+/** The fewest requests of a fixed case (see CaseShape.fewestRequests); the most when a case cannot be run so. */
+async function fewestOf(def: CaseDef, format: CaseFormat, profile: TargetProfile, entries: Entries, most: number): Promise<number> {
+  try {
+    return Math.min(most, (await sendsAt(def, format, profile, entries, 50, true)).requests);
+  } catch {
+    return most;
+  }
+}
+
+/** The fewest requests a planned case sends at `runs` runs: a generated case's count varies with its inputs, and is taken as it is. */
+export function fewestRequestsOf(shape: CaseShape, runs: number): number {
+  return shape.generated ? requestsOf(shape, runs) : (shape.fewestRequests ?? shape.fixedRequests);
+}
+
+/** The sizes a generated case is measured at besides 50 and 100 runs (budgets give a few runs). */
+const SMALL_SIZES = [1, 10] as const;
+
+/**
+ * Requests a case of this shape sends at `runs` runs per property: for a generated case, interpolated
+ * between the sizes it was measured at (beyond the last, along the line through the last two).
+ */
 export function requestsOf(shape: CaseShape, runs: number): number {
-  return Math.ceil(shape.fixedRequests + shape.requestsPerRun * runs);
+  const samples = shape.samples;
+  if (!samples || samples.length < 2) return Math.ceil(shape.fixedRequests + shape.requestsPerRun * runs);
+  const first = samples[0];
+  if (runs <= first[0]) return first[1];
+  for (let i = 1; i < samples.length; i += 1) {
+    const [r0, q0] = samples[i - 1];
+    const [r1, q1] = samples[i];
+    if (runs <= r1 || i === samples.length - 1) return Math.ceil(q0 + ((q1 - q0) * (runs - r0)) / (r1 - r0));
+  }
+  return first[1];
 }

@@ -87,6 +87,18 @@ export function leftOutExecutions(cases: ReadonlyArray<Pick<PlannedEntry, 'caseI
   return out;
 }
 
+/**
+ * The check executions of the cases of tests that never ran (a run that stopped: the target unusable, a
+ * signal), each check skipped with why: so that the reports list them with the reason the run gives.
+ * `planText` is the plan file's content (read at the run's start: the global teardown removes the file).
+ */
+export function notRunExecutions(planText: string, tests: ReadonlyArray<{ project: string; title: string }>, reason: string): CheckExecution[] {
+  const content = JSON.parse(planText) as PlanFileContent;
+  const wanted = new Set(tests.map((t) => `${t.project}\u0001${t.title}`));
+  const keys = new Set(content.tests.filter((t) => wanted.has(`${t.project}\u0001${t.title}`)).flatMap((t) => t.keys));
+  return leftOutExecutions(content.cases.filter((c) => keys.has(c.key)).map((c) => ({ ...c, skipReason: reason })));
+}
+
 /** The left-out executions of a run's plan file (see `leftOutExecutions`). */
 export function readLeftOutExecutions(file: string): CheckExecution[] {
   return leftOutExecutions((JSON.parse(readFileSync(file, 'utf8')) as PlanFileContent).cases);

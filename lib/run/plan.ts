@@ -1,4 +1,5 @@
 import type { DisposableKind, TargetProfile } from '../contract/profile/types.ts';
+import { servesFormat } from '../contract/profile/types.ts';
 import type { Allocation, Claim, EntryPreference } from './claims.ts';
 import { partition, preferredEntriesToAdd } from './claims.ts';
 import type { CaseDef } from '../generate/case.ts';
@@ -78,9 +79,15 @@ function lackFor(need: Need, p: AllocatedCase, profile: TargetProfile, claims: r
  */
 export function allocateSuite(profile: TargetProfile, options: Pick<SuiteOptions, 'destructive' | 'destructiveOffReason'>, cases: readonly CaseDef[]): AllocatedCase[] {
   const planned: AllocatedCase[] = cases.flatMap((def) => def.formats.map((format) => ({ def, format, project: format === 'xml' ? ('xml' as const) : ('json' as const), key: `${def.id}@${format}`, entries: {} })));
-  const claims = suiteClaims(planned, options.destructive);
+  // A format the target does not serve (profile formats) is sent nothing, and claims no entry.
+  for (const p of planned) if (!servesFormat(profile, p.format)) p.skipReason = `the target serves no ${p.format.toUpperCase()} (profile formats: ${profile.formats.join(', ')})`;
+  const claims = suiteClaims(
+    planned.filter((p) => p.skipReason === undefined),
+    options.destructive,
+  );
   const allocation: Map<string, Allocation<unknown>> = partition(profile, claims);
   for (const p of planned) {
+    if (p.skipReason !== undefined) continue;
     if (p.def.changesData && !options.destructive) {
       p.skipReason = options.destructiveOffReason ?? 'may change data on a faulty server and destructive checks are off (ISWC_DESTRUCTIVE=0)';
       continue;

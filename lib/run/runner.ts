@@ -23,11 +23,12 @@ export interface RunSettings {
 }
 
 /** Runs one planned case and returns its check executions (a skipped case records the reason for each of its checks). */
-export async function runPlannedCase(p: PlannedCase, client: HttpClient | RunClient, profile: TargetProfile, settings: RunSettings, judge: Judge): Promise<CaseOutcome> {
+export async function runPlannedCase(p: PlannedCase, client: HttpClient | RunClient, profile: TargetProfile, settings: RunSettings, judge: Judge, watch?: (run: CaseRun) => void): Promise<CaseOutcome> {
   // A case the plan sized (a request budget) must not spend more on shrinking a failure.
   const run = new CaseRun(p.def, { format: p.format, profile, entries: p.entries, ...settings, runs: p.runs ?? settings.runs, noShrink: p.runs !== undefined }, client, judge);
+  watch?.(run);
   // Once the circuit breaker has tripped or the run was stopped, a case that has not started is skipped with the reason.
-  const halted = 'unusable' in client ? (client.unusable() ?? client.stopped()) : undefined;
+  const halted = 'unusable' in client ? (client.unusable() ?? client.stopped() ?? client.budgetSpent()) : undefined;
   const skipReason = p.skipReason ?? (halted !== undefined ? `not sent: ${halted}` : undefined);
   if (skipReason !== undefined) run.skip(skipReason, p.shape.checks);
   else {

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { subscriptionKeyHeader } from '../contract/openapi.ts';
+import { INTERRUPTED_EXIT, onStop } from '../interrupt.ts';
 import { createRedactor, SANDBOX_KEY_PLACEHOLDER } from '../redact.ts';
 import { answersText, cellLabel } from '../report/client/labels.ts';
 import { buildClientReport } from '../report/client/build.ts';
@@ -154,24 +155,32 @@ export async function runSandbox(options: SandboxOptions, io: SandboxIo): Promis
     io.err(`iswc-conformance sandbox: cannot start on ${options.host}:${options.port}: ${(e as Error).message}`);
     return 2;
   }
-  const onSignal = (): void => void running.stop('signal');
-  if (io.signals !== false) {
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
-  }
+  // SIGINT, SIGTERM, SIGHUP, or the end of the process that started it (npm, npx, a shell): the session
+  // ends, the reports are written and the port is freed; the exit code is then 130, the verdict in the reports.
+  let signalled = false;
+  const unwatch =
+    io.signals !== false
+      ? onStop(() => {
+          signalled = true;
+          void running.stop('signal');
+        })
+      : () => undefined;
   if (options.keyGenerated) io.out(`key ${options.key} (ISWC_SANDBOX_KEY is not set: send this one in Ocp-Apim-Subscription-Key)`);
   io.out(`listening ${running.url}`);
   let result: SandboxResult;
   try {
     result = await running.done;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    unwatch();
   }
   for (const line of summaryLines(result.report, result.files)) io.out(line);
   if (result.report.defect !== undefined) {
     io.err(`iswc-conformance sandbox: internal error: ${result.report.defect}`);
     io.err('This is a defect of iswc-conformance, not of the client under test: please report it. The reports hold what was judged before it.');
+  }
+  if (signalled && result.report.endedBy === 'signal') {
+    io.out(`  ended by a signal: exit code ${INTERRUPTED_EXIT} (the verdict above is the session's, in its reports)`);
+    return INTERRUPTED_EXIT;
   }
   return result.exitCode;
 }

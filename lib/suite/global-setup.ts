@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { formatsLabel } from '../contract/profile/types.ts';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FullConfig } from '@playwright/test';
@@ -18,11 +19,23 @@ import { watchInterruptions } from '../interrupt.ts';
 import { shownPath } from '../paths.ts';
 import { longRunNotice } from '../run/estimate.ts';
 import { shardRefusal } from '../run/open-runs.ts';
-import { runWaivers } from '../report/waivers/run.ts';
+import { runDay, runWaivers } from '../report/waivers/run.ts';
+import { isLive } from '../report/waivers/apply.ts';
+import type { WaiverSet } from '../report/waivers/types.ts';
 import { planSuite, suiteOptionsFrom } from '../run/plan.ts';
 import { plannedTests, writePlanFile } from '../run/plan-file.ts';
 import { startReferenceServer } from '../../server/index.ts';
 import type { RunningServer } from '../../server/index.ts';
+
+/** Waivers already past their day when the run starts, said now rather than after an hour of sending: their failures gate again. */
+export function expiredWaiverLines(set: WaiverSet, today: string): string[] {
+  const expired = set.waivers.filter((w) => !isLive(w, today));
+  if (expired.length === 0) return [];
+  return [
+    `  ! ${expired.length} waiver${expired.length === 1 ? ' has' : 's have'} expired (today is ${today} UTC): ${expired.length === 1 ? 'its' : 'their'} failures gate again; renew or remove ${expired.length === 1 ? 'it' : 'them'} in ${shownPath(set.file)}`,
+    ...expired.map((w) => `    entry ${w.index} (line ${w.line}) ${w.check}${w.operation ? ` on ${w.operation}` : ''}${w.format ? ` (${w.format})` : ''}, until ${w.until}: ${w.reason}`),
+  ];
+}
 
 /** What the console says of the way to the target: the proxy (never its credentials) and the extra headers (never their values). */
 function networkLines(cfg: Readonly<RunConfig>): string[] {
@@ -75,7 +88,10 @@ export default async function globalSetup(playwright: FullConfig): Promise<() =>
   if (cfg.embedded) server = await startReferenceServer({ profile, key: cfg.key });
   const baseUrl = server?.url ?? cfg.baseUrl ?? '';
   const seed = cfg.seed ?? Math.floor(Math.random() * 2 ** 31);
-  const rate = parseRate(cfg.rate);
+  // ISWC_RATE is the whole gate's: a run sharded N ways paces each shard at its Nth.
+  const shard = playwright.shard && playwright.shard.total > 1 ? playwright.shard : undefined;
+  const wholeRate = parseRate(cfg.rate);
+  const rate = wholeRate === null || !shard ? wholeRate : wholeRate / shard.total;
   const dir = mkdtempSync(path.join(tmpdir(), 'iswc-conformance-'));
   const planFile = path.join(dir, 'plan.json');
   const planned = await planSuite(profile, suiteOptionsFrom(cfg));
@@ -93,27 +109,29 @@ export default async function globalSetup(playwright: FullConfig): Promise<() =>
     planned,
     rate,
     tests: plannedTests(planned),
+    ...(shard ? { shard } : {}),
     ...(cfg.maxDurationMs !== undefined ? { maxDurationMs: cfg.maxDurationMs, ...(maxDuration ? { maxDurationText: maxDuration } : {}) } : {}),
   });
-  // SIGINT or SIGTERM: no request after it; Playwright ends the run and the reporters mark it interrupted.
-  const unwatch = watchInterruptions({ onFirst: (signal) => engine.stop({ kind: 'interrupted', reason: `interrupted by ${signal}` }), write: (text) => process.stderr.write(text) });
+  // SIGINT, SIGTERM, SIGHUP or the end of the process that started the run: no request after it; Playwright
+  // ends the run and the reporters mark it interrupted.
+  // The handlers stay until the process exits: the reporters write after the global teardown, and a signal
+  // then (a duplicate, or the user's second) must be counted as one, never end the process unsaid.
+  watchInterruptions({ onFirst: (_signal, reason) => engine.stop({ kind: 'interrupted', reason }), write: (text) => process.stderr.write(text) });
   const service = await startEngineService(engine);
   // The deferred-failures reporter, in this process, tells the engine which tests the run selected.
   (globalThis as Record<symbol, unknown>)[ENGINE_SLOT] = engine;
   const context: RunContext = { baseUrl, embedded: server !== undefined, seed, startedAt, breakerFile, planFile, engineUrl: service.url, engineToken: service.token };
   process.env[RUN_CONTEXT_VARIABLE] = JSON.stringify(context);
   const lines = [
-    `iswc-conformance: target ${baseUrl}${server ? ' (embedded reference server)' : ''}, profile "${profile.name}"`,
-    `  destructive ${cfg.destructive ? 'on' : 'off'}, strict ${cfg.strict ? 'on' : 'off'}, ISWC_RUNS=${cfg.runs}, ISWC_SEED=${seed}, rate ${rate === null ? 'unlimited' : `${rate.toFixed(3)}/s`}`,
-    ...(waivers ? [`  waivers ${shownPath(waivers.file)} (${waivers.waivers.length} entr${waivers.waivers.length === 1 ? 'y' : 'ies'})`] : []),
+    `iswc-conformance: target ${baseUrl}${server ? ' (embedded reference server)' : ''}, profile "${profile.name}"${formatsLabel(profile) ? ` (${formatsLabel(profile) ?? ''}: no other format is sent)` : ''}`,
+    `  destructive ${cfg.destructive ? 'on' : 'off'}, strict ${cfg.strict ? 'on' : 'off'}, ISWC_RUNS=${cfg.runs}, ISWC_SEED=${seed}, rate ${rate === null ? 'unlimited' : `${rate.toFixed(3)}/s`}${shard ? ` (shard ${shard.current}/${shard.total}: its share of ${cfg.rate ?? 'the rate'}${cfg.budget !== undefined ? `, and of the budget of ${cfg.budget}` : ''})` : ''}`,
+    ...(waivers ? [`  waivers ${shownPath(waivers.file)} (${waivers.waivers.length} entr${waivers.waivers.length === 1 ? 'y' : 'ies'})`, ...expiredWaiverLines(waivers, runDay(startedAt))] : []),
     ...networkLines(cfg),
     ...(cfg.maxDurationMs !== undefined ? [`  stops sending after --max-duration ${maxDuration ?? `${cfg.maxDurationMs / 1000}s`}`] : []),
-    ...longRunNotice(planned, { plan: cfg.plan, budget: cfg.budget, runs: cfg.runs, destructive: cfg.destructive, rate }),
+    ...longRunNotice(planned, { plan: cfg.plan, budget: cfg.budget, runs: cfg.runs, destructive: cfg.destructive, rate: wholeRate }),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   return async () => {
-    // From here on a signal ends the process as Node ends it, at once (Playwright's own handler aside).
-    unwatch();
     delete (globalThis as Record<symbol, unknown>)[ENGINE_SLOT];
     await service.close();
     await engine.close();

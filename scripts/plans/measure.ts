@@ -6,6 +6,7 @@
  */
 import { gating } from '../../lib/check/gating.ts';
 import { createJudge } from '../../lib/check/judge.ts';
+import { keySourceDbs } from '../../lib/contract/agency.ts';
 import type { TargetProfile } from '../../lib/contract/profile/types.ts';
 import { createHttpClient } from '../../lib/run/http/client.ts';
 import { planSuite } from '../../lib/run/plan.ts';
@@ -53,7 +54,7 @@ export async function measure(base: TargetProfile, target: Target, seed: number)
   const profile = profileForChoiceSet(base, target.choices);
   const server = await startReferenceServer({ profile, key: EMBEDDED_KEY, faults: target.fault ? [target.fault] : [], ...(target.choices ? { choices: target.choices } : {}) });
   const client = createHttpClient({ baseUrl: server.url, key: EMBEDDED_KEY, timeoutMs: MEASURE_TIMEOUT_MS, throttling: true });
-  const judge = createJudge({ strict: target.strict, agency: profile.agency });
+  const judge = createJudge({ strict: target.strict, agency: profile.agency, sourceDbs: keySourceDbs(profile) });
   try {
     const planned = await measuredPlan(profile, target.destructive);
     const outcomes = await inParallel(planned, 4, (p) => runPlannedCase(p, client, profile, { seed, runs: MEASURED_RUNS, strict: target.strict }, judge));

@@ -8,6 +8,8 @@ import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { executionViolations } from '../../lib/report/validate.ts';
 import { fromRoot } from '../../lib/paths.ts';
 import { EMBEDDED_KEY, FAULTS, startReferenceServer } from '../../server/index.ts';
+import { runSuiteInProcess } from '../../lib/pipeline.ts';
+import { REQUEST_TIMEOUT_MS } from '../support/timeouts.ts';
 
 test.describe.configure({ timeout: 10 * 60_000 });
 
@@ -22,6 +24,7 @@ test('every injected fault is caught by the pinned checks, and every check catch
   const { clean, results } = await selfCheck(FAULTS, (faultId) => startReferenceServer({ profile, key: EMBEDDED_KEY, faults: faultId ? [faultId] : [] }), {
     key: EMBEDDED_KEY,
     profile,
+    timeoutMs: REQUEST_TIMEOUT_MS,
   });
   const table = faultTable(results);
   process.stdout.write(`\nFault catalogue self-check (fault -> catching checks):\n${table}\n`);
@@ -42,4 +45,28 @@ test('every injected fault is caught by the pinned checks, and every check catch
   expect(unwritable, 'executions of fault runs that schemas/report.schema.json refuses').toEqual([]);
   const changes = expectationDiff(readExpectations(fromRoot('tests', 'expectations', 'faults.json')), expectationsOf(results));
   expect(changes, 'differences from tests/expectations/faults.json (after a deliberate change: npm run expectations:update, and review the diff)').toEqual([]);
+});
+
+/**
+ * Issue 21, the close reading: a fault a legitimate choice hid from the suite is caught behind that choice
+ * too. Each pair is a miss a run through a proxy showed; the random sweep draws many more combinations.
+ */
+const BEHIND_CHOICES: ReadonlyArray<{ fault: string; choices: readonly string[] }> = [
+  // An at-limit work code refused, behind a server that looks the preferred ISWC up first (an unknown one is 404 whatever else).
+  { fault: 'work-code-long-refused', choices: ['preferred-looked-up-first'] },
+];
+
+test('faults the close reading found hidden behind a legitimate choice are caught behind it @selfcheck', async () => {
+  const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
+  const missed: string[] = [];
+  for (const { fault, choices } of BEHIND_CHOICES) {
+    const server = await startReferenceServer({ profile, key: EMBEDDED_KEY, faults: [fault], choices });
+    try {
+      const executions = await runSuiteInProcess({ baseUrl: server.url, key: EMBEDDED_KEY, profile, destructive: true, settings: { strict: false, seed: 42 }, timeoutMs: 2000 });
+      if (!executions.some((e) => e.verdict === 'fail' && e.level === 'spec')) missed.push(`${fault} behind ${choices.join(', ')}`);
+    } finally {
+      await server.close();
+    }
+  }
+  expect(missed, 'faults no spec check caught behind the choices that hid them').toEqual([]);
 });

@@ -4,7 +4,8 @@ import { fromRoot } from '../../lib/paths.ts';
 import { SELFCHECK_TIMEOUT_MS } from '../../lib/selfcheck.ts';
 import { readRegressions } from '../../lib/sweep/regressions.ts';
 import { faultTrial, findingsOf, findingSubject, isFalseAlarm, planSweep, runCombination } from '../../lib/sweep/sweep.ts';
-import { CLEAN_TIMEOUT_MS, trial } from '../../lib/sweep/trial.ts';
+import { trial } from '../../lib/sweep/trial.ts';
+import { REQUEST_TIMEOUT_MS } from '../support/timeouts.ts';
 import type { TrialOptions } from '../../lib/sweep/trial.ts';
 import { choicesAroundFault } from '../../server/choice-space.ts';
 import { EMBEDDED_KEY, FAULTS } from '../../server/index.ts';
@@ -19,7 +20,7 @@ const FAULTS_EACH = 3;
 /** …and no combination starts after this long (the sweep script runs many: npm run selfcheck:sweep). */
 const TIME_BOUND_MS = 45_000;
 
-const options: TrialOptions = { key: EMBEDDED_KEY, profile: loadProfile(fromRoot('fixtures', 'targets', 'embedded.json')), timeoutMs: SELFCHECK_TIMEOUT_MS, cleanTimeoutMs: CLEAN_TIMEOUT_MS };
+const options: TrialOptions = { key: EMBEDDED_KEY, profile: loadProfile(fromRoot('fixtures', 'targets', 'embedded.json')), timeoutMs: SELFCHECK_TIMEOUT_MS, cleanTimeoutMs: REQUEST_TIMEOUT_MS };
 
 /**
  * Principles 1 and 3 over the space of legitimate servers, not only the named sets: each combination the

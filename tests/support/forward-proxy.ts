@@ -33,7 +33,20 @@ export interface ForwardProxyOptions {
   auth?: { user: string; password: string };
   /** Answer every request and CONNECT with this status instead of forwarding. */
   refuse?: number;
+  /**
+   * Answer as squid does when the target's host does not resolve: 503 with `X-Squid-Error: ERR_DNS_FAIL 0`
+   * and its error page (else a bare 502, as for any target it cannot reach).
+   */
+  squid?: boolean;
 }
+
+/** Squid's answer to a host name it cannot resolve (ERR_DNS_FAIL), as it comes on the wire. */
+function squidDnsFailure(host: string): { status: number; headers: Record<string, string>; body: string } {
+  const body = `<html><body><h1>ERROR</h1><p>The requested URL could not be retrieved</p><p>Unable to determine IP address from host name <q>${host}</q></p><p>The DNS server returned: Name Error: The domain name does not exist.</p></body></html>`;
+  return { status: 503, headers: { 'content-type': 'text/html;charset=utf-8', 'x-squid-error': 'ERR_DNS_FAIL 0', 'content-length': String(Buffer.byteLength(body)) }, body };
+}
+
+const isDnsFailure = (e: NodeJS.ErrnoException): boolean => e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN';
 
 export async function forwardProxy(options: ForwardProxyOptions = {}): Promise<ForwardProxy> {
   const log: ProxyLogEntry[] = [];
@@ -71,9 +84,15 @@ export async function forwardProxy(options: ForwardProxyOptions = {}): Promise<F
       answer.pipe(res);
       answer.on('error', () => res.destroy());
     });
-    upstream.on('error', () => {
+    upstream.on('error', (e: NodeJS.ErrnoException) => {
       if (res.headersSent) {
         res.destroy();
+        return;
+      }
+      if (options.squid && isDnsFailure(e)) {
+        const answer = squidDnsFailure(url.hostname);
+        entry.status = answer.status;
+        res.writeHead(answer.status, answer.headers).end(answer.body);
         return;
       }
       entry.status = 502;
@@ -106,8 +125,12 @@ export async function forwardProxy(options: ForwardProxyOptions = {}): Promise<F
       sockets.delete(upstream);
       client.destroy();
     });
-    upstream.on('error', () => {
-      if (entry.status === 0) {
+    upstream.on('error', (e: NodeJS.ErrnoException) => {
+      if (entry.status === 0 && options.squid && isDnsFailure(e)) {
+        const answer = squidDnsFailure(host ?? '');
+        entry.status = answer.status;
+        client.end(`HTTP/1.1 503 Service Unavailable\r\n${Object.entries(answer.headers).map(([n, v]) => `${n}: ${v}\r\n`).join('')}\r\n${answer.body}`);
+      } else if (entry.status === 0) {
         entry.status = 502;
         client.end('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n');
       } else client.destroy();

@@ -1,10 +1,11 @@
 import type { CheckExecution } from '../../lib/run/execution.ts';
 import { runSuiteInProcess } from '../../lib/pipeline.ts';
+import { REQUEST_TIMEOUT_MS } from './timeouts.ts';
 import type { PlannedCase } from '../../lib/run/plan.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { fromRoot } from '../../lib/paths.ts';
-import { profileForChoiceSet, startReferenceServer } from '../../server/index.ts';
-import type { ChoiceSetName } from '../../server/index.ts';
+import { MODELS, profileForChoiceSet, startReferenceServer } from '../../server/index.ts';
+import type { ChoiceSetName, ModelName } from '../../server/index.ts';
 import { buildConformanceReport } from '../../lib/report/build.ts';
 import type { ConformanceReport } from '../../lib/report/model.ts';
 import { utcDay } from '../../lib/report/waivers/apply.ts';
@@ -19,6 +20,8 @@ export interface InProcessReportOptions {
   filter?: (p: PlannedCase) => boolean;
   /** The reference server's set of choices on points the document leaves open. */
   choices?: ChoiceSetName;
+  /** A model of a server that exists (server/models.ts): its choices and faults, and its profile settings (formats). */
+  model?: ModelName;
   /** Applied to the executions before the report is built (to plant hostile text, for instance). */
   mutate?: (executions: CheckExecution[]) => CheckExecution[];
   /** Waivers applied when the report is built, as ISWC_WAIVERS does (lib/report/waivers/load.ts loadWaivers). */
@@ -35,10 +38,11 @@ export interface InProcessReportOptions {
  * reporter uses. What the report-writer tests use as fixtures.
  */
 export async function inProcessReport(options: InProcessReportOptions = {}): Promise<ConformanceReport> {
-  const profile = profileForChoiceSet(loadProfile(fromRoot('fixtures', 'targets', 'embedded.json')), options.choices);
+  const embedded = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
+  const profile = options.model ? { ...embedded, ...MODELS[options.model].profile } : profileForChoiceSet(embedded, options.choices);
   const key = options.key ?? 'local-dev-key';
   const destructive = options.destructive ?? true;
-  const server = await startReferenceServer({ profile, key, faults: options.faults ?? [], ...(options.choices ? { choices: options.choices } : {}) });
+  const server = await startReferenceServer({ profile, key, faults: options.faults ?? [], ...(options.choices ? { choices: options.choices } : {}), ...(options.model ? { model: options.model } : {}) });
   const startedAt = new Date();
   const seed = options.seed ?? 42;
   try {
@@ -47,6 +51,7 @@ export async function inProcessReport(options: InProcessReportOptions = {}): Pro
       key,
       profile,
       destructive,
+      timeoutMs: REQUEST_TIMEOUT_MS,
       settings: { strict: options.strict ?? false, seed },
       ...(options.filter ? { filter: options.filter } : {}),
     });

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { repoRoot } from '../../lib/paths.ts';
+import { REQUEST_TIMEOUT_MS } from './timeouts.ts';
 
 /**
  * The environment for a child Playwright run: the parent's, without what a running Playwright (or the
@@ -8,7 +9,8 @@ import { repoRoot } from '../../lib/paths.ts';
  * wants them gives itself (a company proxy could not reach the test's servers on loopback).
  */
 export function childEnv(overrides: Record<string, string | undefined> = {}, parent: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
+  // The tests' one request timeout (tests/support/timeouts.ts), unless the parent or the test sets its own.
+  const env: NodeJS.ProcessEnv = { ISWC_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) };
   const inherited = /^(ISWC_RUN_CONTEXT|TEST_WORKER_INDEX|TEST_PARALLEL_INDEX|PW_|PLAYWRIGHT_|FORCE_COLOR|ISWC_HEADERS$|NODE_EXTRA_CA_CERTS$|(https?|no)_proxy$)/i;
   for (const [k, v] of Object.entries(parent)) if (!inherited.test(k)) env[k] = v;
   for (const [k, v] of Object.entries(overrides)) {

@@ -15,6 +15,7 @@ import { runPlannedCase } from '../../lib/run/runner.ts';
 import { shapeOf } from '../../lib/run/dry-run.ts';
 import { fromRoot } from '../../lib/paths.ts';
 import { EMBEDDED_KEY, startReferenceServer } from '../../server/index.ts';
+import { REQUEST_TIMEOUT_MS } from '../support/timeouts.ts';
 
 const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
 const RUN = 'notifyAgentRun';
@@ -88,7 +89,7 @@ const leavesRunsOpen = (starts: number, id: string): CaseDef => ({
 
 async function runCases(p: TargetProfile, choices: readonly string[], defs: readonly CaseDef[]) {
   const server = await startReferenceServer({ profile: p, key: EMBEDDED_KEY, choices });
-  const client = createHttpClient({ baseUrl: server.url, key: EMBEDDED_KEY, timeoutMs: 5000 });
+  const client = createHttpClient({ baseUrl: server.url, key: EMBEDDED_KEY, timeoutMs: REQUEST_TIMEOUT_MS });
   const judge = createJudge({ strict: true, agency: p.agency });
   try {
     const planned = await Promise.all(defs.map(async (def) => ({ def, format: 'json' as const, project: 'json' as const, key: `${def.id}@json`, entries: {}, shape: await shapeOf(def, 'json', p) })));

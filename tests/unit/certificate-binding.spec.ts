@@ -167,6 +167,10 @@ test('verify without a key is no pass; --allow-unsigned accepts and says so; a v
   writeFileSync(pubFile, pair.publicKey.export({ type: 'spki', format: 'pem' }));
   expect((await certify(['--target', EMBEDDED, '--sign-key', keyFile])).code).toBe(1);
   expect((await cliInProcess(['verify', certFile, '--public-key', pubFile])).code).toBe(0);
+  // The issuer's private key given as the public one is refused: the verifier must never hold it.
+  const privateGiven = await cliInProcess(['verify', certFile, '--public-key', keyFile]);
+  expect(privateGiven.code).toBe(2);
+  expect(privateGiven.stderr).toContain(`verify: --public-key ${keyFile}: it holds a PRIVATE key: give the issuer's public key (openssl pkey -in issuer.pem -pubout -out issuer.pub.pem)`);
   const signedNoKey = await cliInProcess(['verify', certFile]);
   expect(signedNoKey.code).toBe(1);
   expect(signedNoKey.out).toContain('the signature was NOT checked (no --public-key)');

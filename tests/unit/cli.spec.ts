@@ -56,32 +56,34 @@ test('--version prints the version, at the top and after a command', async () =>
   }
 });
 
-test('an unknown option prints what is wrong and the command\'s usage, exit 2, no stack trace', async () => {
+test('a usage mistake prints one line, what is wrong and where, then "see --help": exit 2, never the whole help, no stack trace', async () => {
   for (const command of COMMANDS) {
     const result = await cliInProcess([command.name, '--frobnicate']);
     expect(result.code, command.name).toBe(2);
-    expect(result.stderr).toContain(`iswc-conformance ${command.name}: Unknown option '--frobnicate'`);
-    expect(result.stderr).toContain(`Usage: ${command.usage}`);
-    expect(result.out).not.toMatch(/\n\s+at .*\(.*:\d+:\d+\)|ERR_PARSE_ARGS/);
+    const help = command.name === 'run' ? 'npx iswc-conformance --help' : `npx iswc-conformance ${command.name} --help`;
+    expect(result.stderr).toBe(`iswc-conformance ${command.name}: unknown option '--frobnicate'; see ${help}\n`);
+    expect(result.stdout).toBe('');
   }
-  const unknown = await cliInProcess(['frobnicate']);
-  expect(unknown.code).toBe(2);
-  expect(unknown.stderr).toContain('unknown command "frobnicate"');
-  const missing = await cliInProcess(['verify']);
-  expect(missing.code).toBe(2);
-  expect(missing.stderr).toContain('missing argument');
+  for (const argv of [['--budget', 'x'], ['plan', '--budget'], ['server', '--port', '99999'], ['frobnicate'], ['help', 'frobnicate']]) {
+    const result = await cliInProcess(argv);
+    expect(result.code, argv.join(' ')).toBe(2);
+    expect(result.stderr.trimEnd().split('\n'), argv.join(' ')).toHaveLength(1);
+    expect(result.stderr, argv.join(' ')).toMatch(/; see npx iswc-conformance (\w+ )?--help\n$/);
+  }
 });
 
 test('the npm scripts are thin aliases of the commands, and the bin answers like the in-process main', () => {
   const scripts = (JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
   const aliases: Record<string, string> = { conformance: 'run', server: 'server', plan: 'plan', profile: 'profile', replay: 'replay', certify: 'certify', 'certify:verify': 'verify', verify: 'verify', 'report:diff': 'diff', 'report:baseline': 'baseline', 'report:allure': 'allure' };
-  for (const [script, command] of Object.entries(aliases)) expect(scripts[script], script).toBe(`node bin/iswc-conformance.mjs ${command}`);
+  // exec: the shell npm starts the script with gives way to node, so a signal sent to npm reaches the tool (.npmrc).
+  for (const [script, command] of Object.entries(aliases)) expect(scripts[script], script).toBe(`exec node bin/iswc-conformance.mjs ${command}`);
+  expect(readFileSync(fromRoot('.npmrc'), 'utf8')).toMatch(/^script-shell=bash$/m);
   const version = runCli(['--version']);
   expect(version.code).toBe(0);
   expect(version.stdout.trim()).toBe(VERSION_TEXT);
   const bad = runCli(['plan', '--frobnicate']);
   expect(bad.code).toBe(2);
-  expect(bad.stderr).toContain('Usage: npx iswc-conformance plan');
+  expect(bad.stderr).toBe("iswc-conformance plan: unknown option '--frobnicate'; see npx iswc-conformance plan --help\n");
 });
 
 /** Every file a module reaches through its relative imports (static, type-only and dynamic). */
@@ -193,7 +195,18 @@ test('plan prints what a run would send without a key or a request; --plan on ru
   const dry = await cliInProcess(['--plan', '--budget', '30']);
   expect(dry.code, dry.out).toBe(0);
   expect(dry.stdout).toContain('plan full, budget 30 requests');
-  expect((await cliInProcess(['plan', '--plan', 'quick'])).code).toBe(2);
+  // --plan is the same flag in both: it prints the plan; the smoke plan is --smoke.
+  const named = await cliInProcess(['plan', '--plan', 'smoke']);
+  expect(named.code).toBe(2);
+  expect(named.stderr).toContain('--plan takes no value: it prints the plan and sends nothing (run --plan and the plan command alike); the smoke plan is --smoke');
+  expect((await cliInProcess(['plan', '--plan', '--smoke', '--quiet'])).stdout).toContain('plan smoke');
+  // A plan that exercises every spec check: what more profile data adds is one optional line, never "needs 3 more merges".
+  const covered = await cliInProcess(['plan', '--target', fromRoot('fixtures', 'targets', 'staging-example.json'), '--smoke', '--destructive', '--quiet']);
+  expect(covered.stdout).toContain('spec checks: 24 of 24 exercised');
+  expect(covered.stdout).not.toMatch(/× needs \d+ more/);
+  expect(covered.stdout).toMatch(/\d+ × more profile data would add these cases, not checks: every spec check is exercised/);
+  // It says the range a run falls in, and what sets it.
+  expect(covered.stdout).toMatch(/total: \d+ to \d+ requests \(no rate limit\)\nhow a run compares:\n/);
 });
 
 test('server: a port that is taken or a host that cannot be used is the caller\'s to change, exit 2 (never 1, "not conformant")', async () => {

@@ -9,6 +9,7 @@ import type { DemergeEntry, TargetProfile } from '../../lib/contract/profile/typ
 import { parseProfile } from '../../lib/contract/profile/load.ts';
 import { runSuiteInProcess } from '../../lib/pipeline.ts';
 import { startReferenceServer } from '../../server/index.ts';
+import { REQUEST_TIMEOUT_MS } from '../support/timeouts.ts';
 
 const KEY = 'entry-interference-key';
 const SET = 'T0302332075';
@@ -28,7 +29,7 @@ async function demergeCases(profile: TargetProfile) {
       body: JSON.stringify({ iswcs: [], agencyWorks: [{ agencyCode: '128', agencyWorkCode: 'WSET1' }, { agencyCode: '128', agencyWorkCode: 'WSET2' }] }),
     });
     expect(merged.status).toBe(204);
-    return await runSuiteInProcess({ baseUrl: server.url, key: KEY, profile, destructive: true, filter: (p) => p.def.id.startsWith('demerge.'), settings: { runs: 3 } });
+    return await runSuiteInProcess({ baseUrl: server.url, key: KEY, profile, destructive: true, timeoutMs: REQUEST_TIMEOUT_MS, filter: (p) => p.def.id.startsWith('demerge.'), settings: { runs: 3 } });
   } finally {
     await server.close();
   }

@@ -4,6 +4,7 @@ import { fromRoot } from '../../lib/paths.ts';
 import { runSuiteInProcess } from '../../lib/pipeline.ts';
 import { buildConformanceReport } from '../../lib/report/build.ts';
 import { EMBEDDED_KEY, startReferenceServer } from '../../server/index.ts';
+import { REQUEST_TIMEOUT_MS } from '../support/timeouts.ts';
 
 /**
  * A generated failure's id (lib/report/identity.ts) is a function of its case, format, step and check:
@@ -16,7 +17,7 @@ const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
 async function propertyFailure(seed: number): Promise<{ id: string | undefined; step: string; generated: string | undefined }> {
   const target = await startReferenceServer({ profile, key: EMBEDDED_KEY, faults: ['array-tail-unchecked'] });
   try {
-    const executions = await runSuiteInProcess({ baseUrl: target.url, key: EMBEDDED_KEY, profile, destructive: true, settings: { seed, runs: 60, strict: false }, filter: (p) => p.key === 'property.merge.invalid@json' });
+    const executions = await runSuiteInProcess({ baseUrl: target.url, key: EMBEDDED_KEY, profile, destructive: true, timeoutMs: REQUEST_TIMEOUT_MS, settings: { seed, runs: 60, strict: false }, filter: (p) => p.key === 'property.merge.invalid@json' });
     const report = buildConformanceReport({ executions, stats: { requests: 0, retries: 0, waitedMs: 0 }, baseUrl: target.url, embedded: false, profile: profile.name, targetProfile: profile, seed, runs: 60, strict: false, destructive: true, startedAt: new Date(), finishedAt: new Date(), plan: { name: 'full', budget: null } });
     const failure = report.executions.find((e) => e.verdict === 'fail' && e.checkId === 'limit.rejected');
     if (!failure) throw new Error(`seed ${seed}: the fault was not found`);

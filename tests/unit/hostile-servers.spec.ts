@@ -357,7 +357,8 @@ test('429 forever gives THROTTLED after maxRetries, keeping the last answer', as
 
 test('a refused connection gives CONNECTION_REFUSED', async () => {
   const port = await closedPort();
-  const { ex, ms } = await timedSend(client(`http://127.0.0.1:${port}`));
+  // One attempt (the unpaced retries that follow it are tests/unit/staging-client.spec.ts's).
+  const { ex, ms } = await timedSend(client(`http://127.0.0.1:${port}`, { quickRetryDelaysMs: [] }));
   expect(ex.error?.code).toBe('CONNECTION_REFUSED');
   expect(ms).toBeLessThan(SLACK_MS);
 });

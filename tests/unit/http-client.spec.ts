@@ -9,6 +9,7 @@ import type { HttpClient, HttpClientOptions, RequestSpec } from '../../lib/contr
 import { subscriptionKeyHeader } from '../../lib/contract/openapi.ts';
 import { Cleanup, httpServer } from '../support/hostile/servers.ts';
 import type { SeenRequest, TestServer } from '../support/hostile/servers.ts';
+import { REQUEST_TIMEOUT_MS } from '../support/timeouts.ts';
 
 const KEY = 'unit-test-key-0f9e8d7c6b5a4321';
 const KEY_HEADER = subscriptionKeyHeader();
@@ -35,7 +36,7 @@ async function echoServer(answer?: Parameters<typeof httpServer>[0]): Promise<Ec
 }
 
 function client(baseUrl: string, extra: Partial<HttpClientOptions> = {}): HttpClient {
-  return cleanup.add(createHttpClient({ baseUrl, key: KEY, timeoutMs: 3000, ...extra }));
+  return cleanup.add(createHttpClient({ baseUrl, key: KEY, timeoutMs: REQUEST_TIMEOUT_MS, ...extra }));
 }
 
 test('auth key: the server gets the key, the record holds the placeholder', async () => {
@@ -193,7 +194,7 @@ test('a server that echoes the key never gets it into the record', async () => {
   expect(ex.request.url).toContain(`subscription-key=${KEY_PLACEHOLDER}`);
 });
 
-test('503 with Retry-After is retried; 503 without it and other statuses are answers', async () => {
+test('503 with Retry-After is retried; 503 without it (maintenance waits aside: tests/unit/staging-client.spec.ts) and other statuses are answers', async () => {
   let calls = 0;
   const server = await echoServer((req, res) => {
     calls += 1;
@@ -211,6 +212,7 @@ test('503 with Retry-After is retried; 503 without it and other statuses are ans
       gates += 1;
       await new Promise((resolve) => setTimeout(resolve, 20));
     },
+    unavailableRetries: 0,
   });
   const retried = await c.send({ method: 'DELETE', path: '/retry' });
   expect(retried.response?.status).toBe(204);
@@ -380,7 +382,7 @@ test('the circuit breaker: unusable answers in a row stop the client; a usable a
       res.end();
     }
   });
-  const c = createHttpClient({ baseUrl: server.url, key: KEY, timeoutMs: 3000, unresponsiveAfter: 3 });
+  const c = createHttpClient({ baseUrl: server.url, key: KEY, timeoutMs: REQUEST_TIMEOUT_MS, unresponsiveAfter: 3 });
   cleanup.add(c);
   const spec: RequestSpec = { method: 'GET', path: '/agent/run' };
   for (let i = 0; i < 4; i += 1) await c.send(spec);
@@ -430,7 +432,7 @@ test('answers nested too deep count like any unusable answer: five in a row trip
     res.writeHead(200, { 'content-type': xml ? 'application/xml' : 'application/json' });
     res.end(n === 5 ? '{"runId":"r"}' : xml ? `${'<a>'.repeat(5000)}${'</a>'.repeat(5000)}` : `${'['.repeat(5000)}${']'.repeat(5000)}`);
   });
-  const c = createHttpClient({ baseUrl: server.url, key: KEY, timeoutMs: 3000 });
+  const c = createHttpClient({ baseUrl: server.url, key: KEY, timeoutMs: REQUEST_TIMEOUT_MS });
   cleanup.add(c);
   const spec: RequestSpec = { method: 'GET', path: '/agent/run' };
   const codes: Array<string | undefined> = [];

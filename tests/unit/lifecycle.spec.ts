@@ -62,14 +62,14 @@ test('a closed port exits 3 within 60 s: "target unusable" is the headline, no c
   const result = await run.done;
   expect(Date.now() - started).toBeLessThan(60_000);
   expect(result.code, result.out).toBe(EXIT.TARGET_UNUSABLE);
-  expect(result.out).toContain('✗ TARGET UNUSABLE: the target gave no usable answer to 5 requests in a row');
+  expect(result.out).toContain(`✗ TARGET UNUSABLE: the target could not be reached (3 attempts): the connection to 127.0.0.1:${port} was refused (ECONNREFUSED): nothing listens there`);
   expect(result.out).toContain('exit code: 3 (target unusable)');
   // Having no answer is not a conformance failure: auth.required and the others are not listed as failing.
   expect(result.out).not.toContain('failing checks');
   const report = readReport(path.join(dir, 'conformance.json'));
   expect(report.summary.outcome).toMatchObject({ status: 'target-unusable', exitCode: 3 });
   expect(report.summary.verdict).toBe('target unusable');
-  expect(report.summary.verdictText).toMatch(/^target unusable: .*CONNECTION_REFUSED/);
+  expect(report.summary.verdictText).toMatch(/^target unusable: the target could not be reached .*ECONNREFUSED/);
   expect(report.summary.gatingFailures).toBe(0);
   expect(errorCases(path.join(dir, 'conformance-junit.xml')).map((c) => c.error?.type)).toEqual(['TargetUnusable']);
   expect(errorCases(path.join(dir, 'junit.xml')).map((c) => c.error?.type)).toEqual(['TargetUnusable']);

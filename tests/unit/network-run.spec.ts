@@ -90,7 +90,7 @@ test('the same target without NODE_EXTRA_CA_CERTS fails clearly: TLS, with the h
   // No request reached the target's HTTP server: nothing of the document was judged, nothing failed.
   expect(run.out).not.toContain('failing checks');
   expect(run.out).toMatch(/spec\s+0 passed, 0 failed/);
-  expect(run.out).toContain(`no usable answer to 5 requests in a row (last: TLS: the TLS certificate of ${front.url} was not accepted (UNABLE_TO_VERIFY_LEAF_SIGNATURE`);
+  expect(run.out).toContain(`✗ TARGET UNUSABLE: no TLS connection could be made (3 attempts): the TLS certificate of ${front.url} was not accepted (UNABLE_TO_VERIFY_LEAF_SIGNATURE`);
   expect(run.out).toContain('give the CA as a PEM file in NODE_EXTRA_CA_CERTS');
   expect(run.out).not.toMatch(/\n\s+at .*\.(ts|js):\d+/);
   // A CA file that does not exist stops the run before anything is sent.
@@ -136,7 +136,7 @@ test('a proxy that cannot be reached: exit 3, "target unusable", and no check fa
     env: childEnv({ ISWC_SUBSCRIPTION_KEY: KEY, HTTP_PROXY: `http://${CREDENTIALS.user}:${CREDENTIALS.password}@127.0.0.1:${port}`, ISWC_REPORT_DIR: dir }),
   });
   expect(run.code, run.out).toBe(3);
-  expect(run.out).toContain(`no usable answer to 5 requests in a row (last: PROXY: could not connect to the proxy at http://127.0.0.1:${port}`);
+  expect(run.out).toContain(`✗ TARGET UNUSABLE: the request never reached the target (3 attempts): could not connect to the proxy at http://127.0.0.1:${port}`);
   expect(run.out).not.toContain('failing checks');
   expect(run.out).toMatch(/spec\s+0 passed, 0 failed/);
   expect(run.out).toMatch(/http\s+0 passed, 0 failed/);

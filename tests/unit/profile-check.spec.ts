@@ -15,13 +15,14 @@ import { fromRoot } from '../../lib/paths.ts';
 import { withAddition } from '../../lib/run/ample.ts';
 import { completion, modeCoverage, SPEC_CHECKS } from '../../lib/run/profile-coverage.ts';
 import { cliInProcess } from '../support/cli.ts';
+import { SLOW_TEST_TIMEOUT_MS } from '../support/timeouts.ts';
 
 const target = (file: string): TargetProfile => loadProfile(fromRoot('fixtures', 'targets', file));
 const BASE = { agency: '128', iswcs: ['T0345246801'], unknownIswcs: ['T9999999994'] };
 
 // Some tests plan dozens of times (each advised addition is confirmed by planning with it): up to 16 s on
 // two idle cores, so room for a slower or busier machine.
-test.describe.configure({ timeout: 180_000 });
+test.describe.configure({ timeout: SLOW_TEST_TIMEOUT_MS });
 const work = (code: string) => ({ agencyCode: '128', agencyWorkCode: code });
 
 /** A finding's path and the start of its message, for a profile made of BASE and these entries. */

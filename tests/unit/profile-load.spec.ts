@@ -18,7 +18,7 @@ const STACK_FRAME = /\n\s+at .*[(/].*:\d+/;
 
 test('a profile needs only an agency, one existing and one unknown ISWC; the rest has defaults', () => {
   const profile = parseProfile(MINIMAL, 'profiles/staging-128.json');
-  expect(profile).toEqual({ ...MINIMAL, name: 'staging-128', merges: [], demerges: [], submissions: [], reasonCode: 'EdiV1', xmlArrays: 'unwrapped', runIds: 'server', openRuns: 'many' });
+  expect(profile).toEqual({ ...MINIMAL, name: 'staging-128', merges: [], demerges: [], submissions: [], reasonCode: 'EdiV1', xmlArrays: 'unwrapped', runIds: 'server', openRuns: 'many', formats: ['json', 'xml'] });
   expect(parseProfile({ ...MINIMAL, name: 'mine' }, 'x.json').name).toBe('mine');
   // A merge entry's lists default to empty, so a scenario's ${entry.merges[0].iswcs} is always a list.
   const merges = parseProfile({ ...MINIMAL, merges: [{ preferredIswc: 'T3100000004', agencyWorks: [{ agencyCode: '128', agencyWorkCode: 'W1' }] }] }, 'x.json').merges;
@@ -71,6 +71,11 @@ test('a file that cannot be read, or is not JSON, is named with what is wrong an
     expect(() => loadProfile(path.join(dir, 'folder.json'), 'folder.json')).toThrow(/^Cannot read target profile folder\.json: it is a directory$/);
     writeFileSync(path.join(dir, 'comma.json'), '{\n  "agency": "128",\n  "iswcs": ["T0345246801"],\n}\n');
     expect(() => loadProfile(path.join(dir, 'comma.json'), 'comma.json')).toThrow(/^Target profile comma\.json is not valid JSON \(line 4, column 1\): /);
+    // A file cut short has no position in the parser's message: the end of the file is where it stopped.
+    writeFileSync(path.join(dir, 'cut.json'), '{\n  "agency": "128",\n  "iswcs": ["T0345246801"');
+    expect(() => loadProfile(path.join(dir, 'cut.json'), 'cut.json')).toThrow(/^Target profile cut\.json is not valid JSON \(line 3, column 2[0-9]\): /);
+    writeFileSync(path.join(dir, 'empty.json'), '');
+    expect(() => loadProfile(path.join(dir, 'empty.json'), 'empty.json')).toThrow(/^Target profile empty\.json is not valid JSON \(line 1, column 1\): Unexpected end of JSON input$/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -90,7 +90,7 @@ test('the README\'s way to use the command outside the clone works: installed fr
     expect(version.stdout).toMatch(/^iswc-conformance \d+\.\d+\.\d+/);
     const plan = spawnSync(path.join(prefix, 'bin', 'iswc-conformance'), ['plan', '--smoke', '--quiet'], { cwd: elsewhere, env, encoding: 'utf8', timeout: 60_000 });
     expect(plan.status, `${plan.stdout}${plan.stderr}`).toBe(0);
-    expect(plan.stdout).toMatch(/total: \d+ requests/);
+    expect(plan.stdout).toMatch(/total: (\d+ to )?\d+ requests/);
   } finally {
     rmSync(prefix, { recursive: true, force: true });
     rmSync(elsewhere, { recursive: true, force: true });

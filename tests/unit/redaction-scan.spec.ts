@@ -6,8 +6,9 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { childEnv, runPlaywright } from '../support/run-playwright.ts';
 import { pageExamples } from '../../lib/report/html.ts';
+import { SLOW_TEST_TIMEOUT_MS } from '../support/timeouts.ts';
 
-test.describe.configure({ timeout: 120_000 });
+test.describe.configure({ timeout: SLOW_TEST_TIMEOUT_MS });
 
 /** The forms a key can take in a file: raw, URL-encoded (both cases, + for space), base64 (std, unpadded, url-safe), JSON, HTML. */
 function formsOf(key: string): string[] {

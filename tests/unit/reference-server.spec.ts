@@ -92,8 +92,8 @@ function raw(server: RunningServer, request: string): Promise<string> {
   });
 }
 
-async function withServer(faults: readonly string[], body: (server: RunningServer) => Promise<void>, maxBodyBytes?: number, choices: readonly string[] = []): Promise<void> {
-  const server = await startReferenceServer({ profile, key: KEY, faults, choices, ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}) });
+async function withServer(faults: readonly string[], body: (server: RunningServer) => Promise<void>, maxBodyBytes?: number, choices: readonly string[] = [], seeded: TargetProfile = profile): Promise<void> {
+  const server = await startReferenceServer({ profile: seeded, key: KEY, faults, choices, ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}) });
   try {
     await body(server);
   } finally {
@@ -302,7 +302,6 @@ const PROBES: Probe[] = [
   { fault: 'merge-iswc-pattern-loose', calls: [mergeBody({ iswcs: ['T123'] })], clean: 400, faulty: 204 },
   { fault: 'merge-agency-code-loose', calls: [mergeBody({ agencyWorks: [{ agencyCode: 'ABCD', agencyWorkCode: 'W1' }] })], clean: 400, faulty: 204 },
   { fault: 'merge-work-code-loose', calls: [mergeBody({ agencyWorks: [{ agencyCode: '128', agencyWorkCode: 'W'.repeat(21) }] })], clean: 400, faulty: 204 },
-  { fault: 'query-agency-loose', calls: [deleteOf(0, { agency: '1288' })], clean: 400, faulty: 404 },
   { fault: 'int32-off-by-one', calls: [run({ overallSent: 2147483648 })], clean: 400, faulty: 200 },
   { fault: 'drop-invalid-iswcs', calls: [mergeBody({ iswcs: ['T123'] })], clean: 400, faulty: 204 },
   { fault: 'work-code-tight', calls: [deleteOf(0, { workcode: 'W'.repeat(20) })], clean: 404, faulty: 400 },
@@ -324,7 +323,6 @@ const PROBES: Probe[] = [
   { fault: 'run-response-schema', calls: [run({})], observe: (a) => typeof (JSON.parse(a.text) as { runId: unknown }).runId, clean: 'string', faulty: 'number' },
   { fault: 'xml-wrong-root-response', calls: [xmlRun('<runId>r</runId>')], observe: (a) => /<(\w+)>/.exec(a.text.replace(/<\?.*?\?>/, ''))?.[1] ?? null, clean: 'CsnNotification', faulty: 'AgentRun' },
   { fault: 'xml-request-unsupported', calls: [xmlRun('<runId>r</runId>')], clean: 200, faulty: 400 },
-  { fault: 'content-type-required', calls: [noType(run({}))], clean: 200, faulty: 400 },
   { fault: 'fraction-truncated', calls: [run({ overallSent: 12, newRecordCount: 1.5 })], clean: 400, faulty: 200 },
   { fault: 'json-content-type-mislabelled', calls: [run({})], observe: contentType, clean: 'application/json; charset=utf-8', faulty: 'application/xml; charset=utf-8' },
   { fault: 'missing-content-type', calls: [run({}, { auth: 'none' })], observe: contentType, clean: 'text/plain; charset=utf-8', faulty: null },
@@ -344,6 +342,19 @@ const PROBES: Probe[] = [
   { fault: 'merge-drops-invalid-works', calls: [mergeBody({ iswcs: [profile.iswcs[1]], agencyWorks: [{ agencyCode: profile.agency, agencyWorkCode: 'W'.repeat(21) }] })], clean: 400, faulty: 204 },
   { fault: 'merge-drops-unknown-iswcs', calls: [mergeBody({ iswcs: [profile.iswcs[1], at(profile.unknownIswcs, 0)] })], clean: 404, faulty: 204 },
   { fault: 'delete-no-workcode-500', calls: [withoutQuery(deleteOf(0), 'workcode')], clean: 400, faulty: 500 },
+  // Issue 21: production as built, and the misses of the close reading.
+  { fault: 'xml-bodies-415', calls: [xmlRun(`<agencyCode>${profile.agency}</agencyCode>`)], clean: 200, faulty: 415 },
+  { fault: 'run-400-validation-problem', calls: [run({ overallSent: 'x' })], observe: (a) => a.contentType?.split(';')[0] ?? null, clean: 'text/plain', faulty: 'application/problem+json' },
+  { fault: 'gateway-401-json', calls: [run({}, { auth: 'none' })], observe: (a) => a.text.includes('Not Authorized'), clean: true, faulty: false },
+  { fault: 'work-lookup-500', calls: [mergeBody({ iswcs: [], agencyWorks: [{ agencyCode: profile.agency, agencyWorkCode: 'IM\u00E91' }] })], clean: 204, faulty: 500 },
+  { fault: 'run-end-unvalidated', calls: [run({ runId: 'an-end', agencyCode: '1234' })], clean: 400, faulty: 200 },
+  { fault: 'auth-missing-run-end', calls: [run({ runId: 'an-end' }, { auth: 'none' })], clean: 401, faulty: 200 },
+  { fault: 'merge-auth-after-action', calls: [{ ...mergeOf(0), auth: 'wrong-key' }, mergedWork()], clean: 404, faulty: 204 },
+  { fault: 'work-code-long-refused', calls: [deleteOf(0, { workcode: 'W'.repeat(15) })], clean: 404, faulty: 400 },
+  { fault: 'unknown-run-200-empty', calls: [run({ runId: 'never-issued' })], observe: (a) => a.text === '', clean: false, faulty: true },
+  { fault: 'unknown-run-400-text', calls: [run({ runId: 'never-issued' })], clean: 200, faulty: 400 },
+  { fault: 'key-case-insensitive', calls: [{ ...deleteOf(0), auth: KEY.toUpperCase() }], clean: 401, faulty: 204 },
+  { fault: 'length-in-bytes', calls: [run({ agencyCode: '1\u00E9' })], clean: 400, faulty: 200 },
 ];
 
 /** A call with one query parameter left out. */
@@ -441,6 +452,8 @@ const typePrefix = (a: Answer): string | null => a.contentType?.split(';')[0] ??
 /** One request sequence per legitimate choice: the reference server and the one making the choice answer the last call differently. */
 interface ChoiceProbe {
   choice: string;
+  /** The profile both servers are seeded from, when the embedded one cannot show the choice. */
+  profile?: TargetProfile;
   /** Choices both servers make, where this one shows only through another (what a refused merge kept shows when a child is refused). */
   with?: readonly string[];
   calls: Call[];
@@ -604,7 +617,46 @@ const CHOICE_PROBES: ChoiceProbe[] = [
   { choice: 'one-open-run', calls: [validRun(), validRun()], reference: 200, chosen: 400 },
   { choice: 'run-id-client-chosen', calls: [validRun()], reference: 200, chosen: 400 },
   { choice: 'large-bodies-accepted', calls: [{ path: '/agent/run', body: `${JSON.stringify(VALID_RUN)}${' '.repeat(2 * 1024 * 1024)}`, headers: JSON_TYPE }], reference: 413, chosen: 200 },
+  // Issue 21: production as built, and the readings of the close reading.
+  { choice: 'no-content-type-refused', calls: [noType(validRun())], reference: 200, chosen: 415 },
+  {
+    choice: 'demerge-merged-iswc',
+    profile: twoWorksOfOneIswc(),
+    calls: [
+      { ...mergeOf(0), body: JSON.stringify({ iswcs: [], agencyWorks: sharedWorks().map((w) => ({ agencyCode: w.agency, agencyWorkCode: w.workcode })) }) },
+      ...sharedWorks().map((w) => demergeOf(at(profile.merges, 0).preferredIswc, w.agency, w.workcode)),
+    ],
+    reference: 204,
+    chosen: 404,
+  },
+  { choice: 'run-end-agency-checked', with: ['run-id-client-chosen', 'unknown-run-404'], calls: [validRun({ runId: 'started-by-128' }), validRun({ runId: 'started-by-128', agencyCode: '052' })], reference: 200, chosen: 404 },
+  { choice: 'business-codes', calls: [deleteOf(0, { agency: '1' })], observe: (a) => (JSON.parse(a.text) as { code: string }).code, reference: 'BAD_PARAMETER', chosen: '103' },
+  { choice: 'merge-items-lookup-400', calls: [mergeBody({ iswcs: [at(profile.unknownIswcs, 0)] })], reference: 404, chosen: 400 },
+  { choice: 'merge-agency-unchecked', calls: [{ ...mergeBody({ iswcs: [], agencyWorks: [] }), query: { preferredIswc: at(profile.merges, 0).preferredIswc, agency: '1288' } }], reference: 400, chosen: 204 },
+  { choice: 'key-source-db-scope', calls: [deleteOf(0, { sourceDb: '300' })], reference: 404, chosen: 403 },
+  // What a merge refused for an unknown ISWC kept shows when the ISWC it found is merged again, as a child.
+  {
+    choice: 'merge-partial-404',
+    with: ['merge-child-refused'],
+    calls: [{ ...mergeOf(0), body: JSON.stringify({ iswcs: [...(at(profile.merges, 0).iswcs ?? []), at(profile.unknownIswcs, 0)], agencyWorks: [] }) }, { ...mergeOf(0), body: JSON.stringify({ iswcs: at(profile.merges, 0).iswcs, agencyWorks: [] }) }],
+    reference: 204,
+    chosen: 400,
+  },
+  { choice: 'json-fractions-truncated', calls: [validRun({ newRecordCount: 1.5 })], reference: 400, chosen: 200 },
+  { choice: 'unknown-preferred-400', calls: [deleteOf(0, { preferredIswc: at(profile.unknownIswcs, 0) })], reference: 404, chosen: 400 },
+  { choice: 'preferred-looked-up-first', calls: [deleteOf(0, { preferredIswc: at(profile.unknownIswcs, 0), agency: '1' })], reference: 400, chosen: 404 },
 ];
+
+/** Two works of one ISWC: the first submission's work and a second submission of the same ISWC. */
+function sharedWorks(): Array<{ preferredIswc: string; agency: string; workcode: string; sourceDb: number }> {
+  const first = s0();
+  return [first, { ...first, workcode: `${first.workcode}B` }];
+}
+
+/** The embedded profile with a second work of the first submission's ISWC (a demerge of a merged ISWC removes both). */
+function twoWorksOfOneIswc(): TargetProfile {
+  return { ...profile, submissions: [...sharedWorks(), ...profile.submissions.slice(1)] };
+}
 
 test.describe('legitimate choices', () => {
   test('an unknown choice or choice set throws and lists the valid ones', async () => {
@@ -621,7 +673,7 @@ test.describe('legitimate choices', () => {
           for (const c of probe.calls) last = await call(s, c);
           if (!last) throw new Error('a probe needs at least one call');
           answers[which] = (probe.observe ?? ((a: Answer) => a.status))(last);
-        }, undefined, which === 'reference' ? [...(probe.with ?? [])] : [...(probe.with ?? []), probe.choice]);
+        }, undefined, which === 'reference' ? [...(probe.with ?? [])] : [...(probe.with ?? []), probe.choice], probe.profile);
       }
       expect(answers).toEqual({ reference: probe.reference, chosen: probe.chosen });
     });

@@ -18,6 +18,7 @@ import { childEnv } from '../support/run-playwright.ts';
 import { inProcessReport } from '../support/in-process.ts';
 import { forwardProxy } from '../support/forward-proxy.ts';
 import { DIRECT } from '../../lib/config/proxy.ts';
+import { REQUEST_TIMEOUT_MS } from '../support/timeouts.ts';
 
 /**
  * Issue 15 point 9: one failure replayed by its id. A fixed case sends its steps; a generated failure
@@ -52,7 +53,7 @@ async function server(faults: readonly string[] = []): Promise<RunningServer> {
 async function faultyRun(faults: readonly string[], filter: (p: PlannedCase) => boolean): Promise<{ report: ConformanceReport; file: string; target: RunningServer }> {
   const target = await server(faults);
   const startedAt = new Date();
-  const executions = await runSuiteInProcess({ baseUrl: target.url, key: EMBEDDED_KEY, profile, destructive: true, settings: { seed: SEED, runs: RUNS, strict: false }, filter });
+  const executions = await runSuiteInProcess({ baseUrl: target.url, key: EMBEDDED_KEY, profile, destructive: true, timeoutMs: REQUEST_TIMEOUT_MS, settings: { seed: SEED, runs: RUNS, strict: false }, filter });
   const report = buildConformanceReport({
     executions,
     stats: { requests: 0, retries: 0, waitedMs: 0 },
@@ -79,7 +80,7 @@ function failureOf(report: ConformanceReport, where: (e: CheckExecution) => bool
   return failure;
 }
 
-const replayOptions = { profileSource: 'embedded.json', settings: { key: EMBEDDED_KEY, timeoutMs: 5000, maxBodyBytes: 1 << 20, headers: [], network: DIRECT }, allowDestructive: false, rate: null };
+const replayOptions = { profileSource: 'embedded.json', settings: { key: EMBEDDED_KEY, timeoutMs: REQUEST_TIMEOUT_MS, maxBodyBytes: 1 << 20, headers: [], network: DIRECT }, allowDestructive: false, rate: null };
 
 /** The target a caller names (here: the report's own base URL, or another server). */
 function at(baseUrl: string | null | undefined): { target: { baseUrl: string; named: string } } {
@@ -213,10 +214,10 @@ test('a failure of an embedded run replays against a fresh embedded server', asy
 });
 
 test('a target that always throttles: the replay waits out Retry-After, says so and exits 3 (the wait keeps the process alive)', async () => {
-  const report = await inProcessReport({ filter: (p) => p.key === 'run.no-content-type@json' });
+  const report = await inProcessReport({ filter: (p) => p.key === 'merge.unknown-iswc@json' });
   const planted = JSON.parse(JSON.stringify(report)) as ConformanceReport;
-  const passing = planted.executions.find((e) => e.verdict === 'pass' && e.checkId === 'content-type.optional');
-  if (!passing) throw new Error('fixture: no passing content-type.optional');
+  const passing = planted.executions.find((e) => e.verdict === 'pass' && e.checkId === 'status.refused');
+  if (!passing) throw new Error('fixture: no passing status.refused');
   Object.assign(passing, { verdict: 'fail', received: '415 text/plain', failureId: 'c0ffee42' });
   const throttling = await httpServer((_req, res) => {
     res.writeHead(429, { 'retry-after': '1', 'content-type': 'text/plain' });
@@ -236,10 +237,10 @@ test('a target that always throttles: the replay waits out Retry-After, says so 
 });
 
 test("a report's base URL alone never receives the key: the caller names the target, and the request goes as a run sends it", async () => {
-  const report = await inProcessReport({ filter: (p) => p.key === 'run.no-content-type@json' });
+  const report = await inProcessReport({ filter: (p) => p.key === 'merge.unknown-iswc@json' });
   const planted = JSON.parse(JSON.stringify(report)) as ConformanceReport;
-  const passing = planted.executions.find((e) => e.verdict === 'pass' && e.checkId === 'content-type.optional');
-  if (!passing) throw new Error('fixture: no passing content-type.optional');
+  const passing = planted.executions.find((e) => e.verdict === 'pass' && e.checkId === 'status.refused');
+  if (!passing) throw new Error('fixture: no passing status.refused');
   Object.assign(passing, { verdict: 'fail', received: '415 text/plain', failureId: 'feed0123' });
   // The report someone handed over names their own server.
   const collector = await httpServer((_req, res) => {

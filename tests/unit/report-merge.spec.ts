@@ -6,8 +6,9 @@ import { executionKey } from '../../lib/report/build.ts';
 import type { ConformanceReport } from '../../lib/report/model.ts';
 import { readReport } from '../../lib/report/validate.ts';
 import { childEnv, runPlaywright } from '../support/run-playwright.ts';
+import { SLOW_TEST_TIMEOUT_MS } from '../support/timeouts.ts';
 
-test.describe.configure({ timeout: 180_000 });
+test.describe.configure({ timeout: SLOW_TEST_TIMEOUT_MS });
 
 function verdicts(report: ConformanceReport): string[] {
   return report.executions.map((e) => `${executionKey(e)}\u0001${e.verdict}`);

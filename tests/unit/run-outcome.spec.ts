@@ -35,6 +35,7 @@ import { plannedLeftOutExecutions, plannedTests } from '../../lib/run/plan-file.
 import { startReferenceServer } from '../../server/index.ts';
 import { cliInProcess } from '../support/cli.ts';
 import { Cleanup, httpServer } from '../support/hostile/servers.ts';
+import { REQUEST_TIMEOUT_MS } from '../support/timeouts.ts';
 
 const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
 const cleanup = new Cleanup();
@@ -203,7 +204,7 @@ test('stop during a Retry-After wait ends the wait at once, with NOT_SENT; close
 
 test('the in-process pipeline maps a refused key as the commands do: target unusable, exit 3, after a few requests', async () => {
   const server = cleanup.add(await startReferenceServer({ profile, key: 'the-target-s-key' }));
-  const run = await runSuiteWithOutcome({ baseUrl: server.url, key: 'another-key', profile, destructive: true, settings: { runs: 2 } });
+  const run = await runSuiteWithOutcome({ baseUrl: server.url, key: 'another-key', profile, destructive: true, timeoutMs: REQUEST_TIMEOUT_MS, settings: { runs: 2 } });
   expect(run.outcome).toMatchObject({ status: 'target-unusable', exitCode: 3 });
   expect(run.outcome.reason).toContain('ISWC_SUBSCRIPTION_KEY');
   expect(run.executions.filter((e) => e.verdict !== 'skip').length).toBeLessThan(300);
@@ -268,17 +269,39 @@ test('signalWindow: one rule for the command and the run', () => {
   expect(count()).toBe('second');
 });
 
-const progress = (p: Partial<EngineProgress> = {}): EngineProgress => ({ sent: 120, planned: 2770, failures: 3, throttledMs: 20_000, startedAtMs: 0, rate: null, ...p });
+const progress = (p: Partial<EngineProgress> = {}): EngineProgress => ({ sent: 120, retried: 0, answered: 120, planned: 2770, failures: 3, waitedMs: 20_000, startedAtMs: 0, rate: null, ...p });
 
-test('the progress line: sent of planned, failures, elapsed, time left at the pace (never faster than the rate), throttling', () => {
+test('the progress line: first sends of planned (resends apart), failures, elapsed, time left at the pace (never faster than the rate), throttling', () => {
   expect(clock(45_000)).toBe('45s');
   expect(clock(725_000)).toBe('12m05s');
   expect(clock(13_920_000)).toBe('3h52m');
-  expect(progressLine(progress(), 240_000)).toBe('120 of 2770 requests sent · 3 failures · 4m00s elapsed · about 1h28m left at this pace · 20s waiting on throttling');
+  expect(progressLine(progress(), 240_000)).toBe(
+    '120 of 2770 planned requests sent (4%) · sent 120 (0 resends) · answered 120 · 3 failures · 4m00s elapsed · about 1h28m left at this pace · 20s waiting on throttling or maintenance',
+  );
   // At 10/min the first requests go at once: the time left is that of the rate.
-  expect(progressLine(progress({ sent: 5, rate: 1 / 6 }), 2_000)).toContain('about 4h36m left at this pace');
-  expect(progressLine(progress({ sent: 0 }), 1_000)).toContain('time left not known yet');
+  expect(progressLine(progress({ sent: 5, answered: 5, rate: 1 / 6 }), 2_000)).toContain('about 4h36m left at this pace');
+  expect(progressLine(progress({ sent: 0, answered: 0 }), 1_000)).toContain('time left not known yet');
   expect(progressLine(progress({ halt: { kind: 'interrupted', reason: 'interrupted by SIGINT' } }), 1_000)).toContain('interrupted: nothing more is sent');
+  expect(progressLine(progress({ halt: { kind: 'budget', reason: 'stopped at the request budget' } }), 1_000)).toContain('request budget used up: nothing more is sent');
+});
+
+test('the progress line never reads more than 100%: resends are counted apart, and a plan that undercounted grows to what was sent', () => {
+  // 111 sent with 51 resends under a budget of 60: 60 first sends of 60 planned, never "111 of 60".
+  const throttled = progressLine(progress({ planned: 60, sent: 111, retried: 51, answered: 111, budget: 60 }), 60_000);
+  expect(throttled).toContain('60 of 60 planned requests sent (100%) · sent 111 (51 resends, budget 60)');
+  expect(throttled).toContain('finishing');
+  // Generated inputs sent more than the plan counted: the plan is what was sent, never over 100%.
+  expect(progressLine(progress({ planned: 60, sent: 66, retried: 0, answered: 66 }), 60_000)).toContain('66 of 66 planned requests sent (100%)');
+});
+
+test('the time left respects --max-duration and the budget', () => {
+  // 100 of 1000 in 60 s: 9 more minutes at this pace, but --max-duration stops the run 30 s from now.
+  const capped = progressLine(progress({ planned: 1000, sent: 100, answered: 100, deadlineAtMs: 90_000 }), 60_000);
+  expect(capped).toContain('about 30s left: --max-duration stops the run then');
+  // Far from the deadline: the pace's estimate.
+  expect(progressLine(progress({ planned: 1000, sent: 100, answered: 100, deadlineAtMs: 3_600_000 }), 60_000)).toContain('about 9m00s left at this pace');
+  // A budget leaves 20 requests: 12 s at 100 per minute, whatever the plan said.
+  expect(progressLine(progress({ planned: 1000, sent: 100, answered: 100, budget: 120 }), 60_000)).toContain('about 12s left at this pace');
 });
 
 test('without a terminal, a line every LOG_INTERVAL_MS (30 s) while the run moves (sends, or waits on throttling); none once it is done', async () => {
@@ -289,7 +312,7 @@ test('without a terminal, a line every LOG_INTERVAL_MS (30 s) while the run move
   const printer = new ProgressPrinter({ source: () => current, write: (t) => lines.push(t), live: false, intervalMs: 20, now: () => 60_000 });
   printer.start();
   await expect.poll(() => lines.length, { timeout: 5_000, intervals: [10] }).toBeGreaterThanOrEqual(1);
-  expect(lines[0]).toBe('progress: 0 of 2770 requests sent · 3 failures · 1m00s elapsed · time left not known yet · 20s waiting on throttling\n');
+  expect(lines[0]).toBe('progress: 0 of 2770 planned requests sent (0%) · sent 0 (0 resends) · answered 120 · 3 failures · 1m00s elapsed · time left not known yet · 20s waiting on throttling or maintenance\n');
   // A run that moves gets a line at each interval.
   const moving = setInterval(() => {
     sent += 1;
@@ -314,7 +337,7 @@ test('on a terminal, one live line redrawn in place; text above it redraws it; s
   const out: string[] = [];
   const printer = new ProgressPrinter({ source: () => progress(), write: (t) => out.push(t), live: true, now: () => 240_000 });
   printer.tick();
-  expect(out.at(-1)).toMatch(/^\r\x1b\[2K120 of 2770 requests sent · /);
+  expect(out.at(-1)).toMatch(/^\r\x1b\[2K120 of 2770 planned requests sent /);
   expect(out.at(-1)).not.toContain('\n');
   printer.above('  ✗ [json] a test');
   expect(out.slice(-3)).toEqual(['\r\x1b[2K', '  ✗ [json] a test\n', expect.stringMatching(/^\r\x1b\[2K120 of 2770/)]);

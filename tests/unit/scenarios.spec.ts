@@ -18,6 +18,7 @@ import { ScenarioError, loadScenarios, parseScenarioFile } from '../../lib/gener
 import { parseTemplate } from '../../lib/generate/scenarios/refs.ts';
 import type { ScenarioProblem } from '../../lib/generate/scenarios/types.ts';
 import { EMBEDDED_KEY, startReferenceServer } from '../../server/index.ts';
+import { REQUEST_TIMEOUT_MS } from '../support/timeouts.ts';
 
 const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
 
@@ -226,7 +227,7 @@ test('references resolve: whole strings keep their type, longer strings interpol
 
 test('every scenario passes against the embedded reference server, in every format', async () => {
   const server = await startReferenceServer({ profile, key: EMBEDDED_KEY });
-  const client = createHttpClient({ baseUrl: server.url, key: EMBEDDED_KEY, timeoutMs: 5000 });
+  const client = createHttpClient({ baseUrl: server.url, key: EMBEDDED_KEY, timeoutMs: REQUEST_TIMEOUT_MS });
   try {
     const cases = scenarioCases(profile);
     const planned: PlannedCase[] = await Promise.all(cases.flatMap((def) => def.formats.map(async (format) => ({ def, format, project: format === 'xml' ? ('xml' as const) : ('json' as const), key: `${def.id}@${format}`, entries: {}, shape: await shapeOf(def, format, profile) }))));

@@ -18,6 +18,7 @@ import { NO_CASE_RAN_IT, specCoverage } from '../../lib/report/verdict.ts';
 import { startReferenceServer } from '../../server/index.ts';
 import { runCli } from '../support/cli.ts';
 import { childEnv } from '../support/run-playwright.ts';
+import { REQUEST_TIMEOUT_MS } from '../support/timeouts.ts';
 
 const KEY = 'small-profile-key';
 const PROFILES = ['minimal.json', 'three-entries.json', 'readme-example.json'];
@@ -29,7 +30,7 @@ for (const file of PROFILES) {
       const profile = loadProfile(fromRoot('fixtures', 'targets', file));
       const server = await startReferenceServer({ profile, key: KEY });
       try {
-        const executions = await runSuiteInProcess({ baseUrl: server.url, key: KEY, profile, destructive, settings: { runs: 5 } });
+        const executions = await runSuiteInProcess({ baseUrl: server.url, key: KEY, profile, destructive, timeoutMs: REQUEST_TIMEOUT_MS, settings: { runs: 5 } });
         expect(executions.filter((e) => e.verdict === 'fail').map((e) => `${e.caseId} ${e.checkId}: ${e.received ?? ''}`)).toEqual([]);
         const coverage = specCoverage(executions);
         expect(coverage.exercised).toBeLessThan(coverage.specChecks);

@@ -20,6 +20,7 @@ import { reportViolations } from '../../lib/report/validate.ts';
 import { loadWaivers, parseWaivers } from '../../lib/report/waivers/load.ts';
 import type { WaiverSet } from '../../lib/report/waivers/types.ts';
 import { startReferenceServer } from '../../server/index.ts';
+import { REQUEST_TIMEOUT_MS } from '../support/timeouts.ts';
 
 test.describe.configure({ timeout: 120_000 });
 
@@ -61,7 +62,7 @@ test.beforeAll(async () => {
   const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
   const server = await startReferenceServer({ profile, key: KEY, faults: ['merge-404-as-400'] });
   try {
-    raw = await runSuiteInProcess({ baseUrl: server.url, key: KEY, profile, destructive: true });
+    raw = await runSuiteInProcess({ baseUrl: server.url, key: KEY, profile, destructive: true, timeoutMs: REQUEST_TIMEOUT_MS });
   } finally {
     await server.close();
   }

@@ -76,6 +76,11 @@ test('expired waivers: the same failures gate again and the waivers are reported
   const run = await runAgainstDeviation('expired', { ISWC_WAIVERS: expired }, DEVIATION_CASES);
   const out = run.stdout + run.stderr;
   expect(run.code, out).toBe(1);
+  // Said when the run starts, before anything is sent, and again in the summary.
+  const start = out.indexOf('! 1 waiver has expired (today is ');
+  expect(start, out).toBeGreaterThanOrEqual(0);
+  expect(start).toBeLessThan(out.indexOf('Running '));
+  expect(out).toMatch(/! 1 waiver has expired \(today is \d{4}-\d\d-\d\d UTC\): its failures gate again; renew or remove it in .*expired\.yaml\n {4}entry 0 \(line 7\) status\.not-found on mergeIswcMetadata, until 2026-01-31: /);
   expect(out).toContain('failing checks:');
   expect(out).toMatch(/expired waivers in .*expired\.yaml \(their failures gate again\):\n {2}! entry 0 \(line 7\) status\.not-found on mergeIswcMetadata, until 2026-01-31/);
   expect(out).toContain('verdict: not conformant');

@@ -1,19 +1,33 @@
-import { keyRefusal, statusJudge } from '../helpers.ts';
+import type { Because } from '../../generate/expectations.ts';
+import { keyRefusal, refusal, statusJudge } from '../helpers.ts';
 import { defineCheck } from '../types.ts';
+
+interface KeyCheckedParams extends Because {
+  /**
+   * The step is the proof that the requests just refused for their key changed nothing: a request with the
+   * key that would succeed had they been carried out (the demerge of what a refused merge names), refused.
+   */
+  noEffect?: boolean;
+}
 
 /**
  * Section 5: every operation requires the key. Sent without it, empty, or with a wrong one, to data that does not
  * exist, a request may get 404 whatever the server does with the key (it may look the data up first, 5.3),
  * so the proof is made on a disposable entry: the request that succeeds with the key is sent first without
- * the key, with an empty one and with a wrong one, and each must be refused. The same request then succeeds with the key
- * (`status.success`), which shows both that the refusal came from the key and that it had no effect.
+ * the key, with an empty one, with a wrong one and with the key in another letter case, and each must be
+ * refused. A refusal may still have changed data (section 1 shows no effect of a refused request), so a
+ * request then shows it did not: the same delete or demerge succeeding afterwards (`status.success`) shows
+ * it for those; for a merge, a demerge of what it names is refused (`noEffect`) before the merge succeeds.
  */
-export default defineCheck({
+export default defineCheck<KeyCheckedParams>({
   id: 'auth.key-checked',
   level: 'spec',
-  sections: ['5', '4.2', '4.3', '4.4'],
+  sections: ['5', '4.1', '4.2', '4.3', '4.4'],
   reading: 'Authentication',
-  description: 'A merge, delete or demerge of a disposable entry sent without the key, with an empty one or with a wrong one, just before the same request succeeds with the key, is refused: a documented error status, 401 or 403 (the answer is not shown for these operations), never a success.',
+  description:
+    'A request on a disposable entry sent without the key, with an empty one, with a wrong one or with the key in another letter case, just before the same request succeeds with the key, is refused: 401 on the run notification; elsewhere a documented error status, 401 or 403 (the answer is not shown for these operations), never a success. After a merge refused for its key, a demerge of what it names is refused: the refused merge merged nothing.',
   scope: 'targeted',
-  judge: statusJudge(({ operation: opId }) => keyRefusal(opId)),
+  params: { type: 'object', properties: { noEffect: { type: 'boolean' } }, required: [] },
+  // The work a no-effect demerge names may be another agency's: 401 or 403 may refuse it (5.3).
+  judge: statusJudge(({ operation: opId, params }) => (params.noEffect === true ? refusal(opId) : keyRefusal(opId)), true),
 });

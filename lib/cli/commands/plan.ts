@@ -1,4 +1,5 @@
 import { allChecks } from '../../check/registry.ts';
+import { formatsLabel } from '../../contract/profile/types.ts';
 import { describeRoute } from '../../config/proxy.ts';
 import type { RunConfig } from '../../config/config.ts';
 import { ConfigError, readConfig } from '../../config/config.ts';
@@ -6,11 +7,12 @@ import { parseRate } from '../../config/rate.ts';
 import { loadProfile, ProfileError } from '../../contract/profile/load.ts';
 import type { TargetProfile } from '../../contract/profile/types.ts';
 import { estimatedRequests } from '../../run/budget.ts';
+import { fewestRequestsOf } from '../../run/dry-run.ts';
 import { humanDuration, longRunNotice } from '../../run/estimate.ts';
 import { planSuite, suiteOptionsFrom } from '../../run/plan.ts';
 import type { PlannedCase } from '../../run/plan.ts';
 import type { Command } from '../command.ts';
-import { EXIT, exitMeaning, stringOption, UsageError } from '../command.ts';
+import { EXIT, exitMeaning, UsageError } from '../command.ts';
 import { parseRunArgs, SELECTION_OPTIONS } from '../run-args.ts';
 import { environmentOf } from '../environment.ts';
 
@@ -31,10 +33,13 @@ export async function renderPlan(config: Readonly<RunConfig>, profile: TargetPro
   const rate = parseRate(config.rate);
   const running = planned.filter((p) => !p.skipReason);
   const requestsOf = (p: PlannedCase): number => estimatedRequests(p, p.runs ?? config.runs);
+  const fewestOf = (p: PlannedCase): number => fewestRequestsOf(p.shape, p.runs ?? config.runs);
   const total = running.reduce((n, p) => n + requestsOf(p), 0);
+  const fewest = running.reduce((n, p) => n + fewestOf(p), 0);
+  const generated = running.filter((p) => p.shape.generated).reduce((n, p) => n + requestsOf(p), 0);
   const lines: string[] = [];
   lines.push(
-    `plan ${config.plan}${config.budget !== undefined ? `, budget ${config.budget} requests` : ''} · target ${config.baseUrl ?? 'embedded reference server'} · profile "${profile.name}" · ISWC_RUNS=${config.runs} · destructive ${config.destructive ? 'on' : 'off'}`,
+    `plan ${config.plan}${config.budget !== undefined ? `, budget ${config.budget} requests` : ''} · target ${config.baseUrl ?? 'embedded reference server'} · profile "${profile.name}"${formatsLabel(profile) ? ` (${formatsLabel(profile) ?? ''})` : ''} · ISWC_RUNS=${config.runs} · destructive ${config.destructive ? 'on' : 'off'}`,
   );
   const route = describeRoute(config.network);
   if (route !== undefined) lines.push(route);
@@ -42,22 +47,32 @@ export async function renderPlan(config: Readonly<RunConfig>, profile: TargetPro
     lines.push('', 'cases that run (requests, checks):');
     for (const p of running) {
       const changes = changesData(p) ? '  [changes data]' : '';
-      lines.push(`  ${String(requestsOf(p)).padStart(4)}  ${p.key}  (${p.shape.checks.join(', ') || 'every-answer checks'})${p.runs !== undefined && p.runs !== config.runs ? ` · ${p.runs} runs` : ''}${changes}`);
+      const count = fewestOf(p) < requestsOf(p) ? `${fewestOf(p)}-${requestsOf(p)}` : p.shape.generated ? `~${requestsOf(p)}` : String(requestsOf(p));
+      lines.push(`  ${count.padStart(5)}  ${p.key}  (${p.shape.checks.join(', ') || 'every-answer checks'})${p.runs !== undefined && p.runs !== config.runs ? ` · ${p.runs} runs` : ''}${changes}`);
     }
-  }
-  const skipped = planned.filter((p) => p.skipReason);
-  const reasons = new Map<string, string[]>();
-  for (const p of skipped) reasons.set(p.skipReason ?? '', [...(reasons.get(p.skipReason ?? '') ?? []), p.key]);
-  if (skipped.length > 0) {
-    lines.push('', `left out: ${skipped.length} case runs`);
-    // A lack of data is the profile's to fix: say which cases it holds back.
-    for (const [reason, keys] of reasons) lines.push(`  ${keys.length} × ${reason}${reason.startsWith('needs ') && keys.length <= 4 ? `: ${keys.join(', ')}` : ''}`);
   }
   const specIds = allChecks()
     .filter((c) => c.level === 'spec')
     .map((c) => c.id);
   const targetedCovered = new Set<string>(running.flatMap((p) => p.shape.checks));
   const uncovered = specIds.filter((id) => !targetedCovered.has(id));
+  const skipped = planned.filter((p) => p.skipReason);
+  const reasons = new Map<string, string[]>();
+  for (const p of skipped) reasons.set(p.skipReason ?? '', [...(reasons.get(p.skipReason ?? '') ?? []), p.key]);
+  if (skipped.length > 0) {
+    lines.push('', `left out: ${skipped.length} case runs`);
+    const lacking = [...reasons].filter(([reason]) => reason.startsWith('needs '));
+    for (const [reason, keys] of reasons) {
+      // With every spec check exercised, what the profile lacks only adds cases: said once, below.
+      if (uncovered.length === 0 && reason.startsWith('needs ')) continue;
+      // A lack of data is the profile's to fix: say which cases it holds back.
+      lines.push(`  ${keys.length} × ${reason}${reason.startsWith('needs ') && keys.length <= 4 ? `: ${keys.join(', ')}` : ''}`);
+    }
+    if (uncovered.length === 0 && lacking.length > 0) {
+      const count = lacking.reduce((n, [, keys]) => n + keys.length, 0);
+      lines.push(`  ${count} × more profile data would add these cases, not checks: every spec check is exercised (optional; profile check says what each entry adds)`);
+    }
+  }
   lines.push('', `spec checks: ${specIds.length - uncovered.length} of ${specIds.length} exercised${uncovered.length > 0 ? `; not exercised: ${uncovered.join(', ')}` : ''}`);
   const changing = running.filter(changesData);
   lines.push('', `requests that change data in the target (${changing.length} cases):`);
@@ -69,10 +84,32 @@ export async function renderPlan(config: Readonly<RunConfig>, profile: TargetPro
   }
   if (changing.length === 0) lines.push('  none');
   const seconds = rate === null ? null : total / rate;
-  lines.push('', `total: ${total} requests${seconds === null ? ' (no rate limit)' : `, about ${humanDuration(seconds)} at ${rate?.toFixed(3)} requests/s`}`);
+  const range = fewest < total ? `${fewest} to ${total}` : `${total}`;
+  lines.push('', `total: ${range} requests${seconds === null ? ' (no rate limit)' : `, at most about ${humanDuration(seconds)} at ${rate?.toFixed(3)} requests/s`}`);
+  lines.push(...planAgreement({ fewest, most: total, generated, budget: config.budget }));
   const notice = longRunNotice(planned, { plan: config.plan, budget: config.budget, runs: config.runs, destructive: config.destructive, rate });
   if (notice.length > 0) lines.push(...notice);
   return lines.join('\n');
+}
+
+/**
+ * What the plan's count leaves open, and how a run of these options agrees with it (the run's reports
+ * give planned, sent, retried and answered: lib/report/figures.ts).
+ */
+export function planAgreement(counts: { fewest: number; most: number; generated: number; budget: number | undefined }): string[] {
+  const lines = ['how a run compares:'];
+  if (counts.fewest < counts.most) {
+    lines.push(
+      `  ${counts.most} when the target accepts every agent run the cases send and the harness ends each (production validates none: DOMAIN.md); ${counts.fewest} when it refuses those the document has it refuse (it opens no run to end)`,
+    );
+  }
+  if (counts.generated > 0) lines.push(`  ${counts.generated} of them try generated inputs: their number varies with the seed and the target's answers (the model test's sequences most)`);
+  lines.push(
+    counts.budget !== undefined
+      ? `  resends (429, 503, a target in maintenance) come on top, within --budget ${counts.budget}: no more than ${counts.budget} requests are sent, the cases the budget cannot cover left out`
+      : '  resends (429, 503, a target in maintenance) come on top; the run\'s reports give planned, sent, retried and answered',
+  );
+  return lines;
 }
 
 export const planCommand: Command = {
@@ -82,7 +119,7 @@ export const planCommand: Command = {
   description: 'Takes the options a run is selected by, so `plan --budget 60` shows exactly what `run --budget 60` would do. Nothing is sent and no key is needed.',
   options: {
     ...SELECTION_OPTIONS,
-    plan: { type: 'string', value: 'NAME', description: 'full or smoke (default full); --plan smoke is the same as --smoke (ISWC_PLAN).' },
+    plan: { type: 'boolean', description: 'Print the plan and send nothing: what this command always does (the same flag as run --plan). The smoke plan is --smoke (ISWC_PLAN=smoke).' },
     quiet: { type: 'boolean', description: 'Leave out the list of cases; print the totals only.' },
   },
   environment: environmentOf(['ISWC_TARGET', 'ISWC_BASE_URL', 'ISWC_DESTRUCTIVE', 'ISWC_PLAN', 'ISWC_BUDGET', 'ISWC_RUNS', 'ISWC_RATE']),
@@ -91,11 +128,8 @@ export const planCommand: Command = {
     exitMeaning(EXIT.USAGE),
   ],
   async run({ values }, io) {
-    const planName = values.smoke === true ? 'smoke' : stringOption(values, 'plan');
-    if (planName !== undefined && planName !== 'full' && planName !== 'smoke') throw new UsageError(`--plan must be full or smoke, got "${planName}"`);
     // The run's own reading of its options, as `run --plan` does: what is printed is what a run would do.
-    const runPlan = parseRunArgs({ ...values, plan: true, smoke: planName === 'smoke' }, io.cwd, io.env);
-    if (planName === 'full') runPlan.env.ISWC_PLAN = 'full';
+    const runPlan = parseRunArgs({ ...values, plan: true }, io.cwd, io.env);
     io.stdout(`${await planText({ ...io.env, ...runPlan.env }, { quiet: values.quiet === true })}\n`);
     return EXIT.OK;
   },

@@ -4,6 +4,7 @@ import type { ProfileFinding } from '../../contract/profile/findings.ts';
 import { profileFindings } from '../../contract/profile/findings.ts';
 import { loadProfile } from '../../contract/profile/load.ts';
 import type { TargetProfile } from '../../contract/profile/types.ts';
+import { formatsLabel } from '../../contract/profile/types.ts';
 import { additionText } from '../../generate/needs.ts';
 import type { Advice, ModeCoverage } from '../../run/profile-coverage.ts';
 import { completion, profileCoverage, SPEC_CHECKS } from '../../run/profile-coverage.ts';
@@ -50,7 +51,8 @@ function describeProfile(file: string, profile: TargetProfile): string[] {
     plural(profile.demerges.length, 'demerge'),
     plural(profile.submissions.length, 'submission'),
   ];
-  return [`Target profile ${file}: "${profile.name}", agency ${profile.agency}`, `  ${counts.join(', ')}`];
+  const only = formatsLabel(profile);
+  return [`Target profile ${file}: "${profile.name}", agency ${profile.agency}${only ? `, ${only} (formats: no request in another format is planned or sent)` : ''}`, `  ${counts.join(', ')}`];
 }
 
 /** One check with what it states and the advice, two lines. */

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { signalWindow } from '../../interrupt.ts';
+import { onStop, signalWindow } from '../../interrupt.ts';
 import { fromRoot, repoRoot } from '../../paths.ts';
 import { outcomeOf } from '../../report/outcome.ts';
 import type { RunOutcome } from '../../report/outcome.ts';
@@ -27,11 +27,13 @@ export function playwrightEnv(plan: RunPlan, env: NodeJS.ProcessEnv): NodeJS.Pro
 
 /**
  * Runs the conformance projects through Playwright; resolves with Playwright's exit code (130 when a
- * signal ended it). SIGINT and SIGTERM sent to this process are forwarded to the run, counted by the rule
- * the run applies (lib/interrupt.ts signalWindow): a terminal's Ctrl-C reaches both processes, and npm
- * forwards it too, so signals within a second of the first are the same one and are not forwarded again;
- * a later one is the second, which the run answers by exiting at once. The handlers are removed when the
- * run ends, however it ends.
+ * signal ended it). SIGINT, SIGTERM and SIGHUP sent to this process are forwarded to the run, and so is
+ * the end of the process that started this one (npm, npx, a shell: lib/launchers.ts), as a SIGHUP. They
+ * are counted by the rule the run applies (lib/interrupt.ts signalWindow): a terminal's Ctrl-C reaches
+ * both processes, and npm forwards it too, so signals within a second of the first are the same one and
+ * are not forwarded again; a later one is the second, which the run answers by exiting at once. The run
+ * watches this process in turn (it stops when this one is killed). The handlers are removed when the run
+ * ends, however it ends.
  */
 export function runPlaywrightSuite(plan: RunPlan, env: NodeJS.ProcessEnv, options: { live?: boolean } = {}): Promise<number> {
   const cli = createRequire(import.meta.url).resolve('@playwright/test/cli');
@@ -41,22 +43,21 @@ export function runPlaywrightSuite(plan: RunPlan, env: NodeJS.ProcessEnv, option
     const child = spawn(process.execPath, args, { cwd: repoRoot, env: childEnv, stdio: 'inherit' });
     const count = signalWindow();
     let signalled = false;
-    const forward = (signal: NodeJS.Signals): void => {
-      if (count() === 'same') return;
+    const stopWatch = onStop(({ signal }) => {
+      const which = count();
+      // Within the window, the same signal; a later hangup is no second signal either (the run watches the launchers too).
+      if (which === 'same' || (which === 'second' && signal === 'SIGHUP')) return;
       signalled = true;
-      child.kill(signal);
-    };
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    });
     // This process ending for any other reason must not leave the run behind.
     const orphan = (): void => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     };
     const teardown = (): void => {
-      process.off('SIGINT', forward);
-      process.off('SIGTERM', forward);
+      stopWatch();
       process.off('exit', orphan);
     };
-    process.on('SIGINT', forward);
-    process.on('SIGTERM', forward);
     process.on('exit', orphan);
     child.on('error', (e) => {
       teardown();
@@ -65,7 +66,7 @@ export function runPlaywrightSuite(plan: RunPlan, env: NodeJS.ProcessEnv, option
     });
     child.on('exit', (code, signal) => {
       teardown();
-      resolve(code ?? (signal === 'SIGINT' || signal === 'SIGTERM' || signalled ? EXIT.INTERRUPTED : EXIT.INTERNAL));
+      resolve(code ?? (signal !== null || signalled ? EXIT.INTERRUPTED : EXIT.INTERNAL));
     });
   });
 }
@@ -144,7 +145,7 @@ export const runCommand: Command = {
   summary: 'the conformance run against a target (the default command)',
   usage: 'npx iswc-conformance [run] [options]',
   description:
-    'Sends valid and invalid requests in JSON and XML to the four operations, judges every answer against the interface document and writes reports/conformance.{json,html}, reports/conformance-junit.xml and reports/junit.xml. Without --base-url the embedded reference server of the API is started for the run. On a terminal a live line shows requests sent of planned, failures, time elapsed and left, and time waiting on throttling; without one, a line every 30 s. A run estimated over 15 minutes prints the estimate and the cheaper choices first. SIGINT or SIGTERM (Ctrl-C) stops sending at once and writes the reports marked interrupted (exit 130); signals within a second of the first are the same one (a terminal\'s Ctrl-C reaches npm too, which forwards it), a signal a second or more later exits at once, also 130.',
+    'Sends valid and invalid requests in JSON and XML (JSON only when the target profile says "formats": ["json"]) to the four operations, judges every answer against the interface document and writes reports/conformance.{json,html}, reports/conformance-junit.xml and reports/junit.xml. Without --base-url the embedded reference server of the API is started for the run. On a terminal a live line shows requests sent of planned, failures, time elapsed and left, and time waiting on throttling; without one, a line every 30 s. A run estimated over 15 minutes prints the estimate and the cheaper choices first. SIGINT (Ctrl-C), SIGTERM or SIGHUP, sent to this command or to the npm or npx that started it, stops sending within a second and writes the reports marked interrupted (exit 130); so does the end of the process that started it (npm killed, a closed terminal). Signals within a second of the first are the same one (a terminal\'s Ctrl-C reaches npm too, which forwards it), a signal a second or more later exits at once, also 130.',
   options: RUN_OPTIONS,
   environment: RUN_ENVIRONMENT,
   exitCodes: RUN_EXIT_CODES,

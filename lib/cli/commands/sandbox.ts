@@ -17,10 +17,14 @@ export const sandboxCommand: Command = {
   options: SANDBOX_OPTIONS,
   environment: SANDBOX_ENVIRONMENT,
   exitCodes: [
-    [EXIT.OK, 'the session ended (--requests, --idle, --wait-first, SIGINT or SIGTERM) and the client is conformant: every declared operation (--operations, --formats) succeeded at least once, and no spec-level client check failed (with --strict, no http-level one either)'],
+    [EXIT.OK, 'the session ended (--requests, --idle, --wait-first) and the client is conformant: every declared operation (--operations, --formats) succeeded at least once, and no spec-level client check failed (with --strict, no http-level one either)'],
     [EXIT.NOT_CONFORMANT, 'not conformant: a spec-level client check failed (with --strict, an http-level one too), or a declared operation never succeeded; the reports say which, on which request, and why. Also when the session judged no request of the client (verdict incomplete: it shows nothing). certify --client issues a certificate for neither'],
     [EXIT.USAGE, 'bad options (one line: an unreadable --inject, --operations or --formats, trouble past --requests or two kinds on one request), an unreadable profile, a --report-dir that cannot be written (refused at start, in one line), an ISWC_SANDBOX_KEY under 8 characters, or the port cannot be taken'],
     [EXIT.INTERNAL, 'judging a request raised (a defect of iswc-conformance, not of the client): the session ends at once and the reports hold what was judged before it'],
+    [
+      EXIT.INTERRUPTED,
+      "the session was ended by SIGINT, SIGTERM or SIGHUP, or because the process that started it (npm, npx, a shell) ended: the reports are written with the session's verdict (endedBy \"signal\"), which the console's last lines repeat, and the port is free again",
+    ],
   ],
   async run({ values }, io) {
     let options;

@@ -4,8 +4,13 @@ import { fromRoot } from '../../paths.ts';
 import { CHOICE_SETS, CHOICES, choiceTable, isChoiceSetName } from '../../../server/choices.ts';
 import { FAULTS, faultTable, isFaultId } from '../../../server/faults.ts';
 import { DEFAULT_MAX_BODY_BYTES, EMBEDDED_KEY, startReferenceServer } from '../../../server/index.ts';
+import { isModelName, MODELS, modelTable } from '../../../server/models.ts';
 import type { Command } from '../command.ts';
 import { EXIT, listOption, stringOption, UsageError } from '../command.ts';
+import { untilStopped } from '../../interrupt.ts';
+
+/** Where the server reads the key it accepts, so that it shows in no process list. */
+export const SERVER_KEY_VARIABLE = 'ISWC_SERVER_KEY';
 
 const DEFAULT_TARGET = 'fixtures/targets/embedded.json';
 
@@ -18,19 +23,6 @@ function integerOption(name: string, raw: string | undefined, min: number, max: 
 /** Why a server cannot listen where it was told: a port taken or not allowed, a host unknown or not this machine's. */
 const LISTEN_ERRORS = new Set(['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME']);
 
-/** Resolves when the process gets SIGINT or SIGTERM. */
-export function untilSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const stop = (signal: NodeJS.Signals): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve(signal);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
-}
-
 /**
  * `npx iswc-conformance server`: the embedded reference server alone, for a run started apart, with
  * faults from its catalogue or legitimate choices. Prints exactly `listening http://HOST:PORT` on stdout
@@ -39,24 +31,31 @@ export function untilSignal(): Promise<NodeJS.Signals> {
 export const serverCommand: Command = {
   name: 'server',
   summary: 'start the embedded reference server alone (faults and legitimate choices on demand)',
-  usage: 'npx iswc-conformance server [--port N] [--target FILE] [--key KEY] [--fault ID]... [--choices SET | --choice ID...]',
-  description: 'Prints "listening http://HOST:PORT" when ready; SIGINT or SIGTERM close it. Every choice it makes where the document says "not shown" is listed in docs/reference-server.md.',
+  usage: 'npx iswc-conformance server [--port N] [--target FILE] [--key KEY] [--model NAME] [--fault ID]... [--choices SET | --choice ID...]',
+  description:
+    'Prints "listening http://HOST:PORT" when ready. SIGINT, SIGTERM or SIGHUP, or the end of the process that started it (npm, npx, a shell), closes it and frees its port (exit 130). The key it accepts is read from ISWC_SERVER_KEY (or --key). Every choice it makes where the document says "not shown" is listed in docs/reference-server.md.',
   options: {
     port: { type: 'string', value: 'N', description: 'Port to listen on (default 0: a free port).' },
     host: { type: 'string', value: 'H', description: 'Address to listen on (default 127.0.0.1).' },
     target: { type: 'string', value: 'FILE', description: `Target profile that seeds the state (default ${DEFAULT_TARGET}).` },
-    key: { type: 'string', value: 'KEY', description: `Subscription key to accept (default ${EMBEDDED_KEY}; a test key, not a secret).` },
+    key: { type: 'string', value: 'KEY', description: `Subscription key to accept, instead of ISWC_SERVER_KEY (a flag shows in process lists and shell history: prefer the variable).` },
     fault: { type: 'string', multiple: true, value: 'ID', description: 'Play a fault from the catalogue; repeat for several (--list-faults).' },
     'max-body-bytes': { type: 'string', value: 'N', description: `Request body cap, over it 413 (default ${DEFAULT_MAX_BODY_BYTES}).` },
     choices: { type: 'string', value: 'SET', description: `A set of legitimate choices on the points the document leaves open: ${Object.keys(CHOICE_SETS).join(', ')} (default reference).` },
     choice: { type: 'string', multiple: true, value: 'ID', description: 'One choice of the catalogue; repeat for several (not with --choices; --list-choices).' },
+    model: { type: 'string', value: 'NAME', description: `A model of a server that exists: its choices and its deviations (faults). ${Object.keys(MODELS).join(', ')}: run it with a profile whose formats it serves and the waivers of fixtures/waivers/<NAME>.yaml (--list-models).` },
     'list-faults': { type: 'boolean', description: 'Print the fault catalogue and exit.' },
     'list-choices': { type: 'boolean', description: 'Print the catalogue of legitimate choices and exit.' },
+    'list-models': { type: 'boolean', description: 'Print the models of servers that exist and exit.' },
   },
-  environment: [['ISWC_SERVER_DEBUG', '1: print the stack of an unexpected exception (answered 400) to stderr.']],
+  environment: [
+    [SERVER_KEY_VARIABLE, `The subscription key the server accepts (default ${EMBEDDED_KEY}, a test key that guards nothing); --key wins.`],
+    ['ISWC_SERVER_DEBUG', '1: print the stack of an unexpected exception (answered 400) to stderr.'],
+  ],
   exitCodes: [
-    [EXIT.OK, 'closed by SIGINT or SIGTERM, or a list was printed'],
+    [EXIT.OK, 'a list was printed'],
     [EXIT.USAGE, 'bad options, an unreadable profile, or the server cannot start there (the port is taken, the host is unknown or not this machine\'s)'],
+    [EXIT.INTERRUPTED, 'closed by SIGINT, SIGTERM or SIGHUP, or because the process that started it ended; the port is free again'],
   ],
   async run({ values }, io) {
     if (values['list-faults'] === true) {
@@ -67,6 +66,12 @@ export const serverCommand: Command = {
       io.stdout(`${choiceTable()}\n`);
       return EXIT.OK;
     }
+    if (values['list-models'] === true) {
+      io.stdout(`${modelTable()}\n`);
+      return EXIT.OK;
+    }
+    const model = stringOption(values, 'model');
+    if (model !== undefined && !isModelName(model)) throw new UsageError(`--model must be one of ${Object.keys(MODELS).join(', ')}, got "${model}"`);
     const port = integerOption('port', stringOption(values, 'port'), 0, 65535) ?? 0;
     const choicesSet = stringOption(values, 'choices');
     const choiceIds = listOption(values, 'choice');
@@ -78,9 +83,12 @@ export const serverCommand: Command = {
     const faults = listOption(values, 'fault');
     const unknown = faults.filter((id) => !isFaultId(id));
     if (unknown.length > 0) throw new UsageError(`unknown fault ${unknown.join(', ')}; run with --list-faults to see the ${FAULTS.length} valid ids`);
-    const key = stringOption(values, 'key');
+    const flagKey = stringOption(values, 'key');
+    if (flagKey === '') throw new UsageError('--key must not be empty');
+    const envKey = io.env[SERVER_KEY_VARIABLE];
+    if (flagKey === undefined && envKey !== undefined && envKey.trim() === '') throw new UsageError(`${SERVER_KEY_VARIABLE} is set but empty: give the key the server accepts, or unset it for ${EMBEDDED_KEY}`);
+    const key = flagKey ?? envKey?.trim();
     const host = stringOption(values, 'host');
-    if (key === '') throw new UsageError('--key must not be empty');
     if (host === '') throw new UsageError('--host must not be empty');
     let profile;
     try {
@@ -100,6 +108,7 @@ export const serverCommand: Command = {
         ...(host !== undefined ? { host } : {}),
         ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
         ...(choicesSet !== undefined && isChoiceSetName(choicesSet) ? { choices: choicesSet } : choiceIds.length > 0 ? { choices: choiceIds } : {}),
+        ...(model !== undefined && isModelName(model) ? { model } : {}),
       });
     } catch (e) {
       // A port or host that cannot be used is the caller's to change, as for the sandbox; anything else is a defect.
@@ -107,9 +116,11 @@ export const serverCommand: Command = {
       io.stderr(`iswc-conformance server: cannot start on ${host ?? '127.0.0.1'}:${port}: ${(e as Error).message}\n`);
       return EXIT.USAGE;
     }
+    // Watched before "listening" is printed: whoever reads it may signal at once.
+    const stopped = untilStopped();
     io.stdout(`listening ${server.url}\n`);
-    await untilSignal();
+    await stopped;
     await server.close();
-    return EXIT.OK;
+    return EXIT.INTERRUPTED;
   },
 };

@@ -20,7 +20,7 @@ export const verifyCommand: Command = {
   description:
     "Recomputes the digest over the canonical JSON of the certificate and checks that its verdicts follow from its results. With --public-key (the issuer's Ed25519 public key, PEM) it also checks that the certificate is signed by that key and unedited since: the only check a person who edits the file and recomputes the digest cannot pass, and the only one that makes verify exit 0 on its own. Without it verify exits 1, even on a consistent certificate, unless --allow-unsigned accepts a certificate whose signature (or lack of one) was not checked; the output then says that nothing proves who issued it.",
   options: {
-    'public-key': { type: 'string', value: 'PEM', description: "The issuer's Ed25519 public key (PEM): the certificate must be signed by it and unedited since." },
+    'public-key': { type: 'string', value: 'PEM', description: "The issuer's Ed25519 public key (PEM): the certificate must be signed by it and unedited since. A private key is refused (exit 2)." },
     'allow-unsigned': {
       type: 'boolean',
       description: 'Accept (exit 0) a consistent certificate without checking a signature: an unsigned one, or a signed one without the key. The output says the signature was not checked. Not with --public-key.',
@@ -30,7 +30,7 @@ export const verifyCommand: Command = {
   exitCodes: [
     [EXIT.OK, 'intact and signed by the key given; with --allow-unsigned: consistent, signature not checked (said in the output)'],
     [EXIT.NOT_CONFORMANT, 'edited, inconsistent, signed by another key, or its signature was not checked (no --public-key, no --allow-unsigned)'],
-    [EXIT.USAGE, 'the certificate or the key cannot be read, or --public-key and --allow-unsigned together'],
+    [EXIT.USAGE, 'the certificate or the key cannot be read, --public-key names a private key (never the verifier\'s to hold), or --public-key and --allow-unsigned together'],
   ],
   run({ values, positionals }, io) {
     const file = path.resolve(io.cwd, positionals[0] ?? '');
@@ -41,10 +41,17 @@ export const verifyCommand: Command = {
     let publicKey: KeyObject | undefined;
     try {
       value = JSON.parse(readFileSync(file, 'utf8'));
-      if (keyOption !== undefined) publicKey = publicKeyFromPem(readFileSync(path.resolve(io.cwd, keyOption), 'utf8'));
     } catch (err) {
-      io.stderr(`verify: cannot read ${positionals[0] ?? ''}${keyOption ? ` or ${keyOption}` : ''}: ${err instanceof Error ? err.message : String(err)}\n`);
+      io.stderr(`verify: cannot read ${positionals[0] ?? ''}: ${err instanceof Error ? err.message : String(err)}\n`);
       return EXIT.USAGE;
+    }
+    if (keyOption !== undefined) {
+      try {
+        publicKey = publicKeyFromPem(readFileSync(path.resolve(io.cwd, keyOption), 'utf8'));
+      } catch (err) {
+        io.stderr(`verify: --public-key ${keyOption}: ${err instanceof Error ? err.message : String(err)}\n`);
+        return EXIT.USAGE;
+      }
     }
     // A client certificate (certify --client) is checked the same way: digest, consistency, signature.
     const result = isClientCertificate(value) ? verifyClientCertificate(value, publicKey ? { publicKey } : {}) : verifyCertificate(value, publicKey ? { publicKey } : {});

@@ -8,6 +8,18 @@ import { PROFILE_DEFAULTS } from './types.ts';
 
 export const PROFILE_SCHEMA = 'target-profile.schema.json';
 
+/**
+ * Where JSON.parse stopped, as a line and a column of the file: from the position its message gives (V8
+ * writes "at position N", newer ones "(line L column C)"), and at the end of the file when the text ran
+ * out ("Unexpected end of JSON input").
+ */
+export function syntaxErrorAt(message: string, body: string): { line: number; column: number } {
+  const lc = /\(line (\d+) column (\d+)\)/.exec(message);
+  if (lc) return { line: Number(lc[1]), column: Number(lc[2]) };
+  const at = /at position (\d+)/.exec(message);
+  return lineAndColumn(body, at ? Number(at[1]) : body.length);
+}
+
 /** A target profile that cannot be used: the file, and every problem with its JSON path. Printed as it is, never with a stack. */
 export class ProfileError extends Error {
   readonly code = 'ISWC_PROFILE_INVALID';
@@ -81,10 +93,10 @@ export function loadProfile(file: string, shown = file): TargetProfile {
     value = JSON.parse(body);
   } catch (e) {
     const message = (e as Error).message;
-    const at = /at position (\d+)/.exec(message);
-    const where = at ? lineAndColumn(body, Number(at[1])) : undefined;
-    const problem = { path: '', message: `not valid JSON${where ? ` at line ${where.line}, column ${where.column}` : ''}: ${message.replace(/ in JSON at position \d+.*$/, '')}` };
-    throw new ProfileError(`Target profile ${shown} is not valid JSON${where ? ` (line ${where.line}, column ${where.column})` : ''}: ${message.replace(/ in JSON at position \d+.*$/, '')}`, shown, [problem]);
+    const where = syntaxErrorAt(message, body);
+    const what = message.replace(/ in JSON at position \d+.*$/, '').replace(/\s*\(line \d+ column \d+\)$/, '');
+    const problem = { path: '', message: `not valid JSON at line ${where.line}, column ${where.column}: ${what}` };
+    throw new ProfileError(`Target profile ${shown} is not valid JSON (line ${where.line}, column ${where.column}): ${what}`, shown, [problem]);
   }
   return parseProfile(value, shown);
 }

@@ -1,3 +1,5 @@
+import type { Format } from '../codec/index.ts';
+
 /** A target profile (`fixtures/targets/*.json`, schema `schemas/target-profile.schema.json`). */
 export interface AgencyWorkRef {
   agencyCode: string;
@@ -51,6 +53,11 @@ export interface TargetProfile {
    * no runId and the answer gives the server's. With client, a start carries a runId of the harness's.
    */
   runIds: RunIds;
+  /**
+   * The body formats the target serves (the document states JSON and XML); default both. A target that
+   * serves no XML is sent no XML request, and its reports say JSON only.
+   */
+  formats: readonly Format[];
 }
 
 export type XmlArrays = 'unwrapped' | 'wrapped';
@@ -58,10 +65,22 @@ export type OpenRuns = 'many' | 'one';
 export type RunIds = 'server' | 'client';
 
 /** The settings a profile file may leave out: what a client must know to succeed where the document is silent. */
-export type ProfileSettings = Pick<TargetProfile, 'reasonCode' | 'xmlArrays' | 'openRuns' | 'runIds'>;
+export type ProfileSettings = Pick<TargetProfile, 'reasonCode' | 'xmlArrays' | 'openRuns' | 'runIds' | 'formats'>;
 
 /** Profile defaults for the settings a profile file may leave out. */
-export const PROFILE_DEFAULTS = { reasonCode: 'EdiV1', xmlArrays: 'unwrapped', openRuns: 'many', runIds: 'server' } as const satisfies ProfileSettings;
+export const PROFILE_DEFAULTS = { reasonCode: 'EdiV1', xmlArrays: 'unwrapped', openRuns: 'many', runIds: 'server', formats: ['json', 'xml'] } as const satisfies ProfileSettings;
+
+/** Does the target serve this body format (profile `formats`)? A case without a body ('none') always runs. */
+export function servesFormat(profile: Partial<Pick<TargetProfile, 'formats'>>, format: Format | 'none'): boolean {
+  return format === 'none' || (profile.formats ?? PROFILE_DEFAULTS.formats).includes(format);
+}
+
+/** "JSON only", "XML only", or undefined when the target serves both formats. */
+export function formatsLabel(profile: Partial<Pick<TargetProfile, 'formats'>>): string | undefined {
+  const formats: readonly Format[] = profile.formats ?? PROFILE_DEFAULTS.formats;
+  if (formats.includes('json') && formats.includes('xml')) return undefined;
+  return `${formats.map((f) => f.toUpperCase()).join(', ')} only`;
+}
 
 export type DisposableKind = 'merges' | 'demerges' | 'submissions';
 export const DISPOSABLE_KINDS: readonly DisposableKind[] = ['merges', 'demerges', 'submissions'];

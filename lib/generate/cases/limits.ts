@@ -1,11 +1,12 @@
 import type { Format } from '../../contract/codec/index.ts';
 import { encodeXml, decodeXml, xmlRepresentable } from '../../contract/codec/xml.ts';
 import type { FieldConstraint } from '../../contract/constraints.ts';
-import { fieldConstraints, isLimited } from '../../contract/constraints.ts';
+import { constraintsOf, fieldConstraints, isLimited } from '../../contract/constraints.ts';
 import { operation } from '../../contract/operations.ts';
 import { runIdOf } from '../../contract/answer.ts';
 import { validateResource } from '../../contract/validators.ts';
-import type { DisposableKind, SubmissionEntry, TargetProfile } from '../../contract/profile/types.ts';
+import type { DisposableKind, MergeEntry, SubmissionEntry, TargetProfile } from '../../contract/profile/types.ts';
+import type { Exchange } from '../../contract/exchange.ts';
 import type { CaseContext, CaseDef, CaseFormat, Expectation, Step } from '../case.ts';
 import { expectCheck } from '../expectations.ts';
 import { bodyRequest, queryRequest } from '../requests.ts';
@@ -22,6 +23,9 @@ import { boundaryValues, typeRole, wrongTypes, xmlTypeRole } from '../values.ts'
  */
 
 type BodyResource = 'AgentRun' | 'MergeRequest';
+
+/** The field of an agent run that names the run an end notification ends. */
+const RUN_ID = 'runId';
 
 /** Many XML binders trim text: a value whose meaning rests on edge whitespace has no fair XML twin. */
 function restsOnEdgeWhitespace(value: unknown): boolean {
@@ -57,6 +61,15 @@ function reservedKind(c: FieldConstraint): DisposableKind | undefined {
   if (c.location === 'query' && c.operation === 'demergeIswcMetadata') return 'demerges';
   if (c.location === 'body' && c.field.startsWith('agencyWorks[]')) return 'submissions';
   return undefined;
+}
+
+/**
+ * The merge's query `agency`: "the agency submitting the merge request" (4.2). It names no data, and section
+ * 8 states the limit of the body field agencyCode, not of this parameter; so no limit is demanded of it.
+ * The query values of delete and demerge name data, and a value past the field's limits names nothing.
+ */
+export function namesOnlySubmitter(c: Pick<FieldConstraint, 'operation' | 'location' | 'field'>): boolean {
+  return c.operation === 'mergeIswcMetadata' && c.location === 'query' && c.field === 'agency';
 }
 
 /** An item of a merge request's arrays (`iswcs[]`, `agencyWorks[].agencyCode`): what a merge looks up. */
@@ -179,12 +192,52 @@ function acceptedCase(c: FieldConstraint, profile: TargetProfile, values: Bounda
         const start = await ctx.send({ label: 'start a run to end', operation: c.operation, request: bodyRequest(c.operation, asFormat(ctx.format), validAgentRun(profile)), expect: [] });
         return { runId: runIdOf(start) ?? `iswc-conformance-unstarted-${ctx.seed}` };
       };
-      const nominal = await ctx.send(stepFor(c, profile, ctx, `${c.field} nominal ${JSON.stringify(example)}`, example, 'unknown', [], undefined, await runToEnd()));
+      // Delete and demerge name an existing preferred ISWC with a work code nothing has: nothing changes
+      // whatever the answer, and a server that looks the preferred ISWC up first still reads the value.
+      const naming: Naming = c.location === 'query' && !operation(c.operation).body ? 'existing' : 'unknown';
+      const nominal = await ctx.send(stepFor(c, profile, ctx, `${c.field} nominal ${JSON.stringify(example)}`, example, naming, [], undefined, await runToEnd()));
       const nominalStatus = nominal.error && nominal.error.code !== 'THROTTLED' ? null : (nominal.response?.status ?? null);
       for (const b of values) {
         const because = `${b.because}${endsRun ? ', ending a run' : ''}; the same request with the nominal ${JSON.stringify(example)} got ${nominalStatus ?? 'no answer'}`;
         const expect = [expectCheck('limit.accepted', { because, sections: [...c.sections], nominalStatus, ...(c.operation === 'notifyAgentRun' ? { success: operation(c.operation).successStatus } : {}) })];
-        await ctx.send(stepFor(c, profile, ctx, `${c.field} ${b.label}`, b.value, 'unknown', expect, undefined, await runToEnd()));
+        await ctx.send(stepFor(c, profile, ctx, `${c.field} ${b.label}`, b.value, naming, expect, undefined, await runToEnd()));
+      }
+    },
+  };
+}
+
+/**
+ * Realistic values at a limit of an item of the merge body, into a preferred ISWC that exists: a server that
+ * looks the preferred ISWC up first answers an unknown one 404 whatever the item, which hides an item
+ * refused at its limit. The preferred ISWC is a disposable entry's, since a server that takes agency works
+ * it did not know merges them: the request with the nominal value, then each value at the limit.
+ */
+function acceptedOnEntryCase(c: FieldConstraint, profile: TargetProfile, values: BoundaryValue[], example: string | number): CaseDef {
+  // The work codes this case merges are its entry's own: a work another case names (the nominal code, the
+  // codes at the limit a delete or demerge sends) merged somewhere would change what those get.
+  const ownExample = (entry: MergeEntry): string => `${String(example).slice(0, 4)}${entry.preferredIswc.slice(1)}`;
+  return {
+    id: `limit.${c.operation}.${c.location}.${c.field}.at-limit-existing-preferred`,
+    title: titleOf(c, values.map((b) => b.label).join(', '), 'answered like a nominal value, into a preferred ISWC that exists @destructive'),
+    operation: c.operation,
+    formats: values.every((b) => formatsFor(c, profile, b.value, true, false).includes('xml')) ? formatsFor(c, profile, example, true, false) : ['json'],
+    tags: ['@limits', '@accept', '@destructive'],
+    claims: [{ kind: 'merges', count: 1 }],
+    group: groupOf(c),
+    async run(ctx) {
+      const entry = ctx.entries.merges?.[0] as MergeEntry | undefined;
+      if (!entry) throw new Error('no merge entry allocated');
+      const format = asFormat(ctx.format);
+      const query = { query: queryFor(c.operation, { preferredIswc: entry.preferredIswc, agency: profile.agency }) };
+      const send = (label: string, value: unknown, expect: Expectation[]): Promise<Exchange> =>
+        ctx.send({ label, operation: c.operation, request: bodyRequest(c.operation, format, bodyFor(c, profile, value, 'existing', undefined) ?? {}, query), expect });
+      const own = c.component === 'AgencyWorkCode' ? ownExample(entry) : example;
+      const nominal = await send(`${c.field} nominal ${JSON.stringify(own)}, into ${entry.preferredIswc}`, own, []);
+      const nominalStatus = nominal.error && nominal.error.code !== 'THROTTLED' ? null : (nominal.response?.status ?? null);
+      const atLimit = own === example ? values : boundaryValues(c, own).filter((b) => b.role === 'accepted');
+      for (const b of atLimit) {
+        const because = `${b.because}; the same merge into ${entry.preferredIswc} (a disposable entry's, which exists) with the nominal ${JSON.stringify(own)} got ${nominalStatus ?? 'no answer'}`;
+        await send(`${c.field} ${b.label}, into ${entry.preferredIswc}`, b.value, [expectCheck('limit.accepted', { because, sections: [...c.sections], nominalStatus })]);
       }
     },
   };
@@ -288,15 +341,80 @@ function queryTypeCase(c: FieldConstraint, profile: TargetProfile, label: string
   };
 }
 
+/**
+ * The notification that ends a run is an agent run too (2.1, 4.1): each value a start must have refused
+ * (past a limit every reading counts alike, of a type no reading takes) is sent ending a run of its own,
+ * started for it, and must get 400 as well. The run is then ended with a valid notification. A counter is
+ * where an end has it; the agency code, the agent version and the counters all belong to 2.1.
+ */
+function runEndCase(c: FieldConstraint, profile: TargetProfile): CaseDef | undefined {
+  const example = validExample(c, profile);
+  const limits = isLimited(c) ? boundaryValues(c, example).filter((b) => b.role === 'rejected').map((b) => ({ label: b.label, value: b.value, because: b.because, check: 'limit.rejected' as const })) : [];
+  const types = wrongTypes(c.type, example)
+    .filter((w) => typeRole(c, w) === 'rejected')
+    .map((w) => ({ label: w.label, value: w.value, because: `${c.field} must be ${c.type === 'integer' ? 'a 32-bit integer' : 'a string'}, sent ${w.label} ${JSON.stringify(w.value)} (section ${c.sections.join(', ')})`, check: 'type.rejected' as const }));
+  const values = [...limits, ...types];
+  if (values.length === 0) return undefined;
+  const op = operation(c.operation);
+  // In XML a value keeps its meaning only where its twin is still invalid, and an element where text is due is a shape question.
+  const keeps = (format: CaseFormat, v: (typeof values)[number]): boolean => {
+    if (format !== 'xml') return true;
+    const body = bodyWith(validAgentRun(profile), c.field, v.value, profile);
+    if (v.check === 'type.rejected') {
+      if (!xmlRepresentable(body)) return false;
+      const decoded = decodeXml('AgentRun', encodeXml('AgentRun', body));
+      return decoded.ok && xmlTypeRole(c.type, fieldValue(decoded.value, c.field)) === 'rejected';
+    }
+    return xmlTwinKeeps('AgentRun', body, false);
+  };
+  return {
+    id: `limit.notifyAgentRun.end-of-run.${c.field}`,
+    title: `${op.method} ${op.path} ending a run, ${c.field} past its limits or of the wrong type: 400, as on a start`,
+    operation: c.operation,
+    formats: values.some((v) => keeps('xml', v)) ? ['json', 'xml'] : ['json'],
+    tags: ['@limits', '@reject', '@run-end'],
+    group: { id: 'limits.notifyAgentRun.end-of-run', title: `${op.method} ${op.path} ending a run: values a start must refuse, refused on an end too @limits` },
+    async run(ctx) {
+      const format = asFormat(ctx.format);
+      const start = await ctx.send({ label: 'start a run to end', operation: c.operation, request: bodyRequest(c.operation, format, validAgentRun(profile)), expect: [] });
+      const runId = runIdOf(start) ?? `iswc-conformance-unstarted-${ctx.seed}`;
+      for (const v of values.filter((x) => keeps(ctx.format, x))) {
+        const body = { ...bodyWith(validAgentRun(profile, 1), c.field, v.value, profile), runId };
+        const because = `${v.because}; the notification ends the run ${runId}, an agent run as a start is (sections 2.1, 4.1)`;
+        await ctx.send({
+          label: `end the run with ${c.field} ${v.label}`,
+          operation: c.operation,
+          request: bodyRequest(c.operation, format, body),
+          expect: [v.check === 'limit.rejected' ? expectCheck('limit.rejected', { because, sections: [...c.sections] }) : expectCheck('type.rejected', { because, sections: [...c.sections, '7'] })],
+        });
+      }
+      await ctx.send({
+        label: 'end the run',
+        operation: c.operation,
+        request: bodyRequest(c.operation, format, { ...validAgentRun(profile, 1), runId }),
+        expect: [expectCheck('status.success', { because: `a valid agent run ending the run ${runId} the start answered (sections 2.1, 4.1)` })],
+      });
+    },
+  };
+}
+
 export function limitCases(profile: TargetProfile): CaseDef[] {
   const out: CaseDef[] = [];
+  for (const c of constraintsOf('notifyAgentRun').filter((x) => x.location === 'body' && x.field !== RUN_ID)) {
+    const end = runEndCase(c, profile);
+    if (end) out.push(end);
+  }
   for (const c of fieldConstraints()) {
     const example = validExample(c, profile);
     if (isLimited(c)) {
       const values = boundaryValues(c, example);
-      for (const b of values.filter((v) => v.role === 'rejected')) out.push(rejectedCase(c, profile, b));
+      // A limit is demanded only where the document states it: the merge's query agency names the
+      // submitter, and section 8 limits the body field agencyCode; what such values get is recorded.
+      const stated = !namesOnlySubmitter(c);
+      for (const b of values.filter((v) => v.role === 'rejected')) out.push(stated ? rejectedCase(c, profile, b) : observedCase(c, profile, { ...b, because: `${b.because}; no limit is stated for the merge's query agency, which names the submitter (sections 4.2, 8)` }));
       const accepted = values.filter((v) => v.role === 'accepted');
       if (accepted.length > 0) out.push(acceptedCase(c, profile, accepted, example));
+      if (accepted.length > 0 && mergeItem(c)) out.push(acceptedOnEntryCase(c, profile, accepted, example));
       for (const b of values.filter((v) => v.role === 'characters' || v.role === 'edge')) out.push(observedCase(c, profile, b));
     }
     if (c.location === 'body') {

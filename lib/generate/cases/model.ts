@@ -4,7 +4,7 @@ import type { DemergeEntry, MergeEntry, SubmissionEntry, TargetProfile } from '.
 import type { CaseContext, CaseDef, Probe, Step } from '../case.ts';
 import { expectCheck } from '../expectations.ts';
 import { bodyRequest, queryRequest } from '../requests.ts';
-import { queryFor, unknownIswc } from '../templates.ts';
+import { queryFor, sourceDbOf, unknownIswc } from '../templates.ts';
 import { mergeBody } from './merge.ts';
 
 const MERGE = 'mergeIswcMetadata';
@@ -135,7 +135,12 @@ class DemergeCommand implements fc.AsyncCommand<World, Real> {
       because = `${workLabel(work)} was never merged (section 4.4)`;
     }
     await expectStatus(r, { label: `demerge ${workLabel(work)}`, operation: DEMERGE, request: queryRequest(DEMERGE, queryFor(DEMERGE, { preferredIswc: work.preferredIswc, agency: work.agency, workcode: work.workcode })) }, status, because);
-    if (this.which === 'merged') m.demerged.unshift(work);
+    if (this.which === 'merged') {
+      m.demerged.unshift(work);
+      // "One set of metadata" (4.4) may be one work, one merge request or one merged ISWC with all its works:
+      // what else was merged into that preferred ISWC may be gone now, and nothing is predicted of it.
+      for (let i = m.merged.length - 1; i >= 0; i--) if (m.merged[i]?.preferredIswc === work.preferredIswc) m.merged.splice(i, 1);
+    }
   }
   toString(): string {
     return `demerge(${this.which}, ${this.pick})`;
@@ -165,7 +170,8 @@ class DeleteCommand implements fc.AsyncCommand<World, Real> {
       status = 'refused';
       because = 'this submission was deleted already (section 3)';
     } else {
-      s = { preferredIswc: unknownIswc(r.ctx.profile, this.pick), agency: r.ctx.profile.agency, workcode: `UNKNOWN${this.pick % 1000}`, sourceDb: 1 };
+      // The profile's own source database: a key may act for its source databases only (5.3).
+      s = { preferredIswc: unknownIswc(r.ctx.profile, this.pick), agency: r.ctx.profile.agency, workcode: `UNKNOWN${this.pick % 1000}`, sourceDb: sourceDbOf(r.ctx.profile) };
       status = 'refused';
       because = `${s.preferredIswc} does not exist (section 4.3)`;
     }

@@ -9,7 +9,7 @@ import { operation } from '../../contract/operations.ts';
 import type { GenOptions, InvalidValue } from '../generators/values.ts';
 import { edgeMergeBodyArb, exoticForConstraint, invalidForConstraint, validAgentRunArb, validForConstraint, validMergeBodyArb } from '../generators/values.ts';
 import type { Exchange } from '../../contract/exchange.ts';
-import type { TargetProfile } from '../../contract/profile/types.ts';
+import type { MergeEntry, TargetProfile } from '../../contract/profile/types.ts';
 import type { CaseContext, CaseDef, Expectation, Probe, Step } from '../case.ts';
 import { expectCheck } from '../expectations.ts';
 import { bodyRequest, queryRequest, rawBodyRequest } from '../requests.ts';
@@ -96,6 +96,9 @@ function brokenField(opId: OperationId, profile: TargetProfile, location: 'body'
   return arbs.length > 0 ? fc.oneof(...arbs) : null;
 }
 
+/** Merge entries property.merge.invalid names the valid ISWCs of, at most: each brings its preferred ISWC and its own. */
+export const INVALID_MERGE_CLAIMS = 4;
+
 /** In XML an array or object for a scalar is an element where text is expected: a shape question, only observed. */
 function elementShaped(b: Broken): boolean {
   return b.invalid.label === 'array' || b.invalid.label === 'object';
@@ -124,7 +127,6 @@ export function propertyCases(profile: TargetProfile): CaseDef[] {
   const RUN = 'notifyAgentRun';
   const MERGE = 'mergeIswcMetadata';
   const BOTH: readonly Format[] = ['json', 'xml'];
-  const others = profile.iswcs.slice(1);
   const nominalMerge = { ...emptyMerge(), iswcs: [unknownIswc(profile, 1)], agencyWorks: [{ agencyCode: profile.agency, agencyWorkCode: sampleWorkCode(profile) }] };
   const out: CaseDef[] = [
     {
@@ -219,44 +221,47 @@ export function propertyCases(profile: TargetProfile): CaseDef[] {
     },
     {
       id: 'property.merge.invalid',
-      title: 'Property: a merge request breaking one constraint gets 400 (body) or a refusal (query), wherever the bad item sits',
+      title: 'Property: a merge request breaking one constraint of its body gets 400, wherever the bad item sits among valid ones',
       operation: MERGE,
       formats: BOTH,
-      tags: ['@property'],
-      // A faulty server that ignored the broken item could merge the profile's existing ISWCs.
-      changesData: true,
+      tags: ['@property', '@destructive'],
+      // The valid ISWCs next to the broken item are disposable entries' (their preferred ISWCs and theirs): a
+      // server that merges item by item keeps those before the item it cannot take (section 1 shows no effect
+      // of a refused request), and a faulty one that ignores the item merges them all. Nothing demands their
+      // state afterwards; the profile's iswcs are never named, since later cases need them as they are.
+      claims: [{ kind: 'merges', count: INVALID_MERGE_CLAIMS, atLeast: 0 }],
       async run(ctx) {
         const format = asFormat(ctx.format);
+        const entries = (ctx.entries.merges ?? []) as MergeEntry[];
+        const [first, ...rest] = entries;
+        const preferred = first?.preferredIswc ?? existingIswc(profile);
+        const disposable = [...(first?.iswcs ?? []), ...rest.flatMap((e) => [e.preferredIswc, ...(e.iswcs ?? [])])];
         const body = brokenField(MERGE, profile, 'body');
-        const query = brokenField(MERGE, profile, 'query');
-        const arbs: Array<fc.Arbitrary<{ b: Broken; payload: Record<string, unknown>; agency: string; unknownWorks: boolean }>> = [];
-        if (body) {
-          arbs.push(
-            // The broken item among up to 6 existing ISWCs (as many as the profile lists), often last: faults that check only a prefix show there.
-            fc.tuple(body, fc.subarray(others, { maxLength: Math.min(6, others.length) }), fc.oneof(fc.constant(-1), fc.nat())).map(([b, valid, at]) => {
-              let payload = bodyWith(emptyMerge(), b.c.field, b.invalid.value, profile);
-              const place = <T,>(items: T[], item: T): T[] => {
-                const out = [...items];
-                out.splice(at < 0 ? out.length : at % (out.length + 1), 0, item);
-                return out;
-              };
-              if (b.c.field === 'iswcs[]') payload = { ...payload, iswcs: place([...valid], b.invalid.value) };
-              // A broken agency work among valid ones too: faults that check only the first show there.
-              if (b.c.field.startsWith('agencyWorks[]')) {
-                const broken = (payload.agencyWorks as unknown[])[0];
-                payload = { ...payload, agencyWorks: place(valid.map((_iswc, i) => ({ ...validWork(profile), agencyWorkCode: `${sampleWorkCode(profile).slice(0, 18)}${i}` })), broken) };
-              }
-              const unknownWorks = b.c.field.startsWith('agencyWorks[]') && valid.length > 0;
-              return { b, payload, agency: profile.agency, unknownWorks };
-            }),
-          );
-        }
-        if (query) arbs.push(query.map((b) => ({ b, payload: emptyMerge(), agency: String(b.invalid.value), unknownWorks: false })));
-        const arb = fc.oneof(...arbs).filter(({ b, payload }) => format === 'json' || (!elementShaped(b) && xmlRepresentable(payload) && xmlTwinKeeps('MergeRequest', payload, false)));
-        await property(ctx, 'merge with one broken field', arb, ({ b, payload, agency, unknownWorks }) => ({
+        if (!body) return;
+        const arb = fc
+          // The broken item among 3 to 6 valid ones (as many as there are), often last: faults that check only a prefix show there.
+          .tuple(body, fc.subarray(disposable, { minLength: Math.min(3, disposable.length), maxLength: Math.min(6, disposable.length) }), fc.oneof(fc.constant(-1), fc.nat()))
+          .map(([b, valid, at]) => {
+            let payload = bodyWith(emptyMerge(), b.c.field, b.invalid.value, profile);
+            const place = <T,>(items: T[], item: T): T[] => {
+              const out = [...items];
+              out.splice(at < 0 ? out.length : at % (out.length + 1), 0, item);
+              return out;
+            };
+            if (b.c.field === 'iswcs[]') payload = { ...payload, iswcs: place([...valid], b.invalid.value) };
+            // A broken agency work among valid ones too: faults that check only the first show there.
+            if (b.c.field.startsWith('agencyWorks[]')) {
+              const broken = (payload.agencyWorks as unknown[])[0];
+              payload = { ...payload, agencyWorks: place(valid.map((_iswc, i) => ({ ...validWork(profile), agencyWorkCode: `${sampleWorkCode(profile).slice(0, 18)}${i}` })), broken) };
+            }
+            const unknownWorks = b.c.field.startsWith('agencyWorks[]') && valid.length > 0;
+            return { b, payload, unknownWorks };
+          })
+          .filter(({ b, payload }) => format === 'json' || (!elementShaped(b) && xmlRepresentable(payload) && xmlTwinKeeps('MergeRequest', payload, false)));
+        await property(ctx, 'merge with one broken field', arb, ({ b, payload, unknownWorks }) => ({
           label: `merge with ${b.c.field} broken`,
           operation: MERGE,
-          request: bodyRequest(MERGE, format, payload, { query: queryFor(MERGE, { preferredIswc: existingIswc(profile), agency }) }),
+          request: bodyRequest(MERGE, format, payload, { query: queryFor(MERGE, { preferredIswc: preferred, agency: profile.agency }) }),
           expect: [rejectExpectation(b, unknownWorks, format)],
         }));
       },
@@ -274,6 +279,7 @@ export function propertyCases(profile: TargetProfile): CaseDef[] {
         // them, and only then meets the duplicate (generated ISWCs are simply not found). Into an ISWC that
         // does not exist, nothing is merged.
         const edge = edgeMergeBodyArb(options(format));
+        const others = profile.iswcs.slice(1);
         const arb = others.length > 0 ? fc.oneof(edge, fc.subarray(others, { minLength: 1, maxLength: Math.min(3, others.length) }).map((items) => ({ ...emptyMerge(), iswcs: [...items, items[0]] }))) : edge;
         await property(ctx, 'merge body with edge values', arb, (body) => ({
           label: 'merge body with edge values',

@@ -4,10 +4,12 @@ import { runIdOf } from '../../contract/answer.ts';
 import { constraintsOf } from '../../contract/constraints.ts';
 import { operation } from '../../contract/operations.ts';
 import type { TargetProfile } from '../../contract/profile/types.ts';
+import { servesFormat } from '../../contract/profile/types.ts';
 import type { CaseDef } from '../case.ts';
 import { expectCheck } from '../expectations.ts';
 import { bodyRequest, rawBodyRequest } from '../requests.ts';
 import { validAgentRun } from '../templates.ts';
+import { keyProofs } from './key-proofs.ts';
 
 const OP = 'notifyAgentRun';
 const op = () => operation(OP);
@@ -22,7 +24,7 @@ export function runCases(profile: TargetProfile): CaseDef[] {
   return [
     {
       id: 'run.start-and-end',
-      title: `POST ${op().path}: a run starts (200 + runId) and ends with that runId (200); another run then starts with another runId and ends @smoke`,
+      title: `POST ${op().path}: a run starts (200 + runId) and ends with that runId (200; refused first without the key, with an empty, a wrong and a case-changed one); another run then starts with another runId and ends; a runId never issued (observed) @smoke`,
       operation: OP,
       formats: BOTH,
       tags: ['@smoke'],
@@ -36,10 +38,13 @@ export function runCases(profile: TargetProfile): CaseDef[] {
           expect: [expectCheck('status.success', { because: `a valid agent run (section 2.1) gets 200 (section ${section})` })],
         });
         const started = runIdOf(start);
+        // The notification that ends a run is an agent run too: the key is proven on it as on a start (5).
+        const end = bodyRequest(OP, format, { ...validAgentRun(profile, 2), runId: started ?? `iswc-conformance-${Date.now()}` });
+        await keyProofs(ctx, OP, end, 'end run', `this end of the run just started gets 200 (sections 5.1, ${section})`);
         await ctx.send({
           label: 'end run',
           operation: OP,
-          request: bodyRequest(OP, format, { ...validAgentRun(profile, 2), runId: started ?? `iswc-conformance-${Date.now()}` }),
+          request: end,
           expect: [
             expectCheck('status.success', { because: `a valid agent run carrying a runId (section 2.1) gets 200 (section ${section})` }),
             expectCheck('observed.run-id', { because: 'the runId answered when a run is ended' }),
@@ -68,7 +73,7 @@ export function runCases(profile: TargetProfile): CaseDef[] {
           }
         }
         // A runId the server never issued: the document says nothing of it (production answers 404), so
-        // the answer is only recorded.
+        // which status answers is recorded; a 200 still carries a runId and a 400 still says "Bad Request".
         await ctx.send({
           label: 'end a run never started',
           operation: OP,
@@ -80,24 +85,21 @@ export function runCases(profile: TargetProfile): CaseDef[] {
     },
     {
       id: 'run.no-content-type',
-      title: `POST ${op().path} without Content-Type: understood in JSON (200), recorded in XML`,
+      title: `POST ${op().path} without Content-Type (observed: read as JSON, sniffed, or refused as a media type the server does not read)`,
       operation: OP,
       formats: BOTH,
-      tags: ['@smoke'],
+      tags: ['@smoke', '@observed'],
       async run(ctx) {
-        // How a body without Content-Type is read is not said: JSON, the usual default, must be understood;
-        // what XML gets (sniffed, or read as JSON) is only recorded.
+        // Content-Type is optional for the client; how a server reads a body without it is not said (RFC 9110
+        // §8.3 lets it take the body for application/octet-stream and refuse it): only recorded, and a 5xx
+        // is an http failure. A start that gets 200 opened a run, which the runner ends.
         const format = asFormat(ctx.format);
         await ctx.send({
           label: 'no Content-Type',
           operation: OP,
+          probe: 'open-point',
           request: bodyRequest(OP, format, validAgentRun(profile), { contentType: null }),
-          ...(format === 'xml' ? { probe: 'open-point' as const } : {}),
-          expect: [
-            format === 'json'
-              ? expectCheck('content-type.optional', { because: 'the body is a valid agent run and Content-Type is optional (section 4.1)' })
-              : expectCheck('observed.content-type-default', { because: 'a valid agent run in XML without Content-Type' }),
-          ],
+          expect: [expectCheck('observed.content-type-default', { because: `a valid agent run in ${format.toUpperCase()} without Content-Type` })],
         });
       },
     },
@@ -246,7 +248,8 @@ export function runCases(profile: TargetProfile): CaseDef[] {
       tags: ['@observed'],
       async run(ctx) {
         const format = asFormat(ctx.format);
-        for (const accept of [undefined, MEDIA_TYPE.json, MEDIA_TYPE.xml]) {
+        // A target that serves no XML (profile formats) is not asked for it.
+        for (const accept of [undefined, MEDIA_TYPE.json, ...(servesFormat(profile, 'xml') ? [MEDIA_TYPE.xml] : [])]) {
           await ctx.send({
             label: `Accept ${accept ?? 'absent'}`,
             operation: OP,

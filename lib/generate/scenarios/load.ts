@@ -36,7 +36,7 @@ export function formatProblem(p: ScenarioProblem): string {
 const COMMON_PARAMS = ['check', 'observed', 'because', 'sections'];
 
 /** Checks whose pass means data changed: only on claimed (disposable) entries. */
-const CHANGES_DATA = new Set(['status.success', 'content-type.optional', 'outcome.merge', 'outcome.identity']);
+const CHANGES_DATA = new Set(['status.success', 'outcome.merge', 'outcome.identity']);
 
 let validators: { file: ValidateFunction; generate: ValidateFunction; firstOf: ValidateFunction; params: (id: string) => ValidateFunction | undefined; schema: Record<string, unknown> } | undefined;
 

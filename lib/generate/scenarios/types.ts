@@ -32,7 +32,11 @@ export interface StepSource {
   contentType?: string | null;
   headers?: Record<string, string>;
   extraStatuses?: number[];
-  /** `open-point`: the step probes a point the document leaves open; only http and observed checks judge it. */
+  /**
+   * `open-point`: the step probes a point the document leaves open: it asks only http and observed checks,
+   * and of the every-answer checks all but status.documented judge it (what the document states of a status
+   * holds whatever the status).
+   */
   probe?: 'open-point';
   expect: ExpectationSource[];
 }

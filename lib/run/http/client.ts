@@ -14,12 +14,15 @@ import type { Dispatcher } from 'undici';
 import { checkExtraHeaders, headerPlaceholder, headerVariable } from '../../config/headers.ts';
 import { credentialsOf } from '../../config/proxy.ts';
 import { subscriptionKeyHeader } from '../../contract/openapi.ts';
-import { createRedactor, headerSecrets, proxySecrets } from '../../redact.ts';
+import { createRedactor, headerSecrets, keyWithCaseChanged, proxySecrets } from '../../redact.ts';
 import { curlCommand } from './curl.ts';
 import type { CurlHeader, CurlParts } from './curl.ts';
-import { proxyFailure, tlsFailure } from './network-errors.ts';
+import { connectFailure, dnsFailure, proxyFailure, proxyVerdict, proxyVerdictFailure, tlsFailure } from './network-errors.ts';
+import { readTunnelAnswer } from './tunnel-probe.ts';
+import { Availability, isUnavailableAnswer, requestKind, UNAVAILABLE_FIRST_BACKOFF_MS, UNAVAILABLE_RETRIES } from './availability.ts';
+import { WaitClock } from './wait-clock.ts';
 import type { ProxyInUse } from './network-errors.ts';
-import { KEY_PLACEHOLDER, WRONG_KEY } from '../../contract/exchange.ts';
+import { KEY_CASE_PLACEHOLDER, KEY_PLACEHOLDER, WRONG_KEY } from '../../contract/exchange.ts';
 import { decodeResponseText } from './text.ts';
 import { MAX_NESTING_DEPTH } from '../../config/limits.ts';
 import { nestingOf } from '../../contract/answer.ts';
@@ -252,26 +255,55 @@ export function unusableAnswer(result: { response?: RecordedResponse; error?: Tr
   return undefined;
 }
 
-/** What a run's client has done so far (the progress line reads it). */
+/** What a run's client has done so far: the figures the progress line, the reports and the certificate give. */
 export interface ClientProgress {
-  /** Requests sent (every attempt, resends after throttling included). */
+  /** Requests sent to the target: every attempt, resends included (what a budget caps, what a gateway counts). */
   sent: number;
-  /** Time spent waiting on throttling (429, 503 with Retry-After), in milliseconds. */
-  throttledMs: number;
+  /** Of those, resends: after 429 or 503 with Retry-After, 502, 503 or 504 (maintenance), or a connection that failed. */
+  retried: number;
+  /** Of those, the ones the target (or a gateway in front of it) answered with an HTTP status. */
+  answered: number;
+  /** Wall time with a request waiting on throttling or on a target in maintenance, in milliseconds. */
+  waitedMs: number;
 }
 
 /** The client of a run: an HttpClient whose circuit breaker can be read, and which can be told to stop. */
 export interface RunClient extends HttpClient {
   /**
-   * Why nothing more is sent because of the target: too many answers in a row were unusable, or the key
-   * was refused on every request (here or in another client of the run).
+   * Why nothing more is sent because of the target: it cannot be reached, too many answers in a row were
+   * unusable, it is unavailable (maintenance that does not end), or the key was refused on every request
+   * (here or in another client of the run).
    */
   unusable(): string | undefined;
+  /** Why nothing more is sent because the request budget is used up, once it is. */
+  budgetSpent(): string | undefined;
+  /** Lowers the budget (a shard's share of the run's); never raises it, never below what was sent. */
+  limitBudget(requests: number): void;
   /** Stops sending for good: no request starts after this call; waits on the pace or Retry-After end at once. */
   stop(reason: string): void;
   /** Why the run stopped sending (interrupted, time limit), once `stop` was called. */
   stopped(): string | undefined;
   progress(): ClientProgress;
+}
+
+/** Transport failures that mean the target cannot be reached at all: they will not go away by themselves. */
+const UNREACHABLE_CODES: ReadonlySet<TransportErrorCode> = new Set(['CONNECTION_REFUSED', 'PROXY', 'TLS']);
+/** The unpaced retries of a connection that could not be made (nothing reached the target): after these, the run stops. */
+export const QUICK_RETRY_DELAYS_MS: readonly number[] = [250, 1000];
+
+/** Why the run stops when the target cannot be reached: what it is, said once, with what to do. */
+function unreachableReason(error: TransportError, attempts: number): string {
+  const tries = `${attempts} attempt${attempts === 1 ? '' : 's'}`;
+  if (error.code === 'TLS') return `no TLS connection could be made (${tries}): ${error.message}`;
+  if (error.code === 'PROXY') return `the request never reached the target (${tries}): ${error.message}`;
+  if (error.message.startsWith('DNS: ')) return `the target could not be reached (${tries}): ${error.message}`;
+  return `the target could not be reached (${tries}): ${error.message}; check the base URL's host and port, and that the server runs there`;
+}
+
+/** Why the run stops when the target is away for good: maintenance, or a gateway without its service. */
+function unavailableReason(status: number, forMs: number, retries: number): string {
+  const what = status === 503 ? '503 without Retry-After (maintenance)' : `${status} (a gateway that cannot reach the service)`;
+  return `the target is unavailable: every request was answered ${what} for ${Math.round(forMs / 1000)} s, through ${retries} resends with back-off; try again later`;
 }
 
 export function createHttpClient(options: HttpClientOptions): RunClient {
@@ -340,7 +372,7 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
       for (const h of extraHeaders) if (!own.has(h.name.toLowerCase())) list.push([h.name, h.value]);
     }
     const auth: AuthMode = spec.auth ?? 'key';
-    const keyValue = auth === 'key' ? key : auth === 'wrong' ? WRONG_KEY : auth === 'empty' ? '' : undefined;
+    const keyValue = auth === 'key' ? key : auth === 'wrong' ? WRONG_KEY : auth === 'empty' ? '' : auth === 'key-case' ? (keyWithCaseChanged(key) ?? WRONG_KEY) : undefined;
     return { list, keyValue };
   };
 
@@ -355,7 +387,7 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
     const auth: AuthMode = spec.auth ?? 'key';
     const headers: Record<string, string> = {};
     for (const [name, value] of list) headers[name] = isExtra(name, value) && value !== '' ? headerPlaceholder(name) : scrub(value);
-    if (keyValue !== undefined) headers[keyHeader] = auth === 'key' ? KEY_PLACEHOLDER : keyValue;
+    if (keyValue !== undefined) headers[keyHeader] = auth === 'key' ? KEY_PLACEHOLDER : auth === 'key-case' && keyValue !== WRONG_KEY ? KEY_CASE_PLACEHOLDER : keyValue;
     const bodyBytes = body?.length ?? 0;
     return {
       method: spec.method,
@@ -456,7 +488,7 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
       const errCode = errorCode(err);
       if (phase === 'headers') {
         const message = errorMessage(err);
-        const network = (proxy ? proxyFailure(errCode, message, proxy, base.origin) : undefined) ?? tlsFailure(errCode, message, base.origin, proxy ?? undefined);
+        const network = (proxy ? proxyFailure(errCode, message, proxy, base.origin) : (dnsFailure(errCode, base.origin) ?? connectFailure(errCode, base.origin))) ?? tlsFailure(errCode, message, base.origin, proxy ?? undefined);
         if (network) return { durationMs, error: { code: network.code, message: scrub(network.message) } };
       }
       const code = classify(err, phase);
@@ -502,6 +534,13 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
     return text.trim() || trippedReason(unresponsiveAfter, 'another client of this run');
   };
   tripped = fromFile();
+  /** Nothing more is sent, for this reason (the first wins); every client of the run learns it from the file. */
+  const trip = (reason: string): void => {
+    if (tripped !== undefined) return;
+    tripped = reason;
+    if (options.unresponsiveFile) writeFileSync(options.unresponsiveFile, tripped);
+    releaseWaits();
+  };
   const noteAnswer = (why: string | undefined): void => {
     if (why === undefined) {
       unusableInARow = 0;
@@ -509,22 +548,19 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
     }
     unusableInARow += 1;
     lastUnusable = why;
-    if (unusableInARow >= unresponsiveAfter && tripped === undefined) {
-      tripped = trippedReason(unusableInARow, lastUnusable);
-      if (options.unresponsiveFile) writeFileSync(options.unresponsiveFile, tripped);
-    }
+    if (unusableInARow >= unresponsiveAfter) trip(trippedReason(unusableInARow, lastUnusable));
   };
 
   // Stopping: no attempt starts once stopped, and a wait on the pace or on Retry-After ends at once.
   let halted: string | undefined;
   const haltWaiters = new Set<() => void>();
-  const releaseWaits = (): void => {
+  function releaseWaits(): void {
     for (const release of [...haltWaiters]) release();
-  };
-  /** Resolves when `wait` does, or at once when the client is stopped or closed (a rejection of `wait` propagates). */
+  }
+  /** Resolves when `wait` does, or at once when the client is stopped, tripped or closed (a rejection of `wait` propagates). */
   const untilHalted = (wait: Promise<unknown>): Promise<void> =>
     new Promise<void>((resolve, reject) => {
-      if (halted !== undefined || closed) {
+      if (halted !== undefined || closed || tripped !== undefined) {
         resolve();
         return;
       }
@@ -539,14 +575,14 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
       });
     });
   /**
-   * Waits `ms` (Retry-After, back-off), or less when the client is stopped or closed, which clear the
-   * timer. The timer is not unref'd: in a one-process command (replay, the in-process pipeline) it is
+   * Waits `ms` (Retry-After, back-off), or less when the client is stopped, tripped or closed, which clear
+   * the timer. The timer is not unref'd: in a one-process command (replay, the in-process pipeline) it is
    * the only thing that keeps Node alive while it waits, and an unref'd one would end the process
    * mid-send (exit 13, nothing printed).
    */
   const pause = (ms: number): Promise<void> =>
     new Promise<void>((resolve) => {
-      if (halted !== undefined || closed) {
+      if (halted !== undefined || closed || tripped !== undefined) {
         resolve();
         return;
       }
@@ -558,7 +594,20 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
       const timer = setTimeout(done, ms);
       haltWaiters.add(done);
     });
-  const progress: ClientProgress = { sent: 0, throttledMs: 0 };
+  const counts = { sent: 0, retried: 0, answered: 0 };
+  /** Wall time with a request waiting on Retry-After or on a target in maintenance (never summed over requests). */
+  const waitClock = new WaitClock();
+  /** Waits `ms` as a wait on the target (throttling, maintenance); returns how long it took. */
+  const waitOnTarget = async (ms: number): Promise<number> => {
+    const end = waitClock.begin();
+    const t0 = performance.now();
+    try {
+      await pause(ms);
+    } finally {
+      end();
+    }
+    return performance.now() - t0;
+  };
 
   // The key watch: the first keyed answers that show whether the key is accepted, all 401/403, stop the run.
   const keyWatch = options.keyRefusal;
@@ -570,22 +619,51 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
       keyRefusals += 1;
       if (keyRefusals >= keyWatch.after) {
         keyWatchOpen = false;
-        if (tripped === undefined) {
-          tripped = keyWatch.message;
-          if (options.unresponsiveFile) writeFileSync(options.unresponsiveFile, tripped);
-        }
+        trip(keyWatch.message);
       }
       return;
     }
     keyWatchOpen = false;
   };
 
+  // The budget: a cap on what is sent to the target, every resend included.
+  let budget = options.budget;
+  let budgetSpent: string | undefined;
+  // Maintenance: 502, 503 without Retry-After and 504 are waited out while the target as a whole is away.
+  const availability = new Availability();
+  const unavailableRetries = options.unavailableRetries ?? UNAVAILABLE_RETRIES;
+  const unavailableFirstBackoff = options.unavailableBackoffMs ?? UNAVAILABLE_FIRST_BACKOFF_MS;
+  // A connection that cannot be made (refused, a name that does not resolve, a certificate refused, a proxy
+  // refusing the way) is tried again at once, unpaced, this many times, then the run stops: it will not go away.
+  const quickRetryDelays = options.quickRetryDelaysMs ?? QUICK_RETRY_DELAYS_MS;
+  /** Connections that could not be made since the last one that was, over every request (concurrent ones share the retries). */
+  let unreachableInARow = 0;
+  /** The proxy's own account of a refused tunnel, read once (lib/run/http/tunnel-probe.ts). */
+  let tunnelVerdict: Promise<TransportError | undefined> | undefined;
+  const explainTunnelRefusal = (status: number): Promise<TransportError | undefined> => {
+    if (!proxy || proxy.mode !== 'connect') return Promise.resolve(undefined);
+    tunnelVerdict ??= readTunnelAnswer(proxy, base.origin, Math.min(timeoutMs, 5_000)).then((answer) => {
+      const verdict = answer ? proxyVerdict(answer.headers, answer.body) : undefined;
+      return verdict && answer ? proxyVerdictFailure(verdict, answer.status ?? status, proxy, base.origin) : undefined;
+    });
+    return tunnelVerdict;
+  };
+
   const notSent = (request: RecordedRequest, attempts: number, waitedMs: number): Exchange | undefined => {
-    if (closed) return { request, error: { code: 'CONNECTION_RESET', message: 'the HTTP client was closed' }, durationMs: 0, attempts, waitedMs: Math.round(waitedMs) };
-    if (halted !== undefined) return { request, error: { code: 'NOT_SENT', message: `not sent: ${halted}` }, durationMs: 0, attempts, waitedMs: Math.round(waitedMs) };
-    if (quotaExhausted !== undefined) return { request, error: { code: 'THROTTLED', message: `not sent: ${quotaExhausted}` }, durationMs: 0, attempts, waitedMs: Math.round(waitedMs) };
+    const none = (code: TransportErrorCode, message: string): Exchange => ({ request, error: { code, message }, durationMs: 0, attempts, waitedMs: Math.round(waitedMs) });
+    if (closed) return none('CONNECTION_RESET', 'the HTTP client was closed');
+    if (halted !== undefined) return none('NOT_SENT', `not sent: ${halted}`);
+    if (quotaExhausted !== undefined) return none('THROTTLED', `not sent: ${quotaExhausted}`);
     tripped ??= fromFile();
-    if (tripped !== undefined) return { request, error: { code: 'UNRESPONSIVE', message: `not sent: ${tripped}` }, durationMs: 0, attempts, waitedMs: Math.round(waitedMs) };
+    if (tripped !== undefined) return none('UNRESPONSIVE', `not sent: ${tripped}`);
+    if (budget !== undefined && counts.sent >= budget) {
+      if (budgetSpent === undefined) {
+        budgetSpent = `the request budget is used up: ${budget} request${budget === 1 ? '' : 's'} sent, resends included (ISWC_BUDGET${options.budget !== undefined && budget !== options.budget ? `, this shard's share of ${options.budget}` : ''})`;
+        // Nothing can be sent any more: whatever waits to send stops waiting.
+        releaseWaits();
+      }
+      return none('NOT_SENT', `not sent: ${budgetSpent}`);
+    }
     return undefined;
   };
 
@@ -604,28 +682,70 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
     const headers: Record<string, string> = {};
     for (const [name, value] of list) headers[name] = value;
     if (keyValue !== undefined) headers[keyHeader] = keyValue;
+    const kind = requestKind(spec.method, spec.path);
 
     let attempts = 0;
     let waitedMs = 0;
     let backoffMs = 1000;
+    let unavailableAttempts = 0;
+    let firstUnavailableAt: number | undefined;
+    let paced = true;
     for (;;) {
       const before = notSent(request, attempts, waitedMs);
       if (before) return before;
-      if (options.beforeSend) {
+      // While the target as a whole is away, a request it has not answered yet waits for it to come back.
+      if (attempts === 0 && availability.unavailableToAll()) {
+        const back = availability.untilAnswered();
+        haltWaiters.add(back.release);
+        const end = waitClock.begin();
+        const t0 = performance.now();
+        await back.promise;
+        end();
+        haltWaiters.delete(back.release);
+        waitedMs += performance.now() - t0;
+        continue;
+      }
+      if (paced && options.beforeSend) {
         const t0 = performance.now();
         await untilHalted(options.beforeSend());
         waitedMs += performance.now() - t0;
       }
+      paced = true;
       const stop = notSent(request, attempts, waitedMs);
       if (stop) return stop;
       attempts += 1;
-      progress.sent += 1;
+      counts.sent += 1;
+      if (attempts > 1) counts.retried += 1;
       const result = await attempt(spec.method, target, headers, body);
-      noteAnswer(unusableAnswer(result, base.origin));
-      if (result.response && !result.error) noteKeyAnswer(spec, result.response.status, result.response.body);
+      // Through a proxy in absolute form, the proxy's own error answer is no answer of the target.
+      const fromProxy = result.response && !result.error && proxy?.mode === 'absolute-form' && result.response.status >= 400 ? proxyVerdict(result.response.headers, result.response.body) : undefined;
+      if (result.response && !fromProxy) counts.answered += 1;
+      if (fromProxy && result.response) result.error = proxyVerdictFailure(fromProxy, result.response.status, proxy as ProxyInUse, base.origin);
+      // A refused tunnel: the proxy's page says why (a DNS failure is said as one).
+      if (result.error?.code === 'PROXY' && /refused the connection to .* \((\d{3})/.test(result.error.message)) {
+        const explained = await explainTunnelRefusal(Number(/\((\d{3})/.exec(result.error.message)?.[1]));
+        if (explained) result.error = { code: explained.code, message: scrub(explained.message) };
+      }
       const exchange: Exchange = { request, durationMs: Math.round(result.durationMs), attempts, waitedMs: Math.round(waitedMs) };
       if (result.response) exchange.response = result.response;
       if (result.error) exchange.error = result.error;
+      if (result.error && UNREACHABLE_CODES.has(result.error.code)) {
+        // Unreachable: retried at once (unpaced: nothing reached the target), then the run stops. The
+        // requests in flight share the retries: a target that cannot be reached costs a few attempts, not a few per request.
+        unreachableInARow += 1;
+        const delay = quickRetryDelays[unreachableInARow - 1];
+        if (delay !== undefined && tripped === undefined) {
+          await pause(delay);
+          paced = false;
+          continue;
+        }
+        noteAnswer(unusableAnswer(result, base.origin));
+        trip(unreachableReason(result.error, unreachableInARow));
+        return exchange;
+      }
+      if (!result.error || !UNREACHABLE_CODES.has(result.error.code)) unreachableInARow = 0;
+      noteAnswer(unusableAnswer(result, base.origin));
+      if (result.response && !result.error) noteKeyAnswer(spec, result.response.status, result.response.body);
       const response = result.response;
       if (result.error || !response) return exchange;
       if (options.throttling !== false && isQuotaAnswer(response.status, response.body)) {
@@ -634,24 +754,40 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
         exchange.error = { code: 'THROTTLED', message: quotaExhausted };
         return exchange;
       }
-      const retryAfter = retryAfterMs(response.headers['retry-after']);
+      const retryAfterHeader = response.headers['retry-after'];
+      const retryAfter = retryAfterMs(retryAfterHeader);
+      if (options.throttling !== false && isUnavailableAnswer(response.status, retryAfterHeader)) {
+        const now = performance.now();
+        firstUnavailableAt ??= now;
+        availability.unavailableTo(kind, now);
+        // The target answers other requests: this answer is this request's own, judged as it came.
+        if (availability.answeredSince(firstUnavailableAt)) return exchange;
+        if (unavailableAttempts >= unavailableRetries) {
+          if (!availability.unavailableToAll()) return exchange;
+          const reason = unavailableReason(response.status, now - (availability.since() ?? firstUnavailableAt), unavailableAttempts);
+          trip(reason);
+          exchange.error = { code: 'UNRESPONSIVE', message: reason };
+          return exchange;
+        }
+        const waited = await waitOnTarget(unavailableFirstBackoff * 2 ** unavailableAttempts);
+        unavailableAttempts += 1;
+        waitedMs += waited;
+        continue;
+      }
+      availability.answered(performance.now());
       const throttled = options.throttling !== false && (response.status === 429 || (response.status === 503 && retryAfter !== undefined));
       if (!throttled) return exchange;
       if (attempts > maxRetries) {
         exchange.error = {
           code: 'THROTTLED',
-          message: `still throttled after ${attempts} attempts: last status ${response.status}${response.headers['retry-after'] !== undefined ? ` (retry-after: ${response.headers['retry-after']})` : ''}`,
+          message: `still throttled after ${attempts} attempts: last status ${response.status}${retryAfterHeader !== undefined ? ` (retry-after: ${retryAfterHeader})` : ''}`,
         };
         return exchange;
       }
       let waitMs = retryAfter ?? backoffMs;
       if (retryAfter === undefined) backoffMs *= 2;
       waitMs = Math.min(waitMs, maxRetryWaitMs);
-      const t0 = performance.now();
-      await pause(waitMs);
-      const waited = performance.now() - t0;
-      waitedMs += waited;
-      progress.throttledMs += waited;
+      waitedMs += await waitOnTarget(waitMs);
     }
   };
 
@@ -667,8 +803,14 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
     const auth: AuthMode = spec.auth ?? 'key';
     // An extra header's value is never written: the line reads it from $ISWC_HEADER_<NAME>.
     const headers: CurlHeader[] = list.map(([name, value]) => [name, isExtra(name, value) && value !== '' ? { variable: headerVariable(name) } : value]);
-    const parts: CurlParts = { method: spec.method, url: `${base.origin}${target}`, headers };
-    if (keyValue !== undefined) parts.key = { name: keyHeader, value: auth === 'key' ? 'env' : { literal: keyValue } };
+    const parts: CurlParts = {
+      method: spec.method,
+      url: `${base.origin}${target}`,
+      headers,
+      ...(proxy?.variable !== undefined ? { proxyVariable: proxy.variable } : {}),
+      ...(options.caFile !== undefined && base.origin.startsWith('https:') ? { caFile: options.caFile } : {}),
+    };
+    if (keyValue !== undefined) parts.key = { name: keyHeader, value: auth === 'key' ? 'env' : auth === 'key-case' && keyValue !== WRONG_KEY ? 'env-case-changed' : { literal: keyValue } };
     const body = bodyBytesOf(spec.body);
     if (body !== undefined) parts.body = body;
     return scrub(curlCommand(parts));
@@ -678,12 +820,16 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
     send,
     curl,
     unusable: () => (tripped ??= fromFile()),
+    budgetSpent: () => budgetSpent,
+    limitBudget(requests: number): void {
+      budget = Math.max(counts.sent, Math.min(budget ?? requests, requests));
+    },
     stop(reason: string): void {
       halted ??= reason;
       releaseWaits();
     },
     stopped: () => halted,
-    progress: () => ({ ...progress }),
+    progress: () => ({ ...counts, waitedMs: Math.round(waitClock.ms()) }),
     async close(): Promise<void> {
       if (closed) return;
       closed = true;

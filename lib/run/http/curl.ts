@@ -1,7 +1,8 @@
 /**
  * The curl line that replays a request: one line of POSIX shell, copy-pasteable. The subscription key
- * is written as "$ISWC_SUBSCRIPTION_KEY" and an extra header's value as "$ISWC_HEADER_<NAME>" (double
- * quotes, so the shell expands them); everything else is single-quoted. A body that cannot be written inside a one-line shell string (control bytes such as
+ * is written as "$ISWC_SUBSCRIPTION_KEY", an extra header's value as "$ISWC_HEADER_<NAME>" and the proxy
+ * a run went through as its variable ("$HTTPS_PROXY", which holds its credentials) (double quotes, so
+ * the shell expands them); the CA file it trusted comes with --cacert; everything else is single-quoted. A body that cannot be written inside a one-line shell string (control bytes such as
  * NUL or newline, or bytes that are not UTF-8) is produced by printf with octal escapes and piped to
  * curl (`printf '...' | curl ... --data-binary @-`), which keeps every byte, trailing newlines included.
  */
@@ -17,8 +18,12 @@ export interface CurlParts {
   /** Headers in order, without the key header. */
   headers: ReadonlyArray<CurlHeader>;
   /** The key header: its name, and either the real key (written as $ISWC_SUBSCRIPTION_KEY) or a literal value. */
-  key?: { name: string; value: 'env' | { literal: string } };
+  key?: { name: string; value: 'env' | 'env-case-changed' | { literal: string } };
   body?: Uint8Array;
+  /** The proxy the run went through, as the variable that holds it (`-x "$HTTPS_PROXY"`: its credentials stay there). */
+  proxyVariable?: string;
+  /** The CA file the run trusted (NODE_EXTRA_CA_CERTS): `--cacert FILE`. */
+  caFile?: string;
 }
 
 /** POSIX single-quoting: 'it'\''s'. */
@@ -73,10 +78,14 @@ export function curlCommand(parts: CurlParts): string {
   if (/[[\]{}]/.test(parts.url)) args.push('-g');
   if (/\/\.\.?(?:[/?#]|$)/.test(parts.url)) args.push('--path-as-is');
   args.push(shellQuote(parts.url));
+  // The way the run went: its proxy (read from the variable, so that no credential is written) and its CA.
+  if (parts.proxyVariable !== undefined && /^[A-Za-z_][A-Za-z0-9_]*$/.test(parts.proxyVariable)) args.push('-x', `"$${parts.proxyVariable}"`);
+  if (parts.caFile !== undefined) args.push('--cacert', shellQuote(parts.caFile));
   const names = new Set(parts.headers.map(([n]) => n.toLowerCase()));
   if (parts.key) {
     const { name, value } = parts.key;
-    args.push(value === 'env' ? `-H "${name}: $${KEY_ENV}"` : headerArg(name, value.literal));
+    // The key with the case of its letters changed is made from the variable too, never written.
+    args.push(value === 'env' ? `-H "${name}: $${KEY_ENV}"` : value === 'env-case-changed' ? `-H "${name}: $(printf %s "$${KEY_ENV}" | tr a-zA-Z A-Za-z)"` : headerArg(name, value.literal));
   }
   for (const [name, value] of parts.headers) args.push(headerArg(name, value));
   // curl adds headers of its own; the client sends neither of these.

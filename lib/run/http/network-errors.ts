@@ -13,6 +13,8 @@ export interface ProxyInUse {
   readonly shown: string;
   readonly uri: string;
   readonly mode: 'connect' | 'absolute-form';
+  /** The variable it came from (HTTPS_PROXY, http_proxy, …), for the replay lines. */
+  readonly variable?: string;
 }
 
 /** Errors of opening a TCP connection: with a proxy, every connection the client opens goes to the proxy. */
@@ -72,4 +74,91 @@ export function tlsFailure(code: string | undefined, message: string, targetOrig
   if (WRONG_NAME.has(code)) return { code: 'TLS', message: `${head}: the certificate names another host; check the host of the base URL` };
   if (OUT_OF_DATE.has(code)) return { code: 'TLS', message: `${head}: the certificate is out of its validity dates (or this machine's clock is wrong)` };
   return { code: 'TLS', message: head };
+}
+
+/** What a proxy said of why it could not reach the target: a DNS failure, a refused connection, a timeout, a refusal of its own. */
+export type ProxyFailureKind = 'dns' | 'refused' | 'timeout' | 'denied' | 'other';
+
+/** RFC 9209 Proxy-Status error types, by what they mean here. */
+const PROXY_STATUS_KINDS: Record<string, ProxyFailureKind> = {
+  dns_timeout: 'dns',
+  dns_error: 'dns',
+  destination_not_found: 'dns',
+  connection_refused: 'refused',
+  destination_unavailable: 'refused',
+  destination_ip_unroutable: 'refused',
+  connection_timeout: 'timeout',
+  connection_read_timeout: 'timeout',
+  http_request_denied: 'denied',
+  destination_ip_prohibited: 'denied',
+};
+
+/** Squid's X-Squid-Error codes, by what they mean here. */
+const SQUID_KINDS: Record<string, ProxyFailureKind> = {
+  ERR_DNS_FAIL: 'dns',
+  ERR_CONNECT_FAIL: 'refused',
+  ERR_READ_TIMEOUT: 'timeout',
+  ERR_LIFETIME_EXP: 'timeout',
+  ERR_ACCESS_DENIED: 'denied',
+  ERR_CANNOT_FORWARD: 'other',
+  ERR_GATEWAY_FAILURE: 'other',
+};
+
+/** Words of a proxy's error page that say the host name did not resolve. */
+const DNS_WORDS = /unable to determine ip address|could not resolve|name or service not known|nxdomain|no such host|unknown host/i;
+
+export interface ProxyVerdict {
+  kind: ProxyFailureKind;
+  /** The header or words it was read from, to show: `X-Squid-Error: ERR_DNS_FAIL 0`. */
+  evidence: string;
+}
+
+/**
+ * Why a proxy says it could not serve a request, from its own answer: a Proxy-Status header naming an
+ * error (RFC 9209), squid's X-Squid-Error, or an error page that says the name did not resolve.
+ * Undefined when the answer carries none of these (then it cannot be told from the target's own).
+ */
+export function proxyVerdict(headers: Readonly<Record<string, string | undefined>>, body = ''): ProxyVerdict | undefined {
+  const status = headers['proxy-status'];
+  const error = status === undefined ? undefined : /;\s*error=("?)([a-z_]+)\1/i.exec(status)?.[2]?.toLowerCase();
+  if (error !== undefined) return { kind: PROXY_STATUS_KINDS[error] ?? 'other', evidence: `Proxy-Status: ${status?.trim()}` };
+  const squid = headers['x-squid-error']?.trim();
+  if (squid) return { kind: SQUID_KINDS[squid.split(/\s/)[0] ?? ''] ?? 'other', evidence: `X-Squid-Error: ${squid}` };
+  const words = DNS_WORDS.exec(body.slice(0, 8192));
+  if (words) return { kind: 'dns', evidence: `its answer says "${words[0]}"` };
+  return undefined;
+}
+
+/** The failure a proxy's verdict stands for, in words that say what to do. */
+export function proxyVerdictFailure(verdict: ProxyVerdict, status: number, proxy: ProxyInUse, targetOrigin: string): TransportError {
+  const host = new URL(targetOrigin).hostname;
+  const head = `the proxy at ${proxy.shown} answered ${status}${STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : ''} (${verdict.evidence})`;
+  switch (verdict.kind) {
+    case 'dns':
+      return { code: 'PROXY', message: `DNS: the proxy at ${proxy.shown} could not resolve the host ${host} (${status}, ${verdict.evidence}): check the host of the base URL` };
+    case 'refused':
+      return { code: 'PROXY', message: `${head}: it could not connect to ${new URL(targetOrigin).host} (nothing listens there, or a firewall refuses): check the base URL` };
+    case 'timeout':
+      return { code: 'PROXY', message: `${head}: it got no answer from ${new URL(targetOrigin).host} in time` };
+    case 'denied':
+      return { code: 'PROXY', message: `${head}: the proxy does not allow ${new URL(targetOrigin).host}` };
+    default:
+      return { code: 'PROXY', message: `${head}: it could not reach ${new URL(targetOrigin).host}` };
+  }
+}
+
+/** A name that does not resolve, reached directly: said as DNS, never as a refused connection. */
+export function dnsFailure(code: string | undefined, targetOrigin: string): TransportError | undefined {
+  if (code !== 'ENOTFOUND' && code !== 'EAI_AGAIN' && code !== 'EAI_NONAME') return undefined;
+  const host = new URL(targetOrigin).hostname;
+  const why = code === 'EAI_AGAIN' ? 'the name server did not answer in time' : 'no such host';
+  return { code: 'CONNECTION_REFUSED', message: `DNS: the host ${host} could not be resolved (${code}: ${why}): check the host of the base URL, or the machine's DNS` };
+}
+
+/** A connection the target's host refused or could not be routed to, reached directly: said with what to check. */
+export function connectFailure(code: string | undefined, targetOrigin: string): TransportError | undefined {
+  const host = new URL(targetOrigin).host;
+  if (code === 'ECONNREFUSED') return { code: 'CONNECTION_REFUSED', message: `the connection to ${host} was refused (ECONNREFUSED): nothing listens there` };
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return { code: 'CONNECTION_REFUSED', message: `${host} cannot be reached from this machine (${code}: no route)` };
+  return undefined;
 }

@@ -4,7 +4,7 @@ import type { HttpClientOptions } from '../../contract/exchange.ts';
 import { HARNESS_TAG } from '../../generate/templates.ts';
 
 /** What of the run's configuration decides how requests reach the target. */
-export type TargetSettings = Pick<RunConfig, 'key' | 'timeoutMs' | 'maxBodyBytes' | 'headers' | 'network'>;
+export type TargetSettings = Pick<RunConfig, 'key' | 'timeoutMs' | 'maxBodyBytes' | 'headers' | 'network'> & Partial<Pick<RunConfig, 'caFile'>>;
 
 /**
  * The options of the client that talks to the target, as a run sets them: its key, timeout and body cap,
@@ -26,6 +26,7 @@ export function targetClientOptions(
     userAgent: HARNESS_TAG,
     headers: settings.headers,
     proxy: settings.network.proxy,
+    ...(settings.caFile !== undefined ? { caFile: settings.caFile } : {}),
     throttling: true,
     keyRefusal: { after: KEY_REFUSED_AFTER, shows: (spec) => showsKeyAcceptance(spec, agency), message: keyRefusedReason(agency) },
     ...extra,

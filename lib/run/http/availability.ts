@@ -1,0 +1,82 @@
+/**
+ * Is the target as a whole unavailable (maintenance, a gateway that cannot reach it), or does it answer
+ * 5xx to one kind of request only? Production answers maintenance with a 503 that carries no Retry-After
+ * (DOMAIN.md), and a gateway in front answers 502 or 504 while the service behind it is away: waited out
+ * with back-off, never a finding. A server that answers 5xx to one kind of request (a crash on a
+ * malformed body) is a finding: a 5xx answer is judged unless the target shows it is unavailable for
+ * every request.
+ *
+ * The evidence is the run's own traffic: a request that keeps getting such an answer while another
+ * request of the run is answered otherwise is request-specific, and its answer is judged at once. The
+ * target is unavailable when, since its last other answer, requests of two kinds or more got them. Until
+ * one of the two is known, the request is retried with back-off; when its retries are spent without the
+ * target answering anything else, the run stops on "target unavailable" if two kinds or more were
+ * affected, and the answer is judged otherwise (one request, alone in flight, says nothing of the rest).
+ */
+
+/** 502, 503 without Retry-After, 504: what a target in maintenance, or a gateway without its backend, answers. */
+export function isUnavailableAnswer(status: number, retryAfter: string | undefined): boolean {
+  return status === 502 || status === 504 || (status === 503 && retryAfter === undefined);
+}
+
+/** A request's kind, for telling one kind of request that fails from a target that does: method and path. */
+export function requestKind(method: string, path: string): string {
+  return `${method.toUpperCase()} ${path}`;
+}
+
+/** Resends of a request answered 502, 503 (no Retry-After) or 504, and the first back-off (doubled each time). */
+export const UNAVAILABLE_RETRIES = 6;
+export const UNAVAILABLE_FIRST_BACKOFF_MS = 1000;
+
+export class Availability {
+  /** When the target last gave an answer that was not one of these (performance.now()). */
+  private lastAnsweredAt = Number.NEGATIVE_INFINITY;
+  /** Kinds of request answered 502/503/504 since then, with when they first were. */
+  private readonly unavailable = new Map<string, number>();
+  private readonly waiters = new Set<() => void>();
+
+  /** An answer that is not one of these: the target is there. */
+  answered(now: number): void {
+    this.lastAnsweredAt = now;
+    if (this.unavailable.size > 0) {
+      this.unavailable.clear();
+      for (const wake of [...this.waiters]) wake();
+    }
+  }
+
+  /** A 502, 503 without Retry-After or 504 to a request of this kind. */
+  unavailableTo(kind: string, now: number): void {
+    if (!this.unavailable.has(kind)) this.unavailable.set(kind, now);
+  }
+
+  /** Has the target answered anything else since `since` (the request's first such answer)? Then its answer is its own. */
+  answeredSince(since: number): boolean {
+    return this.lastAnsweredAt > since;
+  }
+
+  /** Requests of two kinds or more got such answers, and nothing else since: the target as a whole is away. */
+  unavailableToAll(): boolean {
+    return this.unavailable.size >= 2;
+  }
+
+  /** When the current spell began, if there is one. */
+  since(): number | undefined {
+    let first: number | undefined;
+    for (const at of this.unavailable.values()) first = first === undefined ? at : Math.min(first, at);
+    return first;
+  }
+
+  /** Resolves when the target answers otherwise again, or `release` is called (a stop, a trip). */
+  untilAnswered(): { promise: Promise<void>; release: () => void } {
+    let release: () => void = () => undefined;
+    const promise = new Promise<void>((resolve) => {
+      const wake = (): void => {
+        this.waiters.delete(wake);
+        resolve();
+      };
+      this.waiters.add(wake);
+      release = wake;
+    });
+    return { promise, release };
+  }
+}
