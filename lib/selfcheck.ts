@@ -22,6 +22,9 @@ export interface FaultResult {
   example?: CheckExecution;
 }
 
+/** How long a self-check run waits for each answer of the local reference server. */
+export const SELFCHECK_TIMEOUT_MS = 2000;
+
 export interface ServerHandle {
   url: string;
   close(): Promise<void>;

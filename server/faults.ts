@@ -100,7 +100,7 @@ const CATALOGUE = [
   { id: 'delete-ignores-agency', level: 'spec', section: '2.5, 4.3', description: 'Submission delete ignores the agency: a delete naming another agency removes the submission.' },
   { id: 'demerge-ignores-agency', level: 'spec', section: '4.4', description: 'Demerge ignores the agency: a demerge naming another agency removes the metadata.' },
   { id: 'demerge-removes-all', level: 'spec', section: '4.4', description: 'A demerge removes every work merged into the preferred ISWC, not the one named.' },
-  { id: 'after-merge-demerge-any', level: 'spec', section: '3, 4.4', description: 'After a successful merge into a preferred ISWC, any well-formed demerge on it answers 204, even for works never merged.' },
+  { id: 'after-merge-demerge-any', level: 'spec', section: '3, 4.4', description: 'Once metadata is merged into a preferred ISWC (by a successful merge, or as the profile\'s demerges say), any well-formed demerge on it answers 204, even for works never merged into it.' },
   // HTTP level.
   { id: 'crash-on-malformed', level: 'http', section: '7', description: 'Malformed JSON or XML bodies answer 500 with a generic text.' },
   { id: '405-without-allow', level: 'http', section: '4', description: '405 answers carry no Allow header.' },

@@ -71,6 +71,20 @@ function businessRefusal(ctx: Context, preferred: string, merge: MergeBody): str
 }
 
 /**
+ * Whether the lookup of the i-th ISWC of a merge body refuses it as not found, wherever the server's
+ * choices look items up. The faults that leave items unchecked (`merge-iswc-pattern-loose`,
+ * `array-tail-unchecked`) leave them un-looked-up too, and those that take unknown ISWCs
+ * (`merge-unknown-body-iswc-accepted`, `merge-drops-unknown-iswcs`) take them in every lookup.
+ */
+function iswcNotFound(ctx: Context, iswc: string, i: number): boolean {
+  const f = ctx.faults;
+  if (f.has('merge-unknown-body-iswc-accepted') || f.has('merge-drops-unknown-iswcs')) return false;
+  if (f.has('merge-iswc-pattern-loose') && validateNode(iswcSchema(), iswc).length > 0) return false;
+  if (f.has('array-tail-unchecked') && i >= 3) return false;
+  return !ctx.state.iswcExists(iswc);
+}
+
+/**
  * Choice `merge-items-in-order`: the merge handles its items one after the other, as a loop over the
  * request would: each ISWC of `iswcs`, then each agency work, is validated and then looked up; the first
  * item that breaks its limits is 400, the first one the server does not know is 404 ("ISWC not found").
@@ -87,19 +101,23 @@ function itemsInOrder(ctx: Context, op: Operation, resource: RequestBodySpec['re
   // once (into a preferred ISWC that exists), so an item it cannot take leaves the ones before it merged.
   const commit = ctx.choices.has('merge-commits-per-item') && ctx.state.iswcExists(preferred);
   const set = commit ? ctx.state.newMergeSet() : 0;
-  for (const iswc of Array.isArray(body.iswcs) ? (body.iswcs as unknown[]) : []) {
-    const v = ctx.limits.checkBody(op.id, resource, { iswcs: [iswc] })[0];
-    if (v) return bad('BAD_BODY', `${v.field} ${v.message}`);
-    if (!ctx.state.iswcExists(iswc as string)) return notFound();
-    if (commit && ctx.choices.has('merge-child-refused') && ctx.state.hasParent(iswc as string)) return bad('BAD_BODY', 'an ISWC of the merge already has a parent (production refuses it)');
-    if (commit) ctx.state.merge(preferred, [iswc as string], [], set);
+  const effect = !ctx.faults.has('merge-no-effect');
+  for (const [i, iswc] of (Array.isArray(body.iswcs) ? (body.iswcs as unknown[]) : []).entries()) {
+    // Fault `array-tail-unchecked`: the items after the third are neither checked nor looked up.
+    if (!(ctx.faults.has('array-tail-unchecked') && i >= 3)) {
+      const v = ctx.limits.checkBody(op.id, resource, { iswcs: [iswc] })[0];
+      if (v) return bad('BAD_BODY', `${v.field} ${v.message}`);
+      if (iswcNotFound(ctx, iswc as string, i)) return notFound();
+      if (commit && ctx.choices.has('merge-child-refused') && ctx.state.hasParent(iswc as string)) return bad('BAD_BODY', 'an ISWC of the merge already has a parent (production refuses it)');
+    }
+    if (commit && effect && typeof iswc === 'string') ctx.state.merge(preferred, [iswc], [], set);
   }
   for (const work of Array.isArray(body.agencyWorks) ? (body.agencyWorks as unknown[]) : []) {
     const v = ctx.limits.checkBody(op.id, resource, { agencyWorks: [work] })[0];
     if (v) return bad('BAD_BODY', `${v.field} ${v.message}`);
     const w = work as AgencyWorkRef;
     if (!ctx.state.workKnown(w.agencyCode, w.agencyWorkCode)) return notFound();
-    if (commit) ctx.state.merge(preferred, [], [w], set);
+    if (commit && effect && !ctx.faults.has('merge-ignores-agency-works')) ctx.state.merge(preferred, [], [w], set);
   }
   return commit ? 'merged' : null;
 }
@@ -138,8 +156,8 @@ function namesNonAsciiWork(value: unknown): boolean {
 function lookedUpFirst(ctx: Context, value: unknown, notFound: () => Reply): Reply | null {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
   const body = value as Record<string, unknown>;
-  for (const iswc of Array.isArray(body.iswcs) ? (body.iswcs as unknown[]) : []) {
-    if (typeof iswc === 'string' && !ctx.state.iswcExists(iswc)) return notFound();
+  for (const [i, iswc] of (Array.isArray(body.iswcs) ? (body.iswcs as unknown[]) : []).entries()) {
+    if (typeof iswc === 'string' && iswcNotFound(ctx, iswc, i)) return notFound();
   }
   for (const work of Array.isArray(body.agencyWorks) ? (body.agencyWorks as unknown[]) : []) {
     if (work === null || typeof work !== 'object') continue;
@@ -147,24 +165,6 @@ function lookedUpFirst(ctx: Context, value: unknown, notFound: () => Reply): Rep
     if (typeof agencyCode === 'string' && typeof agencyWorkCode === 'string' && !ctx.state.workKnown(agencyCode, agencyWorkCode)) return notFound();
   }
   return null;
-}
-
-/**
- * Choice `merge-commits-per-item`: once the body is bound and validated whole, each item is looked up and
- * merged at once, ISWCs then agency works, without a transaction: an ISWC the server does not have is
- * refused (404, or 400 by `refuse-as-400`) with the items before it already merged, in the set of metadata
- * the request started.
- */
-function commitPerItem(ctx: Context, op: Operation, preferred: string, iswcs: readonly string[], works: readonly AgencyWorkRef[]): Reply {
-  const set = ctx.state.newMergeSet();
-  for (const iswc of iswcs) {
-    if (!ctx.state.iswcExists(iswc)) {
-      return ctx.choices.has('refuse-as-400') ? errorReply(ctx, 400, { code: 'NOT_FOUND', message: 'an ISWC to merge does not exist', where: 'handleMerge' }) : errorReply(ctx, 404, { code: 'NOT_FOUND', message: ISWC_NOT_FOUND, where: 'handleMerge' });
-    }
-    ctx.state.merge(preferred, [iswc], [], set);
-  }
-  for (const work of works) ctx.state.merge(preferred, [], [work], set);
-  return empty(op.successStatus);
 }
 
 /**
@@ -254,7 +254,6 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
   const works = merge.agencyWorks ?? [];
   if (!ctx.state.iswcExists(preferred.value) && !(f.has('merge-works-only-unknown-preferred') && iswcs.length === 0 && works.length > 0)) return notFound();
   if ((ctx.choices.has('merge-unknown-works-404') || f.has('merge-drops-invalid-works')) && works.some((w) => !ctx.state.workKnown(w.agencyCode, w.agencyWorkCode))) return notFound();
-  if (ctx.choices.has('merge-commits-per-item')) return commitPerItem(ctx, op, preferred.value, iswcs, works);
   if (f.has('merge-drops-unknown-iswcs')) {
     const known = iswcs.filter((iswc) => ctx.state.iswcExists(iswc));
     if (known.length < iswcs.length && known.length + works.length === 0) return bad('BAD_BODY', 'the merge names nothing to merge');
@@ -262,13 +261,29 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
   }
   // Faults `merge-iswc-pattern-loose` and `array-tail-unchecked`: the items they do not check are not looked up either.
   const unchecked = (iswc: string, i: number): boolean => (f.has('merge-iswc-pattern-loose') && validateNode(iswcSchema(), iswc).length > 0) || (f.has('array-tail-unchecked') && i >= 3);
-  if (!f.has('merge-unknown-body-iswc-accepted') && iswcs.some((iswc, i) => !unchecked(iswc, i) && !ctx.state.iswcExists(iswc))) {
-    // Choice `merge-partial-404`: what it has is merged all the same (set-based, or a loop that goes on).
-    if (ctx.choices.has('merge-partial-404')) ctx.state.merge(preferred.value, iswcs.filter((iswc) => ctx.state.iswcExists(iswc)), works.filter((w) => ctx.state.workKnown(w.agencyCode, w.agencyWorkCode)));
-    return ctx.choices.has('refuse-as-400') ? errorReply(ctx, 400, { code: 'NOT_FOUND', message: 'an ISWC to merge does not exist', where: 'handleMerge' }) : notFound();
+  const missing = (iswc: string, i: number): boolean => !f.has('merge-unknown-body-iswc-accepted') && !unchecked(iswc, i) && !ctx.state.iswcExists(iswc);
+  const refuseMissing = (): Reply => (ctx.choices.has('refuse-as-400') ? errorReply(ctx, 400, { code: 'NOT_FOUND', message: 'an ISWC to merge does not exist', where: 'handleMerge' }) : notFound());
+  const merged = f.has('merge-ignores-agency-works') ? [] : works;
+  if (ctx.choices.has('merge-commits-per-item')) {
+    // Choice `merge-commits-per-item`: once the body is bound and validated whole, each item is looked up
+    // and merged at once, ISWCs then agency works, without a transaction: an ISWC the server does not have
+    // is refused with the items before it already merged, in the set of metadata the request started. The
+    // faults above act on it as on the atomic merge.
+    const set = ctx.state.newMergeSet();
+    for (const [i, iswc] of iswcs.entries()) {
+      if (missing(iswc, i)) return refuseMissing();
+      if (!f.has('merge-no-effect')) ctx.state.merge(preferred.value, [iswc], [], set);
+    }
+    // The agency works, then: none of them can be refused at this point (an empty merge is merged too).
+    if (!f.has('merge-no-effect')) ctx.state.merge(preferred.value, [], merged, set);
+  } else {
+    if (iswcs.some(missing)) {
+      // Choice `merge-partial-404`: what it has is merged all the same (set-based, or a loop that goes on).
+      if (ctx.choices.has('merge-partial-404') && !f.has('merge-no-effect')) ctx.state.merge(preferred.value, iswcs.filter((iswc) => ctx.state.iswcExists(iswc)), merged.filter((w) => ctx.state.workKnown(w.agencyCode, w.agencyWorkCode)));
+      return refuseMissing();
+    }
+    if (!f.has('merge-no-effect')) ctx.state.merge(preferred.value, iswcs, merged);
   }
-
-  if (!f.has('merge-no-effect')) ctx.state.merge(preferred.value, iswcs, f.has('merge-ignores-agency-works') ? [] : works);
   if (f.has('no-body-204-violated')) return { status: op.successStatus, bodyOn204: '{}' };
   return empty(op.successStatus);
 }
@@ -312,11 +327,14 @@ export function handleDemerge(ctx: Context, op: Operation, rawQuery: string): Re
 
   const foreign = refuseForeignAgency(ctx, op, agency.value);
   if (foreign) return foreign;
-  if (c.has('demerge-by-work-400') && ctx.state.isMergedAnywhere(agency.value, workcode.value) && !ctx.state.isMerged(preferred.value, agency.value, workcode.value)) {
+  // Fault `demerge-ignores-agency`: the agency the work is merged under stands in for the one asked, in
+  // every lookup the server makes.
+  const effectiveAgency = f.has('demerge-ignores-agency') ? (ctx.state.mergedAgencyOf(preferred.value, workcode.value) ?? agency.value) : agency.value;
+  if (c.has('demerge-by-work-400') && ctx.state.isMergedAnywhere(effectiveAgency, workcode.value) && !ctx.state.isMerged(preferred.value, effectiveAgency, workcode.value)) {
     return bad('NOT_FOUND', 'this metadata is merged into another preferred ISWC');
   }
   // Choice `demerge-unmerged-400`: the work is looked up first; metadata merged nowhere is a business error.
-  if (c.has('demerge-unmerged-400') && !ctx.state.isMergedAnywhere(agency.value, workcode.value)) return bad('NOT_FOUND', 'this metadata is merged into no preferred ISWC');
+  if (c.has('demerge-unmerged-400') && !ctx.state.isMergedAnywhere(effectiveAgency, workcode.value)) return bad('NOT_FOUND', 'this metadata is merged into no preferred ISWC');
   // Choice `unknown-preferred-400`: an unknown preferred ISWC is a business error (production's 153).
   if (!ctx.state.iswcExists(preferred.value)) return c.has('unknown-preferred-400') && !f.has('demerge-404-as-410') ? bad('NOT_FOUND', 'the preferred ISWC does not exist', '153') : notFound();
   if (f.has('demerge-ignores-preferred')) {
@@ -326,8 +344,6 @@ export function handleDemerge(ctx: Context, op: Operation, rawQuery: string): Re
       return empty(op.successStatus);
     }
   }
-  // Fault `demerge-ignores-agency`: the agency the work is merged under stands in for the one asked.
-  const effectiveAgency = f.has('demerge-ignores-agency') ? (ctx.state.mergedAgencyOf(preferred.value, workcode.value) ?? agency.value) : agency.value;
   if (!ctx.state.isMerged(preferred.value, effectiveAgency, workcode.value)) {
     if (f.has('after-merge-demerge-any') && ctx.state.wasMergedInto(preferred.value)) return empty(op.successStatus);
     return c.has('refuse-as-400') && !f.has('demerge-404-as-410') ? bad('NOT_FOUND', 'this metadata is not merged into the preferred ISWC') : notFound();

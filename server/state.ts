@@ -37,7 +37,7 @@ export class ServerState {
   readonly #childIswcs = new Map<string, Set<string>>();
   /** preferred ISWC -> keys of the agency works merged into it (what a demerge can remove). */
   readonly #works = new Map<string, Set<string>>();
-  /** Preferred ISWCs that received a successful merge through this server (for `after-merge-demerge-any`). */
+  /** Preferred ISWCs metadata was merged into: the profile's demerges, and every successful merge (for `after-merge-demerge-any`). */
   readonly #mergedInto = new Set<string>();
   readonly #submissions = new Set<string>();
   /** Agency works the server knows (from the profile's entries): choice `merge-items-in-order`. */
@@ -69,6 +69,7 @@ export class ServerState {
       this.#worksOf(d.preferredIswc).add(workKey(d.agency, d.workcode));
       this.#knownWorks.add(workKey(d.agency, d.workcode));
       this.#setsOf(d.preferredIswc).set(workKey(d.agency, d.workcode), this.#nextMergeSet++);
+      this.#mergedInto.add(d.preferredIswc);
     }
     for (const s of profile.submissions) {
       add(s.preferredIswc);

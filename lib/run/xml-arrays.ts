@@ -15,6 +15,13 @@ export function shapedRequest(step: Step, arrays: XmlArrays): RequestSpec {
   const spec = operation(step.operation).body;
   if (!spec || !request.body.trimStart().startsWith('<')) return request;
   const decoded = decodeXml(spec.resource, request.body);
-  if (!decoded.ok) return request;
+  // A body without arrays is sent as the case wrote it: written again, it would lose its layout (an
+  // indented body, a case of its own, would reach the target without its whitespace).
+  if (!decoded.ok || !holdsArray(decoded.value)) return request;
   return { ...request, body: encodeXml(spec.resource, decoded.value, arrays) };
+}
+
+function holdsArray(value: unknown): boolean {
+  if (Array.isArray(value)) return true;
+  return value !== null && typeof value === 'object' && Object.values(value).some(holdsArray);
 }

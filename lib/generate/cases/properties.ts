@@ -275,12 +275,18 @@ export function propertyCases(profile: TargetProfile): CaseDef[] {
       async run(ctx) {
         const format = asFormat(ctx.format);
         const query = queryFor(MERGE, { preferredIswc: unknownIswc(profile), agency: profile.agency });
-        await property(ctx, 'merge body with edge values', edgeMergeBodyArb(options(format)), (body) => ({
+        // Duplicates of ISWCs that exist too: a server that looks each item up before anything else finds
+        // them, and only then meets the duplicate (generated ISWCs are simply not found). Into an ISWC that
+        // does not exist, nothing is merged.
+        const edge = edgeMergeBodyArb(options(format));
+        const others = profile.iswcs.slice(1);
+        const arb = others.length > 0 ? fc.oneof(edge, fc.subarray(others, { minLength: 1, maxLength: Math.min(3, others.length) }).map((items) => ({ ...emptyMerge(), iswcs: [...items, items[0]] }))) : edge;
+        await property(ctx, 'merge body with edge values', arb, (body) => ({
           label: 'merge body with edge values',
           operation: MERGE,
           probe: 'open-point',
           request: bodyRequest(MERGE, format, body, { query }),
-          expect: [expectCheck('observed.edge-values', { because: 'duplicates, empty arrays or exotic text, into an ISWC that does not exist', facts: { body } })],
+          expect: [expectCheck('observed.edge-values', { because: 'duplicates (of generated ISWCs or of ISWCs that exist), empty arrays or exotic text, into an ISWC that does not exist', facts: { body } })],
         }));
       },
     },

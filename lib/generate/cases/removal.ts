@@ -205,7 +205,9 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
         const others: Array<[string, Partial<DemergeEntry>]> = [
           ['agency', { agency: otherAgency(d.agency) }],
           ['work code', { workcode: otherWorkCode(d.workcode) }],
-          ['preferred ISWC', { preferredIswc: otherExisting(profile, d.preferredIswc) }],
+          // A preferred ISWC with metadata of its own when the profile has one (the other entry's): a server
+          // that finds "some" metadata there, not this one, shows it.
+          ['preferred ISWC', { preferredIswc: elsewhere.preferredIswc !== d.preferredIswc ? elsewhere.preferredIswc : otherExisting(profile, d.preferredIswc) }],
         ];
         for (const [what, change] of others) {
           await ctx.send({

@@ -1,6 +1,7 @@
 import type { Format } from '../../contract/codec/index.ts';
 import { MEDIA_TYPE } from '../../contract/codec/index.ts';
 import { runIdOf } from '../../contract/answer.ts';
+import { constraintsOf } from '../../contract/constraints.ts';
 import { operation } from '../../contract/operations.ts';
 import type { TargetProfile } from '../../contract/profile/types.ts';
 import { servesFormat } from '../../contract/profile/types.ts';
@@ -258,12 +259,16 @@ export function runCases(profile: TargetProfile): CaseDef[] {
           });
         }
         if (format !== 'json') return;
-        // A bad request that asks for JSON still carries "Bad Request" (4.1), whatever its JSON shape.
+        // A bad request that asks for JSON still carries "Bad Request" (4.1), whatever its JSON shape. A
+        // counter past its range: a server that authorizes the agency before it validates the body (another
+        // agency's code gets 401 or 403 first) refuses it with 400 all the same.
+        const counter = constraintsOf(OP).find((c) => c.location === 'body' && c.type === 'integer' && c.maximum !== undefined && !c.field.includes('.'));
+        if (!counter || counter.maximum === undefined) throw new Error(`schemas/openapi.yaml: ${OP} has no bounded integer field`);
         await ctx.send({
-          label: 'agencyCode of 4 characters, Accept application/json',
+          label: `${counter.field} past its range, Accept application/json`,
           operation: OP,
-          request: bodyRequest(OP, format, { ...validAgentRun(profile), agencyCode: `${profile.agency}1` }, { headers: { Accept: MEDIA_TYPE.json } }),
-          expect: [expectCheck('limit.rejected', { because: 'agencyCode has 4 characters, the limit is exactly 3 (sections 2.1, 8)', sections: ['2.1', '8'] })],
+          request: bodyRequest(OP, format, { ...validAgentRun(profile), [counter.field]: counter.maximum + 1 }, { headers: { Accept: MEDIA_TYPE.json } }),
+          expect: [expectCheck('limit.rejected', { because: `${counter.field} is ${counter.maximum + 1}, past the int32 maximum ${counter.maximum} (sections 2.1, 8)`, sections: [...counter.sections] })],
         });
       },
     },

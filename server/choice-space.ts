@@ -1,0 +1,314 @@
+/**
+ * The space of legitimate servers: which choices of the catalogue (server/choices.ts) one server can make
+ * together, what its target profile must then say, and which faults (server/faults.ts) a choice hides by
+ * right. The sweep (lib/sweep/) draws random combinations from this space instead of trusting the named
+ * sets alone, so the model must be strict in both directions:
+ *
+ * - two choices are exclusive only when their descriptions contradict each other, so that no single real
+ *   server could make both (never to hide a false alarm: a combination the harness fails is a finding);
+ * - a fault is excluded behind a choice only when the choice makes the fault's behaviour legitimate
+ *   (indistinguishable from a choice) or keeps every request from reaching it (unreachable), each with its
+ *   reason: the choice answers first by a rule of its own that a real server applies before (a gateway, a
+ *   business rule on the same input, a lookup the fault says nothing of), or nothing of the choice is left
+ *   beside the fault. A fault acts wherever its description applies, whatever path the choices take in the
+ *   handlers, and is otherwise expected to be caught whatever legitimate choices surround it.
+ *
+ * A choice named nowhere here is free: compatible with every other, needing nothing of the profile.
+ */
+
+import type { ProfileSettings, TargetProfile } from '../lib/contract/profile/types.ts';
+import type { ChoiceId } from './choices.ts';
+import { CHOICES } from './choices.ts';
+import type { FaultId } from './faults.ts';
+import { FAULTS } from './faults.ts';
+
+/** Choices that contradict one another: a server makes at most one of them. */
+export interface ExclusiveGroup {
+  /** What the choices answer differently. */
+  point: string;
+  choices: readonly ChoiceId[];
+  /** Why no server makes two of them. */
+  reason: string;
+}
+
+export const EXCLUSIVE_GROUPS: readonly ExclusiveGroup[] = [
+  {
+    point: 'the representation of the run notification answer',
+    choices: ['answer-xml-always', 'answer-json-unless-accept-xml', 'answer-json-always'],
+    reason: 'each states which representation answers a given request, and they name different ones',
+  },
+  {
+    point: 'a missing or wrong key on merge, delete and demerge',
+    choices: ['auth-403-no-body', 'auth-apim-json', 'auth-missing-key-400'],
+    reason: 'a missing key gets 403 without a body, the gateway\'s 401 JSON, or 400: one status each',
+  },
+  {
+    point: 'another agency than the key\'s',
+    choices: ['foreign-agency-refused', 'foreign-agency-403'],
+    reason: 'the refusal of another agency is 401 text and 403 without a body, or 403 problem+json on every operation',
+  },
+  {
+    point: 'the body of an error of merge, delete and demerge',
+    choices: ['error-text-bodies', 'problem-json', 'xml-error-bodies', 'error-no-body', 'business-codes'],
+    reason: 'each states what every such error carries: a text, problem+json, XML, nothing, or production\'s business code in JSON',
+  },
+  {
+    point: 'the body of the run notification\'s 400',
+    choices: ['problem-json', 'xml-error-bodies', 'bad-request-detail', 'stated-text-colon-detail'],
+    reason: 'problem+json, XML, "Bad Request" and a detail on the next line, or "Bad Request: detail": one body each',
+  },
+  {
+    point: 'a run notification carrying a runId the server never issued',
+    choices: ['unknown-run-404', 'unknown-run-400', 'run-id-client-chosen'],
+    reason: '404, 400, or (the client names its runs) the start of that run',
+  },
+  {
+    point: 'the JSON reader binding a value that is not an integer to an integer field',
+    choices: ['newtonsoft-json', 'coerce-boolean-integer', 'json-fractions-truncated'],
+    reason: 'one reader each: Newtonsoft.Json refuses a boolean and a fraction, the coercing reader takes a boolean as 1 or 0, Jackson truncates a fraction',
+  },
+  {
+    point: 'how characters are counted',
+    choices: ['utf16-lengths', 'grapheme-lengths', 'nfc-lengths'],
+    reason: 'one length per string: UTF-16 code units, grapheme clusters or NFC code points',
+  },
+  {
+    point: 'reasonCode values',
+    choices: ['reason-code-free', 'reason-code-list'],
+    reason: 'a blank or missing reasonCode is accepted, or only "01" to "05" are',
+  },
+  {
+    point: 'a path the API does not define',
+    choices: ['unknown-path-403', 'iis-html-errors', 'apim-404-unknown-operation'],
+    reason: 'one answer each: the API gateway\'s 403, IIS\'s HTML 404, or API Management\'s JSON 404',
+  },
+  {
+    point: 'the media type JSON answers are labelled with',
+    choices: ['json-text-json', 'json-text-plain'],
+    reason: 'text/json or text/plain: one label each',
+  },
+  {
+    point: 'the serializer of XML answers',
+    choices: ['xml-answer-dotnet', 'xml-answer-datacontract', 'xml-answer-cdata'],
+    reason: 'XmlSerializer, DataContractSerializer and a CDATA-writing serializer each write the answer their own way',
+  },
+  {
+    point: 'the order in which a merge validates and looks up each item',
+    choices: ['merge-items-in-order', 'merge-items-looked-up-first', 'merge-items-lookup-400'],
+    reason: 'each item is validated then looked up, looked up then validated (404 when not found), or only looked up (400 when not found): an unknown, broken item is 400 or 404',
+  },
+  {
+    point: 'an item of the merge body the server does not have',
+    choices: ['merge-items-lookup-400', 'merge-unknown-works-404', 'merge-partial-404'],
+    reason: 'an unknown ISWC or agency work is refused 400 before anything is merged, or 404 (with what was found merged, for merge-partial-404): one status each',
+  },
+  {
+    point: 'a body sent without Content-Type',
+    choices: ['no-content-type-json', 'no-content-type-refused'],
+    reason: 'the body is read as JSON, or taken for application/octet-stream and refused: one answer each',
+  },
+  {
+    point: 'what a demerge removes besides the named work',
+    choices: ['demerge-merge-set', 'demerge-merged-iswc'],
+    reason: 'the set of metadata the merge request carried, or every work of the merged ISWC the named work belongs to: two different sets',
+  },
+];
+
+/**
+ * What the target profile of a server making a choice says: the points the document leaves to the target
+ * that a client must know to send a request that succeeds (4.3 reasonCode values; 2.3 how XML arrays are
+ * read; 3 how many runs may be open; 2.1 who names a run).
+ */
+export const CHOICE_PROFILE_SETTINGS: Partial<Record<ChoiceId, Partial<ProfileSettings>>> = {
+  'reason-code-list': { reasonCode: '01' },
+  'xml-wrapped-arrays': { xmlArrays: 'wrapped' },
+  'run-id-client-chosen': { runIds: 'client' },
+  'one-open-run': { openRuns: 'one' },
+};
+
+/**
+ * A fault the harness cannot, by right, tell apart behind some choices. `unreachable`: with these choices
+ * the server answers every request the fault would change before the fault's code is reached, so a real
+ * server making them could not show it. `indistinguishable`: behind these choices the fault's answer is
+ * itself a legitimate one (another choice's).
+ */
+export interface FaultExclusion {
+  fault: FaultId;
+  /** The choices that hide the fault, all together. */
+  behind: readonly ChoiceId[];
+  kind: 'unreachable' | 'indistinguishable';
+  reason: string;
+}
+
+/** The same exclusion behind each of several choices (any one of them hides the fault). */
+const behindEach = (fault: FaultId, choices: readonly ChoiceId[], kind: FaultExclusion['kind'], reason: string): FaultExclusion[] => choices.map((c) => ({ fault, behind: [c], kind, reason }));
+
+const KEY_OWN_AGENCY: readonly ChoiceId[] = ['foreign-agency-refused', 'foreign-agency-403'];
+
+export const FAULT_EXCLUSIONS: readonly FaultExclusion[] = [
+  { fault: 'run-id-pascal-case', behind: ['answer-xml-always'], kind: 'unreachable', reason: 'the run notification never answers JSON, where the fault names the field RunId' },
+  { fault: 'xml-wrong-root-response', behind: ['answer-json-always'], kind: 'unreachable', reason: 'the run notification never answers XML, where the fault names the wrong root' },
+  {
+    fault: 'merge-iswc-pattern-loose',
+    behind: ['check-digit-all'],
+    kind: 'unreachable',
+    reason: 'the check digit of every ISWC of the body is checked (a business rule of the choice), and no item off the pattern has one: the item the fault leaves unchecked is refused (400) all the same',
+  },
+  {
+    fault: 'int32-min-loose',
+    behind: ['business-odd-values'],
+    kind: 'unreachable',
+    reason: 'negative counters are refused (400) as a business rule, and every value below the int32 minimum is negative; sourceDb below it names no submission (404), which the document lets answer data that does not exist',
+  },
+  {
+    fault: 'array-tail-unchecked',
+    behind: ['check-digit-all'],
+    kind: 'unreachable',
+    reason: 'the check digit of every ISWC of the body is checked, and no item off the pattern has one: the items after the third that the fault leaves unchecked are refused (400) all the same',
+  },
+  { fault: 'duplicate-items-500', behind: ['merge-duplicates-400'], kind: 'unreachable', reason: 'a merge repeating an ISWC is refused (400) as a business rule before the fault could crash on it' },
+  // Items of the merge body that break their limits, behind a server that looks items up: not found.
+  ...(['merge-items-in-order', 'merge-items-looked-up-first', 'merge-unknown-works-404'] as const).flatMap((choice) =>
+    (['merge-agency-code-loose', 'merge-work-code-loose'] as const).map(
+      (fault): FaultExclusion => ({
+        fault,
+        behind: [choice],
+        kind: 'indistinguishable',
+        reason: 'agency works are looked up: one past its limits (that the fault lets through) is then not found (404), the answer of a server that looks items up before it checks them (merge-items-looked-up-first); no existing work is past its limits',
+      }),
+    ),
+  ),
+  ...(['run-agency-code-loose', 'merge-agency-code-loose'] as const).map(
+    (fault): FaultExclusion => ({
+      fault,
+      behind: ['agency-code-digits'],
+      kind: 'unreachable',
+      reason: 'agency codes must be three ASCII digits (a business rule of the choice): a code of any other length breaks it and is refused (400) whether its length is checked or not',
+    }),
+  ),
+  ...behindEach('merge-agency-code-loose', ['merge-own-works-only', 'foreign-agency-first'], 'indistinguishable', 'an agency work whose agencyCode has another length is another agency\'s, which the merge refuses (403) before or instead of its length: as right an answer as 400 (which of two refusals comes first is not shown)'),
+  { fault: 'oversized-body-500', behind: ['large-bodies-accepted'], kind: 'unreachable', reason: 'bodies are read up to 30,000,000 bytes: the harness sends none that large (its oversized body is 2 MiB), so the cap the fault mishandles is never reached' },
+  {
+    fault: 'demerge-404-as-410',
+    behind: ['demerge-by-work-400', 'demerge-unmerged-400'],
+    kind: 'unreachable',
+    reason: 'the work is looked up first and a work merged into another preferred ISWC or into none is 400: no demerge reaches the 404 the fault turns into 410',
+  },
+  {
+    fault: 'after-merge-demerge-any',
+    behind: ['demerge-by-work-400', 'demerge-unmerged-400'],
+    kind: 'unreachable',
+    reason: 'the work is looked up first, and a work merged into another preferred ISWC or into none is refused (400): only metadata merged into the ISWC named reaches the fault, and a demerge rightly removes it',
+  },
+  {
+    fault: 'demerge-ignores-preferred',
+    behind: ['demerge-by-work-400'],
+    kind: 'unreachable',
+    reason: 'a demerge naming another preferred ISWC than the one the work is merged into is refused (400) before the fault looks the work up without it',
+  },
+  ...behindEach('delete-ignores-agency', KEY_OWN_AGENCY, 'unreachable', 'the key acts for its own agency only: a delete naming another agency is refused before the submission is looked up, and every submission it can delete is its own agency\'s'),
+  ...behindEach('demerge-ignores-agency', KEY_OWN_AGENCY, 'unreachable', 'the key acts for its own agency only: a demerge naming another agency is refused before the work is looked up, and every work it can demerge is its own agency\'s'),
+  ...behindEach('run-agency-code-loose', [...KEY_OWN_AGENCY, 'foreign-agency-first'], 'indistinguishable', 'an agencyCode of another length names another agency, which the key does not act for: 401 or 403 is as right an answer as 400 (which of two refusals comes first is not shown)'),
+];
+
+const CHOICE_IDS: ReadonlySet<string> = new Set(CHOICES.map((c) => c.id));
+const FAULT_IDS: ReadonlySet<string> = new Set(FAULTS.map((f) => f.id));
+for (const g of EXCLUSIVE_GROUPS) for (const id of g.choices) if (!CHOICE_IDS.has(id)) throw new Error(`server/choice-space.ts: unknown choice ${id} in the group "${g.point}"`);
+for (const e of FAULT_EXCLUSIONS) {
+  if (!FAULT_IDS.has(e.fault)) throw new Error(`server/choice-space.ts: unknown fault ${e.fault}`);
+  for (const id of e.behind) if (!CHOICE_IDS.has(id)) throw new Error(`server/choice-space.ts: unknown choice ${id} behind the fault ${e.fault}`);
+}
+
+/** The group two distinct choices both belong to (they contradict each other), if any. */
+export function conflictOf(a: ChoiceId, b: ChoiceId): ExclusiveGroup | undefined {
+  if (a === b) return undefined;
+  return EXCLUSIVE_GROUPS.find((g) => g.choices.includes(a) && g.choices.includes(b));
+}
+
+/** Every pair of choices of a combination that contradict each other, with the group that says why. */
+export function conflictsIn(ids: readonly ChoiceId[]): Array<{ a: ChoiceId; b: ChoiceId; group: ExclusiveGroup }> {
+  const out: Array<{ a: ChoiceId; b: ChoiceId; group: ExclusiveGroup }> = [];
+  for (const [i, a] of ids.entries()) {
+    for (const b of ids.slice(i + 1)) {
+      const group = conflictOf(a, b);
+      if (group) out.push({ a, b, group });
+    }
+  }
+  return out;
+}
+
+/**
+ * The choices kept in the order given, each one dropped when it contradicts one kept before it: how a
+ * random pick of choices becomes a server that could exist.
+ */
+export function compatiblePrefix(ids: readonly ChoiceId[]): ChoiceId[] {
+  const kept: ChoiceId[] = [];
+  for (const id of ids) if (!kept.includes(id) && kept.every((k) => conflictOf(k, id) === undefined)) kept.push(id);
+  return kept;
+}
+
+/** The profile settings a combination of choices needs; throws when two choices need different values. */
+export function profileSettingsOf(ids: readonly ChoiceId[]): Partial<ProfileSettings> {
+  const out: Record<string, unknown> = {};
+  const by: Record<string, ChoiceId> = {};
+  for (const id of ids) {
+    for (const [key, value] of Object.entries(CHOICE_PROFILE_SETTINGS[id] ?? {})) {
+      if (key in out && out[key] !== value) throw new Error(`Choices ${by[key]} and ${id} need different profile values of ${key}`);
+      out[key] = value;
+      by[key] = id;
+    }
+  }
+  return out;
+}
+
+/** The profile a harness run against a server making these choices uses. */
+export function profileForChoices<P extends TargetProfile>(profile: P, ids: readonly ChoiceId[]): P {
+  const settings = profileSettingsOf(ids);
+  return Object.keys(settings).length > 0 ? { ...profile, ...settings } : profile;
+}
+
+/** The exclusions that apply to a fault behind a combination (all the choices each names are in it). */
+export function exclusionsOf(fault: string, ids: readonly ChoiceId[]): FaultExclusion[] {
+  return FAULT_EXCLUSIONS.filter((e) => e.fault === fault && e.behind.every((c) => ids.includes(c)));
+}
+
+/**
+ * The choices of a combination a fault is tried behind: while a declared exclusion applies, the last
+ * choice it names is left out (so the fault is still tried behind as many of the combination's choices as
+ * can surround it).
+ */
+export function choicesAroundFault(fault: string, ids: readonly ChoiceId[]): { kept: ChoiceId[]; dropped: Array<{ choice: ChoiceId; exclusion: FaultExclusion }> } {
+  let kept = [...ids];
+  const dropped: Array<{ choice: ChoiceId; exclusion: FaultExclusion }> = [];
+  for (let exclusion = exclusionsOf(fault, kept)[0]; exclusion; exclusion = exclusionsOf(fault, kept)[0]) {
+    const choice = exclusion.behind[exclusion.behind.length - 1];
+    kept = kept.filter((id) => id !== choice);
+    dropped.push({ choice, exclusion });
+  }
+  return { kept, dropped };
+}
+
+/** The space as Markdown (docs/reference-server.md): the exclusive groups, the profile settings, the declared exclusions. */
+export function choiceSpaceTables(): string {
+  const cell = (text: string): string => text.replace(/\|/g, '\\|');
+  const ids = (list: readonly string[]): string => list.map((id) => `\`${id}\``).join(', ');
+  return [
+    'Choices a server makes at most one of:',
+    '',
+    '| point | choices | why no server makes two |',
+    '|---|---|---|',
+    ...EXCLUSIVE_GROUPS.map((g) => `| ${cell(g.point)} | ${ids(g.choices)} | ${cell(g.reason)} |`),
+    '',
+    'What the target profile says of a server making a choice:',
+    '',
+    '| choice | profile |',
+    '|---|---|',
+    ...Object.entries(CHOICE_PROFILE_SETTINGS).map(([id, settings]) => `| \`${id}\` | ${Object.entries(settings ?? {}).map(([k, v]) => `\`${k}: ${JSON.stringify(v)}\``).join(', ')} |`),
+    '',
+    'Faults a combination of choices hides by right (the sweep tries each such fault without the last choice named):',
+    '',
+    '| fault | behind | kind | why |',
+    '|---|---|---|---|',
+    ...FAULT_EXCLUSIONS.map((e) => `| \`${e.fault}\` | ${e.behind.map((id) => `\`${id}\``).join(' + ')} | ${e.kind} | ${cell(e.reason)} |`),
+  ].join('\n');
+}
