@@ -208,6 +208,25 @@ export const FAULT_EXCLUSIONS: readonly FaultExclusion[] = [
   },
   ...behindEach('delete-ignores-agency', KEY_OWN_AGENCY, 'unreachable', 'the key acts for its own agency only: a delete naming another agency is refused before the submission is looked up, and every submission it can delete is its own agency\'s'),
   ...behindEach('demerge-ignores-agency', KEY_OWN_AGENCY, 'unreachable', 'the key acts for its own agency only: a demerge naming another agency is refused before the work is looked up, and every work it can demerge is its own agency\'s'),
+  // Found by the sweep (seed 1127): faults only a request naming a preferred ISWC that does not exist can show,
+  // behind a server that answers every such request 404 before it reads anything else.
+  ...(['delete-unknown-preferred-by-work', 'merge-works-only-unknown-preferred'] as const).map(
+    (fault): FaultExclusion => ({
+      fault,
+      behind: ['preferred-looked-up-first'],
+      kind: 'unreachable',
+      reason: 'the preferred ISWC is looked up before anything else of the request is read, and one that does not exist is 404: the request naming an unknown preferred ISWC that the fault would answer otherwise never reaches it',
+    }),
+  ),
+  ...(['unknown-run-200-empty', 'unknown-run-400-text'] as const).map(
+    (fault): FaultExclusion => ({
+      fault,
+      behind: ['run-id-client-chosen'],
+      kind: 'unreachable',
+      reason: 'the client names its runs: a notification carrying a runId the server does not know starts that run, so no request is answered as carrying a runId never issued',
+    }),
+  ),
+  ...behindEach('length-in-bytes', ['foreign-agency-first'], 'indistinguishable', 'the short agencyCode with a letter outside ASCII that the fault lets through names another agency, which the key does not act for and which is refused (401 or 403) before its length: as right an answer as 400 (which of two refusals comes first is not shown)'),
   ...behindEach('run-agency-code-loose', [...KEY_OWN_AGENCY, 'foreign-agency-first'], 'indistinguishable', 'an agencyCode of another length names another agency, which the key does not act for: 401 or 403 is as right an answer as 400 (which of two refusals comes first is not shown)'),
 ];
 
