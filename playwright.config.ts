@@ -29,7 +29,7 @@ export default defineConfig({
   reporter: [
     // First: it turns conformance tests that deferred their failure back into failed tests before any
     // other reporter sees them (a failed test would otherwise cost Playwright a new worker).
-    ['./lib/deferred-failures.ts'],
+    ['./lib/engine/deferred-failures.ts'],
     ...(live ? [] : [['list'] as const]),
     // The run's progress: a live line on a terminal (run command), else a line every 30 s while it sends.
     ['./reporters/progress-reporter.ts', { live }],

@@ -1,8 +1,8 @@
 import type { FullResult, Reporter, TestCase, TestError, TestResult } from '@playwright/test/reporter';
-import { engineProgress, ProgressPrinter } from '../lib/progress.ts';
+import { engineProgress, ProgressPrinter } from '../lib/engine/progress.ts';
 
 /**
- * The progress of a conformance run (lib/progress.ts), from the run's engine in this process.
+ * The progress of a conformance run (lib/engine/progress.ts), from the run's engine in this process.
  *
  * `live: true` (the run command on a terminal, ISWC_PROGRESS=live): it takes the place of the list
  * reporter: one live line at the bottom (requests sent of planned, failures, elapsed, time left, time

@@ -17,7 +17,7 @@ import { chromium } from 'playwright-core';
 import type { CheckExecution } from '../lib/run/execution.ts';
 import { buildConformanceReport } from '../lib/report/build.ts';
 import { writeConformanceReports } from '../lib/report/write.ts';
-import { inProcessReport } from '../tests/support/in-process.ts';
+import { inProcessReport } from '../lib/selfcheck/in-process-report.ts';
 import type { ChoiceSetName } from '../server/index.ts';
 
 const CHROMIUM = process.env.ISWC_CHROMIUM ?? '/usr/bin/chromium';

@@ -13,7 +13,7 @@
  *   3. a passing and two failing runs against a server in a child process: the clean reference server,
  *      the reference server with several faults at once, and a schema-driven mock that fails most checks;
  *      the failing runs' wall times over the passing one's;
- *   4. the fourteen kinds of broken target (tests/support/hostile/targets.ts): each run's wall time, exit
+ *   4. the fourteen kinds of broken target (server/hostile/targets.ts): each run's wall time, exit
  *      status, message, and whether the key appears anywhere in its output or reports;
  *   5. the in-process engine (runSuiteInProcess, no Playwright) at ISWC_RUNS and on a deep property run
  *      (ten times ISWC_RUNS), requests per second next to the raw rate, and its peak memory;
@@ -29,11 +29,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { repoRoot } from '../lib/paths.ts';
+import { repoRoot } from '../lib/foundation/paths.ts';
 import { RUN_PROCESS_DEFAULTS } from '../lib/cli/run-args.ts';
 import { loadProfile } from '../lib/contract/profile/load.ts';
 import { EMBEDDED_KEY } from '../server/index.ts';
-import { HOSTILE_KINDS } from '../tests/support/hostile/targets.ts';
+import { HOSTILE_KINDS } from '../server/hostile/targets.ts';
 import type { EngineRunResult } from './bench/engine-run.ts';
 import { checkMix, measureThroughput, requestMix } from './bench/load.ts';
 import type { LoadResult } from './bench/load.ts';
@@ -345,7 +345,7 @@ function newestProfiles(dir: string): string[] {
     .sort((a, b) => statSync(b).size - statSync(a).size);
 }
 
-/** Cases in flight in the engine of a Playwright run (lib/engine.ts): the in-process runs use as many. */
+/** Cases in flight in the engine of a Playwright run (lib/engine/engine.ts): the in-process runs use as many. */
 const ENGINE_CONCURRENCY = 4;
 
 // ── 6. the sandbox next to the bare server ────────────────────────────────────────────────────────────

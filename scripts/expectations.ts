@@ -4,10 +4,10 @@
  * Run it after a deliberate change to a check, a case or a fault; the diff of that file is the review.
  */
 import { scriptArgs } from './args.ts';
-import { expectationDiff, expectationsOf, readExpectations, writeExpectations } from '../lib/fault-expectations.ts';
-import { selfCheck } from '../lib/selfcheck.ts';
+import { expectationDiff, expectationsOf, readExpectations, writeExpectations } from '../lib/selfcheck/fault-expectations.ts';
+import { selfCheck } from '../lib/selfcheck/selfcheck.ts';
 import { loadProfile } from '../lib/contract/profile/load.ts';
-import { fromRoot } from '../lib/paths.ts';
+import { fromRoot } from '../lib/foundation/paths.ts';
 import { existsSync } from 'node:fs';
 import { EMBEDDED_KEY, FAULTS, startReferenceServer } from '../server/index.ts';
 

@@ -27,7 +27,7 @@ import { CLIENT_READINGS } from '../lib/check/client/readings.ts';
 import type { ClientCheck } from '../lib/check/client/types.ts';
 import { renderConfigurationDoc } from '../lib/cli/configuration-doc.ts';
 import { renderCliDoc } from '../lib/cli/doc.ts';
-import { fromRoot } from '../lib/paths.ts';
+import { fromRoot } from '../lib/foundation/paths.ts';
 import { choiceTable } from '../server/choices.ts';
 import { choiceSpaceTables } from '../server/choice-space.ts';
 import { faultTable } from '../server/faults.ts';

@@ -10,7 +10,7 @@
  * to the in-sample rate (the ranking measured on the whole catalogue).
  */
 import { loadProfile } from '../lib/contract/profile/load.ts';
-import { fromRoot } from '../lib/paths.ts';
+import { fromRoot } from '../lib/foundation/paths.ts';
 import { choose, estimatedRequests } from '../lib/run/budget.ts';
 import { planSuite } from '../lib/run/plan.ts';
 import { rankPlan } from '../lib/run/plan-rank.ts';

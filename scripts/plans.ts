@@ -14,7 +14,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { scriptArgs } from './args.ts';
 import { loadProfile } from '../lib/contract/profile/load.ts';
-import { fromRoot, repoRoot } from '../lib/paths.ts';
+import { fromRoot, repoRoot } from '../lib/foundation/paths.ts';
 import { planSuite } from '../lib/run/plan.ts';
 import type { PlannedCase } from '../lib/run/planned.ts';
 import { planFingerprint, rankPlan } from '../lib/run/plan-rank.ts';

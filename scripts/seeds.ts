@@ -6,9 +6,9 @@
  * the reference server).
  */
 import { scriptArgs } from './args.ts';
-import { runSuiteInProcess } from '../lib/pipeline.ts';
+import { runSuiteInProcess } from '../lib/engine/pipeline.ts';
 import { loadProfile } from '../lib/contract/profile/load.ts';
-import { fromRoot } from '../lib/paths.ts';
+import { fromRoot } from '../lib/foundation/paths.ts';
 import { CHOICE_SETS, EMBEDDED_KEY, profileForChoiceSet, startReferenceServer } from '../server/index.ts';
 import type { ChoiceSetName } from '../server/index.ts';
 

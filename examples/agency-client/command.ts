@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { fromRoot, repoRoot } from '../../lib/paths.ts';
+import { fromRoot, repoRoot } from '../../lib/foundation/paths.ts';
 
 /** `npx iswc-conformance sandbox`: the package's bin, as npx runs it. */
 const ENTRY = [fromRoot('bin', 'iswc-conformance.mjs'), 'sandbox'];

@@ -5,8 +5,8 @@
  * file after a deliberate change, and its diff is the review.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { expectationDiff } from '../../lib/fault-expectations.ts';
-import { fromRoot } from '../../lib/paths.ts';
+import { expectationDiff } from '../../lib/selfcheck/fault-expectations.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 
 export const CLIENT_EXPECTATIONS_FILE = fromRoot('tests', 'expectations', 'client-faults.json');
 

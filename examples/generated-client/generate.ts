@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 import { productionShapedYaml } from './production-shaped.ts';
 
 export const OPENAPI_FILE = fromRoot('examples', 'generated-client', 'openapi.yaml');

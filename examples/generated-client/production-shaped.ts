@@ -17,7 +17,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse, stringify } from 'yaml';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 
 type Node = Record<string, unknown>;
 

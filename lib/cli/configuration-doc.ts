@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { fromRoot } from '../paths.ts';
+import { fromRoot } from '../foundation/paths.ts';
 import type { Command, OptionSpec } from './command.ts';
 import { COMMON_OPTIONS, optionLabel } from './command.ts';
 import type { EnvironmentSetting } from './environment.ts';

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { fromRoot } from '../paths.ts';
+import { fromRoot } from '../foundation/paths.ts';
 import type { Command } from './command.ts';
 import { COMMON_OPTIONS, EXIT_TEXT, optionLabel } from './command.ts';
 import { COMMANDS } from './main.ts';

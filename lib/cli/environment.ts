@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { DEFAULTS } from '../config/defaults.ts';
-import { fromRoot } from '../paths.ts';
+import { fromRoot } from '../foundation/paths.ts';
 
 export interface EnvironmentSetting {
   /** The variable, or variables read together (the proxy variables). */

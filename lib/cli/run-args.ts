@@ -14,7 +14,7 @@ import { profileDigest, shortDigest } from '../report/binding.ts';
 import { readReport } from '../report/validate.ts';
 import { loadWaivers, WaiverError } from '../report/waivers/load.ts';
 import type { Command, OptionSpec, OptionValues } from './command.ts';
-import { CALLER_CWD_VARIABLE } from '../paths.ts';
+import { CALLER_CWD_VARIABLE } from '../foundation/paths.ts';
 import { environmentOf, RUN_VARIABLES } from './environment.ts';
 import { EXIT, exitMeaning, listOption, stringOption, unwritableMessage, UsageError } from './command.ts';
 

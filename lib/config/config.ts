@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { shortKeyProblem } from '../redact.ts';
+import { shortKeyProblem } from '../foundation/redact.ts';
 import { DEFAULTS } from './defaults.ts';
 import { ConfigError } from './errors.ts';
 import type { ExtraHeader } from './headers.ts';

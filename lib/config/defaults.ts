@@ -1,4 +1,4 @@
-import { fromRoot } from '../paths.ts';
+import { fromRoot } from '../foundation/paths.ts';
 
 /** Every default of the harness, in one place (lib/cli/environment.ts, --help and docs/configuration.md quote them). */
 export const DEFAULTS = Object.freeze({

@@ -15,7 +15,7 @@ export interface RunContext {
   breakerFile: string;
   /** The run's plan (lib/run/plan-file.ts), computed once by the global setup. */
   planFile?: string;
-  /** The run's engine (lib/engine-service.ts): the tests ask it to run their cases. */
+  /** The run's engine (lib/engine/service.ts): the tests ask it to run their cases. */
   engineUrl?: string;
   /** Keeps other local processes from driving the engine; not a secret of the target. */
   engineToken?: string;

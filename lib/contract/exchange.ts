@@ -26,7 +26,7 @@ export interface RequestSpec {
   auth?: AuthMode;
 }
 
-export { KEY_CASE_PLACEHOLDER, KEY_PLACEHOLDER, WRONG_KEY } from '../redact.ts';
+export { KEY_CASE_PLACEHOLDER, KEY_PLACEHOLDER, WRONG_KEY } from '../foundation/redact.ts';
 
 export interface RecordedRequest {
   method: string;

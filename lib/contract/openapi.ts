@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { parse } from 'yaml';
-import { fromRoot } from '../paths.ts';
+import { fromRoot } from '../foundation/paths.ts';
 
 /** A JSON Schema (2020-12) node as it appears in `schemas/openapi.yaml`, including the OpenAPI `xml` object. */
 export interface SchemaNode {

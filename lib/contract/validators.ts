@@ -4,7 +4,7 @@ import * as addFormatsModule from 'ajv-formats';
 import type { ResourceName } from './json-schema.ts';
 import { componentNames, schemaFileName, standaloneSchema } from './json-schema.ts';
 import { readFileSync } from 'node:fs';
-import { fromRoot } from '../paths.ts';
+import { fromRoot } from '../foundation/paths.ts';
 import type { SchemaNode } from './openapi.ts';
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.

@@ -4,7 +4,7 @@ import { resourceSchema } from '../contract/constraints.ts';
 import { componentName, deref } from '../contract/openapi.ts';
 import type { OperationId } from '../contract/operations.ts';
 import { operation } from '../contract/operations.ts';
-import { fromRoot } from '../paths.ts';
+import { fromRoot } from '../foundation/paths.ts';
 import type { TargetProfile } from '../contract/profile/types.ts';
 import type { Query } from './requests.ts';
 import type { AuthMode } from '../contract/exchange.ts';

@@ -4,7 +4,7 @@ import { formatsLabel } from '../contract/profile/types.ts';
 import type { KeyObject } from 'node:crypto';
 import type { CheckExecution, Level } from '../run/execution.ts';
 import { gating } from '../check/gating.ts';
-import { fromRoot } from '../paths.ts';
+import { fromRoot } from '../foundation/paths.ts';
 import { canonicalJson, sha256Hex } from './canonical.ts';
 import { cut, escapeHtml as h } from './escape.ts';
 import { page, VERDICT_COLOUR } from './html.ts';

@@ -1,6 +1,6 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { fromRoot } from '../paths.ts';
+import { fromRoot } from '../foundation/paths.ts';
 import { HARNESS_VERSION } from '../generate/templates.ts';
 import type { ExtraHeader } from '../config/headers.ts';
 import type { NetworkRoute } from '../config/proxy.ts';

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Redactor } from '../redact.ts';
-import { redactorFromEnv } from '../redact.ts';
+import type { Redactor } from '../foundation/redact.ts';
+import { redactorFromEnv } from '../foundation/redact.ts';
 import { renderHtml } from './html.ts';
 import { renderJunit } from './junit.ts';
 import type { ConformanceReport } from './model.ts';

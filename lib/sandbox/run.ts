@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { subscriptionKeyHeader } from '../contract/openapi.ts';
-import { INTERRUPTED_EXIT, onStop } from '../interrupt.ts';
-import { createRedactor, SANDBOX_KEY_PLACEHOLDER } from '../redact.ts';
+import { INTERRUPTED_EXIT, onStop } from '../foundation/interrupt.ts';
+import { createRedactor, SANDBOX_KEY_PLACEHOLDER } from '../foundation/redact.ts';
 import { answersText, cellLabel } from '../report/client/labels.ts';
 import { buildClientReport } from '../report/client/build.ts';
 import type { ClientReport } from '../report/client/model.ts';

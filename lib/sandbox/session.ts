@@ -12,7 +12,7 @@ import { decodeJson, decodeXml } from '../contract/codec/index.ts';
 import type { Operation } from '../contract/operations.ts';
 import { operations } from '../contract/operations.ts';
 import type { XmlArrays } from '../contract/profile/types.ts';
-import { createRedactor, SANDBOX_KEY_PLACEHOLDER } from '../redact.ts';
+import { createRedactor, SANDBOX_KEY_PLACEHOLDER } from '../foundation/redact.ts';
 import { ClientFindings, FINDINGS_PER_GROUP } from '../report/client/collect.ts';
 import type { SessionSummary } from '../report/client/build.ts';
 import type { RequestFacts } from '../report/client/collect.ts';

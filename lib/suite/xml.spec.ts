@@ -1,3 +1,3 @@
-import { declareConformance } from '../conformance.ts';
+import { declareConformance } from '../engine/conformance.ts';
 
 await declareConformance('xml');

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { repoRoot } from '../paths.ts';
+import { repoRoot } from '../foundation/paths.ts';
 
 /**
  * Jobs shared out over child processes, one job at a time to whichever child is free (jobs differ a lot

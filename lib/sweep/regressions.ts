@@ -3,7 +3,7 @@ import { CHOICES } from '../../server/choices.ts';
 import type { ChoiceId } from '../../server/choices.ts';
 import { conflictsIn } from '../../server/choice-space.ts';
 import { isFaultId } from '../../server/faults.ts';
-import { fromRoot } from '../paths.ts';
+import { fromRoot } from '../foundation/paths.ts';
 
 /**
  * Combinations the sweep found failing, shrunk to the fewest choices that reproduce the failure, kept in

@@ -1,6 +1,6 @@
 import { gating } from '../check/gating.ts';
 import type { TargetProfile } from '../contract/profile/types.ts';
-import { runSuiteWithOutcome } from '../pipeline.ts';
+import { runSuiteWithOutcome } from '../engine/pipeline.ts';
 import type { RunHalt } from '../report/outcome.ts';
 import type { PlanName } from '../run/budget.ts';
 import type { CheckExecution } from '../run/execution.ts';
@@ -50,7 +50,7 @@ export const failureKey = (f: Pick<GatingFailure, 'checkId' | 'caseId' | 'step'>
 /**
  * One run of the whole suite, in this process, against a fresh reference server making `choices` (with the
  * fault, if any) and described by the profile those choices need. Strict for a clean server and for an
- * http-level fault, as the fault self-check runs them (lib/selfcheck.ts).
+ * http-level fault, as the fault self-check runs them (lib/selfcheck/selfcheck.ts).
  */
 export async function trial(choices: readonly ChoiceId[], fault: Pick<Fault, 'id' | 'level'> | null, options: TrialOptions): Promise<TrialResult> {
   const profile = profileForChoices(options.profile, choices);

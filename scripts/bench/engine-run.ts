@@ -8,8 +8,8 @@
  */
 import { subscribe } from 'node:diagnostics_channel';
 import { parseArgs } from 'node:util';
-import { runSuiteInProcess } from '../../lib/pipeline.ts';
-import { fromRoot } from '../../lib/paths.ts';
+import { runSuiteInProcess } from '../../lib/engine/pipeline.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { EMBEDDED_KEY } from '../../server/index.ts';
 

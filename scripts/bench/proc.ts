@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { repoRoot } from '../../lib/paths.ts';
+import { repoRoot } from '../../lib/foundation/paths.ts';
 
 export const MiB = 1024 * 1024;
 

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { repoRoot } from '../../lib/paths.ts';
+import { repoRoot } from '../../lib/foundation/paths.ts';
 
 interface CallFrame {
   functionName: string;

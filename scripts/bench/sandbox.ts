@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
-import { repoRoot } from '../../lib/paths.ts';
+import { repoRoot } from '../../lib/foundation/paths.ts';
 import type { ClientReport } from '../../lib/report/client/model.ts';
 import { checkMix, measureThroughput, requestMix } from './load.ts';
 import type { LoadResult } from './load.ts';

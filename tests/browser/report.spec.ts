@@ -9,8 +9,8 @@ import type { CheckExecution } from '../../lib/run/execution.ts';
 import { buildConformanceReport } from '../../lib/report/build.ts';
 import type { ConformanceReport } from '../../lib/report/model.ts';
 import { writeConformanceReports } from '../../lib/report/write.ts';
-import { fromRoot } from '../../lib/paths.ts';
-import { inProcessReport } from '../support/in-process.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
+import { inProcessReport } from '../../lib/selfcheck/in-process-report.ts';
 
 const HOSTILE = '<script>window.__pwned = true</script><b>hostile</b>';
 

@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { diffReports } from '../../lib/report/diff.ts';
 import { reportViolations } from '../../lib/report/validate.ts';
-import { inProcessReport } from '../support/in-process.ts';
+import { inProcessReport } from '../../lib/selfcheck/in-process-report.ts';
 import { CHOICE_SETS } from '../../server/index.ts';
 import type { ChoiceSetName } from '../../server/index.ts';
 

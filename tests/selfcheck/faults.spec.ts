@@ -2,13 +2,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { readConfig } from '../../lib/config/config.ts';
-import { faultTable, selfCheck, unprovenChecks } from '../../lib/selfcheck.ts';
-import { expectationDiff, expectationsOf, readExpectations } from '../../lib/fault-expectations.ts';
+import { faultTable, selfCheck, unprovenChecks } from '../../lib/selfcheck/selfcheck.ts';
+import { expectationDiff, expectationsOf, readExpectations } from '../../lib/selfcheck/fault-expectations.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { executionViolations } from '../../lib/report/validate.ts';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 import { EMBEDDED_KEY, FAULTS, startReferenceServer } from '../../server/index.ts';
-import { runSuiteInProcess } from '../../lib/pipeline.ts';
+import { runSuiteInProcess } from '../../lib/engine/pipeline.ts';
 import { REQUEST_TIMEOUT_MS } from '../support/timeouts.ts';
 
 test.describe.configure({ timeout: 10 * 60_000 });

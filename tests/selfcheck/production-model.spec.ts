@@ -1,8 +1,8 @@
 import { expect, test } from '@playwright/test';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 import { loadWaivers } from '../../lib/report/waivers/load.ts';
 import { deviations } from '../../lib/report/deviations.ts';
-import { inProcessReport } from '../support/in-process.ts';
+import { inProcessReport } from '../../lib/selfcheck/in-process-report.ts';
 
 test.describe.configure({ timeout: 5 * 60_000 });
 

@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
-import { fromRoot } from '../../lib/paths.ts';
-import { SELFCHECK_TIMEOUT_MS } from '../../lib/selfcheck.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
+import { SELFCHECK_TIMEOUT_MS } from '../../lib/selfcheck/selfcheck.ts';
 import { readRegressions } from '../../lib/sweep/regressions.ts';
 import { faultTrial, findingsOf, findingSubject, isFalseAlarm, planSweep, runCombination } from '../../lib/sweep/sweep.ts';
 import { trial } from '../../lib/sweep/trial.ts';

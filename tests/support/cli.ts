@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import type { CliIo } from '../../lib/cli/command.ts';
 import { main } from '../../lib/cli/main.ts';
-import { fromRoot, repoRoot } from '../../lib/paths.ts';
+import { fromRoot, repoRoot } from '../../lib/foundation/paths.ts';
 
 export interface CliResult {
   code: number;

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 import type { FencedBlock } from './markdown.ts';
 import { fencedBlocks } from './markdown.ts';
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 import { EMBEDDED_KEY, startReferenceServer } from '../../server/index.ts';
 import { childEnv, runPlaywright } from './run-playwright.ts';
 import type { ChildRun } from './run-playwright.ts';

@@ -8,8 +8,8 @@ import { createServer, request as httpRequest } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import { connect as netConnect } from 'node:net';
 import type { Socket } from 'node:net';
-import { listen } from './hostile/servers.ts';
-import type { TestServer } from './hostile/servers.ts';
+import { listen } from '../../server/hostile/servers.ts';
+import type { TestServer } from '../../server/hostile/servers.ts';
 
 export interface ProxyLogEntry {
   /** 'request': absolute-form; 'connect': a tunnel. */

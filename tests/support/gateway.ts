@@ -1,9 +1,9 @@
 import { request } from 'node:http';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 import { startReferenceServer } from '../../server/index.ts';
-import { httpServer } from './hostile/servers.ts';
-import type { SeenRequest, TestServer } from './hostile/servers.ts';
+import { httpServer } from '../../server/hostile/servers.ts';
+import type { SeenRequest, TestServer } from '../../server/hostile/servers.ts';
 
 /** What the gateway answers itself instead of passing the request on. */
 export interface GatewayAnswer {

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { repoRoot } from '../../lib/paths.ts';
+import { repoRoot } from '../../lib/foundation/paths.ts';
 
 /**
  * The tool as people start it: `npm run SCRIPT -- ARGS` and `npx iswc-conformance ARGS` in the

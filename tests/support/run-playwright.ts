@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { repoRoot } from '../../lib/paths.ts';
+import { repoRoot } from '../../lib/foundation/paths.ts';
 import { REQUEST_TIMEOUT_MS } from './timeouts.ts';
 
 /**

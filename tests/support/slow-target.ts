@@ -1,9 +1,9 @@
 import { request } from 'node:http';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 import { startReferenceServer } from '../../server/index.ts';
-import { httpServer } from './hostile/servers.ts';
-import type { TestServer } from './hostile/servers.ts';
+import { httpServer } from '../../server/hostile/servers.ts';
+import type { TestServer } from '../../server/hostile/servers.ts';
 
 export interface SlowTarget extends TestServer {
   /** When each request arrived (Date.now()). */

@@ -1,3 +1,5 @@
+import { IN_PROCESS_TIMEOUT_MS } from '../../lib/selfcheck/in-process-report.ts';
+
 /**
  * The one request timeout of the tests: every client, in-process run and command a test starts waits
  * this long for an answer, unless the test is about how quickly a hang is detected (those keep a short
@@ -5,7 +7,7 @@
  * load average of 14, the clean reference server on this machine took more than 2 s to answer, and the
  * self-check read those as "no answer (TIMEOUT)". A server that answers at all answers within this.
  */
-export const REQUEST_TIMEOUT_MS = 30_000;
+export const REQUEST_TIMEOUT_MS = IN_PROCESS_TIMEOUT_MS;
 
 /**
  * The time a test that starts whole runs of the suite (several Playwright runs, a merge of shards, a

@@ -10,8 +10,8 @@ import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createServer as createTlsServer } from 'node:tls';
-import { listen } from './hostile/servers.ts';
-import type { TestServer } from './hostile/servers.ts';
+import { listen } from '../../server/hostile/servers.ts';
+import type { TestServer } from '../../server/hostile/servers.ts';
 
 /** True when openssl can be run (the tests that need a CA skip, saying so, without it). */
 export function hasOpenssl(): boolean {

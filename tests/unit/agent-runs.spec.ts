@@ -13,7 +13,7 @@ import { RunGate } from '../../lib/run/open-runs.ts';
 import { carriedRunId, withRunId } from '../../lib/run/run-ids.ts';
 import { runPlannedCase } from '../../lib/run/runner.ts';
 import { shapeOf } from '../../lib/run/dry-run.ts';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 import { EMBEDDED_KEY, startReferenceServer } from '../../server/index.ts';
 import { REQUEST_TIMEOUT_MS } from '../support/timeouts.ts';
 

@@ -1,5 +1,8 @@
 import { expect, test } from '@playwright/test';
-import { importsOf, stageOf, stageViolations, tsFilesUnder } from '../../lib/stages.ts';
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { repoRoot } from '../../lib/foundation/paths.ts';
+import { importsOf, ROOMS, stageOf, stageViolations, tsFilesUnder } from '../../lib/foundation/stages.ts';
 
 /**
  * The folders of lib/ are the pipeline: contract → generate → run → check → report, with foundation
@@ -16,6 +19,23 @@ test('every file of lib/ belongs to a stage, and the stage folders exist', () =>
   const files = tsFilesUnder('lib');
   const stages = new Set(files.map(stageOf));
   for (const stage of ['foundation', 'contract', 'generate', 'run', 'check', 'report', 'composition']) expect(stages, stage).toContain(stage);
+});
+
+test('lib/ is rooms only: no loose file at its root, and every folder is a room that says what it holds', () => {
+  const entries = readdirSync(path.join(repoRoot, 'lib'));
+  expect(entries.filter((e) => !statSync(path.join(repoRoot, 'lib', e)).isDirectory())).toEqual([]);
+  expect(entries.sort()).toEqual(Object.keys(ROOMS).sort());
+  for (const file of tsFilesUnder('lib')) expect(stageOf(file), file).toBeDefined();
+  // The engine is composition, what every stage shares is foundation: the rooms the layout promises.
+  expect(stageOf('lib/engine/engine.ts')).toBe('composition');
+  expect(stageOf('lib/foundation/redact.ts')).toBe('foundation');
+  expect(stageOf('lib/engine.ts')).toBeUndefined();
+});
+
+test('nothing outside tests/ imports tests/ (the bench scripts share the hostile targets through server/hostile)', () => {
+  const files = ['lib', 'server', 'scripts', 'reporters', 'examples'].flatMap((d) => tsFilesUnder(d)).concat(['playwright.config.ts']);
+  const bad = files.flatMap((from) => importsOf(from).filter((to) => to.startsWith('tests/')).map((to) => `${from} -> ${to}`));
+  expect(bad).toEqual([]);
 });
 
 test('the reference server depends only on the contract and the foundation', () => {

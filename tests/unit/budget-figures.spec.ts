@@ -10,7 +10,7 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { readReport } from '../../lib/report/validate.ts';
 import { figuresOf, figuresText } from '../../lib/report/figures.ts';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 import { runCliAsync } from '../support/cli.ts';
 import { startGateway } from '../support/gateway.ts';
 import { childEnv } from '../support/run-playwright.ts';

@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 import { profileDigest } from '../../lib/report/binding.ts';
 import type { Certificate } from '../../lib/report/certificate.ts';
 import { certificateDigest, renderCertificateHtml } from '../../lib/report/certificate.ts';
 import type { ConformanceReport } from '../../lib/report/model.ts';
 import { cliInProcess } from '../support/cli.ts';
-import { inProcessReport } from '../support/in-process.ts';
+import { inProcessReport } from '../../lib/selfcheck/in-process-report.ts';
 
 /**
  * Issue 16 §4: a certificate is bound to what was tested. `certify --report` refuses a run made with

@@ -7,7 +7,7 @@ import { CHOICE_IDS, dealFaults, drawCombinations } from '../../lib/sweep/combin
 import { shrinkList } from '../../lib/sweep/shrink.ts';
 import { explainingRegression, readRegressions } from '../../lib/sweep/regressions.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
-import { fromRoot, repoRoot } from '../../lib/paths.ts';
+import { fromRoot, repoRoot } from '../../lib/foundation/paths.ts';
 
 /**
  * The space of legitimate servers the sweep explores (server/choice-space.ts, lib/sweep/): the model is

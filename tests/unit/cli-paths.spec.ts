@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
-import { fromRoot, shownPath } from '../../lib/paths.ts';
+import { fromRoot, shownPath } from '../../lib/foundation/paths.ts';
 import { startReferenceServer } from '../../server/index.ts';
 import { runCliAsync } from '../support/cli.ts';
 import { childEnv } from '../support/run-playwright.ts';

@@ -12,10 +12,10 @@ import { allurePage } from '../../lib/cli/commands/allure.ts';
 import { runCommand } from '../../lib/cli/commands/run.ts';
 import { parseRunArgs } from '../../lib/cli/run-args.ts';
 import type { RunPlan } from '../../lib/cli/run-args.ts';
-import { fromRoot } from '../../lib/paths.ts';
-import { importsOf, tsFilesUnder } from '../../lib/stages.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
+import { importsOf, tsFilesUnder } from '../../lib/foundation/stages.ts';
 import { cliInProcess, runCli, runCliAsync } from '../support/cli.ts';
-import { inProcessReport } from '../support/in-process.ts';
+import { inProcessReport } from '../../lib/selfcheck/in-process-report.ts';
 import { childEnv, runPlaywright } from '../support/run-playwright.ts';
 
 const withKey = { ISWC_SUBSCRIPTION_KEY: 'k-123456' };

@@ -4,7 +4,7 @@ import { expect, test } from '@playwright/test';
 import { renderConfigurationDoc, statedDefault } from '../../lib/cli/configuration-doc.ts';
 import { ENVIRONMENT, environmentOf, settingOf, settingText } from '../../lib/cli/environment.ts';
 import { COMMANDS } from '../../lib/cli/main.ts';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 
 /**
  * docs/configuration.md is made from the tables --help prints (tests/unit/generated.spec.ts fails when it

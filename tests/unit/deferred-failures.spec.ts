@@ -1,5 +1,5 @@
 /**
- * Failures that do not cost a worker (lib/deferred-failures.ts): a nested conformance run against a
+ * Failures that do not cost a worker (lib/engine/deferred-failures.ts): a nested conformance run against a
  * server with faults reports its failing tests as failed to every reporter and exits 1, but Playwright
  * keeps its one worker; with reporters that do not include the deferred-failures one, the tests fail in
  * the worker as before (and Playwright replaces it after each).
@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
-import { deferralAvailable } from '../../lib/deferred-failures.ts';
-import { fromRoot } from '../../lib/paths.ts';
+import { deferralAvailable } from '../../lib/engine/deferred-failures.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 import { startReferenceServer } from '../../server/index.ts';
 import { childEnv, runPlaywright } from '../support/run-playwright.ts';
 
@@ -62,7 +62,7 @@ async function nestedRun(reporters: string): Promise<{ code: number; out: string
 }
 
 test('with the deferred-failures reporter first, failing tests are failed for every reporter, the run exits 1, and one worker runs them all', async () => {
-  const run = await nestedRun('./lib/deferred-failures.ts,json,junit,list');
+  const run = await nestedRun('./lib/engine/deferred-failures.ts,json,junit,list');
   expect(run.code, run.out).toBe(1);
   const failed = run.tests.filter((t) => t.result.status === 'failed');
   expect(failed.map((t) => /\[([\w.-]+)\]/.exec(t.title)?.[1]).sort()).toEqual(['run.accept', 'run.malformed', 'run.start-and-end']);

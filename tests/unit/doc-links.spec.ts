@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 import { anchors, linkTargets, slug } from '../support/markdown.ts';
 
 /** The repository's Markdown a reader follows links in: the top-level files and docs/ (the vendored interface document aside). */

@@ -8,7 +8,7 @@ import type { OperationId } from '../../lib/contract/operations.ts';
 import type { Exchange } from '../../lib/contract/exchange.ts';
 import { partition } from '../../lib/run/claims.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 
 const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
 

@@ -7,7 +7,7 @@
 import { expect, test } from '@playwright/test';
 import type { DemergeEntry, TargetProfile } from '../../lib/contract/profile/types.ts';
 import { parseProfile } from '../../lib/contract/profile/load.ts';
-import { runSuiteInProcess } from '../../lib/pipeline.ts';
+import { runSuiteInProcess } from '../../lib/engine/pipeline.ts';
 import { startReferenceServer } from '../../server/index.ts';
 import { REQUEST_TIMEOUT_MS } from '../support/timeouts.ts';
 

@@ -9,10 +9,10 @@ import { ConfigError, readConfig } from '../../lib/config/config.ts';
 import { checkExtraHeaders, headerPlaceholder, parseHeaderArgument, parseHeadersVariable } from '../../lib/config/headers.ts';
 import { parseRunArgs } from '../../lib/cli/run-args.ts';
 import { subscriptionKeyHeader } from '../../lib/contract/openapi.ts';
-import { KEY_PLACEHOLDER, createRedactor, REDACTED, redactorFromEnv } from '../../lib/redact.ts';
+import { KEY_PLACEHOLDER, createRedactor, REDACTED, redactorFromEnv } from '../../lib/foundation/redact.ts';
 import { createHttpClient } from '../../lib/run/http/client.ts';
 import { cliInProcess } from '../support/cli.ts';
-import { Cleanup, httpServer } from '../support/hostile/servers.ts';
+import { Cleanup, httpServer } from '../../server/hostile/servers.ts';
 
 const KEY = 'extra-headers-key-51c0ffee9a7b';
 const SECRET = 'Bearer eyJhbGciOi.gateway-9d8c7b6a';

@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
-import { fromRoot } from '../../lib/paths.ts';
-import { runSuiteInProcess } from '../../lib/pipeline.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
+import { runSuiteInProcess } from '../../lib/engine/pipeline.ts';
 import { buildConformanceReport } from '../../lib/report/build.ts';
 import { EMBEDDED_KEY, startReferenceServer } from '../../server/index.ts';
 import { REQUEST_TIMEOUT_MS } from '../support/timeouts.ts';

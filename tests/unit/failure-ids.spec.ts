@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 import { profileDigest } from '../../lib/report/binding.ts';
 import { describeFailure } from '../../lib/report/failure-text.ts';
 import { pageExamples, renderHtml } from '../../lib/report/html.ts';
@@ -8,7 +8,7 @@ import { executionKey, failureId, replayCommand } from '../../lib/report/identit
 import { renderJunit } from '../../lib/report/junit.ts';
 import type { ConformanceReport } from '../../lib/report/model.ts';
 import { reportViolations } from '../../lib/report/validate.ts';
-import { inProcessReport } from '../support/in-process.ts';
+import { inProcessReport } from '../../lib/selfcheck/in-process-report.ts';
 
 let report: ConformanceReport;
 

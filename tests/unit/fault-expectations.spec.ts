@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { clientExpectationDiff } from '../../examples/agency-client/expectations.ts';
-import { expectationDiff } from '../../lib/fault-expectations.ts';
+import { expectationDiff } from '../../lib/selfcheck/fault-expectations.ts';
 
 /** The pinned fault files are the review of every change in what catches what: their diff must say it all. */
 

@@ -1,6 +1,6 @@
 import { test, expect } from '@playwright/test';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 import { planSuite } from '../../lib/run/plan.ts';
 import { plannedRequests } from '../../lib/run/estimate.ts';
 import { profileDigest } from '../../lib/report/binding.ts';

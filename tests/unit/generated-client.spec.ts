@@ -9,7 +9,7 @@ import { agencyApi, agencyDay, Refused } from '../../examples/generated-client/c
 import type { paths } from '../../examples/generated-client/schema.d.ts';
 import { OPENAPI_FILE, SCHEMA_FILE, openapiTypescript } from '../../examples/generated-client/generate.ts';
 import { productionShapedYaml } from '../../examples/generated-client/production-shaped.ts';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 import type { ClientCertificate } from '../../lib/report/client/certificate.ts';
 import { parseSandboxArgs } from '../../lib/sandbox/options.ts';
 import { startSandbox } from '../../lib/sandbox/run.ts';

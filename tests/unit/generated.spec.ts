@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { READINGS } from '../../lib/check/readings.ts';
 import { allChecks } from '../../lib/check/registry.ts';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 import { generatedFiles } from '../../scripts/generate.ts';
 
 /**

@@ -10,7 +10,7 @@ import { readingsAgree } from '../../lib/contract/answer.ts';
 import { constraintSchema } from '../../lib/generate/values.ts';
 import { validateNode } from '../../lib/contract/validators.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 
 const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
 

@@ -11,7 +11,7 @@ import { TOO_DEEP_KEPT_CHARS, createHttpClient, unusableAnswer } from '../../lib
 import type { Exchange, HttpClient, HttpClientOptions, RequestSpec } from '../../lib/contract/exchange.ts';
 import { decodeJson } from '../../lib/contract/codec/json.ts';
 import { decodeXml } from '../../lib/contract/codec/xml.ts';
-import { Cleanup, closedPort, httpServer, rawServer } from '../support/hostile/servers.ts';
+import { Cleanup, closedPort, httpServer, rawServer } from '../../server/hostile/servers.ts';
 
 const KEY = 'hostile-test-key-5f1c2a9e';
 const TIMEOUT_MS = 1500;

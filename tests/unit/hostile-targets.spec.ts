@@ -1,5 +1,5 @@
 /**
- * The whole suite against targets that are broken on every request (tests/support/hostile/targets.ts):
+ * The whole suite against targets that are broken on every request (server/hostile/targets.ts):
  * the circuit breaker stops the run after a few unusable answers, every later case is skipped with the
  * reason, the answers that tripped it fail, and the key and stack traces appear nowhere. A deep answer
  * is TOO_DEEP on every request (the 1,000,000-level kinds raise the size limit to meet the depth limit).
@@ -7,9 +7,9 @@
  */
 import { expect, test } from '@playwright/test';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
-import { fromRoot } from '../../lib/paths.ts';
-import { runSuiteWithOutcome } from '../../lib/pipeline.ts';
-import { HOSTILE_KINDS } from '../support/hostile/targets.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
+import { runSuiteWithOutcome } from '../../lib/engine/pipeline.ts';
+import { HOSTILE_KINDS } from '../../server/hostile/targets.ts';
 
 const KEY = 'hostile-target-key-3c9d71b2';
 const CONCURRENCY = 4;

@@ -7,8 +7,8 @@ import { BREAKER_READ_INTERVAL_MS, createHttpClient, retryAfterMs, unusableAnswe
 import { KEY_PLACEHOLDER, WRONG_KEY } from '../../lib/contract/exchange.ts';
 import type { HttpClient, HttpClientOptions, RequestSpec } from '../../lib/contract/exchange.ts';
 import { subscriptionKeyHeader } from '../../lib/contract/openapi.ts';
-import { Cleanup, httpServer } from '../support/hostile/servers.ts';
-import type { SeenRequest, TestServer } from '../support/hostile/servers.ts';
+import { Cleanup, httpServer } from '../../server/hostile/servers.ts';
+import type { SeenRequest, TestServer } from '../../server/hostile/servers.ts';
 import { REQUEST_TIMEOUT_MS } from '../support/timeouts.ts';
 
 const KEY = 'unit-test-key-0f9e8d7c6b5a4321';

@@ -2,8 +2,8 @@ import { test, expect } from '@playwright/test';
 import { createHttpClient } from '../../lib/run/http/client.ts';
 import { KEY_CASE_PLACEHOLDER, WRONG_KEY } from '../../lib/contract/exchange.ts';
 import { subscriptionKeyHeader } from '../../lib/contract/openapi.ts';
-import { createRedactor, keyWithCaseChanged, runSecrets } from '../../lib/redact.ts';
-import { Cleanup, httpServer } from '../support/hostile/servers.ts';
+import { createRedactor, keyWithCaseChanged, runSecrets } from '../../lib/foundation/redact.ts';
+import { Cleanup, httpServer } from '../../server/hostile/servers.ts';
 
 const KEY = 'Unit-Test-Key-0f9e8d7c6b5a4321';
 const TWIN = 'uNIT-tEST-kEY-0F9E8D7C6B5A4321';

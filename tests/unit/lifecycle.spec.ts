@@ -13,9 +13,9 @@ import { EXIT } from '../../lib/cli/command.ts';
 import { readReport } from '../../lib/report/validate.ts';
 import { startReferenceServer } from '../../server/index.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 import { startCli } from '../support/cli.ts';
-import { closedPort } from '../support/hostile/servers.ts';
+import { closedPort } from '../../server/hostile/servers.ts';
 import { childEnv, runPlaywright } from '../support/run-playwright.ts';
 import { startSlowTarget } from '../support/slow-target.ts';
 

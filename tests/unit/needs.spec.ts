@@ -12,7 +12,7 @@ import { additionText, lackOf, needsText } from '../../lib/generate/needs.ts';
 import { scenarioCasesFrom } from '../../lib/generate/scenarios/cases.ts';
 import { parseScenarioFile } from '../../lib/generate/scenarios/load.ts';
 import { allCases } from '../../lib/generate/suite.ts';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 import { ampleEntriesFor, ampleProfile } from '../../lib/run/ample.ts';
 import type { Claim } from '../../lib/run/claims.ts';
 import { partition, preferredEntriesToAdd } from '../../lib/run/claims.ts';

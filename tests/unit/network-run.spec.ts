@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 import { startReferenceServer } from '../../server/index.ts';
 import { cliInProcess, runCliAsync } from '../support/cli.ts';
 import { forwardProxy } from '../support/forward-proxy.ts';
-import { Cleanup, closedPort } from '../support/hostile/servers.ts';
+import { Cleanup, closedPort } from '../../server/hostile/servers.ts';
 import { childEnv } from '../support/run-playwright.ts';
 import { hasOpenssl, makeTestPki, tlsFront } from '../support/tls.ts';
 

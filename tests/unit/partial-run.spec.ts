@@ -4,7 +4,7 @@ import { allChecks } from '../../lib/check/registry.ts';
 import type { CheckExecution } from '../../lib/run/execution.ts';
 import { buildCertificate, renderCertificateHtml } from '../../lib/report/certificate.ts';
 import { renderHtml } from '../../lib/report/html.ts';
-import { inProcessReport } from '../support/in-process.ts';
+import { inProcessReport } from '../../lib/selfcheck/in-process-report.ts';
 import { renderJunit } from '../../lib/report/junit.ts';
 import type { ConformanceReport } from '../../lib/report/model.ts';
 import { reportViolations } from '../../lib/report/validate.ts';

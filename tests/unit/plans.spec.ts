@@ -4,7 +4,7 @@
  */
 import { expect, test } from '@playwright/test';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 import { choose, estimatedRequests } from '../../lib/run/budget.ts';
 import { planSuite } from '../../lib/run/plan.ts';
 import { rankPlan, specChecksOf } from '../../lib/run/plan-rank.ts';

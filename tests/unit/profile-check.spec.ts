@@ -11,7 +11,7 @@ import { allChecks } from '../../lib/check/registry.ts';
 import { profileFindings } from '../../lib/contract/profile/findings.ts';
 import { loadProfile, parseProfile } from '../../lib/contract/profile/load.ts';
 import type { TargetProfile } from '../../lib/contract/profile/types.ts';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 import { withAddition } from '../../lib/run/ample.ts';
 import { completion, modeCoverage, SPEC_CHECKS } from '../../lib/run/profile-coverage.ts';
 import { cliInProcess } from '../support/cli.ts';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { loadProfile, parseProfile, ProfileError } from '../../lib/contract/profile/load.ts';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 import { cliInProcess } from '../support/cli.ts';
 import { childEnv, runPlaywright } from '../support/run-playwright.ts';
 

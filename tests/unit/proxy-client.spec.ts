@@ -12,13 +12,13 @@ import { createHttpClient, unusableAnswer } from '../../lib/run/http/client.ts';
 import type { RunClient } from '../../lib/run/http/client.ts';
 import { createJudge } from '../../lib/check/judge.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 import { planSuite } from '../../lib/run/plan.ts';
 import { runPlannedCase } from '../../lib/run/runner.ts';
 import { startReferenceServer } from '../../server/index.ts';
 import { forwardProxy } from '../support/forward-proxy.ts';
 import type { ForwardProxy } from '../support/forward-proxy.ts';
-import { Cleanup, closedPort, httpServer } from '../support/hostile/servers.ts';
+import { Cleanup, closedPort, httpServer } from '../../server/hostile/servers.ts';
 import { hasOpenssl, makeTestPki, tlsFront } from '../support/tls.ts';
 import { REQUEST_TIMEOUT_MS } from '../support/timeouts.ts';
 

@@ -11,7 +11,7 @@ import { ConfigError, readConfig } from '../../lib/config/config.ts';
 import { describeRoute, proxyCredentials, resolveNetworkRoute } from '../../lib/config/proxy.ts';
 import { cliInProcess } from '../support/cli.ts';
 import { forwardProxy } from '../support/forward-proxy.ts';
-import { Cleanup } from '../support/hostile/servers.ts';
+import { Cleanup } from '../../server/hostile/servers.ts';
 
 const cleanup = new Cleanup();
 test.afterEach(async () => {

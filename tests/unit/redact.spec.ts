@@ -1,7 +1,7 @@
 import { test, expect } from '@playwright/test';
 import { readConfig } from '../../lib/config/config.ts';
 import { MAX_RECORD_DEPTH } from '../../lib/config/limits.ts';
-import { createRedactor, DEEPER_THAN_RECORDED, redactorFor, REDACTED } from '../../lib/redact.ts';
+import { createRedactor, DEEPER_THAN_RECORDED, redactorFor, REDACTED } from '../../lib/foundation/redact.ts';
 import { KEY_PLACEHOLDER, WRONG_KEY } from '../../lib/contract/exchange.ts';
 
 /** A key with characters that every encoding treats differently. */

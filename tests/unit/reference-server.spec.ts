@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { test, expect } from '@playwright/test';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
 import type { TargetProfile } from '../../lib/contract/profile/types.ts';
 import { CHOICES, CHOICE_SETS, choiceTable } from '../../server/choices.ts';
 import { FAULTS, faultTable } from '../../server/faults.ts';
-import { readExpectations } from '../../lib/fault-expectations.ts';
+import { readExpectations } from '../../lib/selfcheck/fault-expectations.ts';
 import { withWrongCheckDigit } from '../../lib/contract/iswc.ts';
 import type { RunningServer } from '../../server/index.ts';
 import { startReferenceServer } from '../../server/index.ts';

@@ -7,7 +7,7 @@ import { expect, test } from '@playwright/test';
 import type { Certificate } from '../../lib/report/certificate.ts';
 import { UNSIGNED_INTEGRITY, buildCertificate, certificateDigest, documentSections, renderCertificateHtml, signCertificate, verifyCertificate } from '../../lib/report/certificate.ts';
 import { publicKeyFromPem } from '../../lib/report/signature.ts';
-import { inProcessReport } from '../support/in-process.ts';
+import { inProcessReport } from '../../lib/selfcheck/in-process-report.ts';
 import type { ConformanceReport } from '../../lib/report/model.ts';
 
 

@@ -10,7 +10,7 @@ import { outsideReferences } from '../../lib/cli/commands/allure.ts';
 import { runAgainstFaultyServer } from '../support/faulty-run.ts';
 import { childEnv, runPlaywright } from '../support/run-playwright.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 import { EMBEDDED_KEY, startReferenceServer } from '../../server/index.ts';
 import type { ChildRun } from '../support/run-playwright.ts';
 

@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { diffReports, groupByCheckAndOperation, renderDiffHtml, renderDiffMarkdown } from '../../lib/report/diff.ts';
-import { inProcessReport } from '../support/in-process.ts';
+import { inProcessReport } from '../../lib/selfcheck/in-process-report.ts';
 import type { ConformanceReport } from '../../lib/report/model.ts';
 import { readReport } from '../../lib/report/validate.ts';
 import { parseRunArgs } from '../../lib/cli/run-args.ts';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 import { childEnv } from '../support/run-playwright.ts';
 
 
@@ -240,7 +240,7 @@ test('run --same-inputs-as: two real runs diff with no noise; without it the dif
     expect(noisy.observedChanged).toEqual([]);
     const printed = runCli(['diff', baseFile, path.join(dir, 'c', 'conformance.json'), '--out', dir], { env });
     expect(printed.code).toBe(0);
-    // Outside the caller's directory a path is printed absolute (lib/paths.ts shownPath).
+    // Outside the caller's directory a path is printed absolute (lib/foundation/paths.ts shownPath).
     expect(printed.stdout).toContain(`rerun with npx iswc-conformance run --same-inputs-as ${baseFile}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -3,7 +3,7 @@ import { executionSections } from '../../lib/check/sections.ts';
 import { buildCertificate } from '../../lib/report/certificate.ts';
 import { renderHtml } from '../../lib/report/html.ts';
 import type { ConformanceReport } from '../../lib/report/model.ts';
-import { inProcessReport } from '../support/in-process.ts';
+import { inProcessReport } from '../../lib/selfcheck/in-process-report.ts';
 
 /** The verdict of each endpoint section (4.1 to 4.4) and of authentication (5) in a report's certificate. */
 function endpointVerdicts(report: ConformanceReport): Record<string, string | undefined> {

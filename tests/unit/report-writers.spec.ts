@@ -5,12 +5,12 @@ import { expect, test } from '@playwright/test';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { CheckExecution } from '../../lib/run/execution.ts';
 import { pageExamples, renderHtml } from '../../lib/report/html.ts';
-import { inProcessReport } from '../support/in-process.ts';
+import { inProcessReport } from '../../lib/selfcheck/in-process-report.ts';
 import { renderJunit } from '../../lib/report/junit.ts';
 import type { ConformanceReport } from '../../lib/report/model.ts';
 import { executionViolations, reportViolations } from '../../lib/report/validate.ts';
 import { writeConformanceReports } from '../../lib/report/write.ts';
-import { DEEPER_THAN_RECORDED, createRedactor } from '../../lib/redact.ts';
+import { DEEPER_THAN_RECORDED, createRedactor } from '../../lib/foundation/redact.ts';
 
 const HOSTILE = '<script>alert("x")</script>]]>&amp;\u0000\u0007\ud800 | `tick`';
 const KEY = 'planted-Key/+=with&odd?chars-9f8e7d6c5b4a';

@@ -18,11 +18,11 @@ import { ConfigError, parseDuration, readConfig } from '../../lib/config/config.
 import { keyRefusedReason, showsKeyAcceptance } from '../../lib/contract/agency.ts';
 import type { RequestSpec } from '../../lib/contract/exchange.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
-import { watchInterruptions, interruptedBy, SAME_SIGNAL_WINDOW_MS, signalWindow } from '../../lib/interrupt.ts';
-import { fromRoot } from '../../lib/paths.ts';
-import { runSuiteWithOutcome } from '../../lib/pipeline.ts';
-import type { EngineProgress } from '../../lib/progress.ts';
-import { clock, LOG_INTERVAL_MS, ProgressPrinter, progressLine } from '../../lib/progress.ts';
+import { watchInterruptions, interruptedBy, SAME_SIGNAL_WINDOW_MS, signalWindow } from '../../lib/foundation/interrupt.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
+import { runSuiteWithOutcome } from '../../lib/engine/pipeline.ts';
+import type { EngineProgress } from '../../lib/engine/progress.ts';
+import { clock, LOG_INTERVAL_MS, ProgressPrinter, progressLine } from '../../lib/engine/progress.ts';
 import { buildConformanceReport } from '../../lib/report/build.ts';
 import { renderHtml } from '../../lib/report/html.ts';
 import { renderJunit } from '../../lib/report/junit.ts';
@@ -34,7 +34,7 @@ import { planSuite } from '../../lib/run/plan.ts';
 import { plannedLeftOutExecutions, plannedTests } from '../../lib/run/plan-file.ts';
 import { startReferenceServer } from '../../server/index.ts';
 import { cliInProcess } from '../support/cli.ts';
-import { Cleanup, httpServer } from '../support/hostile/servers.ts';
+import { Cleanup, httpServer } from '../../server/hostile/servers.ts';
 import { REQUEST_TIMEOUT_MS } from '../support/timeouts.ts';
 
 const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));

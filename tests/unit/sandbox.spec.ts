@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 import { clientReportViolations } from '../../lib/report/client/validate.ts';
 import { parseSandboxArgs } from '../../lib/sandbox/options.ts';
 import type { SandboxOptions } from '../../lib/sandbox/options.ts';

@@ -11,7 +11,7 @@ import type { PlannedCase } from '../../lib/run/plan.ts';
 import { createHttpClient } from '../../lib/run/http/client.ts';
 import { partition } from '../../lib/run/claims.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 import { buildStep, scenarioCases, scenarioCasesFrom } from '../../lib/generate/scenarios/cases.ts';
 import type { Scope } from '../../lib/generate/scenarios/cases.ts';
 import { ScenarioError, loadScenarios, parseScenarioFile } from '../../lib/generate/scenarios/load.ts';

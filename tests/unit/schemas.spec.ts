@@ -8,7 +8,7 @@ import { OPENAPI_PATH } from '../../lib/contract/openapi.ts';
 import { createAjv, validateResource } from '../../lib/contract/validators.ts';
 import { carriesText } from '../../lib/contract/answer.ts';
 import { operations } from '../../lib/contract/operations.ts';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 import { loadProfile, parseProfile } from '../../lib/contract/profile/load.ts';
 
 test('schemas/openapi.yaml is a valid OpenAPI 3.1 document', async () => {

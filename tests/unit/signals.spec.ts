@@ -12,7 +12,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { expect, test } from '@playwright/test';
 import { EXIT } from '../../lib/cli/command.ts';
-import { fromRoot, repoRoot } from '../../lib/paths.ts';
+import { fromRoot, repoRoot } from '../../lib/foundation/paths.ts';
 import { readReport } from '../../lib/report/validate.ts';
 import { killMarked, launch, markedProcesses, MARKER_VARIABLE, portIsFree, waitForOutput } from '../support/launch.ts';
 import type { Launched, Launcher } from '../support/launch.ts';

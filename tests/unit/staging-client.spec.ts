@@ -11,7 +11,7 @@ import type { HttpClientOptions } from '../../lib/contract/exchange.ts';
 import { Availability, isUnavailableAnswer, UNAVAILABLE_FIRST_BACKOFF_MS, UNAVAILABLE_RETRIES } from '../../lib/run/http/availability.ts';
 import { WaitClock } from '../../lib/run/http/wait-clock.ts';
 import { proxyVerdict } from '../../lib/run/http/network-errors.ts';
-import { Cleanup, closedPort, httpServer } from '../support/hostile/servers.ts';
+import { Cleanup, closedPort, httpServer } from '../../server/hostile/servers.ts';
 import { REQUEST_TIMEOUT_MS } from '../support/timeouts.ts';
 
 const KEY = 'staging-client-key-5d2c';

@@ -13,12 +13,12 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { EXIT } from '../../lib/cli/command.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 import { readReport } from '../../lib/report/validate.ts';
 import { startReferenceServer } from '../../server/index.ts';
 import { runCliAsync } from '../support/cli.ts';
 import { forwardProxy } from '../support/forward-proxy.ts';
-import { Cleanup, closedPort } from '../support/hostile/servers.ts';
+import { Cleanup, closedPort } from '../../server/hostile/servers.ts';
 import { childEnv } from '../support/run-playwright.ts';
 import { hasOpenssl, makeTestPki, tlsFront } from '../support/tls.ts';
 

@@ -6,7 +6,7 @@ import { parseCommandArgs, renderHelp, UsageError } from '../../lib/cli/command.
 import { runCommand } from '../../lib/cli/commands/run.ts';
 import { parseRunArgs } from '../../lib/cli/run-args.ts';
 import { readConfig } from '../../lib/config/config.ts';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 
 const EXAMPLE = fromRoot('fixtures', 'waivers', 'production-deviations.yaml');
 const HELP = renderHelp(runCommand);

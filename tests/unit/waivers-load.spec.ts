@@ -2,7 +2,7 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { OPERATION_IDS } from '../../lib/contract/operations.ts';
 import { handWrittenSchema } from '../../lib/contract/validators.ts';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 import { WaiverError, isRealDate, loadWaivers, parseWaivers } from '../../lib/report/waivers/load.ts';
 
 const FILE = fromRoot('fixtures', 'waivers', 'my-waivers.yaml');

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect, test } from '@playwright/test';
-import { fromRoot, repoRoot } from '../../lib/paths.ts';
+import { fromRoot, repoRoot } from '../../lib/foundation/paths.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
 import type { ChildRun } from '../support/run-playwright.ts';
 import { childEnv, runPlaywright } from '../support/run-playwright.ts';

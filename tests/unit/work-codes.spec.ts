@@ -7,7 +7,7 @@ import { expect, test } from '@playwright/test';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
 import type { TargetProfile } from '../../lib/contract/profile/types.ts';
 import { profileWorkCodes, sampleWorkCode } from '../../lib/generate/templates.ts';
-import { fromRoot } from '../../lib/paths.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
 
 const minimal = loadProfile(fromRoot('fixtures', 'targets', 'minimal.json'));
 const withCodes = (demerge: string, ...others: string[]): TargetProfile => ({

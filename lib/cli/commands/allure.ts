@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { repoRoot, shownPath } from '../../paths.ts';
+import { repoRoot, shownPath } from '../../foundation/paths.ts';
 import type { CliIo, Command } from '../command.ts';
 import { EXIT, exitMeaning, reportDirOf, stringOption } from '../command.ts';
 import { environmentOf } from '../environment.ts';

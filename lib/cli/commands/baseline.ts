@@ -1,6 +1,6 @@
 import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { shownPath } from '../../paths.ts';
+import { shownPath } from '../../foundation/paths.ts';
 import type { Command } from '../command.ts';
 import { EXIT, stringOption, reportDirOf } from '../command.ts';
 import { readReportArgument } from './diff.ts';

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { KeyObject } from 'node:crypto';
 import path from 'node:path';
-import { shownPath } from '../../paths.ts';
+import { shownPath } from '../../foundation/paths.ts';
 import { buildClientCertificate, renderClientCertificateHtml, signClientCertificate } from '../../report/client/certificate.ts';
 import { cellLabel } from '../../report/client/labels.ts';
 import { readClientReport } from '../../report/client/validate.ts';

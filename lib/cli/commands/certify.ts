@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { shownPath } from '../../paths.ts';
+import { shownPath } from '../../foundation/paths.ts';
 import { loadProfile, ProfileError } from '../../contract/profile/load.ts';
 import type { TargetProfile } from '../../contract/profile/types.ts';
 import type { BindingClaims } from '../../report/binding.ts';

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { shownPath } from '../../paths.ts';
-import { redactorFromEnv } from '../../redact.ts';
+import { shownPath } from '../../foundation/paths.ts';
+import { redactorFromEnv } from '../../foundation/redact.ts';
 import { diffReports, renderDiffHtml, renderDiffMarkdown } from '../../report/diff.ts';
 import { readReport } from '../../report/validate.ts';
 import { writeRedacted } from '../../report/write.ts';

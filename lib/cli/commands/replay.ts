@@ -5,14 +5,14 @@ import { HEADERS_VARIABLE, headersVariableText } from '../../config/headers.ts';
 import { parseRate } from '../../config/rate.ts';
 import { loadProfile } from '../../contract/profile/load.ts';
 import { DEFAULTS } from '../../config/defaults.ts';
-import { redactorFromEnv } from '../../redact.ts';
+import { redactorFromEnv } from '../../foundation/redact.ts';
 import type { ConformanceReport } from '../../report/model.ts';
-import { findFailure, replayFailure, ReplayError } from '../../replay.ts';
+import { findFailure, replayFailure, ReplayError } from '../replay.ts';
 import type { Command, OptionValues } from '../command.ts';
 import { EXIT, exitMeaning, listOption, reportDirOf, stringOption, UsageError } from '../command.ts';
 import { checkCertificateSettings, extraHeaders, RUN_OPTIONS } from '../run-args.ts';
 import { readReportArgument } from './diff.ts';
-import { shownPath } from '../../paths.ts';
+import { shownPath } from '../../foundation/paths.ts';
 
 /**
  * `npx iswc-conformance replay ID`: sends the requests of one failure of a report again (a fixed case's

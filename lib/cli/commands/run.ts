@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { onStop, signalWindow } from '../../interrupt.ts';
-import { fromRoot, repoRoot } from '../../paths.ts';
+import { onStop, signalWindow } from '../../foundation/interrupt.ts';
+import { fromRoot, repoRoot } from '../../foundation/paths.ts';
 import { outcomeOf } from '../../report/outcome.ts';
 import type { RunOutcome } from '../../report/outcome.ts';
 import type { CliIo, Command } from '../command.ts';
@@ -28,8 +28,8 @@ export function playwrightEnv(plan: RunPlan, env: NodeJS.ProcessEnv): NodeJS.Pro
 /**
  * Runs the conformance projects through Playwright; resolves with Playwright's exit code (130 when a
  * signal ended it). SIGINT, SIGTERM and SIGHUP sent to this process are forwarded to the run, and so is
- * the end of the process that started this one (npm, npx, a shell: lib/launchers.ts), as a SIGHUP. They
- * are counted by the rule the run applies (lib/interrupt.ts signalWindow): a terminal's Ctrl-C reaches
+ * the end of the process that started this one (npm, npx, a shell: lib/foundation/launchers.ts), as a SIGHUP. They
+ * are counted by the rule the run applies (lib/foundation/interrupt.ts signalWindow): a terminal's Ctrl-C reaches
  * both processes, and npm forwards it too, so signals within a second of the first are the same one and
  * are not forwarded again; a later one is the second, which the run answers by exiting at once. The run
  * watches this process in turn (it stops when this one is killed). The handlers are removed when the run

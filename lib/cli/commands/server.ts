@@ -1,13 +1,13 @@
 import path from 'node:path';
 import { loadProfile, ProfileError } from '../../contract/profile/load.ts';
-import { fromRoot } from '../../paths.ts';
+import { fromRoot } from '../../foundation/paths.ts';
 import { CHOICE_SETS, CHOICES, choiceTable, isChoiceSetName } from '../../../server/choices.ts';
 import { FAULTS, faultTable, isFaultId } from '../../../server/faults.ts';
 import { DEFAULT_MAX_BODY_BYTES, EMBEDDED_KEY, startReferenceServer } from '../../../server/index.ts';
 import { isModelName, MODELS, modelTable } from '../../../server/models.ts';
 import type { Command } from '../command.ts';
 import { EXIT, listOption, stringOption, UsageError } from '../command.ts';
-import { untilStopped } from '../../interrupt.ts';
+import { untilStopped } from '../../foundation/interrupt.ts';
 
 /** Where the server reads the key it accepts, so that it shows in no process list. */
 export const SERVER_KEY_VARIABLE = 'ISWC_SERVER_KEY';

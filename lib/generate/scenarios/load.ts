@@ -9,7 +9,7 @@ import { createAjv, handWrittenSchema } from '../../contract/validators.ts';
 import type { OperationId } from '../../contract/operations.ts';
 import { operation } from '../../contract/operations.ts';
 import { generatorNames } from '../generators/registry.ts';
-import { fromRoot, repoRoot } from '../../paths.ts';
+import { fromRoot, repoRoot } from '../../foundation/paths.ts';
 import type { DisposableKind } from '../../contract/profile/types.ts';
 import { DISPOSABLE_KINDS } from '../../contract/profile/types.ts';
 import { fieldPathProblem, profileFields } from '../../contract/profile/fields.ts';

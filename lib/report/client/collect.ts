@@ -1,6 +1,6 @@
 import type { ClientVerdict } from '../../check/client/judge.ts';
 import { allClientChecks } from '../../check/client/registry.ts';
-import type { Redactor } from '../../redact.ts';
+import type { Redactor } from '../../foundation/redact.ts';
 import { cut } from '../escape.ts';
 import type { ClientCheckTally, ClientFinding, ClientGroupTally, ClientReport, ClientTally, SentRequest } from './model.ts';
 

@@ -2,7 +2,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import * as addFormatsModule from 'ajv-formats';
 import { readFileSync } from 'node:fs';
-import { fromRoot } from '../../paths.ts';
+import { fromRoot } from '../../foundation/paths.ts';
 import type { ClientReport } from './model.ts';
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Redactor } from '../../redact.ts';
+import type { Redactor } from '../../foundation/redact.ts';
 import { writeRedacted } from '../write.ts';
 import { renderClientHtml } from './html.ts';
 import { renderClientJunit } from './junit.ts';

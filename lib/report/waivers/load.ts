@@ -6,7 +6,7 @@ import { allChecks } from '../../check/registry.ts';
 import type { Format } from '../../contract/codec/index.ts';
 import type { OperationId } from '../../contract/operations.ts';
 import { createAjv, handWrittenSchema } from '../../contract/validators.ts';
-import { shownPath } from '../../paths.ts';
+import { shownPath } from '../../foundation/paths.ts';
 import type { Waiver, WaiverProblem, WaiverSet } from './types.ts';
 
 export const WAIVERS_SCHEMA = 'waivers.schema.json';

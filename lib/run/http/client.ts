@@ -14,7 +14,7 @@ import type { Dispatcher } from 'undici';
 import { checkExtraHeaders, headerPlaceholder, headerVariable } from '../../config/headers.ts';
 import { credentialsOf } from '../../config/proxy.ts';
 import { subscriptionKeyHeader } from '../../contract/openapi.ts';
-import { createRedactor, headerSecrets, keyWithCaseChanged, proxySecrets } from '../../redact.ts';
+import { createRedactor, headerSecrets, keyWithCaseChanged, proxySecrets } from '../../foundation/redact.ts';
 import { curlCommand } from './curl.ts';
 import type { CurlHeader, CurlParts } from './curl.ts';
 import { connectFailure, dnsFailure, proxyFailure, proxyVerdict, proxyVerdictFailure, tlsFailure } from './network-errors.ts';

@@ -1,5 +1,5 @@
 /**
- * The request rate of a run. The run's one engine (lib/engine.ts, in the main process) sends every
+ * The request rate of a run. The run's one engine (lib/engine/engine.ts, in the main process) sends every
  * request, so one schedule in that process holds the rate for all workers: grants are spaced by 1/rate
  * seconds, the first one immediate.
  */

@@ -1,10 +1,10 @@
-import { allChecks } from './check/registry.ts';
-import type { CheckExecution } from './run/execution.ts';
-import type { TargetProfile } from './contract/profile/types.ts';
-import { gating } from './check/gating.ts';
-import { runSuiteInProcess } from './pipeline.ts';
-import { DEFAULT_TIMEOUT_MS } from './run/http/client.ts';
-import type { PlanName } from './run/budget.ts';
+import { allChecks } from '../check/registry.ts';
+import type { CheckExecution } from '../run/execution.ts';
+import type { TargetProfile } from '../contract/profile/types.ts';
+import { gating } from '../check/gating.ts';
+import { runSuiteInProcess } from '../engine/pipeline.ts';
+import { DEFAULT_TIMEOUT_MS } from '../run/http/client.ts';
+import type { PlanName } from '../run/budget.ts';
 
 export interface FaultUnderTest {
   id: string;

@@ -1,14 +1,14 @@
 import { expect, test } from '@playwright/test';
 import type { TestInfo } from '@playwright/test';
 import * as allure from 'allure-js-commons';
-import type { RunContext } from './config/run-context.ts';
-import { runContext } from './config/run-context.ts';
+import type { RunContext } from '../config/run-context.ts';
+import { runContext } from '../config/run-context.ts';
 import { DEFERRED_ERROR_ATTACHMENT, DEFERRED_FAILURE_ATTACHMENT, deferralAvailable, TargetUnusableError } from './deferred-failures.ts';
-import type { AllureData, GroupVerdict } from './engine-protocol.ts';
-import { askEngine } from './engine-service.ts';
-import { EXECUTIONS_ATTACHMENT } from './report/attachment.ts';
-import { plannedTests, readPlannedTests } from './run/plan-file.ts';
-import type { PlannedTest } from './run/plan-file.ts';
+import type { AllureData, GroupVerdict } from './protocol.ts';
+import { askEngine } from './service.ts';
+import { EXECUTIONS_ATTACHMENT } from '../report/attachment.ts';
+import { plannedTests, readPlannedTests } from '../run/plan-file.ts';
+import type { PlannedTest } from '../run/plan-file.ts';
 
 /** The run context the global setup prepared; a clear error when the tests are run without it. */
 function context(): RunContext & { engineUrl: string; engineToken: string } {
@@ -24,7 +24,7 @@ function context(): RunContext & { engineUrl: string; engineToken: string } {
 async function testsOf(project: 'json' | 'xml'): Promise<PlannedTest[]> {
   const planFile = runContext()?.planFile;
   if (planFile) return readPlannedTests(planFile, project);
-  const [{ config }, { loadProfile }, { allCases }] = await Promise.all([import('./config/config.ts'), import('./contract/profile/load.ts'), import('./generate/suite.ts')]);
+  const [{ config }, { loadProfile }, { allCases }] = await Promise.all([import('../config/config.ts'), import('../contract/profile/load.ts'), import('../generate/suite.ts')]);
   const cases = allCases(loadProfile(config().targetFile)).flatMap((def) =>
     def.formats.map((format) => ({ def, format, project: format === 'xml' ? ('xml' as const) : ('json' as const), key: `${def.id}@${format}` })),
   );
@@ -84,7 +84,7 @@ async function report(verdict: GroupVerdict, testInfo: TestInfo): Promise<void> 
   }
   if (verdict.blocking === undefined) return;
   // Failing here would cost the next test a new worker; the deferred-failures reporter fails the test in
-  // the runner instead, before every other reporter sees it (lib/deferred-failures.ts).
+  // the runner instead, before every other reporter sees it (lib/engine/deferred-failures.ts).
   if (deferralAvailable(testInfo.config)) await testInfo.attach(DEFERRED_FAILURE_ATTACHMENT, { body: verdict.blocking, contentType: 'text/plain' });
   // An assertion, not a thrown Error: Playwright's JUnit reporter (junit.xml, and any junit file a
   // merge-reports writes) counts a failed `expect` as a <failure> and anything else thrown as an <error>.
@@ -93,7 +93,7 @@ async function report(verdict: GroupVerdict, testInfo: TestInfo): Promise<void> 
 
 /**
  * Declares the Playwright tests of one conformance project. Each test asks the run's engine (in the
- * process of the global setup, lib/engine.ts) to run its cases and reports the verdict: a worker loads
+ * process of the global setup, lib/engine/engine.ts) to run its cases and reports the verdict: a worker loads
  * none of the harness, so starting one is cheap.
  */
 export async function declareConformance(project: 'json' | 'xml'): Promise<void> {

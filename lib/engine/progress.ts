@@ -1,8 +1,8 @@
-import { clock } from './report/figures.ts';
-import type { RunFigures } from './report/model.ts';
+import { clock } from '../report/figures.ts';
+import type { RunFigures } from '../report/model.ts';
 
 export { clock };
-import type { RunHalt } from './report/outcome.ts';
+import type { RunHalt } from '../report/outcome.ts';
 
 /** Where the run's engine leaves its progress for the reporters of its process (they outlive the global teardown). */
 export const PROGRESS_SLOT = Symbol.for('iswc-conformance.run-progress');

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Agent, createServer, request } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { GroupVerdict } from './engine-protocol.ts';
+import type { GroupVerdict } from './protocol.ts';
 
 /**
  * The run's engine as a tiny local service: the global setup starts it on 127.0.0.1 next to the engine,

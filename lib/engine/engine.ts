@@ -1,34 +1,34 @@
 import path from 'node:path';
-import { shownPath } from './paths.ts';
-import { gating } from './check/gating.ts';
-import { createJudge } from './check/judge.ts';
-import { keySourceDbs } from './contract/agency.ts';
-import type { RunConfig } from './config/config.ts';
-import { OPERATION_LABEL } from './contract/operations.ts';
-import { sectionsText } from './report/view.ts';
-import type { TargetProfile } from './contract/profile/types.ts';
-import { redactorFromEnv } from './redact.ts';
-import type { ExecutionsAttachment } from './report/attachment.ts';
-import { describeFailure, describeWaived } from './report/failure-text.ts';
-import { applyWaivers } from './report/waivers/apply.ts';
-import { runDay, runWaivers } from './report/waivers/run.ts';
-import type { CheckExecution } from './run/execution.ts';
-import { createHttpClient } from './run/http/client.ts';
-import type { RunClient } from './run/http/client.ts';
-import { localGate } from './run/http/pacer.ts';
-import { targetClientOptions } from './run/http/target-client.ts';
-import type { Gate } from './run/http/pacer.ts';
-import type { PlannedTest } from './run/plan-file.ts';
-import type { PlannedCase } from './run/planned.ts';
-import { inParallel, runPlannedCase } from './run/runner.ts';
-import type { CaseOutcome } from './run/runner.ts';
-import type { AllureData, GroupVerdict } from './engine-protocol.ts';
-import type { RunHalt } from './report/outcome.ts';
-import { estimatedRequests } from './run/budget.ts';
-import { BudgetGate } from './run/budget-gate.ts';
-import type { CaseRun } from './run/case-run.ts';
-import type { RunSettings } from './run/runner.ts';
-import type { RunFigures } from './report/model.ts';
+import { shownPath } from '../foundation/paths.ts';
+import { gating } from '../check/gating.ts';
+import { createJudge } from '../check/judge.ts';
+import { keySourceDbs } from '../contract/agency.ts';
+import type { RunConfig } from '../config/config.ts';
+import { OPERATION_LABEL } from '../contract/operations.ts';
+import { sectionsText } from '../report/view.ts';
+import type { TargetProfile } from '../contract/profile/types.ts';
+import { redactorFromEnv } from '../foundation/redact.ts';
+import type { ExecutionsAttachment } from '../report/attachment.ts';
+import { describeFailure, describeWaived } from '../report/failure-text.ts';
+import { applyWaivers } from '../report/waivers/apply.ts';
+import { runDay, runWaivers } from '../report/waivers/run.ts';
+import type { CheckExecution } from '../run/execution.ts';
+import { createHttpClient } from '../run/http/client.ts';
+import type { RunClient } from '../run/http/client.ts';
+import { localGate } from '../run/http/pacer.ts';
+import { targetClientOptions } from '../run/http/target-client.ts';
+import type { Gate } from '../run/http/pacer.ts';
+import type { PlannedTest } from '../run/plan-file.ts';
+import type { PlannedCase } from '../run/planned.ts';
+import { inParallel, runPlannedCase } from '../run/runner.ts';
+import type { CaseOutcome } from '../run/runner.ts';
+import type { AllureData, GroupVerdict } from './protocol.ts';
+import type { RunHalt } from '../report/outcome.ts';
+import { estimatedRequests } from '../run/budget.ts';
+import { BudgetGate } from '../run/budget-gate.ts';
+import type { CaseRun } from '../run/case-run.ts';
+import type { RunSettings } from '../run/runner.ts';
+import type { RunFigures } from '../report/model.ts';
 import { randomUUID } from 'node:crypto';
 import { PROGRESS_SLOT } from './progress.ts';
 import type { EngineProgress } from './progress.ts';
@@ -94,7 +94,7 @@ export interface EngineSetup {
 /**
  * The run's engine: one HTTP client (one pool, one rate, one circuit breaker), one judge and one
  * redactor for the whole run, in the process that runs the global setup. The Playwright tests ask it to
- * run their cases (lib/engine-service.ts) and only report what it found, so a test costs a worker no
+ * run their cases (lib/engine/service.ts) and only report what it found, so a test costs a worker no
  * module, no validator and no connection of its own, and a worker that Playwright replaces costs little.
  *
  * Once the deferred-failures reporter has told it which tests the run selected (`select`, after
@@ -338,7 +338,7 @@ export class RunEngine implements SelectableEngine {
   /**
    * What the Allure report shows of a test: epic = operation, feature = check, severity from the highest
    * level among its checks, tag = format; one step per HTTP exchange with the request and the response,
-   * both through the redactor, as data the test hands to Allure (lib/conformance.ts reportToAllure).
+   * both through the redactor, as data the test hands to Allure (lib/engine/conformance.ts reportToAllure).
    */
   private allureData(members: readonly PlannedCase[], outcomes: readonly CaseOutcome[], executions: readonly CheckExecution[]): AllureData {
     const first = members[0];

@@ -1,6 +1,6 @@
 /**
- * What the run's engine (lib/engine.ts, in the process of the global setup) answers a Playwright test
- * that asks it to run its cases (lib/engine-service.ts): everything the test reports, already redacted
+ * What the run's engine (lib/engine/engine.ts, in the process of the global setup) answers a Playwright test
+ * that asks it to run its cases (lib/engine/service.ts): everything the test reports, already redacted
  * and judged, so that the worker needs none of the harness's modules.
  */
 

@@ -1,6 +1,6 @@
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import type { SelectableEngine } from './engine.ts';
-import { endedEarly, endRunEarly } from './interrupt.ts';
+import { endedEarly, endRunEarly } from '../foundation/interrupt.ts';
 
 /**
  * Failures that do not cost a worker. Playwright ends a worker after every failed test and starts a new
@@ -14,7 +14,7 @@ import { endedEarly, endRunEarly } from './interrupt.ts';
  * with other reporters only (`--reporter=blob` in a CI shard, for instance) the test fails in its worker
  * as before.
  *
- * It also tells the run's engine (lib/engine.ts, left by the global setup in this process) which
+ * It also tells the run's engine (lib/engine/engine.ts, left by the global setup in this process) which
  * conformance tests the run selected, in order, so that the engine can run them ahead of the workers.
  */
 
@@ -44,7 +44,7 @@ export function deferralAvailable(config: Pick<FullConfig, 'reporter'>): boolean
   return typeof first === 'string' && first.replace(/\\/g, '/').replace(/\.[cm]?[jt]s$/, '').endsWith(`/${NAME}`);
 }
 
-/** Where the global setup leaves the run's engine (lib/engine.ts ENGINE_SLOT; not imported: this file stays light). */
+/** Where the global setup leaves the run's engine (lib/engine/engine.ts ENGINE_SLOT; not imported: this file stays light). */
 const ENGINE_SLOT = Symbol.for('iswc-conformance.run-engine');
 
 export default class DeferredFailures implements Reporter {

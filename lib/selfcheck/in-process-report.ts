@@ -1,17 +1,25 @@
-import type { CheckExecution } from '../../lib/run/execution.ts';
-import { runSuiteInProcess } from '../../lib/pipeline.ts';
-import { REQUEST_TIMEOUT_MS } from './timeouts.ts';
-import type { PlannedCase } from '../../lib/run/plan.ts';
-import { loadProfile } from '../../lib/contract/profile/load.ts';
-import { fromRoot } from '../../lib/paths.ts';
+import type { CheckExecution } from '../run/execution.ts';
+import { runSuiteInProcess } from '../engine/pipeline.ts';
+import type { PlannedCase } from '../run/plan.ts';
+import { loadProfile } from '../contract/profile/load.ts';
+import { fromRoot } from '../foundation/paths.ts';
 import { MODELS, profileForChoiceSet, startReferenceServer } from '../../server/index.ts';
 import type { ChoiceSetName, ModelName } from '../../server/index.ts';
-import { buildConformanceReport } from '../../lib/report/build.ts';
-import type { ConformanceReport } from '../../lib/report/model.ts';
-import { utcDay } from '../../lib/report/waivers/apply.ts';
-import type { WaiverSet } from '../../lib/report/waivers/types.ts';
+import { buildConformanceReport } from '../report/build.ts';
+import type { ConformanceReport } from '../report/model.ts';
+import { utcDay } from '../report/waivers/apply.ts';
+import type { WaiverSet } from '../report/waivers/types.ts';
+
+/**
+ * How long an in-process run waits for each answer unless told otherwise: generous for a loaded machine
+ * (on two cores at a load average of 14 the clean reference server took more than 2 s to answer, which a
+ * tight timeout reads as "no answer (TIMEOUT)", a false fault). A server that answers at all answers within it.
+ */
+export const IN_PROCESS_TIMEOUT_MS = 30_000;
 
 export interface InProcessReportOptions {
+  /** The request timeout (default IN_PROCESS_TIMEOUT_MS). */
+  timeoutMs?: number;
   /** Faults of the reference server's catalogue (server/faults.ts). */
   faults?: readonly string[];
   key?: string;
@@ -51,7 +59,7 @@ export async function inProcessReport(options: InProcessReportOptions = {}): Pro
       key,
       profile,
       destructive,
-      timeoutMs: REQUEST_TIMEOUT_MS,
+      timeoutMs: options.timeoutMs ?? IN_PROCESS_TIMEOUT_MS,
       settings: { strict: options.strict ?? false, seed },
       ...(options.filter ? { filter: options.filter } : {}),
     });

@@ -3,7 +3,7 @@ import type { LauncherWatchOptions } from './launchers.ts';
 
 /**
  * Stopping on a signal, in every process of the tool that sends or listens: SIGINT, SIGTERM and SIGHUP,
- * and the end of the processes that started it (lib/launchers.ts: npm dies on SIGHUP without telling its
+ * and the end of the processes that started it (lib/foundation/launchers.ts: npm dies on SIGHUP without telling its
  * child; a shell that does not exec its command can die and leave node behind), taken as a SIGHUP.
  *
  * In the process that runs the conformance run (Playwright's runner, where the run's engine lives), the

@@ -5,9 +5,9 @@
  * replaced by its own placeholder, and blanks values of headers and query parameters whose name marks a
  * secret.
  */
-import { headerPlaceholder, HEADERS_VARIABLE, parseHeadersVariable } from './config/headers.ts';
-import { proxyCredentials } from './config/proxy.ts';
-import { MAX_RECORD_DEPTH } from './config/limits.ts';
+import { headerPlaceholder, HEADERS_VARIABLE, parseHeadersVariable } from '../config/headers.ts';
+import { proxyCredentials } from '../config/proxy.ts';
+import { MAX_RECORD_DEPTH } from '../config/limits.ts';
 
 /** The placeholder that stands for the subscription key in every recorded or written artefact. */
 export const KEY_PLACEHOLDER = '$ISWC_SUBSCRIPTION_KEY';

@@ -1,16 +1,16 @@
-import { gating } from './check/gating.ts';
-import { createJudge } from './check/judge.ts';
-import { KEY_REFUSED_AFTER, keyRefusedReason, keySourceDbs, showsKeyAcceptance } from './contract/agency.ts';
-import { runOutcome } from './report/outcome.ts';
-import type { RunHalt, RunOutcome } from './report/outcome.ts';
-import type { TargetProfile } from './contract/profile/types.ts';
-import type { PlanName } from './run/budget.ts';
-import type { CheckExecution } from './run/execution.ts';
-import { createHttpClient } from './run/http/client.ts';
-import { planSuite } from './run/plan.ts';
-import type { PlannedCase } from './run/planned.ts';
-import { inParallel, runPlannedCase } from './run/runner.ts';
-import type { RunSettings } from './run/runner.ts';
+import { gating } from '../check/gating.ts';
+import { createJudge } from '../check/judge.ts';
+import { KEY_REFUSED_AFTER, keyRefusedReason, keySourceDbs, showsKeyAcceptance } from '../contract/agency.ts';
+import { runOutcome } from '../report/outcome.ts';
+import type { RunHalt, RunOutcome } from '../report/outcome.ts';
+import type { TargetProfile } from '../contract/profile/types.ts';
+import type { PlanName } from '../run/budget.ts';
+import type { CheckExecution } from '../run/execution.ts';
+import { createHttpClient } from '../run/http/client.ts';
+import { planSuite } from '../run/plan.ts';
+import type { PlannedCase } from '../run/planned.ts';
+import { inParallel, runPlannedCase } from '../run/runner.ts';
+import type { RunSettings } from '../run/runner.ts';
 
 /**
  * The pipeline in one process, without Playwright: cases (generate) are planned and sent (run) and every

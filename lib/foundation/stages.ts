@@ -4,20 +4,39 @@ import { repoRoot } from './paths.ts';
 
 /**
  * The pipeline's stages, in the one direction data flows through them. A file of a stage may import only
- * files of its own stage or of earlier ones; `foundation` (paths, redaction, configuration) imports only
+ * files of its own stage or of earlier ones; `foundation` (lib/foundation and lib/config) imports only
  * itself; `composition` wires the stages together. tests/unit/architecture.spec.ts holds the code to this.
  */
 export const STAGES = ['foundation', 'contract', 'generate', 'run', 'check', 'report', 'composition'] as const;
 export type Stage = (typeof STAGES)[number];
 
-/** The stage of a file under lib/ (path relative to the repository root), or undefined outside lib/. */
+/**
+ * The rooms of lib/: one folder each, for the part of the tool it serves, and the stage its files belong
+ * to. No file sits at the root of lib/.
+ */
+export const ROOMS: Readonly<Record<string, { stage: Stage; holds: string }>> = {
+  foundation: { stage: 'foundation', holds: 'what every stage shares: paths, redaction, signals and the processes that started this one, the stage rule' },
+  config: { stage: 'foundation', holds: 'the settings of a run, read from flags, the environment and files' },
+  contract: { stage: 'contract', holds: 'the interface document as data: operations, schemas, profiles, exchanges' },
+  generate: { stage: 'generate', holds: 'cases, scenarios and property generators' },
+  run: { stage: 'run', holds: 'sending: the HTTP client, pacing, budgets, plans' },
+  check: { stage: 'check', holds: 'the check registry and the judge' },
+  report: { stage: 'report', holds: 'reports, certificates, diffs and waivers' },
+  engine: { stage: 'composition', holds: "the run's one engine, how Playwright workers reach it, the in-process pipeline, progress" },
+  suite: { stage: 'composition', holds: 'the Playwright declaration of the conformance suite' },
+  cli: { stage: 'composition', holds: 'the command line: its commands, flags, usage errors and replay' },
+  sandbox: { stage: 'composition', holds: 'the sandbox that judges a client under test' },
+  selfcheck: { stage: 'composition', holds: 'the fault self-check and in-process reports' },
+  sweep: { stage: 'composition', holds: 'random combinations of legitimate choices with faults behind them' },
+};
+
+/** The stage of a file under lib/ (path relative to the repository root); undefined outside lib/, at its root or in a folder that is no room. */
 export function stageOf(file: string): Stage | undefined {
   const rel = file.split(path.sep).join('/');
   if (!rel.startsWith('lib/')) return undefined;
-  const [, top] = rel.split('/');
-  if (top === 'config' || top === 'paths.ts' || top === 'redact.ts' || top === 'stages.ts') return 'foundation';
-  if (top === 'contract' || top === 'generate' || top === 'run' || top === 'check' || top === 'report') return top;
-  return 'composition';
+  const parts = rel.split('/');
+  if (parts.length < 3) return undefined;
+  return ROOMS[parts[1] ?? '']?.stage;
 }
 
 /** Every relative import (static, type-only and dynamic) of a TypeScript file, resolved against the repository. */
