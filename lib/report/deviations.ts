@@ -33,9 +33,10 @@ export function deviationCount(n: number): string {
   return n === 0 ? 'no deviation' : `${n} deviation${n === 1 ? '' : 's'}`;
 }
 
-/** The headline: "2 deviations (one per check × operation), 5 more waived": what a run's failures come to. */
+/** The headline: "2 deviations (one per check × operation), 5 more waived" (or "no deviation left: 5 waived …"): what a run's failures come to. */
 export function deviationsHeadline(executions: readonly CheckExecution[]): string {
   const failing = deviations(executions, 'fail').length;
   const waived = deviations(executions, 'waived').length;
+  if (failing === 0 && waived > 0) return `no deviation left: ${waived} waived (one per check × operation)`;
   return `${deviationCount(failing)} (one per check × operation)${waived > 0 ? `, ${waived} more waived` : ''}`;
 }

@@ -1,4 +1,5 @@
 import { allChecks } from '../check/registry.ts';
+import { isFormatNotServedReason } from '../contract/profile/types.ts';
 import type { CheckExecution } from '../run/execution.ts';
 import type { RunHalt } from './outcome.ts';
 
@@ -31,6 +32,15 @@ export function smallestNeeds(reasons: readonly string[]): string[] {
   return [...others, ...[...smallest].map(([kind, count]) => `needs ${count} more ${kind}`)];
 }
 
+/**
+ * A check left out in the format the target does not serve and for want of data in the other says only
+ * the latter: the format is the target's, the data the profile's to add.
+ */
+function actionable(reasons: string[]): string[] {
+  const rest = reasons.filter((r) => !isFormatNotServedReason(r));
+  return rest.length > 0 ? rest : reasons;
+}
+
 /** How much of the document a run judged: M spec checks in the registry, N of them exercised. */
 export interface SpecCoverage {
   /** M: spec checks in the registry. */
@@ -60,7 +70,7 @@ export function specCoverage(executions: readonly CheckExecution[]): SpecCoverag
   }
   const notExercised = spec
     .filter((c) => !exercised.has(c.id))
-    .map((c) => ({ checkId: c.id, sections: [...c.sections], reasons: smallestNeeds([...(skipReasons.get(c.id) ?? [NO_CASE_RAN_IT])]) }));
+    .map((c) => ({ checkId: c.id, sections: [...c.sections], reasons: actionable(smallestNeeds([...(skipReasons.get(c.id) ?? [NO_CASE_RAN_IT])])) }));
   return { specChecks: spec.length, exercised: spec.length - notExercised.length, notExercised };
 }
 

@@ -1,5 +1,5 @@
 import type { DisposableKind, TargetProfile } from '../contract/profile/types.ts';
-import { servesFormat } from '../contract/profile/types.ts';
+import { formatNotServedReason, servesFormat } from '../contract/profile/types.ts';
 import type { Allocation, Claim, EntryPreference } from './claims.ts';
 import { partition, preferredEntriesToAdd } from './claims.ts';
 import type { CaseDef } from '../generate/case.ts';
@@ -80,7 +80,7 @@ function lackFor(need: Need, p: AllocatedCase, profile: TargetProfile, claims: r
 export function allocateSuite(profile: TargetProfile, options: Pick<SuiteOptions, 'destructive' | 'destructiveOffReason'>, cases: readonly CaseDef[]): AllocatedCase[] {
   const planned: AllocatedCase[] = cases.flatMap((def) => def.formats.map((format) => ({ def, format, project: format === 'xml' ? ('xml' as const) : ('json' as const), key: `${def.id}@${format}`, entries: {} })));
   // A format the target does not serve (profile formats) is sent nothing, and claims no entry.
-  for (const p of planned) if (!servesFormat(profile, p.format)) p.skipReason = `the target serves no ${p.format.toUpperCase()} (profile formats: ${profile.formats.join(', ')})`;
+  for (const p of planned) if (!servesFormat(profile, p.format)) p.skipReason = formatNotServedReason(profile, p.format);
   const claims = suiteClaims(
     planned.filter((p) => p.skipReason === undefined),
     options.destructive,

@@ -4,6 +4,7 @@ import { fromRoot } from '../../lib/foundation/paths.ts';
 import { planSuite } from '../../lib/run/plan.ts';
 import { plannedRequests } from '../../lib/run/estimate.ts';
 import { profileDigest } from '../../lib/report/binding.ts';
+import { specCoverage } from '../../lib/report/verdict.ts';
 import { deviations, deviationsHeadline } from '../../lib/report/deviations.ts';
 import type { CheckExecution } from '../../lib/run/execution.ts';
 
@@ -37,4 +38,13 @@ test('deviations: one per check × operation, however many executions show it', 
   ]);
   expect(deviationsHeadline(executions)).toBe('2 deviations (one per check × operation), 1 more waived');
   expect(deviationsHeadline([])).toBe('no deviation (one per check × operation)');
+  expect(deviationsHeadline(executions.filter((e) => e.verdict !== 'fail'))).toBe('no deviation left: 1 waived (one per check × operation)');
+});
+
+test('a spec check left out in the format the target does not serve and for want of data in the other says only what the profile lacks', () => {
+  const skip = (skipReason: string) => ({ checkId: 'outcome.sequence', operation: 'mergeIswcMetadata', verdict: 'skip', level: 'spec', skipReason }) as CheckExecution;
+  const noXml = 'the target serves no XML (profile formats: json)';
+  const sequence = (executions: CheckExecution[]) => specCoverage(executions).notExercised.find((n) => n.checkId === 'outcome.sequence')?.reasons;
+  expect(sequence([skip(noXml), skip('needs 2 more merges')])).toEqual(['needs 2 more merges']);
+  expect(sequence([skip(noXml)])).toEqual([noXml]);
 });

@@ -75,6 +75,18 @@ export function servesFormat(profile: Partial<Pick<TargetProfile, 'formats'>>, f
   return format === 'none' || (profile.formats ?? PROFILE_DEFAULTS.formats).includes(format);
 }
 
+const NOT_SERVED = 'the target serves no ';
+
+/** Why a case in a format the target does not serve is not sent: "the target serves no XML (profile formats: json)". */
+export function formatNotServedReason(profile: Pick<TargetProfile, 'formats'>, format: Format | 'none'): string {
+  return `${NOT_SERVED}${format.toUpperCase()} (profile formats: ${profile.formats.join(', ')})`;
+}
+
+/** Whether a skip reason is formatNotServedReason's: nothing the profile could add changes it. */
+export function isFormatNotServedReason(reason: string): boolean {
+  return reason.startsWith(NOT_SERVED);
+}
+
 /** "JSON only", "XML only", or undefined when the target serves both formats. */
 export function formatsLabel(profile: Partial<Pick<TargetProfile, 'formats'>>): string | undefined {
   const formats: readonly Format[] = profile.formats ?? PROFILE_DEFAULTS.formats;
