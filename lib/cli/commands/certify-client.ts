@@ -75,7 +75,7 @@ export function certifyClient(values: OptionValues, io: CliIo): number {
   const lines = [
     `client certificate: ${certificate.verdictText} — ${certificate.client.userAgent ?? 'no User-Agent'}, agency ${certificate.client.agency ?? '?'}, ${certificate.session.requests} request(s)`,
     ...(certificate.exercised ?? []).map((c) => `  ${c.succeeded > 0 ? '✓' : '·'} ${cellLabel(c.operation, c.format)}: ${c.requests} sent, ${c.succeeded} succeeded${c.declared ? '' : ' (not declared)'}`),
-    `  ${certificate.checks.length} client checks exercised${certificate.notExercised.length > 0 ? `; not exercised: ${certificate.notExercised.join(', ')}` : ''}`,
+    `  ${certificate.checks.length} client checks exercised (${certificate.checks.filter((c) => c.level !== 'observed').length} spec or http, ${certificate.checks.filter((c) => c.level === 'observed').length} observed)${certificate.notExercised.length > 0 ? `; not exercised: ${certificate.notExercised.join(', ')}` : ''}`,
     ...certificate.trouble.slice(0, 20).map((t) => `  trouble ${t.kind} on request ${t.request}: ${t.survived ? 'survived' : 'not survived'}`),
     `  digest sha256 ${certificate.digest.value}`,
     certificate.signature ? `  signed ed25519 by ${certificate.signature.publicKeyFingerprint}` : '  unsigned: the digest only detects accidental edits (sign with --sign-key <private key PEM>)',
