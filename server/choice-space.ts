@@ -168,7 +168,7 @@ export const FAULT_EXCLUSIONS: readonly FaultExclusion[] = [
   },
   { fault: 'duplicate-items-500', behind: ['merge-duplicates-400'], kind: 'unreachable', reason: 'a merge repeating an ISWC is refused (400) as a business rule before the fault could crash on it' },
   // Items of the merge body that break their limits, behind a server that looks items up: not found.
-  ...(['merge-items-in-order', 'merge-items-looked-up-first', 'merge-unknown-works-404'] as const).flatMap((choice) =>
+  ...(['merge-items-in-order', 'merge-items-looked-up-first', 'merge-unknown-works-404', 'merge-items-lookup-400'] as const).flatMap((choice) =>
     (['merge-agency-code-loose', 'merge-work-code-loose'] as const).map(
       (fault): FaultExclusion => ({
         fault,
@@ -226,6 +226,26 @@ export const FAULT_EXCLUSIONS: readonly FaultExclusion[] = [
       reason: 'the client names its runs: a notification carrying a runId the server does not know starts that run, so no request is answered as carrying a runId never issued',
     }),
   ),
+  // length-in-bytes lets a short agency code through where it has a letter outside ASCII ("1é"): on the run
+  // notification and on a merge's agency work. Behind a server that refuses the run's code of another agency
+  // and does not take the merge's unknown or foreign agency work, both answers are a right refusal.
+  { fault: 'length-in-bytes', behind: ['agency-code-digits'], kind: 'unreachable', reason: 'agency codes must be three ASCII digits (a business rule of the choice): a code with a letter outside ASCII breaks it and is refused (400) however its length is counted' },
+  ...(['foreign-agency-refused', 'foreign-agency-403'] as const).flatMap((run) =>
+    (['merge-items-in-order', 'merge-items-looked-up-first', 'merge-unknown-works-404', 'merge-items-lookup-400', 'merge-own-works-only'] as const).map(
+      (merge): FaultExclusion => ({
+        fault: 'length-in-bytes',
+        behind: [run, merge],
+        kind: 'indistinguishable',
+        reason: 'the run notification\'s short agencyCode names another agency, which the key does not act for (401 or 403), and the merge\'s agency work with it is another agency\'s or one the server does not have (403, 404 or 400): each as right an answer as 400 for its length',
+      }),
+    ),
+  ),
+  {
+    fault: 'delete-ignores-source-db',
+    behind: ['key-source-db-scope'],
+    kind: 'unreachable',
+    reason: 'the key acts for the profile\'s source databases only, and every submission of the embedded profile has the agency\'s own (128): a delete naming another sourceDb is refused (403) before the submission is looked up (with a profile of two source databases, outcome.identity names the other, within the key\'s scope)',
+  },
   ...behindEach('length-in-bytes', ['foreign-agency-first'], 'indistinguishable', 'the short agencyCode with a letter outside ASCII that the fault lets through names another agency, which the key does not act for and which is refused (401 or 403) before its length: as right an answer as 400 (which of two refusals comes first is not shown)'),
   ...behindEach('run-agency-code-loose', [...KEY_OWN_AGENCY, 'foreign-agency-first'], 'indistinguishable', 'an agencyCode of another length names another agency, which the key does not act for: 401 or 403 is as right an answer as 400 (which of two refusals comes first is not shown)'),
 ];

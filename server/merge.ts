@@ -130,8 +130,9 @@ function itemsInOrder(ctx: Context, op: Operation, resource: RequestBodySpec['re
 function itemsLookedUp400(ctx: Context, value: unknown, bad: (code: ErrorCode, message: string, business?: string) => Reply): Reply | null {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
   const body = value as Record<string, unknown>;
-  for (const iswc of Array.isArray(body.iswcs) ? (body.iswcs as unknown[]) : []) {
-    if (typeof iswc === 'string' && !ctx.state.iswcExists(iswc)) return bad('BAD_BODY', `ISWC ${iswc} matches nothing`, '202');
+  // The faults that leave items unchecked or take unknown ISWCs act on this lookup too (iswcNotFound).
+  for (const [i, iswc] of (Array.isArray(body.iswcs) ? (body.iswcs as unknown[]) : []).entries()) {
+    if (typeof iswc === 'string' && iswcNotFound(ctx, iswc, i)) return bad('BAD_BODY', `ISWC ${iswc} matches nothing`, '202');
   }
   for (const work of Array.isArray(body.agencyWorks) ? (body.agencyWorks as unknown[]) : []) {
     if (work === null || typeof work !== 'object') continue;
@@ -199,17 +200,17 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
   if (!agency.ok) return badParam(agency.problem);
   // Fault `work-lookup-500`: the lookup of a work code outside ASCII throws, and what is thrown is an empty 500.
   if (f.has('work-lookup-500') && namesNonAsciiWork(body.value)) return { status: 500 };
-  if (ctx.choices.has('merge-items-lookup-400')) {
-    const refused = itemsLookedUp400(ctx, body.value, bad);
-    if (refused) return refused;
-  }
-
   let value = f.has('drop-invalid-iswcs') ? dropInvalidIswcs(body.value) : body.value;
   if (f.has('merge-drops-invalid-works')) {
     const kept = dropInvalidWorks(ctx, op, spec.resource, value);
     // What the fault hides behind: a merge left with nothing to merge is refused as an empty one.
     if (itemCount(kept) === 0 && itemCount(value) > 0) return bad('BAD_BODY', 'the merge names nothing to merge');
     value = kept;
+  }
+  // After the faults that drop items: they act wherever their description applies, lookups included.
+  if (ctx.choices.has('merge-items-lookup-400')) {
+    const refused = itemsLookedUp400(ctx, value, bad);
+    if (refused) return refused;
   }
   if (f.has('merge-xml-works-ignored') && body.format === 'xml' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const { agencyWorks: _dropped, ...rest } = value as Record<string, unknown>;

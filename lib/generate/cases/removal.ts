@@ -117,7 +117,7 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
         if (!s) throw new Error('no submission entry allocated');
         // Section 2.5: the submission is identified by all four values; naming any other one finds nothing.
         const others: Array<[string, Partial<SubmissionEntry>]> = [
-          ['sourceDb', { sourceDb: s.sourceDb === 300 ? 301 : 300 }],
+          ['sourceDb', { sourceDb: otherSourceDb(profile, s) }],
           ['agency', { agency: otherAgency(s.agency) }],
           ['work code', { workcode: otherWorkCode(s.workcode) }],
           ['preferred ISWC', { preferredIswc: otherExisting(profile, s.preferredIswc) }],
@@ -276,4 +276,14 @@ function otherWorkCode(workcode: string): string {
 /** Another ISWC that exists in the target, for requests that must not match. */
 function otherExisting(profile: TargetProfile, iswc: string): string {
   return profile.iswcs.find((i) => i !== iswc) ?? unknownIswc(profile, 2);
+}
+
+/**
+ * Another sourceDb than the submission's: one of the profile's where there is one (a key scoped to the
+ * profile's source databases acts for it, so the delete reaches the lookup), never one that names another
+ * submission of the profile with the same agency, work code and preferred ISWC; else 300.
+ */
+function otherSourceDb(profile: TargetProfile, s: SubmissionEntry): number {
+  const same = (db: number) => profile.submissions.some((x) => x.sourceDb === db && x.agency === s.agency && x.workcode === s.workcode && x.preferredIswc === s.preferredIswc);
+  return profile.submissions.map((x) => x.sourceDb).find((db) => db !== s.sourceDb && !same(db)) ?? (s.sourceDb === 300 ? 301 : 300);
 }
