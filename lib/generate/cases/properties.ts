@@ -236,6 +236,9 @@ export function propertyCases(profile: TargetProfile): CaseDef[] {
         const [first, ...rest] = entries;
         const preferred = first?.preferredIswc ?? existingIswc(profile);
         const disposable = [...(first?.iswcs ?? []), ...rest.flatMap((e) => [e.preferredIswc, ...(e.iswcs ?? [])])];
+        // Their agency works (the profile's agency's), merged nowhere yet: a broken work among works the
+        // target has reaches a server that refuses works it does not have, or works merged already.
+        const knownWorks = [...(first?.agencyWorks ?? []), ...rest.flatMap((e) => e.agencyWorks ?? [])].filter((w) => w.agencyCode === profile.agency);
         const body = brokenField(MERGE, profile, 'body');
         if (!body) return;
         const arb = fc
@@ -252,9 +255,10 @@ export function propertyCases(profile: TargetProfile): CaseDef[] {
             // A broken agency work among valid ones too: faults that check only the first show there.
             if (b.c.field.startsWith('agencyWorks[]')) {
               const broken = (payload.agencyWorks as unknown[])[0];
-              payload = { ...payload, agencyWorks: place(valid.map((_iswc, i) => ({ ...validWork(profile), agencyWorkCode: `${sampleWorkCode(profile).slice(0, 18)}${i}` })), broken) };
+              const neighbours = knownWorks.length > 0 ? knownWorks.slice(0, Math.max(1, valid.length)) : valid.map((_iswc, i) => ({ ...validWork(profile), agencyWorkCode: `${sampleWorkCode(profile).slice(0, 18)}${i}` }));
+              payload = { ...payload, agencyWorks: place<unknown>(neighbours, broken) };
             }
-            const unknownWorks = b.c.field.startsWith('agencyWorks[]') && valid.length > 0;
+            const unknownWorks = b.c.field.startsWith('agencyWorks[]') && knownWorks.length === 0 && valid.length > 0;
             return { b, payload, unknownWorks };
           })
           .filter(({ b, payload }) => format === 'json' || (!elementShaped(b) && xmlRepresentable(payload) && xmlTwinKeeps('MergeRequest', payload, false)));

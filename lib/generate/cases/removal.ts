@@ -142,6 +142,18 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
           request: queryRequest(DELETE, submissionQuery(profile, s)),
           expect: [expectCheck('outcome.identity', { because: 'the deletes naming another value must have left this submission in place (section 2.5)' })],
         });
+        // Its work code left out, then empty, now that it is gone, naming its preferred ISWC, which exists: a
+        // server that looks the preferred ISWC up first reaches the missing value (which parameters are
+        // required is not shown: only recorded; a 5xx is still a failure).
+        for (const [label, value] of [['no workcode', undefined], ['empty workcode', '']] as const) {
+          await ctx.send({
+            label: `delete with ${label}, naming the deleted submission's preferred ISWC`,
+            operation: DELETE,
+            probe: 'open-point',
+            request: queryRequest(DELETE, queryFor(DELETE, { preferredIswc: s.preferredIswc, agency: s.agency, workcode: value, sourceDb: s.sourceDb, reasonCode: profile.reasonCode })),
+            expect: [expectCheck('observed.requiredness', { because: `submission delete: ${label}, naming ${s.preferredIswc}, whose submission was just deleted (which query parameters are required is not shown, section 4)`, facts: { parameter: 'workcode', sent: value === undefined ? 'absent' : 'empty' } })],
+          });
+        }
       },
     },
     unknownCase(DELETE, 'work code never submitted', `no submission of ${sampleWorkCode(profile)} exists on ${existingIswc(profile)}`),
