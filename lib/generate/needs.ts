@@ -109,7 +109,8 @@ export function lackOf(need: Need, profile: TargetProfile, entries: Partial<Reco
   if ('reference' in need) return dig(profile, need.path) === undefined ? { reference: need.reference } : undefined;
   if (isEntryNeed(need)) {
     const entry = entries.merges?.[need.index];
-    if (entry === undefined || entryMeets(entry, need)) return undefined;
+    // No entry at all: only a claim that may be given none (atLeast 0) runs without it, and lacks one.
+    if (entry !== undefined && entryMeets(entry, need)) return undefined;
     return { entry: 'merges', list: need.list, atLeast: need.atLeast, more: 1 };
   }
   if (isApartNeed(need)) {

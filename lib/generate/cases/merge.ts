@@ -282,40 +282,6 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
         });
       },
     },
-    {
-      id: 'merge.refused-beside-unmerged',
-      title: `POST ${op().path} of an ISWC that does not exist beside ISWCs of disposable entries merged nowhere yet: refused (400 or 404); then one of them twice (observed; never 5xx) @destructive`,
-      operation: OP,
-      formats: ['json'],
-      tags: ['@destructive'],
-      // Disposable entries' ISWCs, merged nowhere: a server that refuses to merge an ISWC again, or one that
-      // already has a parent, lets the request reach the unknown one. A refused request may have merged what
-      // it found (section 1), and the repeat merges them: nothing is demanded of these entries afterwards.
-      claims: [{ kind: 'merges', count: 2, atLeast: 0 }],
-      async run(ctx) {
-        const [first, ...rest] = (ctx.entries.merges ?? []) as MergeEntry[];
-        if (!first) return;
-        const items = [...(first.iswcs ?? []), ...rest.flatMap((e) => [e.preferredIswc, ...(e.iswcs ?? [])])];
-        const [item] = items;
-        if (item === undefined) return;
-        const query = { query: mergeQuery(first.preferredIswc, profile.agency) };
-        const unknown = unknownIswc(profile, 1);
-        await ctx.send({
-          label: 'an unknown ISWC beside ISWCs merged nowhere',
-          operation: OP,
-          request: bodyRequest(OP, 'json', { ...emptyMerge(), iswcs: [...items, unknown] }, query),
-          expect: [expectCheck('status.item-refused', { because: `${unknown} does not exist in the target (profile unknownIswcs); ${items.join(', ')} are disposable entries' ISWCs merged nowhere (section ${section})`, sections: ['4.2'] })],
-        });
-        // Whether a merge may name an ISWC twice is not said: the answer is recorded, a 5xx is still a failure.
-        await ctx.send({
-          label: 'one ISWC twice',
-          operation: OP,
-          probe: 'open-point',
-          request: bodyRequest(OP, 'json', { ...emptyMerge(), iswcs: [item, item] }, query),
-          expect: [expectCheck('observed.edge-values', { because: `${item}, a disposable entry's ISWC, twice into ${first.preferredIswc}, which exists`, facts: { body: { iswcs: [item, item] } } })],
-        });
-      },
-    },
     ...(['none', 'wrong'] as const).map(
       (auth): CaseDef => ({
         id: `merge.auth.${auth}`,

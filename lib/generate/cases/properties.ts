@@ -221,7 +221,7 @@ export function propertyCases(profile: TargetProfile): CaseDef[] {
     },
     {
       id: 'property.merge.invalid',
-      title: 'Property: a merge request breaking one constraint of its body gets 400, wherever the bad item sits among valid ones',
+      title: 'Property: a merge request breaking one constraint of its body gets 400, wherever the bad item sits among valid ones; first an unknown ISWC among disposable ones merged nowhere is refused, last one of them twice is recorded',
       operation: MERGE,
       formats: BOTH,
       tags: ['@property', '@destructive'],
@@ -230,12 +230,26 @@ export function propertyCases(profile: TargetProfile): CaseDef[] {
       // of a refused request), and a faulty one that ignores the item merges them all. Nothing demands their
       // state afterwards; the profile's iswcs are never named, since later cases need them as they are.
       claims: [{ kind: 'merges', count: INVALID_MERGE_CLAIMS, atLeast: 0 }],
+      // The two fixed steps name the ISWCs of a claimed entry.
+      needs: [{ entry: 'merges', index: 0, list: 'iswcs', atLeast: 1, checks: ['status.item-refused', 'observed.edge-values'] }],
       async run(ctx) {
         const format = asFormat(ctx.format);
         const entries = (ctx.entries.merges ?? []) as MergeEntry[];
         const [first, ...rest] = entries;
         const preferred = first?.preferredIswc ?? existingIswc(profile);
         const disposable = [...(first?.iswcs ?? []), ...rest.flatMap((e) => [e.preferredIswc, ...(e.iswcs ?? [])])];
+        const query = { query: queryFor(MERGE, { preferredIswc: preferred, agency: profile.agency }) };
+        // First, an ISWC that does not exist beside the disposable ISWCs, merged nowhere yet: a server that
+        // refuses to merge an ISWC with a parent, or again, lets this request reach the unknown one.
+        const unknown = unknownIswc(profile, 1);
+        if (first && disposable.length > 0) {
+          await ctx.send({
+            label: 'an unknown ISWC beside disposable ISWCs merged nowhere',
+            operation: MERGE,
+            request: bodyRequest(MERGE, format, { ...emptyMerge(), iswcs: [...disposable, unknown] }, query),
+            expect: [expectCheck('status.item-refused', { because: `${unknown} does not exist in the target (profile unknownIswcs); ${disposable.join(', ')} are disposable entries' ISWCs merged nowhere (section 4.2)`, sections: ['4.2'] })],
+          });
+        }
         // Their agency works (the profile's agency's), merged nowhere yet: a broken work among works the
         // target has reaches a server that refuses works it does not have, or works merged already.
         const knownWorks = [...(first?.agencyWorks ?? []), ...rest.flatMap((e) => e.agencyWorks ?? [])].filter((w) => w.agencyCode === profile.agency);
@@ -265,9 +279,21 @@ export function propertyCases(profile: TargetProfile): CaseDef[] {
         await property(ctx, 'merge with one broken field', arb, ({ b, payload, unknownWorks }) => ({
           label: `merge with ${b.c.field} broken`,
           operation: MERGE,
-          request: bodyRequest(MERGE, format, payload, { query: queryFor(MERGE, { preferredIswc: preferred, agency: profile.agency }) }),
+          request: bodyRequest(MERGE, format, payload, query),
           expect: [rejectExpectation(b, unknownWorks, format)],
         }));
+        // Last, one of them twice, into a preferred ISWC that exists: whether a merge may repeat an ISWC is not
+        // said, so the answer is recorded; a 5xx is still a failure.
+        const [item] = disposable;
+        if (first && item !== undefined) {
+          await ctx.send({
+            label: 'one disposable ISWC twice',
+            operation: MERGE,
+            probe: 'open-point',
+            request: bodyRequest(MERGE, format, { ...emptyMerge(), iswcs: [item, item] }, query),
+            expect: [expectCheck('observed.edge-values', { because: `${item}, a disposable entry's ISWC, twice into ${preferred}, which exists`, facts: { body: { iswcs: [item, item] } } })],
+          });
+        }
       },
     },
     {
