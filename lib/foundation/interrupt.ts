@@ -197,3 +197,23 @@ export function watchInterruptions(options: InterruptWatchOptions): () => void {
     exit(INTERRUPTED_EXIT);
   }, options);
 }
+
+/** What exitOnUnhandledStops needs of a process (tests pass their own). */
+export interface SignalSource {
+  on(signal: NodeJS.Signals, listener: () => void): unknown;
+  listenerCount(signal: NodeJS.Signals): number;
+}
+
+/**
+ * In the command's own process: a stop signal that nothing else handles (before a run starts, or after it
+ * has ended while the command finishes) ends the process with 130 at once, where Node's default would kill
+ * it by the signal and leave its parent no exit code. While a command watches signals itself (a run, the
+ * server, the sandbox), this one does nothing.
+ */
+export function exitOnUnhandledStops(source: SignalSource = process, exit: (code: number) => void = (code) => process.exit(code)): void {
+  for (const signal of STOP_SIGNALS) {
+    source.on(signal, () => {
+      if (source.listenerCount(signal) === 1) exit(INTERRUPTED_EXIT);
+    });
+  }
+}

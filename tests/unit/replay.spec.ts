@@ -87,7 +87,7 @@ function at(baseUrl: string | null | undefined): { target: { baseUrl: string; na
   return { target: { baseUrl: baseUrl ?? '', named: '--base-url' } };
 }
 
-test('a shrunk property failure replays its counterexample alone: one request, the same as in the run', async () => {
+test('a shrunk property failure replays its counterexample alone of the generated inputs, with the case\'s fixed steps: the same request as in the run', async () => {
   const { report, file, target } = await faultyRun(['array-tail-unchecked'], (p) => p.key === 'property.merge.invalid@json');
   const failure = failureOf(report, (e) => e.checkId === 'limit.rejected');
   // What changes with the seed (runs, shrinks) is kept out of the step, whose text feeds the failure id.
@@ -95,15 +95,17 @@ test('a shrunk property failure replays its counterexample alone: one request, t
   expect(failure.generated).toMatch(/^minimal failing input after \d+ runs and \d+ shrinks$/);
   expect(failure.path).toMatch(/:/); // shrunk
   const result = await replayFailure({ ...replayOptions, ...at(report.meta.baseUrl), report, failure, profile });
-  // Exactly the counterexample: one request, the very request the run recorded for the failure.
-  expect(result.exchanges).toHaveLength(1);
-  expect(result.exchanges[0]?.attempts).toBe(1);
-  expect(result.exchanges[0]?.request.url).toBe(failure.exchange?.request.url);
-  expect(result.exchanges[0]?.request.body).toBe(failure.exchange?.request.body);
+  // The counterexample alone of the generated inputs, the very request the run recorded for the failure,
+  // between the case's two fixed steps (an unknown ISWC beside disposable ones first, one ISWC twice last).
+  expect(result.exchanges).toHaveLength(3);
+  const [, sentAgain] = result.exchanges;
+  expect(sentAgain?.attempts).toBe(1);
+  expect(sentAgain?.request.url).toBe(failure.exchange?.request.url);
+  expect(sentAgain?.request.body).toBe(failure.exchange?.request.body);
   expect(result.code).toBe(1);
   const text = result.lines.join('\n');
   expect(text).toContain(`only the one at seed ${SEED}, path ${failure.path ?? ''} is sent`);
-  expect(text).toContain('sent 1 request:');
+  expect(text).toContain('sent 3 requests:');
   expect(text).toContain('verdict: the failure happens again: limit.rejected');
   expect(text).toContain('the same answer as in the run');
 

@@ -18,7 +18,8 @@ import { ConfigError, parseDuration, readConfig } from '../../lib/config/config.
 import { keyRefusedReason, showsKeyAcceptance } from '../../lib/contract/agency.ts';
 import type { RequestSpec } from '../../lib/contract/exchange.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
-import { watchInterruptions, interruptedBy, SAME_SIGNAL_WINDOW_MS, signalWindow } from '../../lib/foundation/interrupt.ts';
+import { exitOnUnhandledStops, watchInterruptions, interruptedBy, SAME_SIGNAL_WINDOW_MS, signalWindow } from '../../lib/foundation/interrupt.ts';
+import { EventEmitter } from 'node:events';
 import { fromRoot } from '../../lib/foundation/paths.ts';
 import { runSuiteWithOutcome } from '../../lib/engine/pipeline.ts';
 import type { EngineProgress } from '../../lib/engine/progress.ts';
@@ -450,4 +451,19 @@ test('certify issues no certificate for a run that found the target unusable or 
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('a stop signal nothing else handles ends the command with 130 at once; while a run, the server or the sandbox watches, it does nothing', () => {
+  const source = new EventEmitter();
+  const exits: number[] = [];
+  exitOnUnhandledStops({ on: (s, l) => source.on(s, l), listenerCount: (s) => source.listenerCount(s) }, (code) => exits.push(code));
+  const watching = (): void => undefined;
+  source.on('SIGINT', watching);
+  source.emit('SIGINT');
+  expect(exits).toEqual([]);
+  // The run has ended and its watch is gone: a second Ctrl-C while the command finishes is an exit code, not a death by signal.
+  source.off('SIGINT', watching);
+  source.emit('SIGINT');
+  source.emit('SIGTERM');
+  expect(exits).toEqual([130, 130]);
 });

@@ -246,7 +246,7 @@ export function propertyCases(profile: TargetProfile): CaseDef[] {
           await ctx.send({
             label: 'an unknown ISWC beside disposable ISWCs merged nowhere',
             operation: MERGE,
-            request: bodyRequest(MERGE, format, { ...emptyMerge(), iswcs: [...disposable, unknown] }, query),
+            request: bodyRequest(MERGE, format, { ...emptyMerge(), iswcs: [unknown, ...disposable] }, query),
             expect: [expectCheck('status.item-refused', { because: `${unknown} does not exist in the target (profile unknownIswcs); ${disposable.join(', ')} are disposable entries' ISWCs merged nowhere (section 4.2)`, sections: ['4.2'] })],
           });
         }
