@@ -1,13 +1,12 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { fromRoot } from '../../lib/foundation/paths.ts';
 import type { ClientReport } from '../../lib/report/client/model.ts';
 import { parseSandboxArgs } from '../../lib/sandbox/options.ts';
+import { freePort } from '../support/doc-commands.ts';
 import { startSandbox } from '../../lib/sandbox/run.ts';
 
 /**
@@ -28,17 +27,6 @@ function shellBlocks(guide: string, heading: string): string[] {
   const next = guide.indexOf('\n## ', start + 1);
   const section = guide.slice(start, next < 0 ? undefined : next);
   return [...section.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? '');
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** The environment of a newcomer: none of this run's settings. */
