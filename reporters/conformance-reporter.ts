@@ -24,6 +24,7 @@ import { runWaivers } from '../lib/report/waivers/run.ts';
 import { endedEarly, interruptedBy, interruptionReason } from '../lib/foundation/interrupt.ts';
 import { engineProgress } from '../lib/engine/progress.ts';
 import { firstHalt } from '../lib/report/outcome.ts';
+import { plural } from '../lib/report/verdict.ts';
 import type { RunHalt } from '../lib/report/outcome.ts';
 import { notRunExecutions, readLeftOutExecutions } from '../lib/run/plan-file.ts';
 
@@ -246,16 +247,24 @@ export default class ConformanceReporter implements Reporter {
       // In the order of the waivers file; each reason in full, as its author wrote it.
       for (const f of [...waived.values()].sort((a, b) => (a.first.waiver?.index ?? 0) - (b.first.waiver?.index ?? 0))) {
         const w = f.first.waiver;
-        lines.push(`  ~ ${f.first.checkId} [${f.first.level}, section ${f.first.sections.join(', ')}] ×${f.count} — ${w ? `${w.reason} (until ${w.until}, entry ${w.index})` : 'waived'}`);
+        const covers = waivers?.entries.find((u) => u.index === w?.index)?.covers;
+        lines.push(`  ~ ${f.first.checkId} [${f.first.level}, section ${f.first.sections.join(', ')}] ×${f.count} — ${w ? `waiver ${w.index}${covers ? ` (${covers})` : ''}: ${w.reason} (until ${w.until})` : 'waived'}`);
       }
     }
     if (waivers) {
-      for (const status of ['expired', 'unused'] as const) {
+      const heading: Record<'expired' | 'unused' | 'not exercised', string> = {
+        expired: `expired waivers in ${waivers.file} (their failures gate again):`,
+        unused: `unused waivers in ${waivers.file} (their check ran and nothing matched: remove them if the deviation is fixed):`,
+        'not exercised': `waivers not exercised in ${waivers.file} (their check never ran on their operation in this run: keep them):`,
+      };
+      for (const status of ['expired', 'unused', 'not exercised'] as const) {
         const list = waivers.entries.filter((w) => w.status === status);
         if (list.length === 0) continue;
-        lines.push(status === 'expired' ? `expired waivers in ${waivers.file} (their failures gate again):` : `unused waivers in ${waivers.file} (matched no failure; remove them if the deviation is fixed):`);
-        for (const w of list) lines.push(`  ! entry ${w.index} (line ${w.line}) ${w.check}${w.operation ? ` on ${w.operation}` : ''}${w.format ? ` (${w.format})` : ''}, until ${w.until}: ${w.reason}`);
+        lines.push(heading[status]);
+        for (const w of list) lines.push(`  ${status === 'not exercised' ? '-' : '!'} waiver ${w.index} (line ${w.line}) ${w.covers}, until ${w.until}${status === 'not exercised' ? '' : `: ${w.reason}`}`);
       }
+      const missed = waivers.entries.filter((w) => w.missed > 0);
+      for (const w of missed) lines.push(`  ✗ waiver ${w.index} (line ${w.line}) covers ${w.covers}: ${plural(w.missed, 'failure')} of its check looked otherwise and fail the run (see "not waived" above)`);
     }
     // Not sent: one line per reason with the number of cases, never one per check execution.
     const skippedCases = new Map<string, Set<string>>();

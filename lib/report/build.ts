@@ -10,8 +10,8 @@ import { failureId, hasFailureId } from './identity.ts';
 import { HARNESS_VERSION, documentDigest, safeBaseUrl, schemasDigest } from './meta.ts';
 import { runOutcome } from './outcome.ts';
 import type { RunHalt } from './outcome.ts';
-import { NO_CASE_RAN_IT, runVerdict, specCoverage, verdictText, waivedChecks } from './verdict.ts';
-import { applyWaivers } from './waivers/apply.ts';
+import { NO_CASE_RAN_IT, runVerdict, specCoverage, verdictText } from './verdict.ts';
+import { applyWaivers, waiversUsed } from './waivers/apply.ts';
 import type { WaiverSet, WaiverSummary } from './waivers/types.ts';
 
 /** The run's figures as a report records them (lib/report/model.ts RunFigures): sent as requests, retried as retries. */
@@ -118,7 +118,7 @@ export function buildConformanceReport(input: BuildInput): ConformanceReport {
     byLevel,
     gatingFailures,
     verdict: runVerdict(gatingFailures, coverage, input.halt),
-    verdictText: verdictText(gatingFailures, coverage, waivedChecks(executions).length, input.halt ? { ...input.halt, requests: input.stats.requests } : undefined),
+    verdictText: verdictText(gatingFailures, coverage, waiversUsed(executions), input.halt ? { ...input.halt, requests: input.stats.requests } : undefined),
     coverage,
     ...(waivers ? { waivers } : {}),
     outcome: runOutcome(input.halt, gatingFailures > 0 || (input.requireAll === true && coverage.notExercised.length > 0)),

@@ -18,6 +18,7 @@ import { operationKey, operationLabel, sectionsText, tallyOf } from './view.ts';
 import { plural, specCoverage } from './verdict.ts';
 import type { NotExercised, SpecCoverage } from './verdict.ts';
 import type { WaiverSummary } from './waivers/types.ts';
+import { waiversUsed } from './waivers/apply.ts';
 
 /** `conformant with waivers`: no failure and no skip, but failures of known deviations were waived. */
 export type SectionStatus = 'conformant' | 'conformant with waivers' | 'not conformant' | 'not tested';
@@ -290,7 +291,7 @@ export function buildCertificate(input: CertificateInput): Certificate {
       waitedMs: report.meta.waitedMs,
     },
     verdict,
-    verdictText: certificateVerdictText(verdict, coverage, unique(waived.map((w) => w.checkId)).length, binding.plan, report.meta.formats ? formatsLabel({ formats: report.meta.formats }) : undefined),
+    verdictText: certificateVerdictText(verdict, coverage, waiversUsed(report.executions), binding.plan, report.meta.formats ? formatsLabel({ formats: report.meta.formats }) : undefined),
     coverage,
     sections,
     failures,
@@ -510,7 +511,7 @@ function waivedHtml(cert: Certificate): string {
     )
     .join('\n');
   const entries = (cert.waivers?.entries ?? [])
-    .map((w) => `<tr data-status="${h(w.status)}"><td>${w.index}</td><td><code>${h(w.check)}</code></td><td>${h(w.operation ?? 'any')} · ${h(w.format ?? 'any')}</td><td>${h(w.reason)}</td><td>${h(w.until)}</td><td>${h(w.status)}</td><td>${w.count}</td></tr>`)
+    .map((w) => `<tr data-status="${h(w.status)}"><td>${w.index}</td><td><code>${h(w.check)}</code><br><span class="muted">covers ${h(w.covers ?? w.check)}</span></td><td>${h(w.operation ?? 'any')} · ${h(w.format ?? 'any')}</td><td>${h(w.reason)}</td><td>${h(w.until)}</td><td>${h(w.status)}</td><td>${w.count}</td></tr>`)
     .join('\n');
   return `<h2>Waived failures (${cert.waived.length})</h2>
 <p class="muted">Known deviations of the target, waived in the open by the run's waivers file until the date given. They do not gate.</p>

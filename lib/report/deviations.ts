@@ -1,4 +1,5 @@
 import type { CheckExecution } from '../run/execution.ts';
+import { waiversUsed } from './waivers/apply.ts';
 
 /**
  * A deviation: one check failing on one operation, however many requests show it. What a team decides on
@@ -33,10 +34,15 @@ export function deviationCount(n: number): string {
   return n === 0 ? 'no deviation' : `${n} deviation${n === 1 ? '' : 's'}`;
 }
 
-/** The headline: "2 deviations (one per check × operation), 5 more waived" (or "no deviation left: 5 waived …"): what a run's failures come to. */
+/**
+ * The headline: "2 deviations (one per check × operation), 5 more waived by 5 waivers" (or "no deviation
+ * left: 5 waived by 5 waivers"): what a run's failures come to. What is waived is counted in waivers used,
+ * the one figure every report gives for waivers (lib/report/waivers/apply.ts waiversUsed).
+ */
 export function deviationsHeadline(executions: readonly CheckExecution[]): string {
   const failing = deviations(executions, 'fail').length;
-  const waived = deviations(executions, 'waived').length;
-  if (failing === 0 && waived > 0) return `no deviation left: ${waived} waived (one per check × operation)`;
-  return `${deviationCount(failing)} (one per check × operation)${waived > 0 ? `, ${waived} more waived` : ''}`;
+  const used = waiversUsed(executions);
+  const waived = `waived by ${used} waiver${used === 1 ? '' : 's'}`;
+  if (failing === 0 && used > 0) return `no deviation left: ${waived}`;
+  return `${deviationCount(failing)} (one per check × operation)${used > 0 ? `, more ${waived}` : ''}`;
 }

@@ -450,7 +450,12 @@ function coverageHtml(summary: RunSummary): string {
 <table id="not-exercised"><tr><th>Spec check</th><th>Section</th><th>Why not exercised</th></tr>${rows}</table>`;
 }
 
-const WAIVER_STATUS_TEXT: Record<WaiverUse['status'], string> = { used: 'used', unused: 'unused: matched no failure (remove it if the deviation is fixed)', expired: 'expired: its failures gate again' };
+const WAIVER_STATUS_TEXT: Record<WaiverUse['status'], string> = {
+  used: 'used',
+  unused: 'unused: its check ran and nothing matched (remove it if the deviation is fixed)',
+  'not exercised': 'not exercised: its check never ran on its operation in this run (keep it)',
+  expired: 'expired: its failures gate again',
+};
 
 /** The waived failures, grouped like failures, each with its reason, and every waiver of the file with its status. */
 function waiversHtml(summary: RunSummary, groups: readonly FailureGroup[], info: Map<string, CheckInfo>, strict: boolean, payload: Record<string, Example[]>): string {
@@ -465,7 +470,7 @@ function waiversHtml(summary: RunSummary, groups: readonly FailureGroup[], info:
     const rows = summary.waivers.entries
       .map(
         (w) =>
-          `<tr class="waiver-entry status-${w.status}" data-index="${w.index}"><td>${w.index} <span class="muted">line ${w.line}</span></td><td><code>${h(w.check)}</code></td><td>${h(w.operation ?? 'any')}</td><td>${h(w.format ?? 'any')}</td><td>${h(w.reason)}</td><td>${h(w.until)}</td><td class="${w.status === 'used' ? 'v-waived' : w.status === 'expired' ? 'v-fail' : 'v-skip'}">${h(WAIVER_STATUS_TEXT[w.status])}</td><td>${w.count}</td></tr>`,
+          `<tr class="waiver-entry status-${w.status}" data-index="${w.index}"><td>${w.index} <span class="muted">line ${w.line}</span></td><td><code>${h(w.check)}</code><br><span class="muted covers">covers ${h(w.covers)}${w.missed > 0 ? `; ${w.missed} failure(s) of its check looked otherwise and fail` : ''}</span></td><td>${h(w.operation ?? 'any')}</td><td>${h(w.format ?? 'any')}</td><td>${h(w.reason)}</td><td>${h(w.until)}</td><td class="${w.status === 'used' ? 'v-waived' : w.status === 'expired' ? 'v-fail' : 'v-skip'}" data-status="${h(w.status)}">${h(WAIVER_STATUS_TEXT[w.status])}</td><td>${w.count}</td></tr>`,
       )
       .join('');
     parts.push(`<h3>Waivers of ${h(summary.waivers.file)}</h3>

@@ -122,7 +122,7 @@ export function renderJunit(report: ConformanceReport): string {
     ...report.summary.coverage.notExercised.map((n): [string, string] => [`notExercised.${n.checkId}`, n.reasons.join('; ')]),
     ...(report.summary.waivers?.entries ?? []).map((w): [string, string] => [
       `waiver.${w.index}`,
-      `${w.status}${w.status === 'used' ? ` ×${w.count}` : ''}: ${w.check}${w.operation ? ` on ${w.operation}` : ''}${w.format ? ` (${w.format})` : ''}: ${w.reason} (until ${w.until})`,
+      `${w.status}${w.status === 'used' ? ` ×${w.count}` : ''}${w.missed > 0 ? ` (${w.missed} failing, not like it)` : ''}: ${w.covers}: ${w.reason} (until ${w.until})`,
     ]),
   ];
   const propertyXml = `    <properties>\n${props.map(([k, v]) => `      <property name="${escapeXmlAttr(k)}" value="${escapeXmlAttr(v)}"/>`).join('\n')}\n    </properties>`;

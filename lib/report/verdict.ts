@@ -100,8 +100,8 @@ export function plural(n: number, word: string): string {
 
 /**
  * What the verdict reads in the console, the HTML badge, JUnit and conformance.json: `not conformant`,
- * `conformant`, `conformant on N of M spec checks`, each of the last two `with K waivers` when K checks
- * had only waived failures.
+ * `conformant`, `conformant on N of M spec checks`, each of the last two `with K waivers` when K waivers
+ * waived failures (waiversUsed: the one figure every report gives for waivers).
  */
 export function verdictText(gatingFailures: number, coverage: SpecCoverage, waived: number, halt?: { kind: RunHalt['kind']; reason: string; requests: number }): string {
   if (halt?.kind === 'target-unusable') return `target unusable: ${halt.reason}`;

@@ -42,6 +42,11 @@ export interface CheckExecution {
   failureId?: string;
   /** For `waived`: the waiver (ISWC_WAIVERS) that turned this failure into a known deviation. */
   waiver?: { reason: string; until: string; index: number };
+  /**
+   * For a `fail` of a live waiver's check, operation and format that did not look like its deviation:
+   * what `received` ends with, saying what the waiver covers and what came instead.
+   */
+  waiverMiss?: string;
 }
 
 /** What one check said about one exchange, as the runner records it. */

@@ -4,12 +4,28 @@ import { applyWaivers, isLive, utcDay } from '../../lib/report/waivers/apply.ts'
 import { runDay } from '../../lib/report/waivers/run.ts';
 import type { Waiver } from '../../lib/report/waivers/types.ts';
 
+/** An exchange answered with this status and body (what a waiver looks at). */
+function answered(status: number, body = ''): CheckExecution['exchange'] {
+  return {
+    request: { method: 'POST', url: 'http://127.0.0.1:1/iswc/merge', headers: {}, body: '', bodyBytes: 0, bodyTruncated: false, auth: 'key' },
+    response: { status, headers: {}, body, bodyBytes: body.length, truncated: false },
+    durationMs: 1,
+    attempts: 1,
+    waitedMs: 0,
+  };
+}
+
+function noAnswer(): CheckExecution['exchange'] {
+  const { response: _none, ...rest } = answered(400) as NonNullable<CheckExecution['exchange']>;
+  return { ...rest, error: { code: 'TIMEOUT', message: 'no answer' } };
+}
+
 function execution(over: Partial<CheckExecution>): CheckExecution {
-  return { checkId: 'status.not-found', level: 'spec', sections: ['4.2'], operation: 'mergeIswcMetadata', format: 'json', caseId: 'merge.unknown-iswc', step: 'merge', verdict: 'fail', expected: '404', received: '400', ...over };
+  return { checkId: 'status.not-found', level: 'spec', sections: ['4.2'], operation: 'mergeIswcMetadata', format: 'json', caseId: 'merge.unknown-iswc', step: 'merge', verdict: 'fail', expected: '404', received: '400', exchange: answered(400, '{"code":"132","message":"m"}'), ...over };
 }
 
 function waiver(over: Partial<Waiver>): Waiver {
-  return { index: 0, line: 1, check: 'status.not-found', reason: 'known', until: '2026-12-31', ...over };
+  return { index: 0, line: 1, check: 'status.not-found', statuses: [400], reason: 'known', until: '2026-12-31', ...over };
 }
 
 test('matching: the check id must be equal; operation and format only when the waiver gives them', () => {
@@ -33,6 +49,7 @@ test('a waived execution carries the waiver; passes, skips and observations are 
   const before = JSON.stringify(input);
   const { executions } = applyWaivers(input, [waiver({ index: 3, reason: 'production answers 400', until: '2027-01-31' })], '2026-11-23');
   expect(executions[0]).toMatchObject({ verdict: 'waived', waiver: { reason: 'production answers 400', until: '2027-01-31', index: 3 }, received: '400' });
+  expect(executions[0]?.exchange).toBe(input[0]?.exchange);
   expect(executions.slice(1).map((e) => e.verdict)).toEqual(['pass', 'skip', 'observed']);
   expect(JSON.stringify(input)).toBe(before);
   // Applying again (a merge of reports, say) gives the same result.
@@ -71,7 +88,44 @@ test('status per waiver: used with its count, unused, expired; the most specific
   expect(uses.map((u) => [u.index, u.status, u.count])).toEqual([
     [0, 'used', 1],
     [1, 'used', 1],
-    [2, 'unused', 0],
+    [2, 'not exercised', 0],
     [3, 'expired', 0],
+  ]);
+});
+
+test('issue 29: a narrowed waiver does not waive a failure of its check that looks otherwise, and that failure says what the waiver covers', () => {
+  const documented = (status: number, body = ''): CheckExecution =>
+    execution({ checkId: 'status.documented', sections: ['4.1'], operation: 'notifyAgentRun', caseId: 'run.end-other-agency', expected: '200, 400 or 401', received: String(status), exchange: answered(status, body) });
+  const narrow = waiver({ index: 4, check: 'status.documented', operation: 'notifyAgentRun', statuses: [404], text: 'Agent Run not found' });
+  const { executions, uses } = applyWaivers([documented(404, 'Agent Run not found'), documented(500), documented(404, 'Not Found'), documented(415)], [narrow], '2026-11-23');
+  expect(executions.map((e) => e.verdict)).toEqual(['waived', 'fail', 'fail', 'fail']);
+  expect(executions[1]?.received).toBe('500 — not waived: waiver 4 covers status.documented on notifyAgentRun answering 404 holding "Agent Run not found"; this answered 500');
+  expect(executions[2]?.received).toMatch(/not waived: waiver 4 covers .*; this answered 404$/);
+  expect(uses[0]).toMatchObject({ status: 'used', count: 1, missed: 3, covers: 'status.documented on notifyAgentRun answering 404 holding "Agent Run not found"' });
+  // A business code narrows it too; a failure with no answer at all is never waived.
+  const coded = waiver({ code: '132' });
+  const outcome = applyWaivers([execution({}), execution({ exchange: answered(400, '{"code":"202","message":"m"}') }), execution({ exchange: noAnswer() })], [coded], '2026-11-23');
+  expect(outcome.executions.map((e) => e.verdict)).toEqual(['waived', 'fail', 'fail']);
+  expect(outcome.executions[1]?.received).toMatch(/waiver 0 covers status\.not-found on any operation answering 400 with code "132"; this answered 400 with code "202"$/);
+  expect(outcome.executions[2]?.received).toMatch(/this got no answer$/);
+  // Applying again gives the same executions: the note is not written twice.
+  expect(applyWaivers(outcome.executions, [coded], '2026-11-23').executions).toEqual(outcome.executions);
+  // A case narrows a waiver to one case: the same failure in another case is not waived.
+  const oneCase = waiver({ case: 'merge.unknown-preferred' });
+  expect(applyWaivers([execution({ caseId: 'merge.unknown-preferred' }), execution({})], [oneCase], '2026-11-23').executions.map((e) => e.verdict)).toEqual(['waived', 'fail']);
+});
+
+test('issue 29: "not exercised" (its check never ran on its operation) is distinct from "unused" (it ran, nothing matched)', () => {
+  const ran = [execution({ verdict: 'pass' }), execution({ checkId: 'limit.rejected', operation: 'notifyAgentRun', verdict: 'skip', skipReason: 'needs --destructive' })];
+  const { uses } = applyWaivers(
+    ran,
+    [waiver({ index: 0 }), waiver({ index: 1, check: 'limit.rejected', operation: 'notifyAgentRun' }), waiver({ index: 2, check: 'text.bad-request', operation: 'notifyAgentRun' }), waiver({ index: 3, format: 'xml' })],
+    '2026-11-23',
+  );
+  expect(uses.map((u) => [u.index, u.status])).toEqual([
+    [0, 'unused'],
+    [1, 'not exercised'],
+    [2, 'not exercised'],
+    [3, 'not exercised'],
   ]);
 });

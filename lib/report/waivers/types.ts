@@ -3,8 +3,11 @@ import type { OperationId } from '../../contract/operations.ts';
 
 /**
  * One known deviation of the target, waived in the open: failures of `check` (on `operation`, in
- * `format`, when given) are reported as `waived` with the reason, and never fail the run, until the
- * end of the day `until` (UTC). Written in a YAML file (schemas/waivers.schema.json).
+ * `format`, when given) that look like the deviation (answered one of `statuses`; with `case`, in that
+ * case; with `code`, carrying that business code; with `text`, holding that text) are reported as
+ * `waived` with the reason, and never fail the run, until the end of the day `until` (UTC). A failure of
+ * the same check that looks otherwise still fails, and says what the waiver covers. Written in a YAML
+ * file (schemas/waivers.schema.json).
  */
 export interface Waiver {
   /** Position of the entry in its file, from 0: how every report names it. */
@@ -14,6 +17,14 @@ export interface Waiver {
   check: string;
   operation?: OperationId;
   format?: Format;
+  /** The statuses the deviation answers: a failure whose answer has another status (or none) is not waived. */
+  statuses: number[];
+  /** Only failures of this case (a case id of docs/checks.md's cases, as the reports name it). */
+  case?: string;
+  /** Only answers whose JSON body carries this business code (`{"code": "132", …}`). */
+  code?: string;
+  /** Only answers whose body holds this text. */
+  text?: string;
   reason: string;
   /** YYYY-MM-DD: the last day (UTC) the waiver applies. */
   until: string;
@@ -26,15 +37,22 @@ export interface WaiverSet {
 }
 
 /**
- * `used`: live and matched at least one failure. `unused`: live, matched nothing (the deviation may be
- * fixed: remove the entry). `expired`: past `until`; it matched nothing and its failures gate again.
+ * `used`: live and matched at least one failure. `unused`: live, its check ran on its operation (and
+ * format) and nothing matched (the deviation may be fixed: remove the entry). `not exercised`: live, its
+ * check never ran on its operation in this run (a smaller plan, a non-destructive run, a format not
+ * served): the run says nothing of the deviation, keep the entry. `expired`: past `until`; it matched
+ * nothing and its failures gate again.
  */
-export type WaiverStatus = 'used' | 'unused' | 'expired';
+export type WaiverStatus = 'used' | 'unused' | 'not exercised' | 'expired';
 
 export interface WaiverUse extends Waiver {
   status: WaiverStatus;
   /** Check executions it waived (0 unless used). */
   count: number;
+  /** What it covers, in words: `status.not-found on mergeIswcMetadata answering 400 with code "132"`. */
+  covers: string;
+  /** Failures of its check on its operation (and format) that did not look like it: they failed the run. */
+  missed: number;
 }
 
 /** What a report says about the run's waivers. */
