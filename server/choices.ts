@@ -158,6 +158,15 @@ const CATALOGUE = [
   { id: 'json-fractions-truncated', section: '2.1', description: 'A JSON number with a fraction for an integer is truncated (Jackson\'s ACCEPT_FLOAT_AS_INT, on in Spring Boot): 1.5 reads as 1. Text with one ("1.5") is still refused.' },
   // excludes: -; needs profile: -
   { id: 'preferred-looked-up-first', section: '4.2-4.4, 7', description: 'Merge, delete and demerge look the preferred ISWC up before anything else of the request is read: one that does not exist is 404 whatever else is wrong.' },
+  // Issue 29: production as built, read again from its source (docs/production.md).
+  // excludes: -; needs profile: -
+  { id: 'binding-problem-json', section: '4.2, 4.3, 7', description: 'A request that does not bind (a merge body that is not JSON, of the wrong type or null; a sourceDb that is not an Int32) and a body no input formatter reads (415) are answered ASP.NET Core\'s application/problem+json (title "One or more validation errors occurred.", no code), before any rule of the query.' },
+  // excludes: -; needs profile: -
+  { id: 'agency-registry', section: '4.2, 4.3, 7', description: 'Merge and delete look the query agency up in the server\'s registry of agencies (the known societies, the profile\'s agency and the agencies its entries name): one it does not hold is a business 400 (production\'s 103).' },
+  // excludes: -; needs profile: - (the profile's agency holds what the profile names)
+  { id: 'merge-eligibility', section: '4.2, 4.4, 7', description: 'Merge and demerge need the query agency to hold a submission on the preferred ISWC or on what is merged or demerged (the profile\'s agency holds what the profile names, each entry\'s agency its own works): otherwise a business 400 (production\'s 150).' },
+  // excludes: -; needs profile: -
+  { id: 'merge-self-refused', section: '2.3, 4.2', description: 'A merge listing its preferred ISWC among the ISWCs to merge is a bad request (production\'s 156, a self-referential link); an ISWC listed twice is merged once (204).' },
 ] as const satisfies readonly Choice[];
 
 export type ChoiceId = (typeof CATALOGUE)[number]['id'];
@@ -272,7 +281,7 @@ export const CHOICE_SETS = {
   // with production's refusal of an ISWC that already has a parent, so that a refused merge which merged
   // part of an entry makes the entry's own merge fail.
   review5: ['merge-commits-per-item', 'merge-child-refused', 'merge-again-refused'],
-  // Production as its source shows it (../shared/DOMAIN.md "Production as built"): its legitimate choices
+  // Production as its source shows it (docs/production.md "Production as built"): its legitimate choices
   // only. Its deviations are faults (server/models.ts adds them: `--model production-as-built`).
   'production-as-built': [
     'answer-json-always',
@@ -285,7 +294,7 @@ export const CHOICE_SETS = {
     'newtonsoft-json',
     'utf16-lengths',
     'empty-merge-400',
-    'merge-duplicates-400',
+    'merge-self-refused',
     'merge-child-refused',
     'merge-items-lookup-400',
     'source-db-known',
@@ -299,6 +308,9 @@ export const CHOICE_SETS = {
     'submission-update-put',
     'large-bodies-accepted',
     'no-content-type-refused',
+    'binding-problem-json',
+    'agency-registry',
+    'merge-eligibility',
   ],
   // Issue 21, the close reading: a key scoped to source databases, no limit on the merge's query agency, a
   // merge that keeps what it found, Jackson's truncated fractions, the preferred ISWC looked up first; with

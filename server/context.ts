@@ -25,6 +25,8 @@ export interface Context {
   knownSourceDbs: ReadonlySet<number>;
   /** Source databases the key acts for: its submissions' and its agency's own (choice `key-source-db-scope`). */
   keySourceDbs: ReadonlySet<number>;
+  /** Agencies the server's registry holds (choice `agency-registry`): production's known ones and the profile's. */
+  knownAgencies: ReadonlySet<string>;
   /** Requests seen (choice `rate-limit-429`). */
   requestCount: number;
 }

@@ -3,6 +3,7 @@ import { escapeXml } from '../lib/contract/codec/xml.ts';
 import type { Context } from './context.ts';
 import type { Reply } from './wire.ts';
 import { json, text, xml } from './wire.ts';
+import { PRODUCTION_MESSAGES } from './production.ts';
 
 /**
  * Error answers. The document states a text for two of them (400 "Bad Request" and 401 "Not Authorized"
@@ -35,14 +36,29 @@ export interface ErrorSpec {
   business?: string;
 }
 
-/** Production's business codes by query parameter (choice `business-codes`; ../shared/DOMAIN.md "Order of refusals"). */
+/** Production's business codes by query parameter (choice `business-codes`; docs/production.md "Order of refusals"). */
 const PARAM_CODES: Record<string, string> = { agency: '103', preferredIswc: '113', workcode: '136', sourceDb: '138', reasonCode: '133' };
 
-/** The business code of a refusal, as production numbers its rejections (choice `business-codes`). */
+/**
+ * The business code of a refusal, as production numbers its rejections (choice `business-codes`), each
+ * from the rule that gives it (docs/reference-server.md, "Production as built, behaviour by behaviour").
+ */
 export function businessCode(spec: ErrorSpec): string {
   if (spec.business !== undefined) return spec.business;
   if (spec.code === 'NOT_FOUND') return spec.where === 'handleDelete' ? '130' : spec.where === 'handleDemerge' ? '172' : '132';
+  // The demerge has no rule on its agency or work code (IV_08 and IV_11 are not run for it): an agency it
+  // cannot find holds nothing (PV_10, 150), a work code it cannot find was never merged (PV_12, 172).
+  if (spec.where === 'handleDemerge' && spec.param === 'agency') return '150';
+  if (spec.where === 'handleDemerge' && spec.param === 'workcode') return '172';
+  // No preferred ISWC: the pattern rules skip a blank one (IV_14, IV_15), the lookup finds nothing (PV_09: 132 and 153, PV_22: 117).
+  if (spec.param === 'preferredIswc' && / is required$/.test(spec.message)) return spec.where === 'handleMerge' ? '132' : spec.where === 'handleDemerge' ? '153' : '117';
+  // A source database that is not one of the registry's submission sources (IV_08).
+  if (spec.param === 'sourceDb' && /not a known source/.test(spec.message)) return '115';
   if (spec.param !== undefined) return /check digit/.test(spec.message) ? '141' : (PARAM_CODES[spec.param] ?? '100');
+  // The merge's business rules (PV_09 an empty merge, PV_31 a parent or a self-reference).
+  if (/neither ISWCs nor agency works/.test(spec.message)) return '132';
+  if (/already has a parent/.test(spec.message)) return '157';
+  if (/preferred ISWC itself/.test(spec.message)) return '156';
   return spec.where === 'handleMerge' ? '202' : '100';
 }
 
@@ -63,7 +79,11 @@ export function errorReply(ctx: Context, status: number, spec: ErrorSpec): Reply
   }
   if (ctx.choices.has('error-no-body') && spec.stated === undefined && spec.where !== 'handleRun') return { status };
   // Choice `business-codes`: production's rejection {code, message}, the code a string; its 404s are plain text.
-  if (ctx.choices.has('business-codes') && spec.stated === undefined) return status === 400 ? json(status, { code: businessCode(spec), message: spec.message }) : text(status, spec.message);
+  if (ctx.choices.has('business-codes') && spec.stated === undefined) {
+    if (status !== 400) return text(status, spec.message);
+    const code = businessCode(spec);
+    return json(status, { code, message: PRODUCTION_MESSAGES[code] ?? spec.message });
+  }
   const title = spec.stated ?? TITLE[status] ?? 'Error';
   const c = ctx.choices;
   if (c.has('problem-json')) {

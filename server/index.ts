@@ -11,6 +11,7 @@ import { ChoiceSet } from './choices.ts';
 import type { ChoiceSetName } from './choices.ts';
 import { FaultSet } from './faults.ts';
 import { MODELS } from './models.ts';
+import { KNOWN_AGENCIES } from './production.ts';
 import type { ModelName } from './models.ts';
 import { Limits } from './limits.ts';
 import { handleDemerge, handleMerge } from './merge.ts';
@@ -36,7 +37,7 @@ export const EMBEDDED_KEY = 'local-dev-key';
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** Kestrel's default request body limit, for the choice `large-bodies-accepted`. */
 const KESTREL_MAX_BODY_BYTES = 30_000_000;
-/** Hubs every server knows as source databases (DOMAIN.md: the WID Centre 300, ICE 308). */
+/** Hubs every server knows as source databases (docs/production.md: the WID Centre 300, ICE 308). */
 const HUB_SOURCE_DBS = [300, 308];
 
 export interface ReferenceServerOptions {
@@ -277,6 +278,7 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
     choices,
     keyAgency: options.profile.agency,
     requestCount: 0,
+    knownAgencies: new Set([...KNOWN_AGENCIES, options.profile.agency, ...options.profile.submissions.map((s) => s.agency), ...options.profile.demerges.map((d) => d.agency), ...options.profile.merges.flatMap((m) => (m.agencyWorks ?? []).map((w) => w.agencyCode))]),
     knownSourceDbs: new Set([...options.profile.submissions.map((s) => s.sourceDb), Number(options.profile.agency), ...HUB_SOURCE_DBS]),
     keySourceDbs: new Set([...options.profile.submissions.map((s) => s.sourceDb), Number(options.profile.agency)]),
   };

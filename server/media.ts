@@ -3,6 +3,7 @@ import type { Context } from './context.ts';
 import type { Reply } from './wire.ts';
 import { errorReply } from './errors.ts';
 import { text } from './wire.ts';
+import { unsupportedMediaProblem } from './production.ts';
 
 /**
  * The answer to a body that could not be decoded, shared by the run notification and the merge:
@@ -19,6 +20,8 @@ export function mediaFailure(ctx: Context, outcome: Extract<BodyOutcome, { ok: f
       if (ctx.faults.has('hang-on-unsupported-media')) return { status: 0, hang: true };
       if (ctx.faults.has('unsupported-media-500')) return text(500, 'Internal Server Error');
       if (ctx.choices.has('unsupported-media-400')) return badRequest();
+      // Choice `binding-problem-json`: ASP.NET Core's own 415 (src/Api.Agency/Startup.cs registers JSON input formatters only).
+      if (ctx.choices.has('binding-problem-json')) return unsupportedMediaProblem();
       return ctx.choices.has('problem-json') ? errorReply(ctx, 415, { code: 'BAD_BODY', message: outcome.error, where: 'decodeRequestBody' }) : text(415, 'Unsupported Media Type');
     case 'malformed':
       return ctx.faults.has('crash-on-malformed') ? text(500, 'Internal Server Error') : badRequest();

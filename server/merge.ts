@@ -11,6 +11,7 @@ import { errorReply } from './errors.ts';
 import { refuseForeignAgency } from './auth.ts';
 import { iswcSchema } from './limits.ts';
 import { mediaFailure } from './media.ts';
+import { mergeBindingError, validationProblem } from './production.ts';
 import type { Problem } from './query.ts';
 import { problemCode, Q, Query } from './query.ts';
 import { oddValue } from './readings.ts';
@@ -59,6 +60,7 @@ function businessRefusal(ctx: Context, preferred: string, merge: MergeBody): str
   const works = merge.agencyWorks ?? [];
   if (c.has('empty-merge-400') && iswcs.length === 0 && works.length === 0) return 'the merge names neither ISWCs nor agency works';
   if (c.has('merge-duplicates-400') && (new Set(iswcs).size < iswcs.length || iswcs.includes(preferred))) return 'the merge repeats an ISWC or names the preferred ISWC itself';
+  if (c.has('merge-self-refused') && iswcs.includes(preferred)) return 'the merge names the preferred ISWC itself (a self-referential link)';
   if (c.has('check-digit-all') && iswcs.some((i) => !hasValidCheckDigit(i))) return 'an ISWC has a wrong check digit';
   if (c.has('merge-child-refused') && iswcs.some((i) => ctx.state.hasParent(i))) return 'an ISWC of the merge already has a parent (production refuses it)';
   if (c.has('merge-max-items') && iswcs.length + works.length > 10) return 'a merge names at most 10 items';
@@ -142,12 +144,6 @@ function itemsLookedUp400(ctx: Context, value: unknown, bad: (code: ErrorCode, m
   return null;
 }
 
-/** Fault `work-lookup-500`: does the body name an agency work code with a character outside ASCII? */
-function namesNonAsciiWork(value: unknown): boolean {
-  const works = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>).agencyWorks : undefined;
-  return Array.isArray(works) && works.some((w) => w !== null && typeof w === 'object' && typeof (w as Record<string, unknown>).agencyWorkCode === 'string' && /[^\u0000-\u007F]/.test((w as Record<string, string>).agencyWorkCode ?? ''));
-}
-
 /**
  * Choice `merge-items-looked-up-first`: each item of the body is looked up before it is validated, as a
  * server that finds each ISWC and agency work in its store and checks what it found would: an ISWC off the
@@ -187,7 +183,11 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
   const query = new Query(ctx, op, rawQuery);
   // Choice `preferred-looked-up-first`: nothing else is read of a request whose preferred ISWC does not exist.
   if (lookedUpFirst404(ctx, query, body)) return notFound();
-  if (!body.ok) return mediaFailure(ctx, body, () => bad('BAD_BODY', body.error));
+  // Choice `binding-problem-json`: a body that does not bind is ASP.NET Core's validation problem, before any rule of the query.
+  const binding = ctx.choices.has('binding-problem-json');
+  if (!body.ok) return mediaFailure(ctx, body, () => (binding ? validationProblem('', body.error) : bad('BAD_BODY', body.error)));
+  const unbound = binding ? mergeBindingError(body.value) : undefined;
+  if (unbound) return validationProblem(unbound.field, unbound.message);
 
   const repeated = query.repeated();
   if (repeated) return badParam(repeated);
@@ -198,8 +198,8 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
   if (!preferred.ok) return badParam(preferred.problem);
   const agency = agencyFirst ?? query.string(Q.agency);
   if (!agency.ok) return badParam(agency.problem);
-  // Fault `work-lookup-500`: the lookup of a work code outside ASCII throws, and what is thrown is an empty 500.
-  if (f.has('work-lookup-500') && namesNonAsciiWork(body.value)) return { status: 500 };
+  // Choice `agency-registry`: an agency the registry does not hold (IV_08, 103).
+  if (ctx.choices.has('agency-registry') && !ctx.knownAgencies.has(agency.value)) return bad('BAD_PARAMETER', `agency ${agency.value} is not in the registry`, '103');
   let value = f.has('drop-invalid-iswcs') ? dropInvalidIswcs(body.value) : body.value;
   if (f.has('merge-drops-invalid-works')) {
     const kept = dropInvalidWorks(ctx, op, spec.resource, value);
@@ -254,6 +254,8 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
   if (f.has('duplicate-items-500') && new Set(iswcs).size < iswcs.length) return text(500, 'Internal Server Error');
   const works = merge.agencyWorks ?? [];
   if (!ctx.state.iswcExists(preferred.value) && !(f.has('merge-works-only-unknown-preferred') && iswcs.length === 0 && works.length > 0)) return notFound();
+  // Choice `merge-eligibility`: the query agency must hold a submission on what is merged (PV_10, 150).
+  if (ctx.choices.has('merge-eligibility') && !ctx.state.holdsAny(agency.value, [preferred.value, ...iswcs], works)) return bad('BAD_PARAMETER', `agency ${agency.value} holds no submission on the works to merge`, '150');
   if ((ctx.choices.has('merge-unknown-works-404') || f.has('merge-drops-invalid-works')) && works.some((w) => !ctx.state.workKnown(w.agencyCode, w.agencyWorkCode))) return notFound();
   if (f.has('merge-drops-unknown-iswcs')) {
     const known = iswcs.filter((iswc) => ctx.state.iswcExists(iswc));
@@ -338,6 +340,10 @@ export function handleDemerge(ctx: Context, op: Operation, rawQuery: string): Re
   if (c.has('demerge-unmerged-400') && !ctx.state.isMergedAnywhere(effectiveAgency, workcode.value)) return bad('NOT_FOUND', 'this metadata is merged into no preferred ISWC');
   // Choice `unknown-preferred-400`: an unknown preferred ISWC is a business error (production's 153).
   if (!ctx.state.iswcExists(preferred.value)) return c.has('unknown-preferred-400') && !f.has('demerge-404-as-410') ? bad('NOT_FOUND', 'the preferred ISWC does not exist', '153') : notFound();
+  // Choice `merge-eligibility`: the query agency must hold a submission on the preferred ISWC or the work (PV_10, 150).
+  if (c.has('merge-eligibility') && !ctx.state.holdsAny(agency.value, [preferred.value], [{ agencyCode: agency.value, agencyWorkCode: workcode.value }].filter((w) => ctx.state.workKnown(w.agencyCode, w.agencyWorkCode)))) {
+    return bad('BAD_PARAMETER', `agency ${agency.value} holds no submission on the preferred ISWC or the work`, '150');
+  }
   if (f.has('demerge-ignores-preferred')) {
     const own = ctx.state.mergedIswcOf(agency.value, workcode.value);
     if (own !== undefined) {

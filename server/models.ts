@@ -23,10 +23,10 @@ export const MODELS = {
   'production-as-built': {
     choices: 'production-as-built',
     // Each deviation is waived, with the source file it comes from, in fixtures/waivers/production-as-built.yaml.
-    faults: ['xml-bodies-415', 'run-agency-code-loose', 'delete-ignores-source-db', 'merge-404-as-400', 'work-lookup-500', 'run-400-validation-problem', 'gateway-401-json'],
+    faults: ['xml-bodies-415', 'run-agency-code-loose', 'delete-ignores-source-db', 'merge-404-as-400', 'run-400-validation-problem', 'gateway-401-json'],
     profile: { formats: ['json'] },
     description:
-      'The production ISWC Agency API as its public source shows it (../shared/DOMAIN.md "Production as built"): the choices of the set production-as-built, and its deviations: no XML (415), a run notification that validates nothing, a delete that ignores sourceDb, a merge into an unknown ISWC answered 400, an empty 500 when a work lookup throws, ASP.NET Core\'s validation problem for the run\'s 400, the gateway\'s JSON 401.',
+      'The production ISWC Agency API as its public source shows it (docs/production.md): the choices of the set production-as-built, and its deviations: no XML (415), a run notification that validates nothing, a delete that ignores sourceDb, a merge into an unknown ISWC answered 400, ASP.NET Core\'s validation problem for the run\'s 400, the gateway\'s JSON 401. Its infrastructure failures and maintenance are trouble to inject (server --inject 500@N, maintenance@N), not deviations.',
   },
 } as const satisfies Record<string, ServerModel>;
 

@@ -47,6 +47,8 @@ export class ServerState {
   #nextMergeSet = 1;
   /** The ISWC each agency work belongs to, by its submission (choice `demerge-merged-iswc`). */
   readonly #workIswc = new Map<string, string>();
+  /** ISWC or agency work -> the agencies holding a submission on it (choice `merge-eligibility`). */
+  readonly #holders = new Map<string, Set<string>>();
   readonly #runs = new Map<string, RunRecord>();
   /** Runs started and not ended, with the agency each acts for (choice `one-open-run`). */
   readonly #openRuns = new Map<string, string>();
@@ -70,6 +72,22 @@ export class ServerState {
       this.#knownWorks.add(workKey(d.agency, d.workcode));
       this.#setsOf(d.preferredIswc).set(workKey(d.agency, d.workcode), this.#nextMergeSet++);
       this.#mergedInto.add(d.preferredIswc);
+    }
+    // Choice `merge-eligibility`: the profile's agency holds what the profile names, each entry's agency its own.
+    const hold = (key: string, agency: string): void => {
+      const set = this.#holders.get(key) ?? new Set<string>();
+      set.add(agency);
+      this.#holders.set(key, set);
+    };
+    for (const iswc of [...profile.iswcs, ...profile.merges.flatMap((m) => [m.preferredIswc, ...(m.iswcs ?? [])])]) hold(iswc, profile.agency);
+    for (const w of profile.merges.flatMap((m) => m.agencyWorks ?? [])) hold(workKey(w.agencyCode, w.agencyWorkCode), w.agencyCode);
+    for (const d of profile.demerges) {
+      hold(d.preferredIswc, d.agency);
+      hold(workKey(d.agency, d.workcode), d.agency);
+    }
+    for (const s of profile.submissions) {
+      hold(s.preferredIswc, s.agency);
+      hold(workKey(s.agency, s.workcode), s.agency);
     }
     for (const s of profile.submissions) {
       add(s.preferredIswc);
@@ -111,6 +129,15 @@ export class ServerState {
       this.#mergeSets.set(preferredIswc, sets);
     }
     return sets;
+  }
+
+  /**
+   * Choice `merge-eligibility`: does the agency hold a submission on one of these ISWCs or agency works (a
+   * work of its own counts: it submitted it)?
+   */
+  holdsAny(agency: string, iswcs: readonly string[], works: readonly AgencyWorkRef[]): boolean {
+    if (works.some((w) => w.agencyCode === agency)) return true;
+    return [...iswcs, ...works.map((w) => workKey(w.agencyCode, w.agencyWorkCode))].some((key) => this.#holders.get(key)?.has(agency) ?? false);
   }
 
   /** Does the server know this agency work (a work of its submissions, demerges or merges)? */

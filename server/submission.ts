@@ -8,6 +8,7 @@ import { oddValue } from './readings.ts';
 import type { Reply } from './wire.ts';
 import { empty, text } from './wire.ts';
 import { lookedUpFirst404, WORK_CODE_CHARS } from './merge.ts';
+import { validationProblem } from './production.ts';
 
 /** 404 text of the submission delete (not shown by the document: choice). */
 export const SUBMISSION_NOT_FOUND = 'Submission not found';
@@ -31,8 +32,13 @@ export function handleDelete(ctx: Context, op: Operation, rawQuery: string): Rep
   if (repeated) return bad(repeated);
   // Fault `delete-no-workcode-500`: the handler reads a workcode that is not there.
   if (f.has('delete-no-workcode-500') && query.raw(Q.workcode) === undefined) return text(500, 'Internal Server Error');
+  // Choice `binding-problem-json`: a sourceDb that does not bind to an Int32 is ASP.NET Core's validation problem, before any rule.
+  const givenSourceDb = query.raw(Q.sourceDb);
+  if (c.has('binding-problem-json') && givenSourceDb !== undefined && givenSourceDb !== '' && !query.integer(Q.sourceDb).ok) return validationProblem('sourceDb', `The value '${givenSourceDb}' is not valid.`);
   const agency = query.string(Q.agency);
   if (!agency.ok) return bad(agency.problem);
+  // Choice `agency-registry`: an agency the registry does not hold (IV_08, IV_10: 103).
+  if (c.has('agency-registry') && !ctx.knownAgencies.has(agency.value)) return errorReply(ctx, 400, { code: 'BAD_PARAMETER', message: `agency ${agency.value} is not in the registry`, where: 'handleDelete', business: '103' });
   const workcode = query.string(Q.workcode);
   if (!workcode.ok) return bad(workcode.problem);
   const preferred = query.iswc(Q.preferredIswc);
@@ -40,6 +46,10 @@ export function handleDelete(ctx: Context, op: Operation, rawQuery: string): Rep
   const sourceDb = query.integer(Q.sourceDb);
   if (!sourceDb.ok) return bad(sourceDb.problem);
   const reasonCode = c.has('reason-code-free') ? { ok: true as const } : query.nonBlank(Q.reasonCode);
+  // Choice `business-codes`: production looks the work up (PV_01, 130) before it reads the reason (PV_13, 133).
+  if (!reasonCode.ok && c.has('business-codes') && !ctx.state.findSubmission({ agency: agency.value, workcode: workcode.value })) {
+    return errorReply(ctx, 400, { code: 'NOT_FOUND', message: 'no such work', where: 'handleDelete', business: '130' });
+  }
   if (!reasonCode.ok) return bad(reasonCode.problem);
   if (c.has('reason-code-list') && !['01', '02', '03', '04', '05'].includes(query.raw(Q.reasonCode) ?? '')) return bad({ param: Q.reasonCode, kind: 'invalid', message: 'reasonCode is not an allowed value' });
   if (c.has('source-db-known') && !ctx.knownSourceDbs.has(sourceDb.value)) return bad({ param: Q.sourceDb, kind: 'invalid', message: `sourceDb ${sourceDb.value} is not a known source database` });
@@ -73,8 +83,10 @@ export function handleDelete(ctx: Context, op: Operation, rawQuery: string): Rep
   const effectiveAgency = f.has('delete-ignores-agency') ? (ctx.state.findSubmission({ preferredIswc: preferred.value, workcode: workcode.value, sourceDb: effectiveSourceDb })?.agency ?? agency.value) : agency.value;
   if (!ctx.state.hasSubmission(preferred.value, effectiveAgency, workcode.value, effectiveSourceDb)) {
     const notFound = { code: 'NOT_FOUND' as const, message: SUBMISSION_NOT_FOUND, where: 'handleDelete' };
-    if (c.has('delete-by-work-400') && ctx.state.findSubmission({ agency: effectiveAgency, workcode: workcode.value, sourceDb: effectiveSourceDb }) !== undefined) return errorReply(ctx, 400, { ...notFound, message: 'invalid agency and work code provided' });
-    if (c.has('refuse-as-400') && ctx.state.iswcExists(preferred.value)) return errorReply(ctx, 400, { ...notFound, message: 'invalid agency and work code provided' });
+    // Production's codes: the work exists with another preferred ISWC, 117 (PV_22; its test DeleteExistingWorkFailureTests_01); no such work, 130 (PV_01).
+    const workExists = ctx.state.findSubmission({ agency: effectiveAgency, workcode: workcode.value }) !== undefined;
+    if (c.has('delete-by-work-400') && ctx.state.findSubmission({ agency: effectiveAgency, workcode: workcode.value, sourceDb: effectiveSourceDb }) !== undefined) return errorReply(ctx, 400, { ...notFound, message: 'invalid agency and work code provided', business: '117' });
+    if (c.has('refuse-as-400') && ctx.state.iswcExists(preferred.value)) return errorReply(ctx, 400, { ...notFound, message: 'invalid agency and work code provided', business: workExists ? '117' : '130' });
     // Choice `unknown-preferred-400`: a delete naming a preferred ISWC that does not exist is a business error too (production's 130 and 117).
     if (c.has('unknown-preferred-400')) return errorReply(ctx, 400, { ...notFound, message: 'invalid agency and work code provided', business: ctx.state.findSubmission({ agency: effectiveAgency, workcode: workcode.value }) ? '117' : '130' });
     return errorReply(ctx, 404, notFound);

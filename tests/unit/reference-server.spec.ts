@@ -346,7 +346,6 @@ const PROBES: Probe[] = [
   { fault: 'xml-bodies-415', calls: [xmlRun(`<agencyCode>${profile.agency}</agencyCode>`)], clean: 200, faulty: 415 },
   { fault: 'run-400-validation-problem', calls: [run({ overallSent: 'x' })], observe: (a) => a.contentType?.split(';')[0] ?? null, clean: 'text/plain', faulty: 'application/problem+json' },
   { fault: 'gateway-401-json', calls: [run({}, { auth: 'none' })], observe: (a) => a.text.includes('Not Authorized'), clean: true, faulty: false },
-  { fault: 'work-lookup-500', calls: [mergeBody({ iswcs: [], agencyWorks: [{ agencyCode: profile.agency, agencyWorkCode: 'IM\u00E91' }] })], clean: 204, faulty: 500 },
   { fault: 'run-end-unvalidated', calls: [run({ runId: 'an-end', agencyCode: '1234' })], clean: 400, faulty: 200 },
   { fault: 'auth-missing-run-end', calls: [run({ runId: 'an-end' }, { auth: 'none' })], clean: 401, faulty: 200 },
   { fault: 'merge-auth-after-action', calls: [{ ...mergeOf(0), auth: 'wrong-key' }, mergedWork()], clean: 404, faulty: 204 },
@@ -645,6 +644,11 @@ const CHOICE_PROBES: ChoiceProbe[] = [
   { choice: 'json-fractions-truncated', calls: [validRun({ newRecordCount: 1.5 })], reference: 400, chosen: 200 },
   { choice: 'unknown-preferred-400', calls: [deleteOf(0, { preferredIswc: at(profile.unknownIswcs, 0) })], reference: 404, chosen: 400 },
   { choice: 'preferred-looked-up-first', calls: [deleteOf(0, { preferredIswc: at(profile.unknownIswcs, 0), agency: '1' })], reference: 400, chosen: 404 },
+  // Issue 29, production as built read again from its source (docs/reference-server.md, "Production as built, behaviour by behaviour").
+  { choice: 'binding-problem-json', calls: [deleteOf(0, { sourceDb: 'abc', agency: '1' })], observe: (a) => `${a.status} ${typePrefix(a)}`, reference: '400 application/json', chosen: '400 application/problem+json' },
+  { choice: 'agency-registry', calls: [deleteOf(0, { agency: '999' })], reference: 404, chosen: 400 },
+  { choice: 'merge-eligibility', calls: [{ ...mergeOf(0), query: { preferredIswc: at(profile.merges, 0).preferredIswc, agency: '058' } }], reference: 204, chosen: 400 },
+  { choice: 'merge-self-refused', calls: [mergeBody({ iswcs: [at(profile.merges, 0).preferredIswc] })], reference: 204, chosen: 400 },
 ];
 
 /** Two works of one ISWC: the first submission's work and a second submission of the same ISWC. */
