@@ -5,6 +5,7 @@ import { CHOICE_SETS, CHOICES, choiceTable, isChoiceSetName } from '../../../ser
 import { FAULTS, faultTable, isFaultId } from '../../../server/faults.ts';
 import { DEFAULT_MAX_BODY_BYTES, EMBEDDED_KEY, startReferenceServer } from '../../../server/index.ts';
 import { isModelName, MODELS, modelTable } from '../../../server/models.ts';
+import { parseServerTrouble, SERVER_TROUBLE_KINDS, troubleHook } from '../../../server/trouble.ts';
 import type { Command } from '../command.ts';
 import { EXIT, listOption, stringOption, UsageError } from '../command.ts';
 import { untilStopped } from '../../foundation/interrupt.ts';
@@ -31,7 +32,7 @@ const LISTEN_ERRORS = new Set(['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL', 'ENOTFOU
 export const serverCommand: Command = {
   name: 'server',
   summary: 'start the embedded reference server alone (faults and legitimate choices on demand)',
-  usage: 'npx iswc-conformance server [--port N] [--target FILE] [--key KEY] [--model NAME] [--fault ID]... [--choices SET | --choice ID...]',
+  usage: 'npx iswc-conformance server [--port N] [--target FILE] [--key KEY] [--model NAME] [--fault ID]... [--choices SET | --choice ID...] [--inject KIND@N,...]',
   description:
     'Prints "listening http://HOST:PORT" when ready. SIGINT, SIGTERM or SIGHUP, or the end of the process that started it (npm, npx, a shell), closes it and frees its port (exit 130). The key it accepts is read from ISWC_SERVER_KEY (or --key). Every choice it makes where the document says "not shown" is listed in docs/reference-server.md.',
   options: {
@@ -44,6 +45,12 @@ export const serverCommand: Command = {
     choices: { type: 'string', value: 'SET', description: `A set of legitimate choices on the points the document leaves open: ${Object.keys(CHOICE_SETS).join(', ')} (default reference).` },
     choice: { type: 'string', multiple: true, value: 'ID', description: 'One choice of the catalogue; repeat for several (not with --choices; --list-choices).' },
     model: { type: 'string', value: 'NAME', description: `A model of a server that exists: its choices and its deviations (faults). ${Object.keys(MODELS).join(', ')}: run it with a profile whose formats it serves and the waivers of fixtures/waivers/<NAME>.yaml (--list-models).` },
+    inject: {
+      type: 'string',
+      multiple: true,
+      value: 'KIND@N',
+      description: `Trouble on purpose, not a deviation: production's infrastructure answering in place of the server. KIND@N for the N-th request, KIND@NxM for M in a row, KIND@NforDs for every request within D seconds (ms, s, min) of the N-th. Kinds: ${SERVER_TROUBLE_KINDS.join(', ')} (500: an infrastructure failure, empty body; maintenance: the application's maintenance mode, 503 {"code":"503",…} without Retry-After, which a run waits out). Said on stderr at start.`,
+    },
     'list-faults': { type: 'boolean', description: 'Print the fault catalogue and exit.' },
     'list-choices': { type: 'boolean', description: 'Print the catalogue of legitimate choices and exit.' },
     'list-models': { type: 'boolean', description: 'Print the models of servers that exist and exit.' },
@@ -90,6 +97,12 @@ export const serverCommand: Command = {
     const key = flagKey ?? envKey?.trim();
     const host = stringOption(values, 'host');
     if (host === '') throw new UsageError('--host must not be empty');
+    let troubles;
+    try {
+      troubles = parseServerTrouble(listOption(values, 'inject'));
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
     let profile;
     try {
       const target = stringOption(values, 'target');
@@ -109,6 +122,7 @@ export const serverCommand: Command = {
         ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
         ...(choicesSet !== undefined && isChoiceSetName(choicesSet) ? { choices: choicesSet } : choiceIds.length > 0 ? { choices: choiceIds } : {}),
         ...(model !== undefined && isModelName(model) ? { model } : {}),
+        ...(troubles.length > 0 ? { hook: troubleHook(troubles) } : {}),
       });
     } catch (e) {
       // A port or host that cannot be used is the caller's to change, as for the sandbox; anything else is a defect.
@@ -118,6 +132,7 @@ export const serverCommand: Command = {
     }
     // Watched before "listening" is printed: whoever reads it may signal at once.
     const stopped = untilStopped();
+    if (troubles.length > 0) io.stderr(`trouble on purpose (not a deviation of the server): ${troubles.map((t) => t.text).join(', ')}\n`);
     io.stdout(`listening ${server.url}\n`);
     await stopped;
     await server.close();
