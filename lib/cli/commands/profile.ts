@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { productionRefusals } from '../production-refusals.ts';
 import { checkById } from '../../check/registry.ts';
 import type { ProfileFinding } from '../../contract/profile/findings.ts';
 import { profileFindings } from '../../contract/profile/findings.ts';
@@ -122,6 +123,14 @@ export async function renderProfileCheck(file: string, profile: TargetProfile, o
   }
 
   lines.push('', ...findingLines(findings));
+  const refusals = productionRefusals(profile);
+  lines.push(
+    '',
+    refusals.length === 0
+      ? `Against production as built (docs/production.md): every entry names agency ${profile.agency}'s own works, in agencies its registry holds.`
+      : `Against production as built, these entries would be refused or held for approval (docs/production.md; they do not change the exit code):`,
+    ...refusals.map((r) => `  ${r}`),
+  );
   const interfering = findings.filter((f) => f.severity === 'error').length;
   const warnings = findings.length - interfering;
   lines.push(
