@@ -5,7 +5,7 @@
  * syntax). Unlike a fault, a choice breaks no statement of the document: the suite must stay green, in
  * strict mode, against every set of choices. The sets bundle choices that go together, the way one kind
  * of server would make them; `production` is a typical ASP.NET Core service (Newtonsoft.Json,
- * XmlSerializer) behind Azure API Management, as ../shared/DOMAIN.md describes production.
+ * XmlSerializer) behind Azure API Management, as docs/production.md describes production.
  */
 
 import type { ProfileSettings, TargetProfile } from '../lib/contract/profile/types.ts';
@@ -133,7 +133,7 @@ const CATALOGUE = [
   { id: 'run-id-client-chosen', section: '2.1, 2.2, 4.1', description: 'The client names its runs: a start carries a runId of its choosing, which the server answers (2.2); a notification carrying a runId the server knows ends that run; a body without runId is a bad request. The target profile says so (runIds: "client").' },
   // Review 5: a merge that is not atomic.
   { id: 'merge-commits-per-item', section: '1, 4.2', description: 'The merge binds and validates its body whole, then looks each item up and merges it at once, ISWCs then agency works, without a transaction: an ISWC it does not have is refused (404) with the items before it already merged (the document shows no effect on stored data beyond the stated outcomes, 1). With merge-items-in-order, each item is validated, looked up and merged in turn.' },
-  // Issue 21: production as built (../shared/DOMAIN.md "Production as built"), where its behaviour was not a
+  // Issue 21: production as built (docs/production.md "Production as built"), where its behaviour was not a
   // choice yet. Each names what the random sweep must know: the choices it cannot go with, the profile it needs.
   // excludes: no-content-type-json; needs profile: -
   { id: 'no-content-type-refused', section: '4.1, 4.2, RFC 9110 §8.3', description: 'A body without Content-Type is taken for application/octet-stream, a media type the server does not read: 415 (400 with unsupported-media-400), as ASP.NET Core\'s input formatters answer. The document makes the header optional for the client; RFC 9110 §8.3 lets a recipient treat an unlabelled body as octet-stream.' },

@@ -126,7 +126,7 @@ const CATALOGUE = [
   // Review 5: an empty key was never sent to merge, delete or demerge.
   { id: 'data-empty-key-accepted', level: 'spec', section: '5', description: 'Merge, delete and demerge take an empty Ocp-Apim-Subscription-Key header as a valid key (a gateway policy that tests only that the header is present); a missing or wrong key is still refused, and the run notification refuses an empty one. Only a request on data that exists shows it, since a request naming nothing is 404 whatever the key.' },
   { id: 'delete-no-workcode-500', level: 'http', section: '4.3', description: 'A submission delete without a workcode parameter answers 500 (the handler reads a value that is not there).' },
-  // Issue 21: production as built, its deviations from the document (../shared/DOMAIN.md "Production as
+  // Issue 21: production as built, its deviations from the document (docs/production.md "Production as
   // built"); server/models.ts plays them with its choices, fixtures/waivers/production-as-built.yaml waives them.
   { id: 'xml-bodies-415', level: 'spec', section: '2.1, 2.3, 4.1, 4.2', description: 'No XML is read (only JSON input formatters, as production registers): an XML body gets 415.' },
   { id: 'run-400-validation-problem', level: 'spec', section: '4.1', description: 'Every 400 of the run notification is ASP.NET Core\'s validation problem (problem+json, title "One or more validation errors occurred."), which never carries "Bad Request".' },

@@ -1,7 +1,7 @@
 /**
  * A production-shaped OpenAPI of the four operations, for the generated-client example: derived from the
  * contract (schemas/openapi.yaml, the one source of truth) with the shapes production's own OpenAPI is
- * known to have (../shared/DOMAIN.md, "Wire details from production's OpenAPI"), so that a client
+ * known to have (docs/production.md, "Wire details from production's OpenAPI"), so that a client
  * generated from it meets what a client generated from production's file meets:
  *
  * - the security scheme is OAuth2 (the gateway's token), not the subscription-key header;

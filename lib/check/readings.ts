@@ -109,7 +109,7 @@ export const DECISIONS: ReadonlyArray<{ title: string; text: string }> = [
   },
   {
     title: 'Who names a run',
-    text: 'Section 2.1 states no rule for runId, and 2.2 answers a run notification with "the agent run identifier". Production starts a run from a body without runId and answers a new one (DOMAIN.md), and the harness does the same by default. A server where the client names its runs (a start carries a runId of the client\'s choosing, a known runId ends that run) refuses such a start: a client must know it, so the target profile says it (`runIds: "client"`) and the harness then writes a runId of its own into every agent run it would send without one. What a start may carry is open, so the harness starts runs with every counter 0 (a run that starts has counted nothing), the one start every reading takes.',
+    text: 'Section 2.1 states no rule for runId, and 2.2 answers a run notification with "the agent run identifier". Production starts a run from a body without runId and answers a new one (docs/production.md), and the harness does the same by default. A server where the client names its runs (a start carries a runId of the client\'s choosing, a known runId ends that run) refuses such a start: a client must know it, so the target profile says it (`runIds: "client"`) and the harness then writes a runId of its own into every agent run it would send without one. What a start may carry is open, so the harness starts runs with every counter 0 (a run that starts has counted nothing), the one start every reading takes.',
   },
   {
     title: 'XML namespaces in requests',
@@ -137,7 +137,7 @@ export const DECISIONS: ReadonlyArray<{ title: string; text: string }> = [
   },
   {
     title: 'The notification that ends a run',
-    text: 'A notification carrying a runId ends the run (production, DOMAIN.md), and it is an agent run (2.1) as a start is: the values a start must refuse (past a limit, of a type no reading takes) are refused on an end too (400), and the key is proven on it. Each is sent ending a run started for it, then the run is ended with a valid notification. A runId the server never issued is an open point (200, 400, or production\'s 404 "Agent Run not found"): which status comes is recorded, and a 200 still carries a runId and a 400 still says "Bad Request".',
+    text: 'A notification carrying a runId ends the run (production, docs/production.md), and it is an agent run (2.1) as a start is: the values a start must refuse (past a limit, of a type no reading takes) are refused on an end too (400), and the key is proven on it. Each is sent ending a run started for it, then the run is ended with a valid notification. A runId the server never issued is an open point (200, 400, or production\'s 404 "Agent Run not found"): which status comes is recorded, and a 200 still carries a runId and a 400 still says "Bad Request".',
   },
   {
     title: 'What a refused request may have changed',

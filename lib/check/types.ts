@@ -50,7 +50,7 @@ export interface ParamsSchema {
 export interface Check<P = Because> {
   id: string;
   level: Level;
-  /** Sections of ../shared/spec/iswc-agency-api.md the check enforces (e.g. ['4.1', '7']). */
+  /** Sections of docs/spec/iswc-agency-api.md the check enforces (e.g. ['4.1', '7']). */
   sections: readonly string[];
   /** The point of docs/readings.md this check gates (spec, http) or records (observed). */
   reading: ReadingPoint;

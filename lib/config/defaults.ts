@@ -4,7 +4,7 @@ import { fromRoot } from '../foundation/paths.ts';
 export const DEFAULTS = Object.freeze({
   /** The key of the embedded reference server when ISWC_SUBSCRIPTION_KEY is not set (not a secret: it guards nothing). */
   embeddedKey: 'local-dev-key',
-  /** The published production limit (DOMAIN.md): the pace against a remote base URL. */
+  /** The published production limit (docs/production.md): the pace against a remote base URL. */
   remoteRate: '10/min',
   targetFile: fromRoot('fixtures', 'targets', 'embedded.json'),
   reportDir: 'reports',

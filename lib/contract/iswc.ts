@@ -1,5 +1,5 @@
 /**
- * ISWC check digit (ISO 15707 Annex B), from ../shared/DOMAIN.md: for `T d1…d9 c`,
+ * ISWC check digit (ISO 15707 Annex B), from docs/production.md: for `T d1…d9 c`,
  * c = (10 − (1 + Σ i·di) mod 10) mod 10. The interface document states only the pattern, so check-digit
  * handling by a server is `observed`; fixtures use valid check digits so that a server that checks them
  * still accepts the positive cases.

@@ -36,7 +36,7 @@ export interface CaseShape {
   /**
    * Of a fixed case, the fewest requests it sends: when the target refuses every agent run whose
    * acceptance the case does not demand (it then ends none of them). The other counts are the most:
-   * every agent run accepted (production validates nothing, DOMAIN.md), each then ended.
+   * every agent run accepted (production validates nothing, docs/production.md), each then ended.
    */
   fewestRequests?: number;
 }

@@ -1,5 +1,5 @@
 /**
- * Maintenance is no finding. Production answers it with a 503 that carries no Retry-After (DOMAIN.md):
+ * Maintenance is no finding. Production answers it with a 503 that carries no Retry-After (docs/production.md):
  * the run waits it out with back-off and goes on, and stops with exit 3, "target unavailable", when it
  * does not end, never with a spec failure. The real command against a gateway on loopback that answers
  * every request with that 503, for 30 s, or for good.

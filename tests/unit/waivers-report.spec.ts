@@ -57,7 +57,7 @@ function keysOf(executions: readonly CheckExecution[]): string[] {
 }
 
 test.beforeAll(async () => {
-  // Production answers a merge into an unknown ISWC with 400 instead of 404 (DOMAIN.md): the
+  // Production answers a merge into an unknown ISWC with 400 instead of 404 (docs/production.md): the
   // reference server's fault merge-404-as-400 does the same.
   const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
   const server = await startReferenceServer({ profile, key: KEY, faults: ['merge-404-as-400'] });

@@ -100,7 +100,7 @@ export function planAgreement(counts: { fewest: number; most: number; generated:
   const lines = ['how a run compares:'];
   if (counts.fewest < counts.most) {
     lines.push(
-      `  ${counts.most} when the target accepts every agent run the cases send and the harness ends each (production validates none: DOMAIN.md); ${counts.fewest} when it refuses those the document has it refuse (it opens no run to end)`,
+      `  ${counts.most} when the target accepts every agent run the cases send and the harness ends each (production validates none: docs/production.md); ${counts.fewest} when it refuses those the document has it refuse (it opens no run to end)`,
     );
   }
   if (counts.generated > 0) lines.push(`  ${counts.generated} of them try generated inputs: their number varies with the seed and the target's answers (the model test's sequences most)`);

@@ -5,7 +5,7 @@ import type { TargetProfile } from './types.ts';
  * What a valid profile can still get wrong: entries that interfere with each other, so that consuming one
  * makes another fail on a conforming server (a false alarm), and ISWCs whose check digit does not hold.
  * Production refuses a merge that would create a cycle or give an ISWC a second parent
- * (../shared/DOMAIN.md), so the second of two such merges is refused whatever the harness expects.
+ * (docs/production.md), so the second of two such merges is refused whatever the harness expects.
  */
 
 export interface ProfileFinding {

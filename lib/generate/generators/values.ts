@@ -64,7 +64,7 @@ export function validFor(raw: SchemaNode, options: GenOptions = DEFAULT_GEN): fc
   switch (node.type) {
     case 'string':
       // A string matching the ISWC pattern gets a valid check digit: check digits are observed, never
-      // demanded, so generated valid values must satisfy a server that checks them (DOMAIN.md).
+      // demanded, so generated valid values must satisfy a server that checks them (docs/production.md).
       if (node.pattern) return fc.stringMatching(new RegExp(node.pattern, 'u')).map(withCheckDigitIfIswc);
       return textFor(node, component, options);
     case 'integer': {

@@ -1,7 +1,7 @@
 /**
  * Is the target as a whole unavailable (maintenance, a gateway that cannot reach it), or does it answer
  * 5xx to one kind of request only? Production answers maintenance with a 503 that carries no Retry-After
- * (DOMAIN.md), and a gateway in front answers 502 or 504 while the service behind it is away: waited out
+ * (docs/production.md), and a gateway in front answers 502 or 504 while the service behind it is away: waited out
  * with back-off, never a finding. A server that answers 5xx to one kind of request (a crash on a
  * malformed body) is a finding: a 5xx answer is judged unless the target shows it is unavailable for
  * every request.
