@@ -35,14 +35,14 @@ export function deviationCount(n: number): string {
 }
 
 /**
- * The headline: "2 deviations (one per check × operation), 5 more waived by 5 waivers" (or "no deviation
- * left: 5 waived by 5 waivers"): what a run's failures come to. What is waived is counted in waivers used,
+ * The headline: "2 deviations (one per check × operation); 5 waivers used" (or "no deviation left: 5
+ * waivers used"): what a run's failures come to. What is waived is counted in waivers used,
  * the one figure every report gives for waivers (lib/report/waivers/apply.ts waiversUsed).
  */
 export function deviationsHeadline(executions: readonly CheckExecution[]): string {
   const failing = deviations(executions, 'fail').length;
   const used = waiversUsed(executions);
-  const waived = `waived by ${used} waiver${used === 1 ? '' : 's'}`;
+  const waived = `${used} waiver${used === 1 ? '' : 's'} used`;
   if (failing === 0 && used > 0) return `no deviation left: ${waived}`;
-  return `${deviationCount(failing)} (one per check × operation)${used > 0 ? `, more ${waived}` : ''}`;
+  return `${deviationCount(failing)} (one per check × operation)${used > 0 ? `; ${waived}` : ''}`;
 }

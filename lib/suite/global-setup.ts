@@ -20,7 +20,7 @@ import { shownPath } from '../foundation/paths.ts';
 import { longRunNotice } from '../run/estimate.ts';
 import { shardRefusal } from '../run/open-runs.ts';
 import { runDay, runWaivers } from '../report/waivers/run.ts';
-import { isLive } from '../report/waivers/apply.ts';
+import { isLive, coversText } from '../report/waivers/apply.ts';
 import type { WaiverSet } from '../report/waivers/types.ts';
 import { planSuite, suiteOptionsFrom } from '../run/plan.ts';
 import { plannedTests, writePlanFile } from '../run/plan-file.ts';
@@ -33,7 +33,7 @@ export function expiredWaiverLines(set: WaiverSet, today: string): string[] {
   if (expired.length === 0) return [];
   return [
     `  ! ${expired.length} waiver${expired.length === 1 ? ' has' : 's have'} expired (today is ${today} UTC): ${expired.length === 1 ? 'its' : 'their'} failures gate again; renew or remove ${expired.length === 1 ? 'it' : 'them'} in ${shownPath(set.file)}`,
-    ...expired.map((w) => `    entry ${w.index} (line ${w.line}) ${w.check}${w.operation ? ` on ${w.operation}` : ''}${w.format ? ` (${w.format})` : ''}, until ${w.until}: ${w.reason}`),
+    ...expired.map((w) => `    entry ${w.index} (line ${w.line}) ${coversText(w)}, until ${w.until}: ${w.reason}`),
   ];
 }
 

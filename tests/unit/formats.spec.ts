@@ -36,9 +36,9 @@ test('deviations: one per check × operation, however many executions show it', 
     ['status.refused', 'deleteSubmission', 2],
     ['status.refused', 'demergeIswcMetadata', 1],
   ]);
-  expect(deviationsHeadline(executions)).toBe('2 deviations (one per check × operation), 1 more waived');
+  expect(deviationsHeadline(executions)).toBe('2 deviations (one per check × operation); 1 waiver used');
   expect(deviationsHeadline([])).toBe('no deviation (one per check × operation)');
-  expect(deviationsHeadline(executions.filter((e) => e.verdict !== 'fail'))).toBe('no deviation left: 1 waived (one per check × operation)');
+  expect(deviationsHeadline(executions.filter((e) => e.verdict !== 'fail'))).toBe('no deviation left: 1 waiver used');
 });
 
 test('a spec check left out in the format the target does not serve and for want of data in the other says only what the profile lacks', () => {

@@ -45,9 +45,9 @@ test('CLI: --waivers checks the file before anything runs; --require-all sets IS
   const dir = mkdtempSync(path.join(tmpdir(), 'iswc-waivers-cli-'));
   try {
     const bad = path.join(dir, 'bad.yaml');
-    writeFileSync(bad, '- check: status.not-found\n  reason: r\n  until: 2027-02-30\n');
+    writeFileSync(bad, '- check: status.not-found\n  statuses: [400]\n  reason: r\n  until: 2027-02-30\n');
     expect(() => parseCli(['--waivers', bad], dir, {})).toThrow(UsageError);
-    expect(() => parseCli(['--waivers', 'bad.yaml'], dir, {})).toThrow(new RegExp(`${bad.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:3:10 entry 0 \\(until\\)`));
+    expect(() => parseCli(['--waivers', 'bad.yaml'], dir, {})).toThrow(new RegExp(`${bad.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:4:10 entry 0 \\(until\\)`));
     // The same file through the environment is refused the same way.
     expect(() => parseCli([], dir, { ISWC_WAIVERS: bad })).toThrow(/entry 0 \(until\): "2027-02-30" is not a date/);
     expect(() => parseCli(['--waivers', path.join(dir, 'missing.yaml')], dir, {})).toThrow(/no such file/);

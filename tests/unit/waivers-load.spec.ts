@@ -24,18 +24,20 @@ const GOOD = `# comment
   operation: mergeIswcMetadata
   reason: production answers 400
   until: 2027-01-31
+  statuses: [400]
 - check: text.bad-request
   format: xml
   reason: XML errors carry a body
   until: "2026-12-01"
+  statuses: [400]
 `;
 
 test('a valid file loads: entries in order, with index, line and the optional fields given', () => {
   const set = parseWaivers(FILE, GOOD);
   expect(set.file).toBe(path.join('fixtures', 'waivers', 'my-waivers.yaml'));
   expect(set.waivers).toEqual([
-    { index: 0, line: 2, check: 'status.not-found', operation: 'mergeIswcMetadata', reason: 'production answers 400', until: '2027-01-31' },
-    { index: 1, line: 6, check: 'text.bad-request', format: 'xml', reason: 'XML errors carry a body', until: '2026-12-01' },
+    { index: 0, line: 2, check: 'status.not-found', operation: 'mergeIswcMetadata', statuses: [400], reason: 'production answers 400', until: '2027-01-31' },
+    { index: 1, line: 7, check: 'text.bad-request', format: 'xml', statuses: [400], reason: 'XML errors carry a body', until: '2026-12-01' },
   ]);
   expect(parseWaivers(FILE, '# every waiver removed\n').waivers).toEqual([]);
   expect(parseWaivers(FILE, '[]\n').waivers).toEqual([]);
@@ -50,21 +52,21 @@ test('the shipped example loads and waives only what the merge 404/400 deviation
 });
 
 const broken: Array<[string, string, RegExp]> = [
-  ['a missing reason', '- check: status.not-found\n  until: 2027-01-01\n', /my-waivers\.yaml:1:3 entry 0: missing "reason"/],
-  ['a blank reason', '- check: status.not-found\n  reason: "  "\n  until: 2027-01-01\n', /my-waivers\.yaml:2:11 entry 0 \(reason\): must say why/],
-  ['a missing check', '- reason: r\n  until: 2027-01-01\n', /:1:3 entry 0: missing "check"/],
-  ['an unknown check id', '- check: status.not-foundd\n  reason: r\n  until: 2027-01-01\n', /:1:10 entry 0 \(check\): unknown check id "status.not-foundd"; known: .*status\.not-found/],
-  ['an observed check', '- check: observed.error-body\n  reason: r\n  until: 2027-01-01\n', /entry 0 \(check\): "observed.error-body" is an observed check/],
-  ['an unknown operation', '- check: status.not-found\n  operation: mergeIswc\n  reason: r\n  until: 2027-01-01\n', /:2:14 entry 0 \(operation\): must be one of "notifyAgentRun", "mergeIswcMetadata"/],
-  ['an unknown format', '- check: status.not-found\n  format: yaml\n  reason: r\n  until: 2027-01-01\n', /entry 0 \(format\): must be one of "json", "xml"/],
-  ['an until not written YYYY-MM-DD', '- check: status.not-found\n  reason: r\n  until: 31/01/2027\n', /:3:10 entry 0 \(until\): must be a date written YYYY-MM-DD/],
-  ['an until that is no day of the calendar', '- check: status.not-found\n  reason: r\n  until: 2027-02-29\n', /:3:10 entry 0 \(until\): "2027-02-29" is not a date of the calendar/],
-  ['an unknown property', '- check: status.not-found\n  reason: r\n  until: 2027-01-01\n  owner: me\n', /:4:10 entry 0 \(owner\): unknown property "owner"/],
+  ['a missing reason', '- check: status.not-found\n  until: 2027-01-01\n  statuses: [400]\n', /my-waivers\.yaml:1:3 entry 0: missing "reason"/],
+  ['a blank reason', '- check: status.not-found\n  reason: "  "\n  until: 2027-01-01\n  statuses: [400]\n', /my-waivers\.yaml:2:11 entry 0 \(reason\): must say why/],
+  ['a missing check', '- reason: r\n  until: 2027-01-01\n  statuses: [400]\n', /:1:3 entry 0: missing "check"/],
+  ['an unknown check id', '- check: status.not-foundd\n  reason: r\n  until: 2027-01-01\n  statuses: [400]\n', /:1:10 entry 0 \(check\): unknown check id "status.not-foundd"; known: .*status\.not-found/],
+  ['an observed check', '- check: observed.error-body\n  reason: r\n  until: 2027-01-01\n  statuses: [400]\n', /entry 0 \(check\): "observed.error-body" is an observed check/],
+  ['an unknown operation', '- check: status.not-found\n  operation: mergeIswc\n  reason: r\n  until: 2027-01-01\n  statuses: [400]\n', /:2:14 entry 0 \(operation\): must be one of "notifyAgentRun", "mergeIswcMetadata"/],
+  ['an unknown format', '- check: status.not-found\n  format: yaml\n  reason: r\n  until: 2027-01-01\n  statuses: [400]\n', /entry 0 \(format\): must be one of "json", "xml"/],
+  ['an until not written YYYY-MM-DD', '- check: status.not-found\n  reason: r\n  until: 31/01/2027\n  statuses: [400]\n', /:3:10 entry 0 \(until\): must be a date written YYYY-MM-DD/],
+  ['an until that is no day of the calendar', '- check: status.not-found\n  reason: r\n  until: 2027-02-29\n  statuses: [400]\n', /:3:10 entry 0 \(until\): "2027-02-29" is not a date of the calendar/],
+  ['an unknown property', '- check: status.not-found\n  reason: r\n  until: 2027-01-01\n  statuses: [400]\n  owner: me\n', /:5:10 entry 0 \(owner\): unknown property "owner"/],
   ['an entry that is not a mapping', '- status.not-found\n', /:1:3 entry 0: must be a mapping/],
   ['a file that is not a list', 'check: status.not-found\nreason: r\nuntil: 2027-01-01\n', /my-waivers\.yaml:1:1: must be a list of waivers/],
   ['a YAML syntax error', '- check: [status.not-found\n  reason: r\n', /my-waivers\.yaml:\d+:\d+: YAML: /],
-  ['a repeated key', '- check: status.not-found\n  check: text.bad-request\n  reason: r\n  until: 2027-01-01\n', /my-waivers\.yaml:2:\d+: YAML: .*[Mm]ap keys must be unique/],
-  ['an entry repeating another', `${GOOD}- check: status.not-found\n  operation: mergeIswcMetadata\n  reason: again\n  until: 2028-01-01\n`, /:10:3 entry 2: waives exactly what entry 0 waives/],
+  ['a repeated key', '- check: status.not-found\n  check: text.bad-request\n  reason: r\n  until: 2027-01-01\n  statuses: [400]\n', /my-waivers\.yaml:2:\d+: YAML: .*[Mm]ap keys must be unique/],
+  ['an entry repeating another', `${GOOD}- check: status.not-found\n  operation: mergeIswcMetadata\n  reason: again\n  until: 2028-01-01\n  statuses: [400]\n`, /:12:3 entry 2: waives exactly what entry 0 waives/],
 ];
 for (const [label, text, message] of broken) {
   test(`refuses ${label}, naming the file, the entry and its line`, () => {
@@ -75,12 +77,19 @@ for (const [label, text, message] of broken) {
 }
 
 test('every problem at once, each entry named: schema errors of one entry do not hide another entry\'s', () => {
-  const error = problemsOf(`- check: status.not-found\n  reason: ""\n  until: 2027-01-01\n${GOOD.replace('# comment\n', '')}- check: nope\n  reason: r\n  until: 2027-13-01\n`);
+  const error = problemsOf(`- check: status.not-found\n  reason: ""\n  until: 2027-01-01\n  statuses: [400]\n${GOOD.replace('# comment\n', '')}- check: nope\n  reason: r\n  until: 2027-13-01\n  statuses: [400]\n`);
   expect(error.problems.map((p) => [p.index, p.line, p.path])).toEqual([
     [0, 2, '/0/reason'],
-    [3, 12, '/3/check'],
-    [3, 14, '/3/until'],
+    [3, 15, '/3/check'],
+    [3, 17, '/3/until'],
   ]);
+});
+
+test('issue 29: a waiver written before waivers said what their deviation looks like is refused, saying what to add', () => {
+  const error = problemsOf('- check: status.not-found\n  operation: mergeIswcMetadata\n  reason: production answers 400\n  until: 2027-01-31\n');
+  expect(error.message).toMatch(/my-waivers\.yaml:1:3 entry 0: missing "statuses": a waiver now says what the deviation looks like, at least the statuses it answers \(add, for example, `statuses: \[400\]`/);
+  expect(problemsOf('- check: status.not-found\n  statuses: [99]\n  reason: r\n  until: 2027-01-31\n').message).toMatch(/entry 0 \(statuses\.0\): must be an HTTP status/);
+  expect(problemsOf('- check: status.not-found\n  statuses: []\n  reason: r\n  until: 2027-01-31\n').message).toMatch(/entry 0 \(statuses\): must name at least one status/);
 });
 
 test('a file that does not exist is named', () => {

@@ -108,7 +108,7 @@ test('without waivers the deviation fails the run; the example waives exactly it
 });
 
 test('a live waiver that matched nothing is unused; the report stays valid against its schema', () => {
-  const extra = parseWaivers(EXAMPLE, `${readFileSync(EXAMPLE, 'utf8')}\n- check: text.bad-request\n  reason: fixed since\n  until: 2027-01-01\n- check: outcome.delete\n  reason: long gone\n  until: 2025-01-01\n`);
+  const extra = parseWaivers(EXAMPLE, `${readFileSync(EXAMPLE, 'utf8')}\n- check: text.bad-request\n  statuses: [400]\n  reason: fixed since\n  until: 2027-01-01\n- check: outcome.delete\n  statuses: [400]\n  reason: long gone\n  until: 2025-01-01\n`);
   const report = reportWith(extra);
   expect(report.summary.waivers?.entries.map((e) => [e.index, e.status, e.count > 0])).toEqual([
     [0, 'used', true],
@@ -154,11 +154,11 @@ test('JUnit: a waived execution is a skipped testcase "waived: <reason> (until �
   expect(tc?.failure).toBeUndefined();
   const props = new Map(parsed.testsuites.testsuite[0].properties.property.map((p) => [p.name, p.value]));
   expect(props.get('verdict')).toBe('conformant with 1 waiver');
-  expect(props.get('waiver.0')).toMatch(/^used ×\d+: status\.not-found on mergeIswcMetadata: Production answers/);
+  expect(props.get('waiver.0')).toMatch(/^used ×\d+: status\.not-found on mergeIswcMetadata answering 400: Production answers/);
 });
 
 test('HTML: waived cells in their own colour, labelled "waived" with the reason; the waivers with their status', () => {
-  const extra = parseWaivers(EXAMPLE, `${readFileSync(EXAMPLE, 'utf8')}\n- check: text.bad-request\n  reason: fixed <since> 2026\n  until: 2027-01-01\n`);
+  const extra = parseWaivers(EXAMPLE, `${readFileSync(EXAMPLE, 'utf8')}\n- check: text.bad-request\n  statuses: [400]\n  reason: fixed <since> 2026\n  until: 2027-01-01\n`);
   const html = renderHtml(reportWith(extra));
   const colours = Object.values(VERDICT_COLOUR);
   expect(new Set(colours).size).toBe(colours.length);
@@ -174,7 +174,7 @@ test('HTML: waived cells in their own colour, labelled "waived" with the reason;
   expect(html).toContain('waived: Production answers a merge into an ISWC that does not exist with 400');
   expect(html).toContain('<h2 id="failures-title">Failures (0 in 0 groups)</h2>');
   expect(html).toMatch(/<tr class="waiver-entry status-used" data-index="0">/);
-  expect(html).toMatch(/<tr class="waiver-entry status-unused" data-index="1">.*fixed &lt;since&gt; 2026.*unused: matched no failure/);
+  expect(html).toMatch(/<tr class="waiver-entry status-unused" data-index="1">.*fixed &lt;since&gt; 2026.*unused: its check ran and nothing matched/);
 });
 
 test('certificate: "conformant with 1 waiver", sections with only waived failures say so, the digest still verifies', () => {

@@ -52,7 +52,7 @@ test('live waivers: the failures of the deviation are waived in the tests and in
   const out = run.stdout + run.stderr;
   expect(run.code, out).toBe(0);
   expect(out).toContain('waivers fixtures/waivers/production-deviations.yaml (1 entry)');
-  expect(out).toMatch(/waived checks \(known deviations, not gating\):\n {2}~ status\.not-found \[spec, section [^\]]+\] ×\d+ — Production answers a merge into an ISWC that does not exist/);
+  expect(out).toMatch(/waived checks \(known deviations, not gating\):\n {2}~ status\.not-found \[spec, section [^\]]+\] ×\d+ — waiver 0 \(status\.not-found on mergeIswcMetadata answering 400\): Production answers a merge into an ISWC that does not exist/);
   // Only a few cases ran: a partial run, and it says so.
   expect(out).toMatch(/verdict: conformant on \d+ of \d+ spec checks with 1 waiver\b/);
 
@@ -80,9 +80,9 @@ test('expired waivers: the same failures gate again and the waivers are reported
   const start = out.indexOf('! 1 waiver has expired (today is ');
   expect(start, out).toBeGreaterThanOrEqual(0);
   expect(start).toBeLessThan(out.indexOf('Running '));
-  expect(out).toMatch(/! 1 waiver has expired \(today is \d{4}-\d\d-\d\d UTC\): its failures gate again; renew or remove it in .*expired\.yaml\n {4}entry 0 \(line 7\) status\.not-found on mergeIswcMetadata, until 2026-01-31: /);
+  expect(out).toMatch(/! 1 waiver has expired \(today is \d{4}-\d\d-\d\d UTC\): its failures gate again; renew or remove it in .*expired\.yaml\n {4}entry 0 \(line 10\) status\.not-found on mergeIswcMetadata answering 400, until 2026-01-31: /);
   expect(out).toContain('failing checks:');
-  expect(out).toMatch(/expired waivers in .*expired\.yaml \(their failures gate again\):\n {2}! entry 0 \(line 7\) status\.not-found on mergeIswcMetadata, until 2026-01-31/);
+  expect(out).toMatch(/expired waivers in .*expired\.yaml \(their failures gate again\):\n {2}! waiver 0 \(line 10\) status\.not-found on mergeIswcMetadata answering 400, until 2026-01-31/);
   expect(out).toContain('verdict: not conformant');
   const report = readReport(path.join(run.reports, 'conformance.json'));
   expect(report.summary.waivers?.entries.map((e) => e.status)).toEqual(['expired']);
@@ -104,12 +104,12 @@ test('ISWC_REQUIRE_ALL=1: a partial run fails, naming the spec checks it did not
 
 test('a malformed waivers file stops the run in the global setup and the CLI, before any request', async () => {
   const bad = path.join(dir, 'bad.yaml');
-  writeFileSync(bad, '- check: status.not-found\n  operation: mergeIswcMetadata\n  reason: production answers 400\n  until: 2027-02-30\n');
+  writeFileSync(bad, '- check: status.not-found\n  operation: mergeIswcMetadata\n  statuses: [400]\n  reason: production answers 400\n  until: 2027-02-30\n');
   const reports = path.join(dir, 'malformed');
   const run = await runPlaywright(['test', '--project=json', '--output', path.join(dir, 'malformed-results')], childEnv({ ISWC_WAIVERS: bad, ISWC_REPORT_DIR: reports }));
   const out = run.stdout + run.stderr;
   expect(run.code, out).not.toBe(0);
-  expect(out).toContain(`${bad}:4:10 entry 0 (until): "2027-02-30" is not a date of the calendar`);
+  expect(out).toContain(`${bad}:5:10 entry 0 (until): "2027-02-30" is not a date of the calendar`);
   // The setup stopped before it started the embedded server: no test ran, no report was written.
   expect(out).not.toContain('iswc-conformance: target');
   expect(existsSync(path.join(reports, 'conformance.json'))).toBe(false);
@@ -119,5 +119,5 @@ test('a malformed waivers file stops the run in the global setup and the CLI, be
     (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
   );
   expect(cli.code).toBe(2);
-  expect(cli.stderr).toContain(`${bad}:4:10 entry 0 (until): "2027-02-30" is not a date of the calendar`);
+  expect(cli.stderr).toContain(`${bad}:5:10 entry 0 (until): "2027-02-30" is not a date of the calendar`);
 });
