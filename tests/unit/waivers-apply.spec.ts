@@ -111,7 +111,7 @@ test('issue 29: a narrowed waiver does not waive a failure of its check that loo
   // Applying again gives the same executions: the note is not written twice.
   expect(applyWaivers(outcome.executions, [coded], '2026-11-23').executions).toEqual(outcome.executions);
   // A case narrows a waiver to one case: the same failure in another case is not waived.
-  const oneCase = waiver({ case: 'merge.unknown-preferred' });
+  const oneCase = waiver({ case: ['merge.unknown-preferred'] });
   expect(applyWaivers([execution({ caseId: 'merge.unknown-preferred' }), execution({})], [oneCase], '2026-11-23').executions.map((e) => e.verdict)).toEqual(['waived', 'fail']);
 });
 

@@ -19,7 +19,7 @@ export function selects(waiver: Pick<Waiver, 'check' | 'operation' | 'format' | 
     waiver.check === e.checkId &&
     (waiver.operation === undefined || waiver.operation === e.operation) &&
     (waiver.format === undefined || waiver.format === e.format) &&
-    (waiver.case === undefined || waiver.case === e.caseId)
+    (waiver.case === undefined || waiver.case.includes(e.caseId))
   );
 }
 
@@ -59,7 +59,7 @@ export function matches(waiver: Waiver, e: Selected & Pick<CheckExecution, 'exch
 export function coversText(w: Pick<Waiver, 'check' | 'operation' | 'format' | 'statuses' | 'case' | 'code' | 'text'>): string {
   return [
     `${w.check} on ${w.operation ?? 'any operation'}${w.format ? ` (${w.format})` : ''}`,
-    w.case !== undefined ? `in case ${w.case}` : '',
+    w.case !== undefined ? `in case ${w.case.join(' or ')}` : '',
     `answering ${w.statuses.join(' or ')}`,
     w.code !== undefined ? `with code "${w.code}"` : '',
     w.text !== undefined ? `holding "${w.text}"` : '',

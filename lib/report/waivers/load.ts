@@ -112,7 +112,7 @@ interface WaiverSource {
   operation?: OperationId;
   format?: Format;
   statuses: number[];
-  case?: string;
+  case?: string | string[];
   code?: string;
   text?: string;
   reason: string;
@@ -168,7 +168,7 @@ export function parseWaivers(file: string, text: string): WaiverSet {
     if (!check) report(`${at}/check`, `unknown check id "${source.check}"; known: ${waivable.join(', ')}`);
     else if (check.level === 'observed') report(`${at}/check`, `"${source.check}" is an observed check: it records behaviour and never fails, so there is nothing to waive`);
     if (!isRealDate(source.until)) report(`${at}/until`, `"${source.until}" is not a date of the calendar`);
-    const selector = JSON.stringify([source.check, source.operation ?? '*', source.format ?? '*', [...source.statuses].sort(), source.case ?? '*', source.code ?? '*', source.text ?? '*']);
+    const selector = JSON.stringify([source.check, source.operation ?? '*', source.format ?? '*', [...source.statuses].sort(), [source.case ?? '*'].flat().sort(), source.code ?? '*', source.text ?? '*']);
     const earlier = seen.get(selector);
     if (earlier !== undefined) report(at, `waives exactly what entry ${earlier} waives (same check, operation, format, statuses, case, code and text): keep one`);
     else seen.set(selector, index);
@@ -180,7 +180,7 @@ export function parseWaivers(file: string, text: string): WaiverSet {
       ...(source.operation ? { operation: source.operation } : {}),
       ...(source.format ? { format: source.format } : {}),
       statuses: [...source.statuses],
-      ...(source.case !== undefined ? { case: source.case } : {}),
+      ...(source.case !== undefined ? { case: typeof source.case === 'string' ? [source.case] : [...source.case] } : {}),
       ...(source.code !== undefined ? { code: source.code } : {}),
       ...(source.text !== undefined ? { text: source.text } : {}),
       reason: source.reason.trim(),

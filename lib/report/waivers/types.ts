@@ -19,8 +19,8 @@ export interface Waiver {
   format?: Format;
   /** The statuses the deviation answers: a failure whose answer has another status (or none) is not waived. */
   statuses: number[];
-  /** Only failures of this case (a case id of docs/checks.md's cases, as the reports name it). */
-  case?: string;
+  /** Only failures of these cases (case ids as the reports name them; a file may give one or a list). */
+  case?: string[];
   /** Only answers whose JSON body carries this business code (`{"code": "132", …}`). */
   code?: string;
   /** Only answers whose body holds this text. */
