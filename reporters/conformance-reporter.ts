@@ -25,6 +25,7 @@ import { endedEarly, interruptedBy, interruptionReason } from '../lib/foundation
 import { engineProgress } from '../lib/engine/progress.ts';
 import { firstHalt } from '../lib/report/outcome.ts';
 import { plural } from '../lib/report/verdict.ts';
+import { waiverFiguresText } from '../lib/report/waivers/figures.ts';
 import type { RunHalt } from '../lib/report/outcome.ts';
 import { notRunExecutions, readLeftOutExecutions } from '../lib/run/plan-file.ts';
 
@@ -252,10 +253,12 @@ export default class ConformanceReporter implements Reporter {
       }
     }
     if (waivers) {
+      // The one figure for waivers (lib/report/waivers/figures.ts), the same in every report.
+      lines.push(`waivers of ${waivers.file}: ${waiverFiguresText(waivers.figures)}`);
       const heading: Record<'expired' | 'unused' | 'not exercised', string> = {
         expired: `expired waivers in ${waivers.file} (their failures gate again):`,
-        unused: `unused waivers in ${waivers.file} (their check ran and nothing matched: remove them if the deviation is fixed):`,
-        'not exercised': `waivers not exercised in ${waivers.file} (their check never ran on their operation in this run: keep them):`,
+        unused: `unused waivers in ${waivers.file} (their check ran on the operation and cases they name, and nothing matched: remove them if the deviation is fixed):`,
+        'not exercised': `waivers not exercised in ${waivers.file} (their check never ran on the operation and cases they name in this run: keep them):`,
       };
       for (const status of ['expired', 'unused', 'not exercised'] as const) {
         const list = waivers.entries.filter((w) => w.status === status);

@@ -12,6 +12,7 @@ import { runOutcome } from './outcome.ts';
 import type { RunHalt } from './outcome.ts';
 import { NO_CASE_RAN_IT, runVerdict, specCoverage, verdictText } from './verdict.ts';
 import { applyWaivers, waiversUsed } from './waivers/apply.ts';
+import { waiverFigures } from './waivers/figures.ts';
 import type { WaiverSet, WaiverSummary } from './waivers/types.ts';
 
 /** The run's figures as a report records them (lib/report/model.ts RunFigures): sent as requests, retried as retries. */
@@ -63,7 +64,7 @@ export function buildConformanceReport(input: BuildInput): ConformanceReport {
   if (input.waivers) {
     const applied = applyWaivers(input.executions, input.waivers.set.waivers, input.waivers.date);
     judged = applied.executions;
-    waivers = { file: input.waivers.set.file, date: input.waivers.date, entries: applied.uses };
+    waivers = { file: input.waivers.set.file, date: input.waivers.date, entries: applied.uses, figures: waiverFigures(applied.uses, applied.executions) };
   }
   // Skips the runner records carry their check's whole list of sections; each execution cites only its
   // operation's (the judge already narrows the others, and narrowing is idempotent).

@@ -19,6 +19,7 @@ import { plural, specCoverage } from './verdict.ts';
 import type { NotExercised, SpecCoverage } from './verdict.ts';
 import type { WaiverSummary } from './waivers/types.ts';
 import { waiversUsed } from './waivers/apply.ts';
+import { waiverFiguresText } from './waivers/figures.ts';
 
 /** `conformant with waivers`: no failure and no skip, but failures of known deviations were waived. */
 export type SectionStatus = 'conformant' | 'conformant with waivers' | 'not conformant' | 'not tested';
@@ -111,7 +112,7 @@ export interface Certificate {
   failures: CertificateFailure[];
   /** Failures of known deviations, waived by the run's waivers file; they do not gate. */
   waived: CertificateWaived[];
-  /** The run's waivers file and each entry's status (used, unused, expired); null when the run had none. */
+  /** The run's waivers file, each entry's status (used, not exercised, unused, expired) and their figures; null when the run had none. */
   waivers: WaiverSummary | null;
   results: CondensedResult[];
   /** What the digest and the signature prove, in the certificate's own words (signed or not). */
@@ -327,8 +328,8 @@ export function signCertificate(certificate: Certificate, privateKey: KeyObject)
 }
 
 /** "conformant with 2 waivers", "incomplete: 14 of 19 spec checks exercised", "not conformant". */
-export function certificateVerdictText(verdict: Certificate['verdict'], coverage: SpecCoverage, waivedChecks: number, plan?: { name: string; budget: number | null } | null, formats?: string): string {
-  const waivers = `${waivedChecks > 0 ? ` with ${plural(waivedChecks, 'waiver')}` : ''}${formats ? `, ${formats}` : ''}`;
+export function certificateVerdictText(verdict: Certificate['verdict'], coverage: SpecCoverage, waiversUsed: number, plan?: { name: string; budget: number | null } | null, formats?: string): string {
+  const waivers = `${waiversUsed > 0 ? ` with ${plural(waiversUsed, 'waiver')}` : ''}${formats ? `, ${formats}` : ''}`;
   if (verdict === 'not conformant') return `${verdict}${formats ? ` (${formats})` : ''}`;
   // A plan that left cases out says so next to the verdict: every spec check was exercised, not every case run.
   const planned = plan && (plan.name !== 'full' || plan.budget !== null) ? ` (${plan.name === 'smoke' ? 'smoke plan' : 'full plan'}${plan.budget !== null ? `, budget ${plan.budget} requests` : ''}: every spec check exercised, not every case run)` : '';
@@ -513,8 +514,10 @@ function waivedHtml(cert: Certificate): string {
   const entries = (cert.waivers?.entries ?? [])
     .map((w) => `<tr data-status="${h(w.status)}"><td>${w.index}</td><td><code>${h(w.check)}</code><br><span class="muted">covers ${h(w.covers ?? w.check)}</span></td><td>${h(w.operation ?? 'any')} · ${h(w.format ?? 'any')}</td><td>${h(w.reason)}</td><td>${h(w.until)}</td><td>${h(w.status)}</td><td>${w.count}</td></tr>`)
     .join('\n');
-  return `<h2>Waived failures (${cert.waived.length})</h2>
+  const figures = cert.waivers ? `<p id="waiver-figures">Waivers of ${h(cert.waivers.file)}: ${h(waiverFiguresText(cert.waivers.figures))}</p>` : '';
+  return `<h2>Waived failures (${cert.waived.length} check executions)</h2>
 <p class="muted">Known deviations of the target, waived in the open by the run's waivers file until the date given. They do not gate.</p>
+${figures}
 ${cert.waived.length === 0 ? '<p>No failure was waived.</p>' : `<table id="waived"><tr><th>Check</th><th>Section</th><th>Where</th><th>Documented</th><th>Received</th><th>Waiver</th></tr>${rows}</table>`}
 ${cert.waivers ? `<h3>Waivers of ${h(cert.waivers.file)}</h3><table id="waivers"><tr><th>Entry</th><th>Check</th><th>Operation · format</th><th>Reason</th><th>Until</th><th>Status</th><th>Waived</th></tr>${entries}</table>` : ''}`;
 }

@@ -10,6 +10,8 @@ import type { CheckInfo } from './view.ts';
 import { FORMATS, OPERATION_KEYS, checkInfo, exchangeTexts, groupBy, operationKey, operationLabel, sectionsOf, sectionsText, tallyOf, worstVerdict } from './view.ts';
 import { replayCommand } from './identity.ts';
 import { waivedText } from './waivers/apply.ts';
+import { waiverFiguresText } from './waivers/figures.ts';
+import { plural } from './verdict.ts';
 import { deviationsHeadline } from './deviations.ts';
 import { formatsLabel } from '../contract/profile/types.ts';
 import type { WaiverUse } from './waivers/types.ts';
@@ -336,7 +338,7 @@ export function renderHtml(report: ConformanceReport): string {
     ['Harness', meta.harnessVersion],
     ['Document digest', meta.documentDigest],
     ['Schemas digest', meta.schemasDigest],
-    ...(summary.waivers ? [['Waivers', `${summary.waivers.file} (expiry judged on ${summary.waivers.date}, UTC)`] as [string, string]] : []),
+    ...(summary.waivers ? [['Waivers', `${summary.waivers.file}: ${waiverFiguresText(summary.waivers.figures)} (expiry judged on ${summary.waivers.date}, UTC)`] as [string, string]] : []),
   ];
   const levelRows = (['spec', 'http', 'observed'] as const)
     .map((l) => {
@@ -452,8 +454,8 @@ function coverageHtml(summary: RunSummary): string {
 
 const WAIVER_STATUS_TEXT: Record<WaiverUse['status'], string> = {
   used: 'used',
-  unused: 'unused: its check ran and nothing matched (remove it if the deviation is fixed)',
-  'not exercised': 'not exercised: its check never ran on its operation in this run (keep it)',
+  unused: 'unused: its check ran on the operation and cases it names, and nothing matched (remove it if the deviation is fixed)',
+  'not exercised': 'not exercised: its check never ran on the operation and cases it names in this run (keep it)',
   expired: 'expired: its failures gate again',
 };
 
@@ -462,7 +464,9 @@ function waiversHtml(summary: RunSummary, groups: readonly FailureGroup[], info:
   const parts: string[] = [];
   const count = groups.reduce((n, g) => n + g.list.length, 0);
   if (count > 0 || summary.waivers) {
-    parts.push(`<h2 id="waived-title">Waived (${count})</h2>`);
+    parts.push(`<h2 id="waived-title">Waived (${plural(count, 'check execution')})</h2>`);
+    // The one figure for waivers (lib/report/waivers/figures.ts), the same in every report.
+    if (summary.waivers) parts.push(`<p id="waiver-figures">Waivers of ${h(summary.waivers.file)}: ${h(waiverFiguresText(summary.waivers.figures))}</p>`);
     parts.push('<p class="muted">Failures of known deviations, waived in the open by the run\'s waivers file (ISWC_WAIVERS) until the date given. They do not fail the run.</p>');
     parts.push(`<div id="waived">${count === 0 ? '<p>No failure was waived.</p>' : groups.map((g) => groupHtml(g, info, strict, payload)).join('\n')}</div>`);
   }

@@ -4,6 +4,7 @@ import { replayCommand } from './identity.ts';
 import type { ConformanceReport } from './model.ts';
 import { FORMATS, OPERATION_KEYS, exchangeLine, groupBy, operationKey, sectionsText, tallyOf } from './view.ts';
 import { waivedText } from './waivers/apply.ts';
+import { waiverFiguresText } from './waivers/figures.ts';
 
 const BODY_LIMIT = 4000;
 const CURL_LIMIT = 4000;
@@ -120,6 +121,8 @@ export function renderJunit(report: ConformanceReport): string {
     ['specChecksExercised', `${report.summary.coverage.exercised} of ${report.summary.coverage.specChecks}`],
     ['skippedExecutions', String(skippedExecutions)],
     ...report.summary.coverage.notExercised.map((n): [string, string] => [`notExercised.${n.checkId}`, n.reasons.join('; ')]),
+    // The one figure for waivers (lib/report/waivers/figures.ts), the same in every report.
+    ...(report.summary.waivers ? ([['waivers', `${report.summary.waivers.file}: ${waiverFiguresText(report.summary.waivers.figures)}`]] as Array<[string, string]>) : []),
     ...(report.summary.waivers?.entries ?? []).map((w): [string, string] => [
       `waiver.${w.index}`,
       `${w.status}${w.status === 'used' ? ` ×${w.count}` : ''}${w.missed > 0 ? ` (${w.missed} failing, not like it)` : ''}: ${w.covers}: ${w.reason} (until ${w.until})`,

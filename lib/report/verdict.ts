@@ -89,11 +89,6 @@ export function runVerdict(gatingFailures: number, coverage: SpecCoverage, halt?
   return coverage.exercised < coverage.specChecks ? 'partial' : 'conformant';
 }
 
-/** Distinct checks with a waived execution. */
-export function waivedChecks(executions: readonly CheckExecution[]): string[] {
-  return [...new Set(executions.filter((e) => e.verdict === 'waived').map((e) => e.checkId))];
-}
-
 export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }

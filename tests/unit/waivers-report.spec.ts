@@ -174,7 +174,7 @@ test('HTML: waived cells in their own colour, labelled "waived" with the reason;
   expect(html).toContain('waived: Production answers a merge into an ISWC that does not exist with 400');
   expect(html).toContain('<h2 id="failures-title">Failures (0 in 0 groups)</h2>');
   expect(html).toMatch(/<tr class="waiver-entry status-used" data-index="0">/);
-  expect(html).toMatch(/<tr class="waiver-entry status-unused" data-index="1">.*fixed &lt;since&gt; 2026.*unused: its check ran and nothing matched/);
+  expect(html).toMatch(/<tr class="waiver-entry status-unused" data-index="1">.*fixed &lt;since&gt; 2026.*unused: its check ran on the operation and cases it names, and nothing matched/);
 });
 
 test('certificate: "conformant with 1 waiver", sections with only waived failures say so, the digest still verifies', () => {

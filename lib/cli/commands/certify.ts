@@ -8,6 +8,8 @@ import { bindingMismatches, originOf, profileDigest, runBinding, UnboundReportEr
 import { bindingLines, buildCertificate, renderCertificateHtml, signCertificate } from '../../report/certificate.ts';
 import { documentDigest, HARNESS_VERSION } from '../../report/meta.ts';
 import { loadWaivers } from '../../report/waivers/load.ts';
+import { waiverFiguresText } from '../../report/waivers/figures.ts';
+import { plural } from '../../report/verdict.ts';
 import { readReport } from '../../report/validate.ts';
 import { writeRedacted } from '../../report/write.ts';
 import type { Command, OptionValues } from '../command.ts';
@@ -157,10 +159,11 @@ export const certifyCommand: Command = {
     const htmlFile = path.join(outDir, 'certificate.html');
     writeRedacted(jsonFile, `${JSON.stringify(certificate, null, 2)}\n`);
     writeRedacted(htmlFile, renderCertificateHtml(certificate));
-    const lines = [`certificate: ${certificate.verdictText} — agency ${certificate.agency.code}, ${certificate.failures.length} failure(s), ${certificate.waived.length} waived`];
+    const lines = [`certificate: ${certificate.verdictText} — agency ${certificate.agency.code}, ${certificate.failures.length} failure(s), ${plural(certificate.waived.length, 'waived check execution')}`];
     for (const s of certificate.sections.filter((x) => x.document)) lines.push(`  §${s.section.padEnd(4)} ${s.verdict.padEnd(23)} ${s.reason ?? ''}`.slice(0, 200));
     for (const n of certificate.coverage.notExercised) lines.push(`  not exercised: ${n.checkId}: ${n.reasons.join('; ')}`.slice(0, 200));
-    for (const w of certificate.waivers?.entries ?? []) lines.push(`  waiver ${w.index} (${w.check}${w.operation ? ` on ${w.operation}` : ''}, until ${w.until}): ${w.status}${w.status === 'used' ? ` ×${w.count}` : ''}`);
+    if (certificate.waivers) lines.push(`  waivers: ${waiverFiguresText(certificate.waivers.figures)}`);
+    for (const w of certificate.waivers?.entries ?? []) lines.push(`  waiver ${w.index} (${w.covers}, until ${w.until}): ${w.status}${w.status === 'used' ? ` ×${w.count}` : ''}`);
     lines.push(`  bound to: ${bindingLines(certificate.binding).map(([k, v]) => `${k} ${v}`).join(' · ')}`);
     lines.push(`  target issued ${certificate.target.runIds.length} run identifier(s) recorded in the certificate`);
     lines.push(`  digest sha256 ${certificate.digest.value}`);

@@ -55,12 +55,27 @@ export interface WaiverUse extends Waiver {
   missed: number;
 }
 
+/**
+ * The run's waivers counted (lib/report/waivers/figures.ts): entries by status, and failures of a waived
+ * check that looked otherwise (missed: not waived, they fail). The one figure for waivers in every output.
+ */
+export interface WaiverFigures {
+  entries: number;
+  used: number;
+  notExercised: number;
+  unused: number;
+  expired: number;
+  missed: number;
+}
+
 /** What a report says about the run's waivers. */
 export interface WaiverSummary {
   file: string;
   /** The day (UTC, YYYY-MM-DD) expiry was judged against: the run's start. */
   date: string;
   entries: WaiverUse[];
+  /** The entries counted by status, and the failures missed: what every output says of the run's waivers. */
+  figures: WaiverFigures;
 }
 
 /** One reason a waivers file cannot be used. */
