@@ -3,6 +3,8 @@ import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { fromRoot } from '../../lib/foundation/paths.ts';
 import { startReferenceServer } from '../../server/index.ts';
 import { parseServerTrouble, troubleHook } from '../../server/trouble.ts';
+import { startCli } from '../support/cli.ts';
+import { childEnv } from '../support/run-playwright.ts';
 
 const KEY = 'trouble-test-key';
 
@@ -38,4 +40,30 @@ test('server --inject: what it takes, and what it refuses in one line', () => {
   expect(() => parseServerTrouble(['503@2'])).toThrow('--inject: unknown kind "503" in "503@2"; kinds: 500, maintenance');
   expect(() => parseServerTrouble(['500'])).toThrow(/is not KIND@N/);
   expect(() => parseServerTrouble(['500@0'])).toThrow(/N counts requests from 1/);
+});
+
+/**
+ * Issue 29, tried as a newcomer: a model holds the data of the profile it was started with, and a run takes
+ * a key of 8 characters at least. `server --model` says both where the newcomer looks, on stderr at start
+ * (stdout keeps exactly "listening URL"): a model started without --target with the profile it holds by
+ * default and how to give one, and a key too short for the run.
+ */
+test('server --model says which profile it holds, with what to run against it; a key the run would refuse is said at start', async () => {
+  const env = childEnv({ ISWC_SERVER_KEY: 'short' });
+  for (const [args, holds] of [
+    [['--target', 'fixtures/targets/production-example.json'], 'holds the data of profile "production-example" (fixtures/targets/production-example.json); run against it with that profile'],
+    [[], 'holds the data of profile "embedded" (fixtures/targets/embedded.json, the default: start it with --target YOUR-PROFILE.json)'],
+  ] as const) {
+    const server = startCli(['server', '--model', 'production-as-built', '--port', '0', ...args], { env, timeoutMs: 60_000 });
+    try {
+      await expect.poll(() => server.output(), { timeout: 50_000 }).toContain('listening http://');
+    } finally {
+      server.signal('SIGTERM');
+    }
+    const done = await server.done;
+    expect(done.stdout).toMatch(/^listening http:\/\/127\.0\.0\.1:\d+\n$/);
+    expect(done.stderr).toContain(`model production-as-built: ${holds}`);
+    expect(done.stderr).toContain('a profile with "formats": ["json"] and --waivers fixtures/waivers/production-as-built.yaml');
+    expect(done.stderr).toContain('note: this key is 5 characters long; run and certify refuse a key shorter than 8');
+  }
 });

@@ -5,10 +5,12 @@ import { CHOICE_SETS, CHOICES, choiceTable, isChoiceSetName } from '../../../ser
 import { FAULTS, faultTable, isFaultId } from '../../../server/faults.ts';
 import { DEFAULT_MAX_BODY_BYTES, EMBEDDED_KEY, startReferenceServer } from '../../../server/index.ts';
 import { isModelName, MODELS, modelTable } from '../../../server/models.ts';
+import type { ModelName } from '../../../server/models.ts';
 import { parseServerTrouble, SERVER_TROUBLE_KINDS, troubleHook } from '../../../server/trouble.ts';
 import type { Command } from '../command.ts';
 import { EXIT, listOption, stringOption, UsageError } from '../command.ts';
 import { untilStopped } from '../../foundation/interrupt.ts';
+import { MIN_CHOSEN_SECRET_LENGTH } from '../../foundation/redact.ts';
 
 /** Where the server reads the key it accepts, so that it shows in no process list. */
 export const SERVER_KEY_VARIABLE = 'ISWC_SERVER_KEY';
@@ -19,6 +21,16 @@ function integerOption(name: string, raw: string | undefined, min: number, max: 
   if (raw === undefined) return undefined;
   if (!/^[0-9]+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   return Number(raw);
+}
+
+/**
+ * What a run against a model needs, on stderr when it starts: the model holds the data of the profile it was
+ * started with (so the run takes the same one), the formats it serves and the waivers of its deviations.
+ */
+export function modelStartLine(model: ModelName, profileName: string, target: string | undefined): string {
+  const settings = MODELS[model].profile as { formats?: readonly string[] };
+  const formats = settings.formats ? `, a profile with "formats": ${JSON.stringify(settings.formats)}` : '';
+  return `model ${model}: holds the data of profile "${profileName}" (${target ?? `${DEFAULT_TARGET}, the default: start it with --target YOUR-PROFILE.json`}); run against it with that profile${formats} and --waivers fixtures/waivers/${model}.yaml`;
 }
 
 /** Why a server cannot listen where it was told: a port taken or not allowed, a host unknown or not this machine's. */
@@ -104,8 +116,8 @@ export const serverCommand: Command = {
       throw new UsageError((e as Error).message);
     }
     let profile;
+    const target = stringOption(values, 'target');
     try {
-      const target = stringOption(values, 'target');
       profile = target !== undefined ? loadProfile(path.resolve(io.cwd, target), target) : loadProfile(fromRoot(DEFAULT_TARGET));
     } catch (e) {
       if (e instanceof ProfileError) throw new UsageError(e.message);
@@ -133,6 +145,11 @@ export const serverCommand: Command = {
     // Watched before "listening" is printed: whoever reads it may signal at once.
     const stopped = untilStopped();
     if (troubles.length > 0) io.stderr(`trouble on purpose (not a deviation of the server): ${troubles.map((t) => t.text).join(', ')}\n`);
+    // What a run against a model needs, said where the newcomer looks: the data it holds is the profile's.
+    if (model !== undefined && isModelName(model)) io.stderr(`${modelStartLine(model, profile.name, target)}\n`);
+    if (key !== undefined && key.length < MIN_CHOSEN_SECRET_LENGTH) {
+      io.stderr(`note: this key is ${key.length} characters long; run and certify refuse a key shorter than ${MIN_CHOSEN_SECRET_LENGTH} (it would garble their reports): give the server a longer one\n`);
+    }
     io.stdout(`listening ${server.url}\n`);
     await stopped;
     await server.close();
