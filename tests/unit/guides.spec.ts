@@ -32,12 +32,13 @@ test('docs/guides/certify.md: profile check, a stand-in, plan, the run, a signed
   expect(out).not.toContain('my-test-key');
 });
 
-test('docs/guides/ci-gate.md: profile check, a stand-in, the plan, a non-destructive smoke gate with waivers and its JUnit file', async () => {
-  test.setTimeout(300_000);
+test('docs/guides/ci-gate.md: profile check, a stand-in, the plan, a non-destructive smoke gate with waivers and its JUnit file; the rehearsal on the production model', async () => {
+  // The guide runs six commands against three servers, the rehearsal two gates and a certificate.
+  test.setTimeout(600_000);
   const text = guide('ci-gate.md');
   const run = await runDocBlocks(text, {
     label: 'ci-gate.md',
-    timeoutMs: 280_000,
+    timeoutMs: 580_000,
     inspect: (dir) => {
       const junit = readFileSync(path.join(dir, 'reports', 'gate', 'conformance-junit.xml'), 'utf8');
       expect(junit).toContain('<testcase');
@@ -54,6 +55,15 @@ test('docs/guides/ci-gate.md: profile check, a stand-in, the plan, a non-destruc
   expect(out).toContain('exit code: 0');
   expect(out).toContain('conformance-junit.xml');
   expect(out).not.toContain('my-test-key');
+  // The rehearsal (issue 29): a profile production accepts, the gate green on the model with the narrowed
+  // waivers, destructive and not, one figure for waivers (issue 30), none called unused, a certificate.
+  expect(out).toContain('Against production as built (docs/production.md): every entry names agency 128');
+  expect(out).toContain('waivers of fixtures/waivers/production-as-built.yaml: 4 used, 4 not exercised, 0 unused, 0 expired; 0 failures looked otherwise (not waived)');
+  expect(out).toContain('verdict: conformant on 15 of 23 spec checks with 4 waivers (strict)');
+  expect(out).toContain('certificate: incomplete: 15 of 23 spec checks exercised with 4 waivers, JSON only');
+  expect(out).toContain('waivers of fixtures/waivers/production-as-built.yaml: 6 used, 2 not exercised, 0 unused, 0 expired; 0 failures looked otherwise (not waived)');
+  expect(out).toContain('verdict: conformant with 6 waivers (strict)');
+  expect(out).not.toContain('unused waivers in fixtures/waivers/production-as-built.yaml');
   // The CI job runs the commands the guide runs.
   expect(ciRunLines(text).length).toBeGreaterThan(0);
   const commands = shellCommands(text);
