@@ -112,7 +112,11 @@ test('issue 29: a narrowed waiver does not waive a failure of its check that loo
   expect(applyWaivers(outcome.executions, [coded], '2026-11-23').executions).toEqual(outcome.executions);
   // A case narrows a waiver to one case: the same failure in another case is not waived.
   const oneCase = waiver({ case: ['merge.unknown-preferred'] });
-  expect(applyWaivers([execution({ caseId: 'merge.unknown-preferred' }), execution({})], [oneCase], '2026-11-23').executions.map((e) => e.verdict)).toEqual(['waived', 'fail']);
+  const cased = applyWaivers([execution({ caseId: 'merge.unknown-preferred' }), execution({ caseId: 'merge.other' })], [oneCase], '2026-11-23');
+  expect(cased.executions.map((e) => e.verdict)).toEqual(['waived', 'fail']);
+  // ... and says so: what the waiver covers, and the case it came in.
+  expect(cased.executions[1]?.received).toMatch(/not waived: waiver 0 covers status\.not-found on any operation in case merge\.unknown-preferred answering 400; this in case merge\.other answered 400 with code "132"$/);
+  expect(cased.uses[0]).toMatchObject({ status: 'used', count: 1, missed: 1 });
 });
 
 test('issue 29: "not exercised" (its check never ran on its operation) is distinct from "unused" (it ran, nothing matched)', () => {
@@ -127,5 +131,11 @@ test('issue 29: "not exercised" (its check never ran on its operation) is distin
     [1, 'not exercised'],
     [2, 'not exercised'],
     [3, 'not exercised'],
+  ]);
+  // A waiver naming cases is exercised only by its cases: its check passing in another case says nothing of it.
+  const inCases = applyWaivers(ran, [waiver({ index: 0, case: ['merge.unknown-preferred'] }), waiver({ index: 1, case: [ran[0]?.caseId ?? ''] })], '2026-11-23');
+  expect(inCases.uses.map((u) => [u.index, u.status])).toEqual([
+    [0, 'not exercised'],
+    [1, 'unused'],
   ]);
 });

@@ -52,7 +52,7 @@ test('live waivers: the failures of the deviation are waived in the tests and in
   const out = run.stdout + run.stderr;
   expect(run.code, out).toBe(0);
   expect(out).toContain('waivers fixtures/waivers/production-deviations.yaml (1 entry)');
-  expect(out).toMatch(/waived checks \(known deviations, not gating\):\n {2}~ status\.not-found \[spec, section [^\]]+\] ×\d+ — waiver 0 \(status\.not-found on mergeIswcMetadata answering 400\): Production answers a merge into an ISWC that does not exist/);
+  expect(out).toMatch(/waived checks \(known deviations, not gating\):\n {2}~ status\.not-found \[spec, section [^\]]+\] ×\d+ — waiver 0 \(status\.not-found on mergeIswcMetadata in case merge\.unknown-preferred or scenario\.merge\.unknown-preferred-iswc answering 400\): Production answers a merge into an ISWC that does not exist/);
   // Only a few cases ran: a partial run, and it says so.
   expect(out).toMatch(/verdict: conformant on \d+ of \d+ spec checks with 1 waiver\b/);
 
@@ -80,9 +80,9 @@ test('expired waivers: the same failures gate again and the waivers are reported
   const start = out.indexOf('! 1 waiver has expired (today is ');
   expect(start, out).toBeGreaterThanOrEqual(0);
   expect(start).toBeLessThan(out.indexOf('Running '));
-  expect(out).toMatch(/! 1 waiver has expired \(today is \d{4}-\d\d-\d\d UTC\): its failures gate again; renew or remove it in .*expired\.yaml\n {4}entry 0 \(line 10\) status\.not-found on mergeIswcMetadata answering 400, until 2026-01-31: /);
+  expect(out).toMatch(/! 1 waiver has expired \(today is \d{4}-\d\d-\d\d UTC\): its failures gate again; renew or remove it in .*expired\.yaml\n {4}entry 0 \(line 12\) status\.not-found on mergeIswcMetadata in case merge\.unknown-preferred or scenario\.merge\.unknown-preferred-iswc answering 400, until 2026-01-31: /);
   expect(out).toContain('failing checks:');
-  expect(out).toMatch(/expired waivers in .*expired\.yaml \(their failures gate again\):\n {2}! waiver 0 \(line 10\) status\.not-found on mergeIswcMetadata answering 400, until 2026-01-31/);
+  expect(out).toMatch(/expired waivers in .*expired\.yaml \(their failures gate again\):\n {2}! waiver 0 \(line 12\) status\.not-found on mergeIswcMetadata in case merge\.unknown-preferred or scenario\.merge\.unknown-preferred-iswc answering 400, until 2026-01-31/);
   expect(out).toContain('verdict: not conformant');
   const report = readReport(path.join(run.reports, 'conformance.json'));
   expect(report.summary.waivers?.entries.map((e) => e.status)).toEqual(['expired']);

@@ -13,14 +13,14 @@ export function isLive(waiver: Pick<Waiver, 'until'>, today: string): boolean {
 
 type Selected = Pick<CheckExecution, 'checkId' | 'operation' | 'format' | 'caseId'>;
 
-/** Is this execution one of the waiver's check, on its operation and format (and case), whatever it answered? */
+/** Is this execution one of the waiver's check, on its operation and in its format, whatever its case and answer? */
+export function concerns(waiver: Pick<Waiver, 'check' | 'operation' | 'format'>, e: Omit<Selected, 'caseId'>): boolean {
+  return waiver.check === e.checkId && (waiver.operation === undefined || waiver.operation === e.operation) && (waiver.format === undefined || waiver.format === e.format);
+}
+
+/** Is this execution one of the waiver's check, on its operation and format, and in its cases, whatever it answered? */
 export function selects(waiver: Pick<Waiver, 'check' | 'operation' | 'format' | 'case'>, e: Selected): boolean {
-  return (
-    waiver.check === e.checkId &&
-    (waiver.operation === undefined || waiver.operation === e.operation) &&
-    (waiver.format === undefined || waiver.format === e.format) &&
-    (waiver.case === undefined || waiver.case.includes(e.caseId))
-  );
+  return concerns(waiver, e) && (waiver.case === undefined || waiver.case.includes(e.caseId));
 }
 
 /** The status of the answer a failure was judged on, or null when nothing was answered. */
@@ -68,12 +68,16 @@ export function coversText(w: Pick<Waiver, 'check' | 'operation' | 'format' | 's
     .join(' ');
 }
 
-/** What a failure that a waiver of its check did not match came with: `answered 500 with code "100"`, `got no answer`. */
-function cameText(e: Pick<CheckExecution, 'exchange'>): string {
+/**
+ * What a failure that a waiver of its check did not match came with: `answered 500 with code "100"`, `got no
+ * answer`; and its case, when a waiver it missed names cases (`in case run.start-and-end answered 201`).
+ */
+function cameText(e: Pick<CheckExecution, 'exchange' | 'caseId'>, near: readonly Pick<Waiver, 'case'>[]): string {
+  const where = near.some((w) => w.case !== undefined) ? `in case ${e.caseId} ` : '';
   const status = answeredStatus(e);
-  if (status === null) return 'got no answer';
+  if (status === null) return `${where}got no answer`;
   const code = businessCodeOf(e);
-  return `answered ${status}${code !== undefined ? ` with code "${code}"` : ''}`;
+  return `${where}answered ${status}${code !== undefined ? ` with code "${code}"` : ''}`;
 }
 
 /** The more a waiver names, the earlier it is tried: its reason is the more precise one. */
@@ -96,9 +100,9 @@ export const NOT_WAIVED = ' — not waived: ';
  * is built (live run, merged blob reports, in-process): a `fail` matched by a live waiver (same check;
  * same operation, format and case when the waiver names them; an answer with one of its statuses, and its
  * code and text when given; `until` today or later) becomes `waived`. A failure of a live waiver's check,
- * operation and format that looks otherwise stays a failure, and its `received` says what the waiver
- * covers and what came instead. Nothing else changes: a waiver never touches a pass, a skip or an
- * observation. The input is not modified. Applying twice gives the same result.
+ * operation and format that looks otherwise (another answer, or another case) stays a failure, and its
+ * `received` says what the waiver covers and what came instead. Nothing else changes: a waiver never
+ * touches a pass, a skip or an observation. The input is not modified. Applying twice gives the same result.
  */
 export function applyWaivers(executions: readonly CheckExecution[], waivers: readonly Waiver[], today: string): AppliedWaivers {
   const live = waivers.filter((w) => isLive(w, today)).sort((a, b) => specificity(b) - specificity(a) || a.index - b.index);
@@ -114,10 +118,12 @@ export function applyWaivers(executions: readonly CheckExecution[], waivers: rea
       counts.set(waiver.index, (counts.get(waiver.index) ?? 0) + 1);
       return { ...e, verdict: 'waived', waiver: { reason: waiver.reason, until: waiver.until, index: waiver.index } };
     }
-    const near = live.filter((w) => selects(w, e));
+    // A failure of a live waiver's check, operation and format that it did not waive (another answer, or
+    // another case) says what the waiver covers and what came instead: the issue's "looks otherwise".
+    const near = live.filter((w) => concerns(w, e));
     if (near.length === 0) return e;
     for (const w of near) missed.set(w.index, (missed.get(w.index) ?? 0) + 1);
-    const note = `${NOT_WAIVED}${near.map((w) => `waiver ${w.index} covers ${coversText(w)}`).join('; ')}; this ${cameText(e)}`;
+    const note = `${NOT_WAIVED}${near.map((w) => `waiver ${w.index} covers ${coversText(w)}`).join('; ')}; this ${cameText(e, near)}`;
     return { ...e, received: `${e.received ?? ''}${note}`, waiverMiss: note };
   });
   const uses = waivers.map((w): WaiverUse => {
