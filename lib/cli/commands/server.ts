@@ -56,7 +56,7 @@ export const serverCommand: Command = {
     'max-body-bytes': { type: 'string', value: 'N', description: `Request body cap, over it 413 (default ${DEFAULT_MAX_BODY_BYTES}).` },
     choices: { type: 'string', value: 'SET', description: `A set of legitimate choices on the points the document leaves open: ${Object.keys(CHOICE_SETS).join(', ')} (default reference).` },
     choice: { type: 'string', multiple: true, value: 'ID', description: 'One choice of the catalogue; repeat for several (not with --choices; --list-choices).' },
-    model: { type: 'string', value: 'NAME', description: `A model of a server that exists: its choices and its deviations (faults). ${Object.keys(MODELS).join(', ')}: run it with a profile whose formats it serves and the waivers of fixtures/waivers/<NAME>.yaml (--list-models).` },
+    model: { type: 'string', value: 'NAME', description: `A model of a server that exists: its choices and its deviations (faults). ${Object.keys(MODELS).join(', ')}: start it with your profile (--target: it holds what the profile names) and run against it with that profile, in the formats it serves, and the waivers of fixtures/waivers/<NAME>.yaml (--list-models; it says so on stderr at start).` },
     inject: {
       type: 'string',
       multiple: true,
