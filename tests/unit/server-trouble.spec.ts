@@ -51,7 +51,7 @@ test('server --inject: what it takes, and what it refuses in one line', () => {
 test('server --model says which profile it holds, with what to run against it; a key the run would refuse is said at start', async () => {
   const env = childEnv({ ISWC_SERVER_KEY: 'short' });
   for (const [args, holds] of [
-    [['--target', 'fixtures/targets/production-example.json'], 'holds the data of profile "production-example" (fixtures/targets/production-example.json); run against it with that profile'],
+    [['--target', 'fixtures/targets/production-example.json'], 'holds the data of profile "production-example" (fixtures/targets/production-example.json); run against it'],
     [[], 'holds the data of profile "embedded" (fixtures/targets/embedded.json, the default: start it with --target YOUR-PROFILE.json)'],
   ] as const) {
     const server = startCli(['server', '--model', 'production-as-built', '--port', '0', ...args], { env, timeoutMs: 60_000 });
@@ -63,7 +63,7 @@ test('server --model says which profile it holds, with what to run against it; a
     const done = await server.done;
     expect(done.stdout).toMatch(/^listening http:\/\/127\.0\.0\.1:\d+\n$/);
     expect(done.stderr).toContain(`model production-as-built: ${holds}`);
-    expect(done.stderr).toContain('a profile with "formats": ["json"] and --waivers fixtures/waivers/production-as-built.yaml');
+    expect(done.stderr).toContain('run against it with that profile (saying "formats": ["json"]) and --waivers fixtures/waivers/production-as-built.yaml');
     expect(done.stderr).toContain('note: this key is 5 characters long; run and certify refuse a key shorter than 8');
   }
 });

@@ -29,7 +29,7 @@ function integerOption(name: string, raw: string | undefined, min: number, max: 
  */
 export function modelStartLine(model: ModelName, profileName: string, target: string | undefined): string {
   const settings = MODELS[model].profile as { formats?: readonly string[] };
-  const formats = settings.formats ? `, a profile with "formats": ${JSON.stringify(settings.formats)}` : '';
+  const formats = settings.formats ? ` (saying "formats": ${JSON.stringify(settings.formats)})` : '';
   return `model ${model}: holds the data of profile "${profileName}" (${target ?? `${DEFAULT_TARGET}, the default: start it with --target YOUR-PROFILE.json`}); run against it with that profile${formats} and --waivers fixtures/waivers/${model}.yaml`;
 }
 
