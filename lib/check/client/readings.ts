@@ -46,7 +46,7 @@ export const CLIENT_READINGS = [
   {
     point: 'HTTP conventions',
     sections: ['RFC 9110', 'RFC 6585'],
-    gated: 'Not stated by the document, so gating only with --strict: no request before a Retry-After has elapsed (RFC 9110 §10.2.3, after a 429 or 503), retries of a request that met trouble bounded, the rate limit of the session respected (RFC 6585 §4).',
+    gated: 'Not stated by the document, so gating only with --strict: the same request not sent again before the Retry-After it was answered has elapsed (RFC 9110 §10.2.3, after a 429 or 503; another request is never held to it), retries of a request that met trouble bounded, the rate limit of the session respected (RFC 6585 §4).',
     recorded: '',
   },
 ] as const satisfies readonly ClientReading[];

@@ -79,8 +79,9 @@ export interface SessionView {
   /** runIds the sandbox answered to run starts in this session, and those already ended. */
   issuedRunIds: ReadonlySet<string>;
   /**
-   * A Retry-After still pending when the request arrived, written before the request was sent (a request
-   * in flight then is never judged against it): the answer that set it and until when.
+   * The Retry-After this request is judged against: the latest answered to the same request (method,
+   * target, body) before it arrived, on any connection, until a request after its delay lifts it; the
+   * answer that set it and until when. Never another request's.
    */
   throttle: { setBy: number; status: number; notBefore: number; retryAfter: string } | undefined;
   /** This request repeats one whose answers were trouble (429, 5xx, a reset): how many times in a row. */
