@@ -163,7 +163,7 @@ export async function loadClientCheckFiles(): Promise<Array<{ file: string; chec
   for (const file of readdirSync(CLIENT_CHECK_DIR).filter((f) => f.endsWith('.ts')).sort()) {
     const mod = (await import(pathToFileURL(path.join(CLIENT_CHECK_DIR, file)).href)) as { default?: ClientCheck };
     const check = mod.default;
-    if (!check || (typeof check.judge !== 'function' && typeof check.conclude !== 'function')) throw new Error(`lib/check/client/checks/${file} must export a client check (defineClientCheck) as default`);
+    if (!check || (typeof check.judge !== 'function' && typeof check.conclude !== 'function' && typeof check.compare !== 'function')) throw new Error(`lib/check/client/checks/${file} must export a client check (defineClientCheck) as default`);
     if (`${check.id}.ts` !== file) throw new Error(`lib/check/client/checks/${file} holds client check ${check.id}: name the file ${check.id}.ts`);
     out.push({ file, check });
   }
@@ -186,7 +186,7 @@ export function renderClientRegistry(files: ReadonlyArray<{ file: string; check:
 /** docs/client-checks.md: the client checks of the sandbox and the client readings they gate or record. */
 export function renderClientChecksDoc(checks: readonly ClientCheck[]): string {
   const cell = (s: string) => s.replace(/\|/g, '\\|');
-  const rows = checks.map((c) => `| \`${c.id}\` | ${c.level} | ${c.sections.join(', ')} | ${c.conclude ? 'the session' : 'every request'} | ${cell(c.description)} |`);
+  const rows = checks.map((c) => `| \`${c.id}\` | ${c.level} | ${c.sections.join(', ')} | ${c.conclude ? 'the session' : c.compare ? 'every request, against production as built' : 'every request'} | ${cell(c.description)} |`);
   const readings = CLIENT_READINGS.map((r) => {
     const ids = (recorded: boolean) => checks.filter((c) => c.reading === r.point && (c.level === 'observed') === recorded).map((c) => `\`${c.id}\``).join(', ');
     return `| ${r.point} | ${r.sections.join(', ')} | ${cell(r.gated)}${ids(false) ? ` (${ids(false)})` : ''} | ${cell(r.recorded) || '—'}${ids(true) ? ` (${ids(true)})` : ''} |`;

@@ -1,9 +1,9 @@
 import { hash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { judgeRequest, judgeSession } from '../check/client/judge.ts';
+import { judgeComparison, judgeRequest, judgeSession } from '../check/client/judge.ts';
 import { viewOf } from '../check/client/request.ts';
 import { runIdField, runIdOfRequest } from '../check/client/run-ids.ts';
-import type { ClientRequest, SessionView } from '../check/client/types.ts';
+import type { AnswerSeen, ClientRequest, SessionView } from '../check/client/types.ts';
 import { executionSections } from '../check/sections.ts';
 import { decodeJson, decodeXml } from '../contract/codec/index.ts';
 import type { Operation } from '../contract/operations.ts';
@@ -18,6 +18,7 @@ import type { OperationId } from '../contract/operations.ts';
 import type { BodyRead, Reply, RequestHook } from '../../server/index.ts';
 import { splitTarget } from '../../server/index.ts';
 import { CellTallies, dataKeyOf } from './cells.ts';
+import type { ProductionShadow } from './production.ts';
 import { RetryMemory } from './retries.ts';
 import type { Injection, InjectKind, RateLimit } from './trouble.ts';
 import { RateWindow, TroubleSchedule } from './trouble.ts';
@@ -42,6 +43,8 @@ export interface SessionSettings {
   slowMs: number;
   /** The session takes this many requests (--requests); later ones get 503 with Retry-After and are only recorded. Null: no limit. */
   requestLimit?: number | null;
+  /** Production as built beside the sandbox: every request the sandbox's server answers is sent there too (client.production-as-built). */
+  production?: ProductionShadow;
 }
 
 interface Pending {
@@ -60,6 +63,10 @@ interface Pending {
   answer: number | 'reset' | undefined;
   /** The outcome (operation × format, success, trouble survived) is recorded once both judgement and answer are known. */
   settled: boolean;
+  /** The request as the sandbox read it, while production as built's answer to it is awaited. */
+  request?: ClientRequest;
+  /** What the sandbox and production as built answered, until the request is judged (its findings then get the comparison). */
+  compared?: { request: ClientRequest; sandbox: AnswerSeen; production: AnswerSeen };
 }
 
 /** What judging a request leaves for the rest of the session. */
@@ -72,6 +79,9 @@ interface Judged {
   cell: { operation: OperationId; format: CellFormat } | undefined;
   /** The operation and its data (query, the body's value): what "the same request" means for trouble survived. */
   dataKey: string;
+  /** The request as sent and the body format its findings are grouped under. */
+  facts: RequestFacts;
+  format: 'json' | 'xml' | 'none';
 }
 
 /** A request waiting to be judged, with the session as it stood when it arrived. */
@@ -248,7 +258,7 @@ export class SandboxSession implements RequestHook {
       retry,
       rate: rate && this.rate ? { limit: this.rate.rate.limit, windowMs: this.rate.rate.windowMs, toleranceMs: this.rate.toleranceMs, inWindow: rate.inWindow, exceeded: rate.exceeded, text: this.rate.rate.text } : undefined,
     };
-    const pending: Pending = { seq, signature, operation: request.operation, trouble: undefined, judged: undefined, runAnswer: undefined, answer: undefined, settled: false };
+    const pending: Pending = { seq, signature, operation: request.operation, trouble: undefined, judged: undefined, runAnswer: undefined, answer: undefined, settled: false, ...(this.settings.production ? { request } : {}) };
     // A request whose connection closed as its body ended is judged, but nothing it is answered is seen.
     if (this.open.has(req)) this.pending.set(req, pending);
     if (isCorsPreflight(request)) {
@@ -309,6 +319,7 @@ export class SandboxSession implements RequestHook {
       if (q.pending.answer !== undefined) this.findings.answered(q.pending.seq, q.pending.answer);
       this.settleRun(q.pending);
       this.settleOutcome(q.pending);
+      this.settleComparison(q.pending);
     }
   }
 
@@ -382,7 +393,7 @@ export class SandboxSession implements RequestHook {
     const op = request.operation;
     const cell = op ? { operation: op.id, format: op.body ? format : ('none' as const) } : undefined;
     if (cell) this.cells.sent(cell.operation, cell.format);
-    return { endsRun, start: op?.id === 'notifyAgentRun' && endsRun === undefined ? { facts, format } : undefined, cell, dataKey: dataKeyOf(request, view) };
+    return { endsRun, start: op?.id === 'notifyAgentRun' && endsRun === undefined ? { facts, format } : undefined, cell, dataKey: dataKeyOf(request, view), facts, format };
   }
 
   after(req: IncomingMessage, reply: Reply | null): void {
@@ -404,6 +415,60 @@ export class SandboxSession implements RequestHook {
       this.settleRun(pending);
     }
     this.settleOutcome(pending);
+    this.forwardToProduction(pending, reply);
+  }
+
+  /** Earlier requests the sandbox took and production as built refused: what follows may differ because of them. */
+  private productionRefused = { count: 0, first: undefined as number | undefined };
+  /** Comparisons awaited (production as built's answers), for the end of the session. */
+  private productionPending = 0;
+
+  /**
+   * A request the sandbox's own server answered (trouble on purpose never reached it) goes to production
+   * as built too, with the same headers and body; the two answers are compared once the request is judged.
+   */
+  private forwardToProduction(pending: Pending, reply: Reply | null): void {
+    const shadow = this.settings.production;
+    const request = pending.request;
+    pending.request = undefined;
+    if (!shadow || !request || request.tooLarge || (pending.trouble !== undefined && pending.trouble !== 'slow')) return;
+    const sandbox: AnswerSeen = reply ? { status: reply.status, contentType: headerOf(reply, 'content-type') ?? contentTypeOfKind(reply.body?.kind), body: reply.body?.text.slice(0, 2000) ?? '' } : { status: 'reset', contentType: undefined, body: '' };
+    const startedRun = reply && reply.status >= 200 && reply.status < 300 && pending.operation?.id === 'notifyAgentRun' ? runIdOfAnswer(reply) : undefined;
+    this.productionPending += 1;
+    void shadow
+      .forward({ method: request.method, path: request.path, rawQuery: request.rawQuery, headers: request.headers, body: request.body }, startedRun, runIdOfSeen)
+      .then((production) => {
+        pending.compared = { request, sandbox, production };
+        this.settleComparison(pending);
+      })
+      .finally(() => (this.productionPending -= 1));
+  }
+
+  /** Once a request is judged and production as built has answered it: the comparison's findings. */
+  private settleComparison(pending: Pending): void {
+    const { judged, compared } = pending;
+    if (!judged || !compared || this.defect !== undefined) return;
+    pending.compared = undefined;
+    const succeeded = (a: AnswerSeen) => typeof a.status === 'number' && a.status >= 200 && a.status < 300;
+    try {
+      const verdicts = judgeComparison({ request: compared.request, sandbox: compared.sandbox, production: compared.production, earlierRefused: { ...this.productionRefused } });
+      this.findings.add(verdicts, judged.facts, pending.operation?.id ?? 'other', judged.format);
+    } catch (e) {
+      this.defect = this.findings.redact(`comparing request ${pending.seq} with production as built raised ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`.slice(0, 1000));
+      this.onDefect?.(this.defect);
+      return;
+    }
+    if (succeeded(compared.sandbox) && !succeeded(compared.production)) {
+      this.productionRefused.count += 1;
+      this.productionRefused.first ??= pending.seq;
+    }
+  }
+
+  /** Resolves once production as built has answered every request sent to it (the session's end waits for it). */
+  async productionSettled(): Promise<void> {
+    await this.settings.production?.settled();
+    // The comparisons run in the callbacks of those answers: one turn later.
+    for (let i = 0; i < 10 && this.productionPending > 0; i += 1) await new Promise((r) => setImmediate(r));
   }
 
   /** A request's answer is complete or its connection closed (mid-body too: then it was never judged nor counted). */
@@ -493,6 +558,18 @@ export class SandboxSession implements RequestHook {
       defect: this.defect ?? null,
     };
   }
+}
+
+/** The media type the reference server writes for a body of this kind (server/wire.ts). */
+function contentTypeOfKind(kind: string | undefined): string | undefined {
+  if (kind === undefined) return undefined;
+  return ({ json: 'application/json', problem: 'application/problem+json', xml: 'application/xml', text: 'text/plain', html: 'text/html' } as Record<string, string>)[kind];
+}
+
+/** The runId of production as built's answer to a run start. */
+function runIdOfSeen(answer: AnswerSeen): string | undefined {
+  if (typeof answer.status !== 'number' || answer.status < 200 || answer.status >= 300) return undefined;
+  return runIdOfAnswer({ status: answer.status, body: { kind: /xml/i.test(answer.contentType ?? '') ? 'xml' : 'json', text: answer.body } });
 }
 
 /** The runId of a run notification's 200 (2.2), in JSON or XML. */

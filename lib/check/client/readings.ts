@@ -41,7 +41,7 @@ export const CLIENT_READINGS = [
     point: 'Open points',
     sections: ['2.2', '2.3', '4', '4.1', '4.2', '4.3', '4.4'],
     gated: 'Nothing: a request that relies on a point the document leaves open is only recorded.',
-    recorded: 'Query parameters missing, blank, repeated or not documented (required-ness is not shown; production refuses a blank reasonCode); a preferredIswc off the ISWC pattern (the document states none for the parameter) or an ISWC with a wrong check digit; the end of a run the server never issued; runs started and never ended.',
+    recorded: 'Query parameters missing, blank, repeated or not documented (required-ness is not shown; production refuses a blank reasonCode); a preferredIswc off the ISWC pattern (the document states none for the parameter) or an ISWC with a wrong check digit; the end of a run the server never issued; runs started and never ended; requests production as built answers otherwise than the sandbox did (a body without Content-Type or in XML is 415 there), whatever choices the sandbox makes.',
   },
   {
     point: 'HTTP conventions',
