@@ -16,7 +16,8 @@ import type { TargetProfile } from '../lib/contract/profile/types.ts';
 import { redactorFromEnv } from '../lib/foundation/redact.ts';
 import type { ExecutionsAttachment } from '../lib/report/attachment.ts';
 import { EXECUTIONS_ATTACHMENT } from '../lib/report/attachment.ts';
-import { replayCommand } from '../lib/report/identity.ts';
+import type { ReplayTarget } from '../lib/report/identity.ts';
+import { replayCommand, replayFilesOf, replayTargetOf } from '../lib/report/identity.ts';
 import { deviations, deviationsHeadline } from '../lib/report/deviations.ts';
 import { formatsLabel } from '../lib/contract/profile/types.ts';
 import { utcDay } from '../lib/report/waivers/apply.ts';
@@ -204,6 +205,7 @@ export default class ConformanceReporter implements Reporter {
       network: runNetwork(config.network, config.headers),
       ...(halt ? { halt } : {}),
       requireAll: config.requireAll,
+      replay: replayFilesOf(config),
     });
   }
 
@@ -236,7 +238,7 @@ export default class ConformanceReporter implements Reporter {
       );
       for (const f of failing) {
         lines.push(`  ✗ ${f.checkId} [${f.level}, section ${f.first.sections.join(', ')}] on ${f.operation ?? 'requests outside the document'} ×${f.count} — e.g. ${f.first.caseId}: ${f.first.received ?? ''}`.slice(0, 220));
-        const hint = replayHint(report.executions.filter((e) => e.verdict === 'fail' && e.checkId === f.checkId && (e.operation ?? null) === f.operation), shownPath(files[0] ?? 'conformance.json'), report.meta.embedded ? undefined : (report.meta.baseUrl ?? undefined));
+        const hint = replayHint(report.executions.filter((e) => e.verdict === 'fail' && e.checkId === f.checkId && (e.operation ?? null) === f.operation), replayTargetOf(report.meta, shownPath(files[0] ?? 'conformance.json')));
         if (hint) lines.push(hint);
       }
     }
@@ -296,12 +298,12 @@ export default class ConformanceReporter implements Reporter {
 }
 
 /** Under a failing check: the replay command of its first failure, and the ids of a few others. */
-function replayHint(failures: readonly CheckExecution[], reportFile: string, baseUrl: string | undefined): string | undefined {
+function replayHint(failures: readonly CheckExecution[], replay: ReplayTarget): string | undefined {
   const ids = failures.map((e) => e.failureId).filter((id): id is string => id !== undefined);
   const [first, ...others] = ids;
   if (first === undefined) return undefined;
   const more = others.length > 3 ? `, … ${others.length - 3} more in the HTML report` : '';
-  return `      failure ${first}: ${replayCommand(first, reportFile, baseUrl)}${others.length > 0 ? `  (other failures: ${others.slice(0, 3).join(', ')}${more})` : ''}`;
+  return `      failure ${first}: ${replayCommand(first, replay)}${others.length > 0 ? `  (other failures: ${others.slice(0, 3).join(', ')}${more})` : ''}`;
 }
 
 /** What the exit code of the run says (the words of every --help). */
