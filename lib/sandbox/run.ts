@@ -195,7 +195,7 @@ export async function runSandbox(options: SandboxOptions, io: SandboxIo): Promis
     io.err('This is a defect of iswc-conformance, not of the client under test: please report it. The reports hold what was judged before it.');
   }
   if (signalled && result.report.endedBy === 'signal') {
-    io.out(`  ended by a signal: exit code ${INTERRUPTED_EXIT} (the verdict above is the session's, in its reports)`);
+    io.out(`  ended by a signal: exit code ${INTERRUPTED_EXIT} (the verdict above is the session's, in its reports; --idle SECONDS or --requests N end a session with the verdict as its exit status)`);
     return INTERRUPTED_EXIT;
   }
   return result.exitCode;

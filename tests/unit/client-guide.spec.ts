@@ -6,7 +6,7 @@ import { expect, test } from '@playwright/test';
 import { fromRoot } from '../../lib/foundation/paths.ts';
 import type { ClientReport } from '../../lib/report/client/model.ts';
 import { parseSandboxArgs } from '../../lib/sandbox/options.ts';
-import { freePort } from '../support/doc-commands.ts';
+import { cloneLikeDir, freePort, newcomerEnv as newcomerEnvOf } from '../support/doc-commands.ts';
 import { startSandbox } from '../../lib/sandbox/run.ts';
 
 /**
@@ -96,7 +96,8 @@ test('the guide\'s walkthrough works as written: profile check --client, the san
 test('every sandbox command of the guide parses; its example clients run as written against the sandbox of terminal 1 as written, trouble included: each survives the 429 and the outage, conformant under --strict', async () => {
   test.setTimeout(180_000);
   const guide = readFileSync(GUIDE, 'utf8');
-  const commands = [...guide.matchAll(/^npx iswc-conformance sandbox(.*)$/gm)].map((m) => (m[1] ?? '').trim().split(/\s+/).filter((a) => a !== ''));
+  // The command's own words: a shell's redirections and `&` after them are not its arguments.
+  const commands = [...guide.matchAll(/^npx iswc-conformance sandbox(.*?)(?:\s+[0-9]*[>&].*)?$/gm)].map((m) => (m[1] ?? '').trim().split(/\s+/).filter((a) => a !== ''));
   expect(commands.length).toBeGreaterThanOrEqual(3);
   for (const args of commands) expect(parseSandboxArgs(args, { ISWC_SANDBOX_KEY: 'my-sandbox-key' }).kind, args.join(' ')).toBe('run');
 
@@ -133,6 +134,31 @@ test('every sandbox command of the guide parses; its example clients run as writ
       expect(result.report.checks.exercised.find((c) => c.id === 'client.retry-after'), line).toMatchObject({ failed: 0 });
       rmSync(path.join(dir, 'reports'), { recursive: true, force: true });
     }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the guide\'s CI step runs as written: the session ends by --idle and the sandbox exits with the verdict, 0 for the curl client through a 429 and an outage', async () => {
+  test.setTimeout(120_000);
+  const blocks = shellBlocks(readFileSync(GUIDE, 'utf8'), 'In CI: the verdict as the exit status');
+  expect(blocks).toHaveLength(1);
+  const port = String(await freePort());
+  const step = (blocks[0] ?? '').replaceAll('18092', port);
+  const dir = cloneLikeDir('iswc-client-ci-');
+  const env = newcomerEnvOf(path.join(dir, '.npm-cache'));
+  const sh = (script: string) => spawnSync('bash', ['-c', `set -euo pipefail\n${script}`], { cwd: dir, env, encoding: 'utf8', timeout: 90_000 });
+  try {
+    const ran = sh(step);
+    const log = existsSync(path.join(dir, 'sandbox.log')) ? readFileSync(path.join(dir, 'sandbox.log'), 'utf8') : '';
+    expect(ran.status, `${ran.stdout}${ran.stderr}\n${log}`).toBe(0);
+    expect(log).toContain('client conformance: conformant: run notification JSON, merge JSON, submission delete, demerge succeeded');
+    const report = JSON.parse(readFileSync(path.join(dir, 'reports', 'client-ci', 'client-conformance.json'), 'utf8')) as ClientReport;
+    expect(report).toMatchObject({ verdict: 'conformant', endedBy: 'idle', strict: true });
+    // A client that is not conformant fails the step: here it was asked for XML and sent JSON.
+    const failing = sh(step.replace('--idle 5', '--idle 5 --formats xml'));
+    expect(failing.status).toBe(1);
+    expect(readFileSync(path.join(dir, 'sandbox.log'), 'utf8')).toContain('client conformance: not conformant: ');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
