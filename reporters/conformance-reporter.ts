@@ -60,6 +60,8 @@ export default class ConformanceReporter implements Reporter {
   private halts: RunHalt[] = [];
   /** The executions of the cases the plan left out (no test stands for them). */
   private leftOut: CheckExecution[] | undefined;
+  /** Why tests outside the conformance suite were skipped (a browser check without Chromium), with how many. */
+  private readonly skipReasons = new Map<string, number>();
   /** The run has conformance tests (json, xml): it writes the reports even when interrupted before any ended. */
   private conformanceTests = 0;
   /** The conformance tests the run selected that have not handed in their executions (yet), by project and title. */
@@ -86,7 +88,15 @@ export default class ConformanceReporter implements Reporter {
 
   onTestEnd(test: TestCase, result: TestResult): void {
     if (result.status === 'passed') this.tests.passed += 1;
-    else if (result.status === 'skipped') this.tests.skipped += 1;
+    else if (result.status === 'skipped') {
+      this.tests.skipped += 1;
+      // Tests of the harness itself (not the conformance suite, whose skips the summary gives by case) say why they were skipped.
+      const project = test.parent.project()?.name ?? '';
+      if (project !== 'json' && project !== 'xml') {
+        const reason = [...test.annotations, ...result.annotations].find((a) => a.type === 'skip')?.description || 'no reason given';
+        this.skipReasons.set(`[${project}] ${reason}`, (this.skipReasons.get(`[${project}] ${reason}`) ?? 0) + 1);
+      }
+    }
     else if (test.outcome() !== 'flaky') this.tests.failed += 1;
     for (const attachment of result.attachments) {
       if (attachment.name !== EXECUTIONS_ATTACHMENT) continue;
@@ -143,6 +153,7 @@ export default class ConformanceReporter implements Reporter {
       }
     }
     out.push(`tests: ${this.tests.passed} passed, ${this.tests.failed} failed, ${this.tests.skipped} skipped`);
+    for (const [reason, count] of this.skipReasons) out.push(`  skipped ×${count}: ${reason}`);
     process.stdout.write(`${redactorFromEnv().text(out.join('\n'))}\n`);
     return Promise.resolve(status ? { status } : undefined);
   }
