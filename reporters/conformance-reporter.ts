@@ -93,8 +93,9 @@ export default class ConformanceReporter implements Reporter {
       // Tests of the harness itself (not the conformance suite, whose skips the summary gives by case) say why they were skipped.
       const project = test.parent.project()?.name ?? '';
       if (project !== 'json' && project !== 'xml') {
-        const reason = [...test.annotations, ...result.annotations].find((a) => a.type === 'skip')?.description || 'no reason given';
-        this.skipReasons.set(`[${project}] ${reason}`, (this.skipReasons.get(`[${project}] ${reason}`) ?? 0) + 1);
+        // Without a description it was not run (a failed hook before it: the failure says why) or skipped without one.
+        const reason = [...test.annotations, ...result.annotations].find((a) => a.type === 'skip')?.description;
+        if (reason) this.skipReasons.set(`[${project}] ${reason}`, (this.skipReasons.get(`[${project}] ${reason}`) ?? 0) + 1);
       }
     }
     else if (test.outcome() !== 'flaky') this.tests.failed += 1;
