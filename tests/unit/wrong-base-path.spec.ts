@@ -66,7 +66,7 @@ const CASES: Wrong[] = [
   {
     name: 'a prefix too many (--base-url …/api/v1)',
     baseUrl: async () => `${cleanup.add(await startReferenceServer({ profile: loadProfile(PROFILE), key: KEY })).url}/api/v1`,
-    says: /✗ TARGET UNUSABLE: the base URL's path \/api\/v1 is likely wrong: a prefix missing, or one too many\. Every request to the API's operations was answered 404 \(the first \d+: POST \/api\/v1\/agent\/run, .*\), a run start among them, which the document never answers 404\. The base URL is what comes before \/agent\/run, \/iswc\/merge and \/submission/,
+    says: /✗ TARGET UNUSABLE: the base URL's path \/api\/v1 is likely wrong: a prefix missing, or one too many\. Every request to the API's operations was answered 404 \(\d+ requests, to (POST \/api\/v1\/agent\/run and .*|.* and POST \/api\/v1\/agent\/run)\), a run start among them, which the document never answers 404\. The base URL is what comes before \/agent\/run, \/iswc\/merge and \/submission/,
   },
   {
     name: 'a prefix too many behind the gateway ("Resource not found")',
