@@ -1,6 +1,10 @@
 import { defineConfig } from '@playwright/test';
 
-const reportDir = process.env.ISWC_REPORT_DIR?.trim() || 'reports';
+// The command line always names its run's report directory (default ./reports). A run it did not start
+// (npm test, npx playwright test) writes apart, to test-reports/, and says so to its workers: the tests'
+// reports never overwrite a user's, nor collide with a run of theirs going on beside them.
+if (!process.env.ISWC_REPORT_DIR?.trim()) process.env.ISWC_REPORT_DIR = 'test-reports';
+const reportDir = process.env.ISWC_REPORT_DIR.trim();
 // The run command on a terminal asks for the live progress line, which takes the list reporter's place.
 const live = process.env.ISWC_PROGRESS === 'live' && process.stdout.isTTY === true;
 // Anything but a positive integer is left to the global setup to refuse plainly (readConfig, exit 2):
@@ -25,7 +29,7 @@ export default defineConfig({
   // A run given its own report directory (the run command always gives one) keeps Playwright's per-test
   // files there: Playwright empties its output folder when a run starts, so two runs sharing one (shards
   // on one machine, two CI jobs, the CLI tests of npm test) would delete each other's files mid-run.
-  outputDir: process.env.ISWC_REPORT_DIR?.trim() ? `${reportDir}/test-results` : 'test-results',
+  outputDir: `${reportDir}/test-results`,
   reporter: [
     // First: it turns conformance tests that deferred their failure back into failed tests before any
     // other reporter sees them (a failed test would otherwise cost Playwright a new worker).

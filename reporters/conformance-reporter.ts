@@ -16,7 +16,8 @@ import type { TargetProfile } from '../lib/contract/profile/types.ts';
 import { redactorFromEnv } from '../lib/foundation/redact.ts';
 import type { ExecutionsAttachment } from '../lib/report/attachment.ts';
 import { EXECUTIONS_ATTACHMENT } from '../lib/report/attachment.ts';
-import { replayCommand } from '../lib/report/identity.ts';
+import type { ReplayTarget } from '../lib/report/identity.ts';
+import { replayCommand, replayFilesOf, replayTargetOf } from '../lib/report/identity.ts';
 import { deviations, deviationsHeadline } from '../lib/report/deviations.ts';
 import { formatsLabel } from '../lib/contract/profile/types.ts';
 import { utcDay } from '../lib/report/waivers/apply.ts';
@@ -61,6 +62,8 @@ export default class ConformanceReporter implements Reporter {
   private halts: RunHalt[] = [];
   /** The executions of the cases the plan left out (no test stands for them). */
   private leftOut: CheckExecution[] | undefined;
+  /** Why tests outside the conformance suite were skipped (a browser check without Chromium), with how many. */
+  private readonly skipReasons = new Map<string, number>();
   /** The run has conformance tests (json, xml): it writes the reports even when interrupted before any ended. */
   private conformanceTests = 0;
   /** The conformance tests the run selected that have not handed in their executions (yet), by project and title. */
@@ -87,7 +90,16 @@ export default class ConformanceReporter implements Reporter {
 
   onTestEnd(test: TestCase, result: TestResult): void {
     if (result.status === 'passed') this.tests.passed += 1;
-    else if (result.status === 'skipped') this.tests.skipped += 1;
+    else if (result.status === 'skipped') {
+      this.tests.skipped += 1;
+      // Tests of the harness itself (not the conformance suite, whose skips the summary gives by case) say why they were skipped.
+      const project = test.parent.project()?.name ?? '';
+      if (project !== 'json' && project !== 'xml') {
+        // Without a description it was not run (a failed hook before it: the failure says why) or skipped without one.
+        const reason = [...test.annotations, ...result.annotations].find((a) => a.type === 'skip')?.description;
+        if (reason) this.skipReasons.set(`[${project}] ${reason}`, (this.skipReasons.get(`[${project}] ${reason}`) ?? 0) + 1);
+      }
+    }
     else if (test.outcome() !== 'flaky') this.tests.failed += 1;
     for (const attachment of result.attachments) {
       if (attachment.name !== EXECUTIONS_ATTACHMENT) continue;
@@ -144,6 +156,7 @@ export default class ConformanceReporter implements Reporter {
       }
     }
     out.push(`tests: ${this.tests.passed} passed, ${this.tests.failed} failed, ${this.tests.skipped} skipped`);
+    for (const [reason, count] of this.skipReasons) out.push(`  skipped ×${count}: ${reason}`);
     process.stdout.write(`${redactorFromEnv().text(out.join('\n'))}\n`);
     return Promise.resolve(status ? { status } : undefined);
   }
@@ -206,6 +219,7 @@ export default class ConformanceReporter implements Reporter {
       network: runNetwork(config.network, config.headers),
       ...(halt ? { halt } : {}),
       requireAll: config.requireAll,
+      replay: replayFilesOf(config),
     });
   }
 
@@ -238,7 +252,7 @@ export default class ConformanceReporter implements Reporter {
       );
       for (const f of failing) {
         lines.push(`  ✗ ${f.checkId} [${f.level}, section ${f.first.sections.join(', ')}] on ${f.operation ?? 'requests outside the document'} ×${f.count} — e.g. ${f.first.caseId}: ${f.first.received ?? ''}`.slice(0, 220));
-        const hint = replayHint(report.executions.filter((e) => e.verdict === 'fail' && e.checkId === f.checkId && (e.operation ?? null) === f.operation), shownPath(files[0] ?? 'conformance.json'), report.meta.embedded ? undefined : (report.meta.baseUrl ?? undefined));
+        const hint = replayHint(report.executions.filter((e) => e.verdict === 'fail' && e.checkId === f.checkId && (e.operation ?? null) === f.operation), replayTargetOf(report.meta, shownPath(files[0] ?? 'conformance.json')));
         if (hint) lines.push(hint);
       }
     }
@@ -308,12 +322,12 @@ export default class ConformanceReporter implements Reporter {
 }
 
 /** Under a failing check: the replay command of its first failure, and the ids of a few others. */
-function replayHint(failures: readonly CheckExecution[], reportFile: string, baseUrl: string | undefined): string | undefined {
+function replayHint(failures: readonly CheckExecution[], replay: ReplayTarget): string | undefined {
   const ids = failures.map((e) => e.failureId).filter((id): id is string => id !== undefined);
   const [first, ...others] = ids;
   if (first === undefined) return undefined;
   const more = others.length > 3 ? `, … ${others.length - 3} more in the HTML report` : '';
-  return `      failure ${first}: ${replayCommand(first, reportFile, baseUrl)}${others.length > 0 ? `  (other failures: ${others.slice(0, 3).join(', ')}${more})` : ''}`;
+  return `      failure ${first}: ${replayCommand(first, replay)}${others.length > 0 ? `  (other failures: ${others.slice(0, 3).join(', ')}${more})` : ''}`;
 }
 
 /** What the exit code of the run says (the words of every --help). */

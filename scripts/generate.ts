@@ -25,8 +25,6 @@ import type { Check, ParamsSchema } from '../lib/check/types.ts';
 import { READINGS, renderReadingsDoc } from '../lib/check/readings.ts';
 import { CLIENT_READINGS } from '../lib/check/client/readings.ts';
 import type { ClientCheck } from '../lib/check/client/types.ts';
-import { renderConfigurationDoc } from '../lib/cli/configuration-doc.ts';
-import { renderCliDoc } from '../lib/cli/doc.ts';
 import { fromRoot } from '../lib/foundation/paths.ts';
 import { choiceTable } from '../server/choices.ts';
 import { choiceSpaceTables } from '../server/choice-space.ts';
@@ -163,7 +161,7 @@ export async function loadClientCheckFiles(): Promise<Array<{ file: string; chec
   for (const file of readdirSync(CLIENT_CHECK_DIR).filter((f) => f.endsWith('.ts')).sort()) {
     const mod = (await import(pathToFileURL(path.join(CLIENT_CHECK_DIR, file)).href)) as { default?: ClientCheck };
     const check = mod.default;
-    if (!check || (typeof check.judge !== 'function' && typeof check.conclude !== 'function')) throw new Error(`lib/check/client/checks/${file} must export a client check (defineClientCheck) as default`);
+    if (!check || (typeof check.judge !== 'function' && typeof check.conclude !== 'function' && typeof check.compare !== 'function')) throw new Error(`lib/check/client/checks/${file} must export a client check (defineClientCheck) as default`);
     if (`${check.id}.ts` !== file) throw new Error(`lib/check/client/checks/${file} holds client check ${check.id}: name the file ${check.id}.ts`);
     out.push({ file, check });
   }
@@ -186,7 +184,7 @@ export function renderClientRegistry(files: ReadonlyArray<{ file: string; check:
 /** docs/client-checks.md: the client checks of the sandbox and the client readings they gate or record. */
 export function renderClientChecksDoc(checks: readonly ClientCheck[]): string {
   const cell = (s: string) => s.replace(/\|/g, '\\|');
-  const rows = checks.map((c) => `| \`${c.id}\` | ${c.level} | ${c.sections.join(', ')} | ${c.conclude ? 'the session' : 'every request'} | ${cell(c.description)} |`);
+  const rows = checks.map((c) => `| \`${c.id}\` | ${c.level} | ${c.sections.join(', ')} | ${c.conclude ? 'the session' : c.compare ? 'every request, against production as built' : 'every request'} | ${cell(c.description)} |`);
   const readings = CLIENT_READINGS.map((r) => {
     const ids = (recorded: boolean) => checks.filter((c) => c.reading === r.point && (c.level === 'observed') === recorded).map((c) => `\`${c.id}\``).join(', ');
     return `| ${r.point} | ${r.sections.join(', ')} | ${cell(r.gated)}${ids(false) ? ` (${ids(false)})` : ''} | ${cell(r.recorded) || '—'}${ids(true) ? ` (${ids(true)})` : ''} |`;
@@ -221,6 +219,21 @@ export function withGenerated(text: string, name: string, content: string): stri
   return `${text.slice(0, from + start.length)}\n${content}\n${text.slice(to)}`;
 }
 
+/**
+ * The generated files that list the check files: what the rest of the code imports. They are written
+ * first, from the check files as they are, before anything that imports them is loaded: a check added or
+ * removed never leaves `npm run generate` unable to start (tests/unit/generated.spec.ts removes one).
+ */
+export async function registryFiles(): Promise<Array<{ file: string; content: string }>> {
+  const files = await loadCheckFiles();
+  const clientFiles = await loadClientCheckFiles();
+  return [
+    { file: 'lib/check/registry.generated.ts', content: renderRegistry(files) },
+    { file: 'lib/generate/checks.generated.ts', content: renderManifest(files) },
+    { file: 'lib/check/client/registry.generated.ts', content: renderClientRegistry(clientFiles) },
+  ];
+}
+
 /** Every generated file: path relative to the repository root, and the content it must have. */
 export async function generatedFiles(): Promise<Array<{ file: string; content: string }>> {
   const files = await loadCheckFiles();
@@ -230,15 +243,16 @@ export async function generatedFiles(): Promise<Array<{ file: string; content: s
   if (unknownClient.length > 0) throw new Error(`client checks naming no reading of lib/check/client/readings.ts: ${unknownClient.map((f) => f.check.id).join(', ')}`);
   const unknown = files.filter((f) => !READINGS.some((r) => r.point === f.check.reading));
   if (unknown.length > 0) throw new Error(`checks naming no reading of lib/check/readings.ts: ${unknown.map((f) => f.check.id).join(', ')}`);
+  // The command line's docs load the commands, which load the registries: only once those are written.
+  const { renderCliDoc } = await import('../lib/cli/doc.ts');
+  const { renderConfigurationDoc } = await import('../lib/cli/configuration-doc.ts');
   return [
-    { file: 'lib/check/registry.generated.ts', content: renderRegistry(files) },
-    { file: 'lib/generate/checks.generated.ts', content: renderManifest(files) },
+    ...(await registryFiles()),
     { file: 'schemas/scenario.schema.json', content: renderScenarioSchema(files, read('schemas/scenario.schema.json')) },
     { file: 'docs/checks.md', content: renderChecksDoc(files) },
     { file: 'docs/cli.md', content: renderCliDoc() },
     { file: 'docs/configuration.md', content: renderConfigurationDoc() },
     { file: 'docs/readings.md', content: renderReadingsDoc(files.map((f) => f.check)) },
-    { file: 'lib/check/client/registry.generated.ts', content: renderClientRegistry(clientFiles) },
     { file: 'docs/client-checks.md', content: renderClientChecksDoc(clientFiles.map((f) => f.check)) },
     { file: 'docs/reference-server.md', content: withGenerated(withGenerated(withGenerated(withGenerated(read('docs/reference-server.md'), 'choices', choiceTable()), 'choice-space', choiceSpaceTables()), 'faults', faultTable()), 'models', modelTable()) },
     ...componentNames().map((name) => ({ file: `schemas/${schemaFileName(name)}`, content: `${JSON.stringify(standaloneSchema(name), null, 2)}\n` })),
@@ -257,7 +271,7 @@ scenario schema, the standalone JSON Schemas), and measures the ranked plans aga
 (minutes; --no-plans leaves them stale for a later measurement).`,
     { 'no-plans': { type: 'boolean', default: false } },
   );
-  for (const { file, content } of await generatedFiles()) {
+  const write = ({ file, content }: { file: string; content: string }): void => {
     const previous = (() => {
       try {
         return readFileSync(fromRoot(file), 'utf8');
@@ -265,15 +279,24 @@ scenario schema, the standalone JSON Schemas), and measures the ranked plans aga
         return undefined;
       }
     })();
-    if (previous === content) continue;
+    if (previous === content) return;
     writeFileSync(fromRoot(file), content);
     console.log(`wrote ${file}`);
-  }
-  // The ranked plans are measured against every fault (minutes): only when the cases, the catalogue or
-  // the choice sets changed (npm run generate:plans measures again regardless). `--no-plans` leaves them
-  // stale on purpose (tests/unit/plans.spec.ts then says so), for a change that is measured later.
-  if (!process.argv.includes('--no-plans')) {
-    const { ensurePlans } = await import('./plans.ts');
-    await ensurePlans((line) => console.log(line));
+  };
+  try {
+    // The registries first: everything else imports them.
+    for (const f of await registryFiles()) write(f);
+    for (const f of await generatedFiles()) write(f);
+    // The ranked plans are measured against every fault (minutes): only when the cases, the catalogue or
+    // the choice sets changed (npm run generate:plans measures again regardless). `--no-plans` leaves them
+    // stale on purpose (tests/unit/plans.spec.ts then says so), for a change that is measured later.
+    if (!process.argv.includes('--no-plans')) {
+      const { ensurePlans } = await import('./plans.ts');
+      await ensurePlans((line) => console.log(line));
+    }
+  } catch (e) {
+    // What to fix, in words (a false alarm, a check naming no reading): never a stack trace.
+    console.error(`npm run generate: ${e instanceof Error ? e.message : String(e)}`);
+    process.exitCode = 1;
   }
 }

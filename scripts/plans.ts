@@ -21,6 +21,8 @@ import { planFingerprint, rankPlan } from '../lib/run/plan-rank.ts';
 import type { Catches, PlanData, PlanMode } from '../lib/run/plan-rank.ts';
 import { CHOICE_SETS, FAULTS } from '../server/index.ts';
 import type { ChoiceSetName } from '../server/index.ts';
+import type { FalseAlarm } from './plans/false-alarms.ts';
+import { choicesBehind, falseAlarmMessage } from './plans/false-alarms.ts';
 import { MEASURED_RUNS, measure, measuredPlan } from './plans/measure.ts';
 import type { CaseResult, Target } from './plans/measure.ts';
 
@@ -36,6 +38,8 @@ export const PLAN_SEEDS: readonly number[] = [1];
  */
 export const SETS_RED_IN_SELFCHECK: readonly string[] = [];
 const TARGET_FILE = fromRoot('fixtures', 'targets', 'embedded.json');
+/** False alarms whose choices are searched before the generation stops (each search runs its case a few times). */
+const FALSE_ALARMS_SEARCHED = 5;
 
 export interface PlanInputs {
   /** Every case in every format, destructive (what the measurement runs). */
@@ -180,7 +184,7 @@ export async function measureCatches(inputs: PlanInputs, options: { jobs: number
   const byKey = new Map(inputs.planned.map((p) => [p.key, p]));
   /** mode and fault → key → runs needed at each seed where it was caught. */
   const found = new Map<string, Map<string, number[]>>();
-  const falseAlarms: string[] = [];
+  const falseAlarms: FalseAlarm[] = [];
   const knownRed: Record<string, string[]> = {};
   let done = 0;
   const started = performance.now();
@@ -188,11 +192,12 @@ export async function measureCatches(inputs: PlanInputs, options: { jobs: number
     done += 1;
     if (done % 25 === 0 || done === jobs.length) options.log(`  ${done}/${jobs.length} runs measured (${Math.round((performance.now() - started) / 1000)} s)`);
     if (job.target.choices) {
-      const set = job.target.choices;
+      // The jobs name sets; a false alarm's search names choices (scripts/plans/false-alarms.ts).
+      const set = job.target.choices as ChoiceSetName;
       for (const [key, r] of result) {
         if (!r.caught) continue;
         if (SETS_RED_IN_SELFCHECK.includes(set)) (knownRed[set] ??= []).push(key);
-        else falseAlarms.push(...r.failures.map((f) => `${job.label}, seed ${job.seed}: ${f}`));
+        else falseAlarms.push({ set, destructive: job.target.destructive, seed: job.seed, key, failures: r.failures });
       }
       return;
     }
@@ -210,7 +215,15 @@ export async function measureCatches(inputs: PlanInputs, options: { jobs: number
   };
   if (options.jobs > 1) await runJobsInChildren(jobs, options.jobs, onResult);
   else await runJobs(jobs, onResult);
-  if (falseAlarms.length > 0) throw new Error(`cases fail against legitimate choices (a false alarm; fix the case first):\n${[...new Set(falseAlarms)].slice(0, 20).join('\n')}`);
+  if (falseAlarms.length > 0) {
+    // Named by the choices behind them, the fewest of the set that still make the case fail (the first ones: each search runs the case again).
+    options.log(`  ${falseAlarms.length} case(s) fail against legitimate choices: finding the choice behind each`);
+    const profile = loadProfile(TARGET_FILE);
+    const found = [];
+    for (const alarm of falseAlarms.slice(0, FALSE_ALARMS_SEARCHED)) found.push({ alarm, choices: await choicesBehind(alarm, profile) });
+    const more = falseAlarms.length - found.length;
+    throw new Error(`${falseAlarmMessage(found)}${more > 0 ? `\n(${more} more false alarm(s) not searched: fix these first)` : ''}`);
+  }
   const catches: ModeCatches = { destructive: {}, safe: {} };
   for (const [slot, perKey] of found) {
     const [mode, fault] = slot.split('\u0001') as [PlanMode, string];

@@ -25,6 +25,7 @@ export type ClientFaultSwitch =
   | 'wrong-path'
   | 'delete-with-body'
   | 'content-type-text'
+  | 'no-content-type'
   | 'json-trailing-comma'
   | 'pascal-case-fields'
   | 'counter-word'
@@ -215,7 +216,7 @@ export class AgencyClient {
     const url = `${this.base}${path}${qs ? `?${qs}` : ''}`;
     const headers: Record<string, string> = { 'user-agent': this.userAgent, accept: this.format === 'xml' ? 'application/xml' : 'application/json' };
     if (!opts.withoutKey) headers['ocp-apim-subscription-key'] = this.options.key;
-    if (body) headers['content-type'] = body.type;
+    if (body && !this.faults.has('no-content-type')) headers['content-type'] = body.type;
     const maxRetries = this.faults.has('retry-forever') ? Number.POSITIVE_INFINITY : this.maxRetries;
     const signal = this.options.signal;
     for (let attempt = 0; ; attempt += 1) {

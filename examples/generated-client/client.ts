@@ -7,17 +7,43 @@
  * 1. the key header instead of OAuth2: the OpenAPI declares an OAuth2 token, the gateway takes the
  *    subscription key in Ocp-Apim-Subscription-Key;
  * 2. the base URL: the OpenAPI names no server;
- * 3. no trailing slash on it (openapi-fetch removes one; other generators write `//agent/run`).
+ * 3. no trailing slash on it (openapi-fetch removes one; other generators write `//agent/run`);
+ * 4. Retry-After honoured: a generated client sends each request once, and the gateway answers 429 past
+ *    10 requests a minute (503 in maintenance), with the delay to wait: its fetch sends the same request
+ *    again after that delay, a bounded number of times.
  */
 import createClient from 'openapi-fetch';
 import type { components, paths } from './schema.d.ts';
 
 export type AgencyApi = ReturnType<typeof createClient<paths>>;
 
+/** Times the same request is sent again after a 429 or 503 before its answer is taken as it is. */
+export const MAX_RETRIES = 3;
+
+/** Retry-After as delay-seconds or an HTTP-date, in ms; 1 s when absent or unreadable; at most a minute. */
+function retryAfterMs(value: string | null): number {
+  if (value === null) return 1000;
+  const ms = /^\s*\d+\s*$/.test(value) ? Number(value) * 1000 : Date.parse(value) - Date.now();
+  return Number.isFinite(ms) ? Math.min(Math.max(ms, 0), 60_000) : 1000;
+}
+
+/** 4: a fetch that sends a request answered 429 or 503 again, the same request, once its Retry-After has elapsed. */
+export function retryingFetch(maxRetries = MAX_RETRIES): (request: Request) => Promise<Response> {
+  return async (request) => {
+    for (let attempt = 0; ; attempt += 1) {
+      const response = await fetch(request.clone());
+      if ((response.status !== 429 && response.status !== 503) || attempt >= maxRetries) return response;
+      await response.body?.cancel();
+      await new Promise((resolve) => setTimeout(resolve, retryAfterMs(response.headers.get('retry-after'))));
+    }
+  };
+}
+
 export function agencyApi(baseUrl: string, key: string): AgencyApi {
   return createClient<paths>({
-    baseUrl: baseUrl.replace(/\/+$/, ''),
-    headers: { 'Ocp-Apim-Subscription-Key': key },
+    baseUrl: baseUrl.replace(/\/+$/, ''), // 2 and 3: the environment's base URL, without a trailing slash
+    headers: { 'Ocp-Apim-Subscription-Key': key }, // 1: the key header instead of OAuth2
+    fetch: retryingFetch(), // 4: Retry-After honoured
   });
 }
 

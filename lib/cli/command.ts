@@ -17,7 +17,7 @@ export const EXIT = Object.freeze({
   NOT_CONFORMANT: 1,
   /** Usage or configuration error: an option, a profile, a waivers file, a report that cannot be read. */
   USAGE: 2,
-  /** The target is unusable: unreachable, the circuit breaker tripped, the key refused on every request. */
+  /** The target is unusable: unreachable, the circuit breaker tripped, the key refused on every request, or every documented path answered 404 (a wrong base path). */
   TARGET_UNUSABLE: 3,
   /** The harness itself failed (a defect of iswc-conformance, not of the target): please report it. */
   INTERNAL: 4,
@@ -32,7 +32,7 @@ export const EXIT_TEXT: Record<ExitCode, string> = {
   0: 'conformant (or: done)',
   1: 'not conformant',
   2: 'usage or configuration error (options, profile, waivers, an unreadable file)',
-  3: 'target unusable (unreachable, circuit breaker tripped, the key refused on every request)',
+  3: 'target unusable (unreachable, circuit breaker tripped, the key refused on every request, or every documented path answered 404: a wrong base path)',
   4: 'internal error of iswc-conformance (a defect: please report it)',
   130: 'interrupted (SIGINT, SIGTERM, SIGHUP, or the process that started it ended); the reports say what was done',
 };

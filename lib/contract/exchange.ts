@@ -127,6 +127,11 @@ export interface HttpClientOptions {
    */
   keyRefusal?: { after: number; shows: (spec: RequestSpec) => boolean; message: string };
   /**
+   * The route watch: the first `after` answers to documented operations (a run start among them, two paths
+   * or more), all 404, stop the run with `reason` (a wrong base path); any other answer first ends the watch.
+   */
+  routeWatch?: { after: number; evidence: (spec: RequestSpec) => 'run-start' | 'documented' | undefined; reason: (seen: { count: number; paths: readonly string[]; gateway: boolean }) => string };
+  /**
    * The most requests sent to the target, resends included (ISWC_BUDGET): once reached, nothing more is
    * sent and requests come back at once with NOT_SENT. Default: no cap.
    */

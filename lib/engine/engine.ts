@@ -1,5 +1,3 @@
-import path from 'node:path';
-import { shownPath } from '../foundation/paths.ts';
 import { gating } from '../check/gating.ts';
 import { createJudge } from '../check/judge.ts';
 import { keySourceDbs } from '../contract/agency.ts';
@@ -10,6 +8,8 @@ import type { TargetProfile } from '../contract/profile/types.ts';
 import { redactorFromEnv } from '../foundation/redact.ts';
 import type { ExecutionsAttachment } from '../report/attachment.ts';
 import { describeFailure, describeWaived } from '../report/failure-text.ts';
+import type { ReplayTarget } from '../report/identity.ts';
+import { replayFilesOf } from '../report/identity.ts';
 import { applyWaivers } from '../report/waivers/apply.ts';
 import { runDay, runWaivers } from '../report/waivers/run.ts';
 import type { CheckExecution } from '../run/execution.ts';
@@ -311,8 +311,9 @@ export class RunEngine implements SelectableEngine {
     const blocking = failures.filter((e) => gating(e.level, cfg.strict));
     this.failures += blocking.length;
     const messages: string[] = [];
-    const reportFile = shownPath(path.join(cfg.reportDir, 'conformance.json'));
-    if (blocking.length > 0) messages.push(`${blocking.length} check(s) failed:\n${blocking.map((e) => describeFailure(e, reportFile)).join('\n\n')}`);
+    // The replay command as the run's caller types it: the report, the profile, and the target (not the embedded server's).
+    const replay: ReplayTarget = { ...replayFilesOf(cfg), ...(cfg.embedded ? {} : { baseUrl: this.setup.baseUrl }) };
+    if (blocking.length > 0) messages.push(`${blocking.length} check(s) failed:\n${blocking.map((e) => describeFailure(e, replay)).join('\n\n')}`);
     // The test during which the target was found unusable ends on an error saying so (one test of the run).
     const unusable = this.client.unusable();
     let unusableText: string | undefined;
@@ -328,7 +329,7 @@ export class RunEngine implements SelectableEngine {
       ...((skipped.length === cases.length || executions.every((e) => e.verdict === 'skip')) && firstSkip !== undefined ? { allSkipped: firstSkip } : {}),
       skipped,
       waived: judged.filter((e) => e.verdict === 'waived').map(describeWaived),
-      notGating: failures.filter((e) => !gating(e.level, cfg.strict)).map((e) => ({ level: e.level, text: describeFailure(e, reportFile) })),
+      notGating: failures.filter((e) => !gating(e.level, cfg.strict)).map((e) => ({ level: e.level, text: describeFailure(e, replay) })),
       ...(messages.length > 0 ? { blocking: messages.join('\n\n') } : {}),
       ...(unusableText !== undefined ? { unusable: unusableText } : {}),
       allure: this.allureData(cases, outcomes, judged),

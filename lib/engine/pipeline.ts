@@ -1,6 +1,7 @@
 import { gating } from '../check/gating.ts';
 import { createJudge } from '../check/judge.ts';
 import { KEY_REFUSED_AFTER, keyRefusedReason, keySourceDbs, showsKeyAcceptance } from '../contract/agency.ts';
+import { routeEvidence, WRONG_BASE_AFTER, wrongBasePathReason } from '../contract/routes.ts';
 import { runOutcome } from '../report/outcome.ts';
 import type { RunHalt, RunOutcome } from '../report/outcome.ts';
 import type { TargetProfile } from '../contract/profile/types.ts';
@@ -58,6 +59,7 @@ export async function runSuiteWithOutcome(options: InProcessOptions): Promise<In
     throttling: options.throttling ?? true,
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
     keyRefusal: { after: KEY_REFUSED_AFTER, shows: (spec) => showsKeyAcceptance(spec, options.profile.agency), message: keyRefusedReason(options.profile.agency) },
+    routeWatch: { after: WRONG_BASE_AFTER, evidence: routeEvidence, reason: (seen) => wrongBasePathReason(options.baseUrl, seen) },
   });
   const settings: RunSettings = { seed: 1, runs: 25, strict: false, ...options.settings };
   const judge = createJudge({ strict: settings.strict, agency: options.profile.agency, sourceDbs: keySourceDbs(options.profile) });

@@ -120,6 +120,16 @@ export interface CaseDef {
 }
 
 
+/**
+ * The checks a plan counts on a step: those it asks for, and the every-answer spec checks they imply
+ * (none on a probe, whose answer the document leaves open). A run counts a spec check exercised only
+ * where a step planned it, so that `plan`, `profile check` and the run give one figure.
+ */
+export function plannedChecksOf(step: Pick<Step, 'operation' | 'expect' | 'probe'>): CheckId[] {
+  const own = step.expect.map((e) => e.checkId);
+  return [...own, ...(step.probe ? [] : impliedSpecChecks(step.operation, own))];
+}
+
 /** Spec checks on every answer that a step's targeted checks imply it will exercise (a success of merge, delete or demerge is a 204). */
 export function impliedSpecChecks(operation: OperationId | null, checks: readonly CheckId[]): CheckId[] {
   if (operation === null) return [];

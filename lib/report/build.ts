@@ -1,7 +1,7 @@
 import type { CheckExecution } from '../run/execution.ts';
 import { gating } from '../check/gating.ts';
 import { executionSections } from '../check/sections.ts';
-import type { ConformanceReport, RunMeta, RunNetwork, RunPlan } from './model.ts';
+import type { ConformanceReport, ReplayFiles, RunMeta, RunNetwork, RunPlan } from './model.ts';
 import { sortExecutions, tallyByLevel } from './model.ts';
 import type { TargetProfile } from '../contract/profile/types.ts';
 import { profileDigest, waiversDigest } from './binding.ts';
@@ -48,6 +48,8 @@ export interface BuildInput {
   halt?: RunHalt;
   /** ISWC_REQUIRE_ALL: a spec check not exercised fails the run (its exit code). */
   requireAll?: boolean;
+  /** The report file and profile as the run's caller types them (replay commands). */
+  replay?: ReplayFiles;
 }
 
 /**
@@ -111,6 +113,7 @@ export function buildConformanceReport(input: BuildInput): ConformanceReport {
     ...(input.stats.planned !== undefined ? { planned: input.stats.planned } : {}),
     ...(input.plan ? { plan: input.plan } : {}),
     ...(input.network ? { network: input.network } : {}),
+    ...(input.replay ? { replay: input.replay } : {}),
     ...(input.targetProfile ? { profileDigest: profileDigest(input.targetProfile), agency: input.targetProfile.agency } : {}),
     ...(input.targetProfile && formatsLabel(input.targetProfile) !== undefined ? { formats: [...input.targetProfile.formats] } : {}),
     waiversDigest: input.waivers ? waiversDigest(input.waivers.set) : null,

@@ -338,6 +338,11 @@ function echoText(e: DiffEntry): string {
 /** Rows of a group listed in Markdown; the rest are counted (diff.html lists every one). */
 const MARKDOWN_ROWS = 20;
 
+/** The diff's verdict, the same line in diff.md and diff.html: whether a spec check newly fails, and the exit status. */
+export function diffResultText(d: Pick<ReportDiff, 'specRegression'>): string {
+  return d.specRegression ? 'Result: a spec check newly fails (exit status 1).' : 'Result: no spec check newly fails (exit status 0).';
+}
+
 export function renderDiffMarkdown(d: ReportDiff): string {
   const lines: string[] = ['# ISWC conformance: regression diff', '', `- base: ${md(metaLine(d.base))}`, `- head: ${md(metaLine(d.head))}`];
   if (d.settings.length > 0) {
@@ -382,7 +387,8 @@ export function renderDiffMarkdown(d: ReportDiff): string {
       if (rows > MARKDOWN_ROWS) lines.push('', `_… and ${rows - MARKDOWN_ROWS} more (diff.html lists every one)._`);
     }
   }
-  lines.push('', d.specRegression ? '**Result: a `spec` check newly fails (exit status 1).**' : 'Result: no `spec` check newly fails.', '');
+  const result = diffResultText(d).replace('spec', '`spec`');
+  lines.push('', d.specRegression ? `**${result}**` : result, '');
   return lines.join('\n');
 }
 
@@ -416,7 +422,7 @@ export function renderDiffHtml(d: ReportDiff): string {
       ? '<p id="settings" class="muted">Both runs used the same settings.</p>'
       : `<div id="settings" class="warning"><b>⚠ The runs differ in ${d.settings.length} setting${d.settings.length === 1 ? '' : 's'}</b>: results may differ because of ${d.settings.length === 1 ? 'it' : 'them'}, not because the target changed.<table><tr><th>Setting</th><th>Base</th><th>Head</th></tr>${d.settings.map((s) => `<tr class="setting"><td>${h(s.setting)}</td><td>${h(s.base)}</td><td>${h(s.head)}</td></tr>`).join('')}</table></div>`;
   const inputs = generatedInputsText(d);
-  const body = `<h1>ISWC conformance: regression diff</h1>
+  const body = `<h1>ISWC conformance: regression diff <span id="result" class="badge ${d.specRegression ? 'bad' : 'ok'}" data-spec-regression="${d.specRegression ? 'yes' : 'no'}">${h(diffResultText(d))}</span></h1>
 <table class="meta"><tr><td>Base</td><td>${h(metaLine(d.base))}</td></tr><tr><td>Head</td><td>${h(metaLine(d.head))}</td></tr></table>
 ${settings}
 ${inputs ? `<div id="generated-inputs" class="warning"><b>⚠</b> ${h(inputs)}</div>` : ''}

@@ -1,12 +1,13 @@
 import type { CheckExecution } from '../run/execution.ts';
+import type { ReplayTarget } from './identity.ts';
 import { failureId, replayCommand } from './identity.ts';
 import { waivedText } from './waivers/apply.ts';
 
 /**
  * How a gating failure reads in the console and in every report: section, expected, received, replay
- * (the curl line, and, given the report the run writes, the replay command of the failure's id).
+ * (the curl line, and, given where the run writes its report, the replay command of the failure's id).
  */
-export function describeFailure(e: CheckExecution, reportFile?: string): string {
+export function describeFailure(e: CheckExecution, replay?: ReplayTarget): string {
   const id = e.failureId ?? failureId(e);
   return [
     `${e.checkId} [${e.level}, section ${e.sections.join(', ')}] ${e.caseId} / ${e.step} (${e.format})`,
@@ -14,7 +15,7 @@ export function describeFailure(e: CheckExecution, reportFile?: string): string 
     `  Received:   ${e.received ?? ''}`,
     ...(e.generated ? [`  Generated:  ${e.generated}`] : []),
     ...(e.curl ? [`  Reproduce with: ${e.curl}`] : []),
-    ...(reportFile !== undefined ? [`  Replay failure ${id}: ${replayCommand(id, reportFile)}`] : []),
+    ...(replay !== undefined ? [`  Replay failure ${id}: ${replayCommand(id, replay)}`] : []),
   ].join('\n');
 }
 

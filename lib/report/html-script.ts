@@ -23,6 +23,9 @@ export const HTML_SCRIPT = String.raw`(function () {
   var data = null;
   var query = '';
   var filters = { level: '', op: '', format: '', verdict: '' };
+  // The options of a failure's replay command (lib/report/identity.ts), written once in the page.
+  var replayArgsEl = doc.getElementById('replay-args');
+  var replayArgs = replayArgsEl ? replayArgsEl.getAttribute('data-args') : '--report conformance.json';
 
   function byId(id) { return doc.getElementById(id); }
   function el(tag, cls, text) {
@@ -83,7 +86,7 @@ export const HTML_SCRIPT = String.raw`(function () {
     where.appendChild(el('code', '', x.c));
     where.appendChild(doc.createTextNode(' / ' + x.s + (x.f ? ' (' + x.f.toUpperCase() + ')' : '')));
     if (x.sd !== undefined) where.appendChild(el('div', 'muted', 'seed ' + x.sd + (x.p ? ' path ' + x.p : '')));
-    if (x.i) where.appendChild(el('div', 'muted failure-id', 'failure ' + x.i + ' (npx iswc-conformance replay ' + x.i + ' --report conformance.json)'));
+    if (x.i) where.appendChild(el('div', 'muted failure-id', 'failure ' + x.i + ' (npx iswc-conformance replay ' + x.i + ' ' + replayArgs + ')'));
     row.appendChild(where);
     var what = el('td', 'received', x.r || x.k || '');
     if (x.w) what.appendChild(el('div', 'reason', x.w));

@@ -8,7 +8,8 @@ import { HTML_SCRIPT } from './html-script.ts';
 import type { ConformanceReport, RunNetwork, RunSummary, Tally } from './model.ts';
 import type { CheckInfo } from './view.ts';
 import { FORMATS, OPERATION_KEYS, checkInfo, exchangeTexts, groupBy, operationKey, operationLabel, sectionsOf, sectionsText, tallyOf, worstVerdict } from './view.ts';
-import { replayCommand } from './identity.ts';
+import type { ReplayTarget } from './identity.ts';
+import { replayArgs, replayCommand, replayTargetOf } from './identity.ts';
 import { waivedText } from './waivers/apply.ts';
 import { waiverFiguresText } from './waivers/figures.ts';
 import { plural } from './verdict.ts';
@@ -207,7 +208,7 @@ function failureGroups(executions: readonly CheckExecution[], verdict: 'fail' | 
  * A group: its check, sections, operation and format, the count, whether it gates; open, the first
  * example in full (expected, received, exchange, curl line); the others on demand from the payload.
  */
-function groupHtml(g: FailureGroup, info: Map<string, CheckInfo>, strict: boolean, payload: Record<string, Example[]>): string {
+function groupHtml(g: FailureGroup, info: Map<string, CheckInfo>, strict: boolean, payload: Record<string, Example[]>, replay: ReplayTarget): string {
   const first = g.list[0];
   const waived = first.verdict === 'waived';
   const c = info.get(g.checkId);
@@ -228,7 +229,7 @@ function groupHtml(g: FailureGroup, info: Map<string, CheckInfo>, strict: boolea
 <p class="muted">${h(c?.description ?? '')}</p>
 <table class="meta">${reasons.length > 0 ? `<tr><td>Waiver</td><td class="waiver">${h(reasons.join('; '))}</td></tr>` : ''}<tr><td>Documented (expected)</td><td class="expected">${h(first.expected ?? '')}${expectedTexts.size > 1 ? ` <span class="muted">(${expectedTexts.size} texts in this group; each example shows its own)</span>` : ''}</td></tr></table>
 <details class="example first-example" open><summary>First of ${g.list.length}: <code>${h(first.caseId)}</code> / ${h(first.step)}</summary>
-<table class="meta"><tr><td>Received</td><td class="received">${h(first.received ?? '')}</td></tr>${first.seed !== undefined ? `<tr><td>Seed / path</td><td><code>${h(`${first.seed}${first.path ? ` ${first.path}` : ''}`)}</code>${first.generated ? ` · ${h(cut(first.generated, 300))}` : ''}</td></tr>` : ''}${first.failureId ? `<tr><td>Failure id</td><td class="failure-id"><code>${h(first.failureId)}</code> · replay: <code>${h(replayCommand(first.failureId, 'conformance.json'))}</code></td></tr>` : ''}</table>
+<table class="meta"><tr><td>Received</td><td class="received">${h(first.received ?? '')}</td></tr>${first.seed !== undefined ? `<tr><td>Seed / path</td><td><code>${h(`${first.seed}${first.path ? ` ${first.path}` : ''}`)}</code>${first.generated ? ` · ${h(cut(first.generated, 300))}` : ''}</td></tr>` : ''}${first.failureId ? `<tr><td>Failure id</td><td class="failure-id"><code>${h(first.failureId)}</code> · replay: <code class="replay">${h(replayCommand(first.failureId, replay))}</code></td></tr>` : ''}</table>
 ${exchangeHtml(first)}
 ${first.curl ? `<b>Reproduce with</b><pre class="curl">${h(cut(first.curl, CURL_LIMIT))}</pre>` : ''}
 </details>
@@ -324,6 +325,8 @@ export function renderHtml(report: ConformanceReport): string {
   const groupOf = new Map<string, string>();
   for (const g of [...failures, ...waived]) groupOf.set(`${g.list[0]?.verdict}\u0001${g.checkId}\u0001${g.op}\u0001${g.format}`, g.id);
   const failureCount = failures.reduce((n, g) => n + g.list.length, 0);
+  // The replay command of a failure, as the run's caller types it in the directory the run was started in.
+  const replay = replayTargetOf(meta);
 
   const metaRows: Array<[string, string]> = [
     ['Target', `${meta.baseUrl ?? '?'}${meta.embedded ? ' (embedded reference server)' : ''}`],
@@ -413,9 +416,9 @@ ${coverageHtml(summary)}
 ${verdictChart(report)}
 ${toolbar}
 <h2 id="failures-title">Failures (${failureCount} in ${failures.length} group${failures.length === 1 ? '' : 's'})</h2>
-<p class="muted">Grouped by check × operation × format, gating first. Each group opens on its first example; the others are listed on demand, each with its exchange.</p>
-<div id="failures">${failures.length === 0 ? '<p>No check failed.</p>' : failures.map((g) => groupHtml(g, info, meta.strict, payload)).join('\n')}</div>
-${waiversHtml(summary, waived, info, meta.strict, payload)}
+<p class="muted">Grouped by check × operation × format, gating first. Each group opens on its first example; the others are listed on demand, each with its exchange. A failure's replay command runs as printed from the directory the run was started in (<code id="replay-args" data-args="${h(replayArgs(replay))}">npx iswc-conformance replay ID ${h(replayArgs(replay))}</code>), with ISWC_SUBSCRIPTION_KEY set.</p>
+<div id="failures">${failures.length === 0 ? '<p>No check failed.</p>' : failures.map((g) => groupHtml(g, info, meta.strict, payload, replay)).join('\n')}</div>
+${waiversHtml(summary, waived, info, meta.strict, payload, replay)}
 <h2>Matrix: operation × check</h2>
 <p class="muted">Each cell counts the check's executions in that format; a cell with failures links to their group. Sections are those the row's executions cite.</p>
 <table id="matrix"><tr><th>Check</th><th>Level</th><th>Section</th><th>JSON</th><th>XML</th></tr>${matrixRows.join('\n')}</table>
@@ -460,7 +463,7 @@ const WAIVER_STATUS_TEXT: Record<WaiverUse['status'], string> = {
 };
 
 /** The waived failures, grouped like failures, each with its reason, and every waiver of the file with its status. */
-function waiversHtml(summary: RunSummary, groups: readonly FailureGroup[], info: Map<string, CheckInfo>, strict: boolean, payload: Record<string, Example[]>): string {
+function waiversHtml(summary: RunSummary, groups: readonly FailureGroup[], info: Map<string, CheckInfo>, strict: boolean, payload: Record<string, Example[]>, replay: ReplayTarget): string {
   const parts: string[] = [];
   const count = groups.reduce((n, g) => n + g.list.length, 0);
   if (count > 0 || summary.waivers) {
@@ -468,7 +471,7 @@ function waiversHtml(summary: RunSummary, groups: readonly FailureGroup[], info:
     // The one figure for waivers (lib/report/waivers/figures.ts), the same in every report.
     if (summary.waivers) parts.push(`<p id="waiver-figures">Waivers of ${h(summary.waivers.file)}: ${h(waiverFiguresText(summary.waivers.figures))}</p>`);
     parts.push('<p class="muted">Failures of known deviations, waived in the open by the run\'s waivers file (ISWC_WAIVERS) until the date given. They do not fail the run.</p>');
-    parts.push(`<div id="waived">${count === 0 ? '<p>No failure was waived.</p>' : groups.map((g) => groupHtml(g, info, strict, payload)).join('\n')}</div>`);
+    parts.push(`<div id="waived">${count === 0 ? '<p>No failure was waived.</p>' : groups.map((g) => groupHtml(g, info, strict, payload, replay)).join('\n')}</div>`);
   }
   if (summary.waivers) {
     const rows = summary.waivers.entries

@@ -1,5 +1,9 @@
 import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { DEFAULTS } from '../config/defaults.ts';
+import { shownPath } from '../foundation/paths.ts';
 import type { CheckExecution } from '../run/execution.ts';
+import type { ReplayFiles, RunMeta } from './model.ts';
 
 /** Stable identity of an execution across runs: what the diff, the merge test and failure ids key on. */
 export function executionKey(e: Pick<CheckExecution, 'caseId' | 'format' | 'step' | 'checkId'>): string {
@@ -23,15 +27,48 @@ export function hasFailureId(e: Pick<CheckExecution, 'verdict'>): boolean {
   return e.verdict === 'fail' || e.verdict === 'waived';
 }
 
-function shellWord(text: string): string {
+/** A word as a POSIX shell reads it back: quoted unless it is plain. */
+export function shellWord(text: string): string {
   return /^[\w./:@-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
+/** What a replay command names: the report, the run's profile when not the default, and the target the key goes to. */
+export interface ReplayTarget {
+  report: string;
+  target?: string;
+  baseUrl?: string;
+}
+
 /**
- * `npx iswc-conformance replay <id> --report <file>`: the command printed next to a failure. `baseUrl`
- * (the console of the run's own caller only, never a report file someone else may read): the target to
- * name, since replay sends the key only to a target its caller names.
+ * `npx iswc-conformance replay <id> --report <file> [--target <profile>] [--base-url <url>]`: the command
+ * every output prints next to a failure, complete, so that it runs as printed from the directory the run
+ * was started in: replay needs the run's profile when it was not the default, and sends the key only to a
+ * target its caller names (--base-url), never to one a report names.
  */
-export function replayCommand(id: string, reportFile: string, baseUrl?: string): string {
-  return `npx iswc-conformance replay ${id} --report ${shellWord(reportFile)}${baseUrl !== undefined ? ` --base-url ${shellWord(baseUrl)}` : ''}`;
+export function replayCommand(id: string, t: ReplayTarget): string {
+  return `npx iswc-conformance replay ${id} ${replayArgs(t)}`;
+}
+
+/** The options of a replay command after its id: `--report FILE [--target FILE] [--base-url URL]`. */
+export function replayArgs(t: ReplayTarget): string {
+  return `--report ${shellWord(t.report)}${t.target !== undefined ? ` --target ${shellWord(t.target)}` : ''}${t.baseUrl !== undefined ? ` --base-url ${shellWord(t.baseUrl)}` : ''}`;
+}
+
+/**
+ * The replay target of a report's failures, from what its run recorded: the report file and profile as the
+ * run's caller typed them, and the base URL of a run not made against the embedded server. A report of an
+ * earlier version, or built in-process, names `fallbackReport` (a file next to the writer's output).
+ */
+export function replayTargetOf(meta: Pick<RunMeta, 'replay' | 'embedded' | 'baseUrl'>, fallbackReport = 'conformance.json'): ReplayTarget {
+  return {
+    report: meta.replay?.report ?? fallbackReport,
+    ...(meta.replay?.target !== undefined ? { target: meta.replay.target } : {}),
+    ...(!meta.embedded && meta.baseUrl ? { baseUrl: meta.baseUrl } : {}),
+  };
+}
+
+/** The report file and the profile (when not the default) of a run, as its caller types them. */
+export function replayFilesOf(cfg: { reportDir: string; targetFile: string }): ReplayFiles {
+  const target = path.resolve(cfg.targetFile) === path.resolve(DEFAULTS.targetFile) ? undefined : shownPath(cfg.targetFile);
+  return { report: shownPath(path.join(cfg.reportDir, 'conformance.json')), ...(target !== undefined ? { target } : {}) };
 }

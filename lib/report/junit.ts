@@ -1,6 +1,7 @@
 import type { CheckExecution } from '../run/execution.ts';
 import { cut, escapeXmlAttr, escapeXmlText } from './escape.ts';
-import { replayCommand } from './identity.ts';
+import type { ReplayTarget } from './identity.ts';
+import { replayCommand, replayTargetOf } from './identity.ts';
 import type { ConformanceReport } from './model.ts';
 import { FORMATS, OPERATION_KEYS, exchangeLine, groupBy, operationKey, sectionsText, tallyOf } from './view.ts';
 import { waivedText } from './waivers/apply.ts';
@@ -19,7 +20,7 @@ export function failureMessage(e: CheckExecution): string {
 }
 
 /** The failure text: section, expected vs received, the minimal exchange, the curl line. */
-export function failureText(e: CheckExecution): string {
+export function failureText(e: CheckExecution, replay?: ReplayTarget): string {
   const lines = [
     `${e.checkId} [${e.level}] section ${sectionsText(e.sections)}`,
     `case ${e.caseId} / ${e.step} (${e.format})`,
@@ -33,7 +34,7 @@ export function failureText(e: CheckExecution): string {
     if (e.exchange.response) lines.push(`Response body: ${cut(e.exchange.response.body, BODY_LIMIT)}`);
   }
   if (e.curl) lines.push(`Reproduce with: ${cut(e.curl, CURL_LIMIT)}`);
-  if (e.failureId) lines.push(`Failure ${e.failureId}: ${replayCommand(e.failureId, 'conformance.json')} (the conformance.json next to this file)`);
+  if (e.failureId) lines.push(replay ? `Failure ${e.failureId}: ${replayCommand(e.failureId, replay)}` : `Failure ${e.failureId}: ${replayCommand(e.failureId, { report: 'conformance.json' })} (the conformance.json next to this file)`);
   return lines.join('\n');
 }
 
@@ -45,12 +46,12 @@ function observationText(e: CheckExecution): string {
   return lines.join('\n');
 }
 
-function testcase(e: CheckExecution, classname: string): string {
+function testcase(e: CheckExecution, classname: string, replay: ReplayTarget | undefined): string {
   const name = `${e.checkId} · ${e.caseId} · ${e.step}`;
   const open = `    <testcase classname="${escapeXmlAttr(classname)}" name="${escapeXmlAttr(name)}" time="${seconds(e.durationMs)}"`;
   switch (e.verdict) {
     case 'fail':
-      return `${open}>\n      <failure message="${escapeXmlAttr(failureMessage(e))}" type="${escapeXmlAttr(`${e.level}:${e.checkId}`)}">${escapeXmlText(failureText(e))}</failure>\n    </testcase>`;
+      return `${open}>\n      <failure message="${escapeXmlAttr(failureMessage(e))}" type="${escapeXmlAttr(`${e.level}:${e.checkId}`)}">${escapeXmlText(failureText(e, replay))}</failure>\n    </testcase>`;
     case 'waived':
       return `${open}>\n      <skipped message="${escapeXmlAttr(e.waiver ? waivedText(e.waiver) : 'waived')}"/>\n    </testcase>`;
     case 'observed':
@@ -105,6 +106,8 @@ function notExercisedSuite(report: ConformanceReport, propertyXml: string): stri
  */
 export function renderJunit(report: ConformanceReport): string {
   const { meta } = report;
+  // Runs that recorded where their report is give the whole command; others the file next to this one.
+  const replay = meta.replay ? replayTargetOf(meta) : undefined;
   const skippedExecutions = report.executions.filter((e) => e.verdict === 'skip').length;
   const props: Array<[string, string]> = [
     ['target', meta.baseUrl ?? ''],
@@ -144,7 +147,7 @@ export function renderJunit(report: ConformanceReport): string {
       [
         `  <testsuite name="${escapeXmlAttr(name)}" tests="${list.length}" failures="${t.fail}" errors="0" skipped="${t.waived}" time="${seconds(time)}" timestamp="${escapeXmlAttr(meta.startedAt)}">`,
         propertyXml,
-        ...list.map((e) => testcase(e, name)),
+        ...list.map((e) => testcase(e, name, replay)),
         '  </testsuite>',
       ].join('\n'),
     );

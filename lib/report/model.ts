@@ -31,6 +31,8 @@ export interface RunMeta {
   plan?: RunPlan;
   /** The proxy and extra header names of the run, where it recorded them. */
   network?: RunNetwork;
+  /** The report file and the profile (when not the default) as the run's caller types them, for the replay commands every output prints. */
+  replay?: ReplayFiles;
   /** SHA-256 of the target profile as used (lib/report/binding.ts); absent in reports of earlier harness versions. */
   profileDigest?: string;
   /** The agency the profile acts for; absent in reports of earlier harness versions. */
@@ -39,6 +41,13 @@ export interface RunMeta {
   formats?: Array<'json' | 'xml'>;
   /** SHA-256 of the waivers' entries (lib/report/binding.ts), null without waivers; absent in earlier reports. */
   waiversDigest?: string | null;
+}
+
+/** Where a failure's replay command finds the run: paths as the run's caller types them, from the directory the run was started in. */
+export interface ReplayFiles {
+  report: string;
+  /** The run's profile, when it is not the default one (replay's --target). */
+  target?: string;
 }
 
 /**

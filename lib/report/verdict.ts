@@ -64,7 +64,8 @@ export function specCoverage(executions: readonly CheckExecution[]): SpecCoverag
       const reasons = skipReasons.get(e.checkId) ?? new Set<string>();
       reasons.add(e.skipReason ?? 'skipped, no reason given');
       skipReasons.set(e.checkId, reasons);
-    } else {
+    } else if (e.incidental !== true) {
+      // Judged where no step planned it: not counted, so that the run's figure is the plan's.
       exercised.add(e.checkId);
     }
   }

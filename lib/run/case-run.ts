@@ -1,5 +1,6 @@
 import type { Exchange, HttpClient, RequestSpec } from '../contract/exchange.ts';
 import type { CaseContext, CaseDef, CaseFormat, CaseInput, CaseReplay, Probe, Replay, Step } from '../generate/case.ts';
+import { plannedChecksOf } from '../generate/case.ts';
 import { CHECK_MANIFEST } from '../generate/checks.generated.ts';
 import type { CheckId } from '../generate/checks.generated.ts';
 import type { CheckExecution, Judge } from './execution.ts';
@@ -136,6 +137,7 @@ export class CaseRun implements CaseContext {
       return;
     }
     let curl: string | undefined;
+    const planned = new Set<string>(plannedChecksOf(step));
     for (const j of this.judge(step, exchange, this.bodyFormat)) {
       const keep = j.verdict !== 'pass';
       if (keep) curl ??= this.curlFor(step, exchange);
@@ -151,6 +153,9 @@ export class CaseRun implements CaseContext {
         expected: j.expected,
         ...(j.verdict === 'skip' ? { skipReason: j.received } : { received: j.received }),
         ...(j.observation ? { observation: j.observation } : {}),
+        // A spec check this step did not plan, judged on an answer the document leaves open (a probe's 204):
+        // recorded and gating like any other, not counted as exercising the check (the plan could not know it would come).
+        ...(j.level === 'spec' && !planned.has(j.checkId) ? { incidental: true as const } : {}),
         ...(keep ? { exchange, curl } : {}),
         ...(replay ? { seed: replay.seed, ...(replay.path !== undefined ? { path: replay.path } : {}), ...(replay.replayPath !== undefined ? { replayPath: replay.replayPath } : {}), ...(replay.modelState !== undefined ? { modelState: replay.modelState } : {}), ...(replay.generated !== undefined ? { generated: replay.generated } : {}) } : {}),
         durationMs: Math.round(exchange.durationMs),

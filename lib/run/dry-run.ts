@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Exchange } from '../contract/exchange.ts';
 import type { DisposableKind, TargetProfile } from '../contract/profile/types.ts';
 import type { CaseContext, CaseDef, CaseFormat, Probe, Step } from '../generate/case.ts';
-import { impliedSpecChecks } from '../generate/case.ts';
+import { plannedChecksOf } from '../generate/case.ts';
 import { OpenRuns } from './open-runs.ts';
 import { withRunId } from './run-ids.ts';
 import { CHECK_MANIFEST } from '../generate/checks.generated.ts';
@@ -83,9 +83,8 @@ async function sendsAt(def: CaseDef, format: CaseFormat, profile: TargetProfile,
     return exchange;
   };
   const seen = (step: Step) => {
-    const own = step.expect.map((e) => e.checkId);
     // Probes of open points and requests outside the document are not judged by the every-answer spec checks.
-    const judged = [...own, ...(step.probe ? [] : impliedSpecChecks(step.operation, own))];
+    const judged = plannedChecksOf(step);
     for (const id of judged) {
       checks.add(id);
       if (CHECK_MANIFEST[id].level !== 'observed') cells.add(`${step.operation ?? 'http'}/${id}/${cellFormat}`);

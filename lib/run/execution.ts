@@ -40,6 +40,12 @@ export interface CheckExecution {
    * built; `npx iswc-conformance replay <id>` sends that failure's requests again.
    */
   failureId?: string;
+  /**
+   * A spec check judged on an answer no step planned it on (an every-answer check on a probe's success,
+   * which the document leaves open): judged and gating as any other, but not counted as exercising the
+   * check, so that the run's figure is the plan's (`plan`, `profile check`).
+   */
+  incidental?: true;
   /** For `waived`: the waiver (ISWC_WAIVERS) that turned this failure into a known deviation. */
   waiver?: { reason: string; until: string; index: number };
   /**

@@ -111,7 +111,7 @@ export const SANDBOX_ENVIRONMENT: ReadonlyArray<readonly [string, string]> = [
 ];
 
 export const SANDBOX_DESCRIPTION =
-  "The reference server, started for a client under test. Every request the client sends is judged against the interface document from the client's side (client checks: docs/client-checks.md) and answered as the reference server answers it, with production's habits unless --choices says otherwise; a bad request still gets the real answer. The verdict is conformant when every operation the client declares (--operations, default all four) succeeded at least once, in each declared format, and no gating client check failed. The session ends after --requests N, after --idle SECONDS without a request, when no request came within --wait-first SECONDS, or on SIGINT/SIGTERM, and then writes client-conformance.json, client-junit.xml and client-conformance.html. The client guide: docs/guides/client.md.";
+  "The reference server, started for a client under test. Every request the client sends is judged against the interface document from the client's side (client checks: docs/client-checks.md) and answered as the reference server answers it, with production's habits unless --choices says otherwise; a bad request still gets the real answer. The verdict is conformant when every operation the client declares (--operations, default all four) succeeded at least once, in each declared format, and no gating client check failed. The session ends after --requests N, after --idle SECONDS without a request, when no request came within --wait-first SECONDS, or on SIGINT/SIGTERM, and then writes client-conformance.json, client-junit.xml and client-conformance.html. Its exit status is the verdict (0 conformant, 1 not), except after a signal: 130, an interruption (the verdict in the reports); a CI step that needs the verdict ends the session with --idle or --requests. The client guide: docs/guides/client.md.";
 
 export const SANDBOX_USAGE = 'npx iswc-conformance sandbox [--port N] [--target FILE] [--choices SET] [--report-dir DIR] [--operations LIST] [--formats LIST] [--requests N] [--idle SECONDS] [--wait-first SECONDS] [--inject KIND@N,...] [--rate-limit R] [--strict]';
 
@@ -130,7 +130,7 @@ ${Object.entries(SANDBOX_OPTIONS)
 Environment:
 ${SANDBOX_ENVIRONMENT.map(([k, v]) => `  ${k}\n      ${v}`).join('\n')}
 
-Exit status: 0 when the client is conformant (every declared operation succeeded, no spec-level client check failed; with --strict, no http-level one either), 1 when it is not or when no request of the client was judged (verdict incomplete), 2 on bad usage, 4 when judging a request raised (a defect of the sandbox; the reports hold what was judged before it).`;
+Exit status: 0 when the client is conformant (every declared operation succeeded, no spec-level client check failed; with --strict, no http-level one either), 1 when it is not or when no request of the client was judged (verdict incomplete), 2 on bad usage, 4 when judging a request raised (a defect of the sandbox; the reports hold what was judged before it), 130 when a signal ended the session (SIGINT, SIGTERM, SIGHUP: an interruption; the verdict is in the reports; --idle or --requests end a session with the verdict as its exit status).`;
 
 function positiveInt(flag: string, raw: string): number {
   if (!/^[1-9][0-9]*$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new Error(`--${flag} must be a positive integer, got "${raw}"`);

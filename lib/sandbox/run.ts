@@ -10,8 +10,12 @@ import { writeClientReports } from '../report/client/write.ts';
 import { profileForChoiceSet, startReferenceServer } from '../../server/index.ts';
 import type { SandboxOptions } from './options.ts';
 import { LATE_MAX_SECONDS, LATE_QUIET_SECONDS } from './options.ts';
+import { ProductionShadow } from './production.ts';
 import { reportDirProblem } from './report-dir.ts';
 import { SandboxSession } from './session.ts';
+
+/** How long the end of a session waits for production as built's answers to the last requests. */
+const PRODUCTION_SETTLE_MS = 5_000;
 
 /** A running sandbox: its URL, and the session's end (reports written) as a promise. */
 export interface RunningSandbox {
@@ -46,6 +50,8 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
   const unwritable = reportDirProblem(options.reportDir);
   if (unwritable !== undefined) throw new Error(unwritable);
   const profile = profileForChoiceSet(options.profile, options.choices);
+  // Production as built beside the sandbox, whatever --choices says: where it would answer otherwise is recorded.
+  const production = await ProductionShadow.start(options.profile, options.key);
   const session = new SandboxSession({
     key: options.key,
     keyHeader: subscriptionKeyHeader().toLowerCase(),
@@ -56,8 +62,15 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     retryAfterSeconds: options.retryAfterSeconds,
     slowMs: options.slowMs,
     requestLimit: options.requests,
+    production,
   });
-  const server = await startReferenceServer({ profile, key: options.key, choices: options.choices, port: options.port, host: options.host, hook: session });
+  let server: Awaited<ReturnType<typeof startReferenceServer>>;
+  try {
+    server = await startReferenceServer({ profile, key: options.key, choices: options.choices, port: options.port, host: options.host, hook: session });
+  } catch (e) {
+    await production.close();
+    throw e;
+  }
 
   let resolveDone: (r: SandboxResult) => void = () => undefined;
   let rejectDone: (e: unknown) => void = () => undefined;
@@ -78,6 +91,9 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       for (const t of [idleTimer, waitFirstTimer, lateMaxTimer]) if (t) clearTimeout(t);
       session.close();
       await server.close();
+      // Production as built's answers to the last requests, at most a few seconds (loopback: milliseconds).
+      await Promise.race([session.productionSettled(), new Promise((r) => setTimeout(r, PRODUCTION_SETTLE_MS).unref())]);
+      await production.close();
       const summary = session.conclude();
       const report = buildClientReport({
         findings: session.findings,
@@ -179,7 +195,7 @@ export async function runSandbox(options: SandboxOptions, io: SandboxIo): Promis
     io.err('This is a defect of iswc-conformance, not of the client under test: please report it. The reports hold what was judged before it.');
   }
   if (signalled && result.report.endedBy === 'signal') {
-    io.out(`  ended by a signal: exit code ${INTERRUPTED_EXIT} (the verdict above is the session's, in its reports)`);
+    io.out(`  ended by a signal: exit code ${INTERRUPTED_EXIT} (the verdict above is the session's, in its reports; --idle SECONDS or --requests N end a session with the verdict as its exit status)`);
     return INTERRUPTED_EXIT;
   }
   return result.exitCode;
@@ -197,7 +213,7 @@ export function summaryLines(report: ClientReport, files: WrittenClientReports):
   const failing = report.checks.exercised.filter((c) => c.failed > 0);
   for (const c of failing) {
     const first = report.violations.find((v) => v.check === c.id);
-    const gate = first?.gating ? '' : ' (not gating)';
+    const gate = first?.gating ? '' : c.level === 'http' ? ', not gating without --strict' : ', not gating';
     lines.push(`  ✗ ${c.id} [${c.level}${gate}] ×${c.failed}: ${first ? `#${first.request.seq} ${first.received}` : ''}`.slice(0, 300));
   }
   for (const t of report.trouble.slice(0, 20)) lines.push(`  trouble ${t.kind} on request ${t.request}: ${t.survived ? `survived (request ${t.survivedBy ?? '?'} with the same data succeeded)` : 'not survived (the same request never succeeded after it)'}`);

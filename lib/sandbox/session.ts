@@ -1,12 +1,9 @@
 import { hash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
-import { judgeRequest, judgeSession } from '../check/client/judge.ts';
+import { judgeComparison, judgeRequest, judgeSession } from '../check/client/judge.ts';
 import { viewOf } from '../check/client/request.ts';
-import { RETRY_WINDOW_MS } from '../check/client/checks/client.retries-bounded.ts';
-import { IN_FLIGHT_MARGIN_MS } from '../check/client/checks/client.retry-after.ts';
 import { runIdField, runIdOfRequest } from '../check/client/run-ids.ts';
-import type { ClientRequest, SessionView } from '../check/client/types.ts';
+import type { AnswerSeen, ClientRequest, SessionView } from '../check/client/types.ts';
 import { executionSections } from '../check/sections.ts';
 import { decodeJson, decodeXml } from '../contract/codec/index.ts';
 import type { Operation } from '../contract/operations.ts';
@@ -21,6 +18,8 @@ import type { OperationId } from '../contract/operations.ts';
 import type { BodyRead, Reply, RequestHook } from '../../server/index.ts';
 import { splitTarget } from '../../server/index.ts';
 import { CellTallies, dataKeyOf } from './cells.ts';
+import type { ProductionShadow } from './production.ts';
+import { RetryMemory } from './retries.ts';
 import type { Injection, InjectKind, RateLimit } from './trouble.ts';
 import { RateWindow, TroubleSchedule } from './trouble.ts';
 
@@ -44,23 +43,8 @@ export interface SessionSettings {
   slowMs: number;
   /** The session takes this many requests (--requests); later ones get 503 with Retry-After and are only recorded. Null: no limit. */
   requestLimit?: number | null;
-}
-
-/** When and how a request's head arrived, and the Retry-After the client could have read by then. */
-interface Arrival {
-  at: number;
-  socket: Socket;
-  throttle: Throttle | undefined;
-}
-
-/** An answer with Retry-After (429, 503) and where it was written. */
-interface Throttle {
-  setBy: number;
-  status: number;
-  notBefore: number;
-  retryAfter: string;
-  writtenAt: number;
-  socket: Socket;
+  /** Production as built beside the sandbox: every request the sandbox's server answers is sent there too (client.production-as-built). */
+  production?: ProductionShadow;
 }
 
 interface Pending {
@@ -79,6 +63,10 @@ interface Pending {
   answer: number | 'reset' | undefined;
   /** The outcome (operation × format, success, trouble survived) is recorded once both judgement and answer are known. */
   settled: boolean;
+  /** The request as the sandbox read it, while production as built's answer to it is awaited. */
+  request?: ClientRequest;
+  /** What the sandbox and production as built answered, until the request is judged (its findings then get the comparison). */
+  compared?: { request: ClientRequest; sandbox: AnswerSeen; production: AnswerSeen };
 }
 
 /** What judging a request leaves for the rest of the session. */
@@ -91,6 +79,9 @@ interface Judged {
   cell: { operation: OperationId; format: CellFormat } | undefined;
   /** The operation and its data (query, the body's value): what "the same request" means for trouble survived. */
   dataKey: string;
+  /** The request as sent and the body format its findings are grouped under. */
+  facts: RequestFacts;
+  format: 'json' | 'xml' | 'none';
 }
 
 /** A request waiting to be judged, with the session as it stood when it arrived. */
@@ -131,8 +122,7 @@ function requestLine(facts: RequestFacts): RequestFacts {
   return { seq: facts.seq, at: facts.at, method: facts.method, target: facts.target, headers: {}, body: Buffer.alloc(0), tooLarge: false };
 }
 
-/** Distinct requests whose trouble the session remembers (for client.retries-bounded): the stalest are forgotten first. */
-export const MAX_TROUBLED = 1000;
+export { MAX_TROUBLED } from './retries.ts';
 
 /** Trouble the report lists (the first ones; a client hammering an outage meets thousands). */
 export const MAX_TROUBLE_LISTED = 1000;
@@ -159,10 +149,10 @@ export class SandboxSession implements RequestHook {
   private readonly schedule: TroubleSchedule;
   private readonly rate: RateWindow | undefined;
   private readonly pending = new WeakMap<IncomingMessage, Pending>();
-  private readonly arrivals = new WeakMap<IncomingMessage, Arrival>();
-  private throttle: Throttle | undefined;
-  /** Requests (method, target, body) whose last answers were trouble: the first, how many in a row, when the last came. Bounded (MAX_TROUBLED). */
-  private readonly troubled = new Map<string, { of: number; count: number; lastAt: number }>();
+  /** When each request's head arrived: the closest the sandbox sees to when the client sent it. */
+  private readonly arrivals = new WeakMap<IncomingMessage, number>();
+  /** Requests (method, target, body) whose last answers were trouble, and the waits their Retry-After asked (client.retries-bounded, client.retry-after). */
+  private readonly retries = new RetryMemory();
   private readonly issued = new Set<string>();
   /**
    * Every run start answered with a runId. Only runs still open keep their request as sent (headers and
@@ -222,18 +212,16 @@ export class SandboxSession implements RequestHook {
   /** A request's head arrived (its body may still be uploading): activity, until it is finished. */
   received(req: IncomingMessage): void {
     this.open.add(req);
-    // Stamped now, with the Retry-After the client could have read before it sent this request.
-    this.arrivals.set(req, { at: Date.now(), socket: req.socket, throttle: this.throttle });
+    this.arrivals.set(req, Date.now());
     this.onArrival?.();
   }
 
   /** A request whose body arrived whole (or over the cap): judged, and answered by trouble or the reference server. */
   before(req: IncomingMessage, body: Exclude<BodyRead, { kind: 'aborted' }>): Reply | null | undefined | Promise<Reply | null | undefined> {
-    const arrival: Arrival = this.arrivals.get(req) ?? { at: Date.now(), socket: req.socket, throttle: undefined };
+    const at = this.arrivals.get(req) ?? Date.now();
     const limit = this.settings.requestLimit ?? null;
     if (limit !== null && this.seq >= limit) return this.lateRequest(req);
     const seq = ++this.seq;
-    const at = arrival.at;
     const target = req.url ?? '/';
     // Origin-form, or absolute-form (RFC 9112 §3.2.2: a server MUST accept it; proxies send it): judged by its path.
     const { path, query: rawQuery } = splitTarget(target);
@@ -256,28 +244,21 @@ export class SandboxSession implements RequestHook {
       tooLarge: body.kind === 'too-large',
       operation: this.routes.get(`${req.method ?? ''} ${path}`) ?? null,
     };
+    // The same request again is a retry, whatever connection carries it: known by method, target and body.
     const signature = `${request.method} ${target} ${bytes.length === 0 ? '' : hash('sha1', bytes, 'base64')}`;
-    let prior = this.troubled.get(signature);
-    // Long after its last trouble, the same request is sent anew, not retried.
-    if (prior && at - prior.lastAt > RETRY_WINDOW_MS) {
-      this.troubled.delete(signature);
-      prior = undefined;
-    }
+    const { retry, wait } = this.retries.recall(signature, at);
     const rate = this.rate?.take(at);
-    const throttle = this.bindingThrottle(arrival);
     // The session as it stands when the request arrives: what its judgement depends on.
     const session: SessionView = {
       keyHeader: this.settings.keyHeader,
       key: this.settings.key,
       xmlArrays: this.settings.xmlArrays,
       issuedRunIds: this.issued,
-      throttle: throttle ? { setBy: throttle.setBy, status: throttle.status, notBefore: throttle.notBefore, retryAfter: throttle.retryAfter } : undefined,
-      retry: prior ? { of: prior.of, attempt: prior.count } : undefined,
+      throttle: wait ? { setBy: wait.setBy, status: wait.status, notBefore: wait.notBefore, retryAfter: wait.retryAfter } : undefined,
+      retry,
       rate: rate && this.rate ? { limit: this.rate.rate.limit, windowMs: this.rate.rate.windowMs, toleranceMs: this.rate.toleranceMs, inWindow: rate.inWindow, exceeded: rate.exceeded, text: this.rate.rate.text } : undefined,
     };
-    // A Retry-After binds until a request sent after it comes after its delay; that one is judged (it passes) and lifts it.
-    if (throttle && throttle === this.throttle && at >= throttle.notBefore) this.throttle = undefined;
-    const pending: Pending = { seq, signature, operation: request.operation, trouble: undefined, judged: undefined, runAnswer: undefined, answer: undefined, settled: false };
+    const pending: Pending = { seq, signature, operation: request.operation, trouble: undefined, judged: undefined, runAnswer: undefined, answer: undefined, settled: false, ...(this.settings.production ? { request } : {}) };
     // A request whose connection closed as its body ended is judged, but nothing it is answered is seen.
     if (this.open.has(req)) this.pending.set(req, pending);
     if (isCorsPreflight(request)) {
@@ -303,21 +284,6 @@ export class SandboxSession implements RequestHook {
     return undefined;
   }
 
-  /**
-   * The Retry-After a request is judged against: the one pending when its head arrived, unless the
-   * request may have been in flight before that answer was written. On the answer's own connection a
-   * later request was sent after the answer was read (HTTP/1.1 answers in order). On another, nothing the
-   * sandbox sees tells a request the client sent in reaction to the answer from one it had already issued
-   * (a pool opens connections one after the other, and under load the sandbox reads a request hundreds of
-   * milliseconds late), so only one that arrived IN_FLIGHT_MARGIN_MS after the answer is judged.
-   */
-  private bindingThrottle(arrival: Arrival): Throttle | undefined {
-    const t = arrival.throttle;
-    if (!t) return undefined;
-    if (arrival.socket === t.socket) return t;
-    return arrival.at - t.writtenAt >= IN_FLIGHT_MARGIN_MS ? t : undefined;
-  }
-
   private meetTrouble(pending: Pending, kind: TroubleMet['kind']): void {
     pending.trouble = kind;
     if (this.troubleMet.length >= MAX_TROUBLE_LISTED) return;
@@ -331,7 +297,7 @@ export class SandboxSession implements RequestHook {
     this.lateCount += 1;
     const seq = this.seq + this.lateCount;
     if (this.lateShown.length < LATE_REQUESTS_SHOWN) {
-      this.lateShown.push({ seq, at: new Date(this.arrivals.get(req)?.at ?? Date.now()).toISOString(), method: req.method ?? '', target: this.findings.redactUrl(req.url ?? '/') });
+      this.lateShown.push({ seq, at: new Date(this.arrivals.get(req) ?? Date.now()).toISOString(), method: req.method ?? '', target: this.findings.redactUrl(req.url ?? '/') });
     }
     const seconds = this.settings.retryAfterSeconds;
     return json(503, { statusCode: 503, message: `The sandbox session has ended: it took the ${this.seq} requests of --requests ${this.seq}.` }, { 'Retry-After': String(seconds) });
@@ -353,6 +319,7 @@ export class SandboxSession implements RequestHook {
       if (q.pending.answer !== undefined) this.findings.answered(q.pending.seq, q.pending.answer);
       this.settleRun(q.pending);
       this.settleOutcome(q.pending);
+      this.settleComparison(q.pending);
     }
   }
 
@@ -426,7 +393,7 @@ export class SandboxSession implements RequestHook {
     const op = request.operation;
     const cell = op ? { operation: op.id, format: op.body ? format : ('none' as const) } : undefined;
     if (cell) this.cells.sent(cell.operation, cell.format);
-    return { endsRun, start: op?.id === 'notifyAgentRun' && endsRun === undefined ? { facts, format } : undefined, cell, dataKey: dataKeyOf(request, view) };
+    return { endsRun, start: op?.id === 'notifyAgentRun' && endsRun === undefined ? { facts, format } : undefined, cell, dataKey: dataKeyOf(request, view), facts, format };
   }
 
   after(req: IncomingMessage, reply: Reply | null): void {
@@ -437,26 +404,71 @@ export class SandboxSession implements RequestHook {
     pending.answer = reply ? reply.status : 'reset';
     if (pending.judged) this.findings.answered(pending.seq, pending.answer);
     const trouble = reply === null || reply.status === 429 || reply.status >= 500;
-    if (trouble) {
-      const known = this.troubled.get(pending.signature);
-      // Re-inserted: the map's order is the order of the last trouble, and the stalest leaves first.
-      this.troubled.delete(pending.signature);
-      this.troubled.set(pending.signature, { of: known?.of ?? pending.seq, count: (known?.count ?? 0) + 1, lastAt: now });
-      if (this.troubled.size > MAX_TROUBLED) this.troubled.delete(this.troubled.keys().next().value as string);
-    } else {
-      this.troubled.delete(pending.signature);
-    }
-    if (reply && (reply.status === 429 || reply.status === 503)) {
-      const value = headerOf(reply, 'retry-after');
-      const ms = value === undefined ? undefined : retryAfterMs(value, now);
-      if (value !== undefined && ms !== undefined) this.throttle = { setBy: pending.seq, status: reply.status, notBefore: now + ms, retryAfter: value, writtenAt: now, socket: req.socket };
-    }
+    // A 429 or 503 with a readable Retry-After asks this request to wait before it is sent again.
+    const value = reply && (reply.status === 429 || reply.status === 503) ? headerOf(reply, 'retry-after') : undefined;
+    const ms = value === undefined ? undefined : retryAfterMs(value, now);
+    const wait = reply && value !== undefined && ms !== undefined ? { status: reply.status, notBefore: now + ms, retryAfter: value } : undefined;
+    this.retries.answered(pending.signature, pending.seq, trouble, now, wait);
     if (reply && reply.status >= 200 && reply.status < 300 && pending.operation?.id === 'notifyAgentRun') {
       // Requests are judged in the order they came, so a run's start is settled before its end is judged.
       pending.runAnswer = reply;
       this.settleRun(pending);
     }
     this.settleOutcome(pending);
+    this.forwardToProduction(pending, reply);
+  }
+
+  /** Earlier requests the sandbox took and production as built refused: what follows may differ because of them. */
+  private productionRefused = { count: 0, first: undefined as number | undefined };
+  /** Comparisons awaited (production as built's answers), for the end of the session. */
+  private productionPending = 0;
+
+  /**
+   * A request the sandbox's own server answered (trouble on purpose never reached it) goes to production
+   * as built too, with the same headers and body; the two answers are compared once the request is judged.
+   */
+  private forwardToProduction(pending: Pending, reply: Reply | null): void {
+    const shadow = this.settings.production;
+    const request = pending.request;
+    pending.request = undefined;
+    if (!shadow || !request || request.tooLarge || (pending.trouble !== undefined && pending.trouble !== 'slow')) return;
+    const sandbox: AnswerSeen = reply ? { status: reply.status, contentType: headerOf(reply, 'content-type') ?? contentTypeOfKind(reply.body?.kind), body: reply.body?.text.slice(0, 2000) ?? '' } : { status: 'reset', contentType: undefined, body: '' };
+    const startedRun = reply && reply.status >= 200 && reply.status < 300 && pending.operation?.id === 'notifyAgentRun' ? runIdOfAnswer(reply) : undefined;
+    this.productionPending += 1;
+    void shadow
+      .forward({ method: request.method, path: request.path, rawQuery: request.rawQuery, headers: request.headers, body: request.body }, startedRun, runIdOfSeen)
+      .then((production) => {
+        pending.compared = { request, sandbox, production };
+        this.settleComparison(pending);
+      })
+      .finally(() => (this.productionPending -= 1));
+  }
+
+  /** Once a request is judged and production as built has answered it: the comparison's findings. */
+  private settleComparison(pending: Pending): void {
+    const { judged, compared } = pending;
+    if (!judged || !compared || this.defect !== undefined) return;
+    pending.compared = undefined;
+    const succeeded = (a: AnswerSeen) => typeof a.status === 'number' && a.status >= 200 && a.status < 300;
+    try {
+      const verdicts = judgeComparison({ request: compared.request, sandbox: compared.sandbox, production: compared.production, earlierRefused: { ...this.productionRefused } });
+      this.findings.add(verdicts, judged.facts, pending.operation?.id ?? 'other', judged.format);
+    } catch (e) {
+      this.defect = this.findings.redact(`comparing request ${pending.seq} with production as built raised ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`.slice(0, 1000));
+      this.onDefect?.(this.defect);
+      return;
+    }
+    if (succeeded(compared.sandbox) && !succeeded(compared.production)) {
+      this.productionRefused.count += 1;
+      this.productionRefused.first ??= pending.seq;
+    }
+  }
+
+  /** Resolves once production as built has answered every request sent to it (the session's end waits for it). */
+  async productionSettled(): Promise<void> {
+    await this.settings.production?.settled();
+    // The comparisons run in the callbacks of those answers: one turn later.
+    for (let i = 0; i < 10 && this.productionPending > 0; i += 1) await new Promise((r) => setImmediate(r));
   }
 
   /** A request's answer is complete or its connection closed (mid-body too: then it was never judged nor counted). */
@@ -546,6 +558,18 @@ export class SandboxSession implements RequestHook {
       defect: this.defect ?? null,
     };
   }
+}
+
+/** The media type the reference server writes for a body of this kind (server/wire.ts). */
+function contentTypeOfKind(kind: string | undefined): string | undefined {
+  if (kind === undefined) return undefined;
+  return ({ json: 'application/json', problem: 'application/problem+json', xml: 'application/xml', text: 'text/plain', html: 'text/html' } as Record<string, string>)[kind];
+}
+
+/** The runId of production as built's answer to a run start. */
+function runIdOfSeen(answer: AnswerSeen): string | undefined {
+  if (typeof answer.status !== 'number' || answer.status < 200 || answer.status >= 300) return undefined;
+  return runIdOfAnswer({ status: answer.status, body: { kind: /xml/i.test(answer.contentType ?? '') ? 'xml' : 'json', text: answer.body } });
 }
 
 /** The runId of a run notification's 200 (2.2), in JSON or XML. */

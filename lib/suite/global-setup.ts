@@ -82,7 +82,14 @@ export default async function globalSetup(playwright: FullConfig): Promise<() =>
   // Allure reads every file in its results directory: a run that writes Allure results starts from an
   // empty one. Runs with other reporters (blob shards, nested runs in tests) leave it alone.
   if (playwright.reporter.some(([name]) => name.includes('allure-playwright'))) {
-    rmSync(path.join(cfg.reportDir, 'allure-results'), { recursive: true, force: true, maxRetries: 3 });
+    const results = path.join(cfg.reportDir, 'allure-results');
+    try {
+      rmSync(results, { recursive: true, force: true, maxRetries: 3 });
+    } catch (e) {
+      // Another run writing its reports to the same directory at this moment (ENOTEMPTY, EBUSY): said in one line, nothing sent.
+      process.stderr.write(`iswc-conformance: cannot empty ${shownPath(results)} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): another run is writing its reports to ${shownPath(cfg.reportDir)}; give this run a directory of its own (--report-dir DIR)\n`);
+      process.exit(EXIT.USAGE);
+    }
   }
   let server: RunningServer | undefined;
   if (cfg.embedded) server = await startReferenceServer({ profile, key: cfg.key });

@@ -12,8 +12,10 @@ import { createHttpClient } from '../../lib/run/http/client.ts';
 import { planSuite } from '../../lib/run/plan.ts';
 import type { PlannedCase } from '../../lib/run/planned.ts';
 import { inParallel, runPlannedCase } from '../../lib/run/runner.ts';
+import type { Judge } from '../../lib/run/execution.ts';
 import { EMBEDDED_KEY, profileForChoiceSet, startReferenceServer } from '../../server/index.ts';
-import type { ChoiceSetName } from '../../server/index.ts';
+import type { ChoiceId, ChoiceSetName } from '../../server/index.ts';
+import { profileForChoices } from '../../server/choice-space.ts';
 
 /**
  * Per-request timeout of a measurement: far above the reference server's answer time, so that a loaded
@@ -38,7 +40,15 @@ export interface Target {
   fault?: string;
   /** The fault's level: an http-level fault is caught in a strict run. */
   strict: boolean;
-  choices?: ChoiceSetName;
+  /** A set of legitimate choices by name, or choice ids (a false alarm's search for the choice behind it). */
+  choices?: ChoiceSetName | readonly ChoiceId[];
+}
+
+export interface MeasureOptions {
+  /** Only the planned cases this keeps (a false alarm's case, run again). */
+  only?: (key: string) => boolean;
+  /** The judge of the run (tests give one that adds a check of their own). */
+  judge?: Judge;
 }
 
 /** The planned suite of a profile in a mode, every generated case at MEASURED_RUNS without shrinking. */
@@ -50,13 +60,14 @@ export async function measuredPlan(profile: TargetProfile, destructive = true): 
 }
 
 /** One run of the whole suite against one server; per case key, whether it caught something and what it sent. */
-export async function measure(base: TargetProfile, target: Target, seed: number): Promise<Map<string, CaseResult>> {
-  const profile = profileForChoiceSet(base, target.choices);
-  const server = await startReferenceServer({ profile, key: EMBEDDED_KEY, faults: target.fault ? [target.fault] : [], ...(target.choices ? { choices: target.choices } : {}) });
+export async function measure(base: TargetProfile, target: Target, seed: number, options: MeasureOptions = {}): Promise<Map<string, CaseResult>> {
+  const choices = target.choices;
+  const profile = choices === undefined || typeof choices === 'string' ? profileForChoiceSet(base, choices) : profileForChoices(base, choices);
+  const server = await startReferenceServer({ profile, key: EMBEDDED_KEY, faults: target.fault ? [target.fault] : [], ...(choices !== undefined ? { choices } : {}) });
   const client = createHttpClient({ baseUrl: server.url, key: EMBEDDED_KEY, timeoutMs: MEASURE_TIMEOUT_MS, throttling: true });
-  const judge = createJudge({ strict: target.strict, agency: profile.agency, sourceDbs: keySourceDbs(profile) });
+  const judge = options.judge ?? createJudge({ strict: target.strict, agency: profile.agency, sourceDbs: keySourceDbs(profile) });
   try {
-    const planned = await measuredPlan(profile, target.destructive);
+    const planned = (await measuredPlan(profile, target.destructive)).filter((p) => options.only?.(p.key) ?? true);
     const outcomes = await inParallel(planned, 4, (p) => runPlannedCase(p, client, profile, { seed, runs: MEASURED_RUNS, strict: target.strict }, judge));
     const out = new Map<string, CaseResult>();
     planned.forEach((p, i) => {

@@ -68,6 +68,13 @@ export function freePort(): Promise<number> {
 /** What a clone has that the docs' commands use. */
 const CLONE_ENTRIES = ['package.json', 'node_modules', 'bin', 'fixtures', 'examples', 'schemas', 'tsconfig.json'];
 
+/** A new directory that looks like a fresh clone to the docs' commands (`npx iswc-conformance` resolves there); the caller removes it. */
+export function cloneLikeDir(prefix = 'iswc-doc-'): string {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  for (const entry of CLONE_ENTRIES) symlinkSync(fromRoot(entry), path.join(dir, entry));
+  return dir;
+}
+
 export interface DocRun {
   /** Exit status of the script: 0 when every command succeeded. */
   status: number | null;
@@ -131,8 +138,7 @@ export async function runDocBlocks(markdown: string, options: { timeoutMs: numbe
     else parts.push(body);
   });
   const script = parts.join('\n');
-  const dir = mkdtempSync(path.join(tmpdir(), 'iswc-doc-'));
-  for (const entry of CLONE_ENTRIES) symlinkSync(fromRoot(entry), path.join(dir, entry));
+  const dir = cloneLikeDir();
   writeFileSync(path.join(dir, '.script.sh'), script);
   try {
     const { status, output } = await new Promise<{ status: number | null; output: string }>((resolve) => {

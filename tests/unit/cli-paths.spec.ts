@@ -44,7 +44,7 @@ test('a run from another directory reads and writes its relative paths there, an
     const empty = readdirSync(testResults).filter((name) => statSync(path.join(testResults, name)).isDirectory() && readdirSync(path.join(testResults, name)).length === 0);
     expect(empty).toEqual([]);
     expect(run.out).toContain(`reports: ${path.join('out', 'conformance.json')}`);
-    expect(run.out).toContain(`--report out/conformance.json --base-url ${target.url}`);
+    expect(run.out).toContain(`--report out/conformance.json --target profiles/mine.json --base-url ${target.url}`);
     expect(run.out).toMatch(/npx iswc-conformance replay [0-9a-f]{8} --report out\/conformance\.json/);
   } finally {
     await target.close();
@@ -66,5 +66,6 @@ test('a run with its own report directory keeps Playwright\'s per-test files the
   };
   expect(outputDir('/runs/shard-1')).toBe('/runs/shard-1/test-results');
   expect(outputDir('/runs/shard-2')).toBe('/runs/shard-2/test-results');
-  expect(outputDir(undefined)).toBe('test-results');
+  // A run the command line did not start (npm test, npx playwright test) writes apart from a user's reports/.
+  expect(outputDir(undefined)).toBe('test-reports/test-results');
 });

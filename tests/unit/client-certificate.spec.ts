@@ -212,3 +212,83 @@ test('a client report of an older version is refused with what to do, exit 2', a
   expect(refused.code).toBe(2);
   expect(refused.stderr).toContain('is a client report of version 1, written by an older iswc-conformance');
 });
+
+test('without --strict, a client that ignores Retry-After still certifies, and the verdict line, the HTML and the certificate count every failed check with what --strict makes of it; a certificate that hides one is refused', async () => {
+  const out = mkdtempSync(path.join(tmpdir(), 'iswc-client-cert-lenient-'));
+  try {
+    // Told to wait 2 s, the client sends the same delete again at once, on a new connection: caught, not gating.
+    const parsed = parseSandboxArgs(['--port', '0', '--report-dir', out, '--inject', '429@1', '--operations', 'delete'], { ISWC_SANDBOX_KEY: KEY });
+    if (parsed.kind !== 'run') throw new Error('bad arguments');
+    const running = await startSandbox(parsed.options);
+    const { request } = await import('node:http');
+    const target = `${running.url}/submission?preferredIswc=T3300000000&agency=128&workcode=IM00900100&sourceDb=128&reasonCode=EdiV1`;
+    const send = () =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(target, { method: 'DELETE', agent: false, headers: { 'Ocp-Apim-Subscription-Key': KEY } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    expect(await send()).toBe(429);
+    expect(await send()).toBe(204);
+    const { report } = await running.stop();
+    expect(report.verdict).toBe('conformant');
+    expect(report.notGating).toEqual({ checks: [{ id: 'client.retry-after', level: 'http', failed: 1 }], failures: 1, withStrict: 'not conformant' });
+    expect(report.verdictText).toBe('conformant: submission delete succeeded; 1 http client check failed once, not gating without --strict (client.retry-after ×1): with --strict, not conformant');
+    expect(readFileSync(path.join(out, 'client-conformance.html'), 'utf8')).toContain('<p id="not-gating" class="v-fail">Failed, not gating: 1 http client check failed once, not gating without --strict (client.retry-after ×1): with --strict, not conformant.</p>');
+
+    const issued = await cliInProcess(['certify', '--client', path.join(out, 'client-conformance.json')]);
+    expect(issued.code, issued.out).toBe(0);
+    expect(issued.stdout).toContain('client certificate: conformant: submission delete succeeded; ');
+    expect(issued.stdout).toContain('client checks judged, of which 1 http client check failed once, not gating without --strict (client.retry-after ×1): with --strict, not conformant');
+    expect(issued.stdout).toContain('✗ failed, not gating: 1 http client check failed once');
+    const cert = JSON.parse(readFileSync(path.join(out, 'client-certificate.json'), 'utf8')) as ClientCertificate;
+    expect(cert.notGating?.checks.map((c) => c.id)).toEqual(['client.retry-after']);
+    expect(verifyClientCertificate(cert).problems).toEqual([]);
+    expect(readFileSync(path.join(out, 'client-certificate.html'), 'utf8')).toContain('<p id="not-gating">Failed, not gating: 1 http client check failed once');
+    // A certificate that leaves the failure out of what it lists is refused, digest aside.
+    const hiding = { ...cert, notGating: { checks: [], failures: 0, withStrict: 'conformant' as const } };
+    expect(verifyClientCertificate(hiding).problems.join('\n')).toContain('checks that failed without gating (client.retry-after) are not those the certificate lists (none)');
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
+
+test('where production as built answers otherwise (a JSON body without Content-Type: 415 there), the session records it whatever --choices says, and the certificate lists it', async () => {
+  for (const choices of ['production', 'reference']) {
+    const out = mkdtempSync(path.join(tmpdir(), 'iswc-client-cert-production-'));
+    try {
+      const parsed = parseSandboxArgs(['--port', '0', '--report-dir', out, '--operations', 'merge', '--choices', choices], { ISWC_SANDBOX_KEY: KEY });
+      if (parsed.kind !== 'run') throw new Error('bad arguments');
+      const running = await startSandbox(parsed.options);
+      const { request } = await import('node:http');
+      // Merge T2010000117 into T0345246801, the first merge of the client profile, with no Content-Type.
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = request(`${running.url}/iswc/merge?preferredIswc=T0345246801&agency=128`, { method: 'POST', headers: { 'Ocp-Apim-Subscription-Key': KEY } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end(JSON.stringify({ iswcs: ['T2010000117'] }));
+      });
+      expect(status, choices).toBe(204);
+      const { report } = await running.stop();
+      expect(report.verdict, choices).toBe('conformant');
+      expect(report.verdictText, choices).toContain('1 where production as built answers otherwise');
+      expect(report.observations.filter((o) => o.check === 'client.production-as-built').map((o) => o.received), choices).toEqual([
+        expect.stringMatching(/^production as built answers 415 .* where the sandbox answered 204: the body was sent without Content-Type$/),
+      ]);
+      const issued = await cliInProcess(['certify', '--client', path.join(out, 'client-conformance.json')]);
+      expect(issued.code, issued.out).toBe(0);
+      expect(issued.stdout).toContain('; production as built answers 1 request otherwise');
+      expect(issued.stdout).toMatch(/observed client\.production-as-built on merge JSON ×1: #1 production as built answers 415/);
+      const cert = JSON.parse(readFileSync(path.join(out, 'client-certificate.json'), 'utf8')) as ClientCertificate;
+      expect(cert.observations?.[0]).toMatchObject({ check: 'client.production-as-built', operation: 'mergeIswcMetadata', count: 1, request: 1 });
+      expect(readFileSync(path.join(out, 'client-certificate.html'), 'utf8')).toContain('<tr class="observation" data-check="client.production-as-built">');
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }
+});

@@ -6,7 +6,7 @@ import { expect, test } from '@playwright/test';
 import { fromRoot } from '../../lib/foundation/paths.ts';
 import type { ClientReport } from '../../lib/report/client/model.ts';
 import { parseSandboxArgs } from '../../lib/sandbox/options.ts';
-import { freePort } from '../support/doc-commands.ts';
+import { cloneLikeDir, freePort, newcomerEnv as newcomerEnvOf } from '../support/doc-commands.ts';
 import { startSandbox } from '../../lib/sandbox/run.ts';
 
 /**
@@ -93,12 +93,19 @@ test('the guide\'s walkthrough works as written: profile check --client, the san
   }
 });
 
-test('every sandbox command of the guide parses; its example clients run as written against a sandbox', async () => {
-  test.setTimeout(120_000);
+test('every sandbox command of the guide parses; its example clients run as written against the sandbox of terminal 1 as written, trouble included: each survives the 429 and the outage, conformant under --strict', async () => {
+  test.setTimeout(180_000);
   const guide = readFileSync(GUIDE, 'utf8');
-  const commands = [...guide.matchAll(/^npx iswc-conformance sandbox(.*)$/gm)].map((m) => (m[1] ?? '').trim().split(/\s+/).filter((a) => a !== ''));
+  // The command's own words: a shell's redirections and `&` after them are not its arguments.
+  const commands = [...guide.matchAll(/^npx iswc-conformance sandbox(.*?)(?:\s+[0-9]*[>&].*)?$/gm)].map((m) => (m[1] ?? '').trim().split(/\s+/).filter((a) => a !== ''));
   expect(commands.length).toBeGreaterThanOrEqual(3);
   for (const args of commands) expect(parseSandboxArgs(args, { ISWC_SANDBOX_KEY: 'my-sandbox-key' }).kind, args.join(' ')).toBe('run');
+
+  // Terminal 1 of the walkthrough, as written: its key and its arguments (the port a free one, as the guide's own test does).
+  const terminal1 = shellBlocks(guide, 'Walkthrough')[1] ?? '';
+  const key = /^export ISWC_SANDBOX_KEY=(\S+)/m.exec(terminal1)?.[1] ?? '';
+  const args = (/^npx iswc-conformance sandbox (.*)$/m.exec(terminal1)?.[1] ?? '').trim().split(/\s+/).map((a) => (a === '18091' ? '0' : a));
+  expect(args).toEqual(['--port', '0', '--inject', '429@2,503@4x3', '--strict', '--report-dir', 'reports/client']);
 
   const clients = [...guide.matchAll(/^(ISWC_BASE_URL=\S+ ISWC_SUBSCRIPTION_KEY=\S+ npx tsx examples\/\S+\.ts.*)$/gm)].map((m) => m[1] ?? '');
   expect(clients).toHaveLength(2);
@@ -107,8 +114,8 @@ test('every sandbox command of the guide parses; its example clients run as writ
   symlinkSync(fromRoot('examples'), path.join(dir, 'examples'));
   try {
     for (const line of clients) {
-      const parsed = parseSandboxArgs(['--port', '0', '--report-dir', path.join(dir, 'reports')], { ISWC_SANDBOX_KEY: 'my-sandbox-key' });
-      if (parsed.kind !== 'run') throw new Error('bad arguments');
+      const parsed = parseSandboxArgs(args, { ISWC_SANDBOX_KEY: key }, dir);
+      if (parsed.kind !== 'run') throw new Error(`bad arguments: ${JSON.stringify(parsed)}`);
       const running = await startSandbox(parsed.options);
       const command = line.replaceAll('http://127.0.0.1:18091', running.url).replaceAll('npx tsx', JSON.stringify(fromRoot('node_modules', '.bin', 'tsx')));
       const ran = await new Promise<{ code: number | null; out: string }>((resolve) => {
@@ -121,7 +128,37 @@ test('every sandbox command of the guide parses; its example clients run as writ
       const result = await running.stop();
       expect(ran.code, `${line}\n${ran.out}`).toBe(0);
       expect(result.report.verdict, `${line}: ${result.report.verdictText}`).toBe('conformant');
+      expect(result.report.strict).toBe(true);
+      // The 429 of request 2 and the outage of requests 4 to 6 were met, and survived.
+      expect(result.report.trouble.map((t) => `${t.kind}@${t.request}: ${t.survived ? 'survived' : 'not survived'}`), line).toEqual(['429@2: survived', '503@4: survived', '503@5: survived', '503@6: survived']);
+      expect(result.report.checks.exercised.find((c) => c.id === 'client.retry-after'), line).toMatchObject({ failed: 0 });
+      rmSync(path.join(dir, 'reports'), { recursive: true, force: true });
     }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the guide\'s CI step runs as written: the session ends by --idle and the sandbox exits with the verdict, 0 for the curl client through a 429 and an outage', async () => {
+  test.setTimeout(120_000);
+  const blocks = shellBlocks(readFileSync(GUIDE, 'utf8'), 'In CI: the verdict as the exit status');
+  expect(blocks).toHaveLength(1);
+  const port = String(await freePort());
+  const step = (blocks[0] ?? '').replaceAll('18092', port);
+  const dir = cloneLikeDir('iswc-client-ci-');
+  const env = newcomerEnvOf(path.join(dir, '.npm-cache'));
+  const sh = (script: string) => spawnSync('bash', ['-c', `set -euo pipefail\n${script}`], { cwd: dir, env, encoding: 'utf8', timeout: 90_000 });
+  try {
+    const ran = sh(step);
+    const log = existsSync(path.join(dir, 'sandbox.log')) ? readFileSync(path.join(dir, 'sandbox.log'), 'utf8') : '';
+    expect(ran.status, `${ran.stdout}${ran.stderr}\n${log}`).toBe(0);
+    expect(log).toContain('client conformance: conformant: run notification JSON, merge JSON, submission delete, demerge succeeded');
+    const report = JSON.parse(readFileSync(path.join(dir, 'reports', 'client-ci', 'client-conformance.json'), 'utf8')) as ClientReport;
+    expect(report).toMatchObject({ verdict: 'conformant', endedBy: 'idle', strict: true });
+    // A client that is not conformant fails the step: here it was asked for XML and sent JSON.
+    const failing = sh(step.replace('--idle 5', '--idle 5 --formats xml'));
+    expect(failing.status).toBe(1);
+    expect(readFileSync(path.join(dir, 'sandbox.log'), 'utf8')).toContain('client conformance: not conformant: ');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -42,16 +42,22 @@ test('every failure has a short id from its execution key, unique in the run; no
 test('the id and its replay command reach the test failure text, JUnit and the HTML report', () => {
   const failure = report.executions.find((e) => e.verdict === 'fail' && e.level === 'spec');
   if (!failure?.failureId) throw new Error('fixture: no spec failure');
-  const command = replayCommand(failure.failureId, 'reports/conformance.json');
+  const command = replayCommand(failure.failureId, { report: 'reports/conformance.json' });
   expect(command).toBe(`npx iswc-conformance replay ${failure.failureId} --report reports/conformance.json`);
-  expect(replayCommand('abc', 'my reports/c.json')).toBe("npx iswc-conformance replay abc --report 'my reports/c.json'");
-  // The run's own console names the target (replay sends the key only to a named one); the files never do.
-  expect(replayCommand('abc', 'c.json', 'https://api.example.com/iswc')).toBe('npx iswc-conformance replay abc --report c.json --base-url https://api.example.com/iswc');
-  expect(renderJunit(report)).not.toContain('--base-url');
-  expect(describeFailure(failure, 'reports/conformance.json')).toContain(`Replay failure ${failure.failureId}: ${command}`);
-  expect(renderJunit(report)).toContain(`Failure ${failure.failureId}: npx iswc-conformance replay ${failure.failureId} --report conformance.json`);
+  expect(replayCommand('abc', { report: 'my reports/c.json' })).toBe("npx iswc-conformance replay abc --report 'my reports/c.json'");
+  // Complete, so that it runs as printed: the run's profile when not the default, and the target the key goes to.
+  expect(replayCommand('abc', { report: 'c.json', target: 'my.json', baseUrl: 'https://api.example.com/iswc' })).toBe('npx iswc-conformance replay abc --report c.json --target my.json --base-url https://api.example.com/iswc');
+  expect(describeFailure(failure, { report: 'reports/conformance.json' })).toContain(`Replay failure ${failure.failureId}: ${command}`);
+  // A report that does not record where it was written (built in-process) points at the file next to it.
+  expect(renderJunit(report)).toContain(`Failure ${failure.failureId}: npx iswc-conformance replay ${failure.failureId} --report conformance.json (the conformance.json next to this file)`);
   const html = renderHtml(report);
-  expect(html).toMatch(/<td class="failure-id"><code>[0-9a-f]{8}<\/code> · replay: <code>npx iswc-conformance replay [0-9a-f]{8} --report conformance.json<\/code>/);
+  expect(html).toMatch(/<td class="failure-id"><code>[0-9a-f]{8}<\/code> · replay: <code class="replay">npx iswc-conformance replay [0-9a-f]{8} --report conformance.json<\/code>/);
+  // A run that records it (the reporter does) gives the whole command in every file.
+  const recorded = { ...report, meta: { ...report.meta, embedded: false, baseUrl: 'https://staging.example/iswc', replay: { report: 'reports/gate/conformance.json', target: 'fixtures/targets/staging-example.json' } } };
+  const whole = `npx iswc-conformance replay ${failure.failureId} --report reports/gate/conformance.json --target fixtures/targets/staging-example.json --base-url https://staging.example/iswc`;
+  expect(renderJunit(recorded)).toContain(`Failure ${failure.failureId}: ${whole}</failure>`);
+  expect(renderHtml(recorded)).toContain(whole);
+  expect(renderHtml(recorded)).toContain('<code id="replay-args" data-args="--report reports/gate/conformance.json --target fixtures/targets/staging-example.json --base-url https://staging.example/iswc">');
   const examples = Object.values(pageExamples(html)).flat() as Array<{ i?: string }>;
   expect(examples.filter((x) => x.i !== undefined).length).toBe(report.executions.filter((e) => e.verdict === 'fail').length);
 });

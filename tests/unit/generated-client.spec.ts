@@ -52,10 +52,10 @@ test('schema.d.ts is what openapi-typescript generates from openapi.yaml, untouc
   }
 });
 
-/** A sandbox session on the client profile with `drive`; its report directory. */
-async function session(drive: (url: string) => Promise<void>): Promise<{ dir: string; verdictText: string; exitCode: number }> {
+/** A sandbox session on the client profile with `drive`, with the trouble the client guide injects; its report directory. */
+async function session(drive: (url: string) => Promise<void>, trouble: string[] = ['--inject', '429@2,503@4x3']): Promise<{ dir: string; verdictText: string; exitCode: number }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'iswc-generated-'));
-  const parsed = parseSandboxArgs(['--port', '0', '--report-dir', dir, '--strict'], { ISWC_SANDBOX_KEY: KEY });
+  const parsed = parseSandboxArgs(['--port', '0', '--report-dir', dir, '--strict', ...trouble], { ISWC_SANDBOX_KEY: KEY });
   if (parsed.kind !== 'run') throw new Error('bad arguments');
   const running = await startSandbox(parsed.options);
   await drive(running.url);
@@ -63,7 +63,7 @@ async function session(drive: (url: string) => Promise<void>): Promise<{ dir: st
   return { dir, verdictText: result.report.verdictText, exitCode: result.exitCode };
 }
 
-test('the generated client with the key header passes the sandbox, from a base URL with a trailing slash too, and certifies with what it exercised; as generated (no key header) it is refused', async () => {
+test('the generated client with the key header and Retry-After honoured passes the sandbox with a 429 and an outage of three 503s, strict, from a base URL with a trailing slash too, and certifies with what it exercised; as generated (no key header) it is refused', async () => {
   const data = loadAgencyData(fromRoot('fixtures', 'targets', 'sandbox-client.json'));
   const good = await session((url) => agencyDay(agencyApi(`${url}/`, KEY), data));
   try {
@@ -72,7 +72,10 @@ test('the generated client with the key header passes the sandbox, from a base U
     const issued = await cliInProcess(['certify', '--client', path.join(good.dir, 'client-conformance.json')]);
     expect(issued.code, issued.out).toBe(0);
     const cert = JSON.parse(readFileSync(path.join(good.dir, 'client-certificate.json'), 'utf8')) as ClientCertificate;
-    expect(cert.exercised?.map((c) => `${c.operation}/${c.format}: ${c.succeeded} of ${c.requests}`)).toEqual(['notifyAgentRun/json: 2 of 2', 'mergeIswcMetadata/json: 1 of 1', 'deleteSubmission/none: 1 of 1', 'demergeIswcMetadata/none: 1 of 1']);
+    // The merge met the 429 and the demerge the outage: each sent again after its Retry-After, and survived.
+    expect(cert.exercised?.map((c) => `${c.operation}/${c.format}: ${c.succeeded} of ${c.requests}`)).toEqual(['notifyAgentRun/json: 2 of 2', 'mergeIswcMetadata/json: 1 of 2', 'deleteSubmission/none: 1 of 1', 'demergeIswcMetadata/none: 1 of 4']);
+    expect(cert.troubleSurvived).toEqual(['429', '503']);
+    expect(cert.checks.find((c) => c.id === 'client.retry-after')).toMatchObject({ passed: 4, failed: 0 });
   } finally {
     rmSync(good.dir, { recursive: true, force: true });
   }
@@ -82,7 +85,7 @@ test('the generated client with the key header passes the sandbox, from a base U
   const asGenerated = await session(async (url) => {
     const api = createClient<paths>({ baseUrl: url });
     await expect(agencyDay(api, data)).rejects.toBeInstanceOf(Refused);
-  });
+  }, []);
   try {
     expect(asGenerated.exitCode).toBe(1);
     expect(asGenerated.verdictText).toMatch(/^not conformant: 1 gating violation of 1 check; /);

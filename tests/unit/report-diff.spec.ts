@@ -1,5 +1,5 @@
 import { runCli } from '../support/cli.ts';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -144,14 +144,17 @@ test('report:diff writes diff.md and diff.html and exits 1 on a spec regression;
     expect(code).toBe(1);
     expect(stdout).toContain('# ISWC conformance: regression diff');
     expect(readFileSync(path.join(dir, 'diff.md'), 'utf8')).toBe(stdout);
-    expect(existsSync(path.join(dir, 'diff.html'))).toBe(true);
+    // The verdict line of diff.md is in diff.html too, at the top.
+    expect(stdout).toContain('**Result: a `spec` check newly fails (exit status 1).**');
+    expect(readFileSync(path.join(dir, 'diff.html'), 'utf8')).toContain('<span id="result" class="badge bad" data-spec-regression="yes">Result: a spec check newly fails (exit status 1).</span></h1>');
 
     // Baseline, then a diff against it with one argument: the same run, no regression.
     const baseline = path.join(dir, 'baselines', 'conformance.json');
     expect(runCli(['baseline', baseFile, '--out', baseline]).code).toBe(0);
     expect(readFileSync(baseline, 'utf8')).toBe(readFileSync(baseFile, 'utf8'));
     const same = runCli(['diff', baseline, baseFile, '--out', dir]).stdout;
-    expect(same).toContain('no `spec` check newly fails');
+    expect(same).toContain('Result: no `spec` check newly fails (exit status 0).');
+    expect(readFileSync(path.join(dir, 'diff.html'), 'utf8')).toContain('<span id="result" class="badge ok" data-spec-regression="no">Result: no spec check newly fails (exit status 0).</span>');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

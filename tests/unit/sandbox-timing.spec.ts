@@ -12,31 +12,45 @@ import type { Reply } from '../../server/index.ts';
 import { TroubleSchedule, parseInjections, parseRateLimit } from '../../lib/sandbox/trouble.ts';
 
 /**
- * The timing judgements never raise a false alarm for a client at the edge: a request in flight before
- * an answer with Retry-After was written is not judged against it, a client that waits exactly the delay
- * passes, and a client that keeps exactly to a rate limit is not over it when the sandbox stamps its
- * requests late. Each edge comes with the fault just past it, still caught.
+ * The timing judgements never raise a false alarm for a client at the edge, and never let a client that
+ * ignores Retry-After through. A retry is the same request again (method, target, body): it is judged
+ * against the Retry-After of the answer that told that request to wait, whatever connection carries it
+ * (a new connection for each request, or any connection of a pool), and a different request never is.
+ * A client that waits exactly the delay passes; a client that keeps exactly to a rate limit is not over it
+ * when the sandbox stamps its requests late. Each edge comes with the fault just past it, still caught.
  */
 
 const KEY = 'timing-unit-key-5e4d3c2b1a';
 const DELETE = '/submission?preferredIswc=T9999999994&agency=128&workcode=W1&sourceDb=128&reasonCode=EdiV1';
+const DEMERGE = '/iswc/merge?preferredIswc=T9999999994&agency=128&workcode=W1';
+const MERGE = '/iswc/merge?preferredIswc=T9999999994&agency=128';
 
-/** One DELETE over `agent` (undefined: a connection of its own); resolves with the status once the answer is read. */
-function del(url: string, agent: Agent | false): Promise<number> {
+interface Sent {
+  method?: 'DELETE' | 'POST';
+  path?: string;
+  body?: string;
+}
+
+/** One request over `agent` (false: a connection of its own); resolves with the status once the answer is read. */
+function send(url: string, agent: Agent | false, { method = 'DELETE', path: target = DELETE, body }: Sent = {}): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${url}${DELETE}`, { method: 'DELETE', agent, headers: { 'Ocp-Apim-Subscription-Key': KEY } }, (res) => {
+    const headers: Record<string, string> = { 'Ocp-Apim-Subscription-Key': KEY, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) };
+    const req = httpRequest(`${url}${target}`, { method, agent, headers }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode ?? 0));
     });
     req.on('error', reject);
-    req.end();
+    req.end(body);
   });
 }
 
-async function session(args: string[], drive: (url: string) => Promise<void>): Promise<ClientReport> {
+const del = (url: string, agent: Agent | false): Promise<number> => send(url, agent);
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function session(args: string[], drive: (url: string) => Promise<void>, operations = 'delete'): Promise<ClientReport> {
   const dir = mkdtempSync(path.join(tmpdir(), 'iswc-timing-'));
   try {
-    const parsed = parseSandboxArgs(['--port', '0', '--report-dir', dir, '--operations', 'delete', ...args], { ISWC_SANDBOX_KEY: KEY });
+    const parsed = parseSandboxArgs(['--port', '0', '--report-dir', dir, '--operations', operations, ...args], { ISWC_SANDBOX_KEY: KEY });
     if (parsed.kind !== 'run') throw new Error(`bad arguments: ${JSON.stringify(parsed)}`);
     const running = await startSandbox(parsed.options);
     await drive(running.url);
@@ -47,56 +61,146 @@ async function session(args: string[], drive: (url: string) => Promise<void>): P
 }
 
 const retryAfter = (report: ClientReport) => report.checks.exercised.find((c) => c.id === 'client.retry-after');
+const early = (report: ClientReport) => report.violations.filter((v) => v.check === 'client.retry-after').map((v) => v.received);
 
-test('requests sent together with the one that gets a 429 were in flight: never judged against its Retry-After', async () => {
+test('requests of their own sent together with the one that gets a 429 are never judged against its Retry-After', async () => {
   const report = await session(['--inject', '429@1', '--strict'], async (url) => {
-    // Three at once, each on a connection of its own, as a client with a pool sends them.
-    const statuses = await Promise.all([del(url, false), del(url, false), del(url, false)]);
+    // Three different requests at once, each on a connection of its own, as a client with a pool sends them.
+    const statuses = await Promise.all(['A', 'B', 'C'].map((w) => send(url, false, { path: DELETE.replace('W1', w) })));
     expect(statuses.filter((s) => s === 429)).toHaveLength(1);
   });
-  expect(retryAfter(report)?.failed ?? 0).toBe(0);
-  expect(report.violations.filter((v) => v.check === 'client.retry-after')).toEqual([]);
+  expect(retryAfter(report)).toBeUndefined();
+  expect(early(report)).toEqual([]);
 });
 
-test('with fetch (its pool takes another connection for the next request): four requests at once are not judged; a retry 1.2 s after the 429 is', async () => {
+test('a new connection for each request (curl, urllib, requests without a session): a retry at once, or after 0.5 s, of a request told to wait 2 s is caught; after 2 s it passes', async () => {
+  for (const waitMs of [0, 500]) {
+    const report = await session(['--inject', '429@1', '--strict'], async (url) => {
+      expect(await del(url, false)).toBe(429);
+      await sleep(waitMs);
+      expect(await del(url, false)).toBe(404);
+    });
+    expect(retryAfter(report), `retry after ${waitMs} ms`).toMatchObject({ failed: 1 });
+    expect(early(report)[0]).toMatch(/^request 2 \(request 1 again\) came [0-9.]+ s early$/);
+    expect(report.violations.filter((v) => v.gating).map((v) => v.check)).toEqual(['client.retry-after']);
+  }
+  const patient = await session(['--inject', '429@1', '--strict'], async (url) => {
+    expect(await del(url, false)).toBe(429);
+    await sleep(2000);
+    expect(await del(url, false)).toBe(404);
+  });
+  expect(retryAfter(patient)).toMatchObject({ passed: 1, failed: 0 });
+  expect(patient.checks.gatingFailures).toBe(0);
+});
+
+test('with fetch (its pool takes another connection for the next request): four requests at once are not judged; the same request 1.2 s after the 429 is caught', async () => {
   const headers = { 'Ocp-Apim-Subscription-Key': KEY };
   const together = await session(['--inject', '429@1', '--strict'], async (url) => {
     const statuses = await Promise.all(['A', 'B', 'C', 'D'].map(async (w) => (await fetch(`${url}${DELETE.replace('W1', w)}`, { method: 'DELETE', headers })).status));
     expect(statuses.filter((s) => s === 429)).toHaveLength(1);
   });
-  expect(retryAfter(together)?.failed ?? 0).toBe(0);
+  expect(retryAfter(together)).toBeUndefined();
   const soon = await session(['--inject', '429@1', '--strict'], async (url) => {
     expect((await fetch(`${url}${DELETE}`, { method: 'DELETE', headers })).status).toBe(429);
-    await new Promise((r) => setTimeout(r, 1200));
+    await sleep(1200);
     expect((await fetch(`${url}${DELETE}`, { method: 'DELETE', headers })).status).toBe(404);
   });
   expect(retryAfter(soon)).toMatchObject({ failed: 1 });
-  expect(soon.violations.find((v) => v.check === 'client.retry-after')?.received).toMatch(/^request 2 came 0\.[0-9]+ s early$/);
+  expect(early(soon)[0]).toMatch(/^request 2 \(request 1 again\) came 0\.[0-9]+ s early$/);
 });
 
-test('the same connection at once after a 429 is caught; waiting exactly the Retry-After passes, on the same connection or another', async () => {
-  const early = await session(['--inject', '429@1', '--strict'], async (url) => {
+test('concurrent operations on one pool, each waiting its own Retry-After, are never judged against another\'s, whichever connection carries the retry', async () => {
+  // Merge, demerge and delete at once over a pool of two connections, each answered 503 with Retry-After: 2;
+  // each retries 2 s after its own answer, on whichever connection is free (one that just carried another's 503).
+  const merge: Sent = { method: 'POST', path: MERGE, body: JSON.stringify({ iswcs: ['T0345246801'] }) };
+  const demerge: Sent = { path: DEMERGE };
+  const remove: Sent = { path: DELETE };
+  const together = await session(
+    ['--inject', '503@1x3', '--strict'],
+    async (url) => {
+      const agent = new Agent({ keepAlive: true, maxSockets: 2 });
+      try {
+        await Promise.all(
+          [merge, demerge, remove].map(async (r) => {
+            expect(await send(url, agent, r)).toBe(503);
+            await sleep(2000);
+            expect(await send(url, agent, r)).not.toBe(503);
+          }),
+        );
+      } finally {
+        agent.destroy();
+      }
+    },
+    'merge,demerge,delete',
+  );
+  expect(retryAfter(together)).toMatchObject({ passed: 3, failed: 0 });
+  expect(early(together)).toEqual([]);
+
+  // One connection: the delete's retry comes on the connection that carried the demerge's 503 a second
+  // before it (a Retry-After with a second still to run); the delete waited its own, and passes.
+  const staggered = await session(
+    ['--inject', '503@1,503@2', '--strict'],
+    async (url) => {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      try {
+        const deleting = (async () => {
+          expect(await send(url, agent, remove)).toBe(503);
+          await sleep(2000);
+          expect(await send(url, agent, remove)).toBe(404);
+        })();
+        await sleep(1000);
+        expect(await send(url, agent, demerge)).toBe(503);
+        await deleting;
+        await sleep(1100);
+        expect(await send(url, agent, demerge)).not.toBe(503);
+      } finally {
+        agent.destroy();
+      }
+    },
+    'delete,demerge',
+  );
+  expect(retryAfter(staggered)).toMatchObject({ passed: 2, failed: 0 });
+});
+
+test('a mistake on a pooled connection is caught, on the answer\'s own connection or on another already open; waiting exactly the Retry-After passes, on either', async () => {
+  const same = await session(['--inject', '429@1', '--strict'], async (url) => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
       expect(await del(url, agent)).toBe(429);
-      // Sent as soon as the answer is read, on the connection that carried it: the client had seen it.
+      // Sent as soon as the answer is read, on the connection that carried it.
       expect(await del(url, agent)).toBe(404);
     } finally {
       agent.destroy();
     }
   });
-  expect(retryAfter(early)).toMatchObject({ failed: 1 });
-  expect(early.violations.find((v) => v.check === 'client.retry-after')?.received).toMatch(/^request 2 came [0-9.]+ s early$/);
-  expect(early.verdict).toBe('not conformant');
+  expect(retryAfter(same)).toMatchObject({ failed: 1 });
+  expect(early(same)[0]).toMatch(/^request 2 \(request 1 again\) came [0-9.]+ s early$/);
+  expect(same.checks.gatingFailures).toBe(1);
+
+  const other = await session(['--inject', '429@2', '--strict'], async (url) => {
+    const a = new Agent({ keepAlive: true, maxSockets: 1 });
+    const b = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      // B's connection is open (it carried another request) before the 429 is written on A's.
+      expect(await send(url, b, { path: DELETE.replace('W1', 'W9') })).toBe(404);
+      expect(await del(url, a)).toBe(429);
+      expect(await del(url, b)).toBe(404);
+    } finally {
+      a.destroy();
+      b.destroy();
+    }
+  });
+  expect(retryAfter(other)).toMatchObject({ failed: 1 });
+  expect(early(other)[0]).toMatch(/^request 3 \(request 2 again\) came [0-9.]+ s early$/);
 
   const patient = await session(['--inject', '429@1,429@2', '--strict'], async (url) => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
       expect(await del(url, agent)).toBe(429);
       // Retry-After: 2, waited to the millisecond by the client's own timer.
-      await new Promise((r) => setTimeout(r, 2000));
+      await sleep(2000);
       expect(await del(url, agent)).toBe(429);
-      await new Promise((r) => setTimeout(r, 2000));
+      await sleep(2000);
       expect(await del(url, false)).toBe(404);
     } finally {
       agent.destroy();

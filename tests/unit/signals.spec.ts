@@ -141,7 +141,7 @@ for (const launcher of ['npm', 'npx'] as const) {
         const report = JSON.parse(readFileSync(file, 'utf8')) as { endedBy: string; requests: number };
         expect(report.endedBy).toBe('signal');
         expect(report.requests).toBe(1);
-        if (signal !== 'SIGHUP') expect(result.out).toContain('ended by a signal: exit code 130');
+        if (signal !== 'SIGHUP') expect(result.out).toContain("ended by a signal: exit code 130 (the verdict above is the session's, in its reports; --idle SECONDS or --requests N end a session with the verdict as its exit status)");
       } finally {
         killMarked(launched.marker);
       }

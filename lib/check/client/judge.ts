@@ -3,7 +3,7 @@ import type { Level } from '../../generate/expectations.ts';
 import { gating } from '../gating.ts';
 import { executionSections } from '../sections.ts';
 import { allClientChecks } from './registry.ts';
-import type { ClientCheck, ClientJudgeInput, SessionRecord } from './types.ts';
+import type { ClientCheck, ClientJudgeInput, ProductionComparison, SessionRecord } from './types.ts';
 import { PASSED } from './types.ts';
 
 /** One client check's verdict on one request (or, from the session's end, on the request it names). */
@@ -21,6 +21,7 @@ export interface ClientVerdict {
 
 const perRequest: readonly ClientCheck[] = allClientChecks().filter((c) => c.judge);
 const perSession: readonly ClientCheck[] = allClientChecks().filter((c) => c.conclude);
+const perComparison: readonly ClientCheck[] = allClientChecks().filter((c) => c.compare);
 
 /** Each check's sections narrowed to each operation, once (they are the same for every request). */
 const sectionsFor = new Map<ClientCheck, Map<OperationId | null, string[]>>();
@@ -64,6 +65,19 @@ export function judgeSession(record: SessionRecord, strict: boolean): Array<Clie
     for (const j of check.conclude?.(record) ?? []) {
       out.push({ check: check.id, level: check.level, sections: [...check.sections], verdict: j.verdict, expected: j.expected, received: j.received, gating: j.verdict === 'fail' && gating(check.level, strict), request: j.request });
     }
+  }
+  return out;
+}
+
+/** The checks that compare a request's answer with production as built's (observed: never gating). */
+export function judgeComparison(input: ProductionComparison): ClientVerdict[] {
+  const out: ClientVerdict[] = [];
+  const opId = input.request.operation?.id ?? null;
+  for (const check of perComparison) {
+    const j = check.compare?.(input);
+    if (!j) continue;
+    if (j === PASSED) out.push(passOf(check, opId));
+    else out.push({ check: check.id, level: check.level, sections: sectionsOf(check, opId), verdict: j.verdict, expected: j.expected, received: j.received, gating: false });
   }
   return out;
 }

@@ -41,12 +41,12 @@ export const CLIENT_READINGS = [
     point: 'Open points',
     sections: ['2.2', '2.3', '4', '4.1', '4.2', '4.3', '4.4'],
     gated: 'Nothing: a request that relies on a point the document leaves open is only recorded.',
-    recorded: 'Query parameters missing, blank, repeated or not documented (required-ness is not shown; production refuses a blank reasonCode); a preferredIswc off the ISWC pattern (the document states none for the parameter) or an ISWC with a wrong check digit; the end of a run the server never issued; runs started and never ended.',
+    recorded: 'Query parameters missing, blank, repeated or not documented (required-ness is not shown; production refuses a blank reasonCode); a preferredIswc off the ISWC pattern (the document states none for the parameter) or an ISWC with a wrong check digit; the end of a run the server never issued; runs started and never ended; requests production as built answers otherwise than the sandbox did (a body without Content-Type or in XML is 415 there), whatever choices the sandbox makes.',
   },
   {
     point: 'HTTP conventions',
     sections: ['RFC 9110', 'RFC 6585'],
-    gated: 'Not stated by the document, so gating only with --strict: no request before a Retry-After has elapsed (RFC 9110 §10.2.3, after a 429 or 503), retries of a request that met trouble bounded, the rate limit of the session respected (RFC 6585 §4).',
+    gated: 'Not stated by the document, so gating only with --strict: the same request not sent again before the Retry-After it was answered has elapsed (RFC 9110 §10.2.3, after a 429 or 503; another request is never held to it), retries of a request that met trouble bounded, the rate limit of the session respected (RFC 6585 §4).',
     recorded: '',
   },
 ] as const satisfies readonly ClientReading[];

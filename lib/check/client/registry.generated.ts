@@ -18,10 +18,11 @@ import c13 from './checks/client.body.fields.ts';
 import c14 from './checks/client.characters.ts';
 import c15 from './checks/client.coercion.ts';
 import c16 from './checks/client.iswc.ts';
-import c17 from './checks/client.query.open.ts';
-import c18 from './checks/client.run-id.issued.ts';
-import c19 from './checks/client.runs-ended.ts';
-import c20 from './checks/client.xml.ts';
+import c17 from './checks/client.production-as-built.ts';
+import c18 from './checks/client.query.open.ts';
+import c19 from './checks/client.run-id.issued.ts';
+import c20 from './checks/client.runs-ended.ts';
+import c21 from './checks/client.xml.ts';
 
 /** Every client check, in report order. */
-export const CLIENT_CHECK_FILES: readonly ClientCheck[] = [c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, c17, c18, c19, c20];
+export const CLIENT_CHECK_FILES: readonly ClientCheck[] = [c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, c17, c18, c19, c20, c21];

@@ -12,7 +12,8 @@ function indexById(checks: readonly ClientCheck[]): Map<string, ClientCheck> {
     if (byId.has(check.id)) throw new Error(`Duplicate client check id ${check.id}`);
     if (!check.id.startsWith('client.')) throw new Error(`Client check ${check.id}: ids start with "client."`);
     if (check.sections.length === 0) throw new Error(`Client check ${check.id} names no section`);
-    if (!check.judge && !check.conclude) throw new Error(`Client check ${check.id} judges nothing (no judge, no conclude)`);
+    if (!check.judge && !check.conclude && !check.compare) throw new Error(`Client check ${check.id} judges nothing (no judge, conclude or compare)`);
+    if (check.compare && check.level !== 'observed') throw new Error(`Client check ${check.id}: a check that compares with production as built only records (level observed)`);
     byId.set(check.id, check);
   }
   return byId;

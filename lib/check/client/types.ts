@@ -79,8 +79,9 @@ export interface SessionView {
   /** runIds the sandbox answered to run starts in this session, and those already ended. */
   issuedRunIds: ReadonlySet<string>;
   /**
-   * A Retry-After still pending when the request arrived, written before the request was sent (a request
-   * in flight then is never judged against it): the answer that set it and until when.
+   * The Retry-After this request is judged against: the latest answered to the same request (method,
+   * target, body) before it arrived, on any connection, until a request after its delay lifts it; the
+   * answer that set it and until when. Never another request's.
    */
   throttle: { setBy: number; status: number; notBefore: number; retryAfter: string } | undefined;
   /** This request repeats one whose answers were trouble (429, 5xx, a reset): how many times in a row. */
@@ -106,6 +107,29 @@ export interface ClientJudgement {
   request?: number;
 }
 
+/** An answer as the client got it, or as production as built gives it: status, media type, the start of its body. */
+export interface AnswerSeen {
+  /** The status, or `reset` (the connection closed unanswered), or `none` (no answer came in time). */
+  status: number | 'reset' | 'none';
+  contentType: string | undefined;
+  /** The start of the body as text. */
+  body: string;
+}
+
+/**
+ * One request compared with what production as built answers it (lib/sandbox/production.ts: the model
+ * production-as-built of the reference server, sent the same requests the sandbox's own server answered).
+ */
+export interface ProductionComparison {
+  request: ClientRequest;
+  /** What the sandbox answered. */
+  sandbox: AnswerSeen;
+  /** What production as built answers the same request, after the same requests before it. */
+  production: AnswerSeen;
+  /** Earlier requests of the session that production as built refused where the sandbox did not: what follows may differ because of them. */
+  earlierRefused: { count: number; first: number | undefined };
+}
+
 /** The whole session, for checks judged when it ends. */
 export interface SessionRecord {
   /** The run starts answered with a runId: the runId and the request that started it. */
@@ -128,6 +152,8 @@ export interface ClientCheck {
   judge?: (input: ClientJudgeInput) => ClientJudgement | null;
   /** Judges the session when it ends (runs left open, …). */
   conclude?: (session: SessionRecord) => ClientJudgement[];
+  /** Judges one request once production as built has answered it too (observed checks only: the sandbox's own choices are the client's test). */
+  compare?: (input: ProductionComparison) => ClientJudgement | null;
 }
 
 /** Identity, for type checking of a check file. */

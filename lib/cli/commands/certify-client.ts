@@ -3,7 +3,9 @@ import type { KeyObject } from 'node:crypto';
 import path from 'node:path';
 import { shownPath } from '../../foundation/paths.ts';
 import { buildClientCertificate, renderClientCertificateHtml, signClientCertificate } from '../../report/client/certificate.ts';
+import { notGatingText } from '../../report/client/build.ts';
 import { cellLabel } from '../../report/client/labels.ts';
+import { operationLabel } from '../../report/view.ts';
 import { readClientReport } from '../../report/client/validate.ts';
 import { privateKeyFromPem } from '../../report/signature.ts';
 import { writeRedacted } from '../../report/write.ts';
@@ -76,6 +78,9 @@ export function certifyClient(values: OptionValues, io: CliIo): number {
     `client certificate: ${certificate.verdictText} — ${certificate.client.userAgent ?? 'no User-Agent'}, agency ${certificate.client.agency ?? '?'}, ${certificate.session.requests} request(s)`,
     ...(certificate.exercised ?? []).map((c) => `  ${c.succeeded > 0 ? '✓' : '·'} ${cellLabel(c.operation, c.format)}: ${c.requests} sent, ${c.succeeded} succeeded${c.declared ? '' : ' (not declared)'}`),
     `  ${certificate.checks.length} client checks exercised (${certificate.checks.filter((c) => c.level !== 'observed').length} spec or http, ${certificate.checks.filter((c) => c.level === 'observed').length} observed)${certificate.notExercised.length > 0 ? `; not exercised: ${certificate.notExercised.join(', ')}` : ''}`,
+    ...(certificate.notGating && certificate.notGating.checks.length > 0 ? [`  ✗ failed, not gating: ${notGatingText(certificate.notGating) ?? ''}`] : []),
+    ...(certificate.observations ?? []).slice(0, 10).map((o) => `  observed ${o.check} on ${operationLabel(o.operation)}${o.format === 'none' ? '' : ` ${o.format.toUpperCase()}`} ×${o.count}: #${o.request} ${o.received}`.slice(0, 300)),
+    ...((certificate.observations ?? []).length > 10 ? [`  … ${(certificate.observations ?? []).length - 10} more observed in client-certificate.json`] : []),
     ...certificate.trouble.slice(0, 20).map((t) => `  trouble ${t.kind} on request ${t.request}: ${t.survived ? 'survived' : 'not survived'}`),
     `  digest sha256 ${certificate.digest.value}`,
     certificate.signature ? `  signed ed25519 by ${certificate.signature.publicKeyFingerprint}` : '  unsigned: the digest only detects accidental edits (sign with --sign-key <private key PEM>)',

@@ -23,7 +23,7 @@ export const sandboxCommand: Command = {
     [EXIT.INTERNAL, 'judging a request raised (a defect of iswc-conformance, not of the client): the session ends at once and the reports hold what was judged before it'],
     [
       EXIT.INTERRUPTED,
-      "the session was ended by SIGINT, SIGTERM or SIGHUP, or because the process that started it (npm, npx, a shell) ended: the reports are written with the session's verdict (endedBy \"signal\"), which the console's last lines repeat, and the port is free again",
+      "the session was ended by SIGINT, SIGTERM or SIGHUP, or because the process that started it (npm, npx, a shell) ended: the reports are written with the session's verdict (endedBy \"signal\"), which the console's last lines repeat, and the port is free again. A session that must end with its verdict as the exit status (a CI step) ends by --idle or --requests",
     ],
   ],
   async run({ values }, io) {

@@ -7,7 +7,8 @@ import { page, VERDICT_COLOUR } from '../html.ts';
 import type { CertificateSignature, CertificateVerification } from '../signature.ts';
 import { publicKeyFingerprint, sealCheck, signBytes } from '../signature.ts';
 import { operationLabel, sectionsText } from '../view.ts';
-import type { CellFormat, ClientReport, TroubleMet } from './model.ts';
+import type { CellFormat, ClientReport, NotGating, TroubleMet } from './model.ts';
+import { notGatingOf, notGatingText, PRODUCTION_CHECK } from './build.ts';
 import type { OperationId } from '../../contract/operations.ts';
 import { cellLabel, injectionText } from './labels.ts';
 
@@ -55,6 +56,14 @@ export interface ClientCertificate {
   troubleSurvived: string[];
   /** The violations the report kept, condensed: check, level, where, which request, what came. */
   violations: Array<{ check: string; level: Level; gating: boolean; sections: string[]; operation: string; format: string; request: number; received: string }>;
+  /** Checks that failed without gating (http without --strict) and what --strict would have made of the session; absent in certificates of earlier versions. */
+  notGating?: NotGating;
+  /**
+   * What was observed, one line per check × operation × format: how often, and the first example. Among
+   * them client.production-as-built: where production as built answers the client otherwise. Absent in
+   * certificates of earlier versions.
+   */
+  observations?: Array<{ check: string; operation: string; format: string; count: number; request: number; received: string }>;
   integrity: string;
   digest: { algorithm: 'sha256'; canonicalization: string; value: string };
   signature?: CertificateSignature;
@@ -92,7 +101,11 @@ export function buildClientCertificate(report: ClientReport, date = new Date()):
     .map((c) => c.id);
   const troubleSurvived = [...new Set(report.trouble.filter((t) => t.survived).map((t) => t.kind))];
   const done = report.coverage.cells.filter((c) => c.declared && c.succeeded > 0).map((c) => cellLabel(c.operation, c.format));
-  const verdictText = `conformant: ${done.join(', ')} succeeded; ${report.checks.exercised.filter((c) => c.level !== 'observed').length} spec and http client checks${troubleSurvived.length > 0 ? `; trouble survived: ${troubleSurvived.join(', ')}` : ''}`;
+  const notGating = report.notGating ?? notGatingOf(report.checks.exercised, report.strict, report.verdict);
+  const failedText = notGatingText(notGating);
+  const gatingChecks = report.checks.exercised.filter((c) => c.level !== 'observed').length;
+  const production = report.checks.exercised.find((c) => c.id === PRODUCTION_CHECK)?.observed ?? 0;
+  const verdictText = `conformant: ${done.join(', ')} succeeded; ${gatingChecks} spec and http client checks judged${failedText ? `, of which ${failedText}` : ''}${troubleSurvived.length > 0 ? `; trouble survived: ${troubleSurvived.join(', ')}` : ''}${production > 0 ? `; production as built answers ${production} request${production === 1 ? '' : 's'} otherwise` : ''}`;
   return withDigest({
     kind: 'iswc-conformance-client-certificate',
     certificateVersion: 2,
@@ -122,8 +135,25 @@ export function buildClientCertificate(report: ClientReport, date = new Date()):
     trouble: report.trouble,
     troubleSurvived,
     violations: report.violations.map((v) => ({ check: v.check, level: v.level, gating: v.gating, sections: v.sections, operation: v.operation, format: v.format, request: v.request.seq, received: v.received })),
+    notGating,
+    observations: observationLines(report),
     integrity: CLIENT_UNSIGNED_INTEGRITY,
   });
+}
+
+/** The observations of a report, one line per check × operation × format, with the group's count and its first example. */
+function observationLines(report: ClientReport): NonNullable<ClientCertificate['observations']> {
+  const out: NonNullable<ClientCertificate['observations']> = [];
+  const seen = new Set<string>();
+  for (const o of report.observations) {
+    const key = `${o.check}\u0001${o.operation}\u0001${o.format}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const count = report.groups.find((g) => g.check === o.check && g.operation === o.operation && g.format === o.format)?.observed ?? 1;
+    out.push({ check: o.check, operation: o.operation, format: o.format, count, request: o.request.seq, received: o.received });
+  }
+  // Where production as built answers otherwise first: what the client meets on its first day.
+  return out.sort((a, b) => Number(b.check === PRODUCTION_CHECK) - Number(a.check === PRODUCTION_CHECK));
 }
 
 /** Signs a client certificate: the integrity statement says so (and is signed too), the digest is recomputed. */
@@ -174,6 +204,12 @@ export function verifyClientCertificate(value: unknown, options: { publicKey?: K
   const gatingFailed = checks.filter((c) => c.failed > 0 && (c.level === 'spec' || (c.level === 'http' && cert.session?.strict === true)));
   if (cert.verdict === 'conformant' && gatingFailed.length > 0) problems.push(`verdict "conformant" with failing gating checks: ${gatingFailed.map((c) => c.id).join(', ')}`);
   if (cert.verdict === 'not conformant' && gatingFailed.length === 0) problems.push('verdict "not conformant" without a failing gating check');
+  if (cert.notGating !== undefined) {
+    // Every failure is counted: a check that failed without gating is listed with what --strict makes of it.
+    const failedNotGating = checks.filter((c) => c.failed > 0 && !gatingFailed.includes(c)).map((c) => c.id).sort();
+    const listed = (Array.isArray(cert.notGating.checks) ? cert.notGating.checks : []).map((c) => c.id).sort();
+    if (failedNotGating.join(',') !== listed.join(',')) problems.push(`checks that failed without gating (${failedNotGating.join(', ') || 'none'}) are not those the certificate lists (${listed.join(', ') || 'none'})`);
+  }
   return { ok: problems.length === 0, recorded, computed, problems, signedBy, signatureVerified };
 }
 
@@ -218,6 +254,10 @@ ${cert.notExercised.length > 0 ? `<p class="muted" id="not-exercised">Not exerci
 <h2>Trouble</h2>
 ${cert.trouble.length === 0 ? '<p>None was given.</p>' : `<table id="trouble"><tr><th>Kind</th><th>Request</th><th>Outcome</th></tr>${trouble}</table>`}
 <h2>Violations (${cert.violations.length})</h2>
-${cert.violations.length === 0 ? '<p>No client check failed.</p>' : `<table id="violations"><tr><th>Check</th><th>Level</th><th>Section</th><th>Where</th><th>What the client sent</th></tr>${violations}</table>`}`;
+${notGatingText(cert.notGating ?? { checks: [], failures: 0, withStrict: cert.verdict }) !== undefined ? `<p id="not-gating">Failed, not gating: ${h(notGatingText(cert.notGating ?? { checks: [], failures: 0, withStrict: cert.verdict }) ?? '')}.</p>` : ''}
+${cert.violations.length === 0 ? '<p>No client check failed.</p>' : `<table id="violations"><tr><th>Check</th><th>Level</th><th>Section</th><th>Where</th><th>What the client sent</th></tr>${violations}</table>`}
+<h2>Observations (${(cert.observations ?? []).reduce((n, o) => n + o.count, 0)})</h2>
+<p class="muted">Where the client relies on a point the document leaves open, recorded, never a failure; <code>${PRODUCTION_CHECK}</code>: where production as built answers the client otherwise than the sandbox did.</p>
+${(cert.observations ?? []).length === 0 ? '<p>Nothing observed.</p>' : `<table id="observations"><tr><th>Check</th><th>Where</th><th>Requests</th><th>First example</th></tr>${(cert.observations ?? []).map((o) => `<tr class="observation" data-check="${h(o.check)}"><td><code>${h(o.check)}</code></td><td>${h(operationLabel(o.operation))} · ${h(o.format)}</td><td>${o.count}</td><td>#${o.request} ${h(o.received)}</td></tr>`).join('\n')}</table>`}`;
   return page(`ISWC client certificate — ${cert.client.userAgent ?? 'client'} — ${cert.verdictText}`, body);
 }

@@ -3,6 +3,7 @@ import { page } from '../html.ts';
 import { OPERATION_KEYS, operationLabel, sectionsText } from '../view.ts';
 import { requestText } from './junit.ts';
 import { answersText, cellLabel, injectionText } from './labels.ts';
+import { notGatingOf, notGatingText } from './build.ts';
 import type { ClientFinding, ClientReport } from './model.ts';
 
 const LEVEL_ORDER = { spec: 0, http: 1, observed: 2 } as const;
@@ -41,6 +42,12 @@ function groupsOf(findings: readonly ClientFinding[], report: ClientReport, kind
   );
   groups.forEach((g, i) => (g.id = `${prefix}${i + 1}`));
   return groups;
+}
+
+/** The checks that failed without gating, and what --strict would have made of the session: said above the tables, never only in them. */
+function notGatingHtml(report: ClientReport): string {
+  const text = notGatingText(report.notGating ?? notGatingOf(report.checks.exercised, report.strict, report.verdict));
+  return text === undefined ? '' : `<p id="not-gating" class="v-fail">Failed, not gating: ${h(text)}.</p>`;
 }
 
 function formatLabel(format: string): string {
@@ -162,6 +169,7 @@ ${cov.missing.length > 0 ? `<p id="missing" class="v-fail">${h(cov.missing.map((
 <table id="coverage"><tr><th>Operation × format</th><th></th><th>Requests</th><th>Succeeded</th><th>Other answers</th></tr>${coverageRows}${anyRows}</table>
 <h2>Client checks</h2>
 <p class="muted">spec: what the interface document asks of every client, on every reading (always gating) · http: RFC 9110 and RFC 6585 conventions the document does not state (gating with --strict) · observed: the client relies on a point the document leaves open; recorded, never a failure. ${report.checks.gatingFailures} gating violation(s).</p>
+${notGatingHtml(report)}
 <table id="checks"><tr><th>Check</th><th>Level</th><th>Section</th><th>Passed</th><th>Failed</th><th>Observed</th></tr>${checkRows}</table>
 <h2>Trouble met</h2>
 ${report.trouble.length === 0 ? '<p>No trouble was given (--inject, --rate-limit).</p>' : `<table id="trouble"><tr><th>Kind</th><th>Request</th><th>Outcome</th></tr>${troubleRows}</table>`}

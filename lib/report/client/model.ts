@@ -49,6 +49,15 @@ export interface ClientCheckTally extends ClientTally {
   description: string;
 }
 
+/** Failed checks that do not gate the session (http ones without --strict), and what --strict would have made of it. */
+export interface NotGating {
+  checks: Array<{ id: string; level: Level; failed: number }>;
+  /** Their failures, all told. */
+  failures: number;
+  /** The verdict with --strict: not conformant as soon as an http check failed. */
+  withStrict: 'conformant' | 'not conformant' | 'incomplete';
+}
+
 /** Verdicts of one check on one operation in one format. */
 export interface ClientGroupTally extends ClientTally {
   check: string;
@@ -159,6 +168,8 @@ export interface ClientReport {
   /** Requests per operation id (and `other`). */
   operations: Record<string, number>;
   checks: ClientTally & { gatingFailures: number; exercised: ClientCheckTally[] };
+  /** Failed checks that did not gate (http without --strict): counted in the verdict line, the HTML and the certificate. Absent in reports of earlier versions. */
+  notGating?: NotGating;
   groups: ClientGroupTally[];
   violations: ClientFinding[];
   /** Violations beyond the ones kept (the counts above hold them all). */

@@ -27,6 +27,7 @@ import { decodeResponseText } from './text.ts';
 import { MAX_NESTING_DEPTH } from '../../config/limits.ts';
 import { nestingOf } from '../../contract/answer.ts';
 import { tooDeepText } from '../../contract/codec/depth.ts';
+import { isGatewayNotFound } from '../../contract/routes.ts';
 import type {
   AuthMode,
   Exchange,
@@ -626,6 +627,30 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
     keyWatchOpen = false;
   };
 
+  // The route watch: the first answers to documented operations all 404, a run start among them: a wrong base path.
+  const routeWatch = options.routeWatch;
+  let routeWatchOpen = routeWatch !== undefined;
+  const route404 = { count: 0, runStart: false, paths: [] as string[], gateway: false };
+  const noteRouteAnswer = (spec: RequestSpec, status: number, body: string): void => {
+    if (!routeWatch || !routeWatchOpen) return;
+    const evidence = routeWatch.evidence(spec);
+    if (evidence === undefined) return;
+    if (status !== 404) {
+      routeWatchOpen = false;
+      return;
+    }
+    route404.count += 1;
+    if (evidence === 'run-start') route404.runStart = true;
+    if (isGatewayNotFound(body)) route404.gateway = true;
+    const where = `${spec.method} ${base.prefix}${spec.path}`;
+    if (!route404.paths.includes(where)) route404.paths.push(where);
+    const paths = new Set(route404.paths.map((p) => p.split(' ')[1])).size;
+    if (route404.count >= routeWatch.after && route404.runStart && paths >= 2) {
+      routeWatchOpen = false;
+      trip(routeWatch.reason({ count: route404.count, paths: route404.paths, gateway: route404.gateway }));
+    }
+  };
+
   // The budget: a cap on what is sent to the target, every resend included.
   let budget = options.budget;
   let budgetSpent: string | undefined;
@@ -745,7 +770,10 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
       }
       if (!result.error || !UNREACHABLE_CODES.has(result.error.code)) unreachableInARow = 0;
       noteAnswer(unusableAnswer(result, base.origin));
-      if (result.response && !result.error) noteKeyAnswer(spec, result.response.status, result.response.body);
+      if (result.response && !result.error) {
+        noteKeyAnswer(spec, result.response.status, result.response.body);
+        noteRouteAnswer(spec, result.response.status, result.response.body);
+      }
       const response = result.response;
       if (result.error || !response) return exchange;
       if (options.throttling !== false && isQuotaAnswer(response.status, response.body)) {
