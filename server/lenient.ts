@@ -235,6 +235,10 @@ export function familyTable(): string {
     const ids = LENIENT_FAULTS.filter((f) => f.family === 'field' && f.constraint.id === c.id).map((f) => (f.family === 'field' ? f.normalisation : ''));
     rows.push(`| ${operation(c.operation).method} ${operation(c.operation).path} | ${c.location} \`${c.field}\` | ${describe(c)} | ${ids.length} | ${ids.map((n) => `\`${n}\``).join(', ')} |`);
   }
+  for (const c of fieldConstraints().filter((x) => !familyFields().includes(x))) {
+    const why = namesOnlySubmitter(c) ? 'none: it names the submitter, and no limit is demanded of it (docs/readings.md, "Characters")' : 'none: no limit or pattern is stated for it';
+    rows.push(`| ${operation(c.operation).method} ${operation(c.operation).path} | ${c.location} \`${c.field}\` | ${isLimited(c) ? describe(c) : 'none stated'} | 0 | ${why} |`);
+  }
   for (const { operation: opId, list } of bodyLists()) rows.push(`| ${operation(opId).method} ${operation(opId).path} | list \`${list}\` | items of a request | ${PARTIAL_KINDS.length} | ${PARTIAL_KINDS.map((k) => `\`${k}\``).join(', ')} |`);
   rows.push(`| every operation | the subscription key | compared whole (5) | ${KEY_LENIENCIES.length} | ${KEY_LENIENCIES.map((k) => `\`${k}\``).join(', ')} |`);
   return ['| operation | field | constraint | faults | normalisations |', '|---|---|---|---|---|', ...rows, '', `${LENIENT_FAULTS.length} family faults; ids \`lenient.<operation>.<field>.<normalisation>\`, \`partial.<operation>.<list>.<how>\`, \`lenient.key.<how>\` (\`--list-faults\` lists each with its description).`].join('\n');

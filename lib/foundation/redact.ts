@@ -201,20 +201,22 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /** Percent escapes in upper case: the one spelling a matched form is looked up by. */
 const upperEscapes = (s: string): string => s.replace(/%[0-9a-f]{2}/gi, (m) => m.toUpperCase());
 
+/** What the harness sends on purpose in place of the key, each made from it and so a secret too: its case-changed twin, its near misses. */
+export function keyTwins(key: string): Secret[] {
+  const twin = keyWithCaseChanged(key);
+  const misses = KEY_NEAR_MISSES.flatMap((kind): Secret[] => {
+    const value = keyNearMiss(key, kind);
+    return value !== undefined ? [{ value, placeholder: KEY_NEAR_MISS_PLACEHOLDER[kind] }] : [];
+  });
+  return [...(twin !== undefined ? [{ value: twin, placeholder: KEY_CASE_PLACEHOLDER }] : []), ...misses];
+}
+
 /** A redactor for these secrets; a plain string is a subscription key (placeholder $ISWC_SUBSCRIPTION_KEY). */
 export function createRedactor(secrets: ReadonlyArray<string | Secret>): Redactor {
   const placeholderOf = new Map<string, string>();
   // A key's case-changed twin is sent on purpose ('key-case' auth) and carries the key's letters: a secret too.
   // Its near misses too ('key-longer', … auth): each carries all but at most one character of the key.
-  const twins = secrets.flatMap((s): Secret[] => {
-    if (typeof s !== 'string') return [];
-    const twin = keyWithCaseChanged(s);
-    const misses = KEY_NEAR_MISSES.flatMap((kind): Secret[] => {
-      const value = keyNearMiss(s, kind);
-      return value !== undefined ? [{ value, placeholder: KEY_NEAR_MISS_PLACEHOLDER[kind] }] : [];
-    });
-    return [...(twin !== undefined ? [{ value: twin, placeholder: KEY_CASE_PLACEHOLDER }] : []), ...misses];
-  });
+  const twins = secrets.flatMap((s): Secret[] => (typeof s === 'string' ? keyTwins(s) : []));
   secrets = [...secrets, ...twins];
   for (const secret of secrets) {
     const { value, placeholder } = typeof secret === 'string' ? { value: secret, placeholder: KEY_PLACEHOLDER } : secret;
@@ -309,8 +311,7 @@ export function runSecrets(env: Env = process.env): Secret[] {
   const secrets: Secret[] = [];
   const key = env.ISWC_SUBSCRIPTION_KEY?.trim();
   if (key) secrets.push({ value: key, placeholder: KEY_PLACEHOLDER });
-  const twin = key ? keyWithCaseChanged(key) : undefined;
-  if (twin !== undefined) secrets.push({ value: twin, placeholder: KEY_CASE_PLACEHOLDER });
+  if (key) secrets.push(...keyTwins(key));
   const headersText = env[HEADERS_VARIABLE]?.trim();
   if (headersText) {
     try {
