@@ -42,6 +42,11 @@ export interface Target {
   strict: boolean;
   /** A set of legitimate choices by name, or choice ids (a false alarm's search for the choice behind it). */
   choices?: ChoiceSetName | readonly ChoiceId[];
+  /**
+   * Only the cases that judge this operation run (the others are recorded as catching nothing): a lenient
+   * family fault (server/lenient.ts) changes how one operation reads its input, so no other case can show it.
+   */
+  operation?: string;
 }
 
 export interface MeasureOptions {
@@ -67,7 +72,8 @@ export async function measure(base: TargetProfile, target: Target, seed: number,
   const client = createHttpClient({ baseUrl: server.url, key: EMBEDDED_KEY, timeoutMs: MEASURE_TIMEOUT_MS, throttling: true });
   const judge = options.judge ?? createJudge({ strict: target.strict, agency: profile.agency, sourceDbs: keySourceDbs(profile) });
   try {
-    const planned = (await measuredPlan(profile, target.destructive)).filter((p) => options.only?.(p.key) ?? true);
+    const all = (await measuredPlan(profile, target.destructive)).filter((p) => options.only?.(p.key) ?? true);
+    const planned = target.operation === undefined ? all : all.filter((p) => p.shape.cells.some((cell) => cell.startsWith(`${target.operation}/`)));
     const outcomes = await inParallel(planned, 4, (p) => runPlannedCase(p, client, profile, { seed, runs: MEASURED_RUNS, strict: target.strict }, judge));
     const out = new Map<string, CaseResult>();
     planned.forEach((p, i) => {

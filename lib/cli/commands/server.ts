@@ -63,7 +63,7 @@ export const serverCommand: Command = {
       value: 'KIND@N',
       description: `Trouble on purpose, not a deviation: production's infrastructure answering in place of the server. KIND@N for the N-th request, KIND@NxM for M in a row, KIND@NforDs for every request within D seconds (ms, s, min) of the N-th. Kinds: ${SERVER_TROUBLE_KINDS.join(', ')} (500: an infrastructure failure, empty body; maintenance: the application's maintenance mode, 503 {"code":"503",…} without Retry-After, which a run waits out). Said on stderr at start.`,
     },
-    'list-faults': { type: 'boolean', description: 'Print the fault catalogue and exit.' },
+    'list-faults': { type: 'boolean', description: 'Print the fault catalogue, the lenient families derived from the schemas included, and exit.' },
     'list-choices': { type: 'boolean', description: 'Print the catalogue of legitimate choices and exit.' },
     'list-models': { type: 'boolean', description: 'Print the models of servers that exist and exit.' },
   },
@@ -78,7 +78,7 @@ export const serverCommand: Command = {
   ],
   async run({ values }, io) {
     if (values['list-faults'] === true) {
-      io.stdout(`${faultTable()}\n`);
+      io.stdout(`${faultTable({ families: true })}\n`);
       return EXIT.OK;
     }
     if (values['list-choices'] === true) {
