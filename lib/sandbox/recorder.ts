@@ -1,0 +1,213 @@
+import { closeSync, openSync, writeSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { gunzipSync } from 'node:zlib';
+import { subscriptionKeyHeader } from '../contract/openapi.ts';
+import type { Redactor } from '../foundation/redact.ts';
+import { REDACTED } from '../foundation/redact.ts';
+import { HARNESS_VERSION } from '../report/meta.ts';
+import { isPlaceholder, namesSecret } from '../traffic/credentials.ts';
+import { formatExchangeLine, formatSessionLine } from '../traffic/jsonl.ts';
+import type { SessionMeta } from '../traffic/model.ts';
+import type { BodyRead, Reply, RequestHook } from '../../server/index.ts';
+
+/**
+ * Records every exchange of a sandbox session in the traffic format (schemas/traffic-log.schema.json),
+ * line by line as each answer ends, in `client-session.jsonl` beside the session's reports: what the
+ * client sent and what it met on the wire (status, headers, body), so that `compat` can replay it against
+ * another build. The sandbox's key is written `$ISWC_SANDBOX_KEY`, any other value of the key header and of
+ * every header whose name marks a secret `<redacted>`, and the key wherever else it occurs too. It wraps the
+ * session's request hook and changes nothing of what the session judges or answers.
+ */
+
+export const SESSION_FILE = 'client-session.jsonl';
+
+/** Bytes of an answer's body kept in the recording (the reference server's answers are far smaller). */
+const MAX_RECORDED_BODY = 1024 * 1024;
+
+interface Wire {
+  at: Date;
+  started: number;
+  status: number | undefined;
+  headers: Record<string, string>;
+  chunks: Buffer[];
+  bytes: number;
+  finished: boolean;
+}
+
+interface Seen {
+  seq: number;
+  body: Buffer;
+  trouble: string | undefined;
+  reply: Reply | null | undefined;
+}
+
+function toBuffer(chunk: unknown, encoding?: unknown): Buffer | undefined {
+  if (typeof chunk === 'string') return Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
+  if (chunk instanceof Uint8Array) return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  return undefined;
+}
+
+function addHeaders(into: Record<string, string>, headers: unknown): void {
+  if (!headers || typeof headers !== 'object') return;
+  if (Array.isArray(headers)) {
+    for (let i = 0; i + 1 < headers.length; i += 2) into[String(headers[i]).toLowerCase()] = String(headers[i + 1]);
+    return;
+  }
+  const text = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : JSON.stringify(v) ?? '');
+  for (const [k, v] of Object.entries(headers as Record<string, unknown>)) if (v !== undefined) into[k.toLowerCase()] = Array.isArray(v) ? v.map(text).join(', ') : text(v);
+}
+
+/** Watches what a response writes: its status, its headers and its body, as they go on the wire. */
+function tap(res: ServerResponse): Wire {
+  const wire: Wire = { at: new Date(), started: performance.now(), status: undefined, headers: {}, chunks: [], bytes: 0, finished: false };
+  const keep = (chunk: unknown, encoding?: unknown): void => {
+    const b = toBuffer(chunk, encoding);
+    if (!b || wire.bytes >= MAX_RECORDED_BODY) return;
+    const part = b.subarray(0, MAX_RECORDED_BODY - wire.bytes);
+    wire.chunks.push(Buffer.from(part));
+    wire.bytes += part.length;
+  };
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+  (res as { writeHead: unknown }).writeHead = (status: number, ...rest: unknown[]): ServerResponse => {
+    wire.status = status;
+    addHeaders(wire.headers, res.getHeaders());
+    addHeaders(wire.headers, typeof rest[0] === 'string' ? rest[1] : rest[0]);
+    return writeHead(status, ...rest);
+  };
+  const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+  (res as { write: unknown }).write = (chunk: unknown, ...rest: unknown[]): boolean => {
+    keep(chunk, rest[0]);
+    return write(chunk, ...rest);
+  };
+  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+  (res as { end: unknown }).end = (chunk?: unknown, ...rest: unknown[]): ServerResponse => {
+    if (chunk !== undefined && typeof chunk !== 'function') keep(chunk, rest[0]);
+    return end(chunk, ...rest);
+  };
+  res.once('finish', () => {
+    wire.finished = true;
+    if (wire.status === undefined && res.headersSent) {
+      wire.status = res.statusCode;
+      addHeaders(wire.headers, res.getHeaders());
+    }
+  });
+  return wire;
+}
+
+/** The session's hook, with every exchange recorded as it ends. */
+export class SessionRecorder implements RequestHook {
+  private readonly fd: number;
+  private readonly wires = new WeakMap<IncomingMessage, Wire>();
+  private readonly seen = new WeakMap<IncomingMessage, Seen>();
+  private readonly keyHeader = subscriptionKeyHeader().toLowerCase();
+  private seq = 0;
+  private lines = 0;
+  private closed = false;
+
+  constructor(
+    private readonly inner: RequestHook & { readonly requests: number },
+    readonly file: string,
+    meta: SessionMeta & { agency: string },
+    private readonly redactor: Redactor,
+  ) {
+    this.fd = openSync(file, 'w');
+    writeSync(this.fd, formatSessionLine({ ...meta, recordedBy: `iswc-conformance sandbox ${HARNESS_VERSION}` }));
+  }
+
+  /** Exchanges written so far. */
+  get exchanges(): number {
+    return this.lines;
+  }
+
+  received(req: IncomingMessage, res: ServerResponse): void {
+    this.wires.set(req, tap(res));
+    this.inner.received?.(req, res);
+  }
+
+  before(req: IncomingMessage, body: Exclude<BodyRead, { kind: 'aborted' }>): Reply | null | undefined | Promise<Reply | null | undefined> {
+    const before = this.inner.requests;
+    const instead = this.inner.before?.(req, body);
+    // The sandbox answered instead of the API: trouble on purpose, or a request after the session's end (--requests).
+    const late = this.inner.requests === before;
+    const trouble = instead === undefined || instead instanceof Promise ? undefined : late ? 'late' : instead === null ? 'reset' : instead.status === 429 ? '429' : String(instead.status);
+    this.seen.set(req, { seq: ++this.seq, body: body.kind === 'ok' ? body.bytes : Buffer.alloc(0), trouble, reply: undefined });
+    return instead;
+  }
+
+  after(req: IncomingMessage, reply: Reply | null): void {
+    const seen = this.seen.get(req);
+    if (seen) seen.reply = reply;
+    this.inner.after?.(req, reply);
+  }
+
+  finished(req: IncomingMessage): void {
+    this.inner.finished?.(req);
+    const seen = this.seen.get(req);
+    const wire = this.wires.get(req);
+    if (!seen || !wire || this.closed) return;
+    this.seen.delete(req);
+    this.write(req, seen, wire);
+  }
+
+  private headers(headers: Readonly<Record<string, string | string[] | undefined>>): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const [name, raw] of Object.entries(headers)) {
+      if (raw === undefined) continue;
+      const lower = name.toLowerCase();
+      const value = this.redactor.text(Array.isArray(raw) ? raw.join(', ') : raw);
+      // The key header keeps what tells the replay how the request was keyed: the key's placeholder, empty, or another.
+      if (lower === this.keyHeader) out[lower] = value === '' || isPlaceholder(value) ? value : REDACTED;
+      else if (lower === 'cookie' || lower === 'set-cookie') out[lower] = value === '' ? '' : REDACTED;
+      else if (namesSecret(lower, 'header')) out[lower] = isPlaceholder(value) ? value : REDACTED;
+      else out[lower] = value;
+    }
+    return out;
+  }
+
+  private body(bytes: Buffer): Buffer {
+    const text = bytes.toString('utf8');
+    // Only text that is UTF-8 can hold the key in clear; it is redacted there (binary is written as base64).
+    return Buffer.from(text, 'utf8').equals(bytes) ? Buffer.from(this.redactor.text(text), 'utf8') : bytes;
+  }
+
+  private write(req: IncomingMessage, seen: Seen, wire: Wire): void {
+    const reply = seen.reply;
+    // A 204 with a body put on the socket by hand (a fault) never goes through writeHead: its Reply says what went.
+    const status = wire.status ?? (reply ? reply.status : undefined);
+    let body = Buffer.concat(wire.chunks);
+    if (wire.status === undefined && reply?.bodyOn204 !== undefined) body = Buffer.from(reply.bodyOn204, 'utf8');
+    const headers = wire.status !== undefined ? wire.headers : Object.fromEntries(Object.entries(reply?.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+    // A body sent gzip (a choice of the reference server) is recorded as the client read it once inflated.
+    if (/^\s*gzip\s*$/i.test(headers['content-encoding'] ?? '')) {
+      try {
+        body = gunzipSync(body);
+        delete headers['content-encoding'];
+        delete headers['content-length'];
+      } catch {
+        // Left as sent.
+      }
+    }
+    const answered = status !== undefined && (wire.finished || reply?.bodyOn204 !== undefined);
+    const line = formatExchangeLine({
+      seq: seen.seq,
+      time: wire.at.toISOString(),
+      method: req.method ?? '',
+      url: this.redactor.url(req.url ?? '/'),
+      requestHeaders: this.headers(req.headers),
+      requestBody: this.body(seen.body),
+      status: answered ? status : null,
+      ...(answered ? { responseHeaders: this.headers(headers), responseBody: this.body(body) } : { error: reply === null ? 'reset' : 'the connection closed before the answer was complete' }),
+      ...(seen.trouble !== undefined ? { trouble: seen.trouble } : {}),
+      durationMs: performance.now() - wire.started,
+    });
+    writeSync(this.fd, line);
+    this.lines += 1;
+  }
+
+  /** Stops recording and closes the file (exchanges still in progress are left out). */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    closeSync(this.fd);
+  }
+}
