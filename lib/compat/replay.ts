@@ -163,10 +163,14 @@ async function send(client: RunClient, spec: RequestSpec): Promise<Exchange> {
 /** Replays one shape on a fresh embedded reference server: its run's start first when it ends a run. */
 async function onBaseline(unit: ReplayUnit, profile: TargetProfile): Promise<AnswerFacts | undefined> {
   const choices = choicesOf(unit.rep);
+  // The baseline plays the build the agency met: its key acts for the agency the request acts for (a build
+  // whose key acts for another would refuse it, and nothing would vary to learn from).
+  const spec = replayedSpec(unit.rep, unit.mapping, new Map());
+  const agency = agencyOfRequest({ method: spec.method, target: `${spec.path}${spec.rawQuery !== undefined ? `?${spec.rawQuery}` : ''}`, headers: {}, body: typeof spec.body === 'string' ? Buffer.from(spec.body, 'utf8') : Buffer.from(spec.body ?? new Uint8Array()) }) ?? profile.agency;
   let server: RunningServer | undefined;
   let client: RunClient | undefined;
   try {
-    server = await startReferenceServer({ profile: profileForChoiceSet(profile, choices), key: EMBEDDED_KEY, choices });
+    server = await startReferenceServer({ profile: { ...profileForChoiceSet(profile, choices), agency }, key: EMBEDDED_KEY, choices });
     client = createHttpClient({ baseUrl: server.url, key: EMBEDDED_KEY, throttling: false, timeoutMs: 10_000, userAgent: 'iswc-conformance compat baseline' });
     const runIds = new Map<string, string>();
     const start = unit.rep.start;

@@ -53,6 +53,8 @@ export interface ReportInput {
   startedAt: Date;
   finishedAt: Date;
   settings: CompatReport['settings'];
+  /** What a client certificate beside a session says of it, by session id. */
+  certified?: ReadonlyMap<string, string>;
 }
 
 function verdictOf(result: UnitResult | undefined, p: PlannedExchange): { verdict: CompatVerdict; reasons: string[] } {
@@ -109,7 +111,11 @@ export function buildCompatReport(input: ReportInput): CompatReport {
     let agency = agenciesByName.get(e.agency);
     if (!agency) agenciesByName.set(e.agency, (agency = { agency: e.agency, sessions: [], verdict: 'skipped', counts: emptyCounts() }));
     agency.counts[e.verdict] += 1;
-    if (!agency.sessions.includes(e.session)) agency.sessions.push(e.session);
+    if (!agency.sessions.includes(e.session)) {
+      agency.sessions.push(e.session);
+      const note = input.certified?.get(e.session);
+      if (note !== undefined) agency.certified = { ...agency.certified, [e.session]: note };
+    }
   }
   for (const c of cellsByKey.values()) c.verdict = worstOf(c.counts);
   for (const a of agenciesByName.values()) a.verdict = worstOf(a.counts);

@@ -57,8 +57,8 @@ function addHeaders(into: Record<string, string>, headers: unknown): void {
   for (const [k, v] of Object.entries(headers as Record<string, unknown>)) if (v !== undefined) into[k.toLowerCase()] = Array.isArray(v) ? v.map(text).join(', ') : text(v);
 }
 
-/** Watches what a response writes: its status, its headers and its body, as they go on the wire. */
-function tap(res: ServerResponse): Wire {
+/** Watches what a response writes: its status, its headers and its body, as they go on the wire; `onFinish` once it is all handed to the network. */
+function tap(res: ServerResponse, onFinish: () => void): Wire {
   const wire: Wire = { at: new Date(), started: performance.now(), status: undefined, headers: {}, chunks: [], bytes: 0, finished: false };
   const keep = (chunk: unknown, encoding?: unknown): void => {
     const b = toBuffer(chunk, encoding);
@@ -90,6 +90,7 @@ function tap(res: ServerResponse): Wire {
       wire.status = res.statusCode;
       addHeaders(wire.headers, res.getHeaders());
     }
+    onFinish();
   });
   return wire;
 }
@@ -120,7 +121,9 @@ export class SessionRecorder implements RequestHook {
   }
 
   received(req: IncomingMessage, res: ServerResponse): void {
-    this.wires.set(req, tap(res));
+    // Written once the answer is handed to the network, before the client can have read it: a client that
+    // has its answer finds its exchange in the file.
+    this.wires.set(req, tap(res, () => this.flush(req)));
     this.inner.received?.(req, res);
   }
 
@@ -142,6 +145,11 @@ export class SessionRecorder implements RequestHook {
 
   finished(req: IncomingMessage): void {
     this.inner.finished?.(req);
+    this.flush(req);
+  }
+
+  /** Writes a request's exchange once: when its answer is handed over, or when its connection closes without one. */
+  private flush(req: IncomingMessage): void {
     const seen = this.seen.get(req);
     const wire = this.wires.get(req);
     if (!seen || !wire || this.closed) return;

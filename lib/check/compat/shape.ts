@@ -90,6 +90,8 @@ function queryClass(op: Operation | null, name: string, value: string, decoded: 
   return violations.length === 0 ? 'ok' : `refused:${[...new Set(violations.map((x) => x.keyword))].sort().join('+')}`;
 }
 
+const KEY_TEXT: Record<KeyMode, string> = { key: 'with the key', none: 'without a key', empty: 'with an empty key', wrong: 'with another key' };
+
 const normalise = (s: string | undefined): string => (s ?? '').toLowerCase().replace(/\s+/g, '');
 
 /** Where in a body a constraint refused a value, with array positions left out. */
@@ -130,7 +132,7 @@ export function shapeOf(x: TrafficExchange, keyMode: KeyMode, keyAgency: string)
   };
   const key = hash('sha1', JSON.stringify(parts), 'base64url').slice(0, 12);
   const bodyText = parts.body === 'none' ? 'no body' : `${parts.body}${parts.fields !== '' ? ` ${parts.fields.length > 80 ? `${parts.fields.slice(0, 80)}…` : parts.fields}` : ''}`;
-  const text = `${request.method} ${request.path}${query.length > 0 ? `?${query.join('&')}` : ''} · ${bodyText}${violations.length > 0 ? ` · refused by ${violations.join(', ')}` : ''} · key ${keyMode} · met ${parts.recorded}`;
+  const text = `${request.method} ${request.path}${query.length > 0 ? `?${query.join('&')}` : ''} · ${bodyText}${violations.length > 0 ? ` · refused by ${violations.join(', ')}` : ''} · ${KEY_TEXT[keyMode]} · met ${parts.recorded}`;
   const refusedQuery = query.filter((p) => /=refused:/.test(p)).map((p) => p.replace(/=refused:/, ' '));
   const runId = op?.id === 'notifyAgentRun' && parsed && parsed.value !== null && typeof parsed.value === 'object' ? (parsed.value as Record<string, unknown>).runId : undefined;
   return { key, operation: op?.id ?? null, format, text, view, request, refused: violations, refusedQuery, endsRun: typeof runId === 'string' && runId !== '' ? runId : undefined };

@@ -8,6 +8,7 @@ import { shownPath } from '../../foundation/paths.ts';
 import { planReplay, plannedRequests } from '../../compat/plan.ts';
 import type { ReplayPlan } from '../../compat/plan.ts';
 import { buildCompatReport } from '../../compat/report.ts';
+import { certificationOf } from '../../compat/certified.ts';
 import { startReplay } from '../../compat/replay.ts';
 import type { UnitResult } from '../../compat/replay.ts';
 import { writeCompatReports } from '../../report/compat/write.ts';
@@ -177,7 +178,14 @@ export const compatCommand: Command = {
       if (deadline) clearTimeout(deadline);
       unwatch();
     }
+    const certified = new Map<string, string>();
+    for (const s of loaded.sessions) {
+      if (s.source !== 'sandbox') continue;
+      const note = certificationOf(path.resolve(io.cwd, s.file));
+      if (note !== undefined) certified.set(s.id, note);
+    }
     const report = buildCompatReport({
+      certified,
       plan,
       run: replay,
       profile,

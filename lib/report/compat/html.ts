@@ -2,7 +2,7 @@ import { escapeHtml as h } from '../escape.ts';
 import { page } from '../html.ts';
 import { headerLines } from '../view.ts';
 import type { CompatExchange, CompatReport, CompatVerdict, ExchangeSide } from './model.ts';
-import { cellAnchor, cellOf, columnLabel, columnsOf, countsText, VERDICT_COLOURS, VERDICT_MARK, VERDICT_WORD } from './labels.ts';
+import { cellAnchor, cellOf, columnLabel, columnsOf, countsText, VERDICT_COLOURS, VERDICT_SIGN as VERDICT_MARK, VERDICT_WORD } from './labels.ts';
 
 /**
  * compat.html: the matrix a person takes in at a glance (agencies down, operations × formats across, one
@@ -96,7 +96,8 @@ export function renderCompatHtml(report: CompatReport): string {
           return `<h3 id="${cellAnchor(a.agency, c.operation, c.format)}">${badge(cell.verdict)} agency ${h(a.agency)} · ${h(columnLabel(c.operation, c.format))} <span class="muted">${h(countsText(cell.counts))}</span></h3>\n${exchanges}`;
         })
         .join('\n');
-      return `<h2>Agency ${h(a.agency)} ${badge(a.verdict)}</h2><p class="muted">sessions: ${h(a.sessions.join(', '))}</p>\n${sections}`;
+      const sessions = a.sessions.map((s) => `${h(s)}${a.certified?.[s] !== undefined ? ` (${h(a.certified[s] ?? '')})` : ''}`).join('; ');
+      return `<h2>Agency ${h(a.agency)} ${badge(a.verdict)}</h2><p class="muted">sessions: ${sessions}</p>\n${sections}`;
     })
     .join('\n');
   const body = `${STYLE}<h1>Will this build break an agency?</h1>

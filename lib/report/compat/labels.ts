@@ -6,6 +6,8 @@ import type { CellFormat, CompatCell, CompatReport, CompatVerdict, Counts } from
 
 export const VERDICT_WORD: Record<CompatVerdict, string> = { compatible: 'compatible', changed: 'changed', broken: 'broken', skipped: 'not replayed' };
 export const VERDICT_MARK: Record<CompatVerdict, string> = { compatible: '✅', changed: '🟡', broken: '❌', skipped: '⏭️' };
+/** Marks any font has (the HTML page is read offline, where emoji may be missing). */
+export const VERDICT_SIGN: Record<CompatVerdict, string> = { compatible: '✓', changed: '≠', broken: '✗', skipped: '–' };
 export const VERDICT_COLOURS: Record<CompatVerdict, { background: string; text: string }> = {
   compatible: { background: '#c8e6c9', text: '#1b5e20' },
   changed: { background: '#ffe082', text: '#6d4c00' },

@@ -70,6 +70,8 @@ export interface CompatCell {
 export interface CompatAgency {
   agency: string;
   sessions: string[];
+  /** What a client certificate beside a session says of it (certify --client binds the session's digest), by session. */
+  certified?: Record<string, string>;
   verdict: CompatVerdict;
   counts: Counts;
 }
