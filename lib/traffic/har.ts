@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { credentialRemedy, isPlaceholder } from './credentials.ts';
-import { lowerHeaders, refuseCredentials } from './jsonl.ts';
+import { lowerHeaders, namedHeaders, refuseCredentials } from './jsonl.ts';
 import type { TrafficExchange, TrafficSession } from './model.ts';
 import { TrafficError } from './model.ts';
 import { basePathOf, hostOf, mainAgency, originForm, stripBasePath } from './targets.ts';
@@ -91,7 +91,7 @@ export function readHar(file: string, text: string, dir: string): TrafficSession
       trouble: null,
       where: `${file} ${where}`,
     };
-    refuseCredentials(file, where, exchange, 'har');
+    refuseCredentials(file, where, { requestHeaders: namedHeaders(headersOf(req.headers)), target, responseHeaders: namedHeaders(headersOf(entry.response?.headers)) }, 'har');
     exchanges.push(exchange);
   });
   if (exchanges.length === 0) return [];

@@ -35,6 +35,14 @@ function lineValidators(): { session: ValidateFunction; exchange: ValidateFuncti
   return validators;
 }
 
+/** What is wrong with one parsed line against the format, in words; empty when it follows it. */
+export function trafficLineProblems(value: unknown): string[] {
+  const { session, exchange } = lineValidators();
+  const isSession = value !== null && typeof value === 'object' && !Array.isArray(value) && 'session' in value;
+  const validate = isSession ? session : exchange;
+  return validate(value) ? [] : [problemsOf(validate)];
+}
+
 /** One line as the schema says it: the session line's fields. */
 export interface SessionLine {
   session: { format: typeof TRAFFIC_FORMAT; version: 1; id?: string; agency?: string } & SessionMeta;
@@ -88,15 +96,24 @@ function bytesOf(text: string | undefined, encoding: 'utf8' | 'base64' | undefin
 }
 
 function problemsOf(validate: ValidateFunction): string {
-  return (validate.errors ?? [])
+  // A misspelt field first: it explains the rest (a required one that seems missing).
+  const errors = [...(validate.errors ?? [])].filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf').sort((a, b) => Number(b.keyword === 'additionalProperties') - Number(a.keyword === 'additionalProperties'));
+  return errors
     .slice(0, 3)
     .map((e) => `${e.instancePath || '(the line)'} ${e.message ?? e.keyword}${e.keyword === 'additionalProperties' ? ` (${String((e.params as { additionalProperty?: string }).additionalProperty)})` : ''}`)
     .join('; ');
 }
 
-/** Refuses an exchange that holds a credential in clear, saying where. */
-export function refuseCredentials(file: string, where: string, x: Pick<TrafficExchange, 'request' | 'response'>, format: 'har' | 'jsonl'): void {
-  const found = credentialInHeaders(x.request.headers, 'request') ?? credentialInQuery(x.request.target) ?? (x.response ? credentialInHeaders(x.response.headers, 'response') : undefined);
+/** Headers with their names as written (for messages), repeated ones joined. */
+export function namedHeaders(headers: Readonly<Record<string, string | string[] | undefined>> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  return out;
+}
+
+/** Refuses an exchange that holds a credential in clear, saying where (header names as the file writes them). */
+export function refuseCredentials(file: string, where: string, x: { requestHeaders: Record<string, string>; target: string; responseHeaders: Record<string, string> | undefined }, format: 'har' | 'jsonl'): void {
+  const found = credentialInHeaders(x.requestHeaders, 'request') ?? credentialInQuery(x.target) ?? (x.responseHeaders ? credentialInHeaders(x.responseHeaders, 'response') : undefined);
   if (found) throw new TrafficError(file, where, `a credential in clear: ${found.where}`, credentialRemedy(format));
 }
 
@@ -149,13 +166,13 @@ export function readTrafficLog(file: string, text: string): TrafficSession[] {
       trouble: line.trouble ?? null,
       where: `${file}:${i + 1}`,
     };
-    refuseCredentials(file, where, exchange, 'jsonl');
+    refuseCredentials(file, where, { requestHeaders: namedHeaders(line.requestHeaders), target, responseHeaders: namedHeaders(line.responseHeaders) }, 'jsonl');
     const sessionAgency = current?.line.agency;
     const agency = line.agency ?? sessionAgency ?? (current ? undefined : agencyOfRequest(exchange.request));
     const key = `${current?.index ?? 0}\u0000${line.session ?? current?.line.id ?? ''}\u0000${line.agency ?? ''}\u0000${current ? '' : (agency ?? '')}`;
     let s = open.get(key);
     if (!s) {
-      const parts = [current?.line.id ?? (current ? `session ${current.index}` : undefined), line.session, current ? undefined : agency].filter((p): p is string => p !== undefined);
+      const parts = [current?.line.id ?? (current ? `session ${current.index}` : undefined), line.session, current ? undefined : (agency ?? 'no agency')].filter((p): p is string => p !== undefined);
       const { format: _format, version: _version, id: _id, agency: _agency, ...meta } = current?.line ?? ({} as Partial<SessionLine['session']>);
       s = { key, id: parts.join(' · '), meta, agency: line.agency ?? sessionAgency, exchanges: [] };
       open.set(key, s);
