@@ -292,7 +292,7 @@ export async function startReplay(options: ReplayOptions): Promise<ReplayRun> {
       return out;
     };
     const agency = agencyOfRequest({ method: spec.method, target: `${spec.path}${spec.rawQuery !== undefined ? `?${spec.rawQuery}` : ''}`, headers: rep.shape.request.headers, body: typeof spec.body === 'string' ? Buffer.from(spec.body, 'utf8') : Buffer.from(spec.body ?? new Uint8Array()) });
-    const comparison = compareAnswers({ recorded, replayed, noise, documentFailures, actsForOther: agency !== undefined && agency !== profile.agency ? agency : undefined, mapText: mapRecorded });
+    const comparison = compareAnswers({ recorded, replayed, noise, documentFailures, actsForOther: agency !== undefined && agency !== profile.agency ? agency : undefined, mapText: mapRecorded, refusedValues: [...rep.shape.refused, ...rep.shape.refusedQuery] });
     return {
       ...base,
       sent: exchange,

@@ -91,6 +91,8 @@ export interface CompareInput {
   /** The request acts for another agency than the one the key acts for (which agency a key may act for is not shown, 5.3). */
   actsForOther: string | undefined;
   mapText?: (text: string) => string;
+  /** Values of the request the contract refuses (`/overallSent type`): said when a success became a refusal, since the client relied on a reading the document does not promise. */
+  refusedValues?: readonly string[];
 }
 
 const isSuccess = (f: AnswerFacts): boolean => f.answered && f.status !== null && f.status >= 200 && f.status < 300;
@@ -118,7 +120,11 @@ export function compareAnswers(input: CompareInput): Comparison {
   }
   const reasons: string[] = [];
   for (const f of input.documentFailures) reasons.push(`violates the document: ${f.checkId} [${f.level}, ${f.sections.join(', ')}]: expected ${f.expected}; received ${f.received}`);
-  if (isSuccess(recorded) && !isSuccess(replayed)) reasons.push(`a success became a refusal: ${recorded.status ?? ''} → ${replayed.status ?? ''}`);
+  if (isSuccess(recorded) && !isSuccess(replayed)) {
+    reasons.push(`a success became a refusal: ${recorded.status ?? ''} → ${replayed.status ?? ''}`);
+    const refused = input.refusedValues ?? [];
+    if (refused.length > 0) reasons.push(`the request carries values the contract refuses (${refused.join(', ')}), which the build before took: the client relies on a reading the document does not promise, and this build does not read them so`);
+  }
   if (reasons.length > 0) return { verdict: 'broken', reasons: [...reasons, ...kept.map(differenceText)], differences: kept, ignored };
   if (kept.length > 0) {
     const lead = !isSuccess(recorded) && isSuccess(replayed) ? [`refused when recorded (${recorded.status ?? ''}), a success now (${replayed.status ?? ''})`] : [];
