@@ -107,6 +107,7 @@ try {
     const safe = planReplay(sessions, { profile, destructive: false });
     const [r1, r2] = [plannedRequests(all), plannedRequests(safe)];
     const min = (r: number) => `${(r / 10).toFixed(1)} min`;
+    if (process.env.BENCH_COMPAT_DEBUG === '1') for (const p of all.exchanges.filter((x) => x.reason !== undefined && !all.units.some((u) => u.key === x.shape.key))) console.log(`  not replayed: ${p.agency} ${p.shape.text}: ${p.reason ?? ''}`);
     console.log(`| ${n} | ${all.exchanges.length} | ${all.shapes} | ${r1} | ${min(r1)} | ${r2} | ${min(r2)} |`);
   }
   if (REPLAY > 0) {

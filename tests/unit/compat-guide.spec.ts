@@ -35,3 +35,14 @@ test('docs/guides/compatibility.md: three agencies recorded, three builds, the p
   expect(out).toContain('| 058 | · | ❌ 1 broken · 1 not replayed |');
   for (const key of ['imro-sandbox-key', 'bmi-sandbox-key', 'sacem-sandbox-key', 'my-test-key']) expect(out.split('\n').filter((l) => l.includes(key) && !l.includes('export ') && !l.includes('ISWC_SUBSCRIPTION_KEY='))).toEqual([]);
 });
+
+test('the README\'s "Will this build break an agency?" works as written: one agency recorded, a build with a fault, the matrix, exit 1', async () => {
+  test.setTimeout(300_000);
+  const { sectionOf } = await import('../support/doc-commands.ts');
+  const run = await runDocBlocks(sectionOf(readFileSync(fromRoot('README.md'), 'utf8'), 'Will this build break an agency?'), { label: 'README, Will this build break an agency?', timeoutMs: 280_000 });
+  const out = run.output;
+  expect(run.status, out.slice(-4000)).toBe(0);
+  expect(out).toContain('compat: 1 of 1 agencies broken (058)');
+  expect(out).toMatch(/^exit code 1$/m);
+  expect(out).not.toMatch(/my-test-key|sacem-sandbox-key/);
+});
