@@ -1,6 +1,6 @@
 import { createJudge } from '../check/judge.ts';
 import { compareAnswers, learnNoise } from '../check/compat/compare.ts';
-import type { Comparison, DocumentFailure } from '../check/compat/compare.ts';
+import type { Comparison, CompareInput, DocumentFailure, NoiseKind } from '../check/compat/compare.ts';
 import { answerFacts, noAnswer } from '../check/compat/facts.ts';
 import type { AnswerFacts } from '../check/compat/facts.ts';
 import { parseQuery } from '../check/client/request.ts';
@@ -14,6 +14,7 @@ import type { Step } from '../generate/case.ts';
 import { createHttpClient } from '../run/http/client.ts';
 import type { RunClient } from '../run/http/client.ts';
 import { localGate } from '../run/http/pacer.ts';
+import { decodeResponseText } from '../run/http/text.ts';
 import type { Gate } from '../run/http/pacer.ts';
 import { targetClientOptions } from '../run/http/target-client.ts';
 import type { TargetSettings } from '../run/http/target-client.ts';
@@ -120,7 +121,22 @@ function choicesOf(p: PlannedExchange): ChoiceSetName {
 function factsOf(exchange: Exchange): AnswerFacts {
   const r = exchange.response;
   if (!r || (exchange.error && exchange.error.code !== 'THROTTLED')) return noAnswer(exchange.error ? `${exchange.error.code}: ${exchange.error.message}` : 'none');
-  return answerFacts({ status: r.status, headers: r.headers, body: r.body });
+  return answerFacts({ status: r.status, headers: r.headers, body: r.body, ...(r.encoding !== undefined ? { encoding: r.encoding } : {}) });
+}
+
+/** The exchange the client met, as the checks read one (the key as its placeholder, never in it). */
+function recordedExchange(p: PlannedExchange): Exchange {
+  const x = p.exchange;
+  const request = { method: x.request.method, url: x.request.target, headers: { ...x.request.headers }, body: x.request.body.toString('utf8'), bodyBytes: x.request.body.length, bodyTruncated: false, auth: p.keyMode };
+  if (!x.response) return { request, error: { code: 'CONNECTION_RESET', message: x.error ?? 'no answer' }, durationMs: 0, attempts: 1, waitedMs: 0 };
+  const decoded = decodeResponseText(x.response.body, x.response.headers['content-type']);
+  return {
+    request,
+    response: { status: x.response.status, headers: { ...x.response.headers }, body: decoded.text, bodyBytes: x.response.body.length, truncated: false, ...(decoded.encoding !== undefined ? { encoding: decoded.encoding } : {}) },
+    durationMs: 0,
+    attempts: 1,
+    waitedMs: 0,
+  };
 }
 
 function recordedFacts(p: PlannedExchange): AnswerFacts {
@@ -132,7 +148,7 @@ function recordedFacts(p: PlannedExchange): AnswerFacts {
 const NOT_SENT_CODES = new Set(['NOT_SENT', 'UNRESPONSIVE', 'THROTTLED']);
 
 /** How the judge sees a replayed request: probes of what the document does not settle are judged as the gate judges its own. */
-function stepOf(p: PlannedExchange, spec: RequestSpec): Step {
+function stepOf(p: PlannedExchange, spec: RequestSpec, otherRunId?: string): Step {
   const op = p.shape.request.operation;
   const view = p.shape.view;
   const recordedStatus = p.exchange.response?.status;
@@ -142,7 +158,8 @@ function stepOf(p: PlannedExchange, spec: RequestSpec): Step {
     label: `replay of ${p.id}`,
     operation: op?.id ?? null,
     request: spec,
-    expect: [],
+    // A run the replay started before was answered its own runId: this one must get another (2.2, 4.1).
+    expect: otherRunId !== undefined ? [{ checkId: 'outcome.run-ids-distinct', params: { because: 'the build answered it to another run the replay started before (the answer identifies the run, 2.2)', otherRunId } }] : [],
     // The build before answered outside the statuses the document lists: which status answers it is not settled by the document.
     ...(outside ? { probe: 'outside-document' as const } : !documented ? { probe: 'open-point' as const } : {}),
   };
@@ -206,6 +223,10 @@ export async function startReplay(options: ReplayOptions): Promise<ReplayRun> {
   const runIdsOnBuild = new Map<string, string>();
   /** Exchanges already sent to the build (a run's start sent before its end), by planned exchange id. */
   const sentBefore = new Map<string, Exchange>();
+  /** The runId the build answered the last run start the replay sent. */
+  let lastRunId: string | undefined;
+  /** The first replayed run start the build answered each runId to, with what it was compared on. */
+  const firstStartOf = new Map<string, { result: UnitResult; input: CompareInput }>();
   let planned = 0;
   {
     const reps = new Set(plan.units.map((u) => u.rep.id));
@@ -254,12 +275,13 @@ export async function startReplay(options: ReplayOptions): Promise<ReplayRun> {
     // The noise of this request: what differs between two answers of the baseline to it.
     const [first, second] = [await onBaseline(unit, profile), await onBaseline(unit, profile)];
     const learned = first && second ? learnNoise(first, second) : undefined;
-    const noise = learned?.noise ?? new Set<string>();
+    const noise = learned?.noise ?? new Map<string, NoiseKind>();
     if (halted()) return { ...base, notSent: `not sent: ${halted()?.reason ?? ''}` };
     if (needsStart && start && endsRun !== undefined) {
       const started = sentBefore.get(start.id) ?? (await send(client, replayedSpec(start, undefined, new Map())));
       sentBefore.set(start.id, started);
       const id = runIdOf(started);
+      if (id !== undefined) lastRunId = id;
       const startedRecorded = recordedRunId(start.exchange);
       if (id !== undefined && startedRecorded !== undefined) runIdsOnBuild.set(startedRecorded, id);
       if (started.error && NOT_SENT_CODES.has(started.error.code)) return { ...base, notSent: `not sent: ${started.error.message.replace(/^not sent: /, '')}` };
@@ -272,10 +294,14 @@ export async function startReplay(options: ReplayOptions): Promise<ReplayRun> {
     const spec = replayedSpec(rep, unit.mapping, runIds);
     const exchange = cached ?? (await send(client, spec));
     sentBefore.set(rep.id, exchange);
-    if (rep.shape.operation === 'notifyAgentRun' && endsRun === undefined) {
+    const startsRun = rep.shape.operation === 'notifyAgentRun' && endsRun === undefined;
+    // The run start it is judged against: the one before it (a start already sent as another's dependency is its own).
+    const otherRunId = startsRun && !cached ? lastRunId : undefined;
+    if (startsRun) {
       const id = runIdOf(exchange);
       const was = recordedRunId(rep.exchange);
       if (id !== undefined && was !== undefined) runIdsOnBuild.set(was, id);
+      if (id !== undefined && !cached) lastRunId = id;
     }
     const mapText = mappingText(unit.mapping, runIds);
     if (exchange.error && NOT_SENT_CODES.has(exchange.error.code)) {
@@ -283,8 +309,13 @@ export async function startReplay(options: ReplayOptions): Promise<ReplayRun> {
       return { ...base, sent: exchange, notSent: exchange.error.code === 'THROTTLED' ? `throttled: ${exchange.error.message}` : `not sent: ${exchange.error.message.replace(/^not sent: /, '')}`, ...(mapText !== undefined ? { mappingText: mapText } : {}) };
     }
     const replayed = factsOf(exchange);
-    const judged = judge(stepOf(rep, spec), exchange, rep.shape.view.format ?? 'json');
-    const documentFailures: DocumentFailure[] = judged.filter((j) => j.verdict === 'fail' && j.gating).map((j) => ({ checkId: j.checkId, level: j.level, sections: j.sections, expected: j.expected, received: j.received }));
+    const format = rep.shape.view.format ?? 'json';
+    const judged = judge(stepOf(rep, spec, otherRunId), exchange, format);
+    // What the client met, judged the same way: a violation it already lived with is no change of this build.
+    const failedWhenRecorded = new Set(judge(stepOf(rep, replayedSpec(rep, undefined, new Map())), recordedExchange(rep), format).filter((j) => j.verdict === 'fail').map((j) => j.checkId));
+    const documentFailures: DocumentFailure[] = judged
+      .filter((j) => j.verdict === 'fail' && (j.gating || (j.level === 'http' && !failedWhenRecorded.has(j.checkId))))
+      .map((j) => ({ checkId: j.checkId, level: j.level, sections: j.sections, expected: j.expected, received: j.received, alsoWhenRecorded: failedWhenRecorded.has(j.checkId) }));
     const mappedValues = new Map<string, string>([...(unit.mapping?.values ?? []), ...runIds]);
     const mapRecorded = (text: string): string => {
       let out = text;
@@ -292,8 +323,9 @@ export async function startReplay(options: ReplayOptions): Promise<ReplayRun> {
       return out;
     };
     const agency = agencyOfRequest({ method: spec.method, target: `${spec.path}${spec.rawQuery !== undefined ? `?${spec.rawQuery}` : ''}`, headers: rep.shape.request.headers, body: typeof spec.body === 'string' ? Buffer.from(spec.body, 'utf8') : Buffer.from(spec.body ?? new Uint8Array()) });
-    const comparison = compareAnswers({ recorded, replayed, noise, documentFailures, actsForOther: agency !== undefined && agency !== profile.agency ? agency : undefined, mapText: mapRecorded, refusedValues: [...rep.shape.refused, ...rep.shape.refusedQuery] });
-    return {
+    const input: CompareInput = { recorded, replayed, noise, documentFailures, actsForOther: agency !== undefined && agency !== profile.agency ? agency : undefined, mapText: mapRecorded, refusedValues: [...rep.shape.refused, ...rep.shape.refusedQuery] };
+    const comparison = compareAnswers(input);
+    const result: UnitResult = {
       ...base,
       sent: exchange,
       replayed,
@@ -303,6 +335,17 @@ export async function startReplay(options: ReplayOptions): Promise<ReplayRun> {
       unstable: (learned?.unstable ?? []).map((d) => `${d.facet}: ${d.recorded} then ${d.replayed}`),
       ...(mapText !== undefined ? { mappingText: mapText } : {}),
     };
+    if (startsRun && !cached) {
+      const id = runIdOf(exchange);
+      const first = id !== undefined ? firstStartOf.get(id) : undefined;
+      // A later start answered the same runId: the earlier start shares it too, and is judged so.
+      if (first && id !== undefined && documentFailures.some((f) => f.checkId === 'outcome.run-ids-distinct')) {
+        first.input.documentFailures = [...first.input.documentFailures, { checkId: 'outcome.run-ids-distinct', level: 'spec', sections: ['2.2', '4.1'], expected: 'a runId no other run the replay started was answered', received: `the same runId ${JSON.stringify(id)} as the run start of ${rep.id}`, alsoWhenRecorded: false }];
+        first.result.comparison = compareAnswers(first.input);
+        first.result.documentFailures = [...first.input.documentFailures];
+      } else if (id !== undefined && !firstStartOf.has(id)) firstStartOf.set(id, { result, input });
+    }
+    return result;
   };
 
   run.done = (async () => {

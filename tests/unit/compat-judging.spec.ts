@@ -36,15 +36,21 @@ test('compatible, changed, broken: the document first, then a success turned ref
   const recorded = json(200, { runId: 'r-1' });
   const noDocFailures = { documentFailures: [], actsForOther: undefined };
   const { noise } = learnNoise(json(200, { runId: 'b-1' }), json(200, { runId: 'b-2' }));
-  expect([...noise]).toEqual(['text $.runId']);
+  expect([...noise]).toEqual([['text $.runId', 'value']]);
   expect(compareAnswers({ recorded, replayed: json(200, { runId: 'c-1' }), noise, ...noDocFailures }).verdict).toBe('compatible');
   // Without the noise learned, the runId that differs on every call would read as a change.
-  expect(compareAnswers({ recorded, replayed: json(200, { runId: 'c-1' }), noise: new Set(), ...noDocFailures }).verdict).toBe('changed');
+  expect(compareAnswers({ recorded, replayed: json(200, { runId: 'c-1' }), noise: new Map(), ...noDocFailures }).verdict).toBe('changed');
+  // Noise hides a value, not its form: a runId written another way is a change (a client parses it).
+  const guids = learnNoise(json(200, { runId: '8fe38974-1c2d-4e5f-9a0b-1234567890ab' }), json(200, { runId: '0b1c2d3e-4f50-4a6b-8c7d-e9f0a1b2c3d4' })).noise;
+  const braced = compareAnswers({ recorded: json(200, { runId: '5d9c3b2a-0f1e-4d2c-9b8a-7f6e5d4c3b2a' }), replayed: json(200, { runId: '{5D9C3B2A-0F1E-4D2C-9B8A-7F6E5D4C3B2A}' }), noise: guids, ...noDocFailures });
+  expect(braced.verdict).toBe('changed');
+  expect(braced.reasons[0]).toMatch(/^text at \$\.runId: 5d9c3b2a-.* → \{5D9C3B2A-/);
+  expect(compareAnswers({ recorded: json(200, { runId: '5d9c3b2a-0f1e-4d2c-9b8a-7f6e5d4c3b2a' }), replayed: json(200, { runId: '11111111-2222-4333-8444-555555555555' }), noise: guids, ...noDocFailures }).verdict).toBe('compatible');
   // Within the document but different: a media type, a field more, an XML answer instead of JSON.
   const changed = compareAnswers({ recorded, replayed: json(200, { runId: 'c-1' }, 'text/json'), noise, ...noDocFailures });
   expect(changed.verdict).toBe('changed');
   expect(changed.reasons).toEqual(['media type: application/json → text/json']);
-  expect(compareAnswers({ recorded, replayed: json(200, { runId: 'c', at: 'x' }), noise, ...noDocFailures }).reasons).toEqual(['shape at $.at: — → string']);
+  expect(compareAnswers({ recorded, replayed: json(200, { runId: 'c-2', at: 'x' }), noise, ...noDocFailures }).reasons).toEqual(['shape at $.at: — → string']);
   // Noise never hides a status or a format.
   const statusNoise = learnNoise(json(200, {}), json(404, {}));
   expect(statusNoise.noise.size).toBe(0);
@@ -53,9 +59,16 @@ test('compatible, changed, broken: the document first, then a success turned ref
   const refused = compareAnswers({ recorded, replayed: json(415, { title: 'x' }), noise, ...noDocFailures });
   expect(refused.verdict).toBe('broken');
   expect(refused.reasons[0]).toBe('a success became a refusal: 200 → 415');
-  const violated = compareAnswers({ recorded: json(400, 'Bad Request'), replayed: json(400, 'Invalid'), noise, documentFailures: [{ checkId: 'text.bad-request', level: 'spec', sections: ['4.1'], expected: 'Bad Request', received: 'Invalid' }], actsForOther: undefined });
+  const violated = compareAnswers({ recorded: json(400, 'Bad Request'), replayed: json(400, 'Invalid'), noise, documentFailures: [{ checkId: 'text.bad-request', level: 'spec', sections: ['4.1'], expected: 'Bad Request', received: 'Invalid', alsoWhenRecorded: false }], actsForOther: undefined });
   expect(violated.verdict).toBe('broken');
   expect(violated.reasons[0]).toMatch(/^violates the document: text\.bad-request \[spec, 4\.1\]/);
+  // The same violation the client met when recorded breaks nothing by itself: it is said.
+  const lived = compareAnswers({ recorded: json(400, 'Invalid'), replayed: json(400, 'Invalid'), noise, documentFailures: [{ checkId: 'text.bad-request', level: 'spec', sections: ['4.1'], expected: 'Bad Request', received: 'Invalid', alsoWhenRecorded: true }], actsForOther: undefined });
+  expect(lived.verdict).toBe('compatible');
+  expect(lived.reasons).toEqual(['violates the document as the answer the client met did (text.bad-request [spec]): not a change of this build']);
+  // A byte order mark before the JSON is what a client's parser meets first: changed.
+  const bom = answerFacts({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"runId":"c-9"}')]) });
+  expect(compareAnswers({ recorded, replayed: bom, noise, ...noDocFailures }).reasons).toEqual(['encoding: utf-8 → utf-8 (byte order mark)']);
   expect(compareAnswers({ recorded, replayed: noAnswer('TIMEOUT: no complete answer'), noise, ...noDocFailures }).verdict).toBe('broken');
   // A refusal between documented statuses (404 → 400) changes what a client meets: changed, not broken.
   expect(compareAnswers({ recorded: json(404, {}), replayed: json(400, {}), noise, ...noDocFailures }).verdict).toBe('changed');

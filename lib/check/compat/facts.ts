@@ -20,6 +20,8 @@ export interface AnswerFacts {
   /** Media type without parameters, lower case; null without a Content-Type. */
   mediaType: string | null;
   charset: string | null;
+  /** How the body's bytes are text when not plain UTF-8: a byte order mark, UTF-16 (what a client's parser meets first). */
+  encoding: string | null;
   format: BodyKind;
   /** Path → kind (object, array, string, number, boolean, null; element, attribute, text; xmlns=… for a namespace). */
   shape: Map<string, string>;
@@ -36,7 +38,9 @@ const JOIN = ' \u241e ';
 export interface RawAnswer {
   status: number;
   headers: Readonly<Record<string, string>>;
+  /** The bytes as they came, or the text already decoded (then `encoding` says how, when not plain UTF-8). */
   body: string | Uint8Array;
+  encoding?: string;
 }
 
 function add(map: Map<string, string>, path: string, value: string): void {
@@ -101,7 +105,7 @@ function parameterOf(contentType: string, name: string): string | null {
 
 /** No answer: the client met none (a reset, a timeout). */
 export function noAnswer(error: string): AnswerFacts {
-  return { answered: false, status: null, error, mediaType: null, charset: null, format: 'empty', shape: new Map(), texts: new Map() };
+  return { answered: false, status: null, error, mediaType: null, charset: null, encoding: null, format: 'empty', shape: new Map(), texts: new Map() };
 }
 
 /** The facts of one answer. */
@@ -109,8 +113,9 @@ export function answerFacts(answer: RawAnswer): AnswerFacts {
   const contentType = answer.headers['content-type'];
   const mediaType = contentType === undefined ? null : (contentType.split(';')[0] ?? '').trim().toLowerCase() || null;
   const charset = contentType === undefined ? null : parameterOf(contentType, 'charset');
-  const text = typeof answer.body === 'string' ? answer.body : decodeResponseText(answer.body, contentType).text;
-  const facts: AnswerFacts = { answered: true, status: answer.status, mediaType, charset, format: 'empty', shape: new Map(), texts: new Map() };
+  const decoded = typeof answer.body === 'string' ? { text: answer.body, encoding: answer.encoding } : decodeResponseText(answer.body, contentType);
+  const text = decoded.text;
+  const facts: AnswerFacts = { answered: true, status: answer.status, mediaType, charset, encoding: decoded.encoding ?? null, format: 'empty', shape: new Map(), texts: new Map() };
   if (text.trim() === '') return facts;
   const declared = formatOfContentType(contentType);
   const html = mediaType === 'text/html' || /^\s*<(?:!doctype\s+html|html[\s>])/i.test(text);

@@ -24,6 +24,8 @@ export interface DocumentCheck {
   sections: string[];
   expected: string;
   received: string;
+  /** The answer the client met failed it too: a deviation it lived with, which breaks nothing by itself. */
+  alsoWhenRecorded: boolean;
 }
 
 export interface CompatExchange {
