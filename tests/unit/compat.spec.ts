@@ -11,6 +11,7 @@ import { startReferenceServer } from '../../server/index.ts';
 import type { RunningServer } from '../../server/index.ts';
 import { jsonLines, recordAgencyDay, THREE_AGENCIES } from '../support/agency-sessions.ts';
 import { cliInProcess } from '../support/cli.ts';
+import { forwardProxy } from '../support/forward-proxy.ts';
 
 /**
  * Will this build break an agency? Three agencies' sessions recorded from the example client through the
@@ -255,6 +256,31 @@ test('the budget is a cap on what reaches the build; requests that change data a
     expect(report.exchanges.filter((e) => e.replayed).every((e) => e.operation === 'notifyAgentRun')).toBe(true);
   } finally {
     await safe.close();
+  }
+});
+
+test('requests go as a run sends them: through the proxy of HTTP_PROXY, with the extra headers, the values written nowhere', async () => {
+  const proxy = await forwardProxy({ auth: { user: 'gate', password: 'proxy-secret-81f2' } });
+  const b = await build();
+  try {
+    const out = path.join(dir, 'reports', 'proxied');
+    const result = await cliInProcess(['compat', '--sessions', path.join(sessions, '058'), '--base-url', b.url, '--target', PROFILE, '--report-dir', out, '--header', 'X-Gateway-Token: header-secret-5e7a'], {
+      env: { ISWC_SUBSCRIPTION_KEY: BUILD_KEY, HTTP_PROXY: proxy.uri({ user: 'gate', password: 'proxy-secret-81f2' }) },
+      cwd: dir,
+    });
+    expect(result.code, result.out).toBe(0);
+    const report = JSON.parse(readFileSync(path.join(out, 'compat.json'), 'utf8')) as CompatReport;
+    // Every request the report counts went through the proxy, with the gateway's header.
+    expect(proxy.log.length).toBe(report.figures.requests.sent);
+    expect(proxy.log.every((l) => l.kind === 'request' && l.target.startsWith(b.url) && l.headers['x-gateway-token'] === 'header-secret-5e7a')).toBe(true);
+    for (const f of readdirSync(out)) {
+      const text = readFileSync(path.join(out, f), 'utf8');
+      for (const secret of ['proxy-secret-81f2', 'header-secret-5e7a', BUILD_KEY]) expect(text.includes(secret), `${f}: ${secret}`).toBe(false);
+    }
+    expect(result.out).not.toMatch(/proxy-secret-81f2|header-secret-5e7a/);
+  } finally {
+    await b.close();
+    await proxy.close();
   }
 });
 
