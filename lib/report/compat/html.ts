@@ -7,7 +7,8 @@ import { cellAnchor, cellOf, columnLabel, columnsOf, countsText, VERDICT_COLOURS
 /**
  * compat.html: the matrix a person takes in at a glance (agencies down, operations × formats across, one
  * colour per verdict), each cell linking to its exchanges, each exchange with what the client met when it
- * was recorded beside what the build answered. One self-contained file: no script, nothing fetched.
+ * was recorded beside what the build answered. One self-contained file: nothing fetched, no script but the
+ * ready flag the other reports set.
  */
 
 const STYLE = `<style>
@@ -106,5 +107,6 @@ ${meta}
 ${legend}
 <table class="matrix"><thead>${head}</thead><tbody>${rows}</tbody></table>
 ${cellsHtml}`;
-  return page('iswc-conformance compat: will this build break an agency?', body);
+  // No behaviour of its own: the page is read as it is; the flag tells a browser test it is ready, as the other reports do.
+  return page('iswc-conformance compat: will this build break an agency?', body, 'window.iswcReady = 1;');
 }
