@@ -6,7 +6,8 @@ import type { TargetProfile } from '../contract/profile/types.ts';
 import { keyModeOf } from '../traffic/key.ts';
 import type { KeyMode, TrafficExchange, TrafficSession } from '../traffic/model.ts';
 import type { Mapping } from './mapping.ts';
-import { DESTRUCTIVE, EntryPool, mapOntoEntry } from './mapping.ts';
+import { DESTRUCTIVE, EntryPool, mapBody, mapOntoEntry, mapQuery } from './mapping.ts';
+import { parseQuery, viewOf } from '../check/client/request.ts';
 
 /**
  * What a compatibility replay sends. Every recorded exchange gets a shape (lib/check/compat/shape.ts);
@@ -85,6 +86,37 @@ function ownReason(p: PlannedExchange, options: PlanOptions): string | undefined
   return undefined;
 }
 
+/** The string values of a decoded body, at any depth (bounded). */
+function stringsIn(value: unknown, out: Set<string>, depth = 0): Set<string> {
+  if (depth > 32) return out;
+  if (typeof value === 'string') out.add(value);
+  else if (Array.isArray(value)) for (const v of value) stringsIn(v, out, depth + 1);
+  else if (value !== null && typeof value === 'object') for (const v of Object.values(value as Record<string, unknown>)) stringsIn(v, out, depth + 1);
+  return out;
+}
+
+/**
+ * Why a request mapped onto a disposable entry would still name recorded data, or undefined when it names
+ * none: its body read again after the mapping must hold none of the values mapped away (a value written
+ * with escapes, a character reference or CDATA is not where the mapping looks), and a body that is not
+ * UTF-8 text cannot be mapped at all. Such a request is not replayed: it could change data that is not
+ * disposable.
+ */
+export function unmappedIn(p: PlannedExchange, mapping: Mapping): string | undefined {
+  const req = p.shape.request;
+  const stale = (v: string): boolean => mapping.values.has(v) && mapping.values.get(v) !== v;
+  // A parameter the mapping does not name (another spelling of a name, one repeated under another case) may carry recorded data.
+  const inQuery = parseQuery(mapQuery(req.rawQuery, mapping.query, () => false)).filter((q) => stale(q.value));
+  if (inQuery.length > 0) return `its query names ${inQuery.map((q) => `${q.name}=${q.value}`).join(', ')} where the mapping does not reach: it would name recorded data, not disposable data`;
+  if (req.body.length === 0) return undefined;
+  const text = req.body.toString('utf8');
+  if (!Buffer.from(text, 'utf8').equals(req.body)) return 'its body is not UTF-8 text: its identifiers cannot be mapped onto a disposable entry';
+  const view = viewOf({ ...req, body: Buffer.from(mapBody(text, mapping.values), 'utf8') });
+  if (!view.parsed?.ok) return 'its body does not parse once mapped: its identifiers cannot be mapped onto a disposable entry';
+  const left = [...stringsIn(view.parsed.value, new Set())].filter(stale);
+  return left.length > 0 ? `its body writes ${left.map((v) => JSON.stringify(v)).join(', ')} in a way the mapping does not reach (escaped, a character reference, CDATA): it would name recorded data, not disposable data` : undefined;
+}
+
 /** Every exchange planned, and the shapes to send in order. */
 export function planReplay(sessions: readonly TrafficSession[], options: PlanOptions): ReplayPlan {
   const ordered = [...sessions].sort((a, b) => (a.agency < b.agency ? -1 : a.agency > b.agency ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -132,12 +164,13 @@ export function planReplay(sessions: readonly TrafficSession[], options: PlanOpt
         break;
       }
       const mapped = mapOntoEntry({ operation: op, view: rep.shape.view, status: rep.exchange.response?.status ?? null, refused: rep.shape.refused, refusedQuery: rep.shape.refusedQuery }, pool);
-      if (mapped.ok) {
+      const leftover = mapped.ok ? unmappedIn(rep, mapped.mapping) : undefined;
+      if (mapped.ok && leftover === undefined) {
         unit = { key: c.key, rep, members: c.members, agencies: c.agencies, mapping: mapped.mapping };
         break;
       }
       // Every exchange of a shape refuses alike: one reason for all.
-      mappingProblem = mapped.reason;
+      mappingProblem = mapped.ok ? leftover : mapped.reason;
       break;
     }
     if (unit) units.push(unit);

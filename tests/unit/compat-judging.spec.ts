@@ -155,6 +155,14 @@ test('the plan: one request per shape for every agency that sent it, the first r
   const lone = planReplay([session('128', [exchange(1, 'POST', '/agent/run', run('128', ',"runId":"zz"'), 200, '{"runId":"zz"}'), { ...exchange(2, 'POST', '/agent/run', run('128'), 429, '{}'), trouble: '429' }])], { profile, destructive: true });
   expect(lone.units).toEqual([]);
   expect(lone.exchanges.map((p) => p.reason)).toEqual(['ends a run (zz) its session did not start: its runId cannot be matched with a run of the build', 'the sandbox gave trouble on purpose (429) instead of the API\'s answer: nothing to compare']);
+  // An identifier the mapping cannot reach (a JSON escape, an XML character reference) would name recorded data: not replayed.
+  const escaped = planReplay([session('128', [exchange(1, 'POST', '/iswc/merge?preferredIswc=T0345246801&agency=128', '{"iswcs":["\\u00542010000117"]}', 204)])], { profile, destructive: true });
+  expect(escaped.units).toEqual([]);
+  expect(escaped.exchanges[0]?.reason).toBe('its body writes "T2010000117" in a way the mapping does not reach (escaped, a character reference, CDATA): it would name recorded data, not disposable data');
+  const referenced = planReplay([session('128', [exchange(1, 'POST', '/iswc/merge?preferredIswc=T0345246801&agency=128', '<MergeRequest><iswcs>&#84;2010000117</iswcs></MergeRequest>', 204, '', { 'content-type': 'application/xml' })])], { profile, destructive: true });
+  expect(referenced.exchanges[0]?.reason).toMatch(/^its body writes "T2010000117" in a way the mapping does not reach/);
+  const respelt = planReplay([session('128', [exchange(1, 'DELETE', '/iswc/merge?preferredIswc=T0345246801&PreferredIswc=T0345246801&agency=128&workcode=W1', '', 204)])], { profile, destructive: true });
+  expect(respelt.exchanges[0]?.reason).toBe('its query names PreferredIswc=T0345246801 where the mapping does not reach: it would name recorded data, not disposable data');
   // Entries run out: the shape is not replayed, with what the profile lacks.
   const many = Array.from({ length: 5 }, (_, i) => session(String(100 + i), [exchange(1, 'DELETE', `/submission?preferredIswc=T3300000000&agency=${100 + i}&workcode=W${i}&sourceDb=${100 + i}&reasonCode=EdiV1`, '', 204)]));
   const short = planReplay(many, { profile, destructive: true });
