@@ -12,7 +12,8 @@ import type { BodyRead, Reply, RequestHook } from '../../server/index.ts';
 
 /**
  * Records every exchange of a sandbox session in the traffic format (schemas/traffic-log.schema.json),
- * line by line as each answer ends, in `client-session.jsonl` beside the session's reports: what the
+ * line by line as each answer goes out (the lines of one turn of the event loop in one write), in
+ * `client-session.jsonl` beside the session's reports: what the
  * client sent and what it met on the wire (status, headers, body), so that `compat` can replay it against
  * another build. The sandbox's key is written `$ISWC_SANDBOX_KEY`, any other value of the key header and of
  * every header whose name marks a secret `<redacted>`, and the key wherever else it occurs too. It wraps the
@@ -103,6 +104,8 @@ export class SessionRecorder implements RequestHook {
   private readonly keyHeader = subscriptionKeyHeader().toLowerCase();
   private seq = 0;
   private lines = 0;
+  private pending: string[] = [];
+  private fdClosed = false;
   private closed = false;
 
   constructor(
@@ -208,14 +211,26 @@ export class SessionRecorder implements RequestHook {
       ...(seen.trouble !== undefined ? { trouble: seen.trouble } : {}),
       durationMs: performance.now() - wire.started,
     });
-    writeSync(this.fd, line);
+    this.pending.push(line);
     this.lines += 1;
+    // Lines of one turn of the event loop go out in one write, right after it: a client that has its answer
+    // (it needs at least one turn more to read it) finds its exchange in the file.
+    if (this.pending.length === 1) setImmediate(() => this.flushPending());
+  }
+
+  private flushPending(): void {
+    if (this.pending.length === 0 || this.fdClosed) return;
+    const text = this.pending.join('');
+    this.pending = [];
+    writeSync(this.fd, text);
   }
 
   /** Stops recording and closes the file (exchanges still in progress are left out). */
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.flushPending();
     closeSync(this.fd);
+    this.fdClosed = true;
   }
 }
