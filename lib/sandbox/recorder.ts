@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { subscriptionKeyHeader } from '../contract/openapi.ts';
 import type { Redactor } from '../foundation/redact.ts';
-import { REDACTED } from '../foundation/redact.ts';
+import { REDACTED, SANDBOX_KEY_PLACEHOLDER } from '../foundation/redact.ts';
 import { HARNESS_VERSION } from '../report/meta.ts';
 import { isPlaceholder, namesSecret } from '../traffic/credentials.ts';
 import { formatExchangeLine, formatSessionLine } from '../traffic/jsonl.ts';
@@ -113,6 +113,8 @@ export class SessionRecorder implements RequestHook {
     readonly file: string,
     meta: SessionMeta & { agency: string },
     private readonly redactor: Redactor,
+    /** The sandbox's key: what the key header is compared with (it is never written). */
+    private readonly key: string,
   ) {
     this.fd = openSync(file, 'w');
     writeSync(this.fd, formatSessionLine({ ...meta, recordedBy: `iswc-conformance sandbox ${HARNESS_VERSION}` }));
@@ -160,25 +162,23 @@ export class SessionRecorder implements RequestHook {
     this.write(req, seen, wire);
   }
 
+  /**
+   * Headers as recorded: the key header as the key's placeholder, empty, or `<redacted>` (another key);
+   * cookies and every header whose name marks a secret `<redacted>`. The key anywhere else is taken out of
+   * the whole line at once (see write).
+   */
   private headers(headers: Readonly<Record<string, string | string[] | undefined>>): Record<string, string> {
     const out: Record<string, string> = {};
     for (const [name, raw] of Object.entries(headers)) {
       if (raw === undefined) continue;
       const lower = name.toLowerCase();
-      const value = this.redactor.text(Array.isArray(raw) ? raw.join(', ') : raw);
-      // The key header keeps what tells the replay how the request was keyed: the key's placeholder, empty, or another.
-      if (lower === this.keyHeader) out[lower] = value === '' || isPlaceholder(value) ? value : REDACTED;
+      const value = Array.isArray(raw) ? raw.join(', ') : raw;
+      if (lower === this.keyHeader) out[lower] = value === this.key ? SANDBOX_KEY_PLACEHOLDER : value === '' ? '' : REDACTED;
       else if (lower === 'cookie' || lower === 'set-cookie') out[lower] = value === '' ? '' : REDACTED;
       else if (namesSecret(lower, 'header')) out[lower] = isPlaceholder(value) ? value : REDACTED;
       else out[lower] = value;
     }
     return out;
-  }
-
-  private body(bytes: Buffer): Buffer {
-    const text = bytes.toString('utf8');
-    // Only text that is UTF-8 can hold the key in clear; it is redacted there (binary is written as base64).
-    return Buffer.from(text, 'utf8').equals(bytes) ? Buffer.from(this.redactor.text(text), 'utf8') : bytes;
   }
 
   private write(req: IncomingMessage, seen: Seen, wire: Wire): void {
@@ -205,13 +205,15 @@ export class SessionRecorder implements RequestHook {
       method: req.method ?? '',
       url: this.redactor.url(req.url ?? '/'),
       requestHeaders: this.headers(req.headers),
-      requestBody: this.body(seen.body),
+      requestBody: seen.body,
       status: answered ? status : null,
-      ...(answered ? { responseHeaders: this.headers(headers), responseBody: this.body(body) } : { error: reply === null ? 'reset' : 'the connection closed before the answer was complete' }),
+      ...(answered ? { responseHeaders: this.headers(headers), responseBody: body } : { error: reply === null ? 'reset' : 'the connection closed before the answer was complete' }),
       ...(seen.trouble !== undefined ? { trouble: seen.trouble } : {}),
       durationMs: performance.now() - wire.started,
     });
-    this.pending.push(line);
+    // The key in any form it can take (raw, JSON-escaped, URL-encoded, base64 of a text body) is taken out of
+    // the whole line at once: one pass, wherever the client put it (a body, a header of its own).
+    this.pending.push(this.redactor.text(line));
     this.lines += 1;
     // Lines of one turn of the event loop go out in one write, right after it: a client that has its answer
     // (it needs at least one turn more to read it) finds its exchange in the file.

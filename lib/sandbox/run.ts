@@ -60,7 +60,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     slowMs: options.slowMs,
     requestLimit: options.requests,
   });
-  const recorder = new SessionRecorder(session, path.join(options.reportDir, SESSION_FILE), { agency: profile.agency, startedAt: new Date(session.startedAt).toISOString(), choices: options.choices, profile: options.profile.name, keyPlaceholder: SANDBOX_KEY_PLACEHOLDER }, sandboxRedactor(options.key));
+  const recorder = new SessionRecorder(session, path.join(options.reportDir, SESSION_FILE), { agency: profile.agency, startedAt: new Date(session.startedAt).toISOString(), choices: options.choices, profile: options.profile.name, keyPlaceholder: SANDBOX_KEY_PLACEHOLDER }, sandboxRedactor(options.key), options.key);
   let server;
   try {
     server = await startReferenceServer({ profile, key: options.key, choices: options.choices, port: options.port, host: options.host, hook: recorder });
