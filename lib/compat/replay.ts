@@ -112,10 +112,18 @@ export function replayedSpec(p: PlannedExchange, mapping: Mapping | undefined, r
   };
 }
 
-/** The documented choice set a session was recorded with, else the reference server's. */
-function choicesOf(p: PlannedExchange): ChoiceSetName {
+/** The documented choice set a session was recorded with (a sandbox's), else undefined (a HAR file, a gateway's log). */
+function recordedChoices(p: PlannedExchange): ChoiceSetName | undefined {
   const c = p.session.meta.choices;
-  return c !== undefined && Object.hasOwn(CHOICE_SETS, c) ? (c as ChoiceSetName) : 'reference';
+  return c !== undefined && Object.hasOwn(CHOICE_SETS, c) ? (c as ChoiceSetName) : undefined;
+}
+
+/** Facets noise may cover (compare.ts): a difference of another facet is never noise, whatever a baseline says. */
+const NOISE_FACETS: ReadonlySet<string> = new Set(['shape', 'text', 'charset']);
+
+/** Adds the noise learned from another baseline; what is known already keeps its kind. */
+function widenNoise(noise: Map<string, NoiseKind>, more: ReadonlyMap<string, NoiseKind>): void {
+  for (const [key, kind] of more) if (!noise.has(key)) noise.set(key, kind);
 }
 
 function factsOf(exchange: Exchange): AnswerFacts {
@@ -178,8 +186,7 @@ async function send(client: RunClient, spec: RequestSpec): Promise<Exchange> {
 }
 
 /** Replays one shape on a fresh embedded reference server: its run's start first when it ends a run. */
-async function onBaseline(unit: ReplayUnit, profile: TargetProfile): Promise<AnswerFacts | undefined> {
-  const choices = choicesOf(unit.rep);
+async function onBaseline(unit: ReplayUnit, profile: TargetProfile, choices: ChoiceSetName): Promise<AnswerFacts | undefined> {
   // The baseline plays the build the agency met: its key acts for the agency the request acts for (a build
   // whose key acts for another would refuse it, and nothing would vary to learn from).
   const spec = replayedSpec(unit.rep, unit.mapping, new Map());
@@ -273,9 +280,10 @@ export async function startReplay(options: ReplayOptions): Promise<ReplayRun> {
       return { ...base, notSent: `not sent: ${run.halt.reason}` };
     }
     // The noise of this request: what differs between two answers of the baseline to it.
-    const [first, second] = [await onBaseline(unit, profile), await onBaseline(unit, profile)];
+    const choices = recordedChoices(rep);
+    const [first, second] = [await onBaseline(unit, profile, choices ?? 'reference'), await onBaseline(unit, profile, choices ?? 'reference')];
     const learned = first && second ? learnNoise(first, second) : undefined;
-    const noise = learned?.noise ?? new Map<string, NoiseKind>();
+    const noise = new Map<string, NoiseKind>(learned?.noise ?? []);
     if (halted()) return { ...base, notSent: `not sent: ${halted()?.reason ?? ''}` };
     if (needsStart && start && endsRun !== undefined) {
       const started = sentBefore.get(start.id) ?? (await send(client, replayedSpec(start, undefined, new Map())));
@@ -324,7 +332,22 @@ export async function startReplay(options: ReplayOptions): Promise<ReplayRun> {
     };
     const agency = agencyOfRequest({ method: spec.method, target: `${spec.path}${spec.rawQuery !== undefined ? `?${spec.rawQuery}` : ''}`, headers: rep.shape.request.headers, body: typeof spec.body === 'string' ? Buffer.from(spec.body, 'utf8') : Buffer.from(spec.body ?? new Uint8Array()) });
     const input: CompareInput = { recorded, replayed, noise, documentFailures, actsForOther: agency !== undefined && agency !== profile.agency ? agency : undefined, mapText: mapRecorded, refusedValues: [...rep.shape.refused, ...rep.shape.refusedQuery] };
-    const comparison = compareAnswers(input);
+    let comparison = compareAnswers(input);
+    // Traffic of unknown provenance (a HAR file, a gateway's log) was met by a server whose habits are not
+    // known: where a text, a field or a charset still differs, the noise is also learned from each
+    // documented choice set of the reference server in turn (production's trace ids, …), twice each as
+    // above, until nothing of those facets differs. Only what varies between two answers of one server
+    // to the same request is learned; a status, a media type, an encoding or a format is never noise.
+    if (choices === undefined) {
+      for (const set of Object.keys(CHOICE_SETS) as ChoiceSetName[]) {
+        if (set === 'reference' || !comparison.differences.some((d) => NOISE_FACETS.has(d.facet))) continue;
+        const [a, b] = [await onBaseline(unit, profile, set), await onBaseline(unit, profile, set)];
+        if (!a || !b) continue;
+        const before = noise.size;
+        widenNoise(noise, learnNoise(a, b).noise);
+        if (noise.size > before) comparison = compareAnswers(input);
+      }
+    }
     const result: UnitResult = {
       ...base,
       sent: exchange,

@@ -144,7 +144,7 @@ export function buildCompatReport(input: ReportInput): CompatReport {
     finishedAt: input.finishedAt.toISOString(),
     target: { baseUrl: input.embedded ? null : safeBaseUrl(run.baseUrl), embedded: input.embedded, profile: profile.name, profileDigest: profileDigest(profile), agency: profile.agency },
     settings: input.settings,
-    baseline: 'the embedded reference server, twice for each request sent (fresh each time, with the choices the session was recorded with, else the reference ones): what differs between its two answers is noise',
+    baseline: 'the embedded reference server, twice for each request sent (fresh each time, with the choices the session was recorded with; for a HAR file or a gateway log, the reference ones, then, where a text, a field or a charset still differs, each documented choice set in turn): what differs between two of its answers is noise',
     sampling: SAMPLING_RULE,
     outcome: { verdict, text: `${text}${halt ? `; ${halt.kind === 'interrupted' ? 'interrupted' : 'stopped'}: ${halt.reason}` : ''}`, exitCode, ...(halt ? { halt } : {}) },
     figures: {

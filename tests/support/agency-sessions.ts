@@ -52,3 +52,20 @@ export function jsonLines(file: string): Array<Record<string, unknown>> {
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
+
+/** The subscription key header's value as a HAR writer that redacts it leaves it. */
+const harHeaders = (h: unknown): Array<{ name: string; value: string }> => Object.entries(h as Record<string, string>).map(([name, value]) => ({ name, value: /subscription-key/i.test(name) ? '<redacted>' : value }));
+
+/** A sandbox session's exchanges as a HAR file writes them (as seen at https://staging.example.org/agency/v1): no word of the server's choices. */
+export function sessionAsHar(sessionFile: string): string {
+  const lines = jsonLines(sessionFile).slice(1);
+  const entries = lines.map((l) => ({
+    startedDateTime: l.time,
+    time: 5,
+    request: { method: l.method, url: `https://staging.example.org/agency/v1${String(l.url)}`, httpVersion: 'HTTP/1.1', headers: harHeaders(l.requestHeaders), cookies: [], queryString: [], ...(l.requestBody !== undefined ? { postData: { mimeType: 'application/json', text: l.requestBody } } : {}), headersSize: -1, bodySize: -1 },
+    response: { status: l.status, statusText: '', httpVersion: 'HTTP/1.1', headers: harHeaders(l.responseHeaders), cookies: [], content: { size: -1, mimeType: 'x', ...(l.responseBody !== undefined ? { text: l.responseBody } : {}) }, redirectURL: '', headersSize: -1, bodySize: -1 },
+    cache: {},
+    timings: { send: 0, wait: 5, receive: 0 },
+  }));
+  return JSON.stringify({ log: { version: '1.2', creator: { name: 'Playwright', version: '1.65.1' }, entries } });
+}

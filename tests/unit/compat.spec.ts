@@ -9,7 +9,7 @@ import { parseSandboxArgs } from '../../lib/sandbox/options.ts';
 import { startSandbox } from '../../lib/sandbox/run.ts';
 import { startReferenceServer } from '../../server/index.ts';
 import type { RunningServer } from '../../server/index.ts';
-import { jsonLines, recordAgencyDay, THREE_AGENCIES } from '../support/agency-sessions.ts';
+import { jsonLines, recordAgencyDay, sessionAsHar, THREE_AGENCIES } from '../support/agency-sessions.ts';
 import { cliInProcess } from '../support/cli.ts';
 import { forwardProxy } from '../support/forward-proxy.ts';
 
@@ -103,6 +103,20 @@ test('noise in error bodies is learned too: a 404 problem+json with a traceId, r
     expect(merge?.mapping).toMatch(/^identifiers mapped onto merges\[\d\] of the target profile/);
   } finally {
     await b.close();
+  }
+  // The same session as a HAR file, which does not say which server the client met: the trace id is learned all the same.
+  const har = path.join(dir, 'sessions-404-har');
+  mkdirSync(har, { recursive: true });
+  writeFileSync(path.join(har, 'staging.har'), sessionAsHar(path.join(where, 'client-session.jsonl')));
+  const again = await build({ choices: 'production' });
+  try {
+    const { code, out, report } = await compat(again.url, 'noise-404-har', [], har);
+    expect(code, out).toBe(0);
+    const [merge] = report.exchanges;
+    expect(merge?.verdict, out).toBe('compatible');
+    expect(merge?.noise?.join(' ')).toContain('text at $.traceId');
+  } finally {
+    await again.close();
   }
 });
 
@@ -198,15 +212,7 @@ test('a HAR file and a gateway log replay like the sandbox session they hold: th
   for (const agency of ['058', '128']) {
     const lines = jsonLines(path.join(sessions, agency, 'client-session.jsonl')).slice(1);
     const headers = (h: unknown) => Object.entries(h as Record<string, string>).map(([name, value]) => ({ name, value: /subscription-key/i.test(name) ? '<redacted>' : value }));
-    const entries = lines.map((l) => ({
-      startedDateTime: l.time,
-      time: 5,
-      request: { method: l.method, url: `https://staging.example.org/agency/v1${String(l.url)}`, httpVersion: 'HTTP/1.1', headers: headers(l.requestHeaders), cookies: [], queryString: [], ...(l.requestBody !== undefined ? { postData: { mimeType: 'application/json', text: l.requestBody } } : {}), headersSize: -1, bodySize: -1 },
-      response: { status: l.status, statusText: '', httpVersion: 'HTTP/1.1', headers: headers(l.responseHeaders), cookies: [], content: { size: -1, mimeType: 'x', ...(l.responseBody !== undefined ? { text: l.responseBody } : {}) }, redirectURL: '', headersSize: -1, bodySize: -1 },
-      cache: {},
-      timings: { send: 0, wait: 5, receive: 0 },
-    }));
-    writeFileSync(path.join(har, `${agency}.har`), JSON.stringify({ log: { version: '1.2', creator: { name: 'Playwright', version: '1.65.1' }, entries } }));
+    writeFileSync(path.join(har, `${agency}.har`), sessionAsHar(path.join(sessions, agency, 'client-session.jsonl')));
     for (const l of lines) gateway.push(JSON.stringify({ time: l.time, agency, method: l.method, url: `https://staging.example.org${String(l.url)}`, requestHeaders: Object.fromEntries(headers(l.requestHeaders).map((h) => [h.name, h.value])), ...(l.requestBody !== undefined ? { requestBody: l.requestBody } : {}), status: l.status, responseHeaders: l.responseHeaders, ...(l.responseBody !== undefined ? { responseBody: l.responseBody } : {}) }));
   }
   writeFileSync(path.join(log, 'apim.jsonl'), `${gateway.join('\n')}\n`);
@@ -227,6 +233,17 @@ test('a HAR file and a gateway log replay like the sandbox session they hold: th
     expect(cells['058'], name).toEqual(fromSandbox['058']);
     expect(cells['128'], name).toEqual(fromSandbox['128']);
     expect(report.figures.exchanges, name).toBe(10);
+  }
+  // Noise learned for traffic that does not say which server it met never hides a change: an XML namespace
+  // on the answers (a shape every documented choice set answers alike on every call) is changed, as from the sandbox.
+  const datacontract = await build({ choices: ['xml-answer-datacontract'] });
+  try {
+    const { code, out, report } = await compat(datacontract.url, 'har-datacontract', [], har);
+    expect(code, out).toBe(0);
+    expect(matrix(report).agencies).toEqual({ '058': 'changed', '128': 'compatible' });
+    expect(report.exchanges.find((e) => e.agency === '058' && e.verdict === 'changed')?.reasons.join('\n')).toContain('shape at /CsnNotification@xmlns');
+  } finally {
+    await datacontract.close();
   }
 });
 
