@@ -77,7 +77,8 @@ export interface ReferenceServerOptions {
  * saw, when its response is complete or its connection closed (mid-body included).
  */
 export interface RequestHook {
-  received?(req: IncomingMessage): void;
+  /** `res` is the answer to come, for a hook that records what goes on the wire. */
+  received?(req: IncomingMessage, res: ServerResponse): void;
   before?(req: IncomingMessage, body: Exclude<BodyRead, { kind: 'aborted' }>): Reply | null | undefined | Promise<Reply | null | undefined>;
   after?(req: IncomingMessage, reply: Reply | null): void;
   finished?(req: IncomingMessage): void;
@@ -221,7 +222,7 @@ function normalisePath(routes: Routes, path: string): string {
 /** Never a 5xx the faults did not ask for: an unexpected exception is answered 400 "Bad Request". */
 async function serve(ctx: Context, routes: Routes, req: IncomingMessage, res: ServerResponse, hook: RequestHook | undefined): Promise<void> {
   let reply: Reply | null;
-  hook?.received?.(req);
+  hook?.received?.(req, res);
   if (hook?.finished) res.once('close', () => hook.finished?.(req));
   try {
     let instead: Reply | null | undefined;

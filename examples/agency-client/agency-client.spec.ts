@@ -134,7 +134,13 @@ test('a late answer (slow, 15 s): the client waits for it, goes on, and the sess
     // The late answer was a success the client waited for: survived by the request itself.
     expect(result.report.trouble).toEqual([{ kind: 'slow', request: 1, operation: 'notifyAgentRun', survived: true, survivedBy: 1 }]);
     expect(result.exitCode).toBe(0);
-    expect(filesOf(dir).map((f) => path.basename(f)).sort()).toEqual(['client-conformance.html', 'client-conformance.json', 'client-junit.xml']);
+    expect(filesOf(dir).map((f) => path.basename(f)).sort()).toEqual(['client-conformance.html', 'client-conformance.json', 'client-junit.xml', 'client-session.jsonl']);
+    // The late answer is the API's own (the sandbox only held it back): recorded as an answer, not as trouble.
+    const lines = readFileSync(path.join(dir, 'client-session.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { status?: number; trouble?: string });
+    expect(lines.slice(1).map((l) => [l.status, l.trouble])).toEqual([
+      [200, undefined],
+      [200, undefined],
+    ]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

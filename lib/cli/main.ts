@@ -7,6 +7,7 @@ import { EXIT, EXIT_TEXT, parseCommandArgs, renderHelp, unwritableMessage, Usage
 import { allureCommand } from './commands/allure.ts';
 import { baselineCommand } from './commands/baseline.ts';
 import { certifyCommand } from './commands/certify.ts';
+import { compatCommand } from './commands/compat.ts';
 import { diffCommand } from './commands/diff.ts';
 import { planCommand } from './commands/plan.ts';
 import { profileCommand } from './commands/profile.ts';
@@ -17,7 +18,7 @@ import { serverCommand } from './commands/server.ts';
 import { verifyCommand } from './commands/verify.ts';
 
 /** Every command, in the order `--help` lists them; `run` is the default. */
-export const COMMANDS: readonly Command[] = [runCommand, planCommand, profileCommand, replayCommand, certifyCommand, verifyCommand, diffCommand, baselineCommand, serverCommand, sandboxCommand, allureCommand];
+export const COMMANDS: readonly Command[] = [runCommand, planCommand, profileCommand, replayCommand, certifyCommand, verifyCommand, diffCommand, baselineCommand, compatCommand, serverCommand, sandboxCommand, allureCommand];
 
 export function commandNamed(name: string): Command | undefined {
   return COMMANDS.find((c) => c.name === name);

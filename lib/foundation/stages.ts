@@ -18,6 +18,7 @@ export const ROOMS: Readonly<Record<string, { stage: Stage; holds: string }>> = 
   foundation: { stage: 'foundation', holds: 'what every stage shares: paths, redaction, signals and the processes that started this one, the stage rule' },
   config: { stage: 'foundation', holds: 'the settings of a run, read from flags, the environment and files' },
   contract: { stage: 'contract', holds: 'the interface document as data: operations, schemas, profiles, exchanges' },
+  traffic: { stage: 'contract', holds: "agencies' recorded traffic: the JSON-lines format the sandbox writes, HAR and gateway-log readers, credentials refused" },
   generate: { stage: 'generate', holds: 'cases, scenarios and property generators' },
   run: { stage: 'run', holds: 'sending: the HTTP client, pacing, budgets, plans' },
   check: { stage: 'check', holds: 'the check registry and the judge' },
@@ -28,6 +29,7 @@ export const ROOMS: Readonly<Record<string, { stage: Stage; holds: string }>> = 
   sandbox: { stage: 'composition', holds: 'the sandbox that judges a client under test' },
   selfcheck: { stage: 'composition', holds: 'the fault self-check and in-process reports' },
   sweep: { stage: 'composition', holds: 'random combinations of legitimate choices with faults behind them' },
+  compat: { stage: 'composition', holds: "the compatibility replay: agencies' traffic sampled by shape, mapped onto disposable data, sent to a build, judged twice" },
 };
 
 /** The stage of a file under lib/ (path relative to the repository root); undefined outside lib/, at its root or in a folder that is no room. */

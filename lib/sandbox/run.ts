@@ -12,6 +12,7 @@ import type { SandboxOptions } from './options.ts';
 import { LATE_MAX_SECONDS, LATE_QUIET_SECONDS } from './options.ts';
 import { ProductionShadow } from './production.ts';
 import { reportDirProblem } from './report-dir.ts';
+import { SESSION_FILE, SessionRecorder } from './recorder.ts';
 import { SandboxSession } from './session.ts';
 
 /** How long the end of a session waits for production as built's answers to the last requests. */
@@ -32,6 +33,8 @@ export interface SandboxResult {
   files: WrittenClientReports;
   /** 0 conformant, 1 not conformant or incomplete (no request judged), 4 the session ended on a defect of the sandbox (the reports hold what was judged before). */
   exitCode: 0 | 1 | 4;
+  /** Every exchange of the session, recorded beside the reports (lib/sandbox/recorder.ts), and how many. */
+  session: { file: string; exchanges: number };
 }
 
 /** The sandbox key in the session's redactor: written `$ISWC_SANDBOX_KEY`, the variable it is read from. */
@@ -64,10 +67,12 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
     requestLimit: options.requests,
     production,
   });
+  const recorder = new SessionRecorder(session, path.join(options.reportDir, SESSION_FILE), { agency: profile.agency, startedAt: new Date(session.startedAt).toISOString(), choices: options.choices, profile: options.profile.name, keyPlaceholder: SANDBOX_KEY_PLACEHOLDER }, sandboxRedactor(options.key), options.key);
   let server: Awaited<ReturnType<typeof startReferenceServer>>;
   try {
-    server = await startReferenceServer({ profile, key: options.key, choices: options.choices, port: options.port, host: options.host, hook: session });
+    server = await startReferenceServer({ profile, key: options.key, choices: options.choices, port: options.port, host: options.host, hook: recorder });
   } catch (e) {
+    recorder.close();
     await production.close();
     throw e;
   }
@@ -94,6 +99,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
       // Production as built's answers to the last requests, at most a few seconds (loopback: milliseconds).
       await Promise.race([session.productionSettled(), new Promise((r) => setTimeout(r, PRODUCTION_SETTLE_MS).unref())]);
       await production.close();
+      recorder.close();
       const summary = session.conclude();
       const report = buildClientReport({
         findings: session.findings,
@@ -115,7 +121,7 @@ export async function startSandbox(options: SandboxOptions): Promise<RunningSand
         ...summary,
       });
       const files = writeClientReports(report, options.reportDir, sandboxRedactor(options.key));
-      const result: SandboxResult = { report, files, exitCode: report.defect !== undefined ? 4 : report.verdict === 'conformant' ? 0 : 1 };
+      const result: SandboxResult = { report, files, exitCode: report.defect !== undefined ? 4 : report.verdict === 'conformant' ? 0 : 1, session: { file: recorder.file, exchanges: recorder.exchanges } };
       resolveDone(result);
       return result;
     })();
@@ -190,6 +196,7 @@ export async function runSandbox(options: SandboxOptions, io: SandboxIo): Promis
     unwatch();
   }
   for (const line of summaryLines(result.report, result.files)) io.out(line);
+  io.out(`  ${result.session.exchanges} exchange(s) recorded in ${path.relative(process.cwd(), result.session.file) || result.session.file} (replay them against another build: npx iswc-conformance compat --help)`);
   if (result.report.defect !== undefined) {
     io.err(`iswc-conformance sandbox: internal error: ${result.report.defect}`);
     io.err('This is a defect of iswc-conformance, not of the client under test: please report it. The reports hold what was judged before it.');

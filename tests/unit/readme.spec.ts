@@ -30,7 +30,7 @@ test('the README is short, and its first screen shows what it is and the two com
   expect(Buffer.byteLength(README), 'README.md at most about 12 KB').toBeLessThanOrEqual(12_500);
   const firstScreen = README.slice(0, README.indexOf('\n## '));
   for (const command of ['npm ci', 'npm run conformance', 'npm test']) expect(firstScreen).toContain(command);
-  for (const journey of ['A CI gate against staging', 'Certify your integration', 'Test your own client', 'A regression report between two builds']) {
+  for (const journey of ['A CI gate against staging', 'Certify your integration', 'Test your own client', 'A regression report between two builds', 'Will this build break an agency?']) {
     expect(sectionOf(README, journey), journey).toMatch(/```sh/);
   }
 });
@@ -39,6 +39,7 @@ for (const [journey, guide] of [
   ['A CI gate against staging', 'ci-gate.md'],
   ['Certify your integration', 'certify.md'],
   ['A regression report between two builds', 'regression.md'],
+  ['Will this build break an agency?', 'compatibility.md'],
 ] as const) {
   test(`the README's "${journey}" is commands of docs/guides/${guide}, in its order, and links it`, () => {
     const section = sectionOf(README, journey);

@@ -150,7 +150,8 @@ test('a session: reports valid against their schema, the key in no form in any o
     const result = await running.stop();
     expect(result.exitCode).toBe(1);
     const files = readdirSync(dir).map((f) => path.join(dir, f));
-    expect(files.map((f) => path.basename(f)).sort()).toEqual(['client-conformance.html', 'client-conformance.json', 'client-junit.xml']);
+    // The reports, and every exchange of the session recorded beside them: the key in none of them.
+    expect(files.map((f) => path.basename(f)).sort()).toEqual(['client-conformance.html', 'client-conformance.json', 'client-junit.xml', 'client-session.jsonl']);
     for (const file of files) {
       const text = readFileSync(file, 'utf8');
       for (const form of [KEY, encodeURIComponent(KEY), Buffer.from(KEY).toString('base64'), 'production-key-zzzz-9999']) expect(text.includes(form), `${path.basename(file)} holds ${form}`).toBe(false);

@@ -1,9 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import path from 'node:path';
 import { shownPath } from '../../foundation/paths.ts';
 import { buildClientCertificate, renderClientCertificateHtml, signClientCertificate } from '../../report/client/certificate.ts';
 import { notGatingText } from '../../report/client/build.ts';
+import type { SessionRecording } from '../../report/client/certificate.ts';
+import { SESSION_FILE } from '../../sandbox/recorder.ts';
 import { cellLabel } from '../../report/client/labels.ts';
 import { operationLabel } from '../../report/view.ts';
 import { readClientReport } from '../../report/client/validate.ts';
@@ -25,6 +28,15 @@ export function signingKeyOption(signKey: string | undefined, cwd: string): KeyO
   } catch (err) {
     throw new UsageError(`--sign-key ${signKey}: ${err instanceof Error ? err.message : String(err)}`);
   }
+}
+
+/** The session the sandbox recorded beside its report (client-session.jsonl), as a certificate binds it; undefined when there is none. */
+export function sessionRecording(dir: string): SessionRecording | undefined {
+  const file = path.join(dir, SESSION_FILE);
+  if (!existsSync(file)) return undefined;
+  const bytes = readFileSync(file);
+  const exchanges = bytes.toString('utf8').split('\n').filter((l) => l.trim() !== '' && !l.startsWith('{"session"')).length;
+  return { file: SESSION_FILE, sha256: createHash('sha256').update(bytes).digest('hex'), exchanges };
 }
 
 /** The reportVersion of a JSON file, when it has one (to refuse an older report with its own words). */
@@ -67,7 +79,8 @@ export function certifyClient(values: OptionValues, io: CliIo): number {
     io.stderr(`no client certificate: the session of ${shown} is ${report.verdictText}\n  a certificate says the client works: fix what the report names (client-conformance.html next to it) and certify a conformant session\n`);
     return EXIT.NOT_CONFORMANT;
   }
-  const issued = buildClientCertificate(report);
+  const recording = sessionRecording(path.dirname(reportFile));
+  const issued = buildClientCertificate(report, new Date(), recording);
   const certificate = signingKey ? signClientCertificate(issued, signingKey) : issued;
   const outDir = path.resolve(io.cwd, stringOption(values, 'out') ?? path.dirname(reportFile));
   const jsonFile = path.join(outDir, 'client-certificate.json');
@@ -82,6 +95,7 @@ export function certifyClient(values: OptionValues, io: CliIo): number {
     ...(certificate.observations ?? []).slice(0, 10).map((o) => `  observed ${o.check} on ${operationLabel(o.operation)}${o.format === 'none' ? '' : ` ${o.format.toUpperCase()}`} ×${o.count}: #${o.request} ${o.received}`.slice(0, 300)),
     ...((certificate.observations ?? []).length > 10 ? [`  … ${(certificate.observations ?? []).length - 10} more observed in client-certificate.json`] : []),
     ...certificate.trouble.slice(0, 20).map((t) => `  trouble ${t.kind} on request ${t.request}: ${t.survived ? 'survived' : 'not survived'}`),
+    recording ? `  bound to the recorded session ${shownPath(path.join(path.dirname(reportFile), recording.file), io.cwd)}: ${recording.exchanges} exchanges, sha256 ${recording.sha256}` : '  no recorded session beside the report (client-session.jsonl): the certificate binds none',
     `  digest sha256 ${certificate.digest.value}`,
     certificate.signature ? `  signed ed25519 by ${certificate.signature.publicKeyFingerprint}` : '  unsigned: the digest only detects accidental edits (sign with --sign-key <private key PEM>)',
     `  ${shownPath(jsonFile, io.cwd)} · ${shownPath(htmlFile, io.cwd)}`,

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import path from 'node:path';
 import { CERTIFICATE_VERSION, verifyCertificate } from '../../report/certificate.ts';
 import { isClientCertificate, verifyClientCertificate } from '../../report/client/certificate.ts';
+import type { ClientCertificate } from '../../report/client/certificate.ts';
 import { publicKeyFromPem } from '../../report/signature.ts';
 import type { Command } from '../command.ts';
 import { EXIT, stringOption, UsageError } from '../command.ts';
@@ -21,6 +23,11 @@ export const verifyCommand: Command = {
     "Recomputes the digest over the canonical JSON of the certificate and checks that its verdicts follow from its results. With --public-key (the issuer's Ed25519 public key, PEM) it also checks that the certificate is signed by that key and unedited since: the only check a person who edits the file and recomputes the digest cannot pass, and the only one that makes verify exit 0 on its own. Without it verify exits 1, even on a consistent certificate, unless --allow-unsigned accepts a certificate whose signature (or lack of one) was not checked; the output then says that nothing proves who issued it.",
   options: {
     'public-key': { type: 'string', value: 'PEM', description: "The issuer's Ed25519 public key (PEM): the certificate must be signed by it and unedited since. A private key is refused (exit 2)." },
+    session: {
+      type: 'string',
+      value: 'FILE',
+      description: "A client certificate only: the recorded session handed over with it (client-session.jsonl): its SHA-256 must be the one the certificate binds, else exit 1 (the traffic is not the session certified).",
+    },
     'allow-unsigned': {
       type: 'boolean',
       description: 'Accept (exit 0) a consistent certificate without checking a signature: an unsigned one, or a signed one without the key. The output says the signature was not checked. Not with --public-key.',
@@ -29,7 +36,7 @@ export const verifyCommand: Command = {
   positionals: { min: 1, max: 1 },
   exitCodes: [
     [EXIT.OK, 'intact and signed by the key given; with --allow-unsigned: consistent, signature not checked (said in the output)'],
-    [EXIT.NOT_CONFORMANT, 'edited, inconsistent, signed by another key, or its signature was not checked (no --public-key, no --allow-unsigned)'],
+    [EXIT.NOT_CONFORMANT, 'edited, inconsistent, signed by another key, or its signature was not checked (no --public-key, no --allow-unsigned); with --session, a session that is not the one certified'],
     [EXIT.USAGE, 'the certificate or the key cannot be read, --public-key names a private key (never the verifier\'s to hold), or --public-key and --allow-unsigned together'],
   ],
   run({ values, positionals }, io) {
@@ -56,6 +63,24 @@ export const verifyCommand: Command = {
     // A client certificate (certify --client) is checked the same way: digest, consistency, signature.
     const result = isClientCertificate(value) ? verifyClientCertificate(value, publicKey ? { publicKey } : {}) : verifyCertificate(value, publicKey ? { publicKey } : {});
     const shown = positionals[0] ?? file;
+    const sessionOption = stringOption(values, 'session');
+    if (sessionOption !== undefined) {
+      if (!isClientCertificate(value)) throw new UsageError('--session checks the recorded session of a client certificate (certify --client): this is a certificate of a run');
+      let bytes: Buffer;
+      try {
+        bytes = readFileSync(path.resolve(io.cwd, sessionOption));
+      } catch (err) {
+        io.stderr(`verify: --session ${sessionOption}: ${err instanceof Error ? err.message : String(err)}\n`);
+        return EXIT.USAGE;
+      }
+      const bound = (value as ClientCertificate).session.recording;
+      const digest = createHash('sha256').update(bytes).digest('hex');
+      if (!bound) result.problems.push('--session: the certificate binds no recorded session (it was issued without client-session.jsonl beside the report)');
+      else if (bound.sha256 !== digest) result.problems.push(`--session: ${sessionOption} is not the session certified (sha256 ${digest}, the certificate binds ${bound.sha256}): it was edited, or it is another session`);
+      result.ok = result.problems.length === 0;
+    }
+    const bound = isClientCertificate(value) ? (value as ClientCertificate).session.recording : undefined;
+    const sessionNote = sessionOption !== undefined && bound ? `\n  the recorded session ${sessionOption} is the one certified (${bound.exchanges} exchanges, sha256 ${bound.sha256})` : '';
     if (!result.ok) {
       io.stderr(`verify: ${shown} FAILED\n${result.problems.map((p) => `  ✗ ${p}`).join('\n')}\n`);
       return EXIT.NOT_CONFORMANT;
@@ -66,18 +91,18 @@ export const verifyCommand: Command = {
         ? `\n  note: certificateVersion ${version} was issued before certificates were bound to the profile's content, the waivers, the seed and the plan: it names its profile by name only`
         : '';
     if (result.signatureVerified) {
-      io.stdout(`verify: ${shown}: signed by ${result.signedBy ?? '?'} and unedited since (sha256 ${result.computed})${old}\n`);
+      io.stdout(`verify: ${shown}: signed by ${result.signedBy ?? '?'} and unedited since (sha256 ${result.computed})${old}${sessionNote}\n`);
       return EXIT.OK;
     }
     const what = result.signedBy
       ? `signed by ${result.signedBy}, but the signature was NOT checked (no --public-key)`
       : 'UNSIGNED: nothing proves who issued it or that its results are genuine; the digest only detects accidental edits';
     if (allowUnsigned) {
-      io.stdout(`verify: ${shown}: consistent (sha256 ${result.computed}); ${what}. Accepted because of --allow-unsigned: this is not a proof of the issuer.${old}\n`);
+      io.stdout(`verify: ${shown}: consistent (sha256 ${result.computed}); ${what}. Accepted because of --allow-unsigned: this is not a proof of the issuer.${old}${sessionNote}\n`);
       return EXIT.OK;
     }
     io.stderr(
-      `verify: ${shown}: consistent (sha256 ${result.computed}), but ${what}: not verified.\n  Pass --public-key with the issuer's public key to check the signature, or --allow-unsigned to accept it without.${old}\n`,
+      `verify: ${shown}: consistent (sha256 ${result.computed}), but ${what}: not verified.\n  Pass --public-key with the issuer's public key to check the signature, or --allow-unsigned to accept it without.${old}${sessionNote}\n`,
     );
     return EXIT.NOT_CONFORMANT;
   },

@@ -39,6 +39,12 @@ export interface ClientCertificate {
     inject: ClientReport['sandbox']['inject'];
     rateLimit: string | null;
     operations: Record<string, number>;
+    /**
+     * Every exchange of the session as the sandbox recorded it (client-session.jsonl beside the report):
+     * its SHA-256 binds the traffic handed over with the certificate to the session certified
+     * (`verify --session`, and `compat` says so per agency).
+     */
+    recording?: SessionRecording;
   };
   /** What the client declared it does (each succeeded): operations, and formats (null: those it sent). */
   declared?: { operations: OperationId[]; formats: Array<'json' | 'xml'> | null };
@@ -69,6 +75,14 @@ export interface ClientCertificate {
   signature?: CertificateSignature;
 }
 
+/** The recorded session a client certificate is bound to. */
+export interface SessionRecording {
+  /** Its file name, beside the report it was certified from. */
+  file: string;
+  sha256: string;
+  exchanges: number;
+}
+
 const CANONICALIZATION = 'JSON of the certificate without `digest` and `signature`, object keys sorted, no whitespace, UTF-8';
 
 export const CLIENT_UNSIGNED_INTEGRITY =
@@ -92,7 +106,7 @@ function withDigest(content: Content): ClientCertificate {
 }
 
 /** The certificate of the session a client-conformance.json records (read and validated by the caller). */
-export function buildClientCertificate(report: ClientReport, date = new Date()): ClientCertificate {
+export function buildClientCertificate(report: ClientReport, date = new Date(), recording?: SessionRecording): ClientCertificate {
   // The command line refuses first, saying why (lib/cli/commands/certify-client.ts).
   if (report.verdict !== 'conformant') throw new Error(`a session that is not conformant gets no certificate: ${report.verdictText}`);
   const judged = new Set(report.checks.exercised.map((c) => c.id));
@@ -125,6 +139,7 @@ export function buildClientCertificate(report: ClientReport, date = new Date()):
       inject: report.sandbox.inject,
       rateLimit: report.sandbox.rateLimit,
       operations: report.operations,
+      ...(recording ? { recording } : {}),
     },
     declared: { operations: report.coverage.operations, formats: report.coverage.formats },
     exercised: report.coverage.cells.map((c) => ({ operation: c.operation, format: c.format, requests: c.requests, succeeded: c.succeeded, declared: c.declared })),
@@ -240,7 +255,8 @@ export function renderClientCertificateHtml(cert: ClientCertificate): string {
 <table class="meta">
 <tr><td>Client (User-Agent)</td><td>${h(cert.client.userAgent ?? '(none sent)')}</td></tr>
 <tr><td>Agency</td><td>${h(cert.client.agency ?? '—')}</td></tr>
-<tr><td>Session</td><td>${cert.session.requests} requests · ${h(cert.session.startedAt)} → ${h(cert.session.finishedAt)} · choices ${h(cert.session.choices)} · profile ${h(cert.session.profile)} · strict ${cert.session.strict ? 'yes' : 'no'} · trouble ${h(cert.session.inject.map((i) => injectionText(i)).join(', ') || 'none')}${cert.session.rateLimit ? ` · rate limit ${h(cert.session.rateLimit)}` : ''}</td></tr>
+<tr><td>Session</td><td>${cert.session.requests} requests · ${h(cert.session.startedAt)} → ${h(cert.session.finishedAt)} · choices ${h(cert.session.choices)} · profile ${h(cert.session.profile)} · strict ${cert.session.strict ? 'yes' : 'no'} · trouble ${h(cert.session.inject.map((i) => injectionText(i)).join(', ') || 'none')}${cert.session.rateLimit ? ` · rate limit ${h(cert.session.rateLimit)}` : ''}</td></tr>${cert.session.recording ? `
+<tr><td>Recorded session</td><td>${h(cert.session.recording.file)}: ${cert.session.recording.exchanges} exchanges, sha256 <code>${h(cert.session.recording.sha256)}</code></td></tr>` : ''}
 <tr><td>Date</td><td>${h(cert.date)}</td></tr>
 <tr><td>Harness</td><td>${h(cert.harnessVersion)}</td></tr>
 <tr><td>Interface document digest</td><td><code>${h(cert.documentDigest)}</code></td></tr>

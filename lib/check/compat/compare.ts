@@ -1,0 +1,170 @@
+import type { AnswerFacts } from './facts.ts';
+
+/**
+ * The second judgement of a replayed exchange: the answer the build gave, next to the one the agency's
+ * client met when the session was recorded. Values that differ on every call (a runId, a date, a trace
+ * id) are learned, not listed: the same request is sent twice to a baseline (the build before, or the
+ * reference server), and what differs between those two answers is noise, left out of the comparison
+ * (Diffy's rule). Noise may hide a text or an optional field, never a status, a media type or a format.
+ */
+
+export type Facet = 'answer' | 'status' | 'media type' | 'charset' | 'encoding' | 'format' | 'shape' | 'text';
+
+export interface Difference {
+  facet: Facet;
+  /** The field or element, for shape and text. */
+  path?: string;
+  recorded: string;
+  replayed: string;
+  /** Identifies the difference for the noise learned (facet and path). */
+  key: string;
+}
+
+/** Facets noise may cover: what differs between two answers of the same build to the same request (never a status, a media type, an encoding or a format). */
+const NOISY: ReadonlySet<Facet> = new Set(['shape', 'text', 'charset']);
+
+const show = (v: string | null | undefined): string => (v === null || v === undefined ? '—' : v);
+
+/** What differs between two answers' facts. `mapText` rewrites the first's texts as the second's request named its data (identifiers mapped for the replay). */
+export function differences(a: AnswerFacts, b: AnswerFacts, mapText: (text: string) => string = (t) => t): Difference[] {
+  const out: Difference[] = [];
+  if (!a.answered || !b.answered) {
+    if (a.answered !== b.answered || a.error !== b.error) out.push({ facet: 'answer', recorded: a.answered ? `status ${a.status ?? ''}` : `no answer (${a.error ?? ''})`, replayed: b.answered ? `status ${b.status ?? ''}` : `no answer (${b.error ?? ''})`, key: 'answer' });
+    return out;
+  }
+  if (a.status !== b.status) out.push({ facet: 'status', recorded: show(String(a.status)), replayed: show(String(b.status)), key: 'status' });
+  if (a.format !== 'empty' || b.format !== 'empty') {
+    if (a.mediaType !== b.mediaType) out.push({ facet: 'media type', recorded: show(a.mediaType), replayed: show(b.mediaType), key: 'media type' });
+    else if (a.charset !== b.charset) out.push({ facet: 'charset', recorded: show(a.charset), replayed: show(b.charset), key: 'charset' });
+    if (a.encoding !== b.encoding) out.push({ facet: 'encoding', recorded: a.encoding ?? 'utf-8', replayed: b.encoding ?? 'utf-8', key: 'encoding' });
+  }
+  if (a.format !== b.format) {
+    out.push({ facet: 'format', recorded: a.format, replayed: b.format, key: 'format' });
+    return out;
+  }
+  for (const path of new Set([...a.shape.keys(), ...b.shape.keys()])) {
+    const x = a.shape.get(path);
+    const y = b.shape.get(path);
+    if (x !== y) out.push({ facet: 'shape', path, recorded: show(x), replayed: show(y), key: `shape ${path}` });
+  }
+  for (const [path, x] of a.texts) {
+    const y = b.texts.get(path);
+    if (y === undefined) continue;
+    const mapped = mapText(x);
+    if (mapped !== y) out.push({ facet: 'text', path, recorded: x, replayed: y, key: `text ${path}` });
+  }
+  return out;
+}
+
+/**
+ * A text's form: letters by case, digits, everything else as written. Two values of the same form (two
+ * lower-case GUIDs, two timestamps of one format) differ only in what a client reads as data; a value of
+ * another form (a braced upper-case GUID, a number instead of a name) is another thing to parse.
+ */
+export function sameForm(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  const kind = (c: string): string => (c >= '0' && c <= '9' ? '9' : c >= 'a' && c <= 'z' ? 'a' : c >= 'A' && c <= 'Z' ? 'A' : c);
+  for (let i = 0; i < a.length; i++) {
+    const x = kind(a[i] ?? '');
+    const y = kind(b[i] ?? '');
+    // A digit stands in for a letter of either case: hex digits of a GUID are letters or digits by chance.
+    if (x !== y && !((x === '9' && (y === 'a' || y === 'A')) || (y === '9' && (x === 'a' || x === 'A')))) return false;
+  }
+  return true;
+}
+
+/** What noise hides at a key: the value only (its form stays compared), or anything there. */
+export type NoiseKind = 'value' | 'any';
+
+/**
+ * The noise of a request: what differs between two answers of the same build to it. A text whose two
+ * values have the same form is noise in its value only: a build that answers it in another form is a change.
+ */
+export function learnNoise(first: AnswerFacts, second: AnswerFacts): { noise: Map<string, NoiseKind>; unstable: Difference[] } {
+  const all = differences(first, second);
+  const noise = new Map<string, NoiseKind>();
+  for (const d of all) if (NOISY.has(d.facet)) noise.set(d.key, d.facet === 'text' && sameForm(d.recorded, d.replayed) ? 'value' : 'any');
+  return { noise, unstable: all.filter((d) => !NOISY.has(d.facet)) };
+}
+
+export type CompatVerdict = 'compatible' | 'changed' | 'broken' | 'skipped';
+
+/** A failure of the document's checks (or, new since recorded, of an HTTP convention) on the replayed answer. */
+export interface DocumentFailure {
+  checkId: string;
+  level: string;
+  sections: readonly string[];
+  expected: string;
+  received: string;
+  /** The answer the client met failed the same check: a deviation it already lived with, not this build's doing. */
+  alsoWhenRecorded: boolean;
+}
+
+export interface Comparison {
+  verdict: CompatVerdict;
+  /** Why, one line each: the document failures, a success turned refusal, the differences. */
+  reasons: string[];
+  differences: Difference[];
+  /** Differences left out as noise. */
+  ignored: Difference[];
+}
+
+export interface CompareInput {
+  recorded: AnswerFacts;
+  replayed: AnswerFacts;
+  /** Noise learned for this request (learnNoise over the baseline's two answers). */
+  noise: ReadonlyMap<string, NoiseKind>;
+  /** Gating failures of the document's every-answer checks on the replayed answer. */
+  documentFailures: readonly DocumentFailure[];
+  /** The request acts for another agency than the one the key acts for (which agency a key may act for is not shown, 5.3). */
+  actsForOther: string | undefined;
+  mapText?: (text: string) => string;
+  /** Values of the request the contract refuses (`/overallSent type`): said when a success became a refusal, since the client relied on a reading the document does not promise. */
+  refusedValues?: readonly string[];
+}
+
+const isSuccess = (f: AnswerFacts): boolean => f.answered && f.status !== null && f.status >= 200 && f.status < 300;
+
+function differenceText(d: Difference): string {
+  const where = d.path !== undefined ? ` at ${d.path}` : '';
+  const clip = (s: string): string => (s.length > 120 ? `${s.slice(0, 120)}…` : s);
+  return `${d.facet}${where}: ${clip(d.recorded)} → ${clip(d.replayed)}`;
+}
+
+/**
+ * compatible: the client meets what it met. changed: within the document, but different (a status, a
+ * media type, an encoding, a field, a text). broken: the answer violates the document (a gating check
+ * fails that the answer the client met passed; also an HTTP convention it kept, such as a Content-Type
+ * that says what the body is), no answer comes, or a success became a refusal. A violation the client met
+ * already is said, and breaks nothing by itself. A refusal of the key for another agency than the key's
+ * is no verdict on the build (skipped): which agency a key may act for is not shown.
+ */
+export function compareAnswers(input: CompareInput): Comparison {
+  const { recorded, replayed } = input;
+  const all = differences(recorded, replayed, input.mapText);
+  const mapText = input.mapText ?? ((t: string) => t);
+  const ignored = all.filter((d) => {
+    const kind = input.noise.get(d.key);
+    if (kind === undefined || !NOISY.has(d.facet)) return false;
+    return kind === 'any' || sameForm(mapText(d.recorded), d.replayed);
+  });
+  const kept = all.filter((d) => !ignored.includes(d));
+  if (!replayed.answered) return { verdict: 'broken', reasons: [`no answer (${replayed.error ?? 'none'}) where the client met ${recorded.answered ? `a ${recorded.status ?? ''}` : 'none either'}`], differences: kept, ignored };
+  if (isSuccess(recorded) && !isSuccess(replayed) && (replayed.status === 401 || replayed.status === 403) && input.actsForOther !== undefined) {
+    return { verdict: 'skipped', reasons: [`not comparable: the build refused the key for agency ${input.actsForOther} (${replayed.status}); which agency a key may act for is not shown (5.3): replay with a key that acts for it`], differences: kept, ignored };
+  }
+  const reasons: string[] = [];
+  for (const f of input.documentFailures.filter((d) => !d.alsoWhenRecorded)) reasons.push(`${f.level === 'http' ? 'breaks an HTTP convention the answer kept when recorded' : 'violates the document'}: ${f.checkId} [${f.level}, ${f.sections.join(', ')}]: expected ${f.expected}; received ${f.received}`);
+  const known = input.documentFailures.filter((d) => d.alsoWhenRecorded).map((f) => `violates the document as the answer the client met did (${f.checkId} [${f.level}]): not a change of this build`);
+  if (isSuccess(recorded) && !isSuccess(replayed)) {
+    reasons.push(`a success became a refusal: ${recorded.status ?? ''} → ${replayed.status ?? ''}`);
+    const refused = input.refusedValues ?? [];
+    if (refused.length > 0) reasons.push(`the request carries values the contract refuses (${refused.join(', ')}), which the build before took: the client relies on a reading the document does not promise, and this build does not read them so`);
+  }
+  if (reasons.length > 0) return { verdict: 'broken', reasons: [...reasons, ...kept.map(differenceText), ...known], differences: kept, ignored };
+  if (kept.length > 0) {
+    const lead = !isSuccess(recorded) && isSuccess(replayed) ? [`refused when recorded (${recorded.status ?? ''}), a success now (${replayed.status ?? ''})`] : [];
+    return { verdict: 'changed', reasons: [...lead, ...kept.map(differenceText), ...known], differences: kept, ignored };
+  }
+  return { verdict: 'compatible', reasons: known, differences: [], ignored };
+}
