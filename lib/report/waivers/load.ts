@@ -105,7 +105,7 @@ export function isRealDate(text: string): boolean {
  * saying what to add (CHANGELOG, docs/staging.md#waivers).
  */
 export const STATUSES_MISSING =
-  'missing "statuses": a waiver now says what the deviation looks like, at least the statuses it answers (add, for example, `statuses: [400]`; where needed `case`, `code` or `text` too), so that a failure of the same check that looks otherwise still fails. A run without this file shows, under each failing check, what the target answered and in which case (docs/staging.md#waivers)';
+  'missing "statuses": a waiver now says what the deviation looks like, at least the statuses it answers (add, for example, `statuses: [400]`; where needed `case`, `step`, `code` or `text` too), so that a failure of the same check that looks otherwise still fails. A run without this file shows, under each failing check, what the target answered and in which case (docs/staging.md#waivers)';
 
 interface WaiverSource {
   check: string;
