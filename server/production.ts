@@ -106,3 +106,15 @@ export function maintenanceReply(): Reply {
 export function infrastructureReply(): Reply {
   return { status: 500 };
 }
+
+/**
+ * A processing exception: what a processing step throws is caught per submission
+ * (src/PipelineComponents/ProcessingComponent/ProcessingComponent.cs; src/Api.Agency/Managers/PipelineManager.cs)
+ * and the submission rejected with code 100, answered as any rejection: 400 `{"code": "100", …}`. Trouble to
+ * inject (`server --inject 100@N`): it comes from the database or a service under the processing, not from
+ * the request, and production may have committed part of a merge before it (one transaction per ISWC,
+ * src/Business/Managers/WorkManager.cs); the model answers it in place of processing the request.
+ */
+export function processingExceptionReply(): Reply {
+  return json(400, { code: '100', message: PRODUCTION_MESSAGES['100'] });
+}

@@ -1,5 +1,5 @@
 import type { RequestHook } from './index.ts';
-import { infrastructureReply, maintenanceReply } from './production.ts';
+import { infrastructureReply, maintenanceReply, processingExceptionReply } from './production.ts';
 import type { Reply } from './wire.ts';
 
 /**
@@ -9,12 +9,13 @@ import type { Reply } from './wire.ts';
  * still judged as it came, `http.no-5xx`; maintenance is waited out, docs/staging.md#maintenance-and-gateway-errors).
  *
  * - `500`: an infrastructure failure (the matching engine's timeout, the database): 500, empty body;
+ * - `100`: a processing exception (a processing step threw): 400 `{"code": "100", "message": "Internal Server Error."}`;
  * - `maintenance`: the application's maintenance mode: 503 `{"code": "503", …}` without Retry-After.
  *
  * `KIND@N` troubles the N-th request (1-based), `KIND@NxM` M requests in a row from the N-th, `KIND@NforDs`
  * every request arriving within D seconds (`ms`, `s`, `min`) of the N-th's arrival.
  */
-export const SERVER_TROUBLE_KINDS = ['500', 'maintenance'] as const;
+export const SERVER_TROUBLE_KINDS = ['500', '100', 'maintenance'] as const;
 export type ServerTroubleKind = (typeof SERVER_TROUBLE_KINDS)[number];
 
 export interface ServerTrouble {
@@ -52,7 +53,14 @@ export function parseServerTrouble(specs: readonly string[]): ServerTrouble[] {
 }
 
 function replyOf(kind: ServerTroubleKind): Reply {
-  return kind === '500' ? infrastructureReply() : maintenanceReply();
+  switch (kind) {
+    case '500':
+      return infrastructureReply();
+    case '100':
+      return processingExceptionReply();
+    case 'maintenance':
+      return maintenanceReply();
+  }
 }
 
 /** A request hook that answers the troubled requests in place of the server, counting requests as they arrive whole. */

@@ -122,7 +122,7 @@ export const ENVIRONMENT: readonly EnvironmentSetting[] = [
     names: ['ISWC_WAIVERS'],
     flag: 'waivers',
     meaning:
-      'A YAML file of known deviations of the target (docs/staging.md#waivers; its fields in docs/configuration.md#waivers), each waiver as narrow as its deviation (its check, operation, cases, statuses, code, text): a failure a live waiver matches is reported as waived, with its reason, and does not fail the run; a failure of its check that looks otherwise still fails. A malformed file stops the run before any request (exit 2).',
+      'A YAML file of known deviations of the target (docs/staging.md#waivers; its fields in docs/configuration.md#waivers), each waiver as narrow as its deviation (its check, operation, cases, steps, statuses, code, text): a failure a live waiver matches is reported as waived, with its reason, and does not fail the run; a failure of its check that looks otherwise still fails. A malformed file stops the run before any request (exit 2).',
     default: 'none',
   },
   {

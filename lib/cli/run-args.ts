@@ -58,7 +58,7 @@ export const RUN_OPTIONS: Record<string, OptionSpec> = {
     type: 'string',
     value: 'FILE',
     description:
-      'Known deviations of the target, waived in the open (YAML, schema schemas/waivers.schema.json), each as narrow as its deviation: a failure of a live waiver\'s check (on its operation and format, in its cases, where given) whose answer looks like the deviation (one of its statuses; its code and text, where given) is reported as "waived" with its reason and does not fail the run, until the waiver\'s date (ISWC_WAIVERS). A failure of that check that looks otherwise still fails and says what the waiver covers. A malformed file stops here, before any request.',
+      'Known deviations of the target, waived in the open (YAML, schema schemas/waivers.schema.json), each as narrow as its deviation: a failure of a live waiver\'s check (on its operation and format, in its cases and at its steps, where given) whose answer looks like the deviation (one of its statuses; its code and text, where given) is reported as "waived" with its reason and does not fail the run, until the waiver\'s date (ISWC_WAIVERS). A failure of that check that looks otherwise still fails and says what the waiver covers. A malformed file stops here, before any request.',
   },
   header: {
     type: 'string',

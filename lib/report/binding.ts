@@ -27,7 +27,7 @@ export function profileDigest(profile: TargetProfile): string {
  * as canonical JSON: comments and layout do not count, every waived deviation and its end date does.
  */
 export function waiversDigest(set: WaiverSet): string {
-  return sha256Hex(canonicalJson(set.waivers.map((w) => ({ check: w.check, operation: w.operation, format: w.format, statuses: w.statuses, case: w.case, code: w.code, text: w.text, reason: w.reason, until: w.until }))));
+  return sha256Hex(canonicalJson(set.waivers.map((w) => ({ check: w.check, operation: w.operation, format: w.format, statuses: w.statuses, case: w.case, step: w.step, code: w.code, text: w.text, reason: w.reason, until: w.until }))));
 }
 
 /** The origin (scheme, host, port) of a base URL as a report writes it; null when unknown. */

@@ -55,3 +55,30 @@ test('the link reader: anchors as GitHub makes them, links outside code only', (
   expect(brokenLink('README.md', 'docs/cli.md#no-such-heading')).toMatch(/has no heading/);
   expect(brokenLink('docs/reports.md', 'cli.md#run')).toBeUndefined();
 });
+
+/**
+ * Issue 29: a user's clone holds the repository only. No code, output or doc may send a reader to files
+ * beside it (the project's shared folder, its domain notes): what users need of them lives under docs/
+ * (docs/spec/iswc-agency-api.md, docs/production.md). The names are built here so that this file does not
+ * match itself.
+ */
+test('no file of the repository names a file a user\'s clone does not have (the shared folder beside it, the domain notes)', () => {
+  const outside = [`..${'/'}shared`, `DOMAIN${'.md'}`, `STYLE${'.md'}`];
+  const skip = new Set(['node_modules', '.git', 'reports', 'test-results', 'playwright-report', 'allure-results', 'allure-report']);
+  const found: string[] = [];
+  const walk = (rel: string): void => {
+    for (const entry of readdirSync(fromRoot(rel))) {
+      if (skip.has(entry)) continue;
+      const child = rel === '' ? entry : path.join(rel, entry);
+      if (statSync(fromRoot(child)).isDirectory()) {
+        walk(child);
+        continue;
+      }
+      if (!/\.(ts|js|mjs|json|md|yaml|yml|html|txt)$/.test(entry)) continue;
+      const text = readFileSync(fromRoot(child), 'utf8');
+      for (const name of outside) if (text.includes(name)) found.push(`${child}: ${name}`);
+    }
+  };
+  walk('');
+  expect(found).toEqual([]);
+});

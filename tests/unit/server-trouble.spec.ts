@@ -14,19 +14,21 @@ const KEY = 'trouble-test-key';
  * (src/Api.Agency/Extensions/ServiceCollectionExtensions.cs, rethrown by src/Api.Agency/Managers/PipelineManager.cs)
  * and the 503 {"code":"503",…} without Retry-After (src/Framework/Maintenance/Middleware/MaintenanceMode.cs).
  */
-test('server --inject: maintenance and an infrastructure 500 answer in place of the model, on the requests named', async () => {
+test('server --inject: maintenance, an infrastructure 500 and a processing exception answer in place of the model, on the requests named', async () => {
   const profile = { ...loadProfile(fromRoot('fixtures', 'targets', 'embedded.json')), formats: ['json' as const] };
-  const server = await startReferenceServer({ profile, key: KEY, model: 'production-as-built', hook: troubleHook(parseServerTrouble(['maintenance@2x2', '500@4'])) });
+  const server = await startReferenceServer({ profile, key: KEY, model: 'production-as-built', hook: troubleHook(parseServerTrouble(['maintenance@2x2', '500@4', '100@6'])) });
   try {
     const answers = [];
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 7; i++) {
       const r = await fetch(`${server.url}/agent/run`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Ocp-Apim-Subscription-Key': KEY }, body: JSON.stringify({ agencyCode: profile.agency }) });
       answers.push({ status: r.status, retryAfter: r.headers.get('retry-after'), body: await r.text() });
     }
-    expect(answers.map((a) => a.status)).toEqual([200, 503, 503, 500, 200]);
+    expect(answers.map((a) => a.status)).toEqual([200, 503, 503, 500, 200, 400, 200]);
     expect(JSON.parse(answers[1]?.body ?? '')).toEqual({ code: '503', message: 'The system is currently undergoing scheduled maintenance.' });
     expect(answers[1]?.retryAfter).toBeNull();
     expect(answers[3]?.body).toBe('');
+    // A processing exception (src/PipelineComponents/ProcessingComponent/ProcessingComponent.cs): a rejection with code 100.
+    expect(JSON.parse(answers[5]?.body ?? '')).toEqual({ code: '100', message: 'Internal Server Error.' });
   } finally {
     await server.close();
   }
@@ -37,7 +39,7 @@ test('server --inject: what it takes, and what it refuses in one line', () => {
     { kind: 'maintenance', at: 4, times: 1, forMs: 30_000, text: 'maintenance@4for30s' },
     { kind: '500', at: 9, times: 1, text: '500@9' },
   ]);
-  expect(() => parseServerTrouble(['503@2'])).toThrow('--inject: unknown kind "503" in "503@2"; kinds: 500, maintenance');
+  expect(() => parseServerTrouble(['503@2'])).toThrow('--inject: unknown kind "503" in "503@2"; kinds: 500, 100, maintenance');
   expect(() => parseServerTrouble(['500'])).toThrow(/is not KIND@N/);
   expect(() => parseServerTrouble(['500@0'])).toThrow(/N counts requests from 1/);
 });

@@ -119,6 +119,22 @@ test('issue 29: a narrowed waiver does not waive a failure of its check that loo
   expect(cased.uses[0]).toMatchObject({ status: 'used', count: 1, missed: 1 });
 });
 
+test('issue 29: a step narrows a waiver within a case: a property that breaks one field at random is waived only where it broke the field the deviation concerns', () => {
+  // Production's run notification validates no agencyCode (200), but a counter past int32 still does not bind (400):
+  // property.run.invalid draws both, and only the first is the deviation.
+  const run = (step: string, status: number): CheckExecution =>
+    execution({ checkId: 'limit.rejected', sections: ['2.1', '8'], operation: 'notifyAgentRun', caseId: 'property.run.invalid', step, expected: '400', received: String(status), exchange: answered(status, '{"runId":"r"}') });
+  const agency = waiver({ index: 0, check: 'limit.rejected', operation: 'notifyAgentRun', case: ['property.run.invalid'], step: 'agencyCode', statuses: [200, 404] });
+  const { executions, uses } = applyWaivers([run('agent run with agencyCode broken', 200), run('agent run with updateRecordCount broken', 200)], [agency], '2026-11-23');
+  expect(executions.map((e) => e.verdict)).toEqual(['waived', 'fail']);
+  expect(executions[1]?.received).toBe(
+    '200 — not waived: waiver 0 covers limit.rejected on notifyAgentRun in case property.run.invalid at a step naming "agencyCode" answering 200 or 404; this in case property.run.invalid at step "agent run with updateRecordCount broken" answered 200',
+  );
+  expect(uses[0]).toMatchObject({ status: 'used', count: 1, missed: 1 });
+  // A run that reached no step naming it says nothing of the deviation: not exercised, not unused.
+  expect(applyWaivers([{ ...run('agent run with newRecordCount broken', 400), verdict: 'pass' }], [agency], '2026-11-23').uses[0]?.status).toBe('not exercised');
+});
+
 test('issue 29: "not exercised" (its check never ran on its operation) is distinct from "unused" (it ran, nothing matched)', () => {
   const ran = [execution({ verdict: 'pass' }), execution({ checkId: 'limit.rejected', operation: 'notifyAgentRun', verdict: 'skip', skipReason: 'needs --destructive' })];
   const { uses } = applyWaivers(

@@ -105,3 +105,9 @@ test('the schema names exactly the operations of schemas/openapi.yaml', () => {
   const schema = handWrittenSchema('waivers.schema.json') as { $defs: { waiver: { properties: { operation: { enum: string[] } } } } };
   expect(schema.$defs.waiver.properties.operation.enum).toEqual([...OPERATION_IDS]);
 });
+
+test('issue 29: a waiver may name the steps its deviation shows at (step: a text of the step label); a blank one is refused', () => {
+  const entry = (step: string) => `- check: limit.rejected\n  operation: notifyAgentRun\n  case: property.run.invalid\n  step: ${step}\n  statuses: [200]\n  reason: the run notification validates no agencyCode\n  until: "2027-06-30"\n`;
+  expect(parseWaivers(FILE, entry('agencyCode')).waivers[0]).toMatchObject({ case: ['property.run.invalid'], step: 'agencyCode', statuses: [200] });
+  expect(() => parseWaivers(FILE, entry('""'))).toThrow(/entry 0 \(step\)/);
+});

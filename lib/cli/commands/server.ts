@@ -61,7 +61,7 @@ export const serverCommand: Command = {
       type: 'string',
       multiple: true,
       value: 'KIND@N',
-      description: `Trouble on purpose, not a deviation: production's infrastructure answering in place of the server. KIND@N for the N-th request, KIND@NxM for M in a row, KIND@NforDs for every request within D seconds (ms, s, min) of the N-th. Kinds: ${SERVER_TROUBLE_KINDS.join(', ')} (500: an infrastructure failure, empty body; maintenance: the application's maintenance mode, 503 {"code":"503",…} without Retry-After, which a run waits out). Said on stderr at start.`,
+      description: `Trouble on purpose, not a deviation: production's infrastructure answering in place of the server. KIND@N for the N-th request, KIND@NxM for M in a row, KIND@NforDs for every request within D seconds (ms, s, min) of the N-th. Kinds: ${SERVER_TROUBLE_KINDS.join(', ')} (500: an infrastructure failure, empty body; 100: a processing exception, 400 {"code":"100",…}; maintenance: the application's maintenance mode, 503 {"code":"503",…} without Retry-After, which a run waits out). Said on stderr at start.`,
     },
     'list-faults': { type: 'boolean', description: 'Print the fault catalogue, the lenient families derived from the schemas included, and exit.' },
     'list-choices': { type: 'boolean', description: 'Print the catalogue of legitimate choices and exit.' },

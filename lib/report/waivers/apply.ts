@@ -11,16 +11,16 @@ export function isLive(waiver: Pick<Waiver, 'until'>, today: string): boolean {
   return waiver.until >= today;
 }
 
-type Selected = Pick<CheckExecution, 'checkId' | 'operation' | 'format' | 'caseId'>;
+type Selected = Pick<CheckExecution, 'checkId' | 'operation' | 'format' | 'caseId' | 'step'>;
 
 /** Is this execution one of the waiver's check, on its operation and in its format, whatever its case and answer? */
-export function concerns(waiver: Pick<Waiver, 'check' | 'operation' | 'format'>, e: Omit<Selected, 'caseId'>): boolean {
+export function concerns(waiver: Pick<Waiver, 'check' | 'operation' | 'format'>, e: Omit<Selected, 'caseId' | 'step'>): boolean {
   return waiver.check === e.checkId && (waiver.operation === undefined || waiver.operation === e.operation) && (waiver.format === undefined || waiver.format === e.format);
 }
 
-/** Is this execution one of the waiver's check, on its operation and format, and in its cases, whatever it answered? */
-export function selects(waiver: Pick<Waiver, 'check' | 'operation' | 'format' | 'case'>, e: Selected): boolean {
-  return concerns(waiver, e) && (waiver.case === undefined || waiver.case.includes(e.caseId));
+/** Is this execution one of the waiver's check, on its operation and format, in its cases and at its steps, whatever it answered? */
+export function selects(waiver: Pick<Waiver, 'check' | 'operation' | 'format' | 'case' | 'step'>, e: Selected): boolean {
+  return concerns(waiver, e) && (waiver.case === undefined || waiver.case.includes(e.caseId)) && (waiver.step === undefined || e.step.includes(waiver.step));
 }
 
 /** The status of the answer a failure was judged on, or null when nothing was answered. */
@@ -56,10 +56,11 @@ export function matches(waiver: Waiver, e: Selected & Pick<CheckExecution, 'exch
 }
 
 /** What a waiver covers, in words: `status.not-found on mergeIswcMetadata answering 400 with code "132"`. */
-export function coversText(w: Pick<Waiver, 'check' | 'operation' | 'format' | 'statuses' | 'case' | 'code' | 'text'>): string {
+export function coversText(w: Pick<Waiver, 'check' | 'operation' | 'format' | 'statuses' | 'case' | 'step' | 'code' | 'text'>): string {
   return [
     `${w.check} on ${w.operation ?? 'any operation'}${w.format ? ` (${w.format})` : ''}`,
     w.case !== undefined ? `in case ${w.case.join(' or ')}` : '',
+    w.step !== undefined ? `at a step naming "${w.step}"` : '',
     `answering ${w.statuses.join(' or ')}`,
     w.code !== undefined ? `with code "${w.code}"` : '',
     w.text !== undefined ? `holding "${w.text}"` : '',
@@ -72,8 +73,8 @@ export function coversText(w: Pick<Waiver, 'check' | 'operation' | 'format' | 's
  * What a failure that a waiver of its check did not match came with: `answered 500 with code "100"`, `got no
  * answer`; and its case, when a waiver it missed names cases (`in case run.start-and-end answered 201`).
  */
-function cameText(e: Pick<CheckExecution, 'exchange' | 'caseId'>, near: readonly Pick<Waiver, 'case'>[]): string {
-  const where = near.some((w) => w.case !== undefined) ? `in case ${e.caseId} ` : '';
+function cameText(e: Pick<CheckExecution, 'exchange' | 'caseId' | 'step'>, near: readonly Pick<Waiver, 'case' | 'step'>[]): string {
+  const where = `${near.some((w) => w.case !== undefined) ? `in case ${e.caseId} ` : ''}${near.some((w) => w.step !== undefined) ? `at step "${e.step}" ` : ''}`;
   const status = answeredStatus(e);
   if (status === null) return `${where}got no answer`;
   const code = businessCodeOf(e);
@@ -82,7 +83,7 @@ function cameText(e: Pick<CheckExecution, 'exchange' | 'caseId'>, near: readonly
 
 /** The more a waiver names, the earlier it is tried: its reason is the more precise one. */
 function specificity(w: Waiver): number {
-  return (w.operation === undefined ? 0 : 4) + (w.format === undefined ? 0 : 2) + (w.case === undefined ? 0 : 8) + (w.code === undefined && w.text === undefined ? 0 : 1);
+  return (w.operation === undefined ? 0 : 4) + (w.format === undefined ? 0 : 2) + (w.case === undefined ? 0 : 8) + (w.step === undefined ? 0 : 8) + (w.code === undefined && w.text === undefined ? 0 : 1);
 }
 
 export interface AppliedWaivers {

@@ -44,7 +44,7 @@ function schemaValidators(): { file: ValidateFunction; entry: ValidateFunction }
   return validators;
 }
 
-const FIELDS = ['check', 'operation', 'format', 'statuses', 'case', 'code', 'text', 'reason', 'until'];
+const FIELDS = ['check', 'operation', 'format', 'statuses', 'case', 'step', 'code', 'text', 'reason', 'until'];
 
 function messageOf(e: ErrorObject): string {
   const p = e.params as Record<string, unknown>;
@@ -72,7 +72,7 @@ function messageOf(e: ErrorObject): string {
       return 'must be an HTTP status (100 to 599)';
     case 'type':
       if (e.instancePath === '') return 'must be a list of waivers (each item "- check: …")';
-      if (/^\/\d+$/.test(e.instancePath)) return 'must be a mapping (check, statuses, reason, until; optionally operation, format, case, code, text)';
+      if (/^\/\d+$/.test(e.instancePath)) return 'must be a mapping (check, statuses, reason, until; optionally operation, format, case, step, code, text)';
       return `must be a ${String(p.type)}`;
     default:
       return e.message ?? e.keyword;
@@ -105,7 +105,7 @@ export function isRealDate(text: string): boolean {
  * saying what to add (CHANGELOG, docs/staging.md#waivers).
  */
 export const STATUSES_MISSING =
-  'missing "statuses": a waiver now says what the deviation looks like, at least the statuses it answers (add, for example, `statuses: [400]`; where needed `case`, `code` or `text` too), so that a failure of the same check that looks otherwise still fails. A run without this file shows, under each failing check, what the target answered and in which case (docs/staging.md#waivers)';
+  'missing "statuses": a waiver now says what the deviation looks like, at least the statuses it answers (add, for example, `statuses: [400]`; where needed `case`, `step`, `code` or `text` too), so that a failure of the same check that looks otherwise still fails. A run without this file shows, under each failing check, what the target answered and in which case (docs/staging.md#waivers)';
 
 interface WaiverSource {
   check: string;
@@ -113,6 +113,7 @@ interface WaiverSource {
   format?: Format;
   statuses: number[];
   case?: string | string[];
+  step?: string;
   code?: string;
   text?: string;
   reason: string;
@@ -168,9 +169,9 @@ export function parseWaivers(file: string, text: string): WaiverSet {
     if (!check) report(`${at}/check`, `unknown check id "${source.check}"; known: ${waivable.join(', ')}`);
     else if (check.level === 'observed') report(`${at}/check`, `"${source.check}" is an observed check: it records behaviour and never fails, so there is nothing to waive`);
     if (!isRealDate(source.until)) report(`${at}/until`, `"${source.until}" is not a date of the calendar`);
-    const selector = JSON.stringify([source.check, source.operation ?? '*', source.format ?? '*', [...source.statuses].sort(), [source.case ?? '*'].flat().sort(), source.code ?? '*', source.text ?? '*']);
+    const selector = JSON.stringify([source.check, source.operation ?? '*', source.format ?? '*', [...source.statuses].sort(), [source.case ?? '*'].flat().sort(), source.step ?? '*', source.code ?? '*', source.text ?? '*']);
     const earlier = seen.get(selector);
-    if (earlier !== undefined) report(at, `waives exactly what entry ${earlier} waives (same check, operation, format, statuses, case, code and text): keep one`);
+    if (earlier !== undefined) report(at, `waives exactly what entry ${earlier} waives (same check, operation, format, statuses, case, step, code and text): keep one`);
     else seen.set(selector, index);
     const line = positionOf(doc, lines, at)?.line ?? 1;
     waivers.push({
@@ -181,6 +182,7 @@ export function parseWaivers(file: string, text: string): WaiverSet {
       ...(source.format ? { format: source.format } : {}),
       statuses: [...source.statuses],
       ...(source.case !== undefined ? { case: typeof source.case === 'string' ? [source.case] : [...source.case] } : {}),
+      ...(source.step !== undefined ? { step: source.step } : {}),
       ...(source.code !== undefined ? { code: source.code } : {}),
       ...(source.text !== undefined ? { text: source.text } : {}),
       reason: source.reason.trim(),

@@ -4,7 +4,7 @@ import type { OperationId } from '../../contract/operations.ts';
 /**
  * One known deviation of the target, waived in the open: failures of `check` (on `operation`, in
  * `format`, when given) that look like the deviation (answered one of `statuses`; with `case`, in that
- * case; with `code`, carrying that business code; with `text`, holding that text) are reported as
+ * case; with `step`, at a step whose label holds that text; with `code`, carrying that business code; with `text`, holding that text) are reported as
  * `waived` with the reason, and never fail the run, until the end of the day `until` (UTC). A failure of
  * the same check that looks otherwise still fails, and says what the waiver covers. Written in a YAML
  * file (schemas/waivers.schema.json).
@@ -21,6 +21,12 @@ export interface Waiver {
   statuses: number[];
   /** Only failures of these cases (case ids as the reports name them; a file may give one or a list). */
   case?: string[];
+  /**
+   * Only failures at a step whose label holds this text (the step the reports name, e.g. "agencyCode" in
+   * "agent run with agencyCode broken"): for a deviation that only some requests of a case show, such as a
+   * property breaking one field at random.
+   */
+  step?: string;
   /** Only answers whose JSON body carries this business code (`{"code": "132", …}`). */
   code?: string;
   /** Only answers whose body holds this text. */
