@@ -110,6 +110,10 @@ test('the shape: data does not make a shape, how a client writes it does (types,
   expect(shape(merge('T0345246801'))).toBe(shape(merge('T2010000117')));
   expect(shape(merge('T0345246801'))).not.toBe(shape(merge('T0345246801', 'application/json; charset=utf-8')));
   expect(shapeOf(merge('T123'), 'key', '128').refused).toEqual(['/iswcs/[] pattern']);
+  // A run's end names its run however the client spells the field: a server that matches names without case reads RunId as runId.
+  const end = (field: string) => shapeOf(exchange(8, 'POST', '/agent/run', `{"agencyCode":"128","${field}":"8fe38974-1c2d-4e5f-9a0b-1234567890ab"}`, 200, '{"runId":"8fe38974-1c2d-4e5f-9a0b-1234567890ab"}'), 'key', '128').endsRun;
+  expect([end('runId'), end('RunId'), end('runid')]).toEqual(Array(3).fill('8fe38974-1c2d-4e5f-9a0b-1234567890ab'));
+  expect(end('runIdentifier')).toBeUndefined();
 });
 
 test('the plan: one request per shape for every agency that sent it, the first replayable one, run ends after their start, data mapped onto disposable entries', () => {
