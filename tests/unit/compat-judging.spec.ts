@@ -70,6 +70,10 @@ test('compatible, changed, broken: the document first, then a success turned ref
   const bom = answerFacts({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"runId":"c-9"}')]) });
   expect(compareAnswers({ recorded, replayed: bom, noise, ...noDocFailures }).reasons).toEqual(['encoding: utf-8 → utf-8 (byte order mark)']);
   expect(compareAnswers({ recorded, replayed: noAnswer('TIMEOUT: no complete answer'), noise, ...noDocFailures }).verdict).toBe('broken');
+  // A refusal turned success, of a value the contract refuses: changed, and the reason says the gate judges whether a build may take it.
+  const taken = compareAnswers({ recorded: json(400, { title: 'Bad Request' }), replayed: json(200, { runId: 'c-3' }), noise, ...noDocFailures, refusedValues: ['/agencyCode maxLength'] });
+  expect(taken.verdict).toBe('changed');
+  expect(taken.reasons.slice(0, 2)).toEqual(['refused when recorded (400), a success now (200)', "the request carries values the contract refuses (/agencyCode maxLength), which this build took: whether it may is the gate's to judge (npx iswc-conformance run)"]);
   // A refusal between documented statuses (404 → 400) changes what a client meets: changed, not broken.
   expect(compareAnswers({ recorded: json(404, {}), replayed: json(400, {}), noise, ...noDocFailures }).verdict).toBe('changed');
   // The build refusing the key for another agency says nothing of the build (5.3: not shown).
