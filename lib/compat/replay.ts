@@ -154,6 +154,18 @@ function recordedFacts(p: PlannedExchange): AnswerFacts {
 
 /** Transport outcomes that say the request was not sent (or nothing more can be): no verdict on the build. */
 const NOT_SENT_CODES = new Set(['NOT_SENT', 'UNRESPONSIVE', 'THROTTLED']);
+/**
+ * Transport outcomes that say the request never reached the build's HTTP server (a refused connection, an
+ * unknown host, a proxy's refusal, a certificate this machine does not trust): the network's doing, no
+ * verdict on the build. The run's client stops after them (exit 3), as a run does.
+ */
+const UNREACHED_CODES = new Set(['CONNECTION_REFUSED', 'PROXY', 'TLS']);
+
+/** Why a request that never reached the build is not judged, or undefined when it reached it. */
+function unreached(exchange: Exchange, client: RunClient): string | undefined {
+  if (exchange.response || !exchange.error || !UNREACHED_CODES.has(exchange.error.code)) return undefined;
+  return client.unusable() ?? `${exchange.error.code}: ${exchange.error.message}`;
+}
 
 /** How the judge sees a replayed request: probes of what the document does not settle are judged as the gate judges its own. */
 function stepOf(p: PlannedExchange, spec: RequestSpec, otherRunId?: string): Step {
@@ -204,7 +216,13 @@ async function onBaseline(unit: ReplayUnit, profile: TargetProfile, choices: Cho
       if (id === undefined) return undefined;
       runIds.set(unit.rep.shape.endsRun, id);
     }
-    return factsOf(await send(client, replayedSpec(unit.rep, unit.mapping, runIds)));
+    const facts = factsOf(await send(client, replayedSpec(unit.rep, unit.mapping, runIds)));
+    // Each fresh baseline starts a run of its own: the runId a run's end names is the request's, not noise.
+    // Written alike in both answers, it stays compared: a build that answers an end with another run is seen.
+    const started = [...runIds.values()];
+    if (started.length === 0) return facts;
+    const named = (text: string): string => started.reduce((t, id) => t.split(id).join('(the run its start was answered)'), text);
+    return { ...facts, texts: new Map([...facts.texts].map(([path, text]) => [path, named(text)])) };
   } finally {
     await client?.close();
     await server?.close();
@@ -293,6 +311,11 @@ export async function startReplay(options: ReplayOptions): Promise<ReplayRun> {
       const startedRecorded = recordedRunId(start.exchange);
       if (id !== undefined && startedRecorded !== undefined) runIdsOnBuild.set(startedRecorded, id);
       if (started.error && NOT_SENT_CODES.has(started.error.code)) return { ...base, notSent: `not sent: ${started.error.message.replace(/^not sent: /, '')}` };
+      const startNotReached = unreached(started, client);
+      if (startNotReached !== undefined) {
+        run.halt ??= { kind: 'target-unusable', reason: startNotReached };
+        return { ...base, notSent: `not judged: the start of its run (${start.id}) never reached the build: ${startNotReached}` };
+      }
       if (id === undefined) return { ...base, notSent: `the start of its run (${start.id}) got no runId from the build (${started.response ? started.response.status : (started.error?.code ?? 'no answer')}): its end cannot name a run of the build` };
     }
     if (endsRun !== undefined) {
@@ -315,6 +338,11 @@ export async function startReplay(options: ReplayOptions): Promise<ReplayRun> {
     if (exchange.error && NOT_SENT_CODES.has(exchange.error.code)) {
       if (exchange.error.code === 'UNRESPONSIVE') run.halt ??= { kind: 'target-unusable', reason: exchange.error.message.replace(/^not sent: /, '') };
       return { ...base, sent: exchange, notSent: exchange.error.code === 'THROTTLED' ? `throttled: ${exchange.error.message}` : `not sent: ${exchange.error.message.replace(/^not sent: /, '')}`, ...(mapText !== undefined ? { mappingText: mapText } : {}) };
+    }
+    const notReached = unreached(exchange, client);
+    if (notReached !== undefined) {
+      run.halt ??= { kind: 'target-unusable', reason: notReached };
+      return { ...base, sent: exchange, notSent: `not judged: the request never reached the build: ${notReached}`, ...(mapText !== undefined ? { mappingText: mapText } : {}) };
     }
     const replayed = factsOf(exchange);
     const format = rep.shape.view.format ?? 'json';

@@ -70,6 +70,10 @@ test('compatible, changed, broken: the document first, then a success turned ref
   const bom = answerFacts({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"runId":"c-9"}')]) });
   expect(compareAnswers({ recorded, replayed: bom, noise, ...noDocFailures }).reasons).toEqual(['encoding: utf-8 → utf-8 (byte order mark)']);
   expect(compareAnswers({ recorded, replayed: noAnswer('TIMEOUT: no complete answer'), noise, ...noDocFailures }).verdict).toBe('broken');
+  // A refusal turned success, of a value the contract refuses: changed, and the reason says the gate judges whether a build may take it.
+  const taken = compareAnswers({ recorded: json(400, { title: 'Bad Request' }), replayed: json(200, { runId: 'c-3' }), noise, ...noDocFailures, refusedValues: ['/agencyCode maxLength'] });
+  expect(taken.verdict).toBe('changed');
+  expect(taken.reasons.slice(0, 2)).toEqual(['refused when recorded (400), a success now (200)', "the request carries values the contract refuses (/agencyCode maxLength), which this build took: whether it may is the gate's to judge (npx iswc-conformance run)"]);
   // A refusal between documented statuses (404 → 400) changes what a client meets: changed, not broken.
   expect(compareAnswers({ recorded: json(404, {}), replayed: json(400, {}), noise, ...noDocFailures }).verdict).toBe('changed');
   // The build refusing the key for another agency says nothing of the build (5.3: not shown).
@@ -110,6 +114,10 @@ test('the shape: data does not make a shape, how a client writes it does (types,
   expect(shape(merge('T0345246801'))).toBe(shape(merge('T2010000117')));
   expect(shape(merge('T0345246801'))).not.toBe(shape(merge('T0345246801', 'application/json; charset=utf-8')));
   expect(shapeOf(merge('T123'), 'key', '128').refused).toEqual(['/iswcs/[] pattern']);
+  // A run's end names its run however the client spells the field: a server that matches names without case reads RunId as runId.
+  const end = (field: string) => shapeOf(exchange(8, 'POST', '/agent/run', `{"agencyCode":"128","${field}":"8fe38974-1c2d-4e5f-9a0b-1234567890ab"}`, 200, '{"runId":"8fe38974-1c2d-4e5f-9a0b-1234567890ab"}'), 'key', '128').endsRun;
+  expect([end('runId'), end('RunId'), end('runid')]).toEqual(Array(3).fill('8fe38974-1c2d-4e5f-9a0b-1234567890ab'));
+  expect(end('runIdentifier')).toBeUndefined();
 });
 
 test('the plan: one request per shape for every agency that sent it, the first replayable one, run ends after their start, data mapped onto disposable entries', () => {

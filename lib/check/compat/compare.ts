@@ -163,7 +163,15 @@ export function compareAnswers(input: CompareInput): Comparison {
   }
   if (reasons.length > 0) return { verdict: 'broken', reasons: [...reasons, ...kept.map(differenceText), ...known], differences: kept, ignored };
   if (kept.length > 0) {
-    const lead = !isSuccess(recorded) && isSuccess(replayed) ? [`refused when recorded (${recorded.status ?? ''}), a success now (${replayed.status ?? ''})`] : [];
+    const refusedNow = input.refusedValues ?? [];
+    const lead =
+      !isSuccess(recorded) && isSuccess(replayed)
+        ? [
+            `refused when recorded (${recorded.status ?? ''}), a success now (${replayed.status ?? ''})`,
+            // Whether a build may take a value the contract refuses depends on readings the document leaves open (coercion, how lengths count): the gate judges it, a replay does not.
+            ...(refusedNow.length > 0 ? [`the request carries values the contract refuses (${refusedNow.join(', ')}), which this build took: whether it may is the gate's to judge (npx iswc-conformance run)`] : []),
+          ]
+        : [];
     return { verdict: 'changed', reasons: [...lead, ...kept.map(differenceText), ...known], differences: kept, ignored };
   }
   return { verdict: 'compatible', reasons: known, differences: [], ignored };

@@ -97,6 +97,17 @@ const normalise = (s: string | undefined): string => (s ?? '').toLowerCase().rep
 /** Where in a body a constraint refused a value, with array positions left out. */
 const violationPath = (p: string): string => p.replace(/\/[0-9]+(?=\/|$)/g, '/[]');
 
+/**
+ * The runId a run notification names: its runId field, else one spelt in another case (RunId), which a
+ * server that matches names without case (Newtonsoft.Json, production) reads as the runId: the run's end
+ * must then name the run the replay started, not the recorded one.
+ */
+function runIdField(body: Record<string, unknown>): unknown {
+  if (Object.hasOwn(body, 'runId')) return body.runId;
+  const other = Object.keys(body).find((k) => k.toLowerCase() === 'runid');
+  return other !== undefined ? body[other] : undefined;
+}
+
 /** The answer's status and format as recorded, or why none came. */
 function recordedClass(x: TrafficExchange): string {
   if (!x.response) return `none:${x.error ?? ''}`;
@@ -134,6 +145,6 @@ export function shapeOf(x: TrafficExchange, keyMode: KeyMode, keyAgency: string)
   const bodyText = parts.body === 'none' ? 'no body' : `${parts.body}${parts.fields !== '' ? ` ${parts.fields.length > 80 ? `${parts.fields.slice(0, 80)}…` : parts.fields}` : ''}`;
   const text = `${request.method} ${request.path}${query.length > 0 ? `?${query.join('&')}` : ''} · ${bodyText}${violations.length > 0 ? ` · refused by ${violations.join(', ')}` : ''} · ${KEY_TEXT[keyMode]} · met ${parts.recorded}`;
   const refusedQuery = query.filter((p) => /=refused:/.test(p)).map((p) => p.replace(/=refused:/, ' '));
-  const runId = op?.id === 'notifyAgentRun' && parsed && parsed.value !== null && typeof parsed.value === 'object' ? (parsed.value as Record<string, unknown>).runId : undefined;
+  const runId = op?.id === 'notifyAgentRun' && parsed && parsed.value !== null && typeof parsed.value === 'object' ? runIdField(parsed.value as Record<string, unknown>) : undefined;
   return { key, operation: op?.id ?? null, format, text, view, request, refused: violations, refusedQuery, endsRun: typeof runId === 'string' && runId !== '' ? runId : undefined };
 }

@@ -92,7 +92,7 @@ function unitLine(r: UnitResult, i: number, total: number): string {
 export const compatCommand: Command = {
   name: 'compat',
   summary: "will this build break an agency? replay agencies' recorded traffic against it, in one matrix",
-  usage: 'npx iswc-conformance compat --sessions DIR [--base-url URL] [--target FILE] [--destructive] [--budget N] [--rate R] [--strict] [--report-dir DIR] [--plan]',
+  usage: "npx iswc-conformance compat --sessions DIR [--base-url URL] [--target FILE] [--destructive] [--budget N] [--rate R] [--max-duration D] [--header 'NAME: VALUE']... [--strict] [--report-dir DIR] [--plan]",
   description: COMPAT_DESCRIPTION,
   options: COMPAT_OPTIONS,
   environment: environmentOf([
