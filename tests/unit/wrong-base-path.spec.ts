@@ -22,11 +22,10 @@ import { Cleanup } from '../../server/hostile/servers.ts';
 import { runCliAsync } from '../support/cli.ts';
 import { childEnv } from '../support/run-playwright.ts';
 
-test.describe.configure({ mode: 'parallel', timeout: 120_000 });
+// Each case starts the command line (a loaded machine takes a minute or more to start it): room for that.
+test.describe.configure({ mode: 'parallel', timeout: 300_000 });
 
 const KEY = 'wrong-base-key-5b7d9f1e';
-/** Two requests at 10 a minute take 6 s on an idle machine; this leaves room for a loaded one. */
-const WITHIN_MS = 60_000;
 const PROFILE = fromRoot('fixtures', 'targets', 'staging-example.json');
 
 const cleanup = new Cleanup();
@@ -93,12 +92,14 @@ for (const c of CASES) {
     expect(run.out).toContain('exit code: 3 (target unusable)');
     const report = readReport(path.join(dir, 'conformance.json'));
     const ran = Date.parse(report.meta.finishedAt) - Date.parse(report.meta.startedAt);
+    // In seconds, said by what was sent, never by the clock (a shared machine's load is no finding): a
+    // handful of requests at 10 a minute, where the plan has over a hundred.
     console.log(`${c.name}: the run took ${ran} ms, the whole command ${wall} ms, ${report.meta.requests} requests`);
-    expect(ran).toBeLessThan(WITHIN_MS);
     expect(report.summary.outcome).toMatchObject({ status: 'target-unusable', exitCode: 3 });
     expect(report.summary.verdictText).toMatch(/^target unusable: the base URL/);
     // It stopped after its first answers (those in flight at the trip come back too), not at the end of the plan.
     expect(report.meta.requests).toBeLessThan(10);
+    expect(report.meta.planned ?? 0).toBeGreaterThan(100);
   });
 }
 
