@@ -65,17 +65,17 @@ const CASES: Wrong[] = [
   {
     name: 'a prefix too many (--base-url …/api/v1)',
     baseUrl: async () => `${cleanup.add(await startReferenceServer({ profile: loadProfile(PROFILE), key: KEY })).url}/api/v1`,
-    says: /✗ TARGET UNUSABLE: the base URL's path \/api\/v1 is likely wrong: a prefix missing, or one too many\. Every request to the API's operations was answered 404 \(\d+ requests, to (POST \/api\/v1\/agent\/run and .*|.* and POST \/api\/v1\/agent\/run)\), a run start among them, which the document never answers 404\. The base URL is what comes before \/agent\/run, \/iswc\/merge and \/submission/,
+    says: /✗ TARGET UNUSABLE: the base URL's path \/api\/v1 is likely wrong: a prefix missing, or one too many\. The run's first \d+ requests to the API's operations were all answered 404 \(to (POST \/api\/v1\/agent\/run and .*|.* and POST \/api\/v1\/agent\/run)\), a run start among them, which the document never answers 404\. The base URL is what comes before \/agent\/run, \/iswc\/merge and \/submission/,
   },
   {
     name: 'a prefix too many behind the gateway ("Resource not found")',
     baseUrl: async () => `${cleanup.add(await startReferenceServer({ profile: loadProfile(PROFILE), key: KEY, choices: 'production' })).url}/iswc/v1`,
-    says: /✗ TARGET UNUSABLE: the base URL's path \/iswc\/v1 is likely wrong: a prefix missing, or one too many\. Every request to the API's operations was answered 404 "Resource not found" \(a gateway with no operation there\)/,
+    says: /✗ TARGET UNUSABLE: the base URL's path \/iswc\/v1 is likely wrong: a prefix missing, or one too many\. The run's first \d+ requests to the API's operations were all answered 404 "Resource not found" \(a gateway with no operation there\)/,
   },
   {
     name: 'a prefix missing (the API is mounted under /agency)',
     baseUrl: async () => mountedUnder('/agency', cleanup.add(await startReferenceServer({ profile: loadProfile(PROFILE), key: KEY })).url),
-    says: /✗ TARGET UNUSABLE: the base URL http:\/\/127\.0\.0\.1:\d+ has no path: a prefix is likely missing \(the API's own path under its host or gateway\)\. Every request to the API's operations was answered 404 "Resource not found"/,
+    says: /✗ TARGET UNUSABLE: the base URL http:\/\/127\.0\.0\.1:\d+ has no path: a prefix is likely missing \(the API's own path under its host or gateway\)\. The run's first \d+ requests to the API's operations were all answered 404 "Resource not found"/,
   },
 ];
 
