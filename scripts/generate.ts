@@ -223,7 +223,7 @@ export function withGenerated(text: string, name: string, content: string): stri
 /**
  * The generated files that list the check files: what the rest of the code imports. They are written
  * first, from the check files as they are, before anything that imports them is loaded: a check added or
- * removed never leaves `npm run generate` unable to start (tests/unit/generated.spec.ts removes one).
+ * removed never leaves `npm run generate` unable to start (tests/unit/generate-removal.spec.ts removes one).
  */
 export async function registryFiles(): Promise<Array<{ file: string; content: string }>> {
   const files = await loadCheckFiles();

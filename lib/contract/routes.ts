@@ -50,5 +50,6 @@ export function wrongBasePathReason(baseUrl: string, seen: { count: number; path
   const documented = [...new Set(operations().map((op) => op.path))];
   const cause = prefix === '' ? `the base URL ${baseUrl} has no path: a prefix is likely missing (the API's own path under its host or gateway)` : `the base URL's path ${prefix} is likely wrong: a prefix missing, or one too many`;
   const what = seen.gateway ? '404 "Resource not found" (a gateway with no operation there)' : '404';
-  return `${cause}. Every request to the API's operations was answered ${what} (${seen.count} requests, to ${seen.paths.join(' and ')}), a run start among them, which the document never answers 404. The base URL is what comes before ${documented.slice(0, -1).join(', ')} and ${documented[documented.length - 1] ?? ''}: check it against the API's documentation or developer portal`;
+  // The first answers, counted when the run stopped: requests in flight then are answered after, and sent figures count them.
+  return `${cause}. The run's first ${seen.count} requests to the API's operations were all answered ${what} (to ${seen.paths.join(' and ')}), a run start among them, which the document never answers 404. The base URL is what comes before ${documented.slice(0, -1).join(', ')} and ${documented[documented.length - 1] ?? ''}: check it against the API's documentation or developer portal`;
 }

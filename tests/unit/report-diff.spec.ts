@@ -25,6 +25,8 @@ function changeObserved(report: ConformanceReport): string {
 }
 
 test.beforeAll(async () => {
+  // Three whole runs at once: a loaded machine takes minutes (the default 60 s timed out while other suites ran).
+  test.setTimeout(240_000);
   [base, head, again] = await Promise.all([inProcessReport(), inProcessReport({ faults: ['run-bad-request-text'] }), inProcessReport()]);
 });
 

@@ -22,11 +22,10 @@ import { Cleanup } from '../../server/hostile/servers.ts';
 import { runCliAsync } from '../support/cli.ts';
 import { childEnv } from '../support/run-playwright.ts';
 
-test.describe.configure({ mode: 'parallel', timeout: 120_000 });
+// Each case starts the command line (a loaded machine takes a minute or more to start it): room for that.
+test.describe.configure({ mode: 'parallel', timeout: 300_000 });
 
 const KEY = 'wrong-base-key-5b7d9f1e';
-/** Two requests at 10 a minute take 6 s on an idle machine; this leaves room for a loaded one. */
-const WITHIN_MS = 60_000;
 const PROFILE = fromRoot('fixtures', 'targets', 'staging-example.json');
 
 const cleanup = new Cleanup();
@@ -66,17 +65,17 @@ const CASES: Wrong[] = [
   {
     name: 'a prefix too many (--base-url …/api/v1)',
     baseUrl: async () => `${cleanup.add(await startReferenceServer({ profile: loadProfile(PROFILE), key: KEY })).url}/api/v1`,
-    says: /✗ TARGET UNUSABLE: the base URL's path \/api\/v1 is likely wrong: a prefix missing, or one too many\. Every request to the API's operations was answered 404 \(\d+ requests, to (POST \/api\/v1\/agent\/run and .*|.* and POST \/api\/v1\/agent\/run)\), a run start among them, which the document never answers 404\. The base URL is what comes before \/agent\/run, \/iswc\/merge and \/submission/,
+    says: /✗ TARGET UNUSABLE: the base URL's path \/api\/v1 is likely wrong: a prefix missing, or one too many\. The run's first \d+ requests to the API's operations were all answered 404 \(to (POST \/api\/v1\/agent\/run and .*|.* and POST \/api\/v1\/agent\/run)\), a run start among them, which the document never answers 404\. The base URL is what comes before \/agent\/run, \/iswc\/merge and \/submission/,
   },
   {
     name: 'a prefix too many behind the gateway ("Resource not found")',
     baseUrl: async () => `${cleanup.add(await startReferenceServer({ profile: loadProfile(PROFILE), key: KEY, choices: 'production' })).url}/iswc/v1`,
-    says: /✗ TARGET UNUSABLE: the base URL's path \/iswc\/v1 is likely wrong: a prefix missing, or one too many\. Every request to the API's operations was answered 404 "Resource not found" \(a gateway with no operation there\)/,
+    says: /✗ TARGET UNUSABLE: the base URL's path \/iswc\/v1 is likely wrong: a prefix missing, or one too many\. The run's first \d+ requests to the API's operations were all answered 404 "Resource not found" \(a gateway with no operation there\)/,
   },
   {
     name: 'a prefix missing (the API is mounted under /agency)',
     baseUrl: async () => mountedUnder('/agency', cleanup.add(await startReferenceServer({ profile: loadProfile(PROFILE), key: KEY })).url),
-    says: /✗ TARGET UNUSABLE: the base URL http:\/\/127\.0\.0\.1:\d+ has no path: a prefix is likely missing \(the API's own path under its host or gateway\)\. Every request to the API's operations was answered 404 "Resource not found"/,
+    says: /✗ TARGET UNUSABLE: the base URL http:\/\/127\.0\.0\.1:\d+ has no path: a prefix is likely missing \(the API's own path under its host or gateway\)\. The run's first \d+ requests to the API's operations were all answered 404 "Resource not found"/,
   },
 ];
 
@@ -93,12 +92,14 @@ for (const c of CASES) {
     expect(run.out).toContain('exit code: 3 (target unusable)');
     const report = readReport(path.join(dir, 'conformance.json'));
     const ran = Date.parse(report.meta.finishedAt) - Date.parse(report.meta.startedAt);
+    // In seconds, said by what was sent, never by the clock (a shared machine's load is no finding): a
+    // handful of requests at 10 a minute, where the plan has over a hundred.
     console.log(`${c.name}: the run took ${ran} ms, the whole command ${wall} ms, ${report.meta.requests} requests`);
-    expect(ran).toBeLessThan(WITHIN_MS);
     expect(report.summary.outcome).toMatchObject({ status: 'target-unusable', exitCode: 3 });
     expect(report.summary.verdictText).toMatch(/^target unusable: the base URL/);
     // It stopped after its first answers (those in flight at the trip come back too), not at the end of the plan.
     expect(report.meta.requests).toBeLessThan(10);
+    expect(report.meta.planned ?? 0).toBeGreaterThan(100);
   });
 }
 

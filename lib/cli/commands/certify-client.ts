@@ -14,6 +14,7 @@ import { privateKeyFromPem } from '../../report/signature.ts';
 import { writeRedacted } from '../../report/write.ts';
 import type { CliIo, OptionValues } from '../command.ts';
 import { EXIT, stringOption, UsageError } from '../command.ts';
+import { verifyHint } from '../verify-hint.ts';
 
 /** The options of `certify` that apply to a client certificate; the others belong to a run. */
 const CLIENT_OPTIONS = new Set(['client', 'sign-key', 'out', 'help', 'version']);
@@ -99,6 +100,7 @@ export function certifyClient(values: OptionValues, io: CliIo): number {
     `  digest sha256 ${certificate.digest.value}`,
     certificate.signature ? `  signed ed25519 by ${certificate.signature.publicKeyFingerprint}` : '  unsigned: the digest only detects accidental edits (sign with --sign-key <private key PEM>)',
     `  ${shownPath(jsonFile, io.cwd)} · ${shownPath(htmlFile, io.cwd)}`,
+    verifyHint(jsonFile, signingKey ? stringOption(values, 'sign-key') : undefined, io.cwd),
   ];
   io.stdout(`${lines.join('\n')}\n`);
   return certificate.verdict === 'conformant' ? EXIT.OK : EXIT.NOT_CONFORMANT;

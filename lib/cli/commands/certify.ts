@@ -17,6 +17,7 @@ import { EXIT, exitMeaning, reportDirOf, stringOption, UsageError } from '../com
 import { parseRunArgs, RUN_ENVIRONMENT, RUN_OPTIONS } from '../run-args.ts';
 import { outcomeOf } from '../../report/outcome.ts';
 import { certifyClient, signingKeyOption } from './certify-client.ts';
+import { verifyHint } from '../verify-hint.ts';
 import { runSuite } from './run.ts';
 
 const { plan: _dryRun, ...CERTIFY_RUN_OPTIONS } = RUN_OPTIONS;
@@ -169,6 +170,7 @@ export const certifyCommand: Command = {
     lines.push(`  digest sha256 ${certificate.digest.value}`);
     lines.push(certificate.signature ? `  signed ed25519 by ${certificate.signature.publicKeyFingerprint}` : '  unsigned: the digest only detects accidental edits (sign with --sign-key <private key PEM>)');
     lines.push(`  ${shownPath(jsonFile, io.cwd)} · ${shownPath(htmlFile, io.cwd)}`);
+    lines.push(verifyHint(jsonFile, signingKey ? str('sign-key') : undefined, io.cwd));
     io.stdout(`${lines.join('\n')}\n`);
     return certificate.verdict === 'conformant' ? EXIT.OK : EXIT.NOT_CONFORMANT;
   },
