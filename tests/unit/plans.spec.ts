@@ -22,7 +22,7 @@ test('the committed plans are up to date: same cases, faults and choice sets, an
   );
   expect(Object.keys(PLAN_DATA.faults)).toEqual(Object.keys(inputs.faults));
   // The ranking is a pure function of the measured catches: recomputed here, it must be what is committed.
-  const rebuilt = buildPlanData(inputs, PLAN_DATA.catches, PLAN_DATA.falseAlarms);
+  const rebuilt = buildPlanData(inputs, PLAN_DATA.catches, PLAN_DATA.falseAlarms, PLAN_DATA.partCatches);
   expect(rebuilt.destructive).toEqual(PLAN_DATA.destructive);
   expect(rebuilt.safe).toEqual(PLAN_DATA.safe);
 });
