@@ -27,7 +27,7 @@ Scores the plan ranking on faults it was never measured on: the catalogue is spl
 ranking on the whole catalogue (in-sample). --spec-only scores spec faults only. --steer also scores the
 steering of a budget on a target that serves no XML and on one that looks the preferred ISWC up first,
 without and with it. --out DIR writes DIR/plans.svg (faults caught against requests, each mode, held-out
-and in-sample) and DIR/plans.html (the plot and the tables). Reads the committed measurement
+and in-sample) and DIR/plans.html (the plot and the tables; with --steer, DIR/plans-steered-TARGET.svg too). Reads the committed measurement
 (lib/run/plans.generated.ts); sends nothing.`,
   {
     folds: { type: 'string', default: '5' },
@@ -80,14 +80,14 @@ if (values.out !== undefined) {
   const modes: HeldoutRow['mode'][] = ['destructive', 'safe'];
   const reference = rows.filter((r) => r.target === 'reference');
   const panels: Panel[] = modes.map((mode) => ({
-    title: `${modeName(mode)} run`,
+    title: `${modeName(mode)} run: of the ${reference.find((r) => r.mode === mode)?.inSample.total ?? 0} ${specOnly ? 'spec faults' : 'faults'} it can catch`,
     series: [
       { label: 'held-out (five folds)', color: '#1f5fbf', points: reference.filter((r) => r.mode === mode).map((r) => [r.budget, share(r.held)] as const) },
       { label: 'in-sample', color: '#888', dashed: true, points: reference.filter((r) => r.mode === mode).map((r) => [r.budget, share(r.inSample)] as const) },
     ],
   }));
   const kind = specOnly ? 'spec faults' : 'faults';
-  const svgs = [curvesSvg(`${kind} caught against requests (${faults} ${kind}; held-out: ranked without the fold)`, panels, { target: 90, note: 'npm run plan:heldout: the committed measurement, lib/run/plans.generated.ts' })];
+  const svgs = [curvesSvg(`${kind} caught against requests (${faults} ${kind} in the catalogue; held-out: ranked without the fold)`, panels, { target: 90, note: 'npm run plan:heldout: the committed measurement, lib/run/plans.generated.ts' })];
   for (const target of targets.filter((t) => t.id !== 'reference')) {
     const ofTarget = rows.filter((r) => r.target === target.id);
     svgs.push(
@@ -105,6 +105,9 @@ if (values.out !== undefined) {
     );
   }
   writeFileSync(path.join(dir, 'plans.svg'), `${svgs[0]}\n`);
+  targets
+    .filter((t) => t.id !== 'reference')
+    .forEach((t, i) => writeFileSync(path.join(dir, `plans-steered-${t.id}.svg`), `${svgs[i + 1] ?? ''}\n`));
   const table = (target: (typeof targets)[number]): string => {
     const ofTarget = rows.filter((r) => r.target === target.id);
     const steer = target.id !== 'reference';

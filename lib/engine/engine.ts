@@ -229,8 +229,14 @@ export class RunEngine implements SelectableEngine {
   private async runCase(planned: PlannedCase, settings: RunSettings): Promise<CaseOutcome> {
     const { profile } = this.setup;
     const steered = this.steering?.decide(planned);
-    if (steered && !steered.run) return runPlannedCase({ ...planned, skipReason: steered.reason }, this.client, profile, settings, this.judge);
+    // The planned figure follows the steering: less what a case steered away would have sent, plus a standby case run in its place.
+    const estimate = (q: PlannedCase): number => estimatedRequests(q, q.runs ?? settings.runs);
+    if (steered && !steered.run) {
+      if (planned.skipReason === undefined) this.planned -= estimate(planned);
+      return runPlannedCase({ ...planned, skipReason: steered.reason }, this.client, profile, settings, this.judge);
+    }
     const p = steered?.planned ?? planned;
+    if (planned.skipReason !== undefined && p.skipReason === undefined) this.planned += estimate(p);
     const observe = this.steering ? (step: Step, format: CaseFormat, exchange: Exchange) => this.steering?.learner.observe(step, format, exchange) : undefined;
     if (!this.budget || p.skipReason !== undefined) return runPlannedCase(p, this.client, profile, settings, this.judge, undefined, observe);
     let run: CaseRun | undefined;
