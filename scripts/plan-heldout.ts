@@ -25,8 +25,8 @@ const values = scriptArgs(
 Scores the plan ranking on faults it was never measured on: the catalogue is split into --folds folds
 (--repeats shuffles), each fold ranked from the others and scored on itself at each budget, next to the
 ranking on the whole catalogue (in-sample). --spec-only scores spec faults only. --steer also scores the
-steering of a budget on a target that serves no XML and on one that looks the preferred ISWC up first,
-without and with it. --out DIR writes DIR/plans.svg (faults caught against requests, each mode, held-out
+steering of a budget without and with it: on the reference server (only observations already recorded
+steer there), on a target that serves no XML and on one that looks the preferred ISWC up first. --out DIR writes DIR/plans.svg (faults caught against requests, each mode, held-out
 and in-sample) and DIR/plans.html (the plot and the tables; with --steer, DIR/plans-steered-TARGET.svg too). Reads the committed measurement
 (lib/run/plans.generated.ts); sends nothing.`,
   {
@@ -60,7 +60,7 @@ console.log(`${faults} faults${specOnly ? ' (spec only)' : ''}, ${folds} folds Ã
 for (const target of targets) {
   const ofTarget = rows.filter((r) => r.target === target.id);
   if (values.steer) console.log(`\n${target.label}`);
-  if (target.id === 'reference') {
+  if (!values.steer) {
     console.log(`${'mode'.padEnd(16)}${'budget'.padStart(7)}  ${'held-out'.padEnd(20)}${'in-sample'.padEnd(20)}${'requests'.padEnd(10)}spec checks`);
     for (const r of ofTarget) console.log(`${modeName(r.mode).padEnd(16)}${String(r.budget).padStart(7)}  ${pct(r.held).padEnd(20)}${pct(r.inSample).padEnd(20)}${String(r.requests).padEnd(10)}${r.specChecks}`);
   } else {
@@ -88,7 +88,7 @@ if (values.out !== undefined) {
   }));
   const kind = specOnly ? 'spec faults' : 'faults';
   const svgs = [curvesSvg(`${kind} caught against requests (${faults} ${kind} in the catalogue; held-out: ranked without the fold)`, panels, { target: 90, note: 'npm run plan:heldout: the committed measurement, lib/run/plans.generated.ts' })];
-  for (const target of targets.filter((t) => t.id !== 'reference')) {
+  for (const target of targets.filter((t) => values.steer && t.id !== 'reference')) {
     const ofTarget = rows.filter((r) => r.target === target.id);
     svgs.push(
       curvesSvg(
@@ -110,7 +110,7 @@ if (values.out !== undefined) {
     .forEach((t, i) => writeFileSync(path.join(dir, `plans-steered-${t.id}.svg`), `${svgs[i + 1] ?? ''}\n`));
   const table = (target: (typeof targets)[number]): string => {
     const ofTarget = rows.filter((r) => r.target === target.id);
-    const steer = target.id !== 'reference';
+    const steer = values.steer;
     const head = ['mode', 'budget', 'held-out', ...(steer ? ['held-out, steered'] : []), 'in-sample', ...(steer ? ['in-sample, steered'] : []), 'requests', 'spec checks'];
     const cells = ofTarget.map((r) => [modeName(r.mode), String(r.budget), pct(r.held), ...(steer ? [r.heldSteered ? pct(r.heldSteered) : '-'] : []), pct(r.inSample), ...(steer ? [r.inSampleSteered ? pct(r.inSampleSteered) : '-'] : []), String(r.requests), `${r.specChecks}${r.specChecksSteered !== undefined ? ` (${r.specChecksSteered} steered)` : ''}`]);
     return `<h2>${target.label}</h2>\n<table><tr>${head.map((h) => `<th>${h}</th>`).join('')}</tr>\n${cells.map((c) => `<tr>${c.map((x) => `<td>${x}</td>`).join('')}</tr>`).join('\n')}</table>`;

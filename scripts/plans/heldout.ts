@@ -155,13 +155,21 @@ function walkSteered(planned: readonly PlannedCase[], budget: number, runs: numb
     const probe = chosen.find((p) => p.format === format && p.shape.checks.includes('status.success'));
     if (probe) probes.push(probe);
   }
+  const habits = new Set<string>();
   const run = (p: PlannedCase): void => {
     spent += estimatedRequests(p, p.runs ?? runs);
     for (const f of caughtByCase(p, catches, parts, target)) caught.add(f);
     for (const c of checksTaken(p.shape, p.parts).filter(isSpec)) spec.add(c);
+    for (const h of p.shape.tells?.habits ?? []) habits.add(h);
     if (target.reveals(p)) known = true;
   };
-  const steeredAway = (p: PlannedCase): boolean => known && target.blind(p) && checksTaken(p.shape, p.parts).filter(isSpec).every((c) => spec.has(c));
+  // As lib/run/steer.ts tellsNothing: the trait once known, or only observations already recorded; never a new spec check.
+  const steeredAway = (p: PlannedCase): boolean => {
+    if (!checksTaken(p.shape, p.parts).filter(isSpec).every((c) => spec.has(c))) return false;
+    if (known && target.blind(p)) return true;
+    const tells = p.shape.tells;
+    return tells !== undefined && !tells.judgesMore && tells.habits.length > 0 && tells.habits.every((h) => habits.has(h));
+  };
   for (const p of probes) run(p);
   for (const p of chosen) {
     if (probes.includes(p) || steeredAway(p)) continue;
@@ -227,7 +235,6 @@ export async function heldoutScores(profile: TargetProfile, data: PlanData, opti
             const plain = walkPlain(copy, measured, parts, target);
             t.held.caught += heldOut.filter((f) => plain.caught.has(f)).length;
             t.held.total += heldOut.length;
-            if (target.id === 'reference') continue;
             const steered = walkSteered(copy, budget, data.runs, measured, parts, target);
             t.heldSteered.caught += heldOut.filter((f) => steered.caught.has(f)).length;
             t.heldSteered.total += heldOut.length;
@@ -237,7 +244,7 @@ export async function heldoutScores(profile: TargetProfile, data: PlanData, opti
     }
     for (const target of options.targets) {
       const pool = new Set(pools.get(target.id) ?? []);
-      const steer = target.id !== 'reference';
+      const steer = true;
       for (const budget of options.budgets) {
         const { held, heldSteered } = slot(target, budget);
         const full = planned.map((p) => ({ ...p }));
