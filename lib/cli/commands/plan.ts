@@ -88,6 +88,17 @@ export async function renderPlan(config: Readonly<RunConfig>, profile: TargetPro
     lines.push(`  ${p.key}: ${entries || 'only if the server is faulty (400 checks next to existing ISWCs)'}${undone}`);
   }
   if (changing.length === 0) lines.push('  none');
+  // Cases next in the ranking run only in place of cases that tell nothing: what they would change is said too.
+  const standbyChanging = planned.filter((p) => p.standby !== undefined && changesData(p));
+  if (standbyChanging.length > 0) {
+    lines.push(`  and, when run in place of cases that tell nothing on this target (${standbyChanging.length}):`);
+    for (const p of standbyChanging) {
+      const entries = Object.entries(p.entries)
+        .map(([kind, list]) => `${kind}: ${(list ?? []).map((e) => (e as { preferredIswc: string }).preferredIswc).join(' ')}`)
+        .join('; ');
+      lines.push(`    ${p.key}: ${entries || 'only if the server is faulty (400 checks next to existing ISWCs)'}`);
+    }
+  }
   const seconds = rate === null ? null : total / rate;
   const range = fewest < total ? `${fewest} to ${total}` : `${total}`;
   lines.push('', `total: ${range} requests${seconds === null ? ' (no rate limit)' : `, at most about ${humanDuration(seconds)} at ${rate?.toFixed(3)} requests/s`}`);
