@@ -184,3 +184,12 @@ test('what a reusable profile shows: the spec checks of a destructive run on ent
   expect(withRestoring.exercised).toEqual(expect.arrayContaining(['outcome.merge', 'outcome.demerge', 'outcome.demerge-one', 'status.item-refused', 'response.no-body-204']));
   console.log(`reusable profile: ${safe.exercised.length} spec checks non-destructive, ${today.exercised.length} destructive with today's cases, ${withRestoring.exercised.length} with a restoring merge case`);
 });
+
+test('profile check on a reusable profile says the destructive run consumes no entry, and which checks only a consuming run shows', async () => {
+  const { renderProfileCheck } = await import('../../lib/cli/commands/profile.ts');
+  const { text } = await renderProfileCheck('reusable.json', reusable, { budget: 60, runs: 100 });
+  expect(text).toContain('reusable: its entries are never recreated');
+  expect(text).toMatch(/destructive \(--destructive\), no entry consumed\s+15 of 23/);
+  expect(text).toMatch(/outcome\.delete\s+only a run that consumes entries shows it: the profile is reusable/);
+  expect(text).not.toMatch(/All of them at once/);
+});
