@@ -421,8 +421,8 @@ export class RunEngine implements SelectableEngine {
   restorations(): string | undefined {
     if (this.restored.length === 0) return undefined;
     const notShown = this.restored.filter((r) => !r.proven);
-    const entries = new Set(this.restored.map((r) => r.what.split(' ← ')[0])).size;
-    if (notShown.length === 0) return `reusable profile: the run left its entries as it found them: ${this.restored.length} change${this.restored.length === 1 ? '' : 's'} to ${entries} merges entr${entries === 1 ? 'y' : 'ies'} undone, each shown undone by the same demerge refused`;
+    const entries = new Set(this.restored.map((r) => r.entry)).size;
+    if (notShown.length === 0) return `reusable profile: the run left its entries as it found them: ${this.restored.length} change${this.restored.length === 1 ? '' : 's'} to ${entries} entr${entries === 1 ? 'y' : 'ies'} undone, each shown undone by its undo refused`;
     return this.redact.text(
       `✗ reusable profile: ${notShown.length} of ${this.restored.length} change${this.restored.length === 1 ? '' : 's'} not shown undone, so these entries may not be as the profile lists them; check or recreate them before the next run: ${notShown.map((r) => `${r.what} (${r.reason ?? 'not shown'})`).join('; ')}`,
     );

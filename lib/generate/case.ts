@@ -81,7 +81,7 @@ export interface CasePart {
  * the proof is sent whatever happens after it (a failing step, a stop, a tripped circuit breaker aside).
  */
 export interface Restoration {
-  /** The entry as the profile lists it: `merges[0]`, and what of it changed (`T3100000004 ← 128/IM00700100`). */
+  /** Which entry of the profile changed ("merges entry into T3100000004"), and what of it (`T3100000004 ← 128/IM00700100`). */
   entry: string;
   what: string;
   /** The request that undoes the change (a demerge): a 204 while something is left, refused once nothing is. */

@@ -50,7 +50,7 @@ export function restoringMergeCase(profile: TargetProfile): CaseDef {
       const [first] = works;
       if (!first) return;
       // Registered before any request names a work: whatever a request did, refused or not, the run undoes it.
-      for (const w of works) ctx.restore({ entry: 'merges', what: `${entry.preferredIswc} ← ${w.agencyCode}/${w.agencyWorkCode}`, undo: undo(w) });
+      for (const w of works) ctx.restore({ entry: `merges entry into ${entry.preferredIswc}`, what: `${entry.preferredIswc} ← ${w.agencyCode}/${w.agencyWorkCode}`, undo: undo(w) });
       await ctx.part('key', async () => {
         await keyProofs(ctx, OP, merge([first]), `merge ${first.agencyWorkCode}`, 'this merge is accepted (sections 5.1, 4.2)');
         await ctx.send({
