@@ -5,6 +5,7 @@ import { CHECK_MANIFEST } from '../generate/checks.generated.ts';
 import type { CheckId } from '../generate/checks.generated.ts';
 import type { PlannedCase } from './planned.ts';
 import { habitCell, queryValue } from './tells.ts';
+import { checksTaken } from './parts.ts';
 
 /**
  * A plan that learns the target (issue 31). Under a request budget, what the first answers show steers the
@@ -97,7 +98,7 @@ export class TargetLearner {
  */
 export function tellsNothing(p: PlannedCase, traits: TargetTraits, exercised: ReadonlySet<CheckId>): string | undefined {
   const tells = p.shape.tells;
-  const newSpec = p.shape.checks.some((c) => CHECK_MANIFEST[c].level === 'spec' && !exercised.has(c));
+  const newSpec = checksTaken(p.shape, p.parts).some((c) => CHECK_MANIFEST[c].level === 'spec' && !exercised.has(c));
   if (newSpec) return undefined;
   const format = p.format === 'none' ? undefined : traits.notServed[p.format];
   if (format !== undefined) return `steered away: ${format}: the target serves no ${p.format.toUpperCase()} (say so ahead with the profile's "formats"), and every ${p.format.toUpperCase()} request would be answered alike`;
