@@ -25,10 +25,11 @@ const values = scriptArgs(
 Scores the plan ranking on faults it was never measured on: the catalogue is split into --folds folds
 (--repeats shuffles), each fold ranked from the others and scored on itself at each budget, next to the
 ranking on the whole catalogue (in-sample). --spec-only scores spec faults only. --steer also scores the
-steering of a budget without and with it: on the reference server (only observations already recorded
-steer there), on a target that serves no XML and on one that looks the preferred ISWC up first. --out DIR writes DIR/plans.svg (faults caught against requests, each mode, held-out
-and in-sample) and DIR/plans.html (the plot and the tables; with --steer, DIR/plans-steered-TARGET.svg too). Reads the committed measurement
-(lib/run/plans.generated.ts); sends nothing.`,
+steering of a budget, without and with it: on the reference server (only observations already recorded
+steer there), on a target that serves no XML and on one that looks the preferred ISWC up first.
+--out DIR writes DIR/plans.svg (faults caught against requests, each mode, held-out and in-sample) and
+DIR/plans.html (the plots and the tables; with --steer, DIR/plans-steered-TARGET.svg too). Reads the
+committed measurement (lib/run/plans.generated.ts); sends nothing.`,
   {
     folds: { type: 'string', default: '5' },
     repeats: { type: 'string', default: '20' },
