@@ -10,7 +10,7 @@
  *   docs/cli.md                          every command, its options, environment and exit codes
  *   docs/configuration.md                every environment variable and flag (lib/cli/environment.ts, the
  *                                        commands' tables), the profile's and the waivers' fields
- *   docs/reference-server.md             the choice, choice-space, fault and model tables (between their markers)
+ *   docs/reference-server.md             the choice, choice-space, fault, fault-family and model tables (between their markers)
  *   lib/check/client/registry.generated.ts, docs/client-checks.md
  *                                        the client checks of the sandbox (lib/check/client/checks/*.ts)
  *   schemas/*.schema.json                the standalone JSON Schemas of the contract's components
@@ -31,6 +31,7 @@ import { fromRoot } from '../lib/foundation/paths.ts';
 import { choiceTable } from '../server/choices.ts';
 import { choiceSpaceTables } from '../server/choice-space.ts';
 import { faultTable } from '../server/faults.ts';
+import { familyTable } from '../server/lenient.ts';
 import { modelTable } from '../server/models.ts';
 
 const CHECK_DIR = fromRoot('lib', 'check', 'checks');
@@ -240,7 +241,7 @@ export async function generatedFiles(): Promise<Array<{ file: string; content: s
     { file: 'docs/readings.md', content: renderReadingsDoc(files.map((f) => f.check)) },
     { file: 'lib/check/client/registry.generated.ts', content: renderClientRegistry(clientFiles) },
     { file: 'docs/client-checks.md', content: renderClientChecksDoc(clientFiles.map((f) => f.check)) },
-    { file: 'docs/reference-server.md', content: withGenerated(withGenerated(withGenerated(withGenerated(read('docs/reference-server.md'), 'choices', choiceTable()), 'choice-space', choiceSpaceTables()), 'faults', faultTable()), 'models', modelTable()) },
+    { file: 'docs/reference-server.md', content: withGenerated(withGenerated(withGenerated(withGenerated(withGenerated(read('docs/reference-server.md'), 'choices', choiceTable()), 'choice-space', choiceSpaceTables()), 'faults', faultTable()), 'fault-families', familyTable()), 'models', modelTable()) },
     ...componentNames().map((name) => ({ file: `schemas/${schemaFileName(name)}`, content: `${JSON.stringify(standaloneSchema(name), null, 2)}\n` })),
   ];
 }

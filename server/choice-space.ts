@@ -250,9 +250,27 @@ export const FAULT_EXCLUSIONS: readonly FaultExclusion[] = [
   ...behindEach('run-agency-code-loose', [...KEY_OWN_AGENCY, 'foreign-agency-first'], 'indistinguishable', 'an agencyCode of another length names another agency, which the key does not act for: 401 or 403 is as right an answer as 400 (which of two refusals comes first is not shown)'),
 ];
 
+/**
+ * A fault no request of the harness can show, whatever choices surround it, and why: the self-check runs it
+ * and pins it caught by nothing (a check that starts catching it shows in the pinned file's diff), and the
+ * sweep deals it to no combination.
+ */
+export interface BlindFault {
+  fault: FaultId;
+  reason: string;
+}
+
+export const BLIND_FAULTS: readonly BlindFault[] = [
+  {
+    fault: 'int32-tight',
+    reason: 'refusing the 32-bit bounds themselves is what a plausibility cap on counts does (choice counter-plausibility-cap) and a server that knows no source database that large: the document states a type and a range (2.1, 8), not that every value in it is taken, so the bounds are recorded, never demanded (issue 28)',
+  },
+];
+
 const CHOICE_IDS: ReadonlySet<string> = new Set(CHOICES.map((c) => c.id));
 const FAULT_IDS: ReadonlySet<string> = new Set(FAULTS.map((f) => f.id));
 for (const g of EXCLUSIVE_GROUPS) for (const id of g.choices) if (!CHOICE_IDS.has(id)) throw new Error(`server/choice-space.ts: unknown choice ${id} in the group "${g.point}"`);
+for (const b of BLIND_FAULTS) if (!FAULT_IDS.has(b.fault)) throw new Error(`server/choice-space.ts: unknown blind fault ${b.fault}`);
 for (const e of FAULT_EXCLUSIONS) {
   if (!FAULT_IDS.has(e.fault)) throw new Error(`server/choice-space.ts: unknown fault ${e.fault}`);
   for (const id of e.behind) if (!CHOICE_IDS.has(id)) throw new Error(`server/choice-space.ts: unknown choice ${id} behind the fault ${e.fault}`);
@@ -349,5 +367,16 @@ export function choiceSpaceTables(): string {
     '| fault | behind | kind | why |',
     '|---|---|---|---|',
     ...FAULT_EXCLUSIONS.map((e) => `| \`${e.fault}\` | ${e.behind.map((id) => `\`${id}\``).join(' + ')} | ${e.kind} | ${cell(e.reason)} |`),
+    '',
+    'Faults no request can show, whatever the choices (the self-check pins them caught by nothing; the sweep deals them nowhere):',
+    '',
+    '| fault | why |',
+    '|---|---|',
+    ...BLIND_FAULTS.map((b) => `| \`${b.fault}\` | ${cell(b.reason)} |`),
   ].join('\n');
+}
+
+/** Is this fault declared blind (BLIND_FAULTS)? */
+export function isBlind(fault: string): boolean {
+  return BLIND_FAULTS.some((b) => b.fault === fault);
 }

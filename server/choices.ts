@@ -44,13 +44,12 @@ const CATALOGUE = [
   { id: 'newtonsoft-json', section: '2.1, 2.3, 7', description: 'JSON read as Newtonsoft.Json does: single quotes, comments, unquoted property names and trailing content accepted; property names matched without case; numeric strings become integers; numbers and booleans become strings ("128", "true"); fractions and booleans for integers are refused.' },
   { id: 'coerce-boolean-integer', section: '2.1', description: 'JSON Schema style coercion: true and false become 1 and 0 for integers, numbers and booleans become strings.' },
   { id: 'xml-inner-text', section: '2.1, 2.3', description: 'An XML element holding child elements where text is expected is read as its inner text.' },
-  { id: 'trim-strings', section: '2.1, 2.4', description: 'String values are trimmed before they are checked and stored.' },
+  { id: 'trim-strings', section: '2.1, 2.4', description: 'String values within their limits are trimmed before they are looked up and stored; a limit is checked on the value as sent (edge whitespace counts).' },
   // Counting characters (2, 8: "characters").
   { id: 'utf16-lengths', section: '2.1, 2.4, 8', description: 'Lengths are counted in UTF-16 code units (.NET string.Length): "A😀B" is 4 characters.' },
   { id: 'grapheme-lengths', section: '2.1, 2.4, 8', description: 'Lengths are counted in grapheme clusters: "e" and a combining accent are one character.' },
   { id: 'nfc-lengths', section: '2.1, 2.4, 8', description: 'Lengths are counted in code points after NFC normalization.' },
   // ISWCs (2.3: "the letter T followed by 10 digits"; 4.2-4.4: no pattern stated for preferredIswc).
-  { id: 'iswc-lenient-forms', section: '2.3', description: 'ISWCs of the merge body in lower case, with display separators (T-034.524.680-1) or full-width digits are normalised before the pattern is checked.' },
   { id: 'preferred-iswc-unchecked', section: '4.2-4.4', description: 'A malformed preferredIswc or one with a wrong check digit is not refused: it is simply not found.' },
   // Business rules on values the document does not constrain further.
   { id: 'agency-code-digits', section: '2.1, 2.4', description: 'Agency codes (body and query) must be three ASCII digits, as real ones are; others are a bad request.' },
@@ -158,6 +157,17 @@ const CATALOGUE = [
   { id: 'json-fractions-truncated', section: '2.1', description: 'A JSON number with a fraction for an integer is truncated (Jackson\'s ACCEPT_FLOAT_AS_INT, on in Spring Boot): 1.5 reads as 1. Text with one ("1.5") is still refused.' },
   // excludes: -; needs profile: -
   { id: 'preferred-looked-up-first', section: '4.2-4.4, 7', description: 'Merge, delete and demerge look the preferred ISWC up before anything else of the request is read: one that does not exist is 404 whatever else is wrong.' },
+  // Issue 28: readings of values a careful server may make, and the three false alarms of its close reading.
+  // excludes: -; needs profile: -
+  { id: 'text-collation-ci', section: '2.4, 4.3, 4.4', description: 'Agency codes, work codes and ISWCs within their limits are compared as SQL Server\'s default collation SQL_Latin1_General_CP1_CI_AS compares them (production\'s database): without case, width (full-width forms) or trailing spaces. A value outside its limits is refused as sent.' },
+  // excludes: -; needs profile: -
+  { id: 'query-integer-dotnet', section: '4.3', description: 'Query integers are read as .NET\'s int.Parse(NumberStyles.Integer) reads them: whitespace around the digits and a sign are taken (" 128" is 128), as leading zeros are by every reading.' },
+  // excludes: -; needs profile: -
+  { id: 'counter-plausibility-cap', section: '2.1, 8', description: 'An agent run claiming more than 100,000,000 records in one counter is a business 400 "Bad Request" (a plausibility cap: the document states a type and a range, 2.1 and 8, not that every value in it is taken).' },
+  // excludes: -; needs profile: -
+  { id: 'agent-version-typed', section: '2.1', description: 'agentVersion is read as a .NET System.Version (two to four integers separated by dots, "1.4.2"); any other text is a bad request (2.1 states no constraint for it).' },
+  // excludes: -; needs profile: -
+  { id: 'run-id-empty-echo', section: '2.1, 2.2', description: 'A runId in the body names the run the notification ends, an empty one included, and the answer carries it as given: "runId": "" is answered {"runId": ""} (2.2 types the answer\'s runId a string and states no more).' },
 ] as const satisfies readonly Choice[];
 
 export type ChoiceId = (typeof CATALOGUE)[number]['id'];
@@ -213,7 +223,7 @@ export const CHOICE_SETS = {
   ],
   // Wire details: how the bytes travel, never what they say.
   wire: ['xml-answer-dotnet', 'connection-close', 'chunked-answers'],
-  lenient: ['answer-json-always', 'auth-missing-key-400', 'xml-error-bodies', 'query-limits-not-found', 'unknown-run-400', 'coerce-boolean-integer', 'xml-inner-text', 'trim-strings', 'grapheme-lengths', 'iswc-lenient-forms', 'nulls-as-missing'],
+  lenient: ['answer-json-always', 'auth-missing-key-400', 'xml-error-bodies', 'query-limits-not-found', 'unknown-run-400', 'coerce-boolean-integer', 'xml-inner-text', 'trim-strings', 'grapheme-lengths', 'nulls-as-missing'],
   // Found by the second adversarial review of false alarms: readings the harness used to fail (item order,
   // demerge sets, lookup before the key, a BOM, UTF-16 XML, early hints, dropped entities, narrow columns,
   // gateway refusals, stated texts with a detail, start counters) and wire details it already took.
@@ -306,6 +316,9 @@ export const CHOICE_SETS = {
   'close-reading': ['key-source-db-scope', 'merge-agency-unchecked', 'merge-partial-404', 'merge-child-refused', 'json-fractions-truncated', 'preferred-looked-up-first'],
   // Issue 21, the close reading: a merge that validates, looks up and merges each item in turn.
   'item-loop': ['merge-items-in-order', 'merge-commits-per-item', 'merge-child-refused'],
+  // Issue 28: a .NET service on SQL Server reading values within their limits as its stack does (a collation
+  // without case, int.Parse's whitespace, System.Version), a plausibility cap on counts, an empty runId echoed.
+  'lenient-readings': ['text-collation-ci', 'query-integer-dotnet', 'counter-plausibility-cap', 'agent-version-typed', 'run-id-empty-echo', 'trim-strings'],
 } as const satisfies Record<string, readonly ChoiceId[]>;
 
 export type ChoiceSetName = keyof typeof CHOICE_SETS;

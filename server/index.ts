@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { subscriptionKeyHeader } from '../lib/contract/openapi.ts';
 import type { Operation } from '../lib/contract/operations.ts';
 import { methodsOnPath, operations } from '../lib/contract/operations.ts';
-import type { TargetProfile } from '../lib/contract/profile/types.ts';
+import type { AgencyWorkRef, TargetProfile } from '../lib/contract/profile/types.ts';
+import { collate } from './readings.ts';
 import { authenticate, unauthorized } from './auth.ts';
 import type { Context } from './context.ts';
 import { ChoiceSet } from './choices.ts';
@@ -14,7 +15,7 @@ import { MODELS } from './models.ts';
 import type { ModelName } from './models.ts';
 import { Limits } from './limits.ts';
 import { handleDemerge, handleMerge } from './merge.ts';
-import { assertQueryNames, Q } from './query.ts';
+import { assertQueryNames, Q, Query } from './query.ts';
 import { handleRun } from './run.ts';
 import { ServerState } from './state.ts';
 import { handleDelete } from './submission.ts';
@@ -162,9 +163,10 @@ async function route(ctx: Context, routes: Routes, req: IncomingMessage): Promis
     // Choice `auth-after-lookup`: delete and demerge look the data up first (which agency a key may act for
     // depends on it, 5.3) and check the key only for data that exists: what does not exist is refused as such.
     if (ctx.choices.has('auth-after-lookup') && (op.id === 'deleteSubmission' || op.id === 'demergeIswcMetadata')) {
-      const p = new URLSearchParams(query);
-      const [iswc, agency, workcode] = [p.get(Q.preferredIswc) ?? '', p.get(Q.agency) ?? '', p.get(Q.workcode) ?? ''];
-      const found = op.id === 'deleteSubmission' ? ctx.state.hasSubmission(iswc, agency, workcode, Number(p.get(Q.sourceDb))) : ctx.state.isMerged(iswc, agency, workcode);
+      // Read as the handler reads it (a lenient fault's normalisation included), so that what it finds is what the handler acts on.
+      const p = new Query(ctx, op, query);
+      const [iswc, agency, workcode] = [p.raw(Q.preferredIswc) ?? '', p.raw(Q.agency) ?? '', p.raw(Q.workcode) ?? ''];
+      const found = op.id === 'deleteSubmission' ? ctx.state.hasSubmission(iswc, agency, workcode, Number(p.raw(Q.sourceDb))) : ctx.state.isMerged(iswc, agency, workcode);
       if (!found) return op.id === 'deleteSubmission' ? handleDelete(ctx, op, query) : handleDemerge(ctx, op, query);
     }
     // Fault `auth-missing-run-end`: the key is looked at on a start only; a body carrying a runId is an end.
@@ -255,6 +257,19 @@ async function serve(ctx: Context, routes: Routes, req: IncomingMessage, res: Se
   }
 }
 
+/** The profile's data as a database with the collation of `text-collation-ci` compares it. */
+function collatedProfile(profile: TargetProfile): TargetProfile {
+  const work = (w: AgencyWorkRef): AgencyWorkRef => ({ agencyCode: collate(w.agencyCode), agencyWorkCode: collate(w.agencyWorkCode) });
+  return {
+    ...profile,
+    iswcs: profile.iswcs.map(collate),
+    unknownIswcs: profile.unknownIswcs.map(collate),
+    merges: profile.merges.map((m) => ({ ...m, preferredIswc: collate(m.preferredIswc), ...(m.iswcs ? { iswcs: m.iswcs.map(collate) } : {}), ...(m.agencyWorks ? { agencyWorks: m.agencyWorks.map(work) } : {}) })),
+    demerges: profile.demerges.map((d) => ({ ...d, preferredIswc: collate(d.preferredIswc), agency: collate(d.agency), workcode: collate(d.workcode) })),
+    submissions: profile.submissions.map((x) => ({ ...x, preferredIswc: collate(x.preferredIswc), agency: collate(x.agency), workcode: collate(x.workcode) })),
+  };
+}
+
 /** Starts one embedded reference server with its own in-memory state, seeded from the profile. */
 export async function startReferenceServer(options: ReferenceServerOptions): Promise<RunningServer> {
   const model = options.model !== undefined ? MODELS[options.model] : undefined;
@@ -271,7 +286,8 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
     keyHeader: subscriptionKeyHeader().toLowerCase(),
     faults,
     limits: new Limits(faults, choices),
-    state: new ServerState(options.profile),
+    // Choice `text-collation-ci`: what the database holds, in the one form its collation compares.
+    state: new ServerState(choices.has('text-collation-ci') ? collatedProfile(options.profile) : options.profile),
     maxBodyBytes,
     debug: process.env.ISWC_SERVER_DEBUG === '1',
     choices,

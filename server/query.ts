@@ -3,6 +3,8 @@ import { validateNode } from '../lib/contract/validators.ts';
 import { hasValidCheckDigit } from '../lib/contract/iswc.ts';
 import type { Context } from './context.ts';
 import { iswcSchema } from './limits.ts';
+import { lenientQueryValue } from './lenient.ts';
+import { collate, COLLATED_COMPONENTS } from './readings.ts';
 
 /**
  * Query parameters of merge, delete and demerge (4.2-4.4), decoded with URLSearchParams semantics
@@ -61,7 +63,13 @@ export class Query {
     for (const [given, once] of new URLSearchParams(raw)) {
       // Choice `query-names-case-insensitive`: names bound without case, as ASP.NET Core model binding does.
       const name = ctx.choices.has('query-names-case-insensitive') ? (op.params.find((p) => p.name.toLowerCase() === given.toLowerCase())?.name ?? given) : given;
-      const value = ctx.faults.has('double-percent-decoding') ? decodeTwice(once) : once;
+      const decoded = ctx.faults.has('double-percent-decoding') ? decodeTwice(once) : once;
+      // Lenient family faults (server/lenient.ts): the value as a lenient server reads it, before anything checks it.
+      const lenient = lenientQueryValue(ctx.faults.families, op.id, name, decoded, (c) => ctx.state.storedValues(c.component));
+      const documented = op.params.find((p) => p.name === name);
+      // Choice `text-collation-ci`: a value within its limits, naming an ISWC, an agency or a work, as the database compares it.
+      const collated = ctx.choices.has('text-collation-ci') && documented !== undefined && (documented.component === undefined ? name === Q.preferredIswc : COLLATED_COMPONENTS.has(documented.component)) && validateNode(documented.schema, lenient).length === 0;
+      const value = collated ? collate(lenient) : lenient;
       const list = this.#values.get(name);
       if (list) list.push(value);
       else this.#values.set(name, [value]);
@@ -116,10 +124,12 @@ export class Query {
   integer(name: string): Checked<number> {
     const raw = this.#raw(name);
     if (!raw.ok) return raw;
-    if (!INTEGER_TEXT.test(raw.value)) return { ok: false, problem: { param: name, kind: 'invalid', message: `${name} is not an integer` } };
+    // Choice `query-integer-dotnet`: whitespace around the digits is taken, as int.Parse(NumberStyles.Integer) takes it.
+    const text = this.#ctx.choices.has('query-integer-dotnet') ? raw.value.trim() : raw.value;
+    if (!INTEGER_TEXT.test(text)) return { ok: false, problem: { param: name, kind: 'invalid', message: `${name} is not an integer` } };
     // Review fault `query-int32-wraparound`: JavaScript's `| 0` keeps the low 32 bits, always "in range".
-    if (this.#ctx.faults.has('query-int32-wraparound')) return { ok: true, value: Number(raw.value) | 0 };
-    const value = Number(raw.value);
+    if (this.#ctx.faults.has('query-int32-wraparound')) return { ok: true, value: Number(text) | 0 };
+    const value = Number(text);
     const p = param(this.#op, name);
     const violations = this.#ctx.limits.checkValue(this.#ctx.limits.constraint(this.#op.id, 'query', name), p.schema, value);
     if (violations.length > 0) return { ok: false, problem: { param: name, kind: 'invalid', message: `${name} ${violations[0]?.message ?? 'is invalid'}` } };

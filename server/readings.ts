@@ -1,15 +1,19 @@
 import type { Format } from '../lib/contract/codec/index.ts';
 import type { ResourceName } from '../lib/contract/json-schema.ts';
 import type { SchemaNode } from '../lib/contract/openapi.ts';
-import { deref } from '../lib/contract/openapi.ts';
+import { componentName, deref } from '../lib/contract/openapi.ts';
+import { validateNode } from '../lib/contract/validators.ts';
 import { resourceSchema } from '../lib/contract/constraints.ts';
 import type { Context } from './context.ts';
+import { operations } from '../lib/contract/operations.ts';
+import { lenientBody } from './lenient.ts';
 
 /**
  * How the server reads a decoded body before checking it against the contract, according to its choices
  * (server/choices.ts): lenient deserializers convert values of another type without loss, bind property
- * names without case, trim text, read an element's inner text, normalise ISWCs, drop nulls. The
- * reference choices change nothing. Driven by the resource's schema: no field is named here.
+ * names without case, trim text within its limits, compare it as a collation does, read an element's inner
+ * text, drop nulls. The reference choices change nothing. Driven by the resource's schema: no field is named
+ * here.
  */
 
 const INTEGER_TEXT = /^\s*[+-]?[0-9]+\s*$/;
@@ -21,14 +25,18 @@ function leafText(value: unknown): string {
   return typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
 }
 
-/** An ISWC in a form a lenient reader repairs: lower-case t, display separators, full-width digits. */
-function normaliseIswc(value: string): string {
-  const ascii = value.replace(/[\uFF10-\uFF19]/g, (d) => String.fromCharCode(d.charCodeAt(0) - 0xff10 + 48));
-  const compact = ascii.replace(/[-. ]/g, '');
-  return /^[tT][0-9]{10}$/.test(compact) ? `T${compact.slice(1)}` : value;
+/** Schema components whose values name data a database compares (choice `text-collation-ci`). */
+export const COLLATED_COMPONENTS: ReadonlySet<string> = new Set(['Iswc', 'AgencyCode', 'AgencyWorkCode']);
+
+/**
+ * Choice `text-collation-ci`: a value as SQL Server's SQL_Latin1_General_CP1_CI_AS compares it, without
+ * case, width or trailing spaces (one form stands for all the values it takes for equal).
+ */
+export function collate(value: string): string {
+  return value.replace(/[\uFF01-\uFF5E]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0)).replace(/[a-z]/g, (c) => c.toUpperCase()).replace(/ +$/, '');
 }
 
-function readLeaf(ctx: Context, node: SchemaNode, value: unknown, format: Format, isIswc: boolean): unknown {
+function readLeaf(ctx: Context, node: SchemaNode, value: unknown, format: Format, collated: boolean): unknown {
   const c = ctx.choices;
   if (node.type === 'integer') {
     if (typeof value === 'string' && INTEGER_TEXT.test(value) && format === 'json' && c.has('newtonsoft-json')) return Number(value.trim());
@@ -41,8 +49,10 @@ function readLeaf(ctx: Context, node: SchemaNode, value: unknown, format: Format
     let out = value;
     if ((typeof out === 'number' || typeof out === 'boolean') && format === 'json' && (c.has('newtonsoft-json') || c.has('coerce-boolean-integer'))) out = String(out);
     if (out !== null && typeof out === 'object' && format === 'xml' && c.has('xml-inner-text')) out = leafText(out);
-    if (typeof out === 'string' && c.has('trim-strings')) out = out.trim();
-    if (typeof out === 'string' && isIswc && c.has('iswc-lenient-forms')) out = normaliseIswc(out);
+    // A limit is checked on the value as sent: only a value within its limits is trimmed or collated (issue 28).
+    const within = typeof out === 'string' && validateNode(node, out).length === 0;
+    if (typeof out === 'string' && within && c.has('trim-strings')) out = out.trim();
+    if (typeof out === 'string' && within && collated && c.has('text-collation-ci')) out = collate(out);
     return out;
   }
   return value;
@@ -68,13 +78,18 @@ function readNode(ctx: Context, raw: SchemaNode, value: unknown, format: Format)
     const items = node.items;
     return value.map((item) => readNode(ctx, items, item, format));
   }
-  const isIswc = raw.$ref === '#/components/schemas/Iswc' || node.pattern === '^T[0-9]{10}$';
-  return readLeaf(ctx, node, value, format, isIswc);
+  const collated = raw.$ref !== undefined && COLLATED_COMPONENTS.has(componentName(raw.$ref));
+  return readLeaf(ctx, node, value, format, collated);
 }
 
-/** The body value as this server reads it, before validation. */
+/**
+ * The body value as this server reads it, before validation: its choices' readings, then what the lenient
+ * family faults among its faults make of it (server/lenient.ts: fields normalised, lists cut).
+ */
 export function readBody(ctx: Context, resource: ResourceName, format: Format, value: unknown): unknown {
-  return readNode(ctx, resourceSchema(resource), value, format);
+  const read = readNode(ctx, resourceSchema(resource), value, format);
+  const opId = operations().find((op) => op.body?.resource === resource)?.id;
+  return opId ? lenientBody(ctx.faults.families, opId, read, (c) => ctx.state.storedValues(c.component)) : read;
 }
 
 /** Characters a server with business rules refuses in any text: controls (NUL included) and bidi marks. */

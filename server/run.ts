@@ -14,6 +14,9 @@ import { refuseForeignAgency } from './auth.ts';
 import { oddValue } from './readings.ts';
 import { escapeXml } from '../lib/contract/codec/xml.ts';
 
+/** Choice `counter-plausibility-cap`: the most records one counter of a run may claim. */
+const PLAUSIBLE_COUNT = 100_000_000;
+
 const XML_CHARS = /^[\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]*$/u;
 
 /** The fields of an agent run the server acts on (2.1); the others are stored as received. */
@@ -60,6 +63,9 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
       : errorReply(ctx, 400, { code: 'BAD_BODY', message, where: 'handleRun', stated: documentedBad });
 
   const body = await decodeRequestBody(ctx, req, spec);
+  // Fault `run-unread-400-text`: what the server does not read gets a 400 in words of its own.
+  if (!body.ok && f.has('run-unread-400-text') && body.kind === 'unsupported-media') return text(400, 'Unsupported media type');
+  if (!body.ok && f.has('run-unread-400-text') && body.kind === 'too-large') return { ...text(400, 'Request body too large'), close: true };
   if (!body.ok) return mediaFailure(ctx, body, () => badRequest(body.error));
 
   const value = f.has('fraction-truncated') ? ctx.limits.truncateFractions(op.id, body.value) : body.value;
@@ -79,6 +85,10 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
   if (odd) return badRequest(odd);
   const agentVersion = (value as { agentVersion?: unknown }).agentVersion;
   if (c.has('agent-version-limit') && typeof agentVersion === 'string' && agentVersion.length > 20) return badRequest('agentVersion is longer than its column (20)');
+  // Choice `agent-version-typed`: System.Version.Parse takes two to four integers separated by dots.
+  if (c.has('agent-version-typed') && typeof agentVersion === 'string' && !/^\s*[0-9]+(\.[0-9]+){1,3}\s*$/.test(agentVersion)) return badRequest('agentVersion is not a version number');
+  // Choice `counter-plausibility-cap`: no run counts more than this many records in one counter.
+  if (c.has('counter-plausibility-cap') && Object.values(value as Record<string, unknown>).some((v) => typeof v === 'number' && v > PLAUSIBLE_COUNT)) return badRequest(`a counter claims more than ${PLAUSIBLE_COUNT} records`);
   const foreign = refuseForeignAgency(ctx, op, (value as { agencyCode?: unknown }).agencyCode ?? ctx.keyAgency);
   if (foreign) return foreign;
 
@@ -102,7 +112,7 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
     // Choice `run-id-client-chosen`: the client names its run; an unknown runId starts it, a known one ends it.
     if (anotherOpen()) return badRequest('another run of this agency is open');
     runId = ctx.state.startRun(run, run.runId, agency);
-  } else if (run.runId === undefined || run.runId === '') {
+  } else if (run.runId === undefined || (run.runId === '' && !c.has('run-id-empty-echo'))) {
     if (anotherOpen()) return badRequest('another run of this agency is open');
     // Choice `run-id-braced-upper`: .NET Guid.ToString("B").ToUpperInvariant().
     runId = ctx.state.startRun(run, c.has('run-id-braced-upper') ? `{${randomUUID().toUpperCase()}}` : undefined, agency);

@@ -113,6 +113,18 @@ export class ServerState {
     return sets;
   }
 
+  /**
+   * The values the server holds of a schema component (ISWCs, agency work codes, agency codes): what a
+   * lenient fault that matches by prefix or LIKE searches (server/lenient.ts).
+   */
+  storedValues(component: string | undefined): string[] {
+    if (component === 'Iswc') return [...this.#iswcs];
+    const works = [...this.#knownWorks].map((k) => JSON.parse(k) as [string, string]);
+    if (component === 'AgencyWorkCode') return [...new Set(works.map(([, w]) => w))];
+    if (component === 'AgencyCode') return [...new Set(works.map(([a]) => a))];
+    return [];
+  }
+
   /** Does the server know this agency work (a work of its submissions, demerges or merges)? */
   workKnown(agency: string, workcode: string): boolean {
     return this.#knownWorks.has(workKey(agency, workcode));

@@ -34,6 +34,30 @@ export function isLimited(c: FieldConstraint): boolean {
   return c.minLength !== undefined || c.maxLength !== undefined || c.pattern !== undefined || c.minimum !== undefined || c.maximum !== undefined;
 }
 
+/** The constraint as a schema node, to let the validator decide validity. */
+export function constraintSchema(c: FieldConstraint): SchemaNode {
+  const node: Record<string, unknown> = { type: c.type };
+  for (const key of ['minLength', 'maxLength', 'pattern', 'minimum', 'maximum'] as const) if (c[key] !== undefined) node[key] = c[key];
+  return node;
+}
+
+/**
+ * The merge's query `agency`: "the agency submitting the merge request" (4.2). It names no data, and section
+ * 8 states the limit of the body field agencyCode, not of this parameter; so no limit is demanded of it.
+ * The query values of delete and demerge name data, and a value past the field's limits names nothing.
+ */
+export function namesOnlySubmitter(c: Pick<FieldConstraint, 'operation' | 'location' | 'field'>): boolean {
+  return c.operation === 'mergeIswcMetadata' && c.location === 'query' && c.field === 'agency';
+}
+
+/**
+ * Does a request look data up by this field? The run notification stores its fields (2.1) and looks
+ * nothing up by them; the items of a merge and the query values of merge, delete and demerge name data.
+ */
+export function namesData(c: Pick<FieldConstraint, 'operation'>): boolean {
+  return c.operation !== 'notifyAgentRun';
+}
+
 /** Sections named in a schema description, written as "(2.1, 2.4, 8)". */
 export function sectionsOf(node: SchemaNode | undefined): string[] {
   const match = /\(((?:\d+(?:\.\d+)?)(?:,\s*\d+(?:\.\d+)?)*)\)/.exec(node?.description ?? '');

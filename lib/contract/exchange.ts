@@ -6,10 +6,11 @@
 
 /**
  * How the request authenticates: the target's key, no key header, a key that is wrong on purpose, the
- * header with an empty value, or the target's key with the case of its letters changed (a key with no
- * letter has no such twin: the wrong key goes instead).
+ * header with an empty value, the target's key with the case of its letters changed (a key with no
+ * letter has no such twin: the wrong key goes instead), or a near miss of the key (one character more,
+ * its last left out, its last changed, a hyphen inside: lib/foundation/redact.ts).
  */
-export type AuthMode = 'key' | 'none' | 'wrong' | 'empty' | 'key-case';
+export type AuthMode = 'key' | 'none' | 'wrong' | 'empty' | 'key-case' | KeyNearMiss;
 
 export interface RequestSpec {
   method: string;
@@ -26,7 +27,9 @@ export interface RequestSpec {
   auth?: AuthMode;
 }
 
-export { KEY_CASE_PLACEHOLDER, KEY_PLACEHOLDER, WRONG_KEY } from '../foundation/redact.ts';
+export { KEY_CASE_PLACEHOLDER, KEY_NEAR_MISS_PLACEHOLDER, KEY_NEAR_MISSES, KEY_PLACEHOLDER, WRONG_KEY, keyNearMiss } from '../foundation/redact.ts';
+import type { KeyNearMiss } from '../foundation/redact.ts';
+export type { KeyNearMiss };
 
 export interface RecordedRequest {
   method: string;

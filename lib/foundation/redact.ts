@@ -27,6 +27,43 @@ export function keyWithCaseChanged(key: string): string | undefined {
   return changed === key ? undefined : changed;
 }
 
+/**
+ * Near misses of the key (issue 28), each a wrong key a server comparing loosely takes: one character more
+ * (cut to the key's length), its last character left out (a prefix), its last character changed (all but
+ * the last compared), a hyphen inside (separators stripped). Each is made from the key, so each is a secret
+ * with a placeholder of its own, and a curl line builds it from $ISWC_SUBSCRIPTION_KEY.
+ */
+export const KEY_NEAR_MISSES = ['key-longer', 'key-shorter', 'key-last-char', 'key-separator'] as const;
+export type KeyNearMiss = (typeof KEY_NEAR_MISSES)[number];
+
+export const KEY_NEAR_MISS_PLACEHOLDER: Record<KeyNearMiss, string> = {
+  'key-longer': `${KEY_PLACEHOLDER} (one character more)`,
+  'key-shorter': `${KEY_PLACEHOLDER} (its last character left out)`,
+  'key-last-char': `${KEY_PLACEHOLDER} (its last character changed)`,
+  'key-separator': `${KEY_PLACEHOLDER} (a hyphen inserted in the middle)`,
+};
+
+/** A near miss of the key; undefined where the key is too short to have one (a single character has no prefix). */
+export function keyNearMiss(key: string, kind: KeyNearMiss): string | undefined {
+  const chars = Array.from(key);
+  if (chars.length < 2) return undefined;
+  const body = chars.slice(0, -1).join('');
+  const last = chars[chars.length - 1];
+  switch (kind) {
+    case 'key-longer':
+      return `${key}0`;
+    case 'key-shorter':
+      return body;
+    case 'key-last-char':
+      return `${body}${last === '0' ? '1' : '0'}`;
+    case 'key-separator': {
+      const middle = Math.floor(chars.length / 2);
+      return `${chars.slice(0, middle).join('')}-${chars.slice(middle).join('')}`;
+    }
+  }
+  return undefined;
+}
+
 export interface Redactor {
   /** Replaces every known form of every secret with the placeholder. */
   text(s: string): string;
@@ -164,14 +201,22 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /** Percent escapes in upper case: the one spelling a matched form is looked up by. */
 const upperEscapes = (s: string): string => s.replace(/%[0-9a-f]{2}/gi, (m) => m.toUpperCase());
 
+/** What the harness sends on purpose in place of the key, each made from it and so a secret too: its case-changed twin, its near misses. */
+export function keyTwins(key: string): Secret[] {
+  const twin = keyWithCaseChanged(key);
+  const misses = KEY_NEAR_MISSES.flatMap((kind): Secret[] => {
+    const value = keyNearMiss(key, kind);
+    return value !== undefined ? [{ value, placeholder: KEY_NEAR_MISS_PLACEHOLDER[kind] }] : [];
+  });
+  return [...(twin !== undefined ? [{ value: twin, placeholder: KEY_CASE_PLACEHOLDER }] : []), ...misses];
+}
+
 /** A redactor for these secrets; a plain string is a subscription key (placeholder $ISWC_SUBSCRIPTION_KEY). */
 export function createRedactor(secrets: ReadonlyArray<string | Secret>): Redactor {
   const placeholderOf = new Map<string, string>();
   // A key's case-changed twin is sent on purpose ('key-case' auth) and carries the key's letters: a secret too.
-  const twins = secrets.flatMap((s): Secret[] => {
-    const twin = typeof s === 'string' ? keyWithCaseChanged(s) : undefined;
-    return twin !== undefined ? [{ value: twin, placeholder: KEY_CASE_PLACEHOLDER }] : [];
-  });
+  // Its near misses too ('key-longer', … auth): each carries all but at most one character of the key.
+  const twins = secrets.flatMap((s): Secret[] => (typeof s === 'string' ? keyTwins(s) : []));
   secrets = [...secrets, ...twins];
   for (const secret of secrets) {
     const { value, placeholder } = typeof secret === 'string' ? { value: secret, placeholder: KEY_PLACEHOLDER } : secret;
@@ -266,8 +311,7 @@ export function runSecrets(env: Env = process.env): Secret[] {
   const secrets: Secret[] = [];
   const key = env.ISWC_SUBSCRIPTION_KEY?.trim();
   if (key) secrets.push({ value: key, placeholder: KEY_PLACEHOLDER });
-  const twin = key ? keyWithCaseChanged(key) : undefined;
-  if (twin !== undefined) secrets.push({ value: twin, placeholder: KEY_CASE_PLACEHOLDER });
+  if (key) secrets.push(...keyTwins(key));
   const headersText = env[HEADERS_VARIABLE]?.trim();
   if (headersText) {
     try {

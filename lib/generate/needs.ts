@@ -50,13 +50,29 @@ export interface ApartNeed extends NeedScope {
   from: number;
 }
 
+/**
+ * The entry the case claims as number `index` holds a value at the limit of its field (`value`: `workcode`
+ * of a submission or demerge, an agency work's `agencyWorkCode` of a merge; `length`: the limit, read from
+ * the schema): only a value at its limit has neighbours one past it that a server cutting to the limit, or
+ * trimming, reads as that value (issue 28).
+ */
+export interface AtLimitNeed extends NeedScope {
+  atLimit: DisposableKind;
+  index: number;
+  value: AtLimitValue;
+  length: number;
+}
+
+/** The entry values an at-limit need names. */
+export type AtLimitValue = 'workcode' | 'agencyWorkCode';
+
 /** A value of the profile a scenario names that the forms above do not cover (`${profile.merges[0].agencyWorks[1]}`). */
 export interface ValueNeed extends NeedScope {
   reference: string;
   path: ReadonlyArray<string | number>;
 }
 
-export type Need = ListNeed | EntryNeed | ApartNeed | ValueNeed;
+export type Need = ListNeed | EntryNeed | ApartNeed | AtLimitNeed | ValueNeed;
 
 /** What a case lacks, counted: the smallest addition to the profile that meets one need. */
 export type Lack =
@@ -66,6 +82,8 @@ export type Lack =
   | { entry: 'merges'; list: EntryList; atLeast: number; more: number }
   /** `more` demerge entries under another preferred ISWC than the case's others. */
   | { apart: 'demerges'; more: number }
+  /** `more` entries of a kind whose value is at its limit (a workcode of 20 characters). */
+  | { atLimit: DisposableKind; value: AtLimitValue; length: number; more: number }
   /** A value of the profile a scenario names. */
   | { reference: string };
 
@@ -77,11 +95,28 @@ export function isApartNeed(n: Need): n is ApartNeed {
   return 'apart' in n;
 }
 
+export function isAtLimitNeed(n: Need): n is AtLimitNeed {
+  return 'atLimit' in n;
+}
+
+/** The values of an entry an at-limit need looks at: its workcode, or the codes of its agency works. */
+function entryValues(entry: unknown, value: AtLimitValue): string[] {
+  if (entry === null || typeof entry !== 'object') return [];
+  if (value === 'agencyWorkCode') return ((entry as MergeEntry).agencyWorks ?? []).map((w) => w.agencyWorkCode);
+  const code = (entry as Record<string, unknown>)[value];
+  return typeof code === 'string' ? [code] : [];
+}
+
+/** A value of the entry at the limit, if any (the first). */
+export function atLimitValueOf(entry: unknown, value: AtLimitValue, length: number): string | undefined {
+  return entryValues(entry, value).find((v) => Array.from(v).length === length);
+}
+
 /**
  * What a claim would like one of its entries to be: an entry need's shape (`list`, `atLeast`) or an apart
  * need's (`apartFrom`: not under the preferred ISWC of the claim's entry of that number).
  */
-export type EntryShape = Pick<EntryNeed, 'list' | 'atLeast'> | { apartFrom: number };
+export type EntryShape = Pick<EntryNeed, 'list' | 'atLeast'> | { apartFrom: number } | Pick<AtLimitNeed, 'value' | 'length'>;
 
 function dig(value: unknown, path: ReadonlyArray<string | number>): unknown {
   let current = value;
@@ -94,6 +129,7 @@ function dig(value: unknown, path: ReadonlyArray<string | number>): unknown {
 
 /** Does an entry have what a shape asks of it, next to the entries its claim was given (by index)? */
 export function entryMeets(entry: unknown, shape: EntryShape, given: readonly unknown[] = []): boolean {
+  if ('value' in shape) return atLimitValueOf(entry, shape.value, shape.length) !== undefined;
   if ('apartFrom' in shape) {
     const other = given[shape.apartFrom] as DemergeEntry | undefined;
     return other === undefined || other === entry || (entry as DemergeEntry | undefined)?.preferredIswc !== other.preferredIswc;
@@ -113,6 +149,11 @@ export function lackOf(need: Need, profile: TargetProfile, entries: Partial<Reco
     if (entry !== undefined && entryMeets(entry, need)) return undefined;
     return { entry: 'merges', list: need.list, atLeast: need.atLeast, more: 1 };
   }
+  if (isAtLimitNeed(need)) {
+    const entry = entries[need.atLimit]?.[need.index];
+    if (entry !== undefined && entryMeets(entry, need)) return undefined;
+    return { atLimit: need.atLimit, value: need.value, length: need.length, more: 1 };
+  }
   if (isApartNeed(need)) {
     const given = entries[need.apart] ?? [];
     const entry = given[need.index];
@@ -123,20 +164,22 @@ export function lackOf(need: Need, profile: TargetProfile, entries: Partial<Reco
   return have >= need.atLeast ? undefined : { list: need.list, more: need.atLeast - have };
 }
 
-/** An entry lack or an apart lack: entries of a list that must carry something. */
-type ShapedLack = Extract<Lack, { entry: 'merges' } | { apart: 'demerges' }>;
+/** An entry lack, an apart lack or an at-limit lack: entries of a list that must carry something. */
+type ShapedLack = Extract<Lack, { entry: 'merges' } | { apart: 'demerges' } | { atLimit: DisposableKind }>;
 
 function isShaped(lack: Lack): lack is ShapedLack {
-  return 'entry' in lack || 'apart' in lack;
+  return 'entry' in lack || 'apart' in lack || 'atLimit' in lack;
 }
 
 function shapedList(lack: ShapedLack): DisposableKind {
-  return 'entry' in lack ? lack.entry : lack.apart;
+  return 'entry' in lack ? lack.entry : 'apart' in lack ? lack.apart : lack.atLimit;
 }
 
-/** "with at least 2 agencyWorks", "under another preferred ISWC". */
+/** "with at least 2 agencyWorks", "under another preferred ISWC", "whose workcode has 20 characters (its limit)". */
 function shapeText(lack: ShapedLack): string {
-  return 'entry' in lack ? `with at least ${lack.atLeast} ${lack.list}` : 'under another preferred ISWC';
+  if ('entry' in lack) return `with at least ${lack.atLeast} ${lack.list}`;
+  if ('apart' in lack) return 'under another preferred ISWC';
+  return lack.value === 'agencyWorkCode' ? `with an agency work whose agencyWorkCode has ${lack.length} characters (its limit)` : `whose ${lack.value} has ${lack.length} characters (its limit)`;
 }
 
 /** "2 more merges", "a merges entry with at least 2 agencyWorks", "a demerges entry under another preferred ISWC", "${profile.merges[0].agencyWorks[1]} in the target profile". */
@@ -170,6 +213,7 @@ export function widestLacks(lacks: readonly Lack[]): Lack[] {
 
 function lackKey(lack: Lack): string {
   if ('reference' in lack) return `ref:${lack.reference}`;
+  if ('atLimit' in lack) return `limit:${lack.atLimit}:${lack.value}:${lack.length}`;
   if ('entry' in lack) return `entry:${lack.entry}:${lack.list}:${lack.atLeast}`;
   if ('apart' in lack) return `apart:${lack.apart}`;
   return `list:${lack.list}`;

@@ -4,15 +4,19 @@ import { httpCases } from './cases/http.ts';
 import { limitCases } from './cases/limits.ts';
 import { mergeCases } from './cases/merge.ts';
 import { modelCases } from './cases/model.ts';
+import { neighbourCases } from './cases/neighbours.ts';
 import { propertyCases } from './cases/properties.ts';
 import { queryParamCases } from './cases/query-params.ts';
 import { removalCases } from './cases/removal.ts';
 import { runCases } from './cases/run.ts';
 import { scenarioCases } from './scenarios/cases.ts';
 
-/** Every case the harness has for a target profile: fixed cases, limits, properties, the model test, scenarios. */
+/**
+ * Every case the harness has for a target profile: fixed cases, limits, properties, the model test, scenarios,
+ * then the near neighbours (last: on a small profile they take the disposable entries the others leave).
+ */
 export function allCases(profile: TargetProfile): CaseDef[] {
-  const cases = [...runCases(profile), ...mergeCases(profile), ...removalCases(profile), ...queryParamCases(profile), ...limitCases(profile), ...httpCases(profile), ...propertyCases(profile), ...modelCases(profile), ...scenarioCases(profile)];
+  const cases = [...runCases(profile), ...mergeCases(profile), ...removalCases(profile), ...queryParamCases(profile), ...limitCases(profile), ...httpCases(profile), ...propertyCases(profile), ...modelCases(profile), ...scenarioCases(profile), ...neighbourCases(profile)];
   const ids = new Set<string>();
   for (const c of cases) {
     if (ids.has(c.id)) throw new Error(`Duplicate case id ${c.id}`);

@@ -19,10 +19,19 @@ export const HARNESS_VERSION = (JSON.parse(readFileSync(fromRoot('package.json')
 /** Marks the harness's traffic: the User-Agent of every request. */
 export const HARNESS_TAG = `iswc-conformance/${HARNESS_VERSION}`;
 /**
- * The agentVersion of the harness's agent runs (the document states no constraint, 2.1): short, like the
- * version of a real agent, since a server may store it in a narrow column, and still naming the harness.
+ * The agentVersion of the harness's agent runs (the document states no constraint, 2.1): a version number,
+ * like a real agent's, since a server may read it as one (.NET's System.Version takes two to four integers
+ * separated by dots, so "conformance 0.1.0" would be refused) or store it in a narrow column. The harness
+ * names itself in the User-Agent of every request instead.
  */
-export const AGENT_VERSION = `conformance ${HARNESS_VERSION}`.slice(0, 20);
+export const AGENT_VERSION = /^[0-9]+(\.[0-9]+){1,3}/.exec(HARNESS_VERSION)?.[0] ?? '1.0';
+
+/**
+ * A large but realistic count of records in one run (a big agency's resend): what a server must take in a
+ * counter. The document states a type and a range (2.1, 8), not that every value in it is taken: a server
+ * may refuse an implausible count, so the 32-bit maximum itself is only recorded (issue 28).
+ */
+export const LARGE_COUNT = 1_000_000;
 
 /**
  * The counters of an agent run as a server with business rules reads them (the document states none, 2.1;

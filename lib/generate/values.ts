@@ -1,7 +1,8 @@
 import { charactersAgree, lengthsOf, readingsAgree } from '../contract/answer.ts';
 import type { FieldConstraint } from '../contract/constraints.ts';
-import type { SchemaNode } from '../contract/openapi.ts';
+import { constraintSchema } from '../contract/constraints.ts';
 import { validateNode } from '../contract/validators.ts';
+import { LARGE_COUNT } from './templates.ts';
 
 /**
  * What a value at or near a limit can show, under the rule that a `spec` check demands only what every
@@ -32,12 +33,7 @@ export interface BoundaryValue {
   lengths?: ReturnType<typeof lengthsOf>;
 }
 
-/** The constraint as a schema node, to let the validator decide validity. */
-export function constraintSchema(c: FieldConstraint): SchemaNode {
-  const node: Record<string, unknown> = { type: c.type };
-  for (const key of ['minLength', 'maxLength', 'pattern', 'minimum', 'maximum'] as const) if (c[key] !== undefined) node[key] = c[key];
-  return node;
-}
+export { constraintSchema };
 
 export function codePoints(s: string): number {
   return [...s].length;
@@ -162,9 +158,11 @@ export function boundaryValues(c: FieldConstraint, validExample: string | number
       out.push({ label: 'below-min', value: c.minimum - 1, rule, role: 'rejected' });
     }
     if (c.maximum !== undefined) {
-      // The largest counter is realistic enough to be accepted; the largest sourceDb names no real hub, and
-      // a server may check source databases against the ones it knows: recorded only.
-      out.push({ label: 'at-max', value: c.maximum, rule, role: query ? 'edge' : 'accepted' });
+      // A large but realistic count is accepted; the 32-bit maximum itself is no count a run makes (a server
+      // may refuse an implausible one: the document states a type and a range, not that every value in it is
+      // taken), and the largest sourceDb names no real hub: both only recorded.
+      if (!query && LARGE_COUNT < c.maximum) out.push({ label: 'large-count', value: LARGE_COUNT, rule, role: 'accepted' });
+      out.push({ label: 'at-max', value: c.maximum, rule, role: 'edge' });
       out.push({ label: 'above-max', value: c.maximum + 1, rule, role: 'rejected' });
     }
   }

@@ -1,4 +1,6 @@
+import { fieldConstraints } from '../contract/constraints.ts';
 import { makeIswc } from '../contract/iswc.ts';
+import { lengthLimitOf } from '../contract/normalisations.ts';
 import type { DemergeEntry, DisposableKind, MergeEntry, SubmissionEntry, TargetProfile } from '../contract/profile/types.ts';
 import type { CaseDef } from '../generate/case.ts';
 import type { Lack, Need, ProfileList } from '../generate/needs.ts';
@@ -12,21 +14,27 @@ import { PROFILE_LISTS } from '../generate/needs.ts';
 
 const digits = (base: number, i: number): string => String(base + i).padStart(9, '0');
 
+/** The most characters an agency work code has (the schema's AgencyWorkCode): made-up rich entries hold one that long. */
+const WORK_CODE_LIMIT = lengthLimitOf(fieldConstraints().find((c) => c.component === 'AgencyWorkCode') ?? fieldConstraints()[0]) ?? 20;
+/** A made-up work code at the limit of its field. */
+const atLimit = (code: string): string => code.padEnd(WORK_CODE_LIMIT, '0').slice(0, WORK_CODE_LIMIT);
+
 /**
- * The i-th made-up entry of a kind, shaped like the richest any case asks for (two agency works); `plain`,
- * like the README's example (one ISWC and one agency work).
+ * The i-th made-up entry of a kind, shaped like the richest any case asks for (two ISWCs and three agency
+ * works, one with a code at its limit; a workcode at its limit); `plain`, like the README's example (one
+ * ISWC and one agency work).
  */
 export function ampleEntry(kind: DisposableKind, agency: string, i: number, plain = false): MergeEntry | DemergeEntry | SubmissionEntry {
   if (kind === 'merges') {
-    const works = plain ? ['A'] : ['A', 'B'];
+    const works = plain ? [`AMPLE${i}A`] : [`AMPLE${i}A`, `AMPLE${i}B`, atLimit(`AMPLE${i}C`)];
     return {
-      preferredIswc: makeIswc(digits(910000000, 2 * i)),
-      iswcs: [makeIswc(digits(910000001, 2 * i))],
-      agencyWorks: works.map((w) => ({ agencyCode: agency, agencyWorkCode: `AMPLE${i}${w}` })),
+      preferredIswc: makeIswc(digits(910000000, 3 * i)),
+      iswcs: plain ? [makeIswc(digits(910000001, 3 * i))] : [makeIswc(digits(910000001, 3 * i)), makeIswc(digits(910000002, 3 * i))],
+      agencyWorks: works.map((w) => ({ agencyCode: agency, agencyWorkCode: w })),
     };
   }
-  if (kind === 'demerges') return { preferredIswc: makeIswc(digits(920000000, i)), agency, workcode: `AMPLE${i}D` };
-  return { preferredIswc: makeIswc(digits(930000000, i)), agency, workcode: `AMPLE${i}S`, sourceDb: Number(agency) || 1 };
+  if (kind === 'demerges') return { preferredIswc: makeIswc(digits(920000000, i)), agency, workcode: plain ? `AMPLE${i}D` : atLimit(`AMPLE${i}D`) };
+  return { preferredIswc: makeIswc(digits(930000000, i)), agency, workcode: plain ? `AMPLE${i}S` : atLimit(`AMPLE${i}S`), sourceDb: Number(agency) || 1 };
 }
 
 export function ampleEntries(kind: DisposableKind, agency: string, count: number, from = 0): unknown[] {
@@ -68,6 +76,11 @@ export function withAddition(profile: TargetProfile, lacks: readonly Lack[], see
     if ('reference' in lack) continue;
     if ('entry' in lack) {
       append(lack.entry, Array.from({ length: lack.more }, () => richMerge(profile.agency, n++, lack.list, lack.atLeast)));
+      continue;
+    }
+    // An entry whose value is at its limit: a rich one (its work codes at the limit too).
+    if ('atLimit' in lack) {
+      append(lack.atLimit, Array.from({ length: lack.more }, () => ampleEntry(lack.atLimit, profile.agency, n++)));
       continue;
     }
     // Each made-up demerge entry is under a preferred ISWC of its own.

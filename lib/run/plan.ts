@@ -4,7 +4,7 @@ import type { Allocation, Claim, EntryPreference } from './claims.ts';
 import { partition, preferredEntriesToAdd } from './claims.ts';
 import type { CaseDef } from '../generate/case.ts';
 import type { Lack, Need } from '../generate/needs.ts';
-import { isApartNeed, isEntryNeed, lackOf, needsText, widestLacks } from '../generate/needs.ts';
+import { isApartNeed, isAtLimitNeed, isEntryNeed, lackOf, needsText, widestLacks } from '../generate/needs.ts';
 import { ampleEntriesFor, ampleProfile } from './ample.ts';
 import { allCases } from '../generate/suite.ts';
 import type { PlanName } from './budget.ts';
@@ -39,6 +39,7 @@ function preferences(def: CaseDef, kind: DisposableKind): EntryPreference[] {
   return (def.needs ?? []).flatMap((n): EntryPreference[] => {
     if (isEntryNeed(n)) return n.entry === kind ? [{ index: n.index, list: n.list, atLeast: n.atLeast }] : [];
     if (isApartNeed(n)) return n.apart === kind ? [{ index: n.index, apartFrom: n.from }] : [];
+    if (isAtLimitNeed(n)) return n.atLimit === kind ? [{ index: n.index, value: n.value, length: n.length }] : [];
     return [];
   });
 }
@@ -70,6 +71,7 @@ function lackFor(need: Need, p: AllocatedCase, profile: TargetProfile, claims: r
   const lack = lackOf(need, profile, p.entries);
   if (lack && 'entry' in lack) return { ...lack, more: Math.max(1, preferredEntriesToAdd(profile, claims, claimKey(p, lack.entry))) };
   if (lack && 'apart' in lack) return { ...lack, more: Math.max(1, preferredEntriesToAdd(profile, claims, claimKey(p, lack.apart))) };
+  if (lack && 'atLimit' in lack) return { ...lack, more: Math.max(1, preferredEntriesToAdd(profile, claims, claimKey(p, lack.atLimit))) };
   return lack;
 }
 

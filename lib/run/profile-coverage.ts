@@ -202,3 +202,38 @@ export async function profileCoverage(profile: TargetProfile, settings: { budget
     await modeCoverage(profile, 'budget', { destructive: true, budget: settings.budget, runs }),
   ];
 }
+
+/** The near-neighbour cases (tag @neighbours, one per field with a stated limit or pattern) a profile lets a run send. */
+export interface NeighbourCoverage {
+  /** Fields whose neighbours a destructive run sends. */
+  sent: string[];
+  /** Fields whose neighbours it leaves out, with what the profile lacks. */
+  left: Array<{ field: string; reason: string }>;
+  /** Fields a non-destructive run probes (the others may change data on a lenient server). */
+  safe: string[];
+}
+
+/**
+ * What `profile check` says of near neighbours (issue 28): a value one step from data the target holds, so
+ * that a server cutting, trimming, folding or leniently parsing it lands on that data. Some need data at the
+ * limit of its field (a work code of 20 characters), which the needs of each case state.
+ */
+export function neighbourCoverage(profile: TargetProfile, cases: readonly CaseDef[] = allCases(profile)): NeighbourCoverage {
+  const ofNeighbours = cases.filter((c) => c.tags.includes('@neighbours'));
+  const fieldOf = (p: AllocatedCase): string => p.def.title.split(':')[0] ?? p.def.id;
+  const byField = (planned: readonly AllocatedCase[]) => {
+    const out = new Map<string, AllocatedCase[]>();
+    for (const p of planned) out.set(fieldOf(p), [...(out.get(fieldOf(p)) ?? []), p]);
+    return out;
+  };
+  const destructive = byField(allocateSuite(profile, { destructive: true }, ofNeighbours));
+  const safe = byField(allocateSuite(profile, { destructive: false }, ofNeighbours));
+  const sent: string[] = [];
+  const left: NeighbourCoverage['left'] = [];
+  for (const [field, planned] of destructive) {
+    const running = planned.find((p) => p.skipReason === undefined);
+    if (running) sent.push(field);
+    else left.push({ field, reason: planned[0]?.skipReason ?? 'not planned' });
+  }
+  return { sent, left, safe: [...safe].filter(([, planned]) => planned.some((p) => p.skipReason === undefined)).map(([field]) => field) };
+}

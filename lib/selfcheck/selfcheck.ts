@@ -5,6 +5,16 @@ import { gating } from '../check/gating.ts';
 import { runSuiteInProcess } from '../engine/pipeline.ts';
 import { DEFAULT_TIMEOUT_MS } from '../run/http/client.ts';
 import type { PlanName } from '../run/budget.ts';
+import { isLenientFaultId } from '../../server/lenient.ts';
+
+/**
+ * The plan a fault is proven with: the lenient families (server/lenient.ts, derived from the schemas,
+ * about a hundred) with the smoke plan, which must catch each of them, at a tenth of the whole suite's cost;
+ * the faults written one by one with the whole suite.
+ */
+export function selfCheckPlanOf(faultId: string): PlanName | undefined {
+  return isLenientFaultId(faultId) ? 'smoke' : undefined;
+}
 
 export interface FaultUnderTest {
   id: string;
@@ -42,6 +52,7 @@ export async function selfCheck(
   // Strict wherever http-level failures count (the clean run, http-level faults): a property then stops on them too.
   const runAgainst = async (faultId: string | null, strict: boolean) => {
     const server = await start(faultId);
+    const plan = options.plan ?? (faultId !== null ? selfCheckPlanOf(faultId) : undefined);
     try {
       return await runSuiteInProcess({
         baseUrl: server.url,
@@ -52,7 +63,7 @@ export async function selfCheck(
         // The run's own default unless told otherwise (the tests give their one, generous, setting):
         // a tight one reads a loaded machine's slow answers as "no answer (TIMEOUT)", a false fault.
         timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-        ...(options.plan ? { plan: options.plan } : {}),
+        ...(plan ? { plan } : {}),
         ...(options.budget !== undefined ? { budget: options.budget } : {}),
       });
     } finally {

@@ -1,5 +1,5 @@
 import type { ChoiceId } from '../../server/choices.ts';
-import { choicesAroundFault } from '../../server/choice-space.ts';
+import { choicesAroundFault, isBlind } from '../../server/choice-space.ts';
 import type { FaultExclusion } from '../../server/choice-space.ts';
 import { FAULTS } from '../../server/faults.ts';
 import type { Fault } from '../../server/faults.ts';
@@ -79,8 +79,8 @@ export interface PlannedCombination {
   faults: string[];
 }
 
-/** The combinations of a sweep and the faults dealt to each, all from its seed. */
-export function planSweep(plan: SweepPlan, faults: readonly Pick<Fault, 'id'>[] = FAULTS): PlannedCombination[] {
+/** The combinations of a sweep and the faults dealt to each (the blind ones to none), all from its seed. */
+export function planSweep(plan: SweepPlan, faults: readonly Pick<Fault, 'id'>[] = FAULTS.filter((f) => !isBlind(f.id))): PlannedCombination[] {
   const combos = drawCombinations(plan.seed, plan.count, plan.maxChoices);
   const dealt = dealFaults(
     faults.map((f) => f.id),

@@ -42,6 +42,11 @@ export interface Target {
   /** The fault's level: an http-level fault is caught in a strict run. */
   strict: boolean;
   choices?: ChoiceSetName;
+  /**
+   * Only the cases that judge this operation run (the others are recorded as catching nothing): a lenient
+   * family fault (server/lenient.ts) changes how one operation reads its input, so no other case can show it.
+   */
+  operation?: string;
 }
 
 /** The planned suite of a profile in a mode, every generated case at MEASURED_RUNS without shrinking. */
@@ -59,7 +64,8 @@ export async function measure(base: TargetProfile, target: Target, seed: number)
   const client = createHttpClient({ baseUrl: server.url, key: EMBEDDED_KEY, timeoutMs: MEASURE_TIMEOUT_MS, throttling: true });
   const judge = createJudge({ strict: target.strict, agency: profile.agency, sourceDbs: keySourceDbs(profile) });
   try {
-    const planned = await measuredPlan(profile, target.destructive);
+    const all = await measuredPlan(profile, target.destructive);
+    const planned = target.operation === undefined ? all : all.filter((p) => p.shape.cells.some((cell) => cell.startsWith(`${target.operation}/`)));
     const outcomes = await inParallel(planned, 4, (p) => runPlannedCase(p, client, profile, { seed, runs: MEASURED_RUNS, strict: target.strict, reusable: reusableRun(profile, target.destructive) }, judge));
     const out = new Map<string, CaseResult>();
     planned.forEach((p, i) => {

@@ -1,8 +1,9 @@
 import { test, expect } from '@playwright/test';
 import { createHttpClient } from '../../lib/run/http/client.ts';
-import { KEY_CASE_PLACEHOLDER, WRONG_KEY } from '../../lib/contract/exchange.ts';
+import { KEY_CASE_PLACEHOLDER, KEY_NEAR_MISS_PLACEHOLDER, KEY_NEAR_MISSES, WRONG_KEY } from '../../lib/contract/exchange.ts';
 import { subscriptionKeyHeader } from '../../lib/contract/openapi.ts';
-import { createRedactor, keyWithCaseChanged, runSecrets } from '../../lib/foundation/redact.ts';
+import { createRedactor, keyNearMiss, keyWithCaseChanged, runSecrets } from '../../lib/foundation/redact.ts';
+import { execFileSync } from 'node:child_process';
 import { Cleanup, httpServer } from '../../server/hostile/servers.ts';
 
 const KEY = 'Unit-Test-Key-0f9e8d7c6b5a4321';
@@ -50,4 +51,47 @@ test('a key without letters sends the wrong key instead, recorded as it is', asy
 test("the run's secrets and every redactor of a key cover its case-changed twin", () => {
   expect(runSecrets({ ISWC_SUBSCRIPTION_KEY: KEY }).map((s) => s.placeholder)).toContain(KEY_CASE_PLACEHOLDER);
   expect(createRedactor([KEY]).text(`a ${TWIN} b`)).toBe(`a ${KEY_CASE_PLACEHOLDER} b`);
+});
+
+test('near misses of the key (issue 28): one character more, its last left out, its last changed, a hyphen inside', () => {
+  expect(keyNearMiss(KEY, 'key-longer')).toBe(`${KEY}0`);
+  expect(keyNearMiss(KEY, 'key-shorter')).toBe(KEY.slice(0, -1));
+  expect(keyNearMiss(KEY, 'key-last-char')).toBe(`${KEY.slice(0, -1)}0`);
+  expect(keyNearMiss('abc0', 'key-last-char')).toBe('abc1');
+  expect(keyNearMiss(KEY, 'key-separator')).toBe(`${KEY.slice(0, 15)}-${KEY.slice(15)}`);
+  expect(keyNearMiss('k', 'key-shorter')).toBeUndefined();
+});
+
+for (const miss of KEY_NEAR_MISSES) {
+  test(`auth ${miss} sends the near miss, records it as its placeholder, and its curl line rebuilds it from the variable`, async () => {
+    const value = keyNearMiss(KEY, miss) as string;
+    const server = cleanup.add(
+      await httpServer((_req, res) => {
+        res.writeHead(401, { 'content-type': 'text/plain' });
+        res.end(`not this key: ${value}`);
+      }),
+    );
+    const client = cleanup.add(createHttpClient({ baseUrl: server.url, key: KEY, timeoutMs: 3000 }));
+    const spec = { method: 'DELETE', path: '/submission', auth: miss };
+    const exchange = await client.send(spec);
+    expect(server.seen[0]?.headers[KEY_HEADER.toLowerCase()]).toBe(value);
+    expect(exchange.request.headers[KEY_HEADER]).toBe(KEY_NEAR_MISS_PLACEHOLDER[miss]);
+    expect(JSON.stringify(exchange)).not.toContain(value);
+    expect(exchange.response?.body).toContain(KEY_NEAR_MISS_PLACEHOLDER[miss]);
+    const curl = client.curl(spec);
+    expect(curl).not.toContain(value);
+    expect(curl).not.toContain(KEY.slice(0, 8));
+    // The printed line, run by a POSIX shell with the key in the variable (curl standing in to print its
+    // arguments), sends the near miss.
+    const args = execFileSync('sh', ['-c', `curl() { for a in "$@"; do printf '%s\\n' "$a"; done; }; ${curl}`], { env: { ...process.env, ISWC_SUBSCRIPTION_KEY: KEY }, encoding: 'utf8' }).split('\n');
+    expect(args).toContain(`${KEY_HEADER}: ${value}`);
+  });
+}
+
+test("the run's secrets and every redactor of a key cover its near misses", () => {
+  const placeholders = runSecrets({ ISWC_SUBSCRIPTION_KEY: KEY }).map((s) => s.placeholder);
+  for (const miss of KEY_NEAR_MISSES) expect(placeholders).toContain(KEY_NEAR_MISS_PLACEHOLDER[miss]);
+  const redact = createRedactor([KEY]);
+  for (const miss of KEY_NEAR_MISSES) expect(redact.text(`a ${keyNearMiss(KEY, miss) as string} b`)).toBe(`a ${KEY_NEAR_MISS_PLACEHOLDER[miss]} b`);
+  expect(redact.text(`a ${KEY} b`)).toBe('a $ISWC_SUBSCRIPTION_KEY b');
 });

@@ -9,6 +9,7 @@ import { FAULTS, faultTable } from '../../server/faults.ts';
 import { readExpectations } from '../../lib/selfcheck/fault-expectations.ts';
 import { withWrongCheckDigit } from '../../lib/contract/iswc.ts';
 import type { RunningServer } from '../../server/index.ts';
+import { isBlind } from '../../server/choice-space.ts';
 import { startReferenceServer } from '../../server/index.ts';
 
 const KEY = 'unit-test-key';
@@ -437,7 +438,7 @@ test.describe('faults', () => {
   // self-check: the checks that catch it are pinned in tests/expectations/faults.json.
   test('every fault of the catalogue is pinned with the checks that catch it (npm run expectations:update)', () => {
     const pinned = readExpectations(fromRoot('tests', 'expectations', 'faults.json'));
-    expect(FAULTS.map((f) => f.id).filter((id) => (pinned[id]?.caughtBy.length ?? 0) === 0)).toEqual([]);
+    expect(FAULTS.map((f) => f.id).filter((id) => (pinned[id]?.caughtBy.length ?? 0) === 0 && !isBlind(id))).toEqual([]);
     expect(Object.keys(pinned).filter((id) => !FAULTS.some((f) => f.id === id))).toEqual([]);
     const probed = new Set([...PROBES.map((p) => p.fault), ...COVERED_ELSEWHERE]);
     expect(PROBES.length + COVERED_ELSEWHERE.length).toBe(probed.size);
@@ -484,11 +485,16 @@ const CHOICE_PROBES: ChoiceProbe[] = [
   { choice: 'newtonsoft-json', calls: [rawRun(JSON.stringify(VALID_RUN).replace(/"/g, "'"))], reference: 400, chosen: 200 },
   { choice: 'coerce-boolean-integer', calls: [validRun({ newRecordCount: true })], reference: 400, chosen: 200 },
   { choice: 'xml-inner-text', calls: [xmlRun(`<agencyCode>${profile.agency}</agencyCode><agentVersion><v>1</v></agentVersion>`)], reference: 400, chosen: 200 },
-  { choice: 'trim-strings', calls: [validRun({ agencyCode: `${profile.agency} ` })], reference: 400, chosen: 200 },
+  // Within its limits a value is trimmed before it is stored: the work merged is the one without the space.
+  {
+    choice: 'trim-strings',
+    calls: [mergeBody({ agencyWorks: [{ agencyCode: profile.agency, agencyWorkCode: ` ${at(at(profile.merges, 0).agencyWorks ?? [], 0).agencyWorkCode}` }] }), demergeOf(at(profile.merges, 0).preferredIswc, profile.agency, at(at(profile.merges, 0).agencyWorks ?? [], 0).agencyWorkCode)],
+    reference: 404,
+    chosen: 204,
+  },
   { choice: 'utf16-lengths', calls: [validRun({ agencyCode: '0😀' })], reference: 400, chosen: 200 },
   { choice: 'grapheme-lengths', calls: [validRun({ agencyCode: 'ae\u0301b' })], reference: 400, chosen: 200 },
   { choice: 'nfc-lengths', calls: [validRun({ agencyCode: 'ae\u0301b' })], reference: 400, chosen: 200 },
-  { choice: 'iswc-lenient-forms', calls: [mergeBody({ iswcs: [`t${String(profile.iswcs[1]).slice(1)}`] })], reference: 400, chosen: 204 },
   { choice: 'preferred-iswc-unchecked', calls: [demergeOf('T12345', profile.agency, 'W1')], reference: 400, chosen: 404 },
   { choice: 'agency-code-digits', calls: [validRun({ agencyCode: 'ABC' })], reference: 200, chosen: 400 },
   { choice: 'business-odd-values', calls: [validRun({ newRecordCount: -1 })], reference: 200, chosen: 400 },
@@ -645,6 +651,12 @@ const CHOICE_PROBES: ChoiceProbe[] = [
   { choice: 'json-fractions-truncated', calls: [validRun({ newRecordCount: 1.5 })], reference: 400, chosen: 200 },
   { choice: 'unknown-preferred-400', calls: [deleteOf(0, { preferredIswc: at(profile.unknownIswcs, 0) })], reference: 404, chosen: 400 },
   { choice: 'preferred-looked-up-first', calls: [deleteOf(0, { preferredIswc: at(profile.unknownIswcs, 0), agency: '1' })], reference: 400, chosen: 404 },
+  // Issue 28: readings of values within their limits, and the three false alarms of its close reading.
+  { choice: 'text-collation-ci', calls: [deleteOf(0, { workcode: s0().workcode.toLowerCase() })], reference: 404, chosen: 204 },
+  { choice: 'query-integer-dotnet', calls: [deleteOf(0, { sourceDb: ` ${s0().sourceDb}` })], reference: 400, chosen: 204 },
+  { choice: 'counter-plausibility-cap', calls: [validRun({ updateRecordCount: 200_000_000, newRecordCount: 0, overallSent: 200_000_000, successfulCount: 200_000_000 })], reference: 200, chosen: 400 },
+  { choice: 'agent-version-typed', calls: [validRun({ agentVersion: 'conformance 0.1.0' })], reference: 200, chosen: 400 },
+  { choice: 'run-id-empty-echo', calls: [validRun({ runId: '' })], observe: (a: Answer) => ((JSON.parse(a.text) as { runId?: unknown }).runId === '' ? 'empty runId' : 'a runId'), reference: 'a runId', chosen: 'empty runId' },
 ];
 
 /** Two works of one ISWC: the first submission's work and a second submission of the same ISWC. */

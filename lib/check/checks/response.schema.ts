@@ -14,7 +14,7 @@ export default defineCheck({
   level: 'spec',
   sections: ['2.2', '4.1'],
   reading: 'Statuses and bodies',
-  description: 'The 200 of the run notification carries an agent run identifier (CsnNotification) in JSON or XML, valid against its schema, with a non-empty runId.',
+  description: 'The 200 of the run notification carries an agent run identifier (CsnNotification) in JSON or XML, valid against its schema: a runId, a string (section 2.2 states no more of it).',
   scope: 'every-exchange',
   judge({ operation: opId, exchange }) {
     const response = exchange.response;
@@ -32,11 +32,12 @@ export default defineCheck({
     if (violations.length > 0) {
       return fail(expected, `${format.toUpperCase()} ${JSON.stringify(decoded.value)}: ${violations.map((v) => `${v.path} ${v.message}`).join('; ')}`);
     }
-    // Section 4.1: the 200 body *is* the agent run identifier, so its fields (runId) must be there and
-    // not empty. Required-ness is open only for request bodies (section 4).
+    // Section 4.1: the 200 body *is* the agent run identifier, so its fields (runId) must be there, of the
+    // type 2.2 states (a string; 2.2 demands no more of it, so an empty one echoed to an empty one passes).
+    // Required-ness is open only for request bodies (section 4).
     const fields = Object.keys(resourceSchema(resource).properties ?? {});
     const value = decoded.value as Record<string, unknown>;
-    const missing = fields.filter((f) => value[f] === undefined || value[f] === null || value[f] === '');
+    const missing = fields.filter((f) => value[f] === undefined || value[f] === null);
     if (missing.length > 0) return fail(expected, `${format.toUpperCase()} ${JSON.stringify(decoded.value)}: no ${missing.join(', ')}`);
     return pass(expected, `${format.toUpperCase()} ${JSON.stringify(decoded.value)}`);
   },

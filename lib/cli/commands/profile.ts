@@ -7,7 +7,7 @@ import type { TargetProfile } from '../../contract/profile/types.ts';
 import { formatsLabel } from '../../contract/profile/types.ts';
 import { additionText } from '../../generate/needs.ts';
 import type { Advice, ModeCoverage } from '../../run/profile-coverage.ts';
-import { completion, profileCoverage, SPEC_CHECKS } from '../../run/profile-coverage.ts';
+import { completion, neighbourCoverage, profileCoverage, SPEC_CHECKS } from '../../run/profile-coverage.ts';
 import type { Command } from '../command.ts';
 import { EXIT, exitMeaning, stringOption, UsageError } from '../command.ts';
 import { renderClientProfileCheck } from './profile-client.ts';
@@ -124,6 +124,15 @@ export async function renderProfileCheck(file: string, profile: TargetProfile, o
     const extra = beyondDestructive(m);
     if (extra.length === 0) lines.push(`${name} exercises every spec check the destructive run does.`);
     else lines.push(`${name} leaves out ${extra.map((n) => `${n.checkId} (${adviceText(n.advice, options.budget)})`).join(', ')}.`);
+  }
+
+  const near = neighbourCoverage(profile);
+  const fields = near.sent.length + near.left.length;
+  lines.push('');
+  lines.push(`Near neighbours of the profile's data (a value one step from data the target holds, so that a server that cuts, trims, folds or leniently parses it lands on that data): a destructive run sends them for ${near.sent.length} of ${fields} fields with a stated limit or pattern, a non-destructive run for ${near.safe.length} (on the others a lenient server would change data).`);
+  if (near.left.length > 0) {
+    lines.push(`Left out for want of data (a lenient reading of these fields would pass unseen):`);
+    for (const l of near.left) lines.push(`  ${l.field}: ${l.reason}`);
   }
 
   lines.push('', ...findingLines(findings));

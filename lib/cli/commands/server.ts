@@ -44,7 +44,7 @@ export const serverCommand: Command = {
     choices: { type: 'string', value: 'SET', description: `A set of legitimate choices on the points the document leaves open: ${Object.keys(CHOICE_SETS).join(', ')} (default reference).` },
     choice: { type: 'string', multiple: true, value: 'ID', description: 'One choice of the catalogue; repeat for several (not with --choices; --list-choices).' },
     model: { type: 'string', value: 'NAME', description: `A model of a server that exists: its choices and its deviations (faults). ${Object.keys(MODELS).join(', ')}: run it with a profile whose formats it serves and the waivers of fixtures/waivers/<NAME>.yaml (--list-models).` },
-    'list-faults': { type: 'boolean', description: 'Print the fault catalogue and exit.' },
+    'list-faults': { type: 'boolean', description: 'Print the fault catalogue, the lenient families derived from the schemas included, and exit.' },
     'list-choices': { type: 'boolean', description: 'Print the catalogue of legitimate choices and exit.' },
     'list-models': { type: 'boolean', description: 'Print the models of servers that exist and exit.' },
   },
@@ -59,7 +59,7 @@ export const serverCommand: Command = {
   ],
   async run({ values }, io) {
     if (values['list-faults'] === true) {
-      io.stdout(`${faultTable()}\n`);
+      io.stdout(`${faultTable({ families: true })}\n`);
       return EXIT.OK;
     }
     if (values['list-choices'] === true) {

@@ -1,7 +1,7 @@
 import type { Format } from '../../contract/codec/index.ts';
 import { encodeXml, decodeXml, xmlRepresentable } from '../../contract/codec/xml.ts';
 import type { FieldConstraint } from '../../contract/constraints.ts';
-import { constraintsOf, fieldConstraints, isLimited } from '../../contract/constraints.ts';
+import { constraintsOf, fieldConstraints, isLimited, namesOnlySubmitter } from '../../contract/constraints.ts';
 import { operation } from '../../contract/operations.ts';
 import { runIdOf } from '../../contract/answer.ts';
 import { validateResource } from '../../contract/validators.ts';
@@ -63,14 +63,7 @@ function reservedKind(c: FieldConstraint): DisposableKind | undefined {
   return undefined;
 }
 
-/**
- * The merge's query `agency`: "the agency submitting the merge request" (4.2). It names no data, and section
- * 8 states the limit of the body field agencyCode, not of this parameter; so no limit is demanded of it.
- * The query values of delete and demerge name data, and a value past the field's limits names nothing.
- */
-export function namesOnlySubmitter(c: Pick<FieldConstraint, 'operation' | 'location' | 'field'>): boolean {
-  return c.operation === 'mergeIswcMetadata' && c.location === 'query' && c.field === 'agency';
-}
+export { namesOnlySubmitter };
 
 /** An item of a merge request's arrays (`iswcs[]`, `agencyWorks[].agencyCode`): what a merge looks up. */
 export function mergeItem(c: FieldConstraint): boolean {

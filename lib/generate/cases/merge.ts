@@ -43,40 +43,41 @@ interface MergePart {
 /** How a profile entry is merged, and the works the case then demerges. */
 interface MergePlan {
   parts: MergePart[];
-  /** The first agency work: demerged after the merge, then again (refused). */
-  work?: AgencyWorkRef;
-  /** With two works or more, the last one, merged by a request of its own and demerged after the first. */
-  last?: AgencyWorkRef;
+  /** Its agency works, merged by one request (the part that carries them): each is then demerged in turn. */
+  works: AgencyWorkRef[];
+  /** The part that carries every agency work. */
+  worksPart?: MergePart;
 }
 
 /**
  * The merges a profile entry is accepted as, in order: its ISWCs alone (a merge of ISWCs only: the body
- * carries "ISWCs and/or agency work references", 4.2), then its agency works; with two works or more, the
- * last one by a request of its own. Each is part of a merge the target accepts, and together they merge
- * the whole entry.
+ * carries "ISWCs and/or agency work references", 4.2), then all its agency works in one request. Each is part
+ * of a merge the target accepts, and together they merge the whole entry. Every agency work of that one
+ * request is then proven merged (issue 28: a server that merges only the first, the last or the first two
+ * answers 204 all the same).
  *
  * A request refused may still have changed what it named (section 1 shows no effect of a refused request):
  * a server that merges item by item keeps what it merged before it met one it cannot take, a set-based one
  * merges everything it found. So the requests refused for an item go after the entry is merged, where
- * merging its data again changes nothing, each with the part of its kind and the item first among its items.
- * An entry without ISWCs sends its refused ISWCs with its works (2.3: iswcs, then agencyWorks); an entry
- * without works sends no refused works.
+ * merging its data again changes nothing, each with the part of its kind and the item first among its items
+ * (and an ISWC that does not exist after them: a server reading only the first items shows there). An entry
+ * without ISWCs sends its refused ISWCs with its works (2.3: iswcs, then agencyWorks).
  */
 function mergePlan(entry: MergeEntry): MergePlan {
   const iswcs = entry.iswcs ?? [];
   const works = entry.agencyWorks ?? [];
-  const last = works.length >= 2 ? works[works.length - 1] : undefined;
-  const firstWorks = last ? works.slice(0, -1) : works;
   const parts: MergePart[] = [];
   const accepted = `the target profile lists a merge of ${[...iswcs, ...works.map((w) => `${w.agencyCode}/${w.agencyWorkCode}`)].join(', ')} into ${entry.preferredIswc} as accepted`;
-  if (iswcs.length > 0 && firstWorks.length > 0) {
+  let worksPart: MergePart | undefined;
+  if (iswcs.length > 0 && works.length > 0) {
     parts.push({ label: 'merge its ISWCs alone', body: mergeBody({ ...entry, agencyWorks: [] }), because: `${accepted}; its ISWCs alone are a merge of ISWCs only`, refused: ['iswcs'] });
-    parts.push({ label: 'merge its agency works', body: mergeBody({ ...entry, iswcs: [], agencyWorks: firstWorks }), because: `${accepted}; its ISWCs are merged, its agency works follow`, refused: ['agencyWorks'] });
+    worksPart = { label: `merge its ${works.length} agency works in one request`, body: mergeBody({ ...entry, iswcs: [] }), because: `${accepted}; its ISWCs are merged, its agency works follow`, refused: ['agencyWorks'] };
+    parts.push(worksPart);
   } else {
-    parts.push({ label: 'merge profile entry', body: mergeBody({ ...entry, agencyWorks: firstWorks }), because: accepted, refused: firstWorks.length > 0 ? ['iswcs', 'agencyWorks'] : ['iswcs'] });
+    parts.push({ label: 'merge profile entry', body: mergeBody(entry), because: accepted, refused: works.length > 0 ? ['iswcs', 'agencyWorks'] : ['iswcs'] });
+    if (works.length > 0) worksPart = parts[0];
   }
-  if (last) parts.push({ label: 'merge its last agency work on its own', body: mergeBody({ preferredIswc: entry.preferredIswc, iswcs: [], agencyWorks: [last] }), because: `${accepted}; this work is merged by a request of its own`, refused: [] });
-  return { parts, ...(works[0] ? { work: works[0] } : {}), ...(last ? { last } : {}) };
+  return { parts, works, ...(worksPart ? { worksPart } : {}) };
 }
 
 /**
@@ -120,7 +121,11 @@ function withRefusedItem(profile: TargetProfile, body: Record<string, unknown>, 
     }
   }
   const unknown = unknownIswc(profile, 1);
-  if (kinds.includes('iswcs')) out.push({ label: 'an ISWC that does not exist', body: { ...body, iswcs: [unknown, ...iswcs] }, because: `${unknown} does not exist in the target (profile unknownIswcs)`, sections: ['4.2'] });
+  if (kinds.includes('iswcs')) {
+    out.push({ label: 'an ISWC that does not exist', body: { ...body, iswcs: [unknown, ...iswcs] }, because: `${unknown} does not exist in the target (profile unknownIswcs)`, sections: ['4.2'] });
+    // Last too: a server that reads only the first items of a list takes the request without it (issue 28).
+    if (iswcs.length > 0) out.push({ label: 'an ISWC that does not exist after its ISWCs', body: { ...body, iswcs: [...iswcs, unknown] }, because: `${unknown} does not exist in the target (profile unknownIswcs), named after ${iswcs.length} ISWC${iswcs.length === 1 ? '' : 's'} that do`, sections: ['2.3', '4.2'] });
+  }
   return out;
 }
 
@@ -130,7 +135,7 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
   return [
     {
       id: 'merge.success-then-demerge',
-      title: `POST ${op().path}: a profile merge, refused without the key, with an empty, a wrong or a case-changed key (and then shown to have merged nothing), gets 204 with the key (its ISWCs alone, then its agency works); merged again with one item it cannot take, it is refused; its first work then demerges (204; refused first without the key, with an empty, a wrong or a case-changed key), with two works or more its last too (204: merged on its own, a demerge of the first left it); a repeat demerge is refused @smoke @destructive`,
+      title: `POST ${op().path}: a profile merge, refused without the key, with an empty, a wrong or a case-changed key (and then shown to have merged nothing), gets 204 with the key (its ISWCs alone, then all its agency works in one request); merged again with one item it cannot take, it is refused; every work of that request then demerges (204; the first refused first without the key, with an empty, a wrong or a case-changed key); with two works or more the last, merged on its own, survives a demerge of the first; a repeat demerge is refused @smoke @destructive`,
       operation: OP,
       formats: BOTH,
       tags: ['@smoke', '@destructive'],
@@ -145,20 +150,21 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
         if (!entry) throw new Error('no merge entry allocated');
         const format = asFormat(ctx.format);
         const query = { query: mergeQuery(entry.preferredIswc, profile.agency) };
-        const { parts, work, last } = mergePlan(entry);
-        // The key is proven on the part that carries the first agency work: a demerge of that work shows the
-        // refused merges merged nothing (section 5), which no request can show of an ISWC.
-        const proven = parts.find((p) => work !== undefined && (p.body.agencyWorks as unknown[]).includes(work)) ?? parts[0];
+        const { parts, works, worksPart } = mergePlan(entry);
+        const [work, ...others] = works;
+        const demergeOf = (w: AgencyWorkRef) => queryRequest(DEMERGE, queryFor(DEMERGE, { preferredIswc: entry.preferredIswc, agency: w.agencyCode, workcode: w.agencyWorkCode }));
+        // The key is proven on the part that carries the agency works: a demerge of the first shows the refused
+        // merges merged nothing (section 5), which no request can show of an ISWC.
+        const proven = worksPart ?? parts[0];
         if (!proven) return;
-        const demerge = work ? queryRequest(DEMERGE, queryFor(DEMERGE, { preferredIswc: entry.preferredIswc, agency: work.agencyCode, workcode: work.agencyWorkCode })) : undefined;
         for (const part of parts) {
           if (part === proven) {
             await keyProofs(ctx, OP, bodyRequest(OP, format, part.body, query), part.label, 'this merge is accepted (sections 5.1, 4.2)');
-            if (work && demerge) {
+            if (work) {
               await ctx.send({
                 label: `demerge ${work.agencyWorkCode} before it is merged`,
                 operation: DEMERGE,
-                request: demerge,
+                request: demergeOf(work),
                 expect: [
                   expectCheck('auth.key-checked', {
                     noEffect: true,
@@ -187,33 +193,59 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
             });
           }
         }
-        // Two agency works or more: the last one was merged by a request of its own, so that demerging the
-        // first one leaves it merged whether "one set of metadata" (4.4) means one work or one merge request;
-        // and when the profile shows them works of one ISWC, a server that demerges a merged ISWC with all its
-        // works removes both, so the last is not demanded then.
-        if (!work || !demerge) return;
+        if (!work || !worksPart) return;
         // The demerge that is about to succeed, first without the key, with an empty, a wrong and a
         // case-changed one: the key proven on demerge with a merge entry alone (a profile whose only demerges
         // entry is named, never consumed, shows it nowhere else; section 5).
-        await keyProofs(ctx, DEMERGE, demerge, 'demerge the merged work', 'this demerge of the work just merged succeeds (sections 5.1, 4.4)');
+        await keyProofs(ctx, DEMERGE, demergeOf(work), 'demerge the merged work', 'this demerge of the work just merged succeeds (sections 5.1, 4.4)');
+        const carried = `the merge of ${works.map((w) => w.agencyWorkCode).join(', ')} in one request into ${entry.preferredIswc}`;
         await ctx.send({
-          label: 'demerge the merged work',
+          label: 'demerge its first agency work',
           operation: DEMERGE,
-          request: demerge,
-          expect: [expectCheck('outcome.merge', { because: `the merge just made ${work.agencyCode}/${work.agencyWorkCode} part of ${entry.preferredIswc} (section 3)` })],
+          request: demergeOf(work),
+          expect: [expectCheck('outcome.merge', { because: `${carried} made ${work.agencyCode}/${work.agencyWorkCode} part of it (section 3)` })],
         });
-        if (last && !sameIswcShown(profile, work, last)) {
+        // Every other work of that one request, proven merged too (issue 28: a server that merges only the
+        // first item, or the first two, answers 204 all the same). A demerge may remove more than the work it
+        // names ("one set of metadata", 4.4: the works one merge request carried), so the same request is sent
+        // again before each: refused or not (a server may refuse to merge a work merged already), one request
+        // naming all of them made the work demergeable.
+        for (const [i, other] of others.entries()) {
+          await ctx.send({ label: `merge its agency works again, before demerging the work at position ${i + 2}`, operation: OP, request: bodyRequest(OP, format, worksPart.body, query), expect: [] });
           await ctx.send({
-            label: 'demerge the other merged work',
+            label: `demerge its agency work at position ${i + 2} of ${works.length}`,
             operation: DEMERGE,
-            request: queryRequest(DEMERGE, queryFor(DEMERGE, { preferredIswc: entry.preferredIswc, agency: last.agencyCode, workcode: last.agencyWorkCode })),
-            expect: [expectCheck('outcome.demerge-one', { because: `the first demerge removed the metadata of ${work.agencyWorkCode}; ${last.agencyWorkCode}, a work of another ISWC merged by a request of its own, is still merged (section 4.4)` })],
+            request: demergeOf(other),
+            expect: [expectCheck('outcome.merge', { because: `${carried}, sent again just before, made ${other.agencyCode}/${other.agencyWorkCode}, item ${i + 2} of ${works.length}, part of it: every item of a merge is merged (sections 2.3, 3)` })],
+          });
+        }
+        // Two agency works or more: the last and the first, each merged by a request of its own, so that
+        // demerging the first leaves the last merged whether "one set of metadata" (4.4) means one work or one
+        // merge request; and when the profile shows them works of one ISWC, a server that demerges a merged
+        // ISWC with all its works removes both, so the last is not demanded then. The first may still be
+        // merged (a merge refused for a work merged already may have kept it): its own merge and demerge are
+        // not judged, only what they leave.
+        const last = others[others.length - 1];
+        if (last && !sameIswcShown(profile, work, last)) {
+          await ctx.send({ label: 'merge its first agency work on its own', operation: OP, request: bodyRequest(OP, format, mergeBody({ preferredIswc: entry.preferredIswc, agencyWorks: [work] }), query), expect: [] });
+          await ctx.send({
+            label: 'merge its last agency work on its own',
+            operation: OP,
+            request: bodyRequest(OP, format, mergeBody({ preferredIswc: entry.preferredIswc, agencyWorks: [last] }), query),
+            expect: [expectCheck('status.success', { because: `${last.agencyCode}/${last.agencyWorkCode}, demerged just before, merged by a request of its own (section ${section})` })],
+          });
+          await ctx.send({ label: 'demerge its first agency work again', operation: DEMERGE, request: demergeOf(work), expect: [] });
+          await ctx.send({
+            label: 'demerge its last agency work',
+            operation: DEMERGE,
+            request: demergeOf(last),
+            expect: [expectCheck('outcome.demerge-one', { because: `the demerge before it removed the metadata of ${work.agencyWorkCode}; ${last.agencyWorkCode}, a work of another ISWC merged by a request of its own, is still merged (section 4.4)` })],
           });
         }
         await ctx.send({
           label: 'repeat the demerge',
           operation: DEMERGE,
-          request: demerge,
+          request: demergeOf(last ?? work),
           expect: [expectCheck('outcome.demerge', { because: 'the demerge just removed this metadata (section 3)' }), expectCheck('observed.refusal', { because: 'a repeated demerge: which error status refuses it' })],
         });
       },

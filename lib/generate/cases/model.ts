@@ -95,11 +95,11 @@ class MergeCommand implements fc.AsyncCommand<World, Real> {
       'the profile lists this merge as accepted (section 4.2)',
     );
     m.mergedInto.push(entry.preferredIswc);
-    // Newest first: a demerge right after a merge then shows whether the merge took effect. Only the first
-    // agency work is tracked: "one set of metadata" (4.4) may be one work or all the works of one merge
-    // request, so after a demerge of one of them the others' state depends on the reading.
-    const first = entry.agencyWorks?.[0];
-    if (first) m.merged.unshift({ preferredIswc: entry.preferredIswc, agency: first.agencyCode, workcode: first.agencyWorkCode });
+    // Newest first: a demerge right after a merge then shows whether the merge took effect, for whichever of
+    // its agency works it picks (every item of a merge is merged, issue 28). "One set of metadata" (4.4) may
+    // be one work or all the works of one merge request, so once one of them is demerged nothing is predicted
+    // of the others (DemergeCommand drops them).
+    for (const w of [...(entry.agencyWorks ?? [])].reverse()) m.merged.unshift({ preferredIswc: entry.preferredIswc, agency: w.agencyCode, workcode: w.agencyWorkCode });
   }
   toString(): string {
     return 'merge(next entry)';

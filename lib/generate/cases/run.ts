@@ -10,6 +10,16 @@ import { expectCheck } from '../expectations.ts';
 import { bodyRequest, rawBodyRequest } from '../requests.ts';
 import { validAgentRun } from '../templates.ts';
 import { keyProofs } from './key-proofs.ts';
+import { KEY_NEAR_MISSES } from '../../contract/exchange.ts';
+import type { KeyNearMiss } from '../../contract/exchange.ts';
+
+/** What each near miss of the key is, in words. */
+const NEAR_MISS_TEXT: Record<KeyNearMiss, string> = {
+  'key-longer': 'one character more',
+  'key-shorter': 'its last character left out',
+  'key-last-char': 'its last character changed',
+  'key-separator': 'a hyphen inserted in the middle',
+};
 
 const OP = 'notifyAgentRun';
 const op = () => operation(OP);
@@ -106,7 +116,7 @@ export function runCases(profile: TargetProfile): CaseDef[] {
     ...(['none', 'wrong'] as const).map(
       (auth): CaseDef => ({
         id: `run.auth.${auth}`,
-        title: `POST ${op().path} with ${auth === 'none' ? 'no key, then an empty one' : 'a wrong key'}: 401 "Not Authorized"`,
+        title: `POST ${op().path} with ${auth === 'none' ? 'no key, then an empty one' : 'a wrong key, then near misses of the key (one character more, its last left out, its last changed, a hyphen inside)'}: 401 "Not Authorized"`,
         operation: OP,
         formats: BOTH,
         tags: ['@smoke', '@auth'],
@@ -117,7 +127,19 @@ export function runCases(profile: TargetProfile): CaseDef[] {
             request: bodyRequest(OP, asFormat(ctx.format), validAgentRun(profile), { auth }),
             expect: [expectCheck('auth.required', { because: `the subscription key is ${auth === 'none' ? 'missing' : 'wrong'} (section 5.1)` })],
           });
-          if (auth !== 'none') return;
+          if (auth === 'wrong') {
+            // Near misses of the key (issue 28): a server that compares the key loosely (cut to its length, as a
+            // prefix, all but its last character, without separators) takes one of them for the key.
+            for (const miss of KEY_NEAR_MISSES) {
+              await ctx.send({
+                label: `a near miss of the key: ${NEAR_MISS_TEXT[miss]}`,
+                operation: OP,
+                request: bodyRequest(OP, asFormat(ctx.format), validAgentRun(profile), { auth: miss }),
+                expect: [expectCheck('auth.required', { because: `the subscription key with ${NEAR_MISS_TEXT[miss]} is a wrong key (section 5.1): only the key itself grants access` })],
+              });
+            }
+            return;
+          }
           // A header without a value carries no key either (a truthiness test on the header would take it).
           await ctx.send({
             label: 'empty key',

@@ -6,7 +6,7 @@ import type { SchemaNode } from '../../contract/openapi.ts';
 import { componentName, deref } from '../../contract/openapi.ts';
 import { validateNode } from '../../contract/validators.ts';
 import { makeIswc } from '../../contract/iswc.ts';
-import { AGENT_VERSION, countersOf } from '../templates.ts';
+import { AGENT_VERSION, countersOf, LARGE_COUNT } from '../templates.ts';
 import { coercedValues, constraintSchema, nearMisses } from '../values.ts';
 import { WORK_CODE_ALPHABET, codePointString, realisticString } from './units.ts';
 
@@ -193,7 +193,7 @@ export function exoticForConstraint(c: FieldConstraint, options: GenOptions = DE
 
 /**
  * Valid agent runs: every field present and valid, except runId (absent: the run starts). Free-text
- * fields carry AGENT_VERSION (the harness and its version; exotic runs add any text). Realistic runs act
+ * fields carry AGENT_VERSION (the version of the harness, shaped as a version number; exotic runs add any text). Realistic runs act
  * for `agency` (the profile's: which agency a key may act for is not shown) and count from 0.
  */
 export function validAgentRunArb(options: GenOptions = DEFAULT_GEN, agency?: string): fc.Arbitrary<Record<string, unknown>> {
@@ -211,8 +211,11 @@ export function validAgentRunArb(options: GenOptions = DEFAULT_GEN, agency?: str
   return fc.tuple(fc.record(shape), consistentCountersArb()).map(([run, counters]) => ({ ...run, ...counters }));
 }
 
-/** Counters that add up: records sent are updated or new, within int32; rejections at most as many as sent. */
-export function consistentCountersArb(max = 2 ** 31 - 1): fc.Arbitrary<Record<string, number>> {
+/**
+ * Counters that add up: records sent are updated or new, at most a large but realistic count (a server may
+ * refuse an implausible one, LARGE_COUNT); rejections at most as many as sent.
+ */
+export function consistentCountersArb(max = LARGE_COUNT): fc.Arbitrary<Record<string, number>> {
   return countLike(max).chain((sent) =>
     fc.tuple(fc.integer({ min: 0, max: sent }), fc.integer({ min: 0, max: sent })).chain(([update, rejected]) =>
       fc.integer({ min: 0, max: rejected }).map((business) => countersOf({ update, new: sent - update, business, technical: rejected - business })),

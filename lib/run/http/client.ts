@@ -22,7 +22,8 @@ import { readTunnelAnswer } from './tunnel-probe.ts';
 import { Availability, isUnavailableAnswer, requestKind, UNAVAILABLE_FIRST_BACKOFF_MS, UNAVAILABLE_RETRIES } from './availability.ts';
 import { WaitClock } from './wait-clock.ts';
 import type { ProxyInUse } from './network-errors.ts';
-import { KEY_CASE_PLACEHOLDER, KEY_PLACEHOLDER, WRONG_KEY } from '../../contract/exchange.ts';
+import { KEY_CASE_PLACEHOLDER, KEY_NEAR_MISS_PLACEHOLDER, KEY_NEAR_MISSES, KEY_PLACEHOLDER, WRONG_KEY, keyNearMiss } from '../../contract/exchange.ts';
+import type { KeyNearMiss } from '../../contract/exchange.ts';
 import { decodeResponseText } from './text.ts';
 import { MAX_NESTING_DEPTH } from '../../config/limits.ts';
 import { nestingOf } from '../../contract/answer.ts';
@@ -38,6 +39,10 @@ import type {
   TransportError,
   TransportErrorCode,
 } from '../../contract/exchange.ts';
+
+
+/** A near miss of the key (lib/foundation/redact.ts). */
+const isNearMiss = (auth: string): auth is KeyNearMiss => (KEY_NEAR_MISSES as readonly string[]).includes(auth);
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -372,7 +377,7 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
       for (const h of extraHeaders) if (!own.has(h.name.toLowerCase())) list.push([h.name, h.value]);
     }
     const auth: AuthMode = spec.auth ?? 'key';
-    const keyValue = auth === 'key' ? key : auth === 'wrong' ? WRONG_KEY : auth === 'empty' ? '' : auth === 'key-case' ? (keyWithCaseChanged(key) ?? WRONG_KEY) : undefined;
+    const keyValue = auth === 'key' ? key : auth === 'wrong' ? WRONG_KEY : auth === 'empty' ? '' : auth === 'key-case' ? (keyWithCaseChanged(key) ?? WRONG_KEY) : isNearMiss(auth) ? (keyNearMiss(key, auth) ?? WRONG_KEY) : undefined;
     return { list, keyValue };
   };
 
@@ -387,7 +392,7 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
     const auth: AuthMode = spec.auth ?? 'key';
     const headers: Record<string, string> = {};
     for (const [name, value] of list) headers[name] = isExtra(name, value) && value !== '' ? headerPlaceholder(name) : scrub(value);
-    if (keyValue !== undefined) headers[keyHeader] = auth === 'key' ? KEY_PLACEHOLDER : auth === 'key-case' && keyValue !== WRONG_KEY ? KEY_CASE_PLACEHOLDER : keyValue;
+    if (keyValue !== undefined) headers[keyHeader] = auth === 'key' ? KEY_PLACEHOLDER : auth === 'key-case' && keyValue !== WRONG_KEY ? KEY_CASE_PLACEHOLDER : isNearMiss(auth) && keyValue !== WRONG_KEY ? KEY_NEAR_MISS_PLACEHOLDER[auth] : keyValue;
     const bodyBytes = body?.length ?? 0;
     return {
       method: spec.method,
@@ -810,7 +815,7 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
       ...(proxy?.variable !== undefined ? { proxyVariable: proxy.variable } : {}),
       ...(options.caFile !== undefined && base.origin.startsWith('https:') ? { caFile: options.caFile } : {}),
     };
-    if (keyValue !== undefined) parts.key = { name: keyHeader, value: auth === 'key' ? 'env' : auth === 'key-case' && keyValue !== WRONG_KEY ? 'env-case-changed' : { literal: keyValue } };
+    if (keyValue !== undefined) parts.key = { name: keyHeader, value: auth === 'key' ? 'env' : auth === 'key-case' && keyValue !== WRONG_KEY ? 'env-case-changed' : isNearMiss(auth) && keyValue !== WRONG_KEY ? `env-${auth}` : { literal: keyValue } };
     const body = bodyBytesOf(spec.body);
     if (body !== undefined) parts.body = body;
     return scrub(curlCommand(parts));

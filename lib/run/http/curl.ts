@@ -7,6 +7,7 @@
  * curl (`printf '...' | curl ... --data-binary @-`), which keeps every byte, trailing newlines included.
  */
 import { KEY_PLACEHOLDER } from '../../contract/exchange.ts';
+import type { KeyNearMiss } from '../../contract/exchange.ts';
 
 /** A header and its value, or the shell variable that holds its value (a secret the line must not write). */
 export type CurlHeader = readonly [string, string | { variable: string }];
@@ -18,7 +19,7 @@ export interface CurlParts {
   /** Headers in order, without the key header. */
   headers: ReadonlyArray<CurlHeader>;
   /** The key header: its name, and either the real key (written as $ISWC_SUBSCRIPTION_KEY) or a literal value. */
-  key?: { name: string; value: 'env' | 'env-case-changed' | { literal: string } };
+  key?: { name: string; value: 'env' | 'env-case-changed' | `env-${KeyNearMiss}` | { literal: string } };
   body?: Uint8Array;
   /** The proxy the run went through, as the variable that holds it (`-x "$HTTPS_PROXY"`: its credentials stay there). */
   proxyVariable?: string;
@@ -58,6 +59,20 @@ export function printfFormat(bytes: Uint8Array): string {
 
 const KEY_ENV = KEY_PLACEHOLDER.slice(1); // ISWC_SUBSCRIPTION_KEY
 
+/**
+ * The key, and every twin of it a case sends on purpose, as a POSIX shell expression inside double quotes,
+ * made from the variable so that no key is ever written: the case-changed key, and the near misses of
+ * lib/foundation/redact.ts (one character more, the last left out, the last changed, a hyphen inside).
+ */
+const KEY_EXPRESSION: Record<'env' | 'env-case-changed' | `env-${KeyNearMiss}`, string> = {
+  env: `$${KEY_ENV}`,
+  'env-case-changed': `$(printf %s "$${KEY_ENV}" | tr a-zA-Z A-Za-z)`,
+  'env-key-longer': `\${${KEY_ENV}}0`,
+  'env-key-shorter': `\${${KEY_ENV}%?}`,
+  'env-key-last-char': `$(k=$${KEY_ENV}; case $k in *0) printf %s1 "\${k%?}" ;; *) printf %s0 "\${k%?}" ;; esac)`,
+  'env-key-separator': `$(k=$${KEY_ENV}; n=$((\${#k} / 2)); printf %s-%s "$(printf %s "$k" | cut -c1-$n)" "$(printf %s "$k" | cut -c$((n + 1))-)")`,
+};
+
 function headerArg(name: string, value: string | { variable: string }): string {
   // The name is single-quoted (a token may hold $ or `), the variable double-quoted so that the shell expands it.
   if (typeof value !== 'string') return /^[A-Za-z0-9-]+$/.test(name) ? `-H "${name}: $${value.variable}"` : `-H ${shellQuote(`${name}: `)}"$${value.variable}"`;
@@ -85,7 +100,7 @@ export function curlCommand(parts: CurlParts): string {
   if (parts.key) {
     const { name, value } = parts.key;
     // The key with the case of its letters changed is made from the variable too, never written.
-    args.push(value === 'env' ? `-H "${name}: $${KEY_ENV}"` : value === 'env-case-changed' ? `-H "${name}: $(printf %s "$${KEY_ENV}" | tr a-zA-Z A-Za-z)"` : headerArg(name, value.literal));
+    args.push(typeof value === 'string' ? `-H "${name}: ${KEY_EXPRESSION[value]}"` : headerArg(name, value.literal));
   }
   for (const [name, value] of parts.headers) args.push(headerArg(name, value));
   // curl adds headers of its own; the client sends neither of these.

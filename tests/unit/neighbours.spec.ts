@@ -1,0 +1,96 @@
+/**
+ * Near neighbours of data the target holds (issue 28): lib/contract/normalisations.ts derives from each
+ * field's constraint which lenient readings apply, and lib/generate/neighbours.ts sends the fewest values that
+ * land on a held value under every variant of each. The reference server plays each reading as a fault of its
+ * catalogue (server/lenient.ts): every such fault takes a neighbour the harness sends, where the clean server
+ * refuses it.
+ */
+import { expect, test } from '@playwright/test';
+import type { FieldConstraint } from '../../lib/contract/constraints.ts';
+import { fieldConstraints } from '../../lib/contract/constraints.ts';
+import { coveringNeighbours, fixedLengthOf, lengthLimitOf, neighboursOf, normalisationsFor, normalise, withinConstraint } from '../../lib/contract/normalisations.ts';
+import { loadProfile } from '../../lib/contract/profile/load.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
+import { neighbourFields, neighboursToSend } from '../../lib/generate/neighbours.ts';
+import { allCases } from '../../lib/generate/suite.ts';
+import { familyFields, LENIENT_FAULTS } from '../../server/lenient.ts';
+import { FAULTS } from '../../server/faults.ts';
+
+const byComponent = (component: string): FieldConstraint => {
+  const c = fieldConstraints().find((x) => x.component === component);
+  if (!c) throw new Error(`no field of ${component}`);
+  return c;
+};
+
+/** A value held by the target for each kind of field, at its limit. */
+const HELD: Record<string, string | number> = { AgencyCode: '128', AgencyWorkCode: 'IM00900159L000000059', Iswc: 'T3100000117', Int32: 1000 };
+
+test('the length a pattern fixes, and the limit a value is cut to, come from the schema', () => {
+  expect(fixedLengthOf('^T[0-9]{10}$')).toBe(11);
+  expect(fixedLengthOf('^[A-Z]+$')).toBeUndefined();
+  expect(lengthLimitOf(byComponent('Iswc'))).toBe(11);
+  expect(lengthLimitOf(byComponent('AgencyWorkCode'))).toBe(20);
+  expect(lengthLimitOf(byComponent('AgencyCode'))).toBe(3);
+});
+
+test('which readings apply is derived from the constraint: case folding only where the pattern names a letter, integers read leniently only where the type is one', () => {
+  const ids = (c: FieldConstraint) => normalisationsFor(c).map((n) => n.id);
+  expect(ids(byComponent('Iswc'))).toEqual(['truncate', 'trim', 'fold', 'strip-separators', 'non-ascii-digits', 'extract', 'prefix', 'like']);
+  expect(ids(byComponent('AgencyWorkCode'))).toEqual(['truncate', 'trim', 'strip-separators', 'prefix', 'like']);
+  // The run notification looks nothing up by its agency code: no prefix or LIKE matching there.
+  expect(ids(fieldConstraints().find((c) => c.id === 'notifyAgentRun.body.agencyCode') as FieldConstraint)).toEqual(['truncate', 'trim', 'zero-pad', 'strip-separators']);
+  expect(ids(fieldConstraints().find((c) => c.id === 'deleteSubmission.query.agency') as FieldConstraint)).toEqual(['truncate', 'trim', 'zero-pad', 'strip-separators', 'prefix', 'like']);
+  expect(ids(byComponent('Int32'))).toEqual(['strip-separators', 'non-ascii-digits', 'trailing-garbage', 'fraction', 'wraparound']);
+});
+
+test('the five readings the issue names: an ISWC one digit too long cut to 11, a work code of 21 cut to 20, a key compared loosely are each a neighbour the harness sends', () => {
+  const iswc = neighboursToSend(byComponent('Iswc'), 'T3100000117', { valid: false });
+  expect(iswc.some((n) => normalise('truncate', n.value, byComponent('Iswc')) === 'T3100000117')).toBe(true);
+  expect(normalise('truncate', 'T31000001170', byComponent('Iswc'))).toBe('T3100000117');
+  const workcode = fieldConstraints().find((c) => c.id === 'deleteSubmission.query.workcode') as FieldConstraint;
+  const sent = neighboursToSend(workcode, HELD.AgencyWorkCode, { valid: true });
+  expect(sent.some((n) => Array.from(String(n.value)).length === 21 && normalise('truncate', n.value, workcode) === HELD.AgencyWorkCode)).toBe(true);
+});
+
+test('every neighbour sent breaks its constraint or, where the field names data, names other data; each lands on the held value; together they land under every variant of every reading', () => {
+  for (const c of neighbourFields()) {
+    const held = HELD[c.component ?? ''];
+    if (held === undefined) throw new Error(`no held value for ${c.id}`);
+    const all = neighboursOf(held, c);
+    const sent = neighboursToSend(c, held, { valid: true });
+    for (const n of sent) {
+      expect(n.value, c.id).not.toEqual(held);
+      expect(n.valid, `${c.id} ${JSON.stringify(n.value)}`).toBe(withinConstraint(c, n.value));
+      if (n.valid) expect(c.operation, `${c.id}: a neighbour within the limits is sent only where the field names data`).not.toBe('notifyAgentRun');
+      expect(n.lands.length, `${c.id} ${JSON.stringify(n.value)}`).toBeGreaterThan(0);
+    }
+    // Every reading that applies has a neighbour; every variant a neighbour lands under is covered by those sent.
+    const landed = new Set(sent.flatMap((n) => n.lands.map((l) => `${l.normalisation}/${l.variant}`)));
+    for (const n of all.filter((x) => !x.valid || c.operation !== 'notifyAgentRun')) for (const l of n.lands) expect(landed.has(`${l.normalisation}/${l.variant}`), `${c.id}: ${l.normalisation}/${l.variant}`).toBe(true);
+    for (const n of normalisationsFor(c)) expect(sent.some((x) => x.lands.some((l) => l.normalisation === n.id)), `${c.id}: no neighbour for ${n.id}`).toBe(true);
+    expect(coveringNeighbours(all, () => false)).toEqual([]);
+  }
+});
+
+test('a value not at its limit has no neighbour a cut lands on: the case needs data at the limit, and says so', () => {
+  const workcode = byComponent('AgencyWorkCode');
+  expect(neighboursOf('IM00900100', workcode).some((n) => n.lands.some((l) => l.normalisation === 'truncate'))).toBe(false);
+  const profile = loadProfile(fromRoot('fixtures', 'targets', 'minimal.json'));
+  const delWorkcode = allCases(profile).find((c) => c.id === 'neighbours.deleteSubmission.query.workcode');
+  expect(delWorkcode?.needs).toEqual([{ atLimit: 'submissions', index: 0, value: 'workcode', length: 20 }]);
+});
+
+test('the lenient families are derived from the schemas: one fault per field and reading, three per list, four for the key, each in the catalogue', () => {
+  const fields = familyFields();
+  expect(fields.map((c) => c.id)).toEqual(neighbourFields().map((c) => c.id));
+  expect(fields.some((c) => c.id === 'mergeIswcMetadata.query.agency')).toBe(false);
+  const perField = fields.reduce((n, c) => n + normalisationsFor(c).length, 0);
+  expect(LENIENT_FAULTS.length).toBe(perField + 2 * 3 + 4);
+  const ids = new Set(FAULTS.map((f) => f.id));
+  for (const f of LENIENT_FAULTS) expect(ids.has(f.id), f.id).toBe(true);
+  expect(LENIENT_FAULTS.map((f) => f.id)).toContain('partial.merge.agencyWorks.first-only');
+  expect(LENIENT_FAULTS.map((f) => f.id)).toContain('lenient.merge.iswcs.truncate');
+  expect(LENIENT_FAULTS.map((f) => f.id)).toContain('lenient.delete.workcode.truncate');
+  expect(LENIENT_FAULTS.map((f) => f.id)).toContain('lenient.demerge.workcode.truncate');
+  expect(LENIENT_FAULTS.map((f) => f.id)).toContain('lenient.key.last-char');
+});
