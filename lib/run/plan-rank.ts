@@ -20,7 +20,9 @@ import type { PlannedCase } from './planned.ts';
  *      constraint's component and edge: Int32 above its maximum), not yet covered per request: what
  *      generalises to faults no measurement saw (`npm run plan:heldout`, docs/performance.md);
  *   4. the remaining fixed cases, in suite order.
- * The smoke plan is phases 1 and 2; a budget takes the ranked cases in order, each that still fits.
+ * The smoke plan is phases 1 and 2, less the cases the others of those phases make redundant (what a
+ * case caught early, cases chosen after it may catch between them): a budget takes the ranked cases in
+ * order, each that still fits, so the order is kept and the smoke plan names the cases it leaves out.
  */
 
 /** What the measurement found for one case (a case in one format, by key): fault id → runs it needed (1 for a fixed case). */
@@ -48,6 +50,12 @@ export interface RankedPlan {
   entries: RankedEntry[];
   /** The smoke plan: this many entries from the start (phases faults and spec). */
   smoke: number;
+  /**
+   * Cases of those entries the smoke plan leaves out: every fault each catches and every spec check it
+   * exercises, the rest of the smoke plan catches and exercises too (greedy cover, then the costliest
+   * redundant case dropped first). A budget still walks every entry.
+   */
+  smokeLeftOut?: string[];
 }
 
 export interface PlanData {
@@ -248,6 +256,7 @@ export function rankPlan(runnable: readonly PlannedCase[], catches: Readonly<Rec
   const specItems = indexed.flatMap(({ p, index }) => partSelections(p).map((parts) => ({ p, index, runs: p.shape.generated ? 1 : undefined, parts, atoms: specChecksTaken(p, parts) })));
   cover(specItems, chosen, coveredBy(specChecksTaken), 'spec', out);
   const smoke = out.length;
+  const smokeLeftOut = redundantInSmoke(out.slice(0, smoke), byKey, catches, partCatches);
 
   // 3. distinct coverage per request, fixed cases only (generated ones get what a budget leaves).
   const fixed = indexed.filter(({ p }) => !p.shape.generated);
@@ -266,7 +275,40 @@ export function rankPlan(runnable: readonly PlannedCase[], catches: Readonly<Rec
     chosen.set(p.key, { key: p.key, phase: 'rest', cost: p.shape.fixedRequests });
     out.push({ key: p.key, phase: 'rest' });
   }
-  return { entries: out, smoke };
+  return { entries: out, smoke, ...(smokeLeftOut.length > 0 ? { smokeLeftOut } : {}) };
+}
+
+/** What a case adds to the smoke plan at the runs and parts its entries there took: faults caught and spec checks exercised. */
+function smokeAtoms(p: PlannedCase, entries: readonly RankedEntry[], caught: Catches | undefined, attributed: PartCatches | undefined): { atoms: string[]; cost: number } {
+  const runs = entries.reduce<number | undefined>((most, e) => (e.runs === undefined ? most : Math.max(most ?? 0, e.runs)), undefined);
+  const parts = entries.some((e) => e.parts === undefined) ? undefined : closure(p.shape, entries.flatMap((e) => e.parts ?? []));
+  const faults = caught ? caughtWith(caught, attributed, parts).filter((f) => runs === undefined || (caught[f] ?? Infinity) <= runs) : [];
+  return { atoms: [...faults.map((f) => `fault:${f}`), ...specChecksTaken(p, parts).map((c) => `check:${c}`)], cost: entryRequests(p, runs, parts) };
+}
+
+/**
+ * The cases of the smoke plan's entries that the others make redundant. A greedy cover keeps a case chosen
+ * early for what it caught then, even when cases chosen after it catch all of that between them; each such
+ * case is dropped, the costliest first (ties: the later in the ranking), while every fault and spec check
+ * stays covered by another case of the plan.
+ */
+function redundantInSmoke(entries: readonly RankedEntry[], byKey: ReadonlyMap<string, PlannedCase>, catches: Readonly<Record<string, Catches>>, partCatches: Readonly<Record<string, PartCatches>>): string[] {
+  const keys = [...new Set(entries.map((e) => e.key))];
+  const of = new Map<string, { atoms: string[]; cost: number; order: number }>();
+  keys.forEach((key, order) => {
+    const p = byKey.get(key);
+    if (p) of.set(key, { ...smokeAtoms(p, entries.filter((e) => e.key === key), catches[key], partCatches[key]), order });
+  });
+  const holders = new Map<string, number>();
+  for (const { atoms } of of.values()) for (const a of atoms) holders.set(a, (holders.get(a) ?? 0) + 1);
+  const dropped: string[] = [];
+  const byCost = [...of.entries()].sort(([, a], [, b]) => b.cost - a.cost || b.order - a.order);
+  for (const [key, { atoms }] of byCost) {
+    if (!atoms.every((a) => (holders.get(a) ?? 0) >= 2)) continue;
+    for (const a of atoms) holders.set(a, (holders.get(a) ?? 0) - 1);
+    dropped.push(key);
+  }
+  return dropped.sort();
 }
 
 /**

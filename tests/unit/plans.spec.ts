@@ -53,6 +53,13 @@ for (const destructive of [true, false]) {
     // outcome.sequence is one of them when destructive checks are on (the model test, at a few runs).
     if (destructive) expect(smokeSpec).toContain('outcome.sequence');
     expect(smoke.requests).toBeLessThan(full.requests / 10);
+    // The cases the first phases make redundant are left out: none of them is chosen, and each one's
+    // faults are caught by the rest (asserted above for the whole plan).
+    const ranked = destructive ? PLAN_DATA.destructive : PLAN_DATA.safe;
+    const leftOut = new Set(ranked.smokeLeftOut ?? []);
+    expect(leftOut.size).toBeGreaterThan(0);
+    expect(smoke.chosen.filter((p) => leftOut.has(p.key))).toEqual([]);
+    expect(ranked.entries.slice(0, ranked.smoke).every((e) => leftOut.has(e.key) || smoke.chosen.some((p) => p.key === e.key))).toBe(true);
     for (const p of smoke.all.filter((c) => c.skipReason && !full.all.find((f) => f.key === c.key)?.skipReason)) expect(p.skipReason).toMatch(/not in the smoke plan/);
   });
 }
