@@ -18,7 +18,12 @@
  *   5. the in-process engine (runSuiteInProcess, no Playwright) at ISWC_RUNS and on a deep property run
  *      (ten times ISWC_RUNS), requests per second next to the raw rate, and its peak memory;
  *   6. the sandbox (npx iswc-conformance sandbox): judged requests per second through it next to the
- *      bare reference server, the same mix one after the other, and the ratio (issue 17: at least 0.5).
+ *      bare reference server, the same mix one after the other, and the ratio (issue 17: at least 0.5);
+ *   7. the run's peak memory measured from outside (issue 31): `npx iswc-conformance run` against the
+ *      reference server in a child process, whole and with --budget 60: the largest process, and the
+ *      tree's resident and proportional sums (scripts/bench/memory.ts);
+ *   8. the plans: faults caught against requests, held-out and in-sample, each mode, as a plot
+ *      (plans.svg, plans.html in the working directory; `npm run plan:heldout -- --out DIR` alone).
  *
  * Then each target of issue 11, met or not met. `--profile` adds CPU-profiled runs (the engine and its
  * server on the deep run, then a full Playwright run) and prints where the time goes; see
@@ -41,6 +46,8 @@ import type { ServerChild, TreePeak } from './bench/proc.ts';
 import { MiB, endChild, killAllNow, nodeTs, procAvailable, sampleTree, startChild, startServerChild } from './bench/proc.ts';
 import { formatSummary, summariseProfile } from './bench/profile.ts';
 import { sandboxThroughput } from './bench/sandbox.ts';
+import { describeMemoryRun, memoryRun } from './bench/memory.ts';
+import type { MemoryRun } from './bench/memory.ts';
 import type { SandboxBench } from './bench/sandbox.ts';
 
 const TARGET_FILE = 'fixtures/targets/embedded.json';
@@ -71,8 +78,11 @@ const USAGE = `Usage: npm run bench [-- options]
 Benchmarks the harness against the reference server (127.0.0.1 only) and prints, from one run: raw server
 throughput (autocannon); npm run conformance's wall time, checked requests per second and peak memory, and
 its memory at ten times ISWC_RUNS; a passing run against two failing ones; the fourteen kinds of broken target;
-the in-process engine's rate on a deep property run next to the raw rate; then each target of issue 11,
-met or not met. Timings are reported, never asserted.
+the in-process engine's rate on a deep property run next to the raw rate; the sandbox; the run's peak
+memory measured from outside (npx iswc-conformance run against a server in a child process, whole and
+with --budget 60); the plans' curve of faults caught against requests (plans.svg and plans.html in the
+working directory, kept with --keep); then each target, met or not met. Timings are reported, never
+asserted.
 
 Options:
   --duration S       autocannon duration in seconds (default 5, 1 to 60)
@@ -81,6 +91,7 @@ Options:
   --seed N           ISWC_SEED of every run (default 20260101), so request counts repeat
   --skip-hostile     leave out the fourteen broken targets (a few minutes)
   --sandbox-only     only the sandbox's judged requests per second next to the bare server (step 6)
+  --memory-only      only the run's peak memory measured from outside (step 7, a few minutes)
   --profile          also CPU-profile the engine and its server, and a full Playwright run (node --cpu-prof),
                      and print the top self-time functions and areas of each
   --keep             keep the working directory (reports, profiles, bench.json) and print its path
@@ -104,6 +115,7 @@ const { values } = parseArgs({
     seed: { type: 'string' },
     'skip-hostile': { type: 'boolean', default: false },
     'sandbox-only': { type: 'boolean', default: false },
+    'memory-only': { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
@@ -206,7 +218,7 @@ async function playwrightRun(label: string, options: { env?: Record<string, stri
   });
   const sampler = started.child.pid !== undefined ? sampleTree(started.child.pid) : undefined;
   const finished = await started.done;
-  const peak: TreePeak = sampler?.stop() ?? { peakBytes: 0, peakProcesses: 0, samples: 0, perProcess: [] };
+  const peak: TreePeak = sampler?.stop() ?? { peakBytes: 0, peakPssBytes: 0, largestProcessBytes: 0, peakProcesses: 0, samples: 0, perProcess: [] };
   await endChild(started.child);
   let requests: number | undefined;
   let runMs: number | undefined;
@@ -350,10 +362,46 @@ const ENGINE_CONCURRENCY = 4;
 
 // ── 6. the sandbox next to the bare server ────────────────────────────────────────────────────────────
 async function sandboxStep(): Promise<SandboxBench> {
-  log(`6/6 the sandbox: judged requests per second next to the bare reference server (autocannon, the same mix, ${connections} connections for ${durationSeconds} s each after 2 s of warm-up, choices reference)`);
+  log(`6/8 the sandbox: judged requests per second next to the bare reference server (autocannon, the same mix, ${connections} connections for ${durationSeconds} s each after 2 s of warm-up, choices reference)`);
   const result = await sandboxThroughput({ key: EMBEDDED_KEY, target: TARGET_FILE, work, env: childEnv(), connections, durationSeconds, timeoutMs: SERVER_TIMEOUT_MS, log });
   log(`  ratio ${result.ratio.toFixed(2)} of the bare rate (target ≥ ${TARGET_SANDBOX_RATIO}: ${result.ratio >= TARGET_SANDBOX_RATIO ? 'met' : 'NOT met'})`);
   return result;
+}
+
+// ── 7. the run's peak memory, from outside ─────────────────────────────────────────────────────────────
+async function memoryStep(): Promise<MemoryRun[]> {
+  log(`7/8 the run's peak memory: npx iswc-conformance run (ISWC_RUNS=${runs}, ISWC_SEED=${seed}) against the reference server in a child process, its tree sampled every 100 ms`);
+  const out: MemoryRun[] = [];
+  for (const [label, args] of [
+    ['whole run', []],
+    ['--budget 60', ['--budget', '60']],
+  ] as const) {
+    const run = await memoryRun({
+      label,
+      args,
+      key: EMBEDDED_KEY,
+      target: TARGET_FILE,
+      env: childEnv({ ISWC_RUNS: String(runs), ISWC_SEED: String(seed) }),
+      reportDir: path.join(work, `memory-${out.length}`),
+      timeoutMs: PLAYWRIGHT_TIMEOUT_MS,
+    });
+    log(`  ${describeMemoryRun(run)}`);
+    out.push(run);
+  }
+  const largest = Math.max(...out.map((r) => r.largestProcessBytes));
+  log(`  the run's peak memory (its largest process, what /usr/bin/time -v reports) ≤ ${TARGET_PEAK_MIB} MiB: ${procAvailable ? (largest <= TARGET_PEAK_MIB * MiB ? 'met' : 'NOT met') : 'unknown'} (${mib(largest)})`);
+  return out;
+}
+
+// ── 8. the plans: faults caught against requests ─────────────────────────────────────────────────────────
+async function plansStep(): Promise<void> {
+  log('8/8 the plans: faults caught against requests, each mode, held-out (five folds) and in-sample, from the committed measurement');
+  const file = path.join(work, 'plans');
+  const [cmd, args] = nodeTs('scripts/plan-heldout.ts', ['--spec-only', '--budgets', '5,10,15,20,30,45,60,80,100,150,200,250', '--out', file]);
+  const run = startChild(cmd, args, { env: childEnv(), timeoutMs: ENGINE_TIMEOUT_MS });
+  const done = await run.done;
+  if (done.code !== 0) throw new Error(`plan:heldout exited with ${done.code}: ${done.stderr.slice(-2000)}`);
+  log(done.stdout.replace(/^/gm, '  ').trimEnd());
 }
 
 async function main(): Promise<number> {
@@ -363,6 +411,13 @@ async function main(): Promise<number> {
   log(`  machine: ${os.availableParallelism()} cores (${cpus[0]?.model.trim() ?? '?'}), ${mib(os.totalmem())} RAM, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}, Node ${process.version}`);
   log(`  settings: ISWC_RUNS=${runs}, ISWC_SEED=${seed}, autocannon ${connections} connections for ${durationSeconds} s; npm run conformance: ISWC_WORKERS=${script.env.ISWC_WORKERS ?? 'default'}, NODE_OPTIONS=${script.nodeOptions || '(none)'}${procAvailable ? '' : '; /proc is not available: tree memory cannot be sampled'}`);
   log();
+  if (values['memory-only']) {
+    const memory = await memoryStep();
+    writeFileSync(path.join(work, 'bench.json'), `${JSON.stringify({ settings: { runs, seed }, memory: memory.map((m) => ({ ...m })) }, null, 2)}\n`);
+    if (values.keep) log(`\nworking directory kept: ${work}`);
+    else rmSync(work, { recursive: true, force: true });
+    return memory.every((m) => m.exitCode === 0) ? 0 : 1;
+  }
   if (values['sandbox-only']) {
     const only = await sandboxStep();
     writeFileSync(path.join(work, 'bench.json'), `${JSON.stringify({ settings: { connections, durationSeconds }, sandbox: only }, null, 2)}\n`);
@@ -371,13 +426,13 @@ async function main(): Promise<number> {
     return only.bare.unexpected === 0 && only.sandbox.unexpected === 0 && only.judged !== undefined ? 0 : 1;
   }
 
-  log('1/6 raw server throughput (autocannon, server alone in a child process)');
+  log('1/8 raw server throughput (autocannon, server alone in a child process)');
   const raw = await rawThroughput();
   log(`  ${rate(raw.requestsPerSecond)} (${raw.requests} answers in ${raw.durationSeconds.toFixed(1)} s; latency p50 ${raw.latencyP50Ms} ms, p99 ${raw.latencyP99Ms} ms; statuses ${JSON.stringify(raw.statuses)}; errors ${raw.errors}, timeouts ${raw.timeouts})`);
   if (raw.unexpected > 0 || raw.errors > 0) log(`  ✗ ${raw.unexpected} unexpected statuses, ${raw.errors} errors: the raw figure is not a clean measurement`);
   log();
 
-  log(`2/6 npm run conformance against the embedded server, ISWC_RUNS=${runs}, then ISWC_RUNS=${runs * 10}`);
+  log(`2/8 npm run conformance against the embedded server, ISWC_RUNS=${runs}, then ISWC_RUNS=${runs * 10}`);
   const pw = await playwrightRun('conformance');
   describeRun(pw);
   const pw10 = await playwrightRun('conformance-deep', { runs: runs * 10 });
@@ -386,7 +441,7 @@ async function main(): Promise<number> {
   const treeFlat = pw10.peakRssBytes / Math.max(1, pw.peakRssBytes);
   log();
 
-  log(`3/6 a passing run and two failing ones, each server in a child process (ISWC_RUNS=${runs})`);
+  log(`3/8 a passing run and two failing ones, each server in a child process (ISWC_RUNS=${runs})`);
   const clean = await withServer({}, (s) => againstServer('clean', s));
   log('  the clean reference server:');
   describeRun(clean);
@@ -403,14 +458,14 @@ async function main(): Promise<number> {
 
   let broken: BrokenRun[] = [];
   if (values['skip-hostile']) {
-    log('4/6 broken targets: skipped (--skip-hostile)');
+    log('4/8 broken targets: skipped (--skip-hostile)');
   } else {
-    log(`4/6 broken targets: npm run conformance against each of the ${HOSTILE_KINDS.length} kinds (ISWC_TIMEOUT_MS default)`);
+    log(`4/8 broken targets: npm run conformance against each of the ${HOSTILE_KINDS.length} kinds (ISWC_TIMEOUT_MS default)`);
     broken = await brokenTargets();
   }
   log();
 
-  log(`5/6 in-process engine (runSuiteInProcess, ${ENGINE_CONCURRENCY} cases at once like the run's engine), fresh server in a child process`);
+  log(`5/8 in-process engine (runSuiteInProcess, ${ENGINE_CONCURRENCY} cases at once like the run's engine), fresh server in a child process`);
   const engine = await engineRun(runs, ENGINE_CONCURRENCY);
   const engineRate = engine.requests / (engine.elapsedMs / 1000);
   log(`  ISWC_RUNS=${runs}: ${engine.requests} requests in ${secs(engine.elapsedMs)} → ${rate(engineRate)}; ${engine.executions} check executions, ${engine.failed} failed; peak RSS ${mib(engine.peakRssBytes)}`);
@@ -421,6 +476,10 @@ async function main(): Promise<number> {
 
   const sandbox = await sandboxStep();
   log();
+  const memory = await memoryStep();
+  log();
+  await plansStep();
+  log();
 
   const pwRate = pw.requests !== undefined ? pw.requests / (pw.wallMs / 1000) : undefined;
   log('summary');
@@ -430,6 +489,7 @@ async function main(): Promise<number> {
   log(`  failing run / passing run, wall time    faults ${faultyRatio.toFixed(2)}, mock ${mockRatio.toFixed(2)} (clean ${secs(clean.wallMs)}, faults ${secs(faulty.wallMs)}, mock ${secs(mock.wallMs)})`);
   if (broken.length > 0) log(`  broken targets, slowest                 ${secs(Math.max(...broken.map((b) => b.wallMs)))} (${broken.map((b) => `${b.id} ${secs(b.wallMs)}`).join(', ')})`);
   log(`  in-process engine                       ${rate(engineRate)} at ISWC_RUNS=${runs}, ${rate(deepRate)} on the deep run (raw ${rate(raw.requestsPerSecond)})`);
+  for (const m of memory) log(`  the run's peak memory, ${m.label.padEnd(12)}  largest process ${mib(m.largestProcessBytes)}, tree ${mib(m.treeRssBytes)} resident, ${mib(m.treePssBytes)} proportional`);
   log(`  sandbox, judged requests                ${rate(sandbox.sandbox.requestsPerSecond)} (bare ${rate(sandbox.bare.requestsPerSecond)}, ratio ${sandbox.ratio.toFixed(2)}; CPU per answer ${sandbox.cpuPerRequestUs.sandbox?.toFixed(0) ?? '?'} µs, bare ${sandbox.cpuPerRequestUs.bare?.toFixed(0) ?? '?'} µs)`);
   log();
 
@@ -443,7 +503,8 @@ async function main(): Promise<number> {
     const ok = broken.every((b) => b.exitCode !== null && b.exitCode !== 0 && b.recordedExit === 3 && b.wallMs <= TARGET_BROKEN_S * 1000 && b.message !== undefined && !b.keyLeaked);
     log(`  every broken target ends the run in < ${TARGET_BROKEN_S} s, recorded exit 3 (target unusable), with a clear headline and no key: ${verdict(ok)} (slowest ${secs(Math.max(...broken.map((b) => b.wallMs)))})`);
   }
-  log(`  peak RSS of npm run conformance ≤ ${TARGET_PEAK_MIB} MiB: ${verdict(procAvailable && pw.samples > 0 ? pw.peakRssBytes <= TARGET_PEAK_MIB * MiB : undefined)} (${mib(pw.peakRssBytes)} for the whole tree)`);
+  const largest = Math.max(...memory.map((m) => m.largestProcessBytes));
+  log(`  the run's peak memory ≤ ${TARGET_PEAK_MIB} MiB (its largest process, against a server in a child process): ${verdict(procAvailable ? largest <= TARGET_PEAK_MIB * MiB : undefined)} (${mib(largest)}; the tree's resident sum ${mib(Math.max(...memory.map((m) => m.treeRssBytes)))}, proportional ${mib(Math.max(...memory.map((m) => m.treePssBytes)))})`);
   log(`  memory flat as ISWC_RUNS grows tenfold (peak RSS ratio ≤ ${FLAT_FACTOR}): ${verdict(treeFlat <= FLAT_FACTOR)} (Playwright tree ×${treeFlat.toFixed(2)}; engine ×${(deep.peakRssBytes / engine.peakRssBytes).toFixed(2)})`);
   log(`  a deep property run checks ≥ ${TARGET_DEEP_RATE} requests/s: ${verdict(deepRate >= TARGET_DEEP_RATE)} (${rate(deepRate)}; the raw server ${rate(raw.requestsPerSecond)} on this machine now)`);
   log(`  the sandbox judges at ≥ ${TARGET_SANDBOX_RATIO} × the bare server's rate: ${verdict(sandbox.ratio >= TARGET_SANDBOX_RATIO)} (${sandbox.ratio.toFixed(2)})`);
@@ -461,6 +522,7 @@ async function main(): Promise<number> {
     engine: { ...engine, requestsPerSecond: engineRate },
     engineDeep: { ...deep, requestsPerSecond: deepRate },
     sandbox,
+    memory,
     ratios: { faultyToClean: faultyRatio, mockToClean: mockRatio, treeTenfold: treeFlat, deepToRaw: deepRate / raw.requestsPerSecond, sandboxToBare: sandbox.ratio },
   };
   writeFileSync(path.join(work, 'bench.json'), `${JSON.stringify(summary, null, 2)}\n`);

@@ -1,36 +1,43 @@
 /**
- * npm run plan:heldout [-- --folds 5 --repeats 20 --budgets 15,30,60,100,150,250 --seed 1]
+ * npm run plan:heldout [-- --folds 5 --repeats 20 --budgets 15,30,60,100,150,250 --seed 1 --spec-only --steer --out DIR]
  *
- * How well the ranking generalises to faults it was never measured on. The fault catalogue is split into
- * folds (a deterministic shuffle per repeat); for each fold the cases are ranked from what they catch of
- * the other folds only (lib/run/plan-rank.ts, exactly as `npm run generate` ranks them), a budget walks
- * that ranking (lib/run/budget.ts), and the score is how many faults of the held-out fold the chosen
- * cases catch, by the committed measurement (lib/run/plans.generated.ts). Pure arithmetic on committed
- * data: no request is sent, it takes seconds. Prints the held-out catch rate per budget and mode, next
- * to the in-sample rate (the ranking measured on the whole catalogue).
+ * How well the ranking generalises to faults it was never measured on (scripts/plans/heldout.ts): each
+ * fold of the catalogue ranked from the others and scored on itself, at each budget, next to the ranking
+ * measured on the whole catalogue (in-sample). --steer measures the steering of a budget
+ * (lib/run/steer.ts) on targets with a trait the run learns. --out writes the curves of faults caught
+ * against requests (plans.svg) and the tables (plans.html). Reads the committed measurement
+ * (lib/run/plans.generated.ts); sends nothing.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { loadProfile } from '../lib/contract/profile/load.ts';
 import { fromRoot } from '../lib/foundation/paths.ts';
-import { choose, estimatedRequests } from '../lib/run/budget.ts';
-import { planSuite } from '../lib/run/plan.ts';
-import { rankPlan } from '../lib/run/plan-rank.ts';
-import type { Catches, PlanData, PlanMode } from '../lib/run/plan-rank.ts';
 import { PLAN_DATA } from '../lib/run/plans.generated.ts';
-import type { PlannedCase } from '../lib/run/planned.ts';
 import { scriptArgs } from './args.ts';
+import { heldoutScores, STEER_TARGETS } from './plans/heldout.ts';
+import type { HeldoutRow } from './plans/heldout.ts';
+import { curvesSvg } from './plans/plot.ts';
+import type { Panel } from './plans/plot.ts';
 
 const values = scriptArgs(
-  `Usage: npm run plan:heldout [-- --folds 5 --repeats 20 --budgets 15,30,60,100,150,250 --seed 1 --spec-only]
+  `Usage: npm run plan:heldout [-- --folds 5 --repeats 20 --budgets 15,30,60,100,150,250 --seed 1 --spec-only --steer --out DIR]
 
 Scores the plan ranking on faults it was never measured on: the catalogue is split into --folds folds
-(--repeats shuffles), each fold ranked from the others and scored on itself at each budget. Reads the
-committed measurement (lib/run/plans.generated.ts); sends nothing. --spec-only scores spec faults only.`,
+(--repeats shuffles), each fold ranked from the others and scored on itself at each budget, next to the
+ranking on the whole catalogue (in-sample). --spec-only scores spec faults only. --steer also scores the
+steering of a budget, without and with it: on the reference server (only observations already recorded
+steer there), on a target that serves no XML and on one that looks the preferred ISWC up first.
+--out DIR writes DIR/plans.svg (faults caught against requests, each mode, held-out and in-sample) and
+DIR/plans.html (the plots and the tables; with --steer, DIR/plans-steered-TARGET.svg too). Reads the
+committed measurement (lib/run/plans.generated.ts); sends nothing.`,
   {
     folds: { type: 'string', default: '5' },
     repeats: { type: 'string', default: '20' },
     budgets: { type: 'string', default: '15,30,60,100,150,250' },
     seed: { type: 'string', default: '1' },
     'spec-only': { type: 'boolean', default: false },
+    steer: { type: 'boolean', default: false },
+    out: { type: 'string' },
   },
 );
 
@@ -38,91 +45,85 @@ const folds = Number(values.folds);
 const repeats = Number(values.repeats);
 const budgets = values.budgets.split(',').map(Number);
 if (!Number.isInteger(folds) || folds < 2 || !Number.isInteger(repeats) || repeats < 1 || budgets.some((b) => !Number.isInteger(b) || b < 1)) {
-  process.stderr.write('--folds must be an integer ≥ 2, --repeats ≥ 1, --budgets positive integers\n');
+  process.stderr.write('--folds must be an integer ≥ 2, --repeats ≥ 1, --budgets positive integers; see npm run plan:heldout -- --help\n');
   process.exit(2);
 }
 
-/** A small deterministic generator (mulberry32), so the folds are the same on every machine. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function shuffled<T>(items: readonly T[], next: () => number): T[] {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i -= 1) {
-    const j = Math.floor(next() * (i + 1));
-    [out[i], out[j]] = [out[j], out[i]];
-  }
-  return out;
-}
-
-/** The measured catches of a mode with only the given faults kept. */
-function restricted(catches: Readonly<Record<string, Catches>>, keep: ReadonlySet<string>): Record<string, Catches> {
-  const out: Record<string, Catches> = {};
-  for (const [key, caught] of Object.entries(catches)) {
-    const kept = Object.fromEntries(Object.entries(caught).filter(([f]) => keep.has(f)));
-    if (Object.keys(kept).length > 0) out[key] = kept;
-  }
-  return out;
-}
-
-/** Faults the chosen cases catch by the measurement (a generated case at the runs it got). */
-function caughtBy(planned: readonly PlannedCase[], chosen: ReadonlySet<string>, runs: ReadonlyMap<string, number>, catches: Readonly<Record<string, Catches>>): Set<string> {
-  const out = new Set<string>();
-  for (const p of planned) {
-    if (!chosen.has(p.key)) continue;
-    for (const [fault, needed] of Object.entries(catches[p.key] ?? {})) if (!p.shape.generated || (runs.get(p.key) ?? 0) >= needed) out.add(fault);
-  }
-  return out;
-}
-
 const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
-const faultIds = Object.keys(PLAN_DATA.faults).filter((f) => !values['spec-only'] || PLAN_DATA.faults[f] === 'spec');
-const next = random(Number(values.seed));
+const targets = values.steer ? STEER_TARGETS : STEER_TARGETS.filter((t) => t.id === 'reference');
+const specOnly = values['spec-only'];
+const rows = await heldoutScores(profile, PLAN_DATA, { folds, repeats, budgets, seed: Number(values.seed), specOnly, targets });
 
-console.log(`${faultIds.length} faults${values['spec-only'] ? ' (spec only)' : ''}, ${folds} folds × ${repeats} shuffles; ranking measured on the other folds, scored on the held-out one`);
-console.log(`${'mode'.padEnd(16)}${'budget'.padStart(7)}  ${'held-out'.padEnd(20)}${'in-sample'.padEnd(20)}requests`);
-for (const destructive of [true, false]) {
-  const mode: PlanMode = destructive ? 'destructive' : 'safe';
-  const planned = await planSuite(profile, { destructive, runs: PLAN_DATA.runs });
-  const runnable = planned.filter((p) => !p.skipReason);
-  const measured = PLAN_DATA.catches[mode];
-  // Faults this mode can catch at all: the denominator (a fault no case of the mode reveals is no ranking's miss).
-  const catchable = new Set(Object.values(measured).flatMap((c) => Object.keys(c)).filter((f) => faultIds.includes(f)));
-  const pool = faultIds.filter((f) => catchable.has(f));
-  const splits: string[][][] = [];
-  for (let r = 0; r < repeats; r += 1) {
-    const order = shuffled(pool, next);
-    splits.push(Array.from({ length: folds }, (_v, i) => order.filter((_f, k) => k % folds === i)));
-  }
-  for (const budget of budgets) {
-    let heldCaught = 0;
-    let heldTotal = 0;
-    for (const split of splits) {
-      for (const fold of split) {
-        const held = new Set(fold);
-        const train = new Set(pool.filter((f) => !held.has(f)));
-        const ranked = rankPlan(runnable, restricted(measured, train), PLAN_DATA.runs);
-        const data: PlanData = { ...PLAN_DATA, [mode]: ranked };
-        const copy = planned.map((p) => ({ ...p }));
-        const choice = choose(copy, { plan: 'full', budget, runs: PLAN_DATA.runs, destructive, data });
-        const caught = caughtBy(copy, choice.chosen, choice.runs, measured);
-        heldCaught += fold.filter((f) => caught.has(f)).length;
-        heldTotal += fold.length;
-      }
+const pct = (n: { caught: number; total: number }): string => `${n.caught}/${n.total} (${((n.caught / Math.max(1, n.total)) * 100).toFixed(1)}%)`;
+const modeName = (mode: HeldoutRow['mode']): string => (mode === 'destructive' ? 'destructive' : 'non-destructive');
+const faults = Object.keys(PLAN_DATA.faults).filter((f) => !specOnly || PLAN_DATA.faults[f] === 'spec').length;
+console.log(`${faults} faults${specOnly ? ' (spec only)' : ''}, ${folds} folds × ${repeats} shuffles; ranking measured on the other folds, scored on the held-out one`);
+for (const target of targets) {
+  const ofTarget = rows.filter((r) => r.target === target.id);
+  if (values.steer) console.log(`\n${target.label}`);
+  if (!values.steer) {
+    console.log(`${'mode'.padEnd(16)}${'budget'.padStart(7)}  ${'held-out'.padEnd(20)}${'in-sample'.padEnd(20)}${'requests'.padEnd(10)}spec checks`);
+    for (const r of ofTarget) console.log(`${modeName(r.mode).padEnd(16)}${String(r.budget).padStart(7)}  ${pct(r.held).padEnd(20)}${pct(r.inSample).padEnd(20)}${String(r.requests).padEnd(10)}${r.specChecks}`);
+  } else {
+    console.log(`${'mode'.padEnd(16)}${'budget'.padStart(7)}  ${'held-out'.padEnd(20)}${'steered'.padEnd(20)}${'in-sample'.padEnd(20)}${'steered'.padEnd(20)}spec checks (steered)`);
+    for (const r of ofTarget) {
+      console.log(
+        `${modeName(r.mode).padEnd(16)}${String(r.budget).padStart(7)}  ${pct(r.held).padEnd(20)}${(r.heldSteered ? pct(r.heldSteered) : '-').padEnd(20)}${pct(r.inSample).padEnd(20)}${(r.inSampleSteered ? pct(r.inSampleSteered) : '-').padEnd(20)}${r.specChecks} (${r.specChecksSteered ?? '-'})`,
+      );
     }
-    const full = choose(planned.map((p) => ({ ...p })), { plan: 'full', budget, runs: PLAN_DATA.runs, destructive });
-    const inSample = caughtBy(planned, full.chosen, full.runs, measured);
-    const inSampleCount = pool.filter((f) => inSample.has(f)).length;
-    const requests = runnable.filter((p) => full.chosen.has(p.key)).reduce((n, p) => n + estimatedRequests(p, full.runs.get(p.key) ?? PLAN_DATA.runs), 0);
-    const pct = (n: number, of: number): string => `${n}/${of} (${((n / Math.max(1, of)) * 100).toFixed(1)}%)`;
-    console.log(`${mode.padEnd(16)}${String(budget).padStart(7)}  ${pct(heldCaught, heldTotal).padEnd(20)}${pct(inSampleCount, pool.length).padEnd(20)}${requests}`);
   }
+}
+
+if (values.out !== undefined) {
+  const dir = path.resolve(values.out);
+  mkdirSync(dir, { recursive: true });
+  const share = (n: { caught: number; total: number }): number => (n.caught / Math.max(1, n.total)) * 100;
+  const modes: HeldoutRow['mode'][] = ['destructive', 'safe'];
+  const reference = rows.filter((r) => r.target === 'reference');
+  const panels: Panel[] = modes.map((mode) => ({
+    title: `${modeName(mode)} run: of the ${reference.find((r) => r.mode === mode)?.inSample.total ?? 0} ${specOnly ? 'spec faults' : 'faults'} it can catch`,
+    series: [
+      { label: 'held-out (five folds)', color: '#1f5fbf', points: reference.filter((r) => r.mode === mode).map((r) => [r.budget, share(r.held)] as const) },
+      { label: 'in-sample', color: '#888', dashed: true, points: reference.filter((r) => r.mode === mode).map((r) => [r.budget, share(r.inSample)] as const) },
+    ],
+  }));
+  const kind = specOnly ? 'spec faults' : 'faults';
+  const svgs = [curvesSvg(`${kind} caught against requests (${faults} ${kind} in the catalogue; held-out: ranked without the fold)`, panels, { target: 90, note: 'npm run plan:heldout: the committed measurement, lib/run/plans.generated.ts' })];
+  for (const target of targets.filter((t) => values.steer && t.id !== 'reference')) {
+    const ofTarget = rows.filter((r) => r.target === target.id);
+    svgs.push(
+      curvesSvg(
+        `steering on ${target.label}: held-out ${kind}, without and with`,
+        modes.map((mode) => ({
+          title: `${modeName(mode)} run`,
+          series: [
+            { label: 'held-out, steered', color: '#1a7f37', points: ofTarget.filter((r) => r.mode === mode).map((r) => [r.budget, share(r.heldSteered ?? r.held)] as const) },
+            { label: 'held-out, not steered', color: '#1f5fbf', dashed: true, points: ofTarget.filter((r) => r.mode === mode).map((r) => [r.budget, share(r.held)] as const) },
+          ],
+        })),
+        { target: 90 },
+      ),
+    );
+  }
+  writeFileSync(path.join(dir, 'plans.svg'), `${svgs[0]}\n`);
+  targets
+    .filter((t) => t.id !== 'reference')
+    .forEach((t, i) => writeFileSync(path.join(dir, `plans-steered-${t.id}.svg`), `${svgs[i + 1] ?? ''}\n`));
+  const table = (target: (typeof targets)[number]): string => {
+    const ofTarget = rows.filter((r) => r.target === target.id);
+    const steer = values.steer;
+    const head = ['mode', 'budget', 'held-out', ...(steer ? ['held-out, steered'] : []), 'in-sample', ...(steer ? ['in-sample, steered'] : []), 'requests', 'spec checks'];
+    const cells = ofTarget.map((r) => [modeName(r.mode), String(r.budget), pct(r.held), ...(steer ? [r.heldSteered ? pct(r.heldSteered) : '-'] : []), pct(r.inSample), ...(steer ? [r.inSampleSteered ? pct(r.inSampleSteered) : '-'] : []), String(r.requests), `${r.specChecks}${r.specChecksSteered !== undefined ? ` (${r.specChecksSteered} steered)` : ''}`]);
+    return `<h2>${target.label}</h2>\n<table><tr>${head.map((h) => `<th>${h}</th>`).join('')}</tr>\n${cells.map((c) => `<tr>${c.map((x) => `<td>${x}</td>`).join('')}</tr>`).join('\n')}</table>`;
+  };
+  const html = [
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>iswc-conformance: faults caught against requests</title>',
+    '<style>body{font-family:system-ui,sans-serif;margin:24px;color:#222}table{border-collapse:collapse;margin:8px 0 24px}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}svg{max-width:100%;height:auto}</style></head><body>',
+    `<h1>Faults caught against requests</h1><p>${faults} ${kind} of the catalogue, ${folds} folds × ${repeats} shuffles (seed ${values.seed}): held-out is the share of a fold's faults a budget catches when the cases are ranked without that fold; in-sample, ranked on the whole catalogue. From the committed measurement (lib/run/plans.generated.ts); nothing was sent.</p>`,
+    ...svgs,
+    ...targets.map(table),
+    '</body></html>',
+  ].join('\n');
+  writeFileSync(path.join(dir, 'plans.html'), `${html}\n`);
+  console.log(`\nwrote ${path.join(dir, 'plans.svg')} and ${path.join(dir, 'plans.html')}`);
 }

@@ -29,14 +29,15 @@ export const SELECTION_OPTIONS: Record<string, OptionSpec> = {
   target: { type: 'string', value: 'FILE', description: 'Target profile: what exists in the target (ISWC_TARGET; default fixtures/targets/embedded.json).' },
   destructive: {
     type: 'boolean',
-    description: "Run checks that consume the profile's disposable entries (successful merge, demerge, delete). On by default for the embedded server and a base URL on this machine, off for a remote one (ISWC_DESTRUCTIVE=1).",
+    description:
+      "Run checks that consume the profile's disposable entries (successful merge, demerge, delete). On by default for the embedded server and a base URL on this machine, off for a remote one (ISWC_DESTRUCTIVE=1). With a reusable profile (\"reusable\": true) only the changes the run undoes are made, each entry is shown as found at the end, and no entry is consumed (docs/target-profile.md).",
   },
   smoke: { type: 'boolean', description: 'Every spec check of the document once, and every fault of the catalogue the mode can catch, in as few requests as possible (ISWC_PLAN=smoke).' },
   budget: {
     type: 'string',
     value: 'N',
     description:
-      'Send at most N requests, resends after 429, 503 and maintenance included (a cap): cases are taken in the committed ranking (the most faults of the catalogue caught per request first, then every spec check once), generated inputs get what is left; a case starts only when it fits in what is left (ISWC_BUDGET). Each shard of a sharded run takes its share.',
+      'Send at most N requests, resends after 429, 503 and maintenance included (a cap): cases are taken in the committed ranking (the most faults of the catalogue caught per request first, then every spec check once), generated inputs get what is left; a case starts only when it fits in what is left (ISWC_BUDGET). What the first answers show steers the rest: a case they show can tell nothing on this target (a format it does not serve, a preferred ISWC it looks up first) is left out with the reason, and the cases next in the ranking run in its place; never one that would exercise a spec check not yet exercised. Each shard of a sharded run takes its share.',
   },
   runs: { type: 'string', value: 'N', description: 'Runs per property-based check (ISWC_RUNS, default 100).' },
   rate: {

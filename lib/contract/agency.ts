@@ -19,7 +19,9 @@ export function actsForAnotherAgency(operationId: OperationId | null | undefined
   if (typeof body !== 'string' || (operationId !== 'notifyAgentRun' && operationId !== 'mergeIswcMetadata')) return false;
   const format = sniffFormat(body);
   if (!format) return false;
-  const decoded = decodeBody(format, operationId === 'notifyAgentRun' ? 'AgentRun' : 'MergeRequest', body);
+  // Whitespace after the document is insignificant in JSON and XML; an oversized body padded with it (the
+  // 2 MiB of http.payload-too-large) made the XML parser build megabytes of text for every look.
+  const decoded = decodeBody(format, operationId === 'notifyAgentRun' ? 'AgentRun' : 'MergeRequest', body.trimEnd());
   if (!decoded.ok || decoded.value === null || typeof decoded.value !== 'object') return false;
   const value = decoded.value as Record<string, unknown>;
   if (operationId === 'notifyAgentRun') return value.agencyCode !== undefined && value.agencyCode !== agency;

@@ -5,6 +5,7 @@ import type { RunConfig } from '../config/config.ts';
 import { OPERATION_LABEL } from '../contract/operations.ts';
 import { sectionsText } from '../report/view.ts';
 import type { TargetProfile } from '../contract/profile/types.ts';
+import { reusableRun } from '../contract/profile/types.ts';
 import { redactorFromEnv } from '../foundation/redact.ts';
 import type { ExecutionsAttachment } from '../report/attachment.ts';
 import { describeFailure, describeWaived } from '../report/failure-text.ts';
@@ -31,6 +32,10 @@ import type { RunSettings } from '../run/runner.ts';
 import type { RunFigures } from '../report/model.ts';
 import { randomUUID } from 'node:crypto';
 import { PROGRESS_SLOT } from './progress.ts';
+import type { RestoreOutcome } from '../run/restore.ts';
+import { probesFirst, Steering } from '../run/steer.ts';
+import type { CaseFormat, Step } from '../generate/case.ts';
+import type { Exchange } from '../contract/exchange.ts';
 import type { EngineProgress } from './progress.ts';
 
 /** Cases in flight at once over the whole run (each case keeps its own steps in order). */
@@ -129,6 +134,10 @@ export class RunEngine implements SelectableEngine {
   private budgetStop: string | undefined;
   /** Names this run's figures in the attachments, so that a merge of shards adds runs up, never tests. */
   private readonly runId = randomUUID();
+  /** Under a request budget: what the answers show of the target steers the rest of it (lib/run/steer.ts). */
+  private readonly steering: Steering | undefined;
+  /** Changes to disposable entries the cases undid, and whether each was shown undone (a reusable profile). */
+  private readonly restored: RestoreOutcome[] = [];
 
   constructor(private readonly setup: EngineSetup) {
     this.byKey = new Map(setup.planned.map((p) => [p.key, p]));
@@ -140,6 +149,17 @@ export class RunEngine implements SelectableEngine {
       ...(cfg.budget !== undefined ? { budget: cfg.budget } : {}),
     });
     this.budget = cfg.budget !== undefined ? new BudgetGate(cfg.budget, () => this.client.progress().sent) : undefined;
+    const gate = this.budget;
+    this.steering =
+      gate && cfg.plan !== 'smoke'
+        ? new Steering(
+            setup.planned,
+            setup.profile.unknownIswcs,
+            () => gate.budget,
+            () => gate.committed(),
+            (p) => estimatedRequests(p, p.runs ?? cfg.runs),
+          )
+        : undefined;
     this.judge = createJudge({ strict: cfg.strict, agency: setup.profile.agency, sourceDbs: keySourceDbs(setup.profile) });
     if (setup.maxDurationMs !== undefined) {
       const limit = setup.maxDurationText ?? `${Math.round(setup.maxDurationMs / 1000)}s`;
@@ -206,9 +226,19 @@ export class RunEngine implements SelectableEngine {
   }
 
   /** Runs one case, within the request budget when the run has one (lib/run/budget-gate.ts). */
-  private async runCase(p: PlannedCase, settings: RunSettings): Promise<CaseOutcome> {
+  private async runCase(planned: PlannedCase, settings: RunSettings): Promise<CaseOutcome> {
     const { profile } = this.setup;
-    if (!this.budget || p.skipReason !== undefined) return runPlannedCase(p, this.client, profile, settings, this.judge);
+    const steered = this.steering?.decide(planned);
+    // The planned figure follows the steering: less what a case steered away would have sent, plus a standby case run in its place.
+    const estimate = (q: PlannedCase): number => estimatedRequests(q, q.runs ?? settings.runs);
+    if (steered && !steered.run) {
+      if (planned.skipReason === undefined) this.planned -= estimate(planned);
+      return runPlannedCase({ ...planned, skipReason: steered.reason }, this.client, profile, settings, this.judge);
+    }
+    const p = steered?.planned ?? planned;
+    if (planned.skipReason !== undefined && p.skipReason === undefined) this.planned += estimate(p);
+    const observe = this.steering ? (step: Step, format: CaseFormat, exchange: Exchange) => this.steering?.learner.observe(step, format, exchange) : undefined;
+    if (!this.budget || p.skipReason !== undefined) return runPlannedCase(p, this.client, profile, settings, this.judge, undefined, observe);
     let run: CaseRun | undefined;
     const admission = await this.budget.admit(estimatedRequests(p, p.runs ?? settings.runs), () => (run ? run.stats.requests + run.stats.retries : 0));
     if (!admission.admitted) {
@@ -216,9 +246,19 @@ export class RunEngine implements SelectableEngine {
       return runPlannedCase({ ...p, skipReason: admission.reason ?? 'not sent: the request budget is used up' }, this.client, profile, settings, this.judge);
     }
     try {
-      return await runPlannedCase(p, this.client, profile, settings, this.judge, (r) => {
-        run = r;
-      });
+      const outcome = await runPlannedCase(
+        p,
+        this.client,
+        profile,
+        settings,
+        this.judge,
+        (r) => {
+          run = r;
+        },
+        observe,
+      );
+      this.steering?.ran(outcome.executions);
+      return outcome;
     } finally {
       admission.done();
     }
@@ -227,10 +267,12 @@ export class RunEngine implements SelectableEngine {
   /** The tests this run selected, in order: the engine may run them ahead. */
   select(tests: ReadonlyArray<{ project: string; title: string }>): void {
     const byTitle = new Map(this.setup.tests.map((t) => [`${t.project}\u0001${t.title}`, t.keys]));
-    this.ahead = tests.flatMap((t) => {
+    const selected = tests.flatMap((t) => {
       const keys = byTitle.get(`${t.project}\u0001${t.title}`);
       return keys ? [keys] : [];
     });
+    // Steering: the first test of each format that shows whether the target serves it runs first.
+    this.ahead = this.steering ? probesFirst(selected, (keys) => keys.flatMap((k) => this.byKey.get(k) ?? [])) : selected;
     this.planned = this.requestsOf(this.ahead.flat());
     this.shareBudget();
     this.pump();
@@ -286,12 +328,13 @@ export class RunEngine implements SelectableEngine {
       if (!p) throw new Error(`the plan has no case ${key}`);
       return p;
     });
-    const settings = { seed: this.setup.seed, runs: cfg.runs, strict: cfg.strict };
+    const settings = { seed: this.setup.seed, runs: cfg.runs, strict: cfg.strict, reusable: reusableRun(this.setup.profile, cfg.destructive) };
     const outcomes = await inParallel(cases, CONCURRENCY, (p) => this.cases.run(() => this.runCase(p, settings)));
     const stats = { requests: 0, retries: 0, waitedMs: 0 };
     const all: CheckExecution[] = [];
     for (const outcome of outcomes) {
       all.push(...outcome.executions);
+      this.restored.push(...outcome.restored);
       stats.requests += outcome.stats.requests;
       stats.retries += outcome.stats.retries;
       stats.waitedMs += outcome.stats.waitedMs;
@@ -370,6 +413,20 @@ export class RunEngine implements SelectableEngine {
         }),
       ),
     };
+  }
+
+  /**
+   * On a reusable profile: what the run changed of its entries and whether it showed each undone, in one
+   * line for the console (undefined when it changed nothing).
+   */
+  restorations(): string | undefined {
+    if (this.restored.length === 0) return undefined;
+    const notShown = this.restored.filter((r) => !r.proven);
+    const entries = new Set(this.restored.map((r) => r.entry)).size;
+    if (notShown.length === 0) return `reusable profile: the run left its entries as it found them: ${this.restored.length} change${this.restored.length === 1 ? '' : 's'} to ${entries} entr${entries === 1 ? 'y' : 'ies'} undone, each shown undone by its undo refused`;
+    return this.redact.text(
+      `✗ reusable profile: ${notShown.length} of ${this.restored.length} change${this.restored.length === 1 ? '' : 's'} not shown undone, so these entries may not be as the profile lists them; check or recreate them before the next run: ${notShown.map((r) => `${r.what} (${r.reason ?? 'not shown'})`).join('; ')}`,
+    );
   }
 
   async close(): Promise<void> {

@@ -5,13 +5,16 @@ import { routeEvidence, WRONG_BASE_AFTER, wrongBasePathReason } from '../contrac
 import { runOutcome } from '../report/outcome.ts';
 import type { RunHalt, RunOutcome } from '../report/outcome.ts';
 import type { TargetProfile } from '../contract/profile/types.ts';
+import { reusableRun } from '../contract/profile/types.ts';
 import type { PlanName } from '../run/budget.ts';
 import type { CheckExecution } from '../run/execution.ts';
 import { createHttpClient } from '../run/http/client.ts';
 import { planSuite } from '../run/plan.ts';
 import type { PlannedCase } from '../run/planned.ts';
 import { inParallel, runPlannedCase } from '../run/runner.ts';
-import type { RunSettings } from '../run/runner.ts';
+import type { CaseOutcome, RunSettings } from '../run/runner.ts';
+import { estimatedRequests } from '../run/budget.ts';
+import { probesFirst, Steering } from '../run/steer.ts';
 
 /**
  * The pipeline in one process, without Playwright: cases (generate) are planned and sent (run) and every
@@ -35,6 +38,8 @@ export interface InProcessOptions {
   budget?: number;
   /** Honour 429/503 as throttling (default true: a gateway may throttle on any target, section 8). */
   throttling?: boolean;
+  /** Under a budget, steer it by what the answers show of the target (lib/run/steer.ts); default true, as a run does. */
+  steer?: boolean;
 }
 
 export async function runSuiteInProcess(options: InProcessOptions): Promise<CheckExecution[]> {
@@ -61,7 +66,7 @@ export async function runSuiteWithOutcome(options: InProcessOptions): Promise<In
     keyRefusal: { after: KEY_REFUSED_AFTER, shows: (spec) => showsKeyAcceptance(spec, options.profile.agency), message: keyRefusedReason(options.profile.agency) },
     routeWatch: { after: WRONG_BASE_AFTER, evidence: routeEvidence, reason: (seen) => wrongBasePathReason(options.baseUrl, seen) },
   });
-  const settings: RunSettings = { seed: 1, runs: 25, strict: false, ...options.settings };
+  const settings: RunSettings = { seed: 1, runs: 25, strict: false, reusable: reusableRun(options.profile, options.destructive), ...options.settings };
   const judge = createJudge({ strict: settings.strict, agency: options.profile.agency, sourceDbs: keySourceDbs(options.profile) });
   const planned = (
     await planSuite(options.profile, {
@@ -71,8 +76,38 @@ export async function runSuiteWithOutcome(options: InProcessOptions): Promise<In
       ...(options.budget !== undefined ? { budget: options.budget } : {}),
     })
   ).filter(options.filter ?? (() => true));
+  const budget = options.budget;
+  const steering =
+    budget !== undefined && options.plan !== 'smoke' && (options.steer ?? true)
+      ? new Steering(
+          planned,
+          options.profile.unknownIswcs,
+          () => budget,
+          () => client.progress().sent + inFlight,
+          (p) => estimatedRequests(p, p.runs ?? settings.runs),
+        )
+      : undefined;
+  /** What the cases in flight may still send (their estimates, counted whole until they end). */
+  let inFlight = 0;
+  const runOne = async (p: PlannedCase): Promise<CaseOutcome> => {
+    if (!steering) return runPlannedCase(p, client, options.profile, settings, judge);
+    const decided = steering.decide(p);
+    if (!decided.run) return runPlannedCase({ ...p, skipReason: decided.reason }, client, options.profile, settings, judge);
+    const estimate = decided.planned.skipReason === undefined ? estimatedRequests(decided.planned, decided.planned.runs ?? settings.runs) : 0;
+    inFlight += estimate;
+    try {
+      const outcome = await runPlannedCase(decided.planned, client, options.profile, settings, judge, undefined, (step, format, exchange) => steering.learner.observe(step, format, exchange));
+      steering.ran(outcome.executions);
+      return outcome;
+    } finally {
+      inFlight -= estimate;
+    }
+  };
+  // Steering: the first case of each format that shows whether the target serves it runs first.
+  const order = steering ? probesFirst(planned, (p) => [p]) : planned;
   try {
-    const outcomes = await inParallel(planned, options.concurrency ?? 8, (p) => runPlannedCase(p, client, options.profile, settings, judge));
+    const byOrder = await inParallel(order, options.concurrency ?? 8, runOne);
+    const outcomes = planned.map((p) => byOrder[order.indexOf(p)]);
     const executions = outcomes.flatMap((o) => o.executions);
     const unusable = client.unusable();
     const halt: RunHalt | undefined = unusable !== undefined ? { kind: 'target-unusable', reason: unusable } : undefined;

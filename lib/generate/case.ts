@@ -46,6 +46,46 @@ export interface CaseInput {
   noShrink?: boolean;
   /** Set when one failure is replayed (`replay <id>`): what of the case's generated inputs to send. */
   replay?: CaseReplay;
+  /**
+   * The parts of the case (CaseDef.parts) the plan took, with every part they come after; absent: every
+   * part. A request budget may take a case's core and some of its parts (lib/run/parts.ts).
+   */
+  parts?: readonly string[];
+  /**
+   * The run may change disposable entries only in ways it undoes, and must show it did (the profile's
+   * `reusable`, lib/run/restore.ts): a claim marked `restores` is served so, and a case then keeps to
+   * what it can undo and registers each change with `restore`.
+   */
+  reusable?: boolean;
+}
+
+/**
+ * A part of a case that a request budget can take on its own: a complete proof with its own steps
+ * (`ctx.part(id, …)`), sent after the case's core (the steps outside every part) and after the parts it
+ * names in `after`, which taking it takes too. It must hold whichever other parts are left out: it
+ * assumes nothing of what their requests did, and proves every item it names.
+ */
+export interface CasePart {
+  id: string;
+  /** What the part shows, for plans and reports: "the key refused on the merge that then succeeds". */
+  title: string;
+  /** Parts whose requests this one builds on (the state they leave): taken with it, sent before it. */
+  after?: readonly string[];
+}
+
+/**
+ * A change a case made to a disposable entry that the run undoes and shows undone (a work merged into a
+ * preferred ISWC, demerged again). `undo` is sent until it is refused, at most `UNDO_LIMIT` times (a
+ * conforming server refuses it once nothing is left to undo); its refusal is the proof, judged with the
+ * check it names. Registered with `ctx.restore` right before the request that makes the change, so that
+ * the proof is sent whatever happens after it (a failing step, a stop, a tripped circuit breaker aside).
+ */
+export interface Restoration {
+  /** Which entry of the profile changed ("merges entry into T3100000004"), and what of it (`T3100000004 ← 128/IM00700100`). */
+  entry: string;
+  what: string;
+  /** The request that undoes the change (a demerge): a 204 while something is left, refused once nothing is. */
+  undo: Step;
 }
 
 /**
@@ -86,6 +126,13 @@ export interface CaseContext extends CaseInput {
   probe(step: Step): Promise<Probe>;
   /** Records an exchange already sent (the last or the minimal failing input of a property). */
   record(step: Step, exchange: Exchange, replay?: Replay): void;
+  /**
+   * Runs the steps of one of the case's parts (CaseDef.parts) when the plan took it, and skips them
+   * otherwise. Parts do not nest.
+   */
+  part(id: string, steps: () => Promise<void>): Promise<void>;
+  /** Registers a change the run must undo and show undone (a reusable profile's entries; see Restoration). */
+  restore(change: Restoration): void;
 }
 
 /**
@@ -105,7 +152,7 @@ export interface CaseDef {
    * name existing data (e.g. next to a broken value that must get 400) and run in any mode. A claim with
    * `atLeast` runs with fewer entries, down to that many, and is topped up from what no other case needs.
    */
-  claims?: ReadonlyArray<{ kind: DisposableKind; count: number; readOnly?: boolean; atLeast?: number }>;
+  claims?: ReadonlyArray<{ kind: DisposableKind; count: number; readOnly?: boolean; atLeast?: number; restores?: boolean }>;
   /**
    * What else the case needs of the profile (lib/generate/needs.ts): items of a list it reads, or what its
    * claimed entries must carry. Unmet, the case is skipped with what it lacks, or, for a need that names
@@ -114,6 +161,11 @@ export interface CaseDef {
   needs?: readonly Need[];
   /** Requests that may change data even on a conforming server (beyond consuming claims). */
   changesData?: boolean;
+  /**
+   * Parts a budget may take one at a time (CasePart); the steps outside every part are the case's core,
+   * always sent when the case runs. Absent: the case is taken whole.
+   */
+  parts?: readonly CasePart[];
   /** Cases sharing a group run as one Playwright test (the report still lists every check execution). */
   group?: { id: string; title: string };
   run(ctx: CaseContext): Promise<void>;

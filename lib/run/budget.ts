@@ -3,6 +3,7 @@ import { coverage, entryRequests, specChecksOf } from './plan-rank.ts';
 import { PLAN_DATA } from './plans.generated.ts';
 import { requestsOf } from './dry-run.ts';
 import type { PlannedCase } from './planned.ts';
+import { closure, isWhole } from './parts.ts';
 
 /**
  * Request budgets. A remote target publishes 10 requests per minute, so a run must get the most out of
@@ -22,7 +23,7 @@ export function isGenerated(p: PlannedCase): boolean {
 
 /** Requests a planned case sends, at `runs` runs per property. */
 export function estimatedRequests(p: PlannedCase, runs: number): number {
-  return requestsOf(p.shape, runs);
+  return requestsOf(p.shape, runs, p.parts);
 }
 
 export { coverage };
@@ -30,6 +31,13 @@ export { coverage };
 interface Choice {
   chosen: Set<string>;
   runs: Map<string, number>;
+  /** Of cases with parts taken in part: the parts taken (absent: the whole case). */
+  parts: Map<string, string[]>;
+  /**
+   * Under a budget: the cases next in the ranking that the budget leaves out (about a budget's worth), in
+   * rank order, with the runs and parts they would take; the steering runs them with what it frees.
+   */
+  standby: Array<{ key: string; runs?: number; parts?: string[] }>;
 }
 
 export interface ChooseOptions {
@@ -43,10 +51,23 @@ export interface ChooseOptions {
   data?: PlanData;
 }
 
-/** The selection being built: what is chosen, at how many runs, and the requests it costs. */
+/** The parts of both selections, closed; undefined when either is the whole case. */
+function unionParts(p: PlannedCase, a: readonly string[] | undefined, b: readonly string[] | undefined): string[] | undefined {
+  if (a === undefined || b === undefined) return undefined;
+  const union = closure(p.shape, [...a, ...b]);
+  return isWhole(p.shape, union) ? undefined : union;
+}
+
+/** A selection of parts as a key: the whole case is its own. */
+function partsKey(parts: readonly string[] | undefined): string {
+  return parts === undefined ? '\u0000whole' : parts.join('\u0001');
+}
+
+/** The selection being built: what is chosen, at how many runs and with which parts, and the requests it costs. */
 class Selection {
   readonly chosen = new Set<string>();
   readonly runs = new Map<string, number>();
+  readonly parts = new Map<string, string[]>();
   spent = 0;
 
   constructor(
@@ -55,17 +76,27 @@ class Selection {
   ) {}
 
   cost(p: PlannedCase): number {
-    return this.chosen.has(p.key) ? entryRequests(p, this.runs.get(p.key)) : 0;
+    return this.chosen.has(p.key) ? entryRequests(p, this.runs.get(p.key), this.parts.get(p.key)) : 0;
   }
 
-  /** Takes a case (a generated one at `runs`) when it fits; raises the runs of one already taken. */
-  take(p: PlannedCase, runs: number | undefined): boolean {
+  /**
+   * Takes a case (a generated one at `runs`, a case with parts with those parts, undefined: whole) when it
+   * fits; raises the runs or adds the parts of one already taken.
+   */
+  take(p: PlannedCase, runs: number | undefined, parts?: readonly string[]): boolean {
     const r = p.shape.generated ? Math.max(1, Math.min(runs ?? 1, this.mostRuns)) : undefined;
-    if (this.chosen.has(p.key) && (r === undefined || (this.runs.get(p.key) ?? 0) >= r)) return false;
-    const extra = entryRequests(p, r) - this.cost(p);
+    const taken = this.chosen.has(p.key);
+    const newRuns = r === undefined ? undefined : Math.max(r, this.runs.get(p.key) ?? 0);
+    const wanted = parts === undefined ? undefined : closure(p.shape, parts);
+    const newParts = taken ? unionParts(p, this.parts.get(p.key), wanted) : wanted !== undefined && !isWhole(p.shape, wanted) ? wanted : undefined;
+    const sameParts = partsKey(newParts) === partsKey(this.parts.get(p.key));
+    if (taken && (newRuns === undefined || (this.runs.get(p.key) ?? 0) >= newRuns) && sameParts) return false;
+    const extra = entryRequests(p, newRuns, newParts) - this.cost(p);
     if (this.spent + extra > this.limit) return false;
     this.chosen.add(p.key);
-    if (r !== undefined) this.runs.set(p.key, r);
+    if (newRuns !== undefined) this.runs.set(p.key, newRuns);
+    if (newParts === undefined) this.parts.delete(p.key);
+    else this.parts.set(p.key, newParts);
     this.spent += extra;
     return true;
   }
@@ -102,21 +133,35 @@ export function choose(planned: PlannedCase[], options: ChooseOptions): Choice {
   if (options.plan === 'full' && options.budget === undefined) {
     const runs = new Map<string, number>();
     for (const p of runnable) if (isGenerated(p)) runs.set(p.key, options.runs);
-    return { chosen: new Set(runnable.map((p) => p.key)), runs };
+    return { chosen: new Set(runnable.map((p) => p.key)), runs, parts: new Map(), standby: [] };
   }
   const data = options.data ?? PLAN_DATA;
   const ranked = options.destructive ? data.destructive : data.safe;
   const byKey = new Map(runnable.map((p) => [p.key, p]));
   const sel = new Selection(options.budget ?? Number.POSITIVE_INFINITY, options.runs);
-  // The committed ranking: the smoke plan is its first phases, a budget takes each case that still fits.
-  for (const entry of options.plan === 'smoke' ? ranked.entries.slice(0, ranked.smoke) : ranked.entries) {
+  // The committed ranking: the smoke plan is its first phases less the cases they make redundant, a
+  // budget takes each case that still fits.
+  const leftOut = new Set(ranked.smokeLeftOut ?? []);
+  for (const entry of options.plan === 'smoke' ? ranked.entries.slice(0, ranked.smoke).filter((e) => !leftOut.has(e.key)) : ranked.entries) {
     const p = byKey.get(entry.key);
-    if (p) sel.take(p, entry.runs);
+    if (p) sel.take(p, entry.runs, entry.parts);
   }
   // Cases the ranking does not know: every spec check once, then (with a budget) distinct coverage.
   const taken = (): PlannedCase[] => runnable.filter((p) => sel.chosen.has(p.key));
   sel.cover(runnable, specChecksOf, new Set(taken().flatMap(specChecksOf)));
-  if (options.plan === 'smoke') return { chosen: sel.chosen, runs: sel.runs };
+  if (options.plan === 'smoke') return { chosen: sel.chosen, runs: sel.runs, parts: sel.parts, standby: [] };
+  // What comes next in the ranking, a budget's worth: what the steering may run instead of cases that tell nothing.
+  const next = new Selection(sel.limit, options.runs);
+  const standby: Choice['standby'] = [];
+  for (const entry of ranked.entries) {
+    const p = byKey.get(entry.key);
+    if (!p || sel.chosen.has(p.key)) continue;
+    if (!next.take(p, entry.runs, entry.parts)) continue;
+    const at = standby.findIndex((s) => s.key === p.key);
+    const taken = { key: p.key, ...(next.runs.has(p.key) ? { runs: next.runs.get(p.key) } : {}), ...(next.parts.has(p.key) ? { parts: next.parts.get(p.key) } : {}) };
+    if (at < 0) standby.push(taken);
+    else standby[at] = taken;
+  }
   const fixed = runnable.filter((p) => !isGenerated(p));
   sel.cover(fixed, coverage, new Set(taken().flatMap(coverage)));
   for (const p of fixed) sel.take(p, undefined);
@@ -128,5 +173,5 @@ export function choose(planned: PlannedCase[], options: ChooseOptions): Choice {
     while (caseRuns >= 1 && estimatedRequests(p, caseRuns) > share) caseRuns = Math.floor(caseRuns / 2);
     if (caseRuns >= 1) sel.take(p, caseRuns);
   }
-  return { chosen: sel.chosen, runs: sel.runs };
+  return { chosen: sel.chosen, runs: sel.runs, parts: sel.parts, standby };
 }

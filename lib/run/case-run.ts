@@ -1,5 +1,5 @@
 import type { Exchange, HttpClient, RequestSpec } from '../contract/exchange.ts';
-import type { CaseContext, CaseDef, CaseFormat, CaseInput, CaseReplay, Probe, Replay, Step } from '../generate/case.ts';
+import type { CaseContext, CaseDef, CaseFormat, CaseInput, CaseReplay, Probe, Replay, Restoration, Step } from '../generate/case.ts';
 import { plannedChecksOf } from '../generate/case.ts';
 import { CHECK_MANIFEST } from '../generate/checks.generated.ts';
 import type { CheckId } from '../generate/checks.generated.ts';
@@ -9,6 +9,8 @@ import { validAgentRun } from '../generate/templates.ts';
 import { OpenRuns, runGateOf } from './open-runs.ts';
 import { withRunId } from './run-ids.ts';
 import { shapedRequest } from './xml-arrays.ts';
+import { irreversible, settle } from './restore.ts';
+import type { RestoreOutcome } from './restore.ts';
 
 /**
  * Why an exchange has nothing to judge, or undefined when it has: not sent (the circuit breaker tripped,
@@ -46,6 +48,18 @@ export class CaseRun implements CaseContext {
   readonly strict: boolean;
   readonly noShrink: boolean;
   readonly replay: CaseReplay | undefined;
+  readonly parts: readonly string[] | undefined;
+  readonly reusable: boolean;
+  /** Changes to disposable entries the case registered, to undo and show undone when it ends (lib/run/restore.ts). */
+  private readonly restorations: Restoration[] = [];
+  /** What became of each, once the case ended. */
+  readonly restored: RestoreOutcome[] = [];
+  /** The part whose steps are being sent, if any. */
+  private currentPart: string | undefined;
+  /** The part each execution came from (executions of the core are absent): what the plans' measurement attributes a catch to. */
+  readonly partOf = new Map<CheckExecution, string>();
+  /** The part that registered each change (its proof belongs to that part). */
+  private readonly restorationPart = new Map<Restoration, string | undefined>();
   /** Agent runs this case started and has not ended. */
   private readonly agentRuns: OpenRuns;
   /** What each exchange sent, as shaped for the target (its replay line must show the same runId). */
@@ -56,6 +70,8 @@ export class CaseRun implements CaseContext {
     input: CaseInput,
     private readonly client: HttpClient,
     private readonly judge: Judge,
+    /** Told of every judged exchange (the steering of a budget learns the target from them, lib/run/steer.ts). */
+    private readonly observe?: (step: Step, format: CaseFormat, exchange: Exchange) => void,
   ) {
     this.format = input.format;
     this.profile = input.profile;
@@ -65,6 +81,8 @@ export class CaseRun implements CaseContext {
     this.strict = input.strict;
     this.noShrink = input.noShrink ?? false;
     this.replay = input.replay;
+    this.parts = input.parts;
+    this.reusable = input.reusable ?? false;
     this.agentRuns = new OpenRuns(this.profile, this.profile.openRuns === 'one' ? runGateOf(client) : undefined);
   }
 
@@ -73,6 +91,10 @@ export class CaseRun implements CaseContext {
   }
 
   private async exchangeFor(step: Step): Promise<Exchange> {
+    if (this.reusable) {
+      const why = irreversible(step, this.entries);
+      if (why !== undefined) throw new Error(`${this.def.id}: ${why}`);
+    }
     const request = withRunId(step.operation, shapedRequest(step, this.profile.xmlArrays), this.profile.runIds);
     const run = await this.agentRuns.before(step.operation, request, (runId) => this.endRun(runId));
     const exchange = await this.sendCounted(request);
@@ -101,9 +123,41 @@ export class CaseRun implements CaseContext {
     this.exchanges.push({ label: `end the run ${runId} the case left open`, exchange });
   }
 
-  /** Ends every run the case started and left open: called once the case has run, whatever happened. */
+  /**
+   * Ends every run the case started and left open, and undoes and shows undone every change it registered
+   * (lib/run/restore.ts): called once the case has run, whatever happened.
+   */
   async finish(): Promise<void> {
     await this.agentRuns.finish((runId) => this.endRun(runId));
+    for (const change of this.restorations.splice(0)) {
+      this.currentPart = this.restorationPart.get(change);
+      this.restored.push(
+        await settle(
+          change,
+          (step) => this.exchangeFor(step),
+          (step, exchange) => this.record(step, exchange),
+          (label, exchange) => this.exchanges.push({ label, exchange }),
+        ),
+      );
+      this.currentPart = undefined;
+    }
+  }
+
+  async part(id: string, steps: () => Promise<void>): Promise<void> {
+    if (this.currentPart !== undefined) throw new Error(`${this.def.id}: part "${id}" inside part "${this.currentPart}" (parts do not nest)`);
+    if (!this.def.parts?.some((p) => p.id === id)) throw new Error(`${this.def.id}: part "${id}" is not declared in its parts`);
+    if (this.parts !== undefined && !this.parts.includes(id)) return;
+    this.currentPart = id;
+    try {
+      await steps();
+    } finally {
+      this.currentPart = undefined;
+    }
+  }
+
+  restore(change: Restoration): void {
+    this.restorations.push(change);
+    this.restorationPart.set(change, this.currentPart);
   }
 
   async send(step: Step, replay?: Replay): Promise<Exchange> {
@@ -136,12 +190,13 @@ export class CaseRun implements CaseContext {
       this.skipStep(step, unjudged);
       return;
     }
+    this.observe?.(step, this.format, exchange);
     let curl: string | undefined;
     const planned = new Set<string>(plannedChecksOf(step));
     for (const j of this.judge(step, exchange, this.bodyFormat)) {
       const keep = j.verdict !== 'pass';
       if (keep) curl ??= this.curlFor(step, exchange);
-      this.executions.push({
+      const execution: CheckExecution = {
         checkId: j.checkId,
         level: j.level,
         sections: j.sections,
@@ -159,7 +214,9 @@ export class CaseRun implements CaseContext {
         ...(keep ? { exchange, curl } : {}),
         ...(replay ? { seed: replay.seed, ...(replay.path !== undefined ? { path: replay.path } : {}), ...(replay.replayPath !== undefined ? { replayPath: replay.replayPath } : {}), ...(replay.modelState !== undefined ? { modelState: replay.modelState } : {}), ...(replay.generated !== undefined ? { generated: replay.generated } : {}) } : {}),
         durationMs: Math.round(exchange.durationMs),
-      });
+      };
+      this.executions.push(execution);
+      if (this.currentPart !== undefined) this.partOf.set(execution, this.currentPart);
     }
   }
 

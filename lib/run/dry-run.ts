@@ -1,7 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Exchange } from '../contract/exchange.ts';
 import type { DisposableKind, TargetProfile } from '../contract/profile/types.ts';
-import type { CaseContext, CaseDef, CaseFormat, Probe, Step } from '../generate/case.ts';
+import type { CaseContext, CaseDef, CaseFormat, Probe, Restoration, Step } from '../generate/case.ts';
+import { UNDO_LIMIT } from './restore.ts';
+import { leftOutRequests } from './parts.ts';
+import type { PartShape } from './parts.ts';
+import { caseTells } from './tells.ts';
+import type { CaseTells } from './tells.ts';
 import { plannedChecksOf } from '../generate/case.ts';
 import { OpenRuns } from './open-runs.ts';
 import { withRunId } from './run-ids.ts';
@@ -39,7 +44,16 @@ export interface CaseShape {
    * every agent run accepted (production validates nothing, docs/production.md), each then ended.
    */
   fewestRequests?: number;
+  /**
+   * Of a case with parts (CaseDef.parts), what each part sends and judges on its own, in declaration
+   * order; the core is what is left (`fixedRequests` less every part's requests).
+   */
+  parts?: PartShape[];
+  /** What the steering of a budget reads of it (lib/run/steer.ts). */
+  tells?: CaseTells;
 }
+
+export type { PartShape };
 
 /**
  * The answer a dry-run step gets: a 200 with an agent run identifier (a new one each time), which every
@@ -63,16 +77,33 @@ const ACCEPTANCE: ReadonlySet<string> = new Set(['status.success', 'limit.accept
 
 type Entries = Partial<Record<DisposableKind, unknown[]>>;
 
-async function sendsAt(def: CaseDef, format: CaseFormat, profile: TargetProfile, entries: Entries, runs: number, fewest = false): Promise<{ requests: number; probes: number; checks: Set<CheckId>; cells: Set<string> }> {
+interface Sends {
+  requests: number;
+  probes: number;
+  checks: Set<CheckId>;
+  cells: Set<string>;
+  /** Per part: what its steps sent and judged. */
+  parts: Map<string, { requests: number; probes: number; checks: Set<CheckId>; cells: Set<string> }>;
+  /** Every step it sent or recorded (what the steering reads, lib/run/steer.ts). */
+  steps: Array<{ step: Step; format: CaseFormat }>;
+}
+
+async function sendsAt(def: CaseDef, format: CaseFormat, profile: TargetProfile, entries: Entries, runs: number, fewest = false): Promise<Sends> {
   let requests = 0;
   let probes = 0;
   const checks = new Set<CheckId>();
   const cells = new Set<string>();
+  const parts: Sends['parts'] = new Map();
+  const steps: Sends['steps'] = [];
+  let current: string | undefined;
+  const inPart = () => (current === undefined ? undefined : parts.get(current));
   const cellFormat = format === 'none' ? 'none' : format;
   // Every agent run a case starts and leaves open costs one request more: the end the runner sends for it.
   const agentRuns = new OpenRuns(profile, undefined);
   const endCounted = (): Promise<void> => {
     requests += 1;
+    const part = inPart();
+    if (part) part.requests += 1;
     return Promise.resolve();
   };
   const answer = async (step: Step): Promise<Exchange> => {
@@ -83,11 +114,26 @@ async function sendsAt(def: CaseDef, format: CaseFormat, profile: TargetProfile,
     return exchange;
   };
   const seen = (step: Step) => {
+    steps.push({ step, format });
     // Probes of open points and requests outside the document are not judged by the every-answer spec checks.
     const judged = plannedChecksOf(step);
+    const part = inPart();
     for (const id of judged) {
       checks.add(id);
-      if (CHECK_MANIFEST[id].level !== 'observed') cells.add(`${step.operation ?? 'http'}/${id}/${cellFormat}`);
+      part?.checks.add(id);
+      if (CHECK_MANIFEST[id].level === 'observed') continue;
+      const cell = `${step.operation ?? 'http'}/${id}/${cellFormat}`;
+      cells.add(cell);
+      part?.cells.add(cell);
+    }
+  };
+  const counted = (probe: boolean): void => {
+    requests += 1;
+    if (probe) probes += 1;
+    const part = inPart();
+    if (part) {
+      part.requests += 1;
+      if (probe) part.probes += 1;
     }
   };
   const ctx: CaseContext = {
@@ -99,23 +145,39 @@ async function sendsAt(def: CaseDef, format: CaseFormat, profile: TargetProfile,
     strict: false,
     noShrink: false,
     send(step: Step): Promise<Exchange> {
-      requests += 1;
+      counted(false);
       seen(step);
       return answer(step);
     },
     async probe(step: Step): Promise<Probe> {
-      requests += 1;
-      probes += 1;
+      counted(true);
       seen(step);
       return { step, exchange: await answer(step), failures: [] };
     },
     record(step: Step): void {
       seen(step);
     },
+    async part(id: string, steps: () => Promise<void>): Promise<void> {
+      if (current !== undefined) throw new Error(`${def.id}: part "${id}" inside part "${current}" (parts do not nest)`);
+      if (!def.parts?.some((p) => p.id === id)) throw new Error(`${def.id}: part "${id}" is not declared in its parts`);
+      if (parts.has(id)) throw new Error(`${def.id}: part "${id}" runs twice`);
+      parts.set(id, { requests: 0, probes: 0, checks: new Set(), cells: new Set() });
+      current = id;
+      try {
+        await steps();
+      } finally {
+        current = undefined;
+      }
+    },
+    restore(change: Restoration): void {
+      // Sent when the case ends, until refused (lib/run/restore.ts): counted at its most, to the part that made the change.
+      for (let i = 0; i < UNDO_LIMIT; i += 1) counted(false);
+      seen(change.undo);
+    },
   };
   await def.run(ctx);
   await agentRuns.finish(endCounted);
-  return { requests, probes, checks, cells };
+  return { requests, probes, checks, cells, parts, steps };
 }
 
 const cache = new Map<string, CaseShape>();
@@ -156,8 +218,24 @@ export async function shapeOf(def: CaseDef, format: CaseFormat, profile: TargetP
   }
   shape.checks = [...low.checks];
   shape.cells = [...low.cells].sort();
+  const parts = partShapes(def, low);
+  if (parts) shape.parts = parts;
+  shape.tells = caseTells(low.steps, profile.unknownIswcs);
   cache.set(key, shape);
   return shape;
+}
+
+/** What each declared part of a case sends and judges (the parts its dry run went through), in declaration order. */
+function partShapes(def: CaseDef, sends: Sends): PartShape[] | undefined {
+  if (!def.parts || def.parts.length === 0) return undefined;
+  return def.parts.flatMap((decl): PartShape[] => {
+    const seen = sends.parts.get(decl.id);
+    if (!seen) return [];
+    // A budget takes a part at a count known ahead: generated inputs belong to the core.
+    if (seen.probes > 0) throw new Error(`${def.id}: part "${decl.id}" tries generated inputs; a part sends fixed requests only`);
+    for (const before of decl.after ?? []) if (!def.parts?.some((p) => p.id === before)) throw new Error(`${def.id}: part "${decl.id}" comes after "${before}", which is not one of its parts`);
+    return [{ id: decl.id, title: decl.title, after: [...(decl.after ?? [])], requests: seen.requests, checks: [...seen.checks], cells: [...seen.cells].sort() }];
+  });
 }
 
 /** The fewest requests of a fixed case (see CaseShape.fewestRequests); the most when a case cannot be run so. */
@@ -170,8 +248,8 @@ async function fewestOf(def: CaseDef, format: CaseFormat, profile: TargetProfile
 }
 
 /** The fewest requests a planned case sends at `runs` runs: a generated case's count varies with its inputs, and is taken as it is. */
-export function fewestRequestsOf(shape: CaseShape, runs: number): number {
-  return shape.generated ? requestsOf(shape, runs) : (shape.fewestRequests ?? shape.fixedRequests);
+export function fewestRequestsOf(shape: CaseShape, runs: number, parts?: readonly string[]): number {
+  return shape.generated ? requestsOf(shape, runs, parts) : Math.max(0, (shape.fewestRequests ?? shape.fixedRequests) - leftOutRequests(shape, parts));
 }
 
 /** The sizes a generated case is measured at besides 50 and 100 runs (budgets give a few runs). */
@@ -181,7 +259,11 @@ const SMALL_SIZES = [1, 10] as const;
  * Requests a case of this shape sends at `runs` runs per property: for a generated case, interpolated
  * between the sizes it was measured at (beyond the last, along the line through the last two).
  */
-export function requestsOf(shape: CaseShape, runs: number): number {
+export function requestsOf(shape: CaseShape, runs: number, parts?: readonly string[]): number {
+  return wholeRequestsOf(shape, runs) - leftOutRequests(shape, parts);
+}
+
+function wholeRequestsOf(shape: CaseShape, runs: number): number {
   const samples = shape.samples;
   if (!samples || samples.length < 2) return Math.ceil(shape.fixedRequests + shape.requestsPerRun * runs);
   const first = samples[0];

@@ -3,6 +3,7 @@ import { fieldConstraints } from '../contract/constraints.ts';
 import { CHECK_MANIFEST } from '../generate/checks.generated.ts';
 import type { CheckId } from '../generate/checks.generated.ts';
 import { requestsOf } from './dry-run.ts';
+import { cellsTaken, checksTaken, closure, isWhole, leftOutRequests, selections } from './parts.ts';
 import type { PlannedCase } from './planned.ts';
 
 /**
@@ -19,11 +20,16 @@ import type { PlannedCase } from './planned.ts';
  *      constraint's component and edge: Int32 above its maximum), not yet covered per request: what
  *      generalises to faults no measurement saw (`npm run plan:heldout`, docs/performance.md);
  *   4. the remaining fixed cases, in suite order.
- * The smoke plan is phases 1 and 2; a budget takes the ranked cases in order, each that still fits.
+ * The smoke plan is phases 1 and 2, less the cases the others of those phases make redundant (what a
+ * case caught early, cases chosen after it may catch between them): a budget takes the ranked cases in
+ * order, each that still fits, so the order is kept and the smoke plan names the cases it leaves out.
  */
 
 /** What the measurement found for one case (a case in one format, by key): fault id → runs it needed (1 for a fixed case). */
 export type Catches = Readonly<Record<string, number>>;
+
+/** Of a case with parts: fault id → the part that caught it ('' for the core). */
+export type PartCatches = Readonly<Record<string, string>>;
 
 export type PlanPhase = 'faults' | 'spec' | 'coverage' | 'rest';
 
@@ -34,6 +40,8 @@ export interface RankedEntry {
   key: string;
   /** Runs of a generated case (what it needed to catch its faults, with a margin); absent for a fixed case. */
   runs?: number;
+  /** Of a case with parts, the parts this entry takes (closed under `after`); absent: the whole case. */
+  parts?: string[];
   phase: PlanPhase;
 }
 
@@ -42,6 +50,12 @@ export interface RankedPlan {
   entries: RankedEntry[];
   /** The smoke plan: this many entries from the start (phases faults and spec). */
   smoke: number;
+  /**
+   * Cases of those entries the smoke plan leaves out: every fault each catches and every spec check it
+   * exercises, the rest of the smoke plan catches and exercises too (greedy cover, then the costliest
+   * redundant case dropped first). A budget still walks every entry.
+   */
+  smokeLeftOut?: string[];
 }
 
 export interface PlanData {
@@ -65,15 +79,25 @@ export interface PlanData {
    * case key → what it caught at every seed; cases that caught nothing are left out.
    */
   catches: Readonly<Record<PlanMode, Readonly<Record<string, Catches>>>>;
+  /**
+   * Per mode, of cases with parts (CaseDef.parts): for each fault it caught, the part whose steps caught it
+   * ('' for the core). A fault caught in a part is caught by any selection that takes that part.
+   */
+  partCatches?: Readonly<Record<PlanMode, Readonly<Record<string, PartCatches>>>>;
   destructive: RankedPlan;
   safe: RankedPlan;
 }
 
 const SPEC = new Set((Object.keys(CHECK_MANIFEST) as CheckId[]).filter((id) => CHECK_MANIFEST[id].level === 'spec'));
 
-/** Spec checks a case exercises. */
+/** Spec checks a case exercises (with the parts the plan took). */
 export function specChecksOf(p: PlannedCase): string[] {
-  return p.shape.checks.filter((id) => SPEC.has(id));
+  return specChecksTaken(p, p.parts);
+}
+
+/** Spec checks a case exercises with the parts a selection takes (undefined: whole). */
+export function specChecksTaken(p: PlannedCase, parts: readonly string[] | undefined): string[] {
+  return checksTaken(p.shape, parts).filter((id) => SPEC.has(id));
 }
 
 /** Component of each constrained field (Int32, AgencyCode, Iswc, …), by constraint id. */
@@ -90,7 +114,12 @@ function componentOf(id: string): string | undefined {
  * field: a server that mishandles an edge of a 32-bit counter mishandles it in any counter.
  */
 export function coverage(p: PlannedCase): string[] {
-  const atoms = [...p.shape.cells];
+  return coverageTaken(p, p.parts);
+}
+
+/** The coverage atoms of a case with the parts a selection takes (undefined: whole). */
+export function coverageTaken(p: PlannedCase, parts: readonly string[] | undefined): string[] {
+  const atoms = [...cellsTaken(p.shape, parts)];
   const limit = /^(limit|type)\.(\w+)\.(body|query)\.(.+)\.([\w-]+)$/.exec(p.def.id);
   // A case only recorded (observed) reveals no fault, whatever input it sends.
   if (limit && atoms.length > 0) atoms.push(`${limit[1]}/${componentOf(`${limit[2]}.${limit[3]}.${limit[4]}`) ?? limit[4]}/${limit[3]}/${edgeOf(limit[5] ?? '')}/${p.format}`);
@@ -110,49 +139,81 @@ export function runsWithMargin(needed: number, most: number): number {
   return Math.min(most, Math.max(needed + 1, Math.ceil(needed * 1.5)));
 }
 
-/** Requests a ranked entry sends. */
-export function entryRequests(p: PlannedCase, runs: number | undefined): number {
-  return p.shape.generated ? requestsOf(p.shape, runs ?? 1) : p.shape.fixedRequests;
+/** Requests a ranked entry sends (a case with parts: its core and the parts taken; undefined: whole). */
+export function entryRequests(p: PlannedCase, runs: number | undefined, parts?: readonly string[]): number {
+  return p.shape.generated ? requestsOf(p.shape, runs ?? 1, parts) : p.shape.fixedRequests - leftOutRequests(p.shape, parts);
 }
 
 interface Item {
   p: PlannedCase;
   index: number;
   runs: number | undefined;
-  cost: number;
+  /** Parts the item takes (closed); undefined: the whole case. */
+  parts: string[] | undefined;
   atoms: readonly string[];
+}
+
+type Chosen = RankedEntry & { cost: number };
+
+/** What choosing an item adds to what was chosen of its case: its runs and parts merged with theirs, or undefined when it adds nothing. */
+function merged(item: Item, already: Chosen | undefined): { runs: number | undefined; parts: string[] | undefined; cost: number } | undefined {
+  const runs = item.runs === undefined ? already?.runs : Math.max(item.runs, already?.runs ?? 0);
+  let parts: string[] | undefined;
+  if (!already) parts = item.parts;
+  else if (already.parts === undefined || item.parts === undefined) parts = undefined;
+  else parts = closure(item.p.shape, [...already.parts, ...item.parts]);
+  if (parts !== undefined && isWhole(item.p.shape, parts)) parts = undefined;
+  if (already && (runs ?? 0) <= (already.runs ?? 0) && (parts ?? ['\u0000whole']).join('\u0001') === (already.parts ?? ['\u0000whole']).join('\u0001')) return undefined;
+  return { runs, parts, cost: entryRequests(item.p, runs, parts) };
 }
 
 /**
  * Greedy weighted cover: repeatedly the item with the most atoms not yet covered per request (ties: more
- * checks per request, then fewer requests, then suite order). An item for a generated case already chosen
- * at fewer runs costs only the difference, and is ranked as an upgrade of it (the key appears again).
+ * checks per request, then fewer requests, then suite order). An item for a case already chosen (a
+ * generated case at fewer runs, a case with fewer of its parts) costs only the difference, and is ranked
+ * as an upgrade of it (the key appears again).
  */
-function cover(items: readonly Item[], chosen: Map<string, RankedEntry & { cost: number }>, covered: Set<string>, phase: PlanPhase, out: RankedEntry[]): void {
+function cover(items: readonly Item[], chosen: Map<string, Chosen>, covered: Set<string>, phase: PlanPhase, out: RankedEntry[]): void {
   for (;;) {
-    let best: { item: Item; score: number; extra: number; checks: number } | undefined;
+    let best: { item: Item; score: number; extra: number; checks: number; next: NonNullable<ReturnType<typeof merged>> } | undefined;
     for (const item of items) {
       const already = chosen.get(item.p.key);
-      if (already && (item.runs === undefined || (already.runs ?? 0) >= item.runs)) continue;
+      const next = merged(item, already);
+      if (!next) continue;
       const gain = item.atoms.filter((a) => !covered.has(a)).length;
       if (gain === 0) continue;
-      const extra = Math.max(0, item.cost - (already?.cost ?? 0));
+      const extra = Math.max(0, next.cost - (already?.cost ?? 0));
       const score = gain / Math.max(1, extra);
-      const checks = item.p.shape.checks.length / Math.max(1, item.cost);
+      const checks = checksTaken(item.p.shape, item.parts).length / Math.max(1, next.cost);
       const better =
         !best ||
         score > best.score + 1e-9 ||
         (Math.abs(score - best.score) <= 1e-9 && (checks > best.checks + 1e-9 || (Math.abs(checks - best.checks) <= 1e-9 && (extra < best.extra || (extra === best.extra && item.index < best.item.index)))));
-      if (better) best = { item, score, extra, checks };
+      if (better) best = { item, score, extra, checks, next };
     }
     if (!best) return;
-    const { item } = best;
-    const entry: RankedEntry & { cost: number } = { key: item.p.key, ...(item.runs !== undefined ? { runs: item.runs } : {}), phase, cost: item.cost };
-    // A generated case chosen again at more runs appears again: a smaller budget keeps the first, cheaper entry.
+    const { item, next } = best;
+    const entry: Chosen = { key: item.p.key, ...(next.runs !== undefined ? { runs: next.runs } : {}), ...(next.parts !== undefined ? { parts: next.parts } : {}), phase, cost: next.cost };
+    // A case chosen again at more runs or with more parts appears again: a smaller budget keeps the first, cheaper entry.
     chosen.set(item.p.key, entry);
-    out.push({ key: entry.key, ...(entry.runs !== undefined ? { runs: entry.runs } : {}), phase });
+    out.push({ key: entry.key, ...(entry.runs !== undefined ? { runs: entry.runs } : {}), ...(entry.parts !== undefined ? { parts: entry.parts } : {}), phase });
     for (const a of item.atoms) covered.add(a);
   }
+}
+
+/** The selections of parts a ranking weighs for a case: the whole case only, for a case without parts. */
+function partSelections(p: PlannedCase): Array<string[] | undefined> {
+  const all = selections(p.shape);
+  return all.length === 0 ? [undefined] : all.map((s) => (isWhole(p.shape, s) ? undefined : s));
+}
+
+/** Faults a selection of parts catches: those its core or its parts caught (a fault not attributed needs the whole case). */
+function caughtWith(caught: Catches, attributed: PartCatches | undefined, parts: readonly string[] | undefined): string[] {
+  return Object.keys(caught).filter((f) => {
+    if (parts === undefined) return true;
+    const part = attributed?.[f];
+    return part !== undefined && (part === '' || parts.includes(part));
+  });
 }
 
 /**
@@ -160,51 +221,94 @@ function cover(items: readonly Item[], chosen: Map<string, RankedEntry & { cost:
  * what they catch (`catches`), then by what they exercise. Deterministic: the same inputs give the same
  * ranking, which is what the staleness test recomputes.
  */
-export function rankPlan(runnable: readonly PlannedCase[], catches: Readonly<Record<string, Catches>>, mostRuns: number): RankedPlan {
+export function rankPlan(runnable: readonly PlannedCase[], catches: Readonly<Record<string, Catches>>, mostRuns: number, partCatches: Readonly<Record<string, PartCatches>> = {}): RankedPlan {
   const out: RankedEntry[] = [];
-  const chosen = new Map<string, RankedEntry & { cost: number }>();
+  const chosen = new Map<string, Chosen>();
   const indexed = runnable.map((p, index) => ({ p, index }));
+  const byKey = new Map(runnable.map((p) => [p.key, p]));
+  /** What the entries so far cover, by an atom function of a case and the parts an entry took. */
+  const coveredBy = (atoms: (p: PlannedCase, parts: readonly string[] | undefined) => string[]): Set<string> =>
+    new Set(out.flatMap((e) => {
+      const p = byKey.get(e.key);
+      return p ? atoms(p, e.parts) : [];
+    }));
 
-  // 1. faults caught per request.
+  // 1. faults caught per request: each selection of parts of a case (the whole case for one without).
   const faultItems: Item[] = [];
   for (const { p, index } of indexed) {
     const caught = catches[p.key];
     if (!caught) continue;
-    if (!p.shape.generated) {
-      faultItems.push({ p, index, runs: undefined, cost: p.shape.fixedRequests, atoms: Object.keys(caught) });
-      continue;
-    }
-    for (const needed of [...new Set(Object.values(caught))].sort((a, b) => a - b)) {
-      const runs = runsWithMargin(needed, mostRuns);
-      faultItems.push({ p, index, runs, cost: entryRequests(p, runs), atoms: Object.keys(caught).filter((f) => (caught[f] ?? Infinity) <= needed) });
+    for (const parts of partSelections(p)) {
+      const atoms = caughtWith(caught, partCatches[p.key], parts);
+      if (atoms.length === 0) continue;
+      if (!p.shape.generated) {
+        faultItems.push({ p, index, runs: undefined, parts, atoms });
+        continue;
+      }
+      for (const needed of [...new Set(atoms.map((f) => caught[f] ?? Infinity))].sort((a, b) => a - b)) {
+        faultItems.push({ p, index, runs: runsWithMargin(needed, mostRuns), parts, atoms: atoms.filter((f) => (caught[f] ?? Infinity) <= needed) });
+      }
     }
   }
   cover(faultItems, chosen, new Set(), 'faults', out);
 
   // 2. every spec check the mode can exercise, once.
-  const specCovered = new Set(out.flatMap((e) => specChecksOf(runnable.find((p) => p.key === e.key) as PlannedCase)));
-  const specItems = indexed.map(({ p, index }) => ({ p, index, runs: p.shape.generated ? 1 : undefined, cost: entryRequests(p, 1), atoms: specChecksOf(p) }));
-  cover(specItems, chosen, specCovered, 'spec', out);
+  const specItems = indexed.flatMap(({ p, index }) => partSelections(p).map((parts) => ({ p, index, runs: p.shape.generated ? 1 : undefined, parts, atoms: specChecksTaken(p, parts) })));
+  cover(specItems, chosen, coveredBy(specChecksTaken), 'spec', out);
   const smoke = out.length;
+  const smokeLeftOut = redundantInSmoke(out.slice(0, smoke), byKey, catches, partCatches);
 
   // 3. distinct coverage per request, fixed cases only (generated ones get what a budget leaves).
   const fixed = indexed.filter(({ p }) => !p.shape.generated);
-  const covered = new Set(out.flatMap((e) => coverage(runnable.find((p) => p.key === e.key) as PlannedCase)));
   cover(
-    fixed.map(({ p, index }) => ({ p, index, runs: undefined, cost: p.shape.fixedRequests, atoms: coverage(p) })),
+    fixed.flatMap(({ p, index }) => partSelections(p).map((parts) => ({ p, index, runs: undefined, parts, atoms: coverageTaken(p, parts) }))),
     chosen,
-    covered,
+    coveredBy(coverageTaken),
     'coverage',
     out,
   );
 
-  // 4. the rest of the fixed cases, in suite order.
+  // 4. the rest of the fixed cases, whole, in suite order.
   for (const { p } of fixed) {
-    if (chosen.has(p.key)) continue;
+    const already = chosen.get(p.key);
+    if (already && already.parts === undefined) continue;
     chosen.set(p.key, { key: p.key, phase: 'rest', cost: p.shape.fixedRequests });
     out.push({ key: p.key, phase: 'rest' });
   }
-  return { entries: out, smoke };
+  return { entries: out, smoke, ...(smokeLeftOut.length > 0 ? { smokeLeftOut } : {}) };
+}
+
+/** What a case adds to the smoke plan at the runs and parts its entries there took: faults caught and spec checks exercised. */
+function smokeAtoms(p: PlannedCase, entries: readonly RankedEntry[], caught: Catches | undefined, attributed: PartCatches | undefined): { atoms: string[]; cost: number } {
+  const runs = entries.reduce<number | undefined>((most, e) => (e.runs === undefined ? most : Math.max(most ?? 0, e.runs)), undefined);
+  const parts = entries.some((e) => e.parts === undefined) ? undefined : closure(p.shape, entries.flatMap((e) => e.parts ?? []));
+  const faults = caught ? caughtWith(caught, attributed, parts).filter((f) => runs === undefined || (caught[f] ?? Infinity) <= runs) : [];
+  return { atoms: [...faults.map((f) => `fault:${f}`), ...specChecksTaken(p, parts).map((c) => `check:${c}`)], cost: entryRequests(p, runs, parts) };
+}
+
+/**
+ * The cases of the smoke plan's entries that the others make redundant. A greedy cover keeps a case chosen
+ * early for what it caught then, even when cases chosen after it catch all of that between them; each such
+ * case is dropped, the costliest first (ties: the later in the ranking), while every fault and spec check
+ * stays covered by another case of the plan.
+ */
+function redundantInSmoke(entries: readonly RankedEntry[], byKey: ReadonlyMap<string, PlannedCase>, catches: Readonly<Record<string, Catches>>, partCatches: Readonly<Record<string, PartCatches>>): string[] {
+  const keys = [...new Set(entries.map((e) => e.key))];
+  const of = new Map<string, { atoms: string[]; cost: number; order: number }>();
+  keys.forEach((key, order) => {
+    const p = byKey.get(key);
+    if (p) of.set(key, { ...smokeAtoms(p, entries.filter((e) => e.key === key), catches[key], partCatches[key]), order });
+  });
+  const holders = new Map<string, number>();
+  for (const { atoms } of of.values()) for (const a of atoms) holders.set(a, (holders.get(a) ?? 0) + 1);
+  const dropped: string[] = [];
+  const byCost = [...of.entries()].sort(([, a], [, b]) => b.cost - a.cost || b.order - a.order);
+  for (const [key, { atoms }] of byCost) {
+    if (!atoms.every((a) => (holders.get(a) ?? 0) >= 2)) continue;
+    for (const a of atoms) holders.set(a, (holders.get(a) ?? 0) - 1);
+    dropped.push(key);
+  }
+  return dropped.sort();
 }
 
 /**
@@ -214,7 +318,17 @@ export function rankPlan(runnable: readonly PlannedCase[], catches: Readonly<Rec
  * `npm run generate` measures again.
  */
 export function planFingerprint(planned: readonly PlannedCase[], faults: Readonly<Record<string, string>>, choiceSets: readonly string[], seeds: readonly number[], runs: number): string {
-  const cases = planned.map((p) => [p.key, p.shape.fixedRequests, p.shape.requestsPerRun, p.shape.generated, [...p.shape.checks].sort(), p.def.claims ?? [], p.def.changesData ?? false]);
+  // Parts are added only where a case has them, so that the digest of a catalogue without parts stays what it was.
+  const cases = planned.map((p) => [
+    p.key,
+    p.shape.fixedRequests,
+    p.shape.requestsPerRun,
+    p.shape.generated,
+    [...p.shape.checks].sort(),
+    p.def.claims ?? [],
+    p.def.changesData ?? false,
+    ...(p.shape.parts ? [p.shape.parts.map((part) => [part.id, part.after, part.requests, [...part.checks].sort()])] : []),
+  ]);
   const text = JSON.stringify({ cases, faults: Object.entries(faults).sort(), choiceSets: [...choiceSets].sort(), seeds, runs });
   return createHash('sha256').update(text).digest('hex').slice(0, 32);
 }

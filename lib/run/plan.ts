@@ -1,5 +1,5 @@
 import type { DisposableKind, TargetProfile } from '../contract/profile/types.ts';
-import { formatNotServedReason, servesFormat } from '../contract/profile/types.ts';
+import { formatNotServedReason, NOT_UNDONE_REASON, reusableRun, servesFormat } from '../contract/profile/types.ts';
 import type { Allocation, Claim, EntryPreference } from './claims.ts';
 import { partition, preferredEntriesToAdd } from './claims.ts';
 import type { CaseDef } from '../generate/case.ts';
@@ -45,9 +45,11 @@ function preferences(def: CaseDef, kind: DisposableKind): EntryPreference[] {
 }
 
 /** The claims of every planned case, in plan order (the order the partition serves them in). */
-export function suiteClaims(planned: readonly Pick<PlannedCase, 'def' | 'key'>[], destructive: boolean): Claim[] {
+export function suiteClaims(planned: readonly Pick<PlannedCase, 'def' | 'key'>[], destructive: boolean, reusable = false): Claim[] {
   const claims: Claim[] = [];
   for (const p of planned) {
+    // On a reusable profile a case is given entries only when every claim it makes is undone (or only names).
+    if (reusable && !(p.def.claims ?? []).every((c) => c.readOnly || c.restores)) continue;
     for (const claim of p.def.claims ?? []) {
       if (!destructive && !claim.readOnly) continue;
       const prefer = preferences(p.def, claim.kind);
@@ -83,9 +85,11 @@ export function allocateSuite(profile: TargetProfile, options: Pick<SuiteOptions
   const planned: AllocatedCase[] = cases.flatMap((def) => def.formats.map((format) => ({ def, format, project: format === 'xml' ? ('xml' as const) : ('json' as const), key: `${def.id}@${format}`, entries: {} })));
   // A format the target does not serve (profile formats) is sent nothing, and claims no entry.
   for (const p of planned) if (!servesFormat(profile, p.format)) p.skipReason = formatNotServedReason(profile, p.format);
+  const reusable = reusableRun(profile, options.destructive);
   const claims = suiteClaims(
     planned.filter((p) => p.skipReason === undefined),
     options.destructive,
+    reusable,
   );
   const allocation: Map<string, Allocation<unknown>> = partition(profile, claims);
   for (const p of planned) {
@@ -96,6 +100,10 @@ export function allocateSuite(profile: TargetProfile, options: Pick<SuiteOptions
     }
     if (!options.destructive && p.def.claims?.some((c) => !c.readOnly)) {
       p.skipReason = options.destructiveOffReason ?? 'consumes disposable profile entries and destructive checks are off (ISWC_DESTRUCTIVE=0)';
+      continue;
+    }
+    if (reusable && ((p.def.changesData ?? false) || p.def.claims?.some((c) => !c.readOnly && !c.restores))) {
+      p.skipReason = NOT_UNDONE_REASON;
       continue;
     }
     const lacks: Lack[] = [];
@@ -139,17 +147,31 @@ export async function planSuite(profile: TargetProfile, options: SuiteOptions, c
   }
   const plan = options.plan ?? 'full';
   if (plan === 'full' && options.budget === undefined) return planned;
-  const { chosen, runs } = choose(planned, { plan, budget: options.budget, runs: options.runs ?? 100, destructive: options.destructive });
+  applyChoice(planned, choose(planned, { plan, budget: options.budget, runs: options.runs ?? 100, destructive: options.destructive }), plan === 'smoke' ? 'not in the smoke plan (the fewest requests that catch every fault of the catalogue this mode can catch, and exercise every spec check once)' : `not in the request budget (ISWC_BUDGET=${options.budget})`);
+  return planned;
+}
+
+/**
+ * Applies a plan's choice to the planned cases: those it left out get `leftOut` as their skip reason; the
+ * chosen ones their runs and parts; the standby ones (next in the ranking) their place, runs and parts.
+ */
+export function applyChoice(planned: PlannedCase[], choice: ReturnType<typeof choose>, leftOut: string): void {
   for (const p of planned) {
     if (p.skipReason) continue;
-    if (!chosen.has(p.key)) {
-      p.skipReason =
-        plan === 'smoke' ? 'not in the smoke plan (the fewest requests that catch every fault of the catalogue this mode can catch, and exercise every spec check once)' : `not in the request budget (ISWC_BUDGET=${options.budget})`;
-    }
-    const r = runs.get(p.key);
+    if (!choice.chosen.has(p.key)) p.skipReason = leftOut;
+    const r = choice.runs.get(p.key);
     if (r !== undefined) p.runs = r;
+    const taken = choice.parts.get(p.key);
+    if (taken !== undefined) p.parts = taken;
   }
-  return planned;
+  // The cases next in the ranking: left out, with the runs and parts the steering would run them at.
+  choice.standby.forEach((s, rank) => {
+    const p = planned.find((q) => q.key === s.key);
+    if (!p) return;
+    p.standby = rank;
+    if (s.runs !== undefined) p.runs = s.runs;
+    if (s.parts !== undefined) p.parts = s.parts;
+  });
 }
 
 /** Suite options as the run's configuration sets them: one place for the runner and the dry run. */

@@ -22,4 +22,14 @@ export interface PlannedCase {
   checkSkips?: Array<{ checks: CheckId[]; reason: string; lacks: Lack[] }>;
   /** Runs for a generated case, when the plan gives it fewer than ISWC_RUNS. */
   runs?: number;
+  /**
+   * Of a case with parts (CaseDef.parts), the parts the plan took, each with what it comes after; absent:
+   * the whole case. The checks only the other parts exercise are reported skipped with the reason.
+   */
+  parts?: string[];
+  /**
+   * Of a case left out of a request budget: its place among the cases next in the ranking, which the
+   * steering runs with what it freed (lib/run/steer.ts); absent otherwise.
+   */
+  standby?: number;
 }

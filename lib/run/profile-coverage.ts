@@ -1,4 +1,5 @@
 import type { TargetProfile } from '../contract/profile/types.ts';
+import { NOT_UNDONE_REASON } from '../contract/profile/types.ts';
 import type { CaseDef } from '../generate/case.ts';
 import type { CheckId } from '../generate/checks.generated.ts';
 import { CHECK_MANIFEST } from '../generate/checks.generated.ts';
@@ -29,7 +30,9 @@ export type Advice =
   /** A case could exercise it with this profile, but the smoke plan or the budget leaves it out. */
   | { beyond: 'smoke' | 'budget' }
   /** No case of the harness exercises it in this mode, whatever the profile. */
-  | { unreachable: true };
+  | { unreachable: true }
+  /** Every case that exercises it consumes an entry or makes a change no request undoes: a reusable profile cannot show it. */
+  | { notUndone: true };
 
 export interface CheckAdvice {
   checkId: CheckId;
@@ -94,14 +97,25 @@ function adviceFor(checkId: CheckId, planned: readonly AllocatedCase[], shapes: 
   const additions = new Map<string, Lack[]>();
   let beyond = false;
   let destructiveOnly = candidates.length > 0;
+  let notUndone = false;
   for (const p of candidates) {
     if (isDestructiveOff(p, options)) continue;
     destructiveOnly = false;
+    if (p.skipReason === NOT_UNDONE_REASON) {
+      notUndone = true;
+      continue;
+    }
     const lacks = lacksFor(p, checkId);
     if (!lacks) beyond = true;
     else additions.set(JSON.stringify(lacks), lacks);
   }
-  const otherwise = beyond ? { beyond: options.plan === 'smoke' ? ('smoke' as const) : ('budget' as const) } : destructiveOnly ? { destructive: true as const } : { unreachable: true as const };
+  const otherwise = beyond
+    ? { beyond: options.plan === 'smoke' ? ('smoke' as const) : ('budget' as const) }
+    : destructiveOnly
+      ? { destructive: true as const }
+      : notUndone
+        ? { notUndone: true as const }
+        : { unreachable: true as const };
   return { additions: [...additions.values()].sort((a, b) => lackSize(a) - lackSize(b)), otherwise };
 }
 
@@ -125,7 +139,7 @@ async function confirmedAdvice(checkId: CheckId, profile: TargetProfile, options
     const plan = await planSuite(grown, options, casesOf(grown));
     if (plan.some((p) => exercisedBy(p, p.shape).includes(checkId))) return { add };
   }
-  if (found.additions.length === 0 || 'beyond' in found.otherwise) return found.otherwise;
+  if (found.additions.length === 0 || 'beyond' in found.otherwise || 'notUndone' in found.otherwise) return found.otherwise;
   if (options.plan === 'smoke') return { beyond: 'smoke' };
   if (options.budget !== undefined) return { beyond: 'budget' };
   return { unreachable: true };

@@ -1,10 +1,11 @@
-import type { HttpClient } from '../contract/exchange.ts';
-import type { CaseReplay } from '../generate/case.ts';
+import type { Exchange, HttpClient } from '../contract/exchange.ts';
+import type { CaseFormat, CaseReplay, Step } from '../generate/case.ts';
 import type { TargetProfile } from '../contract/profile/types.ts';
 import { CaseRun } from './case-run.ts';
 import type { CheckExecution, Judge } from './execution.ts';
 import type { PlannedCase } from './planned.ts';
 import type { RunClient } from './http/client.ts';
+import { checksLeftOut, leftOutParts } from './parts.ts';
 
 export interface CaseOutcome {
   /** Why the case did not run at all (the plan's reason, or the tripped circuit breaker's). */
@@ -12,6 +13,10 @@ export interface CaseOutcome {
   executions: CheckExecution[];
   stats: CaseRun['stats'];
   exchanges: CaseRun['exchanges'];
+  /** Changes to disposable entries the case undid, and whether each was shown undone (a reusable profile). */
+  restored: CaseRun['restored'];
+  /** The part each execution came from (core executions absent). */
+  partOf: CaseRun['partOf'];
 }
 
 export interface RunSettings {
@@ -20,12 +25,28 @@ export interface RunSettings {
   strict: boolean;
   /** Replaying one failure of the case (`replay <id>`): which of its generated inputs to send, if any. */
   replay?: CaseReplay;
+  /** The profile's disposable entries are never recreated: only changes a run undoes (lib/run/restore.ts). */
+  reusable?: boolean;
 }
 
 /** Runs one planned case and returns its check executions (a skipped case records the reason for each of its checks). */
-export async function runPlannedCase(p: PlannedCase, client: HttpClient | RunClient, profile: TargetProfile, settings: RunSettings, judge: Judge, watch?: (run: CaseRun) => void): Promise<CaseOutcome> {
+export async function runPlannedCase(
+  p: PlannedCase,
+  client: HttpClient | RunClient,
+  profile: TargetProfile,
+  settings: RunSettings,
+  judge: Judge,
+  watch?: (run: CaseRun) => void,
+  observe?: (step: Step, format: CaseFormat, exchange: Exchange) => void,
+): Promise<CaseOutcome> {
   // A case the plan sized (a request budget) must not spend more on shrinking a failure.
-  const run = new CaseRun(p.def, { format: p.format, profile, entries: p.entries, ...settings, runs: p.runs ?? settings.runs, noShrink: p.runs !== undefined }, client, judge);
+  const run = new CaseRun(
+    p.def,
+    { format: p.format, profile, entries: p.entries, ...settings, runs: p.runs ?? settings.runs, noShrink: p.runs !== undefined, ...(p.parts !== undefined ? { parts: p.parts } : {}) },
+    client,
+    judge,
+    observe,
+  );
   watch?.(run);
   // Once the circuit breaker has tripped or the run was stopped, a case that has not started is skipped with the reason.
   const halted = 'unusable' in client ? (client.unusable() ?? client.stopped() ?? client.budgetSpent()) : undefined;
@@ -34,6 +55,9 @@ export async function runPlannedCase(p: PlannedCase, client: HttpClient | RunCli
   else {
     // Checks the profile's data does not let this case reach: reported skipped, with what is lacking.
     for (const s of p.checkSkips ?? []) run.skip(s.reason, s.checks);
+    // Checks only the parts the plan left out exercise: reported skipped, with the budget's reason.
+    const leftOut = checksLeftOut(p.shape, p.parts);
+    if (leftOut.length > 0) run.skip(`not in the request budget: the parts ${leftOutParts(p.shape, p.parts).map((part) => `"${part.title}"`).join(', ')} were left out`, leftOut);
     try {
       await p.def.run(run);
     } finally {
@@ -41,7 +65,7 @@ export async function runPlannedCase(p: PlannedCase, client: HttpClient | RunCli
       await run.finish();
     }
   }
-  return { ...(skipReason !== undefined ? { skipReason } : {}), executions: run.executions, stats: run.stats, exchanges: run.exchanges };
+  return { ...(skipReason !== undefined ? { skipReason } : {}), executions: run.executions, stats: run.stats, exchanges: run.exchanges, restored: run.restored, partOf: run.partOf };
 }
 
 /** Maps with at most `limit` calls in flight; results keep the input order. */

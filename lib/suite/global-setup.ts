@@ -24,7 +24,6 @@ import { isLive, coversText } from '../report/waivers/apply.ts';
 import type { WaiverSet } from '../report/waivers/types.ts';
 import { planSuite, suiteOptionsFrom } from '../run/plan.ts';
 import { plannedTests, writePlanFile } from '../run/plan-file.ts';
-import { startReferenceServer } from '../../server/index.ts';
 import type { RunningServer } from '../../server/index.ts';
 
 /** Waivers already past their day when the run starts, said now rather than after an hour of sending: their failures gate again. */
@@ -92,7 +91,8 @@ export default async function globalSetup(playwright: FullConfig): Promise<() =>
     }
   }
   let server: RunningServer | undefined;
-  if (cfg.embedded) server = await startReferenceServer({ profile, key: cfg.key });
+  // The reference server's modules are loaded only when it is started: a run against a target holds none of them.
+  if (cfg.embedded) server = await (await import('../../server/index.ts')).startReferenceServer({ profile, key: cfg.key });
   const baseUrl = server?.url ?? cfg.baseUrl ?? '';
   const seed = cfg.seed ?? Math.floor(Math.random() * 2 ** 31);
   // ISWC_RATE is the whole gate's: a run sharded N ways paces each shard at its Nth.
@@ -141,6 +141,8 @@ export default async function globalSetup(playwright: FullConfig): Promise<() =>
   return async () => {
     delete (globalThis as Record<symbol, unknown>)[ENGINE_SLOT];
     await service.close();
+    const restored = engine.restorations();
+    if (restored !== undefined) process.stdout.write(`iswc-conformance: ${restored}\n`);
     await engine.close();
     rmSync(dir, { recursive: true, force: true });
     await server?.close();

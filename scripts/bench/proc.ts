@@ -225,10 +225,24 @@ function rssBytes(pid: number): number {
   }
 }
 
-/** Resident memory of `root` and all its descendants now, per process. */
-export function treeRss(root: number): { bytes: number; processes: Map<number, number> } {
+/**
+ * A process's proportional set size: its private pages plus its share of pages it shares with others
+ * (the Node binary's code, shared libraries), so that a sum over processes counts each page once.
+ */
+function pssBytes(pid: number): number {
+  try {
+    const m = /^Pss:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Resident memory of `root` and all its descendants now, per process (and their PSS summed, when asked). */
+export function treeRss(root: number, withPss = false): { bytes: number; pssBytes: number; processes: Map<number, number> } {
   const children = readParentMap();
   let bytes = 0;
+  let pss = 0;
   const processes = new Map<number, number>();
   const stack = [root];
   while (stack.length > 0) {
@@ -238,10 +252,11 @@ export function treeRss(root: number): { bytes: number; processes: Map<number, n
     if (rss > 0) {
       bytes += rss;
       processes.set(pid, rss);
+      if (withPss) pss += pssBytes(pid);
     }
     stack.push(...(children.get(pid) ?? []));
   }
-  return { bytes, processes };
+  return { bytes, pssBytes: pss, processes };
 }
 
 /** A short name for a process: the script it runs (e.g. `cli.js`, `workerProcessEntry.js`, `cli.ts`). */
@@ -258,6 +273,10 @@ function processLabel(pid: number): string {
 export interface TreePeak {
   /** Peak of the sum over the tree. */
   peakBytes: number;
+  /** Peak of the sum of PSS over the tree (each shared page counted once); 0 unless asked. */
+  peakPssBytes: number;
+  /** The largest peak of one process of the tree: what `/usr/bin/time -v` reports as the maximum resident set size of a command. */
+  largestProcessBytes: number;
   /** Most processes seen at once. */
   peakProcesses: number;
   samples: number;
@@ -269,22 +288,28 @@ export interface TreeSampler {
   stop(): TreePeak;
 }
 
-/** Samples the tree's resident memory every `everyMs` (default 100 ms) until stopped. */
-export function sampleTree(root: number, everyMs = 100): TreeSampler {
+/** Samples the tree's resident memory every `everyMs` (default 100 ms) until stopped; `withPss` adds the PSS sum. */
+export function sampleTree(root: number, everyMs = 100, withPss = false): TreeSampler {
   let peakBytes = 0;
+  let peakPssBytes = 0;
   let peakProcesses = 0;
   let samples = 0;
   const perPid = new Map<number, { label: string; peakBytes: number }>();
   const sample = (): void => {
     if (!procAvailable) return;
-    const { bytes, processes } = treeRss(root);
+    const { bytes, pssBytes: pss, processes } = treeRss(root, withPss);
     samples += 1;
     peakBytes = Math.max(peakBytes, bytes);
+    peakPssBytes = Math.max(peakPssBytes, pss);
     peakProcesses = Math.max(peakProcesses, processes.size);
     for (const [pid, rss] of processes) {
       const seen = perPid.get(pid);
-      if (seen) seen.peakBytes = Math.max(seen.peakBytes, rss);
-      else perPid.set(pid, { label: processLabel(pid), peakBytes: rss });
+      if (!seen) perPid.set(pid, { label: processLabel(pid), peakBytes: rss });
+      else if (rss > seen.peakBytes) {
+        // Named again at its peak: a child sampled between fork and exec showed its parent's command line.
+        seen.peakBytes = rss;
+        seen.label = processLabel(pid);
+      }
     }
   };
   sample();
@@ -293,7 +318,7 @@ export function sampleTree(root: number, everyMs = 100): TreeSampler {
     stop() {
       clearInterval(timer);
       const perProcess = [...perPid.entries()].map(([pid, p]) => ({ pid, ...p })).sort((a, b) => b.peakBytes - a.peakBytes);
-      return { peakBytes, peakProcesses, samples, perProcess };
+      return { peakBytes, peakPssBytes, largestProcessBytes: perProcess[0]?.peakBytes ?? 0, peakProcesses, samples, perProcess };
     },
   };
 }

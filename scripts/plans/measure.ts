@@ -8,6 +8,7 @@ import { gating } from '../../lib/check/gating.ts';
 import { createJudge } from '../../lib/check/judge.ts';
 import { keySourceDbs } from '../../lib/contract/agency.ts';
 import type { TargetProfile } from '../../lib/contract/profile/types.ts';
+import { reusableRun } from '../../lib/contract/profile/types.ts';
 import { createHttpClient } from '../../lib/run/http/client.ts';
 import { planSuite } from '../../lib/run/plan.ts';
 import type { PlannedCase } from '../../lib/run/planned.ts';
@@ -32,6 +33,8 @@ export interface CaseResult {
   requests: number;
   /** Gating failures that came from checks, for the clean runs' error message. */
   failures: string[];
+  /** Of a case with parts: the parts whose steps failed ('' for the core), when it caught something. */
+  parts?: string[];
 }
 
 export interface Target {
@@ -74,13 +77,19 @@ export async function measure(base: TargetProfile, target: Target, seed: number,
   try {
     const all = (await measuredPlan(profile, target.destructive)).filter((p) => options.only?.(p.key) ?? true);
     const planned = target.operation === undefined ? all : all.filter((p) => p.shape.cells.some((cell) => cell.startsWith(`${target.operation}/`)));
-    const outcomes = await inParallel(planned, 4, (p) => runPlannedCase(p, client, profile, { seed, runs: MEASURED_RUNS, strict: target.strict }, judge));
+    const outcomes = await inParallel(planned, 4, (p) => runPlannedCase(p, client, profile, { seed, runs: MEASURED_RUNS, strict: target.strict, reusable: reusableRun(profile, target.destructive) }, judge));
     const out = new Map<string, CaseResult>();
     planned.forEach((p, i) => {
       const outcome = outcomes[i];
       if (!outcome) return;
       const failing = outcome.executions.filter((e) => e.verdict === 'fail' && gating(e.level, target.strict));
-      out.set(p.key, { caught: failing.length > 0, requests: outcome.stats.requests, failures: failing.map((e) => `${e.checkId} ${e.caseId}@${e.format} ${e.step}: ${e.received ?? ''}`) });
+      const parts = p.def.parts && failing.length > 0 ? [...new Set(failing.map((e) => outcome.partOf.get(e) ?? ''))] : undefined;
+      out.set(p.key, {
+        caught: failing.length > 0,
+        requests: outcome.stats.requests,
+        failures: failing.map((e) => `${e.checkId} ${e.caseId}@${e.format} ${e.step}: ${e.received ?? ''}`),
+        ...(parts ? { parts } : {}),
+      });
     });
     return out;
   } finally {

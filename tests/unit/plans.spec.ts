@@ -22,7 +22,7 @@ test('the committed plans are up to date: same cases, faults and choice sets, an
   );
   expect(Object.keys(PLAN_DATA.faults)).toEqual(Object.keys(inputs.faults));
   // The ranking is a pure function of the measured catches: recomputed here, it must be what is committed.
-  const rebuilt = buildPlanData(inputs, PLAN_DATA.catches, PLAN_DATA.falseAlarms);
+  const rebuilt = buildPlanData(inputs, PLAN_DATA.catches, PLAN_DATA.falseAlarms, PLAN_DATA.partCatches);
   expect(rebuilt.destructive).toEqual(PLAN_DATA.destructive);
   expect(rebuilt.safe).toEqual(PLAN_DATA.safe);
 });
@@ -53,6 +53,13 @@ for (const destructive of [true, false]) {
     // outcome.sequence is one of them when destructive checks are on (the model test, at a few runs).
     if (destructive) expect(smokeSpec).toContain('outcome.sequence');
     expect(smoke.requests).toBeLessThan(full.requests / 10);
+    // The cases the first phases make redundant are left out: none of them is chosen, and each one's
+    // faults are caught by the rest (asserted above for the whole plan).
+    const ranked = destructive ? PLAN_DATA.destructive : PLAN_DATA.safe;
+    const leftOut = new Set(ranked.smokeLeftOut ?? []);
+    expect(leftOut.size).toBeGreaterThan(0);
+    expect(smoke.chosen.filter((p) => leftOut.has(p.key))).toEqual([]);
+    expect(ranked.entries.slice(0, ranked.smoke).every((e) => leftOut.has(e.key) || smoke.chosen.some((p) => p.key === e.key))).toBe(true);
     for (const p of smoke.all.filter((c) => c.skipReason && !full.all.find((f) => f.key === c.key)?.skipReason)) expect(p.skipReason).toMatch(/not in the smoke plan/);
   });
 }

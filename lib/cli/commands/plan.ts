@@ -68,6 +68,10 @@ export async function renderPlan(config: Readonly<RunConfig>, profile: TargetPro
       // A lack of data is the profile's to fix: say which cases it holds back.
       lines.push(`  ${keys.length} × ${reason}${reason.startsWith('needs ') && keys.length <= 4 ? `: ${keys.join(', ')}` : ''}`);
     }
+    const standby = skipped.filter((p) => p.standby !== undefined);
+    if (standby.length > 0) {
+      lines.push(`  ${standby.length} of them next in the ranking (about ${standby.reduce((n, p) => n + requestsOf(p), 0)} requests): run in place of cases the first answers show can tell nothing on this target (a format it does not serve, a preferred ISWC looked up first), within the budget`);
+    }
     if (uncovered.length === 0 && lacking.length > 0) {
       const count = lacking.reduce((n, [, keys]) => n + keys.length, 0);
       lines.push(`  ${count} × more profile data would add these cases, not checks: every spec check is exercised (optional; profile check says what each entry adds)`);
@@ -80,9 +84,21 @@ export async function renderPlan(config: Readonly<RunConfig>, profile: TargetPro
     const entries = Object.entries(p.entries)
       .map(([kind, list]) => `${kind}: ${(list ?? []).map((e) => (e as { preferredIswc: string }).preferredIswc).join(' ')}`)
       .join('; ');
-    lines.push(`  ${p.key}: ${entries || 'only if the server is faulty (400 checks next to existing ISWCs)'}`);
+    const undone = profile.reusable === true && config.destructive && (p.def.claims ?? []).some((c) => c.restores) ? ' (undone, and shown undone, before the case ends: the profile is reusable)' : '';
+    lines.push(`  ${p.key}: ${entries || 'only if the server is faulty (400 checks next to existing ISWCs)'}${undone}`);
   }
   if (changing.length === 0) lines.push('  none');
+  // Cases next in the ranking run only in place of cases that tell nothing: what they would change is said too.
+  const standbyChanging = planned.filter((p) => p.standby !== undefined && changesData(p));
+  if (standbyChanging.length > 0) {
+    lines.push(`  and, when run in place of cases that tell nothing on this target (${standbyChanging.length}):`);
+    for (const p of standbyChanging) {
+      const entries = Object.entries(p.entries)
+        .map(([kind, list]) => `${kind}: ${(list ?? []).map((e) => (e as { preferredIswc: string }).preferredIswc).join(' ')}`)
+        .join('; ');
+      lines.push(`    ${p.key}: ${entries || 'only if the server is faulty (400 checks next to existing ISWCs)'}`);
+    }
+  }
   const seconds = rate === null ? null : total / rate;
   const range = fewest < total ? `${fewest} to ${total}` : `${total}`;
   lines.push('', `total: ${range} requests${seconds === null ? ' (no rate limit)' : `, at most about ${humanDuration(seconds)} at ${rate?.toFixed(3)} requests/s`}`);

@@ -28,15 +28,16 @@ function adviceText(advice: Advice, budget: number): string {
   if ('add' in advice) return `add ${additionText(advice.add)}`;
   if ('destructive' in advice) return 'only a destructive run exercises it (--destructive)';
   if ('beyond' in advice) return advice.beyond === 'smoke' ? 'left out of the smoke plan' : `does not fit in ${budget} requests (a larger --budget)`;
+  if ('notUndone' in advice) return 'only a run that consumes entries shows it: the profile is reusable (its entries are never recreated)';
   return 'no case of the harness exercises it in this mode';
 }
 
-function modeLabel(m: ModeCoverage, budget: number): string {
+function modeLabel(m: ModeCoverage, budget: number, reusable: boolean): string {
   switch (m.mode) {
     case 'non-destructive':
       return 'non-destructive (the default on a remote target)';
     case 'destructive':
-      return 'destructive (--destructive)';
+      return reusable ? 'destructive (--destructive), no entry consumed' : 'destructive (--destructive)';
     case 'smoke':
       return 'smoke plan, destructive (--smoke)';
     case 'budget':
@@ -53,7 +54,11 @@ function describeProfile(file: string, profile: TargetProfile): string[] {
     plural(profile.submissions.length, 'submission'),
   ];
   const only = formatsLabel(profile);
-  return [`Target profile ${file}: "${profile.name}", agency ${profile.agency}${only ? `, ${only} (formats: no request in another format is planned or sent)` : ''}`, `  ${counts.join(', ')}`];
+  return [
+    `Target profile ${file}: "${profile.name}", agency ${profile.agency}${only ? `, ${only} (formats: no request in another format is planned or sent)` : ''}`,
+    `  ${counts.join(', ')}`,
+    ...(profile.reusable ? ['  reusable: its entries are never recreated; a destructive run makes only the changes it undoes and shows each entry as it found it'] : []),
+  ];
 }
 
 /** One check with what it states and the advice, two lines. */
@@ -86,7 +91,7 @@ export async function renderProfileCheck(file: string, profile: TargetProfile, o
   const total = SPEC_CHECKS.length;
   const lines = [...describeProfile(file, profile), ''];
   lines.push(`Spec checks of the document a run exercises with this profile (of ${total}; planned, nothing is sent):`);
-  const labels = modes.map((m) => modeLabel(m, options.budget));
+  const labels = modes.map((m) => modeLabel(m, options.budget, profile.reusable === true));
   const width = Math.max(...labels.map((l) => l.length)) + 2;
   modes.forEach((m, i) => lines.push(`  ${(labels[i] ?? '').padEnd(width)}${String(m.exercised.length).padStart(2)} of ${total}  ${m.requests.toLocaleString('en').padStart(7)} request${m.requests === 1 ? '' : 's'}`));
   const [safe, destructive, smoke, budget] = modes as [ModeCoverage, ModeCoverage, ModeCoverage, ModeCoverage];

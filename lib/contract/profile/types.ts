@@ -58,7 +58,21 @@ export interface TargetProfile {
    * serves no XML is sent no XML request, and its reports say JSON only.
    */
   formats: readonly Format[];
+  /**
+   * The disposable entries are never recreated (absent: false): a destructive run makes only changes it
+   * undoes and shows undone, and consumes no entry (lib/run/restore.ts).
+   */
+  reusable?: boolean;
 }
+
+/** Whether a run on this profile may change disposable entries only in ways it undoes: destructive, on a reusable profile. */
+export function reusableRun(profile: Pick<TargetProfile, 'reusable'>, destructive: boolean): boolean {
+  return destructive && profile.reusable === true;
+}
+
+/** Why a case that consumes entries, or may change data it cannot undo, is left out of a run on a reusable profile. */
+export const NOT_UNDONE_REASON =
+  'would consume disposable entries or make a change no request undoes, and the profile\'s entries are never recreated (profile reusable: true): a run on it makes only the changes it undoes';
 
 export type XmlArrays = 'unwrapped' | 'wrapped';
 export type OpenRuns = 'many' | 'one';
