@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { expect, test } from '@playwright/test';
 import { CHOICE_SET_PROFILES, CHOICE_SETS, CHOICES, FAULTS } from '../../server/index.ts';
 import type { ChoiceId, ChoiceSetName } from '../../server/index.ts';
-import { choicesAroundFault, compatiblePrefix, conflictsIn, EXCLUSIVE_GROUPS, exclusionsOf, FAULT_EXCLUSIONS, profileForChoices, profileSettingsOf } from '../../server/choice-space.ts';
+import { BLIND_FAULTS, choicesAroundFault, compatiblePrefix, conflictsIn, EXCLUSIVE_GROUPS, exclusionsOf, FAULT_EXCLUSIONS, profileForChoices, profileSettingsOf } from '../../server/choice-space.ts';
+import { planSweep } from '../../lib/sweep/sweep.ts';
 import { CHOICE_IDS, dealFaults, drawCombinations } from '../../lib/sweep/combinations.ts';
 import { shrinkList } from '../../lib/sweep/shrink.ts';
 import { explainingRegression, readRegressions } from '../../lib/sweep/regressions.ts';
@@ -84,6 +85,16 @@ test('faults are dealt round and round from a seeded order: each tried as often 
   expect(tried.size).toBe(faults.length);
   expect(Math.max(...tried.values()) - Math.min(...tried.values())).toBeLessThanOrEqual(1);
   expect(dealFaults(faults, 9, 3, 0)).toEqual([[], [], []]);
+});
+
+test('a fault declared blind is dealt to no combination, the catalogue passed by the sweep script included', () => {
+  const blind = BLIND_FAULTS.map((b) => b.fault as string);
+  expect(blind.length).toBeGreaterThan(0);
+  for (const planned of [planSweep({ seed: 3, count: 60, faultsPerCombination: 8 }), planSweep({ seed: 3, count: 60, faultsPerCombination: 8 }, FAULTS)]) {
+    const dealt = new Set(planned.flatMap((c) => c.faults));
+    expect(blind.filter((id) => dealt.has(id))).toEqual([]);
+    expect(FAULTS.filter((f) => !blind.includes(f.id)).every((f) => dealt.has(f.id))).toBe(true);
+  }
 });
 
 test('the shrinker finds the fewest items that reproduce a failure, asks about each subset once, and stops at its cap', async () => {
