@@ -25,6 +25,7 @@ test.describe.configure({ timeout: 600_000 });
 const REFUSING: Readonly<Record<string, string>> = {
   'reason-code-list': 'the deletes carry reason code EdiV1, which the list does not hold',
   'run-id-client-chosen': 'the run starts carry no runId, which the build wants chosen by the client',
+  'agent-version-typed': 'the run starts carry agentVersion "example-client 1.0", which a build reading it as a System.Version refuses',
 };
 
 test('a build making any one legitimate choice: never broken, but where the choice refuses what the client sends', async () => {
