@@ -340,8 +340,9 @@ export function handleDemerge(ctx: Context, op: Operation, rawQuery: string): Re
   if (c.has('demerge-unmerged-400') && !ctx.state.isMergedAnywhere(effectiveAgency, workcode.value)) return bad('NOT_FOUND', 'this metadata is merged into no preferred ISWC');
   // Choice `unknown-preferred-400`: an unknown preferred ISWC is a business error (production's 153).
   if (!ctx.state.iswcExists(preferred.value)) return c.has('unknown-preferred-400') && !f.has('demerge-404-as-410') ? bad('NOT_FOUND', 'the preferred ISWC does not exist', '153') : notFound();
-  // Choice `merge-eligibility`: the query agency must hold a submission on the preferred ISWC or the work (PV_10, 150).
-  if (c.has('merge-eligibility') && !ctx.state.holdsAny(agency.value, [preferred.value], [{ agencyCode: agency.value, agencyWorkCode: workcode.value }].filter((w) => ctx.state.workKnown(w.agencyCode, w.agencyWorkCode)))) {
+  // Choice `merge-eligibility`: the query agency must hold a submission on the preferred ISWC or the work (PV_10, 150);
+  // a lookup too, so the fault's agency stands in for the one asked here as well.
+  if (c.has('merge-eligibility') && !ctx.state.holdsAny(effectiveAgency, [preferred.value], [{ agencyCode: effectiveAgency, agencyWorkCode: workcode.value }].filter((w) => ctx.state.workKnown(w.agencyCode, w.agencyWorkCode)))) {
     return bad('BAD_PARAMETER', `agency ${agency.value} holds no submission on the preferred ISWC or the work`, '150');
   }
   if (f.has('demerge-ignores-preferred')) {
