@@ -58,6 +58,14 @@ export class CaseRun implements CaseContext {
   private currentPart: string | undefined;
   /** The part each execution came from (executions of the core are absent): what the plans' measurement attributes a catch to. */
   readonly partOf = new Map<CheckExecution, string>();
+  /**
+   * Executions of the core judged after a part had sent something: what they show may rest on that part's
+   * requests (a demerge refused after merges of neighbours), so the measurement credits the core alone with
+   * nothing they caught.
+   */
+  readonly afterParts = new Set<CheckExecution>();
+  /** Whether a part of the case has sent a step yet. */
+  private partSent = false;
   /** The part that registered each change (its proof belongs to that part). */
   private readonly restorationPart = new Map<Restoration, string | undefined>();
   /** Agent runs this case started and has not ended. */
@@ -216,7 +224,10 @@ export class CaseRun implements CaseContext {
         durationMs: Math.round(exchange.durationMs),
       };
       this.executions.push(execution);
-      if (this.currentPart !== undefined) this.partOf.set(execution, this.currentPart);
+      if (this.currentPart !== undefined) {
+        this.partOf.set(execution, this.currentPart);
+        this.partSent = true;
+      } else if (this.partSent) this.afterParts.add(execution);
     }
   }
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Exchange } from '../contract/exchange.ts';
+import { runIdOf } from '../contract/answer.ts';
 import type { DisposableKind, TargetProfile } from '../contract/profile/types.ts';
 import type { CaseContext, CaseDef, CaseFormat, Probe, Restoration, Step } from '../generate/case.ts';
 import { UNDO_LIMIT } from './restore.ts';
@@ -100,9 +101,12 @@ async function sendsAt(def: CaseDef, format: CaseFormat, profile: TargetProfile,
   const cellFormat = format === 'none' ? 'none' : format;
   // Every agent run a case starts and leaves open costs one request more: the end the runner sends for it.
   const agentRuns = new OpenRuns(profile, undefined);
-  const endCounted = (): Promise<void> => {
+  // The end of a run is counted to the part that started it (a part taken alone sends its runs' ends too).
+  const startedIn = new Map<string, string | undefined>();
+  const endCounted = (runId: string): Promise<void> => {
     requests += 1;
-    const part = inPart();
+    const id = startedIn.has(runId) ? startedIn.get(runId) : current;
+    const part = id === undefined ? undefined : parts.get(id);
     if (part) part.requests += 1;
     return Promise.resolve();
   };
@@ -111,6 +115,8 @@ async function sendsAt(def: CaseDef, format: CaseFormat, profile: TargetProfile,
     const sent = await agentRuns.before(step.operation, request, endCounted);
     const exchange = dryExchange(step, requests, fewest);
     agentRuns.after(sent, exchange);
+    const runId = sent?.mayStart ? runIdOf(exchange) : undefined;
+    if (runId !== undefined && runId !== '' && !startedIn.has(runId)) startedIn.set(runId, current);
     return exchange;
   };
   const seen = (step: Step) => {
@@ -234,7 +240,7 @@ function partShapes(def: CaseDef, sends: Sends): PartShape[] | undefined {
     // A budget takes a part at a count known ahead: generated inputs belong to the core.
     if (seen.probes > 0) throw new Error(`${def.id}: part "${decl.id}" tries generated inputs; a part sends fixed requests only`);
     for (const before of decl.after ?? []) if (!def.parts?.some((p) => p.id === before)) throw new Error(`${def.id}: part "${decl.id}" comes after "${before}", which is not one of its parts`);
-    return [{ id: decl.id, title: decl.title, after: [...(decl.after ?? [])], requests: seen.requests, checks: [...seen.checks], cells: [...seen.cells].sort() }];
+    return [{ id: decl.id, title: decl.title, after: [...(decl.after ?? [])], requests: seen.requests, checks: [...seen.checks], cells: [...seen.cells].sort(), ...(decl.shows !== undefined ? { shows: decl.shows } : {}) }];
   });
 }
 

@@ -17,6 +17,8 @@ export interface CaseOutcome {
   restored: CaseRun['restored'];
   /** The part each execution came from (core executions absent). */
   partOf: CaseRun['partOf'];
+  /** Core executions judged after a part had sent something (CaseRun.afterParts). */
+  afterParts: CaseRun['afterParts'];
 }
 
 export interface RunSettings {
@@ -65,7 +67,7 @@ export async function runPlannedCase(
       await run.finish();
     }
   }
-  return { ...(skipReason !== undefined ? { skipReason } : {}), executions: run.executions, stats: run.stats, exchanges: run.exchanges, restored: run.restored, partOf: run.partOf };
+  return { ...(skipReason !== undefined ? { skipReason } : {}), executions: run.executions, stats: run.stats, exchanges: run.exchanges, restored: run.restored, partOf: run.partOf, afterParts: run.afterParts };
 }
 
 /** Maps with at most `limit` calls in flight; results keep the input order. */

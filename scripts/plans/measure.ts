@@ -18,6 +18,9 @@ import { EMBEDDED_KEY, profileForChoiceSet, startReferenceServer } from '../../s
 import type { ChoiceId, ChoiceSetName } from '../../server/index.ts';
 import { profileForChoices } from '../../server/choice-space.ts';
 
+/** A failing step of a case's core sent after a part: it may rest on that part, so it shows nothing of the core alone. */
+export const AFTER_PARTS = '\u0000after-parts';
+
 /**
  * Per-request timeout of a measurement: far above the reference server's answer time, so that a loaded
  * machine does not turn a slow answer into a false alarm (only hang-on-unsupported-media waits it out).
@@ -33,7 +36,10 @@ export interface CaseResult {
   requests: number;
   /** Gating failures that came from checks, for the clean runs' error message. */
   failures: string[];
-  /** Of a case with parts: the parts whose steps failed ('' for the core), when it caught something. */
+  /**
+   * Of a case with parts: the parts whose steps failed ('' for the core, AFTER_PARTS for a step of the core
+   * judged after a part had sent something), when it caught something.
+   */
   parts?: string[];
 }
 
@@ -83,7 +89,7 @@ export async function measure(base: TargetProfile, target: Target, seed: number,
       const outcome = outcomes[i];
       if (!outcome) return;
       const failing = outcome.executions.filter((e) => e.verdict === 'fail' && gating(e.level, target.strict));
-      const parts = p.def.parts && failing.length > 0 ? [...new Set(failing.map((e) => outcome.partOf.get(e) ?? ''))] : undefined;
+      const parts = p.def.parts && failing.length > 0 ? [...new Set(failing.map((e) => outcome.partOf.get(e) ?? (outcome.afterParts.has(e) ? AFTER_PARTS : '')))] : undefined;
       out.set(p.key, {
         caught: failing.length > 0,
         requests: outcome.stats.requests,
@@ -96,4 +102,16 @@ export async function measure(base: TargetProfile, target: Target, seed: number,
     await client.close();
     await server.close();
   }
+}
+
+/**
+ * What of a case with parts caught a fault: the core ('') when a step of it sent before any part failed;
+ * else the parts whose own steps failed (any one of them taken catches it; the cheapest first, one as a
+ * string); undefined when only steps of the core sent after parts failed (they may rest on what those parts
+ * sent: the fault needs the whole case).
+ */
+export function attributedPart(shapes: ReadonlyArray<{ id: string; requests: number }>, parts: ReadonlySet<string>): string | string[] | undefined {
+  if (parts.has('')) return '';
+  const own = [...parts].filter((id) => id !== AFTER_PARTS).sort((a, b) => (shapes.find((s) => s.id === a)?.requests ?? 0) - (shapes.find((s) => s.id === b)?.requests ?? 0) || a.localeCompare(b));
+  return own.length === 0 ? undefined : own.length === 1 ? own[0] : own;
 }
