@@ -71,6 +71,12 @@ export interface CasePart {
   title: string;
   /** Parts whose requests this one builds on (the state they leave): taken with it, sent before it. */
   after?: readonly string[];
+  /**
+   * The class of fault the part shows, when it is one no other part shows: a field read one lenient way
+   * (`deleteSubmission.query.workcode/trim`), the key compared one loose way. The ranking covers each class
+   * once, as it covers faults: a fault of that class no measurement saw is then caught all the same.
+   */
+  shows?: string;
 }
 
 /**

@@ -34,6 +34,18 @@ const DOES: Record<NormalisationId, string> = {
   wraparound: 'reads it modulo 2^32',
 };
 
+/** The reading a neighbour is sent for (the first it lands under): its part, so that a budget takes a field's readings one at a time. */
+export function readingOf(n: Neighbour): NormalisationId {
+  const first = n.lands[0];
+  if (!first) throw new Error(`neighbour ${n.label} lands under no reading`);
+  return first.normalisation;
+}
+
+/** What a server of a reading does to a value, in the words of a part's title: "cuts it to its limit". */
+export function readingDoes(id: NormalisationId): string {
+  return DOES[id];
+}
+
 /** The neighbours of `held` a case sends for the field: the fewest that land under every reading, those the case can judge. */
 export function neighboursToSend(c: FieldConstraint, held: string | number, options: { valid: boolean }): Neighbour[] {
   // A value within the constraint names other data (a prefix, a LIKE pattern): judged only where the field names data.

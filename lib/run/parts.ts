@@ -8,6 +8,8 @@ export interface PartShape {
   requests: number;
   checks: CheckId[];
   cells: string[];
+  /** The class of fault the part shows (CasePart.shows). */
+  shows?: string;
 }
 
 /** What of a case's dry run (lib/run/dry-run.ts CaseShape) the parts are read from. */

@@ -6,6 +6,7 @@ import { CHECK_MANIFEST } from '../generate/checks.generated.ts';
 import type { Lack } from '../generate/needs.ts';
 import { addLacks, isEntryNeed, lackSize } from '../generate/needs.ts';
 import { allCases } from '../generate/suite.ts';
+import { fieldsOfNeighbourCase } from '../generate/cases/neighbours.ts';
 import { ampleEntriesFor, ampleProfile, withAddition } from './ample.ts';
 import { estimatedRequests } from './budget.ts';
 import type { CaseShape } from './dry-run.ts';
@@ -203,7 +204,7 @@ export async function profileCoverage(profile: TargetProfile, settings: { budget
   ];
 }
 
-/** The near-neighbour cases (tag @neighbours, one per field with a stated limit or pattern) a profile lets a run send. */
+/** The near-neighbour cases (tag @neighbours: one per field with a stated limit or pattern, one for the run's counters) a profile lets a run send. */
 export interface NeighbourCoverage {
   /** Fields whose neighbours a destructive run sends. */
   sent: string[];
@@ -220,10 +221,9 @@ export interface NeighbourCoverage {
  */
 export function neighbourCoverage(profile: TargetProfile, cases: readonly CaseDef[] = allCases(profile)): NeighbourCoverage {
   const ofNeighbours = cases.filter((c) => c.tags.includes('@neighbours'));
-  const fieldOf = (p: AllocatedCase): string => p.def.title.split(':')[0] ?? p.def.id;
   const byField = (planned: readonly AllocatedCase[]) => {
     const out = new Map<string, AllocatedCase[]>();
-    for (const p of planned) out.set(fieldOf(p), [...(out.get(fieldOf(p)) ?? []), p]);
+    for (const p of planned) for (const field of fieldsOfNeighbourCase(p.def)) out.set(field, [...(out.get(field) ?? []), p]);
     return out;
   };
   const destructive = byField(allocateSuite(profile, { destructive: true }, ofNeighbours));

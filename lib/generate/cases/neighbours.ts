@@ -2,13 +2,13 @@ import { runIdOf } from '../../contract/answer.ts';
 import type { Format } from '../../contract/codec/index.ts';
 import type { FieldConstraint } from '../../contract/constraints.ts';
 import type { Neighbour } from '../../contract/normalisations.ts';
-import { lengthLimitOf } from '../../contract/normalisations.ts';
+import { lengthLimitOf, normalisationsFor } from '../../contract/normalisations.ts';
 import type { OperationId } from '../../contract/operations.ts';
 import { operation } from '../../contract/operations.ts';
 import type { AgencyWorkRef, DemergeEntry, DisposableKind, MergeEntry, SubmissionEntry, TargetProfile } from '../../contract/profile/types.ts';
-import type { CaseContext, CaseDef, Expectation } from '../case.ts';
+import type { CaseContext, CaseDef, CasePart, Expectation } from '../case.ts';
 import { expectCheck } from '../expectations.ts';
-import { neighbourBecause, neighbourFields, neighboursToSend, restsOnEdgeWhitespace } from '../neighbours.ts';
+import { neighbourBecause, neighbourFields, neighboursToSend, readingDoes, readingOf, restsOnEdgeWhitespace } from '../neighbours.ts';
 import type { AtLimitValue, Need } from '../needs.ts';
 import { atLimitValueOf } from '../needs.ts';
 import { bodyRequest, queryRequest } from '../requests.ts';
@@ -22,14 +22,20 @@ import { mergeBody } from './merge.ts';
  * entry's, and the case ends by naming it rightly (204): the entry was there, so the refusals meant
  * something, and none of them acted on it (section 1 shows no effect of a refused request; a request shows it).
  *
- * - the run notification: its agencyCode (the profile's agency) and each counter (a realistic count of 1,000,
- *   sent where counts belong: at the end of a run of its own, the other counters adding up around it);
+ * - the run notification: its agencyCode (the profile's agency) and its counters (a realistic count of 1,000,
+ *   sent where counts belong: at the end of one run, each counter in turn, the other counters adding up around
+ *   it);
  * - the merge: an ISWC of a merge entry, the agencyCode and the agencyWorkCode of one of its agency works, each
  *   alone in a merge into the entry's preferred ISWC; then the work is shown unmerged by a demerge that must be
  *   refused (a neighbour within the limits, a prefix or a LIKE pattern, names another work, which a server may
  *   merge), and the entry merges (204);
  * - the submission delete and the demerge: each query value of an entry, the others the entry's own; then the
  *   entry is deleted or demerged (204).
+ *
+ * Each case sends each neighbour in a part of its own reading (CaseDef.parts, issue 31): a budget takes a
+ * field's readings one at a time, each a complete proof, since each neighbour is judged alone and the case's
+ * core (the run ended with the count, the entry named rightly) is sent whatever parts are taken. What the
+ * core shows after the parts (a refused request that changed data) counts only for the whole case.
  */
 
 const RUN = 'notifyAgentRun';
@@ -59,6 +65,36 @@ function refusalOf(c: FieldConstraint, n: Neighbour, because: string): Expectati
   return expectCheck('limit.rejected', { because, sections: [...c.sections], ...item });
 }
 
+/** The id of a part: the reading, after the field for a case of several fields. */
+const partId = (prefix: string, reading: string): string => `${prefix}${reading}`;
+
+/**
+ * The parts of a neighbour case for a field: one per reading some neighbour of the held values is sent for,
+ * in the order of the readings (lib/contract/normalisations.ts). `prefix` names the field in a case of several.
+ */
+function readingParts(c: FieldConstraint, helds: ReadonlyArray<string | number>, valid: boolean, prefix = ''): CasePart[] {
+  const readings = new Set<string>();
+  for (const held of helds) for (const n of neighboursToSend(c, held, { valid })) readings.add(readingOf(n));
+  return normalisationsFor(c)
+    .filter((x) => readings.has(x.id))
+    .map((x) => ({ id: partId(prefix, x.id), title: `${c.field}: its neighbour that a server that ${readingDoes(x.id)} reads as data that exists, refused`, shows: `${c.operation}.${c.location}.${c.field}/${x.id}` }));
+}
+
+/**
+ * Sends each neighbour in the part of its reading, the parts in the order declared; a neighbour of a reading
+ * no part declares (the entry allocated is not one the parts were read from) goes first, in the core.
+ */
+async function sendByReading(ctx: CaseContext, parts: readonly CasePart[], list: readonly Neighbour[], send: (n: Neighbour) => Promise<void>, prefix = ''): Promise<void> {
+  const mine = parts.filter((p) => p.id.startsWith(prefix));
+  const declared = new Set(mine.map((p) => p.id));
+  for (const n of list) if (!declared.has(partId(prefix, readingOf(n)))) await send(n);
+  for (const part of mine) {
+    await ctx.part(part.id, async () => {
+      for (const n of list) if (partId(prefix, readingOf(n)) === part.id) await send(n);
+    });
+  }
+}
+
 /** The neighbours a case sends in a format: in XML, none that rests on edge whitespace (binders may trim text). */
 const inFormat = (list: readonly Neighbour[], format: string): Neighbour[] => list.filter((n) => format !== 'xml' || !restsOnEdgeWhitespace(n.value));
 
@@ -73,55 +109,84 @@ function runAgencyCase(c: FieldConstraint, profile: TargetProfile): CaseDef | un
     operation: RUN,
     formats: inFormat(list, 'xml').length > 0 ? ['json', 'xml'] : ['json'],
     tags: ['@neighbours'],
+    parts: readingParts(c, [held], false),
     async run(ctx) {
-      for (const n of inFormat(list, ctx.format)) {
+      const parts = readingParts(c, [held], false);
+      await sendByReading(ctx, parts, inFormat(list, ctx.format), async (n) => {
         await ctx.send({
           label: `agencyCode ${n.label}`,
           operation: RUN,
           request: bodyRequest(RUN, asFormat(ctx.format), bodyWith(validAgentRun(profile), c.field, n.value, profile)),
           expect: [refusalOf(c, n, neighbourBecause(c, n, held, `the profile's agency, and opens a run for it`))],
         });
-      }
+      });
     },
   };
 }
 
+/** The case of the run notification's counters (one run for all of them). */
+export const COUNTERS_CASE_ID = `neighbours.${RUN}.body.counters`;
+
 /**
- * A counter of the run notification: a run started for it, ended first with the counter a neighbour of a
- * realistic count and the other counters adding up around that count (a server may check that they do), then
- * with the count itself (200).
+ * The counters of the run notification, in one run: a run started, ended with each counter in turn a
+ * neighbour of a realistic count and the other counters adding up around that count (a server may check
+ * that they do), then with the count itself (200). Each counter's readings are parts of their own (issue 31):
+ * a budget takes them one at a time, the start and the end with the count in every selection.
  */
-function runCounterCase(c: FieldConstraint, profile: TargetProfile): CaseDef | undefined {
-  const around = countersWith(c.field, COUNT);
-  const list = neighboursToSend(c, COUNT, { valid: false });
-  if (!around || list.length === 0) return undefined;
+function runCountersCase(fields: readonly FieldConstraint[], profile: TargetProfile): CaseDef | undefined {
+  const counters = fields.flatMap((c) => {
+    const around = countersWith(c.field, COUNT);
+    const list = neighboursToSend(c, COUNT, { valid: false });
+    return around && list.length > 0 ? [{ c, around, list }] : [];
+  });
+  const [first] = counters;
+  if (!first) return undefined;
+  const parts = counters.flatMap(({ c }) => readingParts(c, [COUNT], false, `${c.field}.`));
+  const op = operation(RUN);
   return {
-    id: caseId(c),
-    title: titleOf(c, `a count of ${COUNT}`),
+    id: COUNTERS_CASE_ID,
+    title: `${op.method} ${op.path} body ${counters.map(({ c }) => c.field).join(', ')}: near neighbours of a count of ${COUNT}, each read as it by a lenient server, refused at the end of one run, which then ends with the count`,
     operation: RUN,
     formats: ['json', 'xml'],
     tags: ['@neighbours'],
+    parts,
     async run(ctx) {
       const format = asFormat(ctx.format);
       const start = await ctx.send({ label: 'start a run to end', operation: RUN, request: bodyRequest(RUN, format, validAgentRun(profile)), expect: [] });
       const runId = runIdOf(start) ?? `iswc-conformance-unstarted-${ctx.seed}`;
-      const body = (value: unknown): Record<string, unknown> => ({ ...validAgentRun(profile), ...around, [c.field]: value, runId });
-      for (const n of list) {
-        await ctx.send({
-          label: `end the run with ${c.field} ${n.label}`,
-          operation: RUN,
-          request: bodyRequest(RUN, format, body(n.value)),
-          expect: [refusalOf(c, n, neighbourBecause(c, n, COUNT, `a count the other counters add up around, and ends the run ${runId} with it`))],
-        });
+      for (const { c, around, list } of counters) {
+        const body = (value: unknown): Record<string, unknown> => ({ ...validAgentRun(profile), ...around, [c.field]: value, runId });
+        await sendByReading(
+          ctx,
+          parts,
+          list,
+          async (n) => {
+            await ctx.send({
+              label: `end the run with ${c.field} ${n.label}`,
+              operation: RUN,
+              request: bodyRequest(RUN, format, body(n.value)),
+              expect: [refusalOf(c, n, neighbourBecause(c, n, COUNT, `a count the other counters add up around, and ends the run ${runId} with it`))],
+            });
+          },
+          `${c.field}.`,
+        );
       }
       await ctx.send({
-        label: `end the run with ${c.field} ${COUNT}`,
+        label: `end the run with ${first.c.field} ${COUNT}`,
         operation: RUN,
-        request: bodyRequest(RUN, format, body(COUNT)),
-        expect: [expectCheck('status.success', { because: `a valid agent run carrying ${c.field} ${COUNT} and the runId the start answered (sections 2.1, 4.1)` })],
+        request: bodyRequest(RUN, format, { ...validAgentRun(profile), ...first.around, runId }),
+        expect: [expectCheck('status.success', { because: `a valid agent run carrying ${first.c.field} ${COUNT}, the other counters adding up around it, and the runId the start answered (sections 2.1, 4.1)` })],
       });
     },
   };
+}
+
+/** The fields a neighbour case sends neighbours for, as `profile check` names them ("POST /agent/run body agencyCode"). */
+export function fieldsOfNeighbourCase(def: Pick<CaseDef, 'id' | 'title'>): string[] {
+  const head = def.title.split(':')[0] ?? def.id;
+  if (def.id !== COUNTERS_CASE_ID) return [head];
+  const [method, path, location, ...names] = head.split(' ');
+  return names.join(' ').split(', ').map((name) => `${method} ${path} ${location} ${name}`);
 }
 
 /** The agency work of a merge entry whose neighbours a case sends: one whose code is at its limit if there is one. */
@@ -137,6 +202,12 @@ function mergeCase(c: FieldConstraint, profile: TargetProfile): CaseDef {
   const workCodeLimit = name === 'agencyWorkCode' ? lengthLimitOf(c) : undefined;
   const needs: Need[] = [iswcs ? { entry: 'merges', index: 0, list: 'iswcs', atLeast: 1 } : { entry: 'merges', index: 0, list: 'agencyWorks', atLeast: 1 }];
   if (workCodeLimit !== undefined) needs.push(atLimitNeed('merges', 'agencyWorkCode', workCodeLimit));
+  const heldOf = (entry: MergeEntry): string | undefined => {
+    const work = workOf(entry, workCodeLimit ?? workCodeLimitOf());
+    return iswcs ? entry.iswcs?.[0] : work ? (work as unknown as Record<string, string>)[name] : undefined;
+  };
+  // Read from every merge entry of the profile: the case is given one of them.
+  const parts = readingParts(c, profile.merges.flatMap((e) => heldOf(e) ?? []), true);
   return {
     id: caseId(c),
     title: `${titleOf(c, iswcs ? "a merge entry's ISWC" : `a merge entry's agency work`)}; the entry then merges @destructive`,
@@ -145,21 +216,22 @@ function mergeCase(c: FieldConstraint, profile: TargetProfile): CaseDef {
     tags: ['@neighbours', '@destructive'],
     claims: [{ kind: 'merges', count: 1 }],
     needs,
+    parts,
     async run(ctx) {
       const entry = ctx.entries.merges?.[0] as MergeEntry | undefined;
       if (!entry) throw new Error('no merge entry allocated');
       const query = { query: queryFor(MERGE, { preferredIswc: entry.preferredIswc, agency: profile.agency }) };
       const work = workOf(entry, workCodeLimit ?? workCodeLimitOf());
-      const held = iswcs ? entry.iswcs?.[0] : work ? (work as unknown as Record<string, string>)[name] : undefined;
+      const held = heldOf(entry);
       if (held === undefined || (!iswcs && !work)) return;
       const list = neighboursToSend(c, held, { valid: true });
       const what = iswcs ? `an ISWC of the merge entry into ${entry.preferredIswc}, which the server then merges` : `the ${name} of the agency work ${work?.agencyCode}/${work?.agencyWorkCode} of the merge entry into ${entry.preferredIswc}, which the server then merges`;
-      for (const n of list) {
+      await sendByReading(ctx, parts, list, async (n) => {
         const body = iswcs ? { ...emptyMerge(), iswcs: [n.value] } : { ...emptyMerge(), agencyWorks: [{ ...work, [name]: n.value }] };
         // Within the limits a neighbour names another work, which a server may merge as it is (4.2 does not
         // refuse works it does not know): what it merged shows in the demerge below.
         await ctx.send({ label: `merge ${iswcs ? 'an ISWC' : `an agency work with ${name}`} ${n.label}`, operation: MERGE, request: bodyRequest(MERGE, 'json', body, query), expect: n.valid ? [] : [refusalOf(c, n, neighbourBecause(c, n, held, what))] });
-      }
+      });
       if (work && !iswcs) {
         await ctx.send({
           label: `demerge ${work.agencyCode}/${work.agencyWorkCode}, which no merge named`,
@@ -194,11 +266,18 @@ function atLimitNeed(kind: DisposableKind, value: AtLimitValue, length: number):
 }
 
 /** A query value of a delete or demerge entry: each neighbour with the entry's other values, then the entry named rightly (204). */
-function removalCase(c: FieldConstraint): CaseDef {
+function removalCase(c: FieldConstraint, profile: TargetProfile): CaseDef {
   const opId = c.operation as typeof DELETE | typeof DEMERGE;
   const kind: DisposableKind = opId === DELETE ? 'submissions' : 'demerges';
   const limit = c.component === 'AgencyWorkCode' ? lengthLimitOf(c) : undefined;
   const op = operation(opId);
+  const heldOf = (entry: SubmissionEntry | DemergeEntry): string | number | undefined => {
+    const values: Record<string, string | number | undefined> = { ...entry, reasonCode: profile.reasonCode };
+    return (limit !== undefined ? atLimitValueOf(entry, 'workcode', limit) : undefined) ?? values[c.field];
+  };
+  // Read from every entry of the profile of its kind: the case is given one of them.
+  const entries: ReadonlyArray<SubmissionEntry | DemergeEntry> = opId === DELETE ? profile.submissions : profile.demerges;
+  const parts = readingParts(c, entries.flatMap((e) => heldOf(e) ?? []), true);
   return {
     id: caseId(c),
     title: `${titleOf(c, `a ${opId === DELETE ? 'submission' : 'demerge entry'}'s ${c.field}`)}; the entry is then ${opId === DELETE ? 'deleted' : 'demerged'} (204) @destructive`,
@@ -207,21 +286,22 @@ function removalCase(c: FieldConstraint): CaseDef {
     tags: ['@neighbours', '@destructive'],
     claims: [{ kind, count: 1 }],
     ...(limit !== undefined ? { needs: [atLimitNeed(kind, 'workcode', limit)] } : {}),
+    parts,
     async run(ctx: CaseContext) {
       const entry = ctx.entries[kind]?.[0] as (SubmissionEntry | DemergeEntry) | undefined;
       if (!entry) throw new Error(`no ${kind} entry allocated`);
       const values: Record<string, string | number | undefined> = { ...entry, reasonCode: ctx.profile.reasonCode };
-      const held = (limit !== undefined ? atLimitValueOf(entry, 'workcode', limit) : undefined) ?? values[c.field];
+      const held = heldOf(entry);
       if (held === undefined) return;
       const named = `${opId === DELETE ? 'the submission' : 'the metadata'} ${JSON.stringify(entry)}, which it then ${opId === DELETE ? 'deletes' : 'demerges'}`;
-      for (const n of neighboursToSend(c, held, { valid: true })) {
+      await sendByReading(ctx, parts, neighboursToSend(c, held, { valid: true }), async (n) => {
         await ctx.send({
           label: `${opId === DELETE ? 'delete' : 'demerge'} naming ${c.field} ${n.label}`,
           operation: opId,
           request: queryRequest(opId, queryFor(opId, { ...values, [c.field]: n.value })),
           expect: [refusalOf(c, n, neighbourBecause(c, n, held, named)), expectCheck('observed.refusal', { because: `${op.summary.toLowerCase()} naming a near neighbour of the entry's ${c.field}: which error status refuses it` })],
         });
-      }
+      });
       await ctx.send({
         label: `${opId === DELETE ? 'delete' : 'demerge'} naming the entry rightly`,
         operation: opId,
@@ -232,18 +312,24 @@ function removalCase(c: FieldConstraint): CaseDef {
   };
 }
 
-/** One case per field with a stated limit or pattern, of every operation. */
+/** One case per field with a stated limit or pattern, of every operation; the run notification's counters share one. */
 export function neighbourCases(profile: TargetProfile): CaseDef[] {
   const out: CaseDef[] = [];
-  for (const c of neighbourFields()) {
+  const fields = neighbourFields();
+  for (const c of fields) {
     const kind: Record<OperationId, () => CaseDef | undefined> = {
-      notifyAgentRun: () => (c.type === 'integer' ? runCounterCase(c, profile) : runAgencyCase(c, profile)),
+      notifyAgentRun: () => (c.type === 'integer' ? undefined : runAgencyCase(c, profile)),
       mergeIswcMetadata: () => (c.location === 'body' ? mergeCase(c, profile) : undefined),
-      deleteSubmission: () => removalCase(c),
-      demergeIswcMetadata: () => removalCase(c),
+      deleteSubmission: () => removalCase(c, profile),
+      demergeIswcMetadata: () => removalCase(c, profile),
     };
     const made = kind[c.operation]();
     if (made) out.push(made);
   }
+  const counters = runCountersCase(
+    fields.filter((c) => c.operation === RUN && c.type === 'integer'),
+    profile,
+  );
+  if (counters) out.push(counters);
   return out;
 }

@@ -1,0 +1,119 @@
+/**
+ * Issue 31: the near-neighbour cases (lib/generate/cases/neighbours.ts) as parts a request budget takes one
+ * reading at a time, the run notification's counters in one run, and the plans' measurement crediting a part
+ * only with what its own steps showed (scripts/plans/measure.ts attributedPart).
+ */
+import { expect, test } from '@playwright/test';
+import { createJudge } from '../../lib/check/judge.ts';
+import { keySourceDbs } from '../../lib/contract/agency.ts';
+import { loadProfile } from '../../lib/contract/profile/load.ts';
+import { COUNTERS_CASE_ID, fieldsOfNeighbourCase } from '../../lib/generate/cases/neighbours.ts';
+import { neighbourFields } from '../../lib/generate/neighbours.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
+import { createHttpClient } from '../../lib/run/http/client.ts';
+import { planSuite } from '../../lib/run/plan.ts';
+import type { PlannedCase } from '../../lib/run/planned.ts';
+import { caughtInSelection } from '../../lib/run/plan-rank.ts';
+import { neighbourCoverage } from '../../lib/run/profile-coverage.ts';
+import { runPlannedCase } from '../../lib/run/runner.ts';
+import { AFTER_PARTS, attributedPart } from '../../scripts/plans/measure.ts';
+import { EMBEDDED_KEY, startReferenceServer } from '../../server/index.ts';
+
+const embedded = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
+
+async function neighbourPlans(): Promise<PlannedCase[]> {
+  return (await planSuite(embedded, { destructive: true, runs: 100 })).filter((p) => p.def.tags.includes('@neighbours') && !p.skipReason);
+}
+
+const coreOf = (p: PlannedCase): number => p.shape.fixedRequests - (p.shape.parts ?? []).reduce((n, part) => n + part.requests, 0);
+
+test('each neighbour is sent in a part of its reading; the core holds only what proves the parts judged real data', async () => {
+  const planned = await neighbourPlans();
+  expect(planned.length).toBeGreaterThan(0);
+  for (const p of planned) {
+    const parts = p.shape.parts ?? [];
+    expect(parts.length, p.key).toBeGreaterThan(0);
+    // What every selection sends: the counters' start and end with the count; a removal's entry named rightly;
+    // a merge's demerge of the work no merge named and the entry merged; nothing for the run's agency code (the
+    // end of a run a lenient server would open is counted to the part that opened it, at its most: a budget is a cap).
+    const core = p.def.id === COUNTERS_CASE_ID ? 2 : p.def.id.includes('agencyWorks[]') ? 2 : p.def.operation === 'notifyAgentRun' ? 0 : 1;
+    expect(coreOf(p), p.key).toBe(core);
+  }
+  const counters = planned.find((p) => p.key === `${COUNTERS_CASE_ID}@json`);
+  const counterFields = neighbourFields().filter((c) => c.operation === 'notifyAgentRun' && c.type === 'integer');
+  expect(counterFields.length).toBe(7);
+  // One part per counter and reading, each one or two requests (two for the separators: commas, underscores).
+  for (const c of counterFields) {
+    const mine = (counters?.shape.parts ?? []).filter((part) => part.id.startsWith(`${c.field}.`));
+    expect(mine.map((part) => part.id.slice(c.field.length + 1))).toEqual(['strip-separators', 'non-ascii-digits', 'trailing-garbage', 'wraparound']);
+    expect(mine.every((part) => part.requests >= 1 && part.requests <= 2)).toBe(true);
+  }
+  // The seven counters share one start and one end: 49 requests as seven cases, 37 as one.
+  expect(counters?.shape.fixedRequests).toBe(37);
+});
+
+test('profile check still counts the counters as fields of their own', () => {
+  const near = neighbourCoverage(embedded);
+  expect(near.sent.length + near.left.length).toBe(neighbourFields().length);
+  expect(fieldsOfNeighbourCase({ id: COUNTERS_CASE_ID, title: 'POST /agent/run body a, b: x' })).toEqual(['POST /agent/run body a', 'POST /agent/run body b']);
+});
+
+test('a part taken alone is a complete proof: it catches its reading of its field, and sends only its requests and the core', async () => {
+  const planned = await neighbourPlans();
+  const counters = planned.find((p) => p.key === `${COUNTERS_CASE_ID}@json`) as PlannedCase;
+  const take = 'updateRecordCount.non-ascii-digits';
+  const part = counters.shape.parts?.find((x) => x.id === take);
+  expect(part).toBeDefined();
+  for (const [fault, caught] of [
+    ['lenient.run.updateRecordCount.non-ascii-digits', true],
+    ['lenient.run.newRecordCount.non-ascii-digits', false],
+    [undefined, false],
+  ] as const) {
+    const server = await startReferenceServer({ profile: embedded, key: EMBEDDED_KEY, faults: fault ? [fault] : [] });
+    const client = createHttpClient({ baseUrl: server.url, key: EMBEDDED_KEY, timeoutMs: 10_000 });
+    try {
+      const judge = createJudge({ strict: false, agency: embedded.agency, sourceDbs: keySourceDbs(embedded) });
+      const outcome = await runPlannedCase({ ...counters, parts: [take] }, client, embedded, { seed: 1, runs: 1, strict: false }, judge);
+      expect(outcome.stats.requests, String(fault)).toBe(coreOf(counters) + (part?.requests ?? 0));
+      const failing = outcome.executions.filter((e) => e.verdict === 'fail');
+      expect(failing.length > 0, `${fault}: ${failing.map((e) => `${e.checkId} ${e.step}`).join('; ')}`).toBe(caught);
+      if (caught) expect(failing.some((e) => outcome.partOf.get(e) === take)).toBe(true);
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  }
+});
+
+test('what only the core shows after the parts counts for the whole case, never for the core alone', async () => {
+  expect(attributedPart([], new Set(['']))).toBe('');
+  expect(attributedPart([{ id: 'a', requests: 2 }, { id: 'b', requests: 1 }], new Set(['a', AFTER_PARTS]))).toBe('a');
+  // Caught by the own steps of two parts: either taken alone catches it (cheapest first).
+  expect(attributedPart([{ id: 'a', requests: 2 }, { id: 'b', requests: 1 }], new Set(['a', 'b', AFTER_PARTS]))).toEqual(['b', 'a']);
+  expect(caughtInSelection(['b', 'a'], ['a'])).toBe(true);
+  expect(caughtInSelection(['b', 'a'], ['c'])).toBe(false);
+  expect(caughtInSelection(undefined, ['a'])).toBe(false);
+  expect(caughtInSelection(undefined, undefined)).toBe(true);
+  expect(attributedPart([{ id: 'a', requests: 2 }], new Set([AFTER_PARTS]))).toBeUndefined();
+
+  // A server that trims the work code of a delete: the neighbour with a space is taken (its part fails), and
+  // the entry named rightly afterwards is gone (the core fails, after the parts): credited to the part.
+  const planned = await neighbourPlans();
+  const del = planned.find((p) => p.key === 'neighbours.deleteSubmission.query.workcode@none') as PlannedCase;
+  const server = await startReferenceServer({ profile: embedded, key: EMBEDDED_KEY, faults: ['lenient.delete.workcode.trim'] });
+  const client = createHttpClient({ baseUrl: server.url, key: EMBEDDED_KEY, timeoutMs: 10_000 });
+  try {
+    const judge = createJudge({ strict: false, agency: embedded.agency, sourceDbs: keySourceDbs(embedded) });
+    const outcome = await runPlannedCase(del, client, embedded, { seed: 1, runs: 1, strict: false }, judge);
+    const failing = outcome.executions.filter((e) => e.verdict === 'fail');
+    const parts = new Set(failing.map((e) => outcome.partOf.get(e) ?? (outcome.afterParts.has(e) ? AFTER_PARTS : '')));
+    expect(parts.has(AFTER_PARTS)).toBe(true);
+    expect(parts.has('')).toBe(false);
+    // The trailing space lands under a cut too (21 characters): it is sent in the part of the first reading it
+    // lands under; the leading space in the part of trimming.
+    expect(attributedPart(del.shape.parts ?? [], parts)).toEqual(['trim', 'truncate']);
+  } finally {
+    await client.close();
+    await server.close();
+  }
+});
