@@ -3,6 +3,7 @@ import type { CaseDef } from './case.ts';
 import { httpCases } from './cases/http.ts';
 import { limitCases } from './cases/limits.ts';
 import { mergeCases } from './cases/merge.ts';
+import { restoringMergeCase } from './cases/merge-restored.ts';
 import { modelCases } from './cases/model.ts';
 import { neighbourCases } from './cases/neighbours.ts';
 import { propertyCases } from './cases/properties.ts';
@@ -13,10 +14,11 @@ import { scenarioCases } from './scenarios/cases.ts';
 
 /**
  * Every case the harness has for a target profile: fixed cases, limits, properties, the model test, scenarios,
- * then the near neighbours (last: on a small profile they take the disposable entries the others leave).
+ * then the near neighbours and the restoring merge (last: on a small profile they take the disposable entries
+ * the others leave).
  */
 export function allCases(profile: TargetProfile): CaseDef[] {
-  const cases = [...runCases(profile), ...mergeCases(profile), ...removalCases(profile), ...queryParamCases(profile), ...limitCases(profile), ...httpCases(profile), ...propertyCases(profile), ...modelCases(profile), ...scenarioCases(profile), ...neighbourCases(profile)];
+  const cases = [...runCases(profile), ...mergeCases(profile), ...removalCases(profile), ...queryParamCases(profile), ...limitCases(profile), ...httpCases(profile), ...propertyCases(profile), ...modelCases(profile), ...scenarioCases(profile), ...neighbourCases(profile), restoringMergeCase(profile)];
   const ids = new Set<string>();
   for (const c of cases) {
     if (ids.has(c.id)) throw new Error(`Duplicate case id ${c.id}`);

@@ -1,21 +1,20 @@
-import type { Format } from '../../lib/contract/codec/index.ts';
-import type { AgencyWorkRef, MergeEntry, TargetProfile } from '../../lib/contract/profile/types.ts';
-import type { CaseDef, Step } from '../../lib/generate/case.ts';
-import { keyProofs } from '../../lib/generate/cases/key-proofs.ts';
-import { sameIswcShown } from '../../lib/generate/cases/merge.ts';
-import { expectCheck } from '../../lib/generate/expectations.ts';
-import { bodyRequest, queryRequest } from '../../lib/generate/requests.ts';
-import { emptyMerge, queryFor } from '../../lib/generate/templates.ts';
+import type { Format } from '../../contract/codec/index.ts';
+import type { AgencyWorkRef, MergeEntry, TargetProfile } from '../../contract/profile/types.ts';
+import type { CaseDef, Step } from '../case.ts';
+import { keyProofs } from './key-proofs.ts';
+import { sameIswcShown } from './merge.ts';
+import { expectCheck } from '../expectations.ts';
+import { bodyRequest, queryRequest } from '../requests.ts';
+import { emptyMerge, queryFor } from '../templates.ts';
 
 /**
- * The restoring merge of a reusable profile, as the mechanism of lib/run/restore.ts and the parts of
- * lib/run/parts.ts let a case write it (issue 31): the agency works of a merges entry, each merged by a
- * request of its own (undone by a demerge under every reading of 4.4), registered for restoration before
- * it is sent; the key refused first (a part); a broken work refused beside the merged ones (a part); each
- * work demerged, the other still demergeable (a part), the demerge repeated and refused. The run then
- * sends each demerge until refused: the entry is shown as found. Not in the suite: phase 2 of issue 31
- * gives merge.success-then-demerge this form on a reusable profile; the tests use this one to prove the
- * machinery against the reference server.
+ * The restoring merge (issue 31): the agency works of a merges entry, each merged by a request of its own
+ * (undone by a demerge under every reading of 4.4), registered for restoration before it is sent; the key
+ * refused first (a part); a broken work refused beside the merged ones (a part); each work demerged, the
+ * other still demergeable (a part), the demerge repeated and refused. The run then sends each demerge until
+ * refused: the entry is shown as found. On a reusable profile (`"reusable": true`) it is what lets a
+ * destructive gate judge merges, demerges and refused items on entries that are never recreated; on any
+ * other profile it consumes a merges entry like the other merge cases (and leaves it as found all the same).
  */
 export function restoringMergeCase(profile: TargetProfile): CaseDef {
   const OP = 'mergeIswcMetadata';
