@@ -139,10 +139,10 @@ export function choose(planned: PlannedCase[], options: ChooseOptions): Choice {
   const ranked = options.destructive ? data.destructive : data.safe;
   const byKey = new Map(runnable.map((p) => [p.key, p]));
   const sel = new Selection(options.budget ?? Number.POSITIVE_INFINITY, options.runs);
-  // The committed ranking: the smoke plan is its first phases less the cases they make redundant, a
-  // budget takes each case that still fits.
+  // The committed ranking: the smoke plan is its own entries less the cases they make redundant; a budget
+  // walks the entries and takes each case that still fits.
   const leftOut = new Set(ranked.smokeLeftOut ?? []);
-  for (const entry of options.plan === 'smoke' ? ranked.entries.slice(0, ranked.smoke).filter((e) => !leftOut.has(e.key)) : ranked.entries) {
+  for (const entry of options.plan === 'smoke' ? ranked.smoke.filter((e) => !leftOut.has(e.key)) : ranked.entries) {
     const p = byKey.get(entry.key);
     if (p) sel.take(p, entry.runs, entry.parts);
   }

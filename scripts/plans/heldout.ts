@@ -19,7 +19,7 @@ import { CHECK_MANIFEST } from '../../lib/generate/checks.generated.ts';
 import type { TargetProfile } from '../../lib/contract/profile/types.ts';
 import { choose, estimatedRequests } from '../../lib/run/budget.ts';
 import { applyChoice, planSuite } from '../../lib/run/plan.ts';
-import { rankPlan } from '../../lib/run/plan-rank.ts';
+import { caughtInSelection, rankPlan } from '../../lib/run/plan-rank.ts';
 import type { Catches, PartCatches, PlanData, PlanMode } from '../../lib/run/plan-rank.ts';
 import type { PlannedCase } from '../../lib/run/planned.ts';
 import { checksTaken } from '../../lib/run/parts.ts';
@@ -113,9 +113,7 @@ function caughtByCase(p: PlannedCase, catches: Readonly<Record<string, Catches>>
   return Object.entries(catches[p.key] ?? {})
     .filter(([fault, needed]) => {
       if (p.shape.generated && (p.runs ?? 0) < needed) return false;
-      if (p.parts === undefined) return true;
-      const part = parts[p.key]?.[fault];
-      return part !== undefined && (part === '' || p.parts.includes(part));
+      return caughtInSelection(parts[p.key]?.[fault], p.parts);
     })
     .map(([fault]) => fault);
 }

@@ -59,7 +59,7 @@ for (const destructive of [true, false]) {
     const leftOut = new Set(ranked.smokeLeftOut ?? []);
     expect(leftOut.size).toBeGreaterThan(0);
     expect(smoke.chosen.filter((p) => leftOut.has(p.key))).toEqual([]);
-    expect(ranked.entries.slice(0, ranked.smoke).every((e) => leftOut.has(e.key) || smoke.chosen.some((p) => p.key === e.key))).toBe(true);
+    expect(ranked.smoke.every((e) => leftOut.has(e.key) || smoke.chosen.some((p) => p.key === e.key))).toBe(true);
     for (const p of smoke.all.filter((c) => c.skipReason && !full.all.find((f) => f.key === c.key)?.skipReason)) expect(p.skipReason).toMatch(/not in the smoke plan/);
   });
 }
@@ -78,7 +78,7 @@ test('a budget is never exceeded, and more budget never catches less', async () 
   }
 });
 
-test('the ranking takes the most faults per request first, then spec checks, and ranks a generated case again when more runs catch more', async () => {
+test('the smoke plan takes the most faults per request first, then spec checks, and ranks a generated case again when more runs catch more', async () => {
   const all = (await planSuite(profile, { destructive: true, runs: 100 })).filter((p) => !p.skipReason);
   const fixed = all.filter((p) => !p.shape.generated && p.shape.fixedRequests === 1);
   const three = all.find((p) => !p.shape.generated && p.shape.fixedRequests === 3);
@@ -93,16 +93,36 @@ test('the ranking takes the most faults per request first, then spec checks, and
     [generated.key]: { f6: 2, f7: 40, f8: 40 },
   };
   const ranked = rankPlan(all, catches, 100);
-  const faultPhase = ranked.entries.filter((e) => e.phase === 'faults');
+  const faultPhase = ranked.smoke.filter((e) => e.phase === 'faults');
   expect(faultPhase.map((e) => e.key).slice(0, 3)).toEqual([a.key, three.key, generated.key]);
   expect(faultPhase.map((e) => e.key)).not.toContain(b.key); // adds nothing a already caught
   const gen = faultPhase.filter((e) => e.key === generated.key);
   expect(gen.map((e) => e.runs)).toEqual([3, 60]); // a margin over the runs it needed
-  expect(ranked.smoke).toBeGreaterThanOrEqual(faultPhase.length);
-  expect(ranked.entries.slice(ranked.smoke).every((e) => e.phase === 'coverage' || e.phase === 'rest')).toBe(true);
-  // A budget walks the ranking: 1 request buys a; 3 more buy the generated case at 3 runs, not at 60.
+  expect(ranked.smoke.every((e) => e.phase === 'faults' || e.phase === 'spec')).toBe(true);
+  // The budgets' ranking weighs what generalises too: every spec check the mode can exercise comes in its
+  // first two phases, and every fault the smoke plan catches.
+  const firstPhases = ranked.entries.filter((e) => e.phase === 'faults' || e.phase === 'spec');
+  expect(ranked.entries.slice(firstPhases.length).every((e) => e.phase === 'coverage' || e.phase === 'rest')).toBe(true);
+  const keysOf = (entries: readonly { key: string }[]) => new Set(entries.map((e) => e.key));
+  for (const key of [a.key, three.key, generated.key]) expect(keysOf(firstPhases).has(key), key).toBe(true);
+  // A budget walks the budgets' ranking: 1 request buys a case of one request, and never more than 1.
   const data: PlanData = { ...PLAN_DATA, catches: { destructive: catches, safe: {} }, destructive: ranked };
   const planned1 = (await planSuite(profile, { destructive: true, runs: 100 })).map((p) => ({ ...p }));
   const small = choose(planned1, { plan: 'full', budget: 1, runs: 100, destructive: true, data });
-  expect([...small.chosen]).toEqual([a.key]);
+  expect(small.chosen.size).toBe(1);
+  expect(fixed.map((p) => p.key)).toContain([...small.chosen][0]);
+});
+
+test('the budgets\' ranking weighs a class of fault a part shows like a fault: a field read one way no measured fault names is still covered', async () => {
+  const all = (await planSuite(profile, { destructive: true, runs: 100 })).filter((p) => !p.skipReason);
+  const counters = all.find((p) => p.key === 'neighbours.notifyAgentRun.body.counters@json');
+  if (!counters) throw new Error('no counters case');
+  // Nothing measured at all: every part of the counters is still taken in the first phase, for its class, in
+  // one format or the other (a class is one whatever the format).
+  const ranked = rankPlan(all, {}, 100);
+  const ofCounters = (key: string): boolean => key.startsWith('neighbours.notifyAgentRun.body.counters@');
+  const taken = new Set(ranked.entries.filter((e) => ofCounters(e.key) && e.phase === 'faults').flatMap((e) => e.parts ?? (counters.shape.parts ?? []).map((p) => p.id)));
+  expect((counters.shape.parts ?? []).every((p) => taken.has(p.id))).toBe(true);
+  // The smoke plan, by faults alone, takes none of them.
+  expect(ranked.smoke.filter((e) => ofCounters(e.key) && e.phase === 'faults')).toEqual([]);
 });
