@@ -172,7 +172,9 @@ export default class ConformanceReporter implements Reporter {
     // A run that ended itself (the target unusable) was not interrupted: the engine's halt says why it stopped.
     const byUs = signal === undefined && endedEarly() !== undefined;
     const interrupted: RunHalt | undefined = (result.status === 'interrupted' && !byUs) || signal !== undefined ? { kind: 'interrupted', reason: interruptionReason() ?? `interrupted by ${signal ?? 'SIGINT'}` } : undefined;
-    return firstHalt([...this.halts, engineProgress()?.halt, interrupted]);
+    // The engine's own halt first, then the tests' latest: a budget halt attached by an early test counts the
+    // requests sent by then, and later cases that fitted in what was left sent more.
+    return firstHalt([engineProgress()?.halt, ...[...this.halts].reverse(), interrupted]);
   }
 
   /**

@@ -61,8 +61,10 @@ test('--budget 60 against a gateway that throttles every third request: at most 
     expect(text).toBe(`planned ${meta.planned} · sent ${gateway.arrivals.length} (${meta.retries} resends) · answered ${gateway.arrivals.length} · ${text.split(' · ').at(-1) ?? ''}`);
     expect(run.stdout).toContain(`requests: ${text}`);
     expect(readFileSync(path.join(dir, 'conformance.html'), 'utf8')).toContain(text);
-    // The cases the budget could not cover after the resends are listed with that reason, none cut halfway.
-    if (report.summary.outcome?.status === 'budget') expect(run.stdout).toContain('! PARTIAL RUN: the request budget is used up: 60 of 60 requests sent, resends included (ISWC_BUDGET=60)');
+    // The cases the budget could not cover after the resends are listed with that reason, none cut halfway;
+    // the partial run's line counts what reached the gateway, as every other figure does (a case that did
+    // not fit in what was left may leave a request or two of the budget unspent).
+    if (report.summary.outcome?.status === 'budget') expect(run.stdout).toContain(`! PARTIAL RUN: the request budget is used up: ${gateway.arrivals.length} of 60 requests sent, resends included (ISWC_BUDGET=60)`);
     const certify = await runCliAsync(['certify', '--report', path.join(dir, 'conformance.json'), '--target', fromRoot('fixtures', 'targets', 'embedded.json'), '--out', dir], { env: childEnv({ ISWC_REPORT_DIR: dir }) });
     expect([0, 1], certify.out).toContain(certify.code);
     const certificate = JSON.parse(readFileSync(path.join(dir, 'certificate.json'), 'utf8')) as { run: Record<string, number> };
