@@ -8,9 +8,9 @@ import { closure, isWhole } from './parts.ts';
 /**
  * Request budgets. A remote target publishes 10 requests per minute, so a run must get the most out of
  * few requests. Cases are taken in the order of the committed ranking (lib/run/plans.generated.ts,
- * measured by `npm run generate` against every fault of the reference server's catalogue): the most
- * faults caught per request first, then every spec check once, then the most distinct coverage per
- * request. Cases the ranking does not know (another profile's, your own scenarios) come after, by the
+ * measured by `npm run generate` against every fault of the reference server's catalogue): per request
+ * first the faults caught, the classes of fault shown and the spec checks exercised (lib/run/plan-rank.ts),
+ * then every spec check once, then the most distinct coverage per request. Cases the ranking does not know (another profile's, your own scenarios) come after, by the
  * spec checks and then the coverage they add per request; generated inputs get what is left.
  */
 
