@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { TargetProfile } from '../contract/profile/types.ts';
 import type { CaseDef } from './case.ts';
 import { httpCases } from './cases/http.ts';
@@ -18,6 +19,21 @@ import { scenarioCases } from './scenarios/cases.ts';
  * the others leave).
  */
 export function allCases(profile: TargetProfile): CaseDef[] {
+  // Cases are definitions, built from the profile alone: one process (a self-check, a sweep, a worker)
+  // plans the same profile hundreds of times, and building the near neighbours, limits and scenarios
+  // costs about a second each time.
+  const key = createHash('sha256').update(JSON.stringify(profile)).digest('hex');
+  let cases = built.get(key);
+  if (!cases) {
+    cases = buildCases(profile);
+    built.set(key, cases);
+  }
+  return [...cases];
+}
+
+const built = new Map<string, readonly CaseDef[]>();
+
+function buildCases(profile: TargetProfile): CaseDef[] {
   const cases = [...runCases(profile), ...mergeCases(profile), ...removalCases(profile), ...queryParamCases(profile), ...limitCases(profile), ...httpCases(profile), ...propertyCases(profile), ...modelCases(profile), ...scenarioCases(profile), ...neighbourCases(profile), restoringMergeCase(profile)];
   const ids = new Set<string>();
   for (const c of cases) {

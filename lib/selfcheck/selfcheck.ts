@@ -5,6 +5,7 @@ import { gating } from '../check/gating.ts';
 import { runSuiteInProcess } from '../engine/pipeline.ts';
 import { DEFAULT_TIMEOUT_MS } from '../run/http/client.ts';
 import type { PlanName } from '../run/budget.ts';
+import type { PlannedCase } from '../run/planned.ts';
 import { isLenientFaultId } from '../../server/lenient.ts';
 
 /**
@@ -47,12 +48,26 @@ export interface ServerHandle {
 export async function selfCheck(
   faults: readonly FaultUnderTest[],
   start: (faultId: string | null) => Promise<ServerHandle>,
-  options: { key: string; profile: TargetProfile; timeoutMs?: number; plan?: PlanName; budget?: number },
+  options: {
+    key: string;
+    profile: TargetProfile;
+    timeoutMs?: number;
+    plan?: PlanName;
+    budget?: number;
+    /** Skip the run against the clean server (a caller that proves it apart); `clean` is then empty. */
+    skipClean?: boolean;
+    /**
+     * The cases (PlannedCase keys) a fault is run with, when fewer than its whole plan can show it (the
+     * committed measurement says which: lib/selfcheck/targeted.ts); undefined runs the whole plan.
+     */
+    casesOf?: (faultId: string) => ReadonlySet<string> | undefined;
+  },
 ): Promise<{ clean: CheckExecution[]; results: FaultResult[] }> {
   // Strict wherever http-level failures count (the clean run, http-level faults): a property then stops on them too.
   const runAgainst = async (faultId: string | null, strict: boolean) => {
     const server = await start(faultId);
     const plan = options.plan ?? (faultId !== null ? selfCheckPlanOf(faultId) : undefined);
+    const cases = faultId !== null ? options.casesOf?.(faultId) : undefined;
     try {
       return await runSuiteInProcess({
         baseUrl: server.url,
@@ -65,12 +80,13 @@ export async function selfCheck(
         timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
         ...(plan ? { plan } : {}),
         ...(options.budget !== undefined ? { budget: options.budget } : {}),
+        ...(cases ? { filter: (p: PlannedCase) => cases.has(p.key) } : {}),
       });
     } finally {
       await server.close();
     }
   };
-  const clean = await runAgainst(null, true);
+  const clean = options.skipClean === true ? [] : await runAgainst(null, true);
   const results: FaultResult[] = [];
   for (const fault of faults) {
     const executions = await runAgainst(fault.id, fault.level === 'http');

@@ -1,15 +1,19 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { readConfig } from '../../lib/config/config.ts';
 import { faultTable, selfCheck, unprovenChecks } from '../../lib/selfcheck/selfcheck.ts';
+import type { FaultResult } from '../../lib/selfcheck/selfcheck.ts';
 import { expectationDiff, expectationsOf, readExpectations } from '../../lib/selfcheck/fault-expectations.ts';
+import { chunksOf, measuredCatchers } from '../../lib/selfcheck/targeted.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { executionViolations } from '../../lib/report/validate.ts';
 import { fromRoot } from '../../lib/foundation/paths.ts';
+import { PLAN_DATA } from '../../lib/run/plans.generated.ts';
 import { EMBEDDED_KEY, FAULTS, startReferenceServer } from '../../server/index.ts';
 import { isBlind } from '../../server/choice-space.ts';
 import { runSuiteInProcess } from '../../lib/engine/pipeline.ts';
+import { planInputs } from '../../scripts/plans.ts';
 import { REQUEST_TIMEOUT_MS } from '../support/timeouts.ts';
 
 test.describe.configure({ timeout: 10 * 60_000 });
@@ -18,39 +22,90 @@ test.describe.configure({ timeout: 10 * 60_000 });
  * Principle 3: a check that cannot fail is a defect. The suite runs against the clean reference server
  * (no failure, even in strict mode) and against each fault of its catalogue (each caught, the lenient
  * families of server/lenient.ts by the smoke plan, the others by the whole suite; a fault declared blind,
- * with its reason, by nothing), and every
- * spec and http check must catch at least one fault. Which checks catch which fault is pinned in
- * tests/expectations/faults.json: any difference fails, and `npm run expectations:update` rewrites it.
+ * with its reason, by nothing), and every spec and http check must catch at least one fault. Which checks
+ * catch which fault is pinned in tests/expectations/faults.json: any difference fails, and
+ * `npm run expectations:update` rewrites it.
+ *
+ * For speed the catalogue is shared among the workers in CHUNKS tests, and each fault is run with the cases
+ * the committed measurement says caught it (lib/selfcheck/targeted.ts). A fault whose targeted run differs
+ * from its pinned checks is run again with its whole plan, which decides; stale plan data, or
+ * ISWC_SELFCHECK_FULL=1, runs every fault with its whole plan.
  */
-test('every injected fault is caught by the pinned checks, and every check catches a fault @selfcheck', async ({}, testInfo) => {
-  const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
-  const { clean, results } = await selfCheck(FAULTS, (faultId) => startReferenceServer({ profile, key: EMBEDDED_KEY, faults: faultId ? [faultId] : [] }), {
-    key: EMBEDDED_KEY,
-    profile,
-    timeoutMs: REQUEST_TIMEOUT_MS,
-  });
-  const table = faultTable(results);
-  process.stdout.write(`\nFault catalogue self-check (fault -> catching checks):\n${table}\n`);
-  await testInfo.attach('fault-table.txt', { body: table, contentType: 'text/plain' });
-  const dir = readConfig().reportDir;
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(
-    path.join(dir, 'fault-catalogue.json'),
-    `${JSON.stringify(results.map((r) => ({ fault: r.fault.id, level: r.fault.level, section: r.fault.section, caughtBy: r.caughtBy, failures: r.failures })), null, 2)}\n`,
-  );
+const CHUNKS = 6;
+const PINNED_FILE = fromRoot('tests', 'expectations', 'faults.json');
+const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
+const start = (faultId: string | null) => startReferenceServer({ profile, key: EMBEDDED_KEY, faults: faultId ? [faultId] : [] });
+const options = { key: EMBEDDED_KEY, profile, timeoutMs: REQUEST_TIMEOUT_MS };
 
-  const cleanFailures = clean.filter((e) => e.verdict === 'fail');
-  expect(cleanFailures.map((e) => `${e.checkId} ${e.caseId}: ${e.received}`), 'the clean reference server passes every check, strict included').toEqual([]);
-  // A fault declared blind (server/choice-space.ts, with its reason) is pinned caught by nothing; every other one is caught.
-  expect(results.filter((r) => r.caughtBy.length === 0 && !isBlind(r.fault.id)).map((r) => r.fault.id), 'faults no check caught (and not declared blind)').toEqual([]);
-  expect(results.filter((r) => r.caughtBy.length > 0 && isBlind(r.fault.id)).map((r) => r.fault.id), 'faults declared blind that a check now catches (take them out of BLIND_FAULTS)').toEqual([]);
-  expect(unprovenChecks(results), 'checks that no fault makes fail').toEqual([]);
-  // What a fault's answer leaves in an execution (a transport error, a decoded body) is one a report can hold.
-  const unwritable = results.flatMap((r) => (r.example ? executionViolations(JSON.parse(JSON.stringify(r.example))).map((v) => `${r.fault.id}: ${v}`) : []));
-  expect(unwritable, 'executions of fault runs that schemas/report.schema.json refuses').toEqual([]);
-  const changes = expectationDiff(readExpectations(fromRoot('tests', 'expectations', 'faults.json')), expectationsOf(results));
-  expect(changes, 'differences from tests/expectations/faults.json (after a deliberate change: npm run expectations:update, and review the diff)').toEqual([]);
+/** Why every fault runs with its whole plan, or undefined when the measurement may choose the cases. */
+async function wholePlansBecause(): Promise<string | undefined> {
+  if (/^\s*1\s*$/.test(process.env.ISWC_SELFCHECK_FULL ?? '')) return 'ISWC_SELFCHECK_FULL=1';
+  if (PLAN_DATA.fingerprint !== (await planInputs()).fingerprint) return 'lib/run/plans.generated.ts is stale (npm run generate)';
+  return undefined;
+}
+
+test('the clean reference server passes every check, strict included @selfcheck', async () => {
+  const { clean } = await selfCheck([], start, options);
+  expect(clean.filter((e) => e.verdict === 'fail').map((e) => `${e.checkId} ${e.caseId}: ${e.received}`), 'the clean reference server passes every check, strict included').toEqual([]);
 });
+
+test('every spec and http check is pinned as catching a fault, and every fault of the catalogue is pinned @selfcheck', () => {
+  const pinned = readExpectations(PINNED_FILE);
+  expect(Object.keys(pinned).sort(), 'faults of the catalogue against tests/expectations/faults.json (npm run expectations:update)').toEqual(FAULTS.map((f) => f.id).sort());
+  // Each chunk proves its faults caught by exactly their pinned checks, so the pinned file is what was shown.
+  const asResults = Object.entries(pinned).map(([id, e]) => ({ caughtBy: e.caughtBy, fault: { id, level: e.level, section: '', description: '' }, failures: e.caughtBy.length }));
+  expect(unprovenChecks(asResults), 'checks that no fault makes fail').toEqual([]);
+});
+
+for (const [index, chunk] of chunksOf(FAULTS, CHUNKS).entries()) {
+  test(`injected faults, part ${index + 1} of ${CHUNKS}: each caught by its pinned checks @selfcheck`, async ({}, testInfo) => {
+    const pinned = readExpectations(PINNED_FILE);
+    const whole = await wholePlansBecause();
+    const catchers = whole === undefined ? measuredCatchers() : undefined;
+    const targeted = await selfCheck(chunk, start, { ...options, skipClean: true, ...(catchers ? { casesOf: (id: string) => catchers.get(id) ?? new Set<string>() } : {}) });
+    // Where the targeted run shows otherwise than what is pinned, the whole plan decides.
+    const differing = targeted.results.filter((r) => expectationDiff({ [r.fault.id]: pinned[r.fault.id] ?? { level: r.fault.level, caughtBy: [] } }, expectationsOf([r])).length > 0);
+    const rerun = catchers && differing.length > 0 ? (await selfCheck(differing.map((r) => r.fault), start, { ...options, skipClean: true })).results : [];
+    const results: FaultResult[] = targeted.results.map((r) => rerun.find((x) => x.fault.id === r.fault.id) ?? r);
+    const note = whole ?? (rerun.length > 0 ? `targeted by the measurement; run again whole: ${rerun.map((r) => r.fault.id).join(', ')}` : 'targeted by the measurement');
+    const table = `${faultTable(results)}\n(${note})`;
+    process.stdout.write(`\nFault catalogue self-check, part ${index + 1} of ${CHUNKS} (fault -> catching checks):\n${table}\n`);
+    await testInfo.attach('fault-table.txt', { body: table, contentType: 'text/plain' });
+    writeCatalogue(index, results);
+
+    // A fault declared blind (server/choice-space.ts, with its reason) is pinned caught by nothing; every other one is caught.
+    expect(results.filter((r) => r.caughtBy.length === 0 && !isBlind(r.fault.id)).map((r) => r.fault.id), 'faults no check caught (and not declared blind)').toEqual([]);
+    expect(results.filter((r) => r.caughtBy.length > 0 && isBlind(r.fault.id)).map((r) => r.fault.id), 'faults declared blind that a check now catches (take them out of BLIND_FAULTS)').toEqual([]);
+    // What a fault's answer leaves in an execution (a transport error, a decoded body) is one a report can hold.
+    const unwritable = results.flatMap((r) => (r.example ? executionViolations(JSON.parse(JSON.stringify(r.example))).map((v) => `${r.fault.id}: ${v}`) : []));
+    expect(unwritable, 'executions of fault runs that schemas/report.schema.json refuses').toEqual([]);
+    const mine = Object.fromEntries(chunk.flatMap((f) => (pinned[f.id] ? [[f.id, pinned[f.id]]] : [])));
+    const changes = expectationDiff(mine, expectationsOf(results));
+    expect(changes, 'differences from tests/expectations/faults.json (after a deliberate change: npm run expectations:update, and review the diff)').toEqual([]);
+  });
+}
+
+/**
+ * The report of the whole catalogue, test-reports/fault-catalogue.json: each part writes its own results,
+ * and the part that finds all of them written joins them (parts run on different workers, in any order).
+ */
+function writeCatalogue(index: number, results: readonly FaultResult[]): void {
+  // Parts of this run only: workers are children of the run's one runner process.
+  const dir = path.join(readConfig().reportDir, 'fault-catalogue-parts', String(process.ppid));
+  mkdirSync(dir, { recursive: true });
+  const rows = results.map((r) => ({ fault: r.fault.id, level: r.fault.level, section: r.fault.section, caughtBy: r.caughtBy, failures: r.failures }));
+  const part = path.join(dir, `${index}.json`);
+  writeFileSync(`${part}.tmp`, JSON.stringify(rows));
+  renameSync(`${part}.tmp`, part);
+  const written = readdirSync(dir).filter((f) => /^\d+\.json$/.test(f));
+  if (written.length < CHUNKS) return;
+  const byId = new Map<string, unknown>();
+  for (const f of written) for (const row of JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as Array<{ fault: string }>) byId.set(row.fault, row);
+  const all = FAULTS.flatMap((f) => (byId.has(f.id) ? [byId.get(f.id)] : []));
+  const file = path.join(readConfig().reportDir, 'fault-catalogue.json');
+  writeFileSync(`${file}.tmp`, `${JSON.stringify(all, null, 2)}\n`);
+  renameSync(`${file}.tmp`, file);
+}
 
 /**
  * Issue 21, the close reading: a fault a legitimate choice hid from the suite is caught behind that choice

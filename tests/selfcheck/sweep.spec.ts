@@ -28,9 +28,9 @@ const options: TrialOptions = { key: EMBEDDED_KEY, profile: loadProfile(fromRoot
  * (tests/expectations/choice-regressions.json), must stay fixed: the suite green against it (strict), or
  * its fault caught behind it. One still marked `known` must still fail, so the mark goes once it is fixed.
  */
-test('every regression set the sweep found stays fixed: green, or its fault caught behind its choices @selfcheck', async () => {
-  const problems: string[] = [];
-  for (const r of readRegressions()) {
+// One test a regression set, so that workers share them.
+for (const r of readRegressions()) {
+  test(`regression set ${r.name} stays fixed: green, or its fault caught behind its choices @selfcheck`, async () => {
     let failing: boolean;
     let what: string;
     if (r.fault !== undefined) {
@@ -44,11 +44,10 @@ test('every regression set the sweep found stays fixed: green, or its fault caug
       failing = isFalseAlarm(clean);
       what = `the suite fails a server making ${r.choices.join(' ')}: ${clean.failures.slice(0, 3).map((f) => `${f.checkId} ${f.caseId} ${f.step}: ${f.received ?? ''}`).join('; ') || clean.halt?.reason}`;
     }
-    if (failing && r.known === undefined) problems.push(`regression set ${r.name}: ${what}`);
-    if (!failing && r.known !== undefined) problems.push(`regression set ${r.name} now passes: remove its "known" mark in tests/expectations/choice-regressions.json`);
-  }
-  expect(problems).toEqual([]);
-});
+    if (r.known === undefined) expect(failing ? [`regression set ${r.name}: ${what}`] : []).toEqual([]);
+    else expect(failing, `regression set ${r.name} now passes: remove its "known" mark in tests/expectations/choice-regressions.json`).toBe(true);
+  });
+}
 
 /**
  * Random servers: combinations of compatible legitimate choices drawn from a fixed seed (printed), the

@@ -5,7 +5,7 @@ import { LineCounter, isNode, parseDocument } from 'yaml';
 import type { Document } from 'yaml';
 import { CHECK_MANIFEST } from '../checks.generated.ts';
 import type { CheckId } from '../checks.generated.ts';
-import { createAjv, handWrittenSchema } from '../../contract/validators.ts';
+import { sharedAjv, handWrittenSchema } from '../../contract/validators.ts';
 import type { OperationId } from '../../contract/operations.ts';
 import { operation } from '../../contract/operations.ts';
 import { generatorNames } from '../generators/registry.ts';
@@ -42,9 +42,9 @@ let validators: { file: ValidateFunction; generate: ValidateFunction; firstOf: V
 
 function schemaValidators() {
   if (validators) return validators;
-  const ajv = createAjv();
+  const ajv = sharedAjv();
   const schema = handWrittenSchema(SCENARIO_SCHEMA);
-  ajv.addSchema(schema);
+  if (!ajv.getSchema(SCENARIO_SCHEMA)) ajv.addSchema(schema);
   const get = (ref: string): ValidateFunction => {
     const v = ajv.getSchema(ref);
     if (!v) throw new Error(`schemas/${SCENARIO_SCHEMA} lacks ${ref}`);
@@ -371,6 +371,19 @@ export function parseScenarioFile(file: string, text: string): Scenario[] {
   return out;
 }
 
+const parsed = new Map<string, readonly Scenario[]>();
+
+/** parseScenarioFile, once per file and text in a process: every planning reads the scenarios again. */
+function parsedScenarioFile(file: string, text: string): readonly Scenario[] {
+  const key = `${file}\u0000${text}`;
+  let scenarios = parsed.get(key);
+  if (!scenarios) {
+    scenarios = parseScenarioFile(file, text);
+    parsed.set(key, scenarios);
+  }
+  return scenarios;
+}
+
 /** Every scenario of a directory's *.yaml / *.yml files, in file-name order; all problems at once. */
 export function loadScenarios(dir: string = DEFAULT_SCENARIO_DIR): Scenario[] {
   let files: string[];
@@ -388,7 +401,7 @@ export function loadScenarios(dir: string = DEFAULT_SCENARIO_DIR): Scenario[] {
   for (const name of files) {
     const file = path.join(dir, name);
     try {
-      for (const s of parseScenarioFile(file, readFileSync(file, 'utf8'))) {
+      for (const s of parsedScenarioFile(file, readFileSync(file, 'utf8'))) {
         const other = ids.get(s.id);
         if (other) problems.push({ file: s.file, path: pointerJoin(s.pointer, 'name'), message: `case id ${s.id} is also made by ${other}` });
         ids.set(s.id, s.file);

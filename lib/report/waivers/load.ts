@@ -5,7 +5,7 @@ import type { Document } from 'yaml';
 import { allChecks } from '../../check/registry.ts';
 import type { Format } from '../../contract/codec/index.ts';
 import type { OperationId } from '../../contract/operations.ts';
-import { createAjv, handWrittenSchema } from '../../contract/validators.ts';
+import { sharedAjv, handWrittenSchema } from '../../contract/validators.ts';
 import { shownPath } from '../../foundation/paths.ts';
 import type { Waiver, WaiverProblem, WaiverSet } from './types.ts';
 
@@ -35,9 +35,10 @@ let validators: { file: ValidateFunction; entry: ValidateFunction } | undefined;
 /** The whole file's schema, and one entry's (so that every entry is judged, each on its own). */
 function schemaValidators(): { file: ValidateFunction; entry: ValidateFunction } {
   if (validators) return validators;
-  const ajv = createAjv();
+  const ajv = sharedAjv();
   const schema = handWrittenSchema(WAIVERS_SCHEMA);
-  const file = ajv.compile(schema);
+  // The shared instance may hold it already (validateWith of the same file).
+  const file = ajv.getSchema(String(schema.$id)) ?? ajv.compile(schema);
   const entry = ajv.getSchema(`${String(schema.$id)}#/$defs/waiver`);
   if (!entry) throw new Error(`schemas/${WAIVERS_SCHEMA} lacks $defs/waiver`);
   validators = { file, entry };
