@@ -12,9 +12,12 @@ const live = process.env.ISWC_PROGRESS === 'live' && process.stdout.isTTY === tr
 const workersText = process.env.ISWC_WORKERS?.trim() ?? '';
 const workers = /^[1-9][0-9]*$/.test(workersText) ? Number(workersText) : 2;
 
+/** The tests that run the docs' commands as a reader would (tests/support/doc-commands.ts). */
+const JOURNEYS = /\/(readme|guides|compat-guide|client-guide|printed-commands|certify-printed)\.spec\.ts$/;
+
 /**
  * Projects: `json` and `xml` run the conformance suite in each body format against ISWC_BASE_URL (or the
- * embedded reference server, started by the global setup); `unit` holds the harness's own unit tests;
+ * embedded reference server, started by the global setup); `unit` holds the harness's own unit tests, `journeys` the README's and guides' commands run as written;
  * `selfcheck` proves every check by running the suite against each injected fault of the reference server;
  * `client` drives the example agency client through the sandbox and proves every client check.
  */
@@ -44,7 +47,10 @@ export default defineConfig({
   ],
   projects: [
     // Snapshots are data (generator output), the same on every platform.
-    { name: 'unit', testDir: 'tests/unit', snapshotPathTemplate: '{testDir}/{testFileName}-snapshots/{arg}{ext}' },
+    // The docs run as written (README, guides, printed commands): each test is a chain of commands of a
+    // minute or more, listed first so that they start first and no worker is left with one at the end.
+    { name: 'journeys', testDir: 'tests/unit', testMatch: JOURNEYS },
+    { name: 'unit', testDir: 'tests/unit', testIgnore: JOURNEYS, snapshotPathTemplate: '{testDir}/{testFileName}-snapshots/{arg}{ext}' },
     { name: 'json', testDir: 'lib/suite', testMatch: 'json.spec.ts' },
     { name: 'xml', testDir: 'lib/suite', testMatch: 'xml.spec.ts' },
     { name: 'selfcheck', testDir: 'tests/selfcheck' },
