@@ -359,7 +359,7 @@ export async function startReplay(options: ReplayOptions): Promise<ReplayRun> {
       return out;
     };
     const agency = agencyOfRequest({ method: spec.method, target: `${spec.path}${spec.rawQuery !== undefined ? `?${spec.rawQuery}` : ''}`, headers: rep.shape.request.headers, body: typeof spec.body === 'string' ? Buffer.from(spec.body, 'utf8') : Buffer.from(spec.body ?? new Uint8Array()) });
-    const input: CompareInput = { recorded, replayed, noise, documentFailures, actsForOther: agency !== undefined && agency !== profile.agency ? agency : undefined, mapText: mapRecorded, refusedValues: [...rep.shape.refused, ...rep.shape.refusedQuery] };
+    const input: CompareInput = { recorded, replayed, noise, documentFailures, actsForOther: agency !== undefined && agency !== profile.agency ? agency : undefined, mapText: mapRecorded, refusedValues: [...rep.shape.refused, ...rep.shape.refusedQuery], ...(rep.shape.request.headers.accept !== undefined ? { accept: rep.shape.request.headers.accept } : {}) };
     let comparison = compareAnswers(input);
     // Traffic of unknown provenance (a HAR file, a gateway's log) was met by a server whose habits are not
     // known: where a text, a field or a charset still differs, the noise is also learned from each
