@@ -38,7 +38,7 @@ function lineValidators(): { session: ValidateFunction; exchange: ValidateFuncti
 /** A session line: `session` holds an object (an exchange line names its session with a string there). */
 function isSessionLine(value: unknown): boolean {
   if (value === null || typeof value !== 'object' || Array.isArray(value) || !('session' in value)) return false;
-  const s = (value as { session: unknown }).session;
+  const s = (value).session;
   return s !== null && typeof s === 'object' && !Array.isArray(s);
 }
 
