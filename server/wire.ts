@@ -89,8 +89,7 @@ export function writeReply(res: ServerResponse, reply: Reply, faults: ActiveFaul
   }
   let payload = Buffer.from(reply.body.text, 'utf8');
   const isJson = reply.body.kind === 'json' || reply.body.kind === 'problem';
-  // Choice `json-bom`: .NET's Encoding.UTF8 writes its preamble (RFC 8259 §8.1 lets parsers ignore it).
-  if (isJson && choices?.has('json-bom')) payload = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), payload]);
+  // No byte order mark before JSON: RFC 8259 §8.1 says a BOM must not be added to networked JSON, and strict parsers (Python's json.loads) refuse it, so it is no legitimate choice.
   // Choice `xml-answer-utf16`: XML in UTF-16LE with a byte order mark, as XML 1.0 requires every processor to read.
   const utf16 = reply.body.kind === 'xml' && choices?.has('xml-answer-utf16') === true;
   if (utf16) {

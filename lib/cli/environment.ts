@@ -40,6 +40,29 @@ export const ENVIRONMENT: readonly EnvironmentSetting[] = [
     default: `none; only the embedded reference server runs without one (it has a key of its own, ${DEFAULTS.embeddedKey})`,
   },
   {
+    names: ['ISWC_SUBSCRIPTION_KEY_<agency>'],
+    meaning:
+      "compat only: a key of its own for one agency (ISWC_SUBSCRIPTION_KEY_058), for a build whose key acts for one agency only: that agency's requests are replayed with it. Wins over the same agency in ISWC_AGENCY_KEYS. Written nowhere, never printed (reports show $ISWC_SUBSCRIPTION_KEY_058). A name after the prefix that is not a 3-character agency code, or a key under 8 characters, is refused (exit 2).",
+    default: 'none: every request goes with ISWC_SUBSCRIPTION_KEY',
+    readBy: 'compat',
+  },
+  {
+    names: ['ISWC_AGENCY_KEYS'],
+    flag: 'agency-keys',
+    meaning:
+      'compat only: a file of keys per agency, a JSON object {"058": "<key>"} or lines 058=<key> (# comments), outside the --sessions folder. Keys are written nowhere and never printed; a file that cannot be read or holds a malformed line is refused (exit 2).',
+    default: 'none',
+    readBy: 'compat',
+  },
+  {
+    names: ['ISWC_CLIENT_TIMEOUT'],
+    flag: 'client-timeout',
+    meaning:
+      "compat only: how long the agencies' clients wait for an answer where their sessions do not show it (30s, 2m). An answer later than its client waits is broken for it; one slower than recorded but within the wait is a finding. The replay waits as long as the most patient client.",
+    default: '30s',
+    readBy: 'compat',
+  },
+  {
     names: ['ISWC_BASE_URL'],
     flag: 'base-url',
     meaning: 'The API under test: http:// or https://, no credentials, no query, no fragment. Redirects are never followed.',

@@ -35,6 +35,8 @@ export interface PlannedExchange {
   operation: OperationId | 'other';
   /** Why this exchange itself cannot be replayed, when it cannot. */
   reason?: string;
+  /** The client met no answer of the API (trouble on purpose, none at all, throttling, a request outside the API): nothing to judge, and its agency is not the less judged for it. */
+  inert?: boolean;
   /** For a run end: the exchange of its session that started the run (its recorded answer carries the runId). */
   start?: PlannedExchange;
 }
@@ -63,6 +65,8 @@ export interface PlanOptions {
   destructive: boolean;
   /** Why they may not, when they may not. */
   destructiveOff?: string;
+  /** Agencies replayed with a key of their own: their requests are shapes of their own. */
+  keyedAgencies?: ReadonlySet<string>;
 }
 
 /** The runId a recorded 200 of the run notification carried, JSON or XML. */
@@ -71,6 +75,13 @@ export function recordedRunId(x: TrafficExchange): string | undefined {
   const facts = answerFacts({ status: x.response.status, headers: x.response.headers, body: x.response.body });
   const value = facts.texts.get('$.runId') ?? facts.texts.get('/CsnNotification/runId') ?? facts.texts.get('/CsnNotification/@runId');
   return value !== undefined && value !== '' ? value : undefined;
+}
+
+/** The client met nothing of the API to compare with: trouble on purpose, no answer, throttling, a request outside the API that may change data. */
+function isInert(p: PlannedExchange): boolean {
+  const x = p.exchange;
+  if (x.trouble !== null || !x.response || TROUBLE_STATUSES.has(x.response.status)) return true;
+  return !p.shape.request.operation && !['GET', 'HEAD', 'OPTIONS'].includes(x.request.method.toUpperCase());
 }
 
 function ownReason(p: PlannedExchange, options: PlanOptions): string | undefined {
@@ -125,7 +136,7 @@ export function planReplay(sessions: readonly TrafficSession[], options: PlanOpt
     const starts = new Map<string, PlannedExchange>();
     for (const exchange of [...session.exchanges].sort((a, b) => a.seq - b.seq)) {
       const keyMode = keyModeOf(exchange, session);
-      const shape = shapeOf(exchange, keyMode, options.profile.agency);
+      const shape = shapeOf(exchange, keyMode, options.profile.agency, options.keyedAgencies);
       const p: PlannedExchange = { id: `e${exchanges.length + 1}`, session, exchange, agency: session.agency, keyMode, shape, operation: shape.operation ?? 'other' };
       if (shape.endsRun !== undefined) {
         const start = starts.get(shape.endsRun);
@@ -140,6 +151,7 @@ export function planReplay(sessions: readonly TrafficSession[], options: PlanOpt
   for (const p of exchanges) {
     const reason = ownReason(p, options);
     if (reason !== undefined) p.reason = reason;
+    if (isInert(p)) p.inert = true;
   }
   const groups = new Map<string, PlannedExchange[]>();
   for (const p of exchanges) {

@@ -53,6 +53,8 @@ export interface UnitResult {
   /** What differed between the two baseline answers beyond noise (a status, a format): compared all the same. */
   unstable: string[];
   mappingText?: string;
+  /** The agency whose own key (--agency-keys) it was sent with. */
+  ownKeyOf?: string;
 }
 
 export interface ReplayTarget {
@@ -62,6 +64,8 @@ export interface ReplayTarget {
   /** Requests per second, or null for no limit. */
   rate: number | null;
   budget?: number;
+  /** A key per agency (--agency-keys, ISWC_SUBSCRIPTION_KEY_<agency>): a request that acts for one goes with its key. Never recorded, never printed. */
+  agencyKeys?: ReadonlyMap<string, string>;
 }
 
 export interface ReplayOptions {
@@ -192,6 +196,11 @@ function mappingText(m: Mapping | undefined, runIds: ReadonlyMap<string, string>
   return parts.length > 0 ? parts.join('; ') : undefined;
 }
 
+/** The agency a replayed request acts for (its query's or body's agency), if it names one. */
+function agencyOf(spec: RequestSpec, headers: Readonly<Record<string, string>>): string | undefined {
+  return agencyOfRequest({ method: spec.method, target: `${spec.path}${spec.rawQuery !== undefined ? `?${spec.rawQuery}` : ''}`, headers, body: typeof spec.body === 'string' ? Buffer.from(spec.body, 'utf8') : Buffer.from(spec.body ?? new Uint8Array()) });
+}
+
 /** Sends one request and, for a run's start, the runId the target answered. */
 async function send(client: RunClient, spec: RequestSpec): Promise<Exchange> {
   return client.send(spec);
@@ -242,6 +251,25 @@ export async function startReplay(options: ReplayOptions): Promise<ReplayRun> {
   }
   const gate: Gate | undefined = target.rate === null ? undefined : localGate(target.rate);
   const client = createHttpClient({ ...targetClientOptions(baseUrl, settings, profile.agency, gate ? { beforeSend: gate } : {}), ...(target.budget !== undefined ? { budget: target.budget } : {}) });
+  // A client per agency with a key of its own (never on the embedded server, whose key acts for the profile's agency):
+  // each watches its own key, and the budget left when it starts caps it.
+  const defaultClient = client;
+  const agencyKeys = server ? new Map<string, string>() : new Map(target.agencyKeys ?? []);
+  const agencyClients = new Map<string, RunClient>();
+  const allClients = (): RunClient[] => [client, ...agencyClients.values()];
+  const totalSent = (): number => allClients().reduce((n, c) => n + c.progress().sent, 0);
+  const clientFor = (agency: string | undefined): RunClient => {
+    const key = agency !== undefined && agency !== profile.agency ? agencyKeys.get(agency) : undefined;
+    if (agency === undefined || key === undefined) return client;
+    let c = agencyClients.get(agency);
+    if (!c) {
+      const left = target.budget !== undefined ? Math.max(0, target.budget - totalSent()) : undefined;
+      c = createHttpClient({ ...targetClientOptions(baseUrl, { ...settings, key }, agency, gate ? { beforeSend: gate } : {}), ...(left !== undefined ? { budget: left } : {}) });
+      if (run.halt) c.stop(run.halt.reason);
+      agencyClients.set(agency, c);
+    }
+    return c;
+  };
   const judge = createJudge({ strict: options.strict, agency: profile.agency, sourceDbs: keySourceDbs(profile) });
   const results: UnitResult[] = [];
   /** The build's runIds for the runs the replay started, by the recorded runId. */
@@ -269,19 +297,24 @@ export async function startReplay(options: ReplayOptions): Promise<ReplayRun> {
     baseUrl,
     stop(halt: Halt): void {
       run.halt ??= halt;
-      client.stop(halt.reason);
+      for (const c of allClients()) c.stop(halt.reason);
     },
     done: Promise.resolve(),
   };
 
-  const budgetLeft = (): number => (target.budget === undefined ? Number.POSITIVE_INFINITY : target.budget - client.progress().sent);
+  const budgetLeft = (): number => (target.budget === undefined ? Number.POSITIVE_INFINITY : target.budget - totalSent());
 
   const replayUnit = async (unit: ReplayUnit): Promise<UnitResult> => {
     const rep = unit.rep;
     const recorded = recordedFacts(rep);
-    const base: UnitResult = { unit, recorded, documentFailures: [], noise: [], unstable: [] };
+    const actingFor = agencyOf(replayedSpec(rep, unit.mapping, new Map()), rep.shape.request.headers) ?? rep.agency;
+    const client = clientFor(actingFor);
+    const ownKey = client !== defaultClient;
+    const base: UnitResult = { unit, recorded, documentFailures: [], noise: [], unstable: [], ...(ownKey ? { ownKeyOf: actingFor } : {}) };
     const unusable = client.unusable();
     if (unusable !== undefined) {
+      // One agency's own key refused: that agency is not judged; the others go on.
+      if (ownKey) return { ...base, notSent: `not judged: the key given for agency ${actingFor} (--agency-keys) is unusable: ${unusable}` };
       run.halt ??= { kind: 'target-unusable', reason: unusable };
       return { ...base, notSent: `not sent: ${unusable}` };
     }
@@ -294,7 +327,7 @@ export async function startReplay(options: ReplayOptions): Promise<ReplayRun> {
     const cached = sentBefore.get(rep.id);
     const need = (cached ? 0 : 1) + (needsStart ? 1 : 0);
     if (need > budgetLeft()) {
-      run.halt ??= { kind: 'budget', reason: `the request budget is used up: ${client.progress().sent} of ${target.budget ?? 0} requests sent, resends included (--budget); the shapes left were not sent` };
+      run.halt ??= { kind: 'budget', reason: `the request budget is used up: ${totalSent()} of ${target.budget ?? 0} requests sent, resends included (--budget); the shapes left were not sent` };
       return { ...base, notSent: `not sent: ${run.halt.reason}` };
     }
     // The noise of this request: what differs between two answers of the baseline to it.
@@ -336,7 +369,7 @@ export async function startReplay(options: ReplayOptions): Promise<ReplayRun> {
     }
     const mapText = mappingText(unit.mapping, runIds);
     if (exchange.error && NOT_SENT_CODES.has(exchange.error.code)) {
-      if (exchange.error.code === 'UNRESPONSIVE') run.halt ??= { kind: 'target-unusable', reason: exchange.error.message.replace(/^not sent: /, '') };
+      if (exchange.error.code === 'UNRESPONSIVE' && !ownKey) run.halt ??= { kind: 'target-unusable', reason: exchange.error.message.replace(/^not sent: /, '') };
       return { ...base, sent: exchange, notSent: exchange.error.code === 'THROTTLED' ? `throttled: ${exchange.error.message}` : `not sent: ${exchange.error.message.replace(/^not sent: /, '')}`, ...(mapText !== undefined ? { mappingText: mapText } : {}) };
     }
     const notReached = unreached(exchange, client);
@@ -358,8 +391,9 @@ export async function startReplay(options: ReplayOptions): Promise<ReplayRun> {
       for (const [a, b] of mappedValues) if (a !== b) out = out.split(a).join(b);
       return out;
     };
-    const agency = agencyOfRequest({ method: spec.method, target: `${spec.path}${spec.rawQuery !== undefined ? `?${spec.rawQuery}` : ''}`, headers: rep.shape.request.headers, body: typeof spec.body === 'string' ? Buffer.from(spec.body, 'utf8') : Buffer.from(spec.body ?? new Uint8Array()) });
-    const input: CompareInput = { recorded, replayed, noise, documentFailures, actsForOther: agency !== undefined && agency !== profile.agency ? agency : undefined, mapText: mapRecorded, refusedValues: [...rep.shape.refused, ...rep.shape.refusedQuery] };
+    const agency = agencyOf(spec, rep.shape.request.headers);
+    // With a key of its own for the agency, a refusal is the build's doing, not a question of which agency the profile's key acts for.
+    const input: CompareInput = { recorded, replayed, noise, documentFailures, actsForOther: agency !== undefined && agency !== profile.agency && !ownKey ? agency : undefined, mapText: mapRecorded, refusedValues: [...rep.shape.refused, ...rep.shape.refusedQuery], ...(rep.shape.request.headers.accept !== undefined ? { accept: rep.shape.request.headers.accept } : {}) };
     let comparison = compareAnswers(input);
     // Traffic of unknown provenance (a HAR file, a gateway's log) was met by a server whose habits are not
     // known: where a text, a field or a charset still differs, the noise is also learned from each
@@ -407,12 +441,23 @@ export async function startReplay(options: ReplayOptions): Promise<ReplayRun> {
         if (!unit) continue;
         const result = await replayUnit(unit);
         results.push(result);
+        // An agency's own key refused on every request that shows it: none of its answers says anything of the build.
+        const keyed = result.ownKeyOf !== undefined ? agencyClients.get(result.ownKeyOf)?.unusable() : undefined;
+        if (keyed !== undefined) {
+          for (let k = 0; k < results.length; k++) {
+            const r = results[k];
+            if (r && r.ownKeyOf === result.ownKeyOf && r.notSent === undefined) {
+              const { comparison: _c, replayed: _r, ...rest } = r;
+              results[k] = { ...rest, notSent: `not judged: the key given for agency ${result.ownKeyOf} (--agency-keys) is unusable: ${keyed}` };
+            }
+          }
+        }
         options.onUnit?.(result, i, total);
       }
     } finally {
-      const progress = client.progress();
-      run.figures = { planned, sent: progress.sent, retried: progress.retried, answered: progress.answered, waitedMs: progress.waitedMs };
-      await client.close();
+      const sum = (pick: (p: ReturnType<RunClient['progress']>) => number): number => allClients().reduce((n, c) => n + pick(c.progress()), 0);
+      run.figures = { planned, sent: sum((p) => p.sent), retried: sum((p) => p.retried), answered: sum((p) => p.answered), waitedMs: sum((p) => p.waitedMs) };
+      for (const c of allClients()) await c.close();
       await gate?.close();
       await server?.close();
     }

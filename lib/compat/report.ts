@@ -8,6 +8,8 @@ import type { TrafficExchange } from '../traffic/model.ts';
 import type { PlannedExchange, ReplayPlan } from './plan.ts';
 import { SAMPLING_RULE } from './plan.ts';
 import type { Halt, ReplayRun, UnitResult } from './replay.ts';
+import type { ClientWait } from './waits.ts';
+import { DEFAULT_CLIENT_WAIT_MS, timingOf } from './waits.ts';
 
 /** The compatibility report of a replay: every recorded exchange with its verdict, the matrix, the outcome. */
 
@@ -55,6 +57,8 @@ export interface ReportInput {
   settings: CompatReport['settings'];
   /** What a client certificate beside a session says of it, by session id. */
   certified?: ReadonlyMap<string, string>;
+  /** How long each session's client waits for an answer (lib/compat/waits.ts), by session id; absent: the default wait. */
+  waits?: ReadonlyMap<string, ClientWait>;
 }
 
 function verdictOf(result: UnitResult | undefined, p: PlannedExchange): { verdict: CompatVerdict; reasons: string[] } {
@@ -91,6 +95,18 @@ export function buildCompatReport(input: ReportInput): CompatReport {
       judgedBy: rep ?? p.id,
       recorded: recordedSide(p.exchange),
     };
+    const wait = input.waits?.get(p.session.id) ?? { ms: DEFAULT_CLIENT_WAIT_MS, source: 'the default wait of clients' };
+    e.clientWait = wait;
+    // The answer's time, for this exchange's client: past its wait it met no answer; slower than recorded is a finding.
+    const sent = result?.sent;
+    if (sent?.response && result?.comparison && e.verdict !== 'skipped' && (!sent.error || sent.error.code === 'THROTTLED')) {
+      const timing = timingOf(sent.durationMs, p.exchange.durationMs, wait);
+      if (timing.broken !== undefined) {
+        e.verdict = 'broken';
+        e.reasons = [timing.broken, ...e.reasons];
+      } else if (timing.finding !== undefined) e.findings = [timing.finding];
+    }
+    if (e.verdict === 'skipped' && !p.inert) e.notJudged = true;
     if (own && result) {
       if (result.sent) e.replayed = sentSide(result.sent);
       if (result.noise.length > 0) e.noise = result.noise;
@@ -100,41 +116,61 @@ export function buildCompatReport(input: ReportInput): CompatReport {
     }
     return e;
   });
+  const halt: Halt | undefined = run.halt;
+  const unusable = halt?.kind === 'target-unusable';
+  if (unusable) {
+    // A build found unusable (the key refused on every request, unreachable, unresponsive, every path 404) judges nothing: what it answered before the stop is shown, not counted.
+    for (const e of exchanges) {
+      if (e.verdict === 'skipped' && e.notJudged !== true) continue;
+      e.reasons = [`not judged: the build was found unusable (${halt.reason}): nothing is judged`, ...(e.verdict !== 'skipped' ? [`as answered before the stop: ${e.verdict}`] : [])];
+      e.verdict = 'skipped';
+      e.notJudged = true;
+      delete e.findings;
+    }
+  }
   const cellsByKey = new Map<string, CompatCell>();
   const agenciesByName = new Map<string, CompatAgency>();
   for (const e of exchanges) {
     const key = `${e.agency}\u0000${e.operation}\u0000${e.format}`;
     let cell = cellsByKey.get(key);
-    if (!cell) cellsByKey.set(key, (cell = { agency: e.agency, operation: e.operation, format: e.format, verdict: 'skipped', counts: emptyCounts(), exchanges: [] }));
+    if (!cell) cellsByKey.set(key, (cell = { agency: e.agency, operation: e.operation, format: e.format, verdict: 'skipped', counts: emptyCounts(), notJudged: 0, exchanges: [] }));
     cell.counts[e.verdict] += 1;
+    if (e.notJudged === true) cell.notJudged += 1;
     cell.exchanges.push(e.id);
     let agency = agenciesByName.get(e.agency);
-    if (!agency) agenciesByName.set(e.agency, (agency = { agency: e.agency, sessions: [], verdict: 'skipped', counts: emptyCounts() }));
+    if (!agency) agenciesByName.set(e.agency, (agency = { agency: e.agency, sessions: [], verdict: 'skipped', counts: emptyCounts(), notJudged: 0 }));
     agency.counts[e.verdict] += 1;
+    if (e.notJudged === true) agency.notJudged += 1;
     if (!agency.sessions.includes(e.session)) {
       agency.sessions.push(e.session);
       const note = input.certified?.get(e.session);
       if (note !== undefined) agency.certified = { ...agency.certified, [e.session]: note };
     }
   }
-  for (const c of cellsByKey.values()) c.verdict = worstOf(c.counts);
-  for (const a of agenciesByName.values()) a.verdict = worstOf(a.counts);
+  for (const c of cellsByKey.values()) c.verdict = worstOf(c.counts, c.notJudged);
+  for (const a of agenciesByName.values()) a.verdict = worstOf(a.counts, a.notJudged);
   const agencies = [...agenciesByName.values()].sort((a, b) => (a.agency < b.agency ? -1 : 1));
   const broken = agencies.filter((a) => a.verdict === 'broken');
+  const notJudged = agencies.filter((a) => a.verdict === 'skipped');
   const changed = agencies.filter((a) => a.verdict === 'changed');
   const judged = exchanges.filter((e) => e.verdict !== 'skipped').length;
-  const halt: Halt | undefined = run.halt;
-  const verdict: CompatReport['outcome']['verdict'] = broken.length > 0 ? 'broken' : changed.length > 0 ? 'changed' : judged > 0 ? 'compatible' : 'incomplete';
-  const exitCode = halt?.kind === 'interrupted' ? 130 : halt?.kind === 'target-unusable' ? 3 : broken.length > 0 ? 1 : 0;
+  const verdict: CompatReport['outcome']['verdict'] = unusable ? 'unusable' : broken.length > 0 ? 'broken' : judged === 0 ? 'incomplete' : notJudged.length > 0 ? 'not judged' : changed.length > 0 ? 'changed' : 'compatible';
+  // An agency not judged is never passed: the gate says the build could not be judged for it (exit 3), unless one is broken.
+  const exitCode = halt?.kind === 'interrupted' ? 130 : unusable ? 3 : broken.length > 0 ? 1 : notJudged.length > 0 || (judged === 0 && exchanges.some((e) => e.notJudged === true)) ? 3 : 0;
   const names = (list: CompatAgency[]): string => list.map((a) => a.agency).join(', ');
+  const notJudgedText = notJudged.length > 0 ? `${notJudged.length} not judged (${names(notJudged)}: exchanges not replayed, see why)` : '';
   const text =
-    verdict === 'broken'
-      ? `${broken.length} of ${agencies.length} agencies broken (${names(broken)})${changed.length > 0 ? `, ${changed.length} changed (${names(changed)})` : ''}`
-      : verdict === 'changed'
-        ? `no agency broken; ${changed.length} of ${agencies.length} meet something different (${names(changed)})`
-        : verdict === 'compatible'
-          ? `every agency compatible (${agencies.length}): each replayed exchange met what its client met`
-          : 'nothing could be replayed: every exchange was skipped (the reasons are in the report)';
+    verdict === 'unusable'
+      ? `the build was found unusable: nothing is judged`
+      : verdict === 'broken'
+        ? `${broken.length} of ${agencies.length} agencies broken (${names(broken)})${notJudgedText ? `, ${notJudgedText}` : ''}${changed.length > 0 ? `, ${changed.length} changed (${names(changed)})` : ''}`
+        : verdict === 'not judged'
+          ? `no agency broken, but ${notJudged.length} of ${agencies.length} agencies not judged (${names(notJudged)}): exchanges of theirs were not replayed (the reasons are in the report)${changed.length > 0 ? `; ${changed.length} changed (${names(changed)})` : ''}`
+          : verdict === 'changed'
+            ? `no agency broken; ${changed.length} of ${agencies.length} meet something different (${names(changed)})`
+            : verdict === 'compatible'
+              ? `every agency compatible (${agencies.length}): each replayed exchange met what its client met`
+              : 'nothing could be replayed: every exchange was skipped (the reasons are in the report)';
   const replayedShapes = run.results.filter((r) => r.comparison !== undefined).length;
   return {
     kind: 'iswc-conformance-compat',

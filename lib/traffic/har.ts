@@ -68,6 +68,11 @@ export function readHar(file: string, text: string, dir: string): TrafficSession
     const t = originForm(u);
     return t !== undefined && basePathOf(t) !== undefined;
   });
+  // A HAR of another API or site (a GitHub call, a portal's own pages) holds nothing of this one: replaying it would judge requests the API never had.
+  if (apiHost === undefined && all.length > 0) {
+    const hosts = [...new Set(all.map((e) => (typeof e?.request?.url === 'string' ? hostOf(e.request.url) : undefined)).filter((h): h is string => h !== undefined))].slice(0, 3);
+    throw new TrafficError(file, '', `no entry on a documented path of the ISWC API (/agent/run, /iswc/merge, /submission), under any base path: a HAR of another API or site${hosts.length > 0 ? ` (${hosts.join(', ')})` : ''}`, 'record the HAR while the client talks to the ISWC Agency API, or leave this file out of --sessions');
+  }
   const host = apiHost !== undefined ? hostOf(apiHost) : undefined;
   const exchanges: TrafficExchange[] = [];
   all.forEach((entry, i) => {
@@ -90,6 +95,7 @@ export function readHar(file: string, text: string, dir: string): TrafficSession
       error: status === null ? (typeof entry.response?._error === 'string' ? entry.response._error : typeof entry._error === 'string' ? entry._error : 'no answer') : null,
       trouble: null,
       where: `${file} ${where}`,
+      ...(typeof entry.time === 'number' && Number.isFinite(entry.time) && entry.time >= 0 ? { durationMs: entry.time } : {}),
     };
     refuseCredentials(file, where, { requestHeaders: namedHeaders(headersOf(req.headers)), target, responseHeaders: namedHeaders(headersOf(entry.response?.headers)) }, 'har');
     exchanges.push(exchange);

@@ -35,11 +35,17 @@ function lineValidators(): { session: ValidateFunction; exchange: ValidateFuncti
   return validators;
 }
 
+/** A session line: `session` holds an object (an exchange line names its session with a string there). */
+function isSessionLine(value: unknown): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || !('session' in value)) return false;
+  const s = (value).session;
+  return s !== null && typeof s === 'object' && !Array.isArray(s);
+}
+
 /** What is wrong with one parsed line against the format, in words; empty when it follows it. */
 export function trafficLineProblems(value: unknown): string[] {
   const { session, exchange } = lineValidators();
-  const isSession = value !== null && typeof value === 'object' && !Array.isArray(value) && 'session' in value;
-  const validate = isSession ? session : exchange;
+  const validate = isSessionLine(value) ? session : exchange;
   return validate(value) ? [] : [problemsOf(validate)];
 }
 
@@ -145,7 +151,8 @@ export function readTrafficLog(file: string, text: string): TrafficSession[] {
     } catch (e) {
       throw new TrafficError(file, where, `not JSON (${(e as Error).message})`, `write one JSON object per line, as schemas/${TRAFFIC_SCHEMA} describes`);
     }
-    if (value !== null && typeof value === 'object' && !Array.isArray(value) && 'session' in value) {
+    // A session line holds an object at `session`; an exchange line may name its session with a string there.
+    if (isSessionLine(value)) {
       if (!isSession(value)) throw new TrafficError(file, where, `not a session line: ${problemsOf(isSession)}`, `see schemas/${TRAFFIC_SCHEMA}`);
       sessionLines += 1;
       current = { index: sessionLines, line: (value as SessionLine).session };
@@ -165,6 +172,7 @@ export function readTrafficLog(file: string, text: string): TrafficSession[] {
       error: status === null ? (line.error ?? 'no answer') : null,
       trouble: line.trouble ?? null,
       where: `${file}:${i + 1}`,
+      ...(typeof line.durationMs === 'number' ? { durationMs: line.durationMs } : {}),
     };
     refuseCredentials(file, where, { requestHeaders: namedHeaders(line.requestHeaders), target, responseHeaders: namedHeaders(line.responseHeaders) }, 'jsonl');
     const sessionAgency = current?.line.agency;

@@ -42,6 +42,8 @@ export interface TrafficExchange {
   trouble: string | null;
   /** Where the exchange is in its file, for messages: `file:line 12`, `file entries[3]`. */
   where: string;
+  /** How long the client waited for the answer (or until it gave up), in milliseconds, when recorded (a line's durationMs, a HAR entry's time). */
+  durationMs?: number;
 }
 
 /** One agency's recorded traffic: a sandbox session, a HAR file, or one agency's lines of a gateway log. */

@@ -15,7 +15,7 @@ test('docs/guides/compatibility.md: three agencies recorded, three builds, the p
     label: 'compatibility.md',
     timeoutMs: 400_000,
     inspect: (dir) => {
-      for (const build of ['build-1', 'build-2', 'build-3']) for (const file of ['compat.html', 'compat.json', 'compat-junit.xml', 'compat.md']) expect(existsSync(path.join(dir, 'reports', build, file)), `${build}/${file}`).toBe(true);
+      for (const build of ['build-1', 'build-2', 'build-3', 'build-4']) for (const file of ['compat.html', 'compat.json', 'compat-junit.xml', 'compat.md']) expect(existsSync(path.join(dir, 'reports', build, file)), `${build}/${file}`).toBe(true);
       for (const agency of ['021', '058', '128']) {
         const session = readFileSync(path.join(dir, 'sessions', agency, 'client-session.jsonl'), 'utf8');
         for (const key of ['imro-sandbox-key', 'bmi-sandbox-key', 'sacem-sandbox-key', 'my-test-key']) expect(session).not.toContain(key);
@@ -33,6 +33,11 @@ test('docs/guides/compatibility.md: three agencies recorded, three builds, the p
   expect(out).toContain('compat: 1 of 3 agencies broken (058)');
   expect(out).toMatch(/^exit code 1$/m);
   expect(out).toContain('| 058 | · | ❌ 1 broken · 1 not replayed |');
+  // Section 5: a key that acts for 128 only; the other agencies not judged, exit 3.
+  expect(out).toMatch(/clients wait 30 s \(--client-timeout 30s\)/);
+  expect(out).toContain('no agency broken, but 2 of 3 agencies not judged (021, 058)');
+  expect(out).toMatch(/agency 058: not judged/);
+  expect(out).toMatch(/^exit code 3$/m);
   for (const key of ['imro-sandbox-key', 'bmi-sandbox-key', 'sacem-sandbox-key', 'my-test-key']) expect(out.split('\n').filter((l) => l.includes(key) && !l.includes('export ') && !l.includes('ISWC_SUBSCRIPTION_KEY='))).toEqual([]);
 });
 

@@ -63,9 +63,12 @@ test('the sessions hold the habits: counters as strings (128), an XML namespace 
 
 test('a build that reads as the sandbox did: no agency broken, the agency with counters as strings compatible', async () => {
   const { code, out, report } = await replayAgainst('as-recorded', 'production');
-  expect(code, out).toBe(0);
   expect(report.exchanges.filter((e) => e.verdict === 'broken'), out).toEqual([]);
   expect(verdicts(report)['128'], out).toBe('compatible');
+  // Production's key acts for its own agency only: the others' requests were refused, so they are not judged (exit 3), never compatible.
+  expect(verdicts(report), out).toEqual({ '021': 'skipped', '058': 'skipped', '128': 'compatible' });
+  expect(code, out).toBe(3);
+  expect(out).toContain('agency 058: not judged');
   // Its run notifications, counters as strings, were replayed and met what the client met.
   const runs = report.exchanges.filter((e) => e.agency === '128' && e.operation === 'notifyAgentRun');
   expect(runs.map((e) => e.verdict)).toEqual(['compatible', 'compatible']);

@@ -31,7 +31,7 @@ for (const kind of HOSTILE_KINDS) {
     const out = mkdtempSync(path.join(tmpdir(), 'iswc-compat-hostile-out-'));
     try {
       const result = await cliInProcess(['compat', '--sessions', sessions, '--base-url', target.url, '--target', fromRoot('fixtures/targets/sandbox-client.json'), '--report-dir', out], {
-        env: { ISWC_SUBSCRIPTION_KEY: 'hostile-build-key-1', ISWC_TIMEOUT_MS: '1500', ...(kind.maxBodyBytes !== undefined ? { ISWC_MAX_BODY: String(kind.maxBodyBytes) } : {}) },
+        env: { ISWC_SUBSCRIPTION_KEY: 'hostile-build-key-1', ISWC_TIMEOUT_MS: '1500', ISWC_CLIENT_TIMEOUT: '1.5s', ...(kind.maxBodyBytes !== undefined ? { ISWC_MAX_BODY: String(kind.maxBodyBytes) } : {}) },
       });
       expect([1, 3], result.out).toContain(result.code);
       expect(existsSync(path.join(out, 'compat.html'))).toBe(true);

@@ -66,9 +66,11 @@ test('compatible, changed, broken: the document first, then a success turned ref
   const lived = compareAnswers({ recorded: json(400, 'Invalid'), replayed: json(400, 'Invalid'), noise, documentFailures: [{ checkId: 'text.bad-request', level: 'spec', sections: ['4.1'], expected: 'Bad Request', received: 'Invalid', alsoWhenRecorded: true }], actsForOther: undefined });
   expect(lived.verdict).toBe('compatible');
   expect(lived.reasons).toEqual(['violates the document as the answer the client met did (text.bad-request [spec]): not a change of this build']);
-  // A byte order mark before the JSON is what a client's parser meets first: changed.
+  // A byte order mark before the JSON is what a client's parser meets first, and RFC 8259 §8.1 says it must not be added: broken.
   const bom = answerFacts({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"runId":"c-9"}')]) });
-  expect(compareAnswers({ recorded, replayed: bom, noise, ...noDocFailures }).reasons).toEqual(['encoding: utf-8 → utf-8 (byte order mark)']);
+  const withBom = compareAnswers({ recorded, replayed: bom, noise, ...noDocFailures });
+  expect(withBom.verdict).toBe('broken');
+  expect(withBom.reasons).toEqual([expect.stringMatching(/^a byte order mark before the JSON answer: RFC 8259 §8\.1/), 'encoding: utf-8 → utf-8 (byte order mark)']);
   expect(compareAnswers({ recorded, replayed: noAnswer('TIMEOUT: no complete answer'), noise, ...noDocFailures }).verdict).toBe('broken');
   // A refusal turned success, of a value the contract refuses: changed, and the reason says the gate judges whether a build may take it.
   const taken = compareAnswers({ recorded: json(400, { title: 'Bad Request' }), replayed: json(200, { runId: 'c-3' }), noise, ...noDocFailures, refusedValues: ['/agencyCode maxLength'] });

@@ -121,11 +121,7 @@ test('noise in error bodies is learned too: a 404 problem+json with a traceId, r
 });
 
 test('a build with a choice that changes only what the document leaves open: changed, never broken, for the agencies that meet it', async () => {
-  for (const [choice, changed] of [
-    ['json-text-json', ['021', '128']],
-    ['answer-json-always', ['058']],
-    ['xml-answer-datacontract', ['058']],
-  ] as const) {
+  for (const [choice, changed] of [['json-text-json', ['021', '128']]] as const) {
     const b = await build({ choices: [choice] });
     try {
       const { code, out, report } = await compat(b.url, `choice-${choice}`);
@@ -134,6 +130,25 @@ test('a build with a choice that changes only what the document leaves open: cha
       const { agencies } = matrix(report);
       for (const agency of ['021', '058', '128']) expect(agencies[agency], `${choice}, agency ${agency}`).toBe((changed as readonly string[]).includes(agency) ? 'changed' : 'compatible');
       expect(report.outcome.verdict).toBe('changed');
+    } finally {
+      await b.close();
+    }
+  }
+});
+
+test('a build with a choice the document allows that gives the XML client another thing to read: broken for that agency only (JSON to its Accept: application/xml; its elements in a namespace)', async () => {
+  for (const [choice, reason] of [
+    ['answer-json-always', /^an answer in a format the client did not ask for: JSON to a request with Accept: application\/xml/],
+    ['xml-answer-datacontract', /^an element is named otherwise: \/CsnNotification was CsnNotification \(no prefix, no namespace\), now CsnNotification \{http:\/\/schemas\.datacontract\.org/],
+  ] as const) {
+    const b = await build({ choices: [choice] });
+    try {
+      const { code, out, report } = await compat(b.url, `choice-${choice}`);
+      expect(code, `${choice}: ${out}`).toBe(1);
+      expect(matrix(report).agencies, choice).toEqual({ '021': 'compatible', '058': 'broken', '128': 'compatible' });
+      const broken = report.exchanges.filter((e) => e.verdict === 'broken' && e.judgedBy === e.id);
+      expect(broken.length, choice).toBeGreaterThan(0);
+      for (const e of broken) expect(e.reasons[0], `${choice} ${e.id}`).toMatch(reason);
     } finally {
       await b.close();
     }
@@ -235,13 +250,15 @@ test('a HAR file and a gateway log replay like the sandbox session they hold: th
     expect(report.figures.exchanges, name).toBe(10);
   }
   // Noise learned for traffic that does not say which server it met never hides a change: an XML namespace
-  // on the answers (a shape every documented choice set answers alike on every call) is changed, as from the sandbox.
+  // on the answers where the client met none (a shape every documented choice set answers alike on every call) is broken, as from the sandbox.
   const datacontract = await build({ choices: ['xml-answer-datacontract'] });
   try {
     const { code, out, report } = await compat(datacontract.url, 'har-datacontract', [], har);
-    expect(code, out).toBe(0);
-    expect(matrix(report).agencies).toEqual({ '058': 'changed', '128': 'compatible' });
-    expect(report.exchanges.find((e) => e.agency === '058' && e.verdict === 'changed')?.reasons.join('\n')).toContain('shape at /CsnNotification@xmlns');
+    expect(code, out).toBe(1);
+    expect(matrix(report).agencies).toEqual({ '058': 'broken', '128': 'compatible' });
+    const reasons = report.exchanges.find((e) => e.agency === '058' && e.verdict === 'broken')?.reasons.join('\n');
+    expect(reasons).toContain('an element is named otherwise: /CsnNotification was CsnNotification (no prefix, no namespace)');
+    expect(reasons).toContain('shape at /CsnNotification@xmlns');
   } finally {
     await datacontract.close();
   }
@@ -251,7 +268,9 @@ test('the budget is a cap on what reaches the build; requests that change data a
   const b = await build();
   try {
     const { code, out, report } = await compat(b.url, 'budget', ['--budget', '4']);
-    expect(code, out).toBe(0);
+    // What the budget left out is not judged: no agency passes on exchanges never replayed (exit 3).
+    expect(code, out).toBe(3);
+    expect(report.outcome.verdict).toBe('not judged');
     expect(b.arrivals.length).toBeLessThanOrEqual(4);
     expect(report.figures.requests.sent).toBe(b.arrivals.length);
     expect(report.outcome.halt?.kind).toBe('budget');
@@ -263,8 +282,10 @@ test('the budget is a cap on what reaches the build; requests that change data a
   try {
     const out = path.join(dir, 'reports', 'safe');
     const result = await cliInProcess(['compat', '--sessions', sessions, '--base-url', safe.url, '--target', PROFILE, '--report-dir', out], { env: { ISWC_SUBSCRIPTION_KEY: BUILD_KEY, ISWC_DESTRUCTIVE: '0' }, cwd: dir });
-    expect(result.code, result.out).toBe(0);
+    // The agencies whose merges were not replayed are not judged (exit 3), with the reason on each exchange.
+    expect(result.code, result.out).toBe(3);
     const report = JSON.parse(readFileSync(path.join(out, 'compat.json'), 'utf8')) as CompatReport;
+    expect(report.agencies.map((a) => a.verdict)).toEqual(['skipped', 'skipped', 'skipped']);
     const skipped = report.exchanges.filter((e) => e.verdict === 'skipped');
     expect(new Set(skipped.map((e) => e.operation))).toEqual(new Set(['mergeIswcMetadata', 'demergeIswcMetadata', 'deleteSubmission']));
     expect(skipped[0]?.reasons[0]).toBe("changes data, and requests that change data are off (ISWC_DESTRUCTIVE=0): pass --destructive to replay it on the target profile's disposable entries");

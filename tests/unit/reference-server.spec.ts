@@ -539,7 +539,6 @@ const CHOICE_PROBES: ChoiceProbe[] = [
     chosen: 404,
   },
   { choice: 'demerge-by-work-400', calls: [demergeOf(at(profile.unknownIswcs, 0), at(profile.demerges, 0).agency, at(profile.demerges, 0).workcode)], reference: 404, chosen: 400 },
-  { choice: 'json-bom', calls: [validRun()], observe: (a) => Number(a.headers.get('content-length')) - new TextEncoder().encode(a.text).length, reference: 0, chosen: 3 },
   { choice: 'xml-answer-utf16', calls: [xmlRun(`<agencyCode>${profile.agency}</agencyCode>`)], observe: contentType, reference: 'application/xml; charset=utf-8', chosen: 'application/xml; charset=utf-16' },
   { choice: 'early-hints', calls: [validRun()], observe: (a) => a.headers.get('link'), reference: null, chosen: '</iswc.css>; rel=preload; as=style' },
   { choice: 'chunked-trailers', calls: [validRun()], observe: (a) => a.headers.get('trailer'), reference: null, chosen: 'Server-Timing' },

@@ -1,3 +1,4 @@
+import { formatOfContentType } from '../../contract/codec/index.ts';
 import type { AnswerFacts } from './facts.ts';
 
 /**
@@ -8,7 +9,7 @@ import type { AnswerFacts } from './facts.ts';
  * (Diffy's rule). Noise may hide a text or an optional field, never a status, a media type or a format.
  */
 
-export type Facet = 'answer' | 'status' | 'media type' | 'charset' | 'encoding' | 'format' | 'shape' | 'text';
+export type Facet = 'answer' | 'status' | 'media type' | 'charset' | 'encoding' | 'format' | 'shape' | 'name' | 'text';
 
 export interface Difference {
   facet: Facet;
@@ -46,6 +47,13 @@ export function differences(a: AnswerFacts, b: AnswerFacts, mapText: (text: stri
     const x = a.shape.get(path);
     const y = b.shape.get(path);
     if (x !== y) out.push({ facet: 'shape', path, recorded: show(x), replayed: show(y), key: `shape ${path}` });
+  }
+  // An element both answers hold, written with another prefix or in another namespace.
+  for (const path of new Set([...a.names.keys(), ...b.names.keys()])) {
+    if (!a.shape.has(path) || !b.shape.has(path)) continue;
+    const x = a.names.get(path);
+    const y = b.names.get(path);
+    if (x !== y) out.push({ facet: 'name', path, recorded: x ?? `${path.slice(path.lastIndexOf('/') + 1)} (no prefix, no namespace)`, replayed: y ?? `${path.slice(path.lastIndexOf('/') + 1)} (no prefix, no namespace)`, key: `name ${path}` });
   }
   for (const [path, x] of a.texts) {
     const y = b.texts.get(path);
@@ -119,6 +127,8 @@ export interface CompareInput {
   /** The request acts for another agency than the one the key acts for (which agency a key may act for is not shown, 5.3). */
   actsForOther: string | undefined;
   mapText?: (text: string) => string;
+  /** The Accept header the client sent, when it sent one: an answer in a format it does not accept breaks it. */
+  accept?: string;
   /** Values of the request the contract refuses (`/overallSent type`): said when a success became a refusal, since the client relied on a reading the document does not promise. */
   refusedValues?: readonly string[];
 }
@@ -129,6 +139,60 @@ function differenceText(d: Difference): string {
   const where = d.path !== undefined ? ` at ${d.path}` : '';
   const clip = (s: string): string => (s.length > 120 ? `${s.slice(0, 120)}…` : s);
   return `${d.facet}${where}: ${clip(d.recorded)} → ${clip(d.replayed)}`;
+}
+
+const FORMAT_NAME: Record<string, string> = { json: 'JSON', xml: 'XML' };
+
+/** Does an Accept header accept a body of this format (json, xml)? Media ranges with q=0 accept nothing. */
+export function acceptsFormat(accept: string, format: 'json' | 'xml'): boolean {
+  for (const part of accept.split(',')) {
+    const [range = '', ...params] = part.split(';').map((p) => p.trim().toLowerCase());
+    if (range === '') continue;
+    const q = params.find((p) => p.startsWith('q='));
+    if (q !== undefined && !(Number(q.slice(2)) > 0)) continue;
+    if (range === '*/*' || range === 'application/*' || (range === 'text/*' && format === 'xml')) return true;
+    if (range === 'text/*' && format === 'json') return true;
+    if (formatOfContentType(range) === format) return true;
+  }
+  return false;
+}
+
+/** Does an Accept header name a format at all (not only wildcards or types of neither)? */
+function namesAFormat(accept: string): boolean {
+  return accept.trim() !== '' && !acceptsFormat(accept, 'json') !== !acceptsFormat(accept, 'xml');
+}
+
+const isBom = (encoding: string | null): boolean => encoding !== null && /byte order mark/i.test(encoding);
+
+/**
+ * Differences a client meets as another thing to read, whatever the document allows: an element renamed
+ * by a prefix or a namespace where it had none (a client reading `<runId>` finds no runId), a Content-Type
+ * that stops naming the body's format (a client that dispatches on it reads a string), an answer in a
+ * format the request's Accept does not accept, a byte order mark before JSON (RFC 8259 §8.1: must not be
+ * added; strict parsers such as Python's json.loads refuse it).
+ */
+function breakingDifferences(input: CompareInput, kept: readonly Difference[]): string[] {
+  const { recorded, replayed } = input;
+  const out: string[] = [];
+  for (const d of kept.filter((x) => x.facet === 'name')) {
+    const uri = (t: string): string => /\{([^}]*)\}/.exec(t)?.[1] ?? '';
+    const unqualified = /\(no prefix, no namespace\)$/.test(d.recorded);
+    if (unqualified || uri(d.recorded) !== uri(d.replayed)) out.push(`an element is named otherwise: ${d.path ?? ''} was ${d.recorded}, now ${d.replayed}: a client that reads it by name finds another element`);
+  }
+  const same = replayed.format === recorded.format && (replayed.format === 'json' || replayed.format === 'xml');
+  if (same && recorded.declared === recorded.format && replayed.declared !== replayed.format) {
+    out.push(`the Content-Type no longer names the body's format: ${FORMAT_NAME[replayed.format] ?? replayed.format} labelled ${replayed.mediaType ?? '(none)'} where the client met ${recorded.mediaType ?? ''}: a client that dispatches on the Content-Type reads another thing`);
+  }
+  const accept = input.accept;
+  if (accept !== undefined && namesAFormat(accept) && (replayed.format === 'json' || replayed.format === 'xml') && !acceptsFormat(accept, replayed.format)) {
+    // Only where the client met a body of a format it asked for: another one is what it cannot read.
+    const metAccepted = (recorded.format === 'json' || recorded.format === 'xml') && acceptsFormat(accept, recorded.format);
+    if (metAccepted) out.push(`an answer in a format the client did not ask for: ${FORMAT_NAME[replayed.format]} to a request with Accept: ${accept}`);
+  }
+  if (replayed.format === 'json' && isBom(replayed.encoding) && !isBom(recorded.encoding)) {
+    out.push('a byte order mark before the JSON answer: RFC 8259 §8.1 says it must not be added, and strict parsers (Python\'s json.loads) refuse it');
+  }
+  return out;
 }
 
 /**
@@ -156,6 +220,7 @@ export function compareAnswers(input: CompareInput): Comparison {
   const reasons: string[] = [];
   for (const f of input.documentFailures.filter((d) => !d.alsoWhenRecorded)) reasons.push(`${f.level === 'http' ? 'breaks an HTTP convention the answer kept when recorded' : 'violates the document'}: ${f.checkId} [${f.level}, ${f.sections.join(', ')}]: expected ${f.expected}; received ${f.received}`);
   const known = input.documentFailures.filter((d) => d.alsoWhenRecorded).map((f) => `violates the document as the answer the client met did (${f.checkId} [${f.level}]): not a change of this build`);
+  reasons.push(...breakingDifferences(input, kept));
   if (isSuccess(recorded) && !isSuccess(replayed)) {
     reasons.push(`a success became a refusal: ${recorded.status ?? ''} → ${replayed.status ?? ''}`);
     const refused = input.refusedValues ?? [];

@@ -23,6 +23,10 @@ export interface AnswerFacts {
   /** How the body's bytes are text when not plain UTF-8: a byte order mark, UTF-16 (what a client's parser meets first). */
   encoding: string | null;
   format: BodyKind;
+  /** The format the Content-Type names (json, xml, text, other), or null without one: what a client that dispatches on the label reads the body as. */
+  declared: string | null;
+  /** XML element path → its name as written (prefix:local) and its namespace ({uri}), only where the element has a prefix or a namespace: what a client reading by name meets. */
+  names: Map<string, string>;
   /** Path → kind (object, array, string, number, boolean, null; element, attribute, text; xmlns=… for a namespace). */
   shape: Map<string, string>;
   /** Path → the text(s) there, in order, joined by ' ␞ '. */
@@ -78,10 +82,29 @@ function walkJson(value: unknown, path: string, depth: number, shape: Map<string
 
 const local = (name: string): string => name.slice(name.indexOf(':') + 1);
 
-function walkXml(node: XmlElement, path: string, depth: number, shape: Map<string, string>, texts: Map<string, string>): void {
+/** The namespaces in scope, by prefix ('' for the default one). */
+type Scope = ReadonlyMap<string, string>;
+
+function walkXml(node: XmlElement, path: string, depth: number, shape: Map<string, string>, texts: Map<string, string>, names: Map<string, string>, outer: Scope = new Map()): void {
   if (depth > MAX_DEPTH) return;
   const here = `${path}/${local(node.name)}`;
   add(shape, here, 'element');
+  let scope = outer;
+  for (const [name, value] of Object.entries(node.attributes)) {
+    if (name === 'xmlns' || name.startsWith('xmlns:')) scope = new Map([...scope, [name === 'xmlns' ? '' : name.slice(6), value]]);
+  }
+  // Paths go by local name; the name as written and its namespace are facts of their own: `<a:runId>` is
+  // another element than `<runId>` to a client that reads by name (a namespace-aware one, or one reading text).
+  const colon = node.name.indexOf(':');
+  const prefix = colon < 0 ? '' : node.name.slice(0, colon);
+  const uri = scope.get(prefix) ?? '';
+  if (prefix !== '' || uri !== '') {
+    const written = `${node.name}${uri !== '' ? ` {${uri}}` : ''}`;
+    const known = names.get(here);
+    if (known === undefined) {
+      if (names.size < MAX_PATHS) names.set(here, written);
+    } else if (!known.split(' | ').includes(written)) names.set(here, `${known} | ${written}`);
+  }
   for (const [name, value] of Object.entries(node.attributes)) {
     // A namespace is part of the shape: a client reading by qualified name meets another element.
     if (name === 'xmlns' || name.startsWith('xmlns:')) add(shape, `${here}@${name}`, `ns ${value}`);
@@ -95,7 +118,7 @@ function walkXml(node: XmlElement, path: string, depth: number, shape: Map<strin
     add(shape, `${here}/text()`, 'text');
     addText(texts, here, own);
   }
-  for (const child of node.children) walkXml(child, here, depth + 1, shape, texts);
+  for (const child of node.children) walkXml(child, here, depth + 1, shape, texts, names, scope);
 }
 
 function parameterOf(contentType: string, name: string): string | null {
@@ -105,7 +128,7 @@ function parameterOf(contentType: string, name: string): string | null {
 
 /** No answer: the client met none (a reset, a timeout). */
 export function noAnswer(error: string): AnswerFacts {
-  return { answered: false, status: null, error, mediaType: null, charset: null, encoding: null, format: 'empty', shape: new Map(), texts: new Map() };
+  return { answered: false, status: null, error, mediaType: null, charset: null, encoding: null, format: 'empty', declared: null, names: new Map(), shape: new Map(), texts: new Map() };
 }
 
 /** The facts of one answer. */
@@ -115,9 +138,9 @@ export function answerFacts(answer: RawAnswer): AnswerFacts {
   const charset = contentType === undefined ? null : parameterOf(contentType, 'charset');
   const decoded = typeof answer.body === 'string' ? { text: answer.body, encoding: answer.encoding } : decodeResponseText(answer.body, contentType);
   const text = decoded.text;
-  const facts: AnswerFacts = { answered: true, status: answer.status, mediaType, charset, encoding: decoded.encoding ?? null, format: 'empty', shape: new Map(), texts: new Map() };
-  if (text.trim() === '') return facts;
   const declared = formatOfContentType(contentType);
+  const facts: AnswerFacts = { answered: true, status: answer.status, mediaType, charset, encoding: decoded.encoding ?? null, format: 'empty', declared: declared ?? null, names: new Map(), shape: new Map(), texts: new Map() };
+  if (text.trim() === '') return facts;
   const html = mediaType === 'text/html' || /^\s*<(?:!doctype\s+html|html[\s>])/i.test(text);
   const format = html ? undefined : declared === 'json' || declared === 'xml' ? declared : sniffFormat(text);
   if (format === 'json') {
@@ -132,7 +155,7 @@ export function answerFacts(answer: RawAnswer): AnswerFacts {
     const roots = xmlRoots(text.replace(/^\uFEFF/, ''));
     if (roots.length === 1 && roots[0]) {
       facts.format = 'xml';
-      walkXml(roots[0], '', 0, facts.shape, facts.texts);
+      walkXml(roots[0], '', 0, facts.shape, facts.texts, facts.names);
       return facts;
     }
   }

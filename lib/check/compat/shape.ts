@@ -116,7 +116,8 @@ function recordedClass(x: TrafficExchange): string {
   return `${x.response.status}:${body}`;
 }
 
-export function shapeOf(x: TrafficExchange, keyMode: KeyMode, keyAgency: string): ExchangeShape {
+/** `keyedAgencies`: agencies replayed with a key of their own (--agency-keys): a request for one is its own shape, sent with that key. */
+export function shapeOf(x: TrafficExchange, keyMode: KeyMode, keyAgency: string, keyedAgencies: ReadonlySet<string> = new Set()): ExchangeShape {
   const request = clientRequestOf(x);
   const view = viewOf(request);
   const op = request.operation;
@@ -132,7 +133,7 @@ export function shapeOf(x: TrafficExchange, keyMode: KeyMode, keyAgency: string)
   const parts = {
     op: op?.id ?? `${request.method} ${request.path}`,
     key: keyMode,
-    for: agency === undefined ? 'none' : agency === keyAgency ? 'own' : 'other',
+    for: agency === undefined ? 'none' : keyedAgencies.has(agency) ? `own key of ${agency}` : agency === keyAgency ? 'own' : 'other',
     type: normalise(x.request.headers['content-type']),
     accept: normalise(x.request.headers.accept),
     body: view.bodyBytes === 0 ? 'none' : parsed ? `${view.format ?? '?'}${parsed.root !== undefined ? ` <${parsed.root}>` : ''}${namespace !== undefined ? ` ${namespace}` : ''}${parsed.xmlNotes.filter((n) => n !== namespace).map((n) => ` [${n}]`).join('')}` : `unread ${view.format ?? '?'}: ${view.parsed && !view.parsed.ok ? 'malformed' : 'other'}`,

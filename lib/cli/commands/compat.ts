@@ -1,18 +1,22 @@
 import path from 'node:path';
-import { ConfigError, readConfig } from '../../config/config.ts';
+import { ConfigError, parseDuration, readConfig } from '../../config/config.ts';
 import { parseRate } from '../../config/rate.ts';
 import { loadProfile } from '../../contract/profile/load.ts';
 import { INTERRUPTED_EXIT, onStop, signalWindow } from '../../foundation/interrupt.ts';
-import { redactorFromEnv } from '../../foundation/redact.ts';
+import { createRedactor, runSecrets } from '../../foundation/redact.ts';
 import { shownPath } from '../../foundation/paths.ts';
 import { planReplay, plannedRequests } from '../../compat/plan.ts';
 import type { ReplayPlan } from '../../compat/plan.ts';
 import { buildCompatReport } from '../../compat/report.ts';
 import { certificationOf } from '../../compat/certified.ts';
+import { AGENCY_KEY_PREFIX, AgencyKeysError, readAgencyKeys } from '../../compat/keys.ts';
+import type { AgencyKeys } from '../../compat/keys.ts';
 import { startReplay } from '../../compat/replay.ts';
+import { clientWaits, DEFAULT_CLIENT_WAIT_MS, secondsText } from '../../compat/waits.ts';
+import type { ClientWait } from '../../compat/waits.ts';
 import type { UnitResult } from '../../compat/replay.ts';
 import { writeCompatReports } from '../../report/compat/write.ts';
-import { columnLabel, VERDICT_WORD } from '../../report/compat/labels.ts';
+import { columnLabel, SET_VERDICT_WORD, VERDICT_WORD } from '../../report/compat/labels.ts';
 import { loadSessions } from '../../traffic/load.ts';
 import { TrafficError } from '../../traffic/model.ts';
 import type { Command, OptionValues } from '../command.ts';
@@ -48,6 +52,18 @@ export const COMPAT_OPTIONS: Command['options'] = {
   'max-duration': { ...opt('max-duration'), description: 'Stop sending once the replay has lasted D (e.g. 90s, 20m, 1.5h) and report what was judged (ISWC_MAX_DURATION).' },
   header: opt('header'),
   'report-dir': { ...opt('report-dir'), description: 'Where compat.json, compat.html, compat-junit.xml and compat.md go (ISWC_REPORT_DIR, default ./reports).' },
+  'client-timeout': {
+    type: 'string',
+    value: 'D',
+    description:
+      "How long the agencies' clients wait for an answer (e.g. 30s, 2m; ISWC_CLIENT_TIMEOUT), where a session does not show it: a session whose client gave up on an answer (no answer, an error of a timeout or a closed connection, with its durationMs or HAR time) waits what it waited then, and no client waits less than the longest answer it met. The replay waits as long as the longest of these (never less than ISWC_TIMEOUT_MS). An answer later than its client waits is broken for that client (it meets no answer); one slower than recorded but within the wait is compatible, with the slower answer listed as a finding. Default 30s.",
+  },
+  'agency-keys': {
+    type: 'string',
+    value: 'FILE',
+    description:
+      "A subscription key per agency, for a build whose key acts for one agency only (ISWC_AGENCY_KEYS): a JSON object {\"058\": \"<key>\"} or lines 058=<key>, kept outside --sessions; variables ISWC_SUBSCRIPTION_KEY_058 (one per agency) give the same and win over the file. A request that acts for an agency with a key of its own is sent with that key (a shape of its own); the others with ISWC_SUBSCRIPTION_KEY. The keys are written nowhere and never printed. An agency one of whose exchanges was not replayed (no key for it and the build refused the profile's key for it, its own key refused on every request, requests that change data off, the budget) is not judged, never compatible.",
+  },
   plan: { type: 'boolean', description: 'Print what the replay would send (agencies, shapes, requests, time at the rate, what is not replayed and why) and exit without sending anything.' },
 };
 
@@ -58,6 +74,8 @@ const COMPAT_DESCRIPTION =
 function settingsOf(values: OptionValues, cwd: string, env: NodeJS.ProcessEnv, planOnly: boolean) {
   const runValues: OptionValues = { ...values, plan: planOnly };
   delete runValues.sessions;
+  delete runValues['client-timeout'];
+  delete runValues['agency-keys'];
   const plan = parseRunArgs(runValues, cwd, env);
   try {
     return readConfig({ ...env, ...plan.env }, { requireKey: !planOnly });
@@ -92,11 +110,14 @@ function unitLine(r: UnitResult, i: number, total: number): string {
 export const compatCommand: Command = {
   name: 'compat',
   summary: "will this build break an agency? replay agencies' recorded traffic against it, in one matrix",
-  usage: "npx iswc-conformance compat --sessions DIR [--base-url URL] [--target FILE] [--destructive] [--budget N] [--rate R] [--max-duration D] [--header 'NAME: VALUE']... [--strict] [--report-dir DIR] [--plan]",
+  usage: "npx iswc-conformance compat --sessions DIR [--base-url URL] [--target FILE] [--agency-keys FILE] [--client-timeout D] [--destructive] [--budget N] [--rate R] [--max-duration D] [--header 'NAME: VALUE']... [--strict] [--report-dir DIR] [--plan]",
   description: COMPAT_DESCRIPTION,
   options: COMPAT_OPTIONS,
   environment: environmentOf([
     'ISWC_SUBSCRIPTION_KEY',
+    'ISWC_SUBSCRIPTION_KEY_<agency>',
+    'ISWC_AGENCY_KEYS',
+    'ISWC_CLIENT_TIMEOUT',
     'ISWC_BASE_URL',
     'ISWC_TARGET',
     'ISWC_DESTRUCTIVE',
@@ -113,10 +134,10 @@ export const compatCommand: Command = {
     'NODE_TLS_REJECT_UNAUTHORIZED',
   ]),
   exitCodes: [
-    exitMeaning(EXIT.OK, ': no agency is broken (every exchange replayed is compatible or changed; the changed ones are listed); also --plan'),
-    exitMeaning(EXIT.NOT_CONFORMANT, ': an agency is broken: an answer of the build violates the document, none came, or a success became a refusal (compat.md lists each)'),
+    exitMeaning(EXIT.OK, ': every agency judged and none broken (every exchange replayed is compatible or changed; the changed ones and the findings, such as slower answers, are listed); also --plan'),
+    exitMeaning(EXIT.NOT_CONFORMANT, ": an agency is broken: an answer of the build violates the document, none came within the client's wait, a success became a refusal, or the client meets another thing to read (an element renamed by a prefix or a namespace, a Content-Type that no longer names the body's format, a format its Accept did not ask for, a byte order mark before JSON); compat.md lists each"),
     exitMeaning(EXIT.USAGE, '; also no session under --sessions, a session file that cannot be read or does not follow its format, and one holding a key or a credential in clear (the file, where, what to do), before anything is sent'),
-    exitMeaning(EXIT.TARGET_UNUSABLE, ': the replay stops sending and says why; the reports hold what was judged'),
+    exitMeaning(EXIT.TARGET_UNUSABLE, ': the replay stops sending and says why, and the reports judge nothing (what was answered before the stop is shown, not counted); also, with no agency broken, an agency not judged: an exchange of it was not replayed although its client met an answer of the API (no key for it, its key refused, requests that change data off, the budget, --max-duration): compat.md says which and why'),
     exitMeaning(EXIT.INTERNAL),
     exitMeaning(EXIT.INTERRUPTED, ': nothing is sent after the signal; the reports are written, marked interrupted'),
   ],
@@ -134,15 +155,45 @@ export const compatCommand: Command = {
     }
     const profile = loadProfile(cfg.targetFile);
     const embedded = cfg.baseUrl === undefined;
+    const timeoutText = stringOption(values, 'client-timeout') ?? (io.env.ISWC_CLIENT_TIMEOUT?.trim() || undefined);
+    let fallbackWait: ClientWait = { ms: DEFAULT_CLIENT_WAIT_MS, source: 'what clients wait by default (--client-timeout)' };
+    if (timeoutText !== undefined) {
+      try {
+        fallbackWait = { ms: parseDuration(timeoutText, '--client-timeout'), source: `--client-timeout ${timeoutText}` };
+      } catch (e) {
+        if (e instanceof ConfigError) throw new UsageError(e.message);
+        throw e;
+      }
+    }
+    let agencyKeys: AgencyKeys;
+    try {
+      agencyKeys = readAgencyKeys(stringOption(values, 'agency-keys') ?? (io.env.ISWC_AGENCY_KEYS?.trim() || undefined), io.env, io.cwd, sessionsArg);
+    } catch (e) {
+      if (e instanceof AgencyKeysError) throw new UsageError(e.message);
+      throw e;
+    }
+    // The embedded server's key acts for the profile's agency only: keys of agencies have nothing to act on there.
+    const keyedAgencies = new Set(embedded ? [] : [...agencyKeys.keys.keys()].filter((a) => a !== profile.agency));
+    const waits = clientWaits(loaded.sessions, fallbackWait);
+    const longestWait = Math.max(0, ...[...waits.values()].map((w) => w.ms));
     const destructiveOff = cfg.destructive ? undefined : `changes data, and requests that change data are off${cfg.local ? ' (ISWC_DESTRUCTIVE=0)' : ' on a remote build'}: pass --destructive to replay it on the target profile's disposable entries`;
-    const plan = planReplay(loaded.sessions, { profile, destructive: cfg.destructive, ...(destructiveOff !== undefined ? { destructiveOff } : {}) });
+    const plan = planReplay(loaded.sessions, { profile, destructive: cfg.destructive, keyedAgencies, ...(destructiveOff !== undefined ? { destructiveOff } : {}) });
     const rate = parseRate(cfg.rate);
     const requests = plannedRequests(plan);
     const targetText = embedded ? 'the embedded reference server' : (cfg.baseUrl ?? '');
-    const redact = redactorFromEnv(io.env);
+    const redact = createRedactor([...runSecrets(io.env), ...[...agencyKeys.keys].map(([agency, key]) => ({ value: key, placeholder: `$${AGENCY_KEY_PREFIX}${agency}` }))]);
     const out = (line: string): void => io.stdout(`${redact.text(line)}\n`);
     for (const line of planLines(plan, cfg.budget !== undefined ? Math.min(requests, cfg.budget) : requests, rate, targetText)) out(line);
     out(`  target profile ${shownPath(cfg.targetFile, io.cwd)} ("${profile.name}", the key acts for agency ${profile.agency})`);
+    if (agencyKeys.keys.size > 0) {
+      out(
+        embedded
+          ? `  keys of their own for agencies ${[...agencyKeys.keys.keys()].sort().join(', ')}: not used on the embedded reference server (its key acts for agency ${profile.agency})`
+          : `  keys of their own for agencies ${[...keyedAgencies].sort().join(', ') || 'none but the profile\'s'} (${[...new Set(agencyKeys.from.values())].join(', ')}; never shown): their requests go with them`,
+      );
+    }
+    const waitsSeen = [...new Set([...waits.values()].map((w) => `${secondsText(w.ms)} (${w.source})`))];
+    out(`  clients wait ${waitsSeen.join('; ')}: the replay waits up to ${secondsText(Math.max(cfg.timeoutMs, longestWait))} for an answer`);
     if (planOnly) return EXIT.OK;
 
     const startedAt = new Date();
@@ -150,7 +201,8 @@ export const compatCommand: Command = {
       plan,
       profile,
       strict: cfg.strict,
-      target: { baseUrl: cfg.baseUrl, settings: cfg, rate, ...(cfg.budget !== undefined ? { budget: cfg.budget } : {}) },
+      // The replay waits as long as the most patient client: an answer it would still have met is judged, not timed out.
+      target: { baseUrl: cfg.baseUrl, settings: { ...cfg, timeoutMs: Math.max(cfg.timeoutMs, longestWait) }, rate, agencyKeys: new Map([...agencyKeys.keys].filter(([a]) => keyedAgencies.has(a))), ...(cfg.budget !== undefined ? { budget: cfg.budget } : {}) },
       onUnit: (r, i, total) => out(unitLine(r, i, total)),
     });
     // A signal stops sending at once: the request in flight ends, nothing starts after it; the reports are written.
@@ -186,17 +238,18 @@ export const compatCommand: Command = {
     }
     const report = buildCompatReport({
       certified,
+      waits,
       plan,
       run: replay,
       profile,
       embedded,
       startedAt,
       finishedAt: new Date(),
-      settings: { destructive: cfg.destructive, strict: cfg.strict, rate: cfg.rate ?? null, budget: cfg.budget ?? null, maxDuration: stringOption(values, 'max-duration') ?? (io.env.ISWC_MAX_DURATION?.trim() || null) },
+      settings: { destructive: cfg.destructive, strict: cfg.strict, rate: cfg.rate ?? null, budget: cfg.budget ?? null, maxDuration: stringOption(values, 'max-duration') ?? (io.env.ISWC_MAX_DURATION?.trim() || null), clientTimeout: timeoutText ?? null, agencyKeys: [...keyedAgencies].sort() },
     });
     const files = writeCompatReports(report, cfg.reportDir, redact);
     out(`compat: ${report.outcome.text}`);
-    for (const a of report.agencies) out(`  agency ${a.agency}: ${VERDICT_WORD[a.verdict]}`);
+    for (const a of report.agencies) out(`  agency ${a.agency}: ${SET_VERDICT_WORD[a.verdict]}${a.verdict === 'skipped' && a.notJudged > 0 ? ` (${a.notJudged} exchange(s) not replayed: see compat.md)` : ''}`);
     out(`  ${[files.html, files.json, files.junit, files.markdown].map((f) => path.relative(io.cwd, f) || f).join(' · ')}`);
     if (signalled || report.outcome.halt?.kind === 'interrupted') {
       out(`  interrupted: exit code ${INTERRUPTED_EXIT}`);

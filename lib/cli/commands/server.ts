@@ -46,7 +46,7 @@ export const serverCommand: Command = {
   summary: 'start the embedded reference server alone (faults and legitimate choices on demand)',
   usage: 'npx iswc-conformance server [--port N] [--target FILE] [--key KEY] [--model NAME] [--fault ID]... [--choices SET | --choice ID...] [--inject KIND@N,...]',
   description:
-    'Prints "listening http://HOST:PORT" when ready. SIGINT, SIGTERM or SIGHUP, or the end of the process that started it (npm, npx, a shell), closes it and frees its port (exit 130). The key it accepts is read from ISWC_SERVER_KEY (or --key). Every choice it makes where the document says "not shown" is listed in docs/reference-server.md.',
+    'Prints "listening http://HOST:PORT" when ready. SIGINT, SIGTERM or SIGHUP, or the end of the process that started it or of a launcher above it (npm, npx, a shell running `sh -c`), closes it and frees its port (exit 130), so that it never runs on as an orphan. A server started in the background from a wrapper (sh -c \'npx iswc-conformance server &\') therefore ends when the wrapper exits: to keep it running, let the wrapper wait for it (sh -c \'npx iswc-conformance server & wait\'), or start it from a process that stays (a terminal, a CI step, a supervisor such as systemd or a container\'s entrypoint), and stop it with SIGTERM. The key it accepts is read from ISWC_SERVER_KEY (or --key). Every choice it makes where the document says "not shown" is listed in docs/reference-server.md.',
   options: {
     port: { type: 'string', value: 'N', description: 'Port to listen on (default 0: a free port).' },
     host: { type: 'string', value: 'H', description: 'Address to listen on (default 127.0.0.1).' },

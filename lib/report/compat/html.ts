@@ -2,7 +2,7 @@ import { escapeHtml as h } from '../escape.ts';
 import { page } from '../html.ts';
 import { headerLines } from '../view.ts';
 import type { CompatExchange, CompatReport, CompatVerdict, ExchangeSide } from './model.ts';
-import { cellAnchor, cellOf, columnLabel, columnsOf, countsText, VERDICT_COLOURS, VERDICT_SIGN as VERDICT_MARK, VERDICT_WORD } from './labels.ts';
+import { cellAnchor, cellOf, columnLabel, columnsOf, countsText, VERDICT_COLOURS, SET_VERDICT_WORD, VERDICT_SIGN as VERDICT_MARK, VERDICT_WORD } from './labels.ts';
 
 /**
  * compat.html: the matrix a person takes in at a glance (agencies down, operations × formats across, one
@@ -43,6 +43,7 @@ function exchangeHtml(e: CompatExchange, byId: ReadonlyMap<string, CompatExchang
   const replayedBy = judgedBy ?? e;
   const reasons = e.reasons.length > 0 ? `<ul class="reasons">${e.reasons.map((r) => `<li>${h(r)}</li>`).join('')}</ul>` : '';
   const extra = [
+    e.findings && e.findings.length > 0 ? `<div>finding: ${h(e.findings.join('; '))}</div>` : '',
     e.mapping !== undefined ? `<div class="muted">${h(e.mapping)}</div>` : '',
     e.noise && e.noise.length > 0 ? `<div class="muted">left out as noise (it differs between two answers of the baseline): ${h(e.noise.join('; '))}</div>` : '',
   ].join('');
@@ -64,17 +65,17 @@ export function renderCompatHtml(report: CompatReport): string {
         .map((c) => {
           const cell = cellOf(report, a.agency, c.operation, c.format);
           if (!cell) return '<td class="c-none">·</td>';
-          return `<td class="cell c-${cell.verdict}" title="${h(countsText(cell.counts))}"><a href="#${cellAnchor(a.agency, c.operation, c.format)}">${VERDICT_MARK[cell.verdict]} ${h(VERDICT_WORD[cell.verdict])}<br><span class="muted">${h(countsText(cell.counts))}</span></a></td>`;
+          return `<td class="cell c-${cell.verdict}" title="${h(countsText(cell.counts))}"><a href="#${cellAnchor(a.agency, c.operation, c.format)}">${VERDICT_MARK[cell.verdict]} ${h(SET_VERDICT_WORD[cell.verdict])}<br><span class="muted">${h(countsText(cell.counts))}</span></a></td>`;
         })
         .join('');
-      return `<tr><th>${h(a.agency)}</th>${cells}<td class="cell c-${a.verdict}">${VERDICT_MARK[a.verdict]} ${h(VERDICT_WORD[a.verdict])}</td></tr>`;
+      return `<tr><th>${h(a.agency)}</th>${cells}<td class="cell c-${a.verdict}">${VERDICT_MARK[a.verdict]} ${h(SET_VERDICT_WORD[a.verdict])}</td></tr>`;
     })
     .join('\n');
-  const legend = `<p class="legend">${(['compatible', 'changed', 'broken', 'skipped'] as const).map((v) => `<span class="c-${v}">${VERDICT_MARK[v]} ${h(VERDICT_WORD[v])}</span>`).join('')}</p><p class="muted">compatible: the client meets what it met when recorded. changed: still within the document, but different (a status, a media type, a field, a text a client may parse). broken: the answer violates the document, no answer came, or a success became a refusal. not replayed: the reason is on each exchange.</p>`;
+  const legend = `<p class="legend">${(['compatible', 'changed', 'broken', 'skipped'] as const).map((v) => `<span class="c-${v}">${VERDICT_MARK[v]} ${h(VERDICT_WORD[v])}</span>`).join('')}</p><p class="muted">compatible: the client meets what it met when recorded. changed: still within the document, but different (a status, a media type, a field, a text a client may parse). broken: the answer violates the document, no answer came, or a success became a refusal. not replayed: the reason is on each exchange; a cell or an agency with an exchange not replayed although its client met an answer of the API is not judged, never compatible.</p>`;
   const o = report.outcome;
   const f = report.figures;
   const meta = `<table class="meta">
-<tr><td>Verdict</td><td>${badge(o.verdict === 'incomplete' ? 'skipped' : o.verdict)} ${h(o.text)} (exit code ${o.exitCode})</td></tr>
+<tr><td>Verdict</td><td>${badge(o.verdict === 'incomplete' || o.verdict === 'unusable' || o.verdict === 'not judged' ? 'skipped' : o.verdict)} ${h(o.text)} (exit code ${o.exitCode})</td></tr>
 <tr><td>Build</td><td>${h(report.target.embedded ? 'the embedded reference server' : (report.target.baseUrl ?? ''))} · profile ${h(report.target.profile)} (the key acts for agency ${h(report.target.agency)})</td></tr>
 <tr><td>Traffic</td><td>${f.sessions} session(s) of ${f.agencies} agencies, ${f.exchanges} exchanges, ${f.shapes} shapes, ${f.replayed} replayed</td></tr>
 <tr><td>Requests to the build</td><td>${f.requests.sent} sent of ${f.requests.planned} planned (${f.requests.retried} resends, ${f.requests.answered} answered${f.requests.waitedMs > 0 ? `, ${Math.round(f.requests.waitedMs / 1000)} s waiting on throttling` : ''})</td></tr>

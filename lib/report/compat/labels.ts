@@ -5,6 +5,8 @@ import type { CellFormat, CompatCell, CompatReport, CompatVerdict, Counts } from
 /** How the compatibility reports name columns, verdicts and counts: one place for the four writers. */
 
 export const VERDICT_WORD: Record<CompatVerdict, string> = { compatible: 'compatible', changed: 'changed', broken: 'broken', skipped: 'not replayed' };
+/** A cell's or an agency's verdict: one whose exchanges were not all judged is "not judged", never compatible. */
+export const SET_VERDICT_WORD: Record<CompatVerdict, string> = { ...VERDICT_WORD, skipped: 'not judged' };
 export const VERDICT_MARK: Record<CompatVerdict, string> = { compatible: '✅', changed: '🟡', broken: '❌', skipped: '⏭️' };
 /** Marks any font has (the HTML page is read offline, where emoji may be missing). */
 export const VERDICT_SIGN: Record<CompatVerdict, string> = { compatible: '✓', changed: '≠', broken: '✗', skipped: '–' };

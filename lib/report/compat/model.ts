@@ -55,6 +55,12 @@ export interface CompatExchange {
   documentFailures?: DocumentCheck[];
   /** How the identifiers of a request that changes data were mapped onto a disposable entry. */
   mapping?: string;
+  /** What the client meets that breaks nothing (an answer slower than recorded, within the client's wait). */
+  findings?: string[];
+  /** Not replayed although the client met an answer of the API (no key for its agency, the build refused it, requests that change data off, the budget, a stop): its agency is not judged. */
+  notJudged?: boolean;
+  /** How long the client of its session waits for an answer, in milliseconds, and where that comes from. */
+  clientWait?: { ms: number; source: string };
 }
 
 export type Counts = Record<CompatVerdict, number>;
@@ -63,8 +69,11 @@ export interface CompatCell {
   agency: string;
   operation: OperationId | 'other';
   format: CellFormat;
+  /** skipped: not judged (an exchange of it could not be replayed, or none could), unless one is broken. */
   verdict: CompatVerdict;
   counts: Counts;
+  /** Exchanges not replayed although the client met an answer of the API: the cell is not judged unless one is broken. */
+  notJudged: number;
   /** Exchange ids, in order. */
   exchanges: string[];
 }
@@ -74,8 +83,11 @@ export interface CompatAgency {
   sessions: string[];
   /** What a client certificate beside a session says of it (certify --client binds the session's digest), by session. */
   certified?: Record<string, string>;
+  /** skipped: not judged (an exchange of it could not be replayed), unless one is broken: never compatible. */
   verdict: CompatVerdict;
   counts: Counts;
+  /** Exchanges not replayed although the client met an answer of the API. */
+  notJudged: number;
 }
 
 export type CompatHaltKind = 'interrupted' | 'target-unusable' | 'budget' | 'max-duration';
@@ -87,14 +99,14 @@ export interface CompatReport {
   startedAt: string;
   finishedAt: string;
   target: { baseUrl: string | null; embedded: boolean; profile: string; profileDigest: string; agency: string };
-  settings: { destructive: boolean; strict: boolean; rate: string | null; budget: number | null; maxDuration: string | null };
+  settings: { destructive: boolean; strict: boolean; rate: string | null; budget: number | null; maxDuration: string | null; clientTimeout?: string | null; agencyKeys?: string[] };
   /** Where the noise was learned. */
   baseline: string;
   /** How the requests sent were chosen. */
   sampling: string;
   outcome: {
-    /** broken: an agency is broken; changed: none, but one meets something different; compatible: every replayed exchange as recorded; incomplete: nothing could be replayed. */
-    verdict: 'broken' | 'changed' | 'compatible' | 'incomplete';
+    /** broken: an agency is broken; not judged: none is, but an agency could not be judged whole; changed: every agency judged, one meets something different; compatible: every replayed exchange as recorded; incomplete: nothing could be replayed; unusable: the build was found unusable and nothing is judged. */
+    verdict: 'broken' | 'not judged' | 'changed' | 'compatible' | 'incomplete' | 'unusable';
     text: string;
     exitCode: number;
     halt?: { kind: CompatHaltKind; reason: string };
@@ -114,9 +126,10 @@ export interface CompatReport {
   exchanges: CompatExchange[];
 }
 
-/** The worst verdict of a set: broken, then changed, then compatible; skipped only when nothing was judged. */
-export function worstOf(counts: Counts): CompatVerdict {
+/** The worst verdict of a set: broken, then not judged (skipped) when an exchange that should have been judged was not, then changed, then compatible; skipped too when nothing was judged. */
+export function worstOf(counts: Counts, notJudged = 0): CompatVerdict {
   if (counts.broken > 0) return 'broken';
+  if (notJudged > 0) return 'skipped';
   if (counts.changed > 0) return 'changed';
   if (counts.compatible > 0) return 'compatible';
   return 'skipped';
