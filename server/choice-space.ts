@@ -89,8 +89,13 @@ export const EXCLUSIVE_GROUPS: readonly ExclusiveGroup[] = [
   },
   {
     point: 'the serializer of XML answers',
-    choices: ['xml-answer-dotnet', 'xml-answer-datacontract', 'xml-answer-cdata'],
-    reason: 'XmlSerializer, DataContractSerializer and a CDATA-writing serializer each write the answer their own way',
+    choices: ['xml-answer-dotnet', 'xml-answer-datacontract', 'xml-answer-cdata', 'xml-answer-doctype'],
+    reason: 'XmlSerializer, DataContractSerializer, a CDATA-writing serializer and one writing a DOCTYPE each write the answer their own way',
+  },
+  {
+    point: 'the parser of integers written as text',
+    choices: ['query-integer-dotnet', 'integer-python-int', 'integer-java-parseint'],
+    reason: ".NET's int.Parse, Python's int() and Java's Integer.parseInt each take their own spellings of a number: one parser each",
   },
   {
     point: 'the order in which a merge validates and looks up each item',

@@ -68,6 +68,7 @@ function businessRefusal(ctx: Context, preferred: string, merge: MergeBody): str
   if (c.has('merge-preferred-child-refused') && ctx.state.hasParent(preferred)) return 'the preferred ISWC is merged into another';
   if (c.has('merge-work-elsewhere-refused') && works.some((w) => { const into = ctx.state.mergedIswcOf(w.agencyCode, w.agencyWorkCode); return into !== undefined && into !== preferred; })) return 'an agency work is merged into another preferred ISWC';
   if (c.has('merge-again-refused') && works.some((w) => ctx.state.isMerged(preferred, w.agencyCode, w.agencyWorkCode))) return 'an agency work is already merged into this preferred ISWC';
+  if (c.has('merge-after-demerge-refused') && works.some((w) => ctx.state.wasDemerged(preferred, w.agencyCode, w.agencyWorkCode))) return 'an agency work demerged from this preferred ISWC cannot be merged into it again';
   if (c.has('business-odd-values')) return oddValue(merge);
   return undefined;
 }
