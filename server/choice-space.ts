@@ -276,6 +276,10 @@ export const BLIND_FAULTS: readonly BlindFault[] = [
     fault: 'int32-tight',
     reason: 'refusing the 32-bit bounds themselves is what a plausibility cap on counts does (choice counter-plausibility-cap) and a server that knows no source database that large: the document states a type and a range (2.1, 8), not that every value in it is taken, so the bounds are recorded, never demanded (issue 28)',
   },
+  {
+    fault: 'merge-iswcs-not-merged',
+    reason: 'no request the document describes shows that an ISWC was merged: a demerge names an agency and a work code, never an ISWC (4.4), and whether the works of a merged ISWC can then be demerged one by one from the preferred ISWC is a reading (production: yes, the named work leads to its ISWC; a server keeping ISWC links apart from work links: no); merging the ISWC again, deleting its submission, or merging into it are each refused by some servers and taken by others (docs/readings.md, "A merge of ISWCs")',
+  },
 ];
 
 const CHOICE_IDS: ReadonlySet<string> = new Set(CHOICES.map((c) => c.id));

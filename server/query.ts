@@ -111,8 +111,10 @@ export class Query {
 
   /** The preferred ISWC: the Iswc pattern of 2.3 and a valid check digit (server's choice, as production). */
   iswc(name: string): Checked<string> {
-    const raw = this.string(name);
-    if (!raw.ok) return raw;
+    const given = this.string(name);
+    if (!given.ok) return given;
+    // Fault `preferred-iswc-cut`: a parameter of 11 characters (CHAR(11)) keeps the first 11 of a longer value.
+    const raw = this.#ctx.faults.has('preferred-iswc-cut') ? { ...given, value: Array.from(given.value).slice(0, 11).join('') } : given;
     // Choice: the document states no pattern for this parameter; a malformed one is simply not found.
     if (this.#ctx.choices.has('preferred-iswc-unchecked')) return raw;
     if (validateNode(iswcSchema(), raw.value).length > 0) {

@@ -138,6 +138,8 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
     ctx.state.endRun(runId, run);
   }
 
+  // Fault `run-end-empty-run-id`: the end of a run is answered an empty runId, which names no run.
+  if (f.has('run-end-empty-run-id') && typeof run.runId === 'string' && run.runId !== '') runId = '';
   const status = op.successStatus;
   const format = answerFormat(ctx, req, body.format);
   if (f.has('run-response-no-run-id')) {

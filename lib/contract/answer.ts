@@ -89,6 +89,18 @@ export function runIdOf(exchange: Exchange): string | undefined {
 }
 
 /**
+ * The runId a run notification sent, read from its body as sent (JSON or XML): a non-empty one ends that run.
+ * Undefined when the body carries none, or cannot be read (cut to the report limit, or malformed on purpose).
+ */
+export function sentRunIdOf(exchange: Exchange): string | undefined {
+  const { body, bodyTruncated } = exchange.request;
+  if (bodyTruncated || body === '') return undefined;
+  const decoded = decodeBody(body.trimStart().startsWith('<') ? 'xml' : 'json', 'AgentRun', body);
+  const runId = decoded.ok && decoded.value !== null && typeof decoded.value === 'object' ? (decoded.value as { runId?: unknown }).runId : undefined;
+  return typeof runId === 'string' ? runId : undefined;
+}
+
+/**
  * How deep a body nests as the harness's readers would take it: as JSON when it is declared JSON or starts
  * like JSON (`{` or `[`: the stated texts are looked for in any such body), as XML when it is declared XML
  * or starts with `<`, unless it is HTML (declared `text/html`, or opening with `<!DOCTYPE html` or `<html`:

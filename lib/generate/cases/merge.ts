@@ -131,6 +131,22 @@ function withRefusedItem(profile: TargetProfile, body: Record<string, unknown>, 
   return out;
 }
 
+/** Does a merge body carry an agency work? */
+function carriesWorks(body: Record<string, unknown>): boolean {
+  return Array.isArray(body.agencyWorks) && body.agencyWorks.length > 0;
+}
+
+/**
+ * Of the items a merge cannot take, one of each kind for a body carrying both lists: an ISWC off its
+ * pattern, an ISWC that does not exist, an agency work past a limit (an agency work the server does not know
+ * it may take, 4.2). Each sits with every item of both lists.
+ */
+function mixedRefusals(profile: TargetProfile, body: Record<string, unknown>): RefusedItem[] {
+  const all = withRefusedItem(profile, body, ['iswcs', 'agencyWorks']);
+  const first = (test: (r: RefusedItem) => boolean): RefusedItem[] => all.filter(test).slice(0, 1);
+  return [...first((r) => r.label.startsWith('an ISWC pattern-')), ...first((r) => r.label === 'an ISWC that does not exist'), ...first((r) => r.label.startsWith('an agency work with agencyWorkCode'))];
+}
+
 export function mergeCases(profile: TargetProfile): CaseDef[] {
   const section = op().section;
   const arrays = Object.entries(resourceSchema('MergeRequest').properties ?? {}).filter(([, raw]) => deref(raw).type === 'array');
@@ -142,6 +158,10 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
       formats: BOTH,
       tags: ['@smoke', '@destructive'],
       claims: [{ kind: 'merges', count: 1 }],
+      parts: [
+        { id: 'key-iswcs', title: 'the key refused on the merge of its ISWCs alone, which then succeeds' },
+        { id: 'mixed-items', title: 'its ISWCs and agency works in one body with one item of one list it cannot take, refused' },
+      ],
       // What is merged and then demerged are the entry's agency works: without one, only the merge is shown.
       needs: [
         { entry: 'merges', index: 0, list: 'agencyWorks', atLeast: 1, checks: ['outcome.merge', 'outcome.demerge', 'observed.refusal'] },
@@ -160,6 +180,12 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
         const proven = worksPart ?? parts[0];
         if (!proven) return;
         for (const part of parts) {
+          // The key proven on a merge of ISWCs only too (issue 38): a server that checks the key against the
+          // agency of each agency work serves a body without one with no key at all. No request shows what a
+          // merge of ISWCs did (section 4.4 names works), so the refusals alone are judged.
+          if (part !== proven && !carriesWorks(part.body)) {
+            await ctx.part('key-iswcs', () => keyProofs(ctx, OP, bodyRequest(OP, format, part.body, query), part.label, 'this merge of ISWCs only is accepted (sections 5.1, 4.2)'));
+          }
           if (part === proven) {
             await keyProofs(ctx, OP, bodyRequest(OP, format, part.body, query), part.label, 'this merge is accepted (sections 5.1, 4.2)');
             if (work) {
@@ -194,6 +220,20 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
               expect: [expectCheck('status.item-refused', { because: `${broken.because}; the rest of the merge is the profile's, merged just before (section ${section})`, sections: [...broken.sections] })],
             });
           }
+        }
+        // Mixed bodies (issue 38): the entry's ISWCs and agency works in one request, with one item of one list
+        // it cannot take; a server that reads one list only while the other is present takes it.
+        if ((entry.iswcs ?? []).length > 0 && works.length > 0) {
+          await ctx.part('mixed-items', async () => {
+            for (const broken of mixedRefusals(profile, mergeBody(entry))) {
+              await ctx.send({
+                label: `merge its ISWCs and agency works again with ${broken.label}`,
+                operation: OP,
+                request: bodyRequest(OP, format, broken.body, query),
+                expect: [expectCheck('status.item-refused', { because: `${broken.because}; the other items are the profile's, merged just before, ISWCs and agency works in one body (sections ${section}, 2.3)`, sections: [...broken.sections] })],
+              });
+            }
+          });
         }
         if (!work || !worksPart) return;
         // The demerge that is about to succeed, first without the key, with an empty, a wrong and a
