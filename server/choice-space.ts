@@ -54,7 +54,7 @@ export const EXCLUSIVE_GROUPS: readonly ExclusiveGroup[] = [
   },
   {
     point: 'the body of the run notification\'s 400',
-    choices: ['problem-json', 'xml-error-bodies', 'bad-request-detail', 'stated-text-colon-detail'],
+    choices: ['problem-json', 'xml-error-bodies', 'bad-request-detail', 'stated-text-colon-detail', 'stated-text-status-message'],
     reason: 'problem+json, XML, "Bad Request" and a detail on the next line, or "Bad Request: detail": one body each',
   },
   {

@@ -187,6 +187,10 @@ const CATALOGUE = [
   { id: 'integer-python-int', section: '2.1, 4.3, 8', description: 'Integers written as text (the query sourceDb; a counter sent as a JSON string or XML text) are read with Python\'s int(): whitespace around, a sign, underscores between digits and decimal digits of any script ("1_000", "１０００" and "١٠٠٠" are 1000), the int32 range checked after.' },
   // excludes: integer-python-int, query-integer-dotnet; needs profile: -
   { id: 'integer-java-parseint', section: '4.3, 8', description: 'Query integers are read with Java\'s Integer.parseInt: a sign and decimal digits of any script ("١٢٨" is 128), nothing around them; the int32 range checked after.' },
+  // excludes: stated-text-colon-detail, bad-request-detail; needs profile: -
+  { id: 'stated-text-status-message', section: '4.1, 7', description: 'A 400 of the run notification is JSON {"code": 400, "message": "HTTP 400 Bad Request"}: the status and its reason phrase, as many frameworks write an error message.' },
+  // excludes: -; needs profile: -
+  { id: 'chunked-204', section: '4.2-4.4, RFC 9112 §6.1', description: 'A 204 is framed with Transfer-Encoding: chunked and the last chunk only: no bytes of content (a framing RFC 9112 §6.1 forbids on a 204, judged at the http level, never as a body).' },
   { id: 'run-id-empty-echo', section: '2.1, 2.2', description: 'A runId in the body names the run the notification ends, an empty one included, and the answer carries it as given: "runId": "" is answered {"runId": ""} (2.2 types the answer\'s runId a string and states no more).' },
 ] as const satisfies readonly Choice[];
 
@@ -344,7 +348,7 @@ export const CHOICE_SETS = {
   'lenient-readings': ['text-collation-ci', 'query-integer-dotnet', 'counter-plausibility-cap', 'agent-version-typed', 'run-id-empty-echo', 'trim-strings'],
   // Issue 38, a fresh reading: a DOCTYPE on XML answers, successes that must be the new and the updated
   // records, no merge again of a work just demerged, Python's int() for integers written as text.
-  'fresh-reading': ['xml-answer-doctype', 'run-counters-successful-sum', 'merge-after-demerge-refused', 'integer-python-int'],
+  'fresh-reading': ['xml-answer-doctype', 'run-counters-successful-sum', 'merge-after-demerge-refused', 'integer-python-int', 'chunked-204', 'stated-text-status-message'],
   // Issue 38: a Java service (Integer.parseInt for query integers) with the same business rules.
   'java-readings': ['integer-java-parseint', 'run-counters-successful-sum', 'merge-after-demerge-refused', 'xml-answer-doctype'],
 } as const satisfies Record<string, readonly ChoiceId[]>;

@@ -206,11 +206,14 @@ const XML_ENTITY: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '
  */
 /**
  * Does a string carry the stated text as a whole: the text itself, or the text followed by a detail after a
- * separator ("Bad Request: agencyCode must be 3 characters", "Bad Request\n…", "Bad Request - …")? A text
- * that merely starts the same way ("Bad Requests", "Bad Request body") does not.
+ * separator ("Bad Request: agencyCode must be 3 characters", "Bad Request\n…", "Bad Request - …"), after the
+ * status it names or not ("HTTP 400 Bad Request")? A text that merely starts the same way ("Bad Requests",
+ * "Bad Request body") does not.
  */
 export function leadsWithText(value: string, text: string): boolean {
-  const s = value.trim();
+  // The text after the status it names ("HTTP 400 Bad Request", "400 Bad Request"): a message stating the
+  // status and its reason phrase carries the reason phrase.
+  const s = value.trim().replace(/^(?:HTTP(?:\/\d(?:\.\d)?)?\s+)?[1-5][0-9]{2}\s+(?=\S)/i, '');
   if (s === text) return true;
   return s.startsWith(text) && /^(?:\s*[:;,.(\[]|\s+[-\u2013\u2014]\s|\s*\r?\n)/.test(s.slice(text.length));
 }

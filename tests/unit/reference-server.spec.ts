@@ -669,6 +669,8 @@ const CHOICE_PROBES: ChoiceProbe[] = [
     reference: 204,
     chosen: 400,
   },
+  { choice: 'stated-text-status-message', calls: [validRun({ agencyCode: '1' })], observe: (a) => a.text, reference: 'Bad Request', chosen: '{"code":400,"message":"HTTP 400 Bad Request"}' },
+  { choice: 'chunked-204', calls: [mergeOf(0)], observe: (a) => `${a.status} ${a.headers.get('transfer-encoding')}`, reference: '204 null', chosen: '204 chunked' },
   { choice: 'integer-python-int', calls: [deleteOf(0, { sourceDb: String(s0().sourceDb).replace(/[0-9]/g, (d) => String.fromCodePoint(0xff10 + Number(d))) })], reference: 400, chosen: 204 },
   { choice: 'integer-java-parseint', calls: [deleteOf(0, { sourceDb: String(s0().sourceDb).replace(/[0-9]/g, (d) => String.fromCodePoint(0x0660 + Number(d))) })], reference: 400, chosen: 204 },
 ];
