@@ -54,7 +54,7 @@ export const EXCLUSIVE_GROUPS: readonly ExclusiveGroup[] = [
   },
   {
     point: 'the body of the run notification\'s 400',
-    choices: ['problem-json', 'xml-error-bodies', 'bad-request-detail', 'stated-text-colon-detail'],
+    choices: ['problem-json', 'xml-error-bodies', 'bad-request-detail', 'stated-text-colon-detail', 'stated-text-status-message'],
     reason: 'problem+json, XML, "Bad Request" and a detail on the next line, or "Bad Request: detail": one body each',
   },
   {
@@ -89,8 +89,13 @@ export const EXCLUSIVE_GROUPS: readonly ExclusiveGroup[] = [
   },
   {
     point: 'the serializer of XML answers',
-    choices: ['xml-answer-dotnet', 'xml-answer-datacontract', 'xml-answer-cdata'],
-    reason: 'XmlSerializer, DataContractSerializer and a CDATA-writing serializer each write the answer their own way',
+    choices: ['xml-answer-dotnet', 'xml-answer-datacontract', 'xml-answer-cdata', 'xml-answer-doctype'],
+    reason: 'XmlSerializer, DataContractSerializer, a CDATA-writing serializer and one writing a DOCTYPE each write the answer their own way',
+  },
+  {
+    point: 'the parser of integers written as text',
+    choices: ['query-integer-dotnet', 'integer-python-int', 'integer-java-parseint'],
+    reason: ".NET's int.Parse, Python's int() and Java's Integer.parseInt each take their own spellings of a number: one parser each",
   },
   {
     point: 'the order in which a merge validates and looks up each item',
@@ -270,6 +275,10 @@ export const BLIND_FAULTS: readonly BlindFault[] = [
   {
     fault: 'int32-tight',
     reason: 'refusing the 32-bit bounds themselves is what a plausibility cap on counts does (choice counter-plausibility-cap) and a server that knows no source database that large: the document states a type and a range (2.1, 8), not that every value in it is taken, so the bounds are recorded, never demanded (issue 28)',
+  },
+  {
+    fault: 'merge-iswcs-not-merged',
+    reason: 'no request the document describes shows that an ISWC was merged: a demerge names an agency and a work code, never an ISWC (4.4), and whether the works of a merged ISWC can then be demerged one by one from the preferred ISWC is a reading (production: yes, the named work leads to its ISWC; a server keeping ISWC links apart from work links: no); merging the ISWC again, deleting its submission, or merging into it are each refused by some servers and taken by others (docs/readings.md, "A merge of ISWCs")',
   },
 ];
 

@@ -175,6 +175,21 @@ const CATALOGUE = [
   // excludes: -; needs profile: -
   { id: 'agent-version-typed', section: '2.1', description: 'agentVersion is read as a .NET System.Version (two to four integers separated by dots, "1.4.2"); any other text is a bad request (2.1 states no constraint for it).' },
   // excludes: -; needs profile: -
+  // Issue 38: four legitimate servers a fresh reading found failing.
+  // excludes: xml-answer-dotnet, xml-answer-datacontract, xml-answer-cdata; needs profile: -
+  { id: 'xml-answer-doctype', section: '2.2, 4.1', description: 'XML answers carry a document type declaration that names the root and declares nothing (<!DOCTYPE CsnNotification>), as a serializer writing a DTD reference by habit does: nothing in it is an entity to expand.' },
+  // excludes: -; needs profile: -
+  { id: 'run-counters-successful-sum', section: '2.1, 3', description: 'An agent run whose successfulCount is not newRecordCount + updateRecordCount (the records that succeeded are the ones created and the ones updated) is a business 400 "Bad Request".' },
+  // excludes: -; needs profile: -
+  { id: 'merge-after-demerge-refused', section: '4.2, 4.4', description: 'An agency work demerged from a preferred ISWC cannot be merged into it again: the merge is a business 400 (the demerge said the metadata was wrongly merged there), like a work merged twice.' },
+  // excludes: integer-java-parseint, query-integer-dotnet; needs profile: -
+  { id: 'integer-python-int', section: '2.1, 4.3, 8', description: 'Integers written as text (the query sourceDb; a counter sent as a JSON string or XML text) are read with Python\'s int(): whitespace around, a sign, underscores between digits and decimal digits of any script ("1_000", "１０００" and "١٠٠٠" are 1000), the int32 range checked after.' },
+  // excludes: integer-python-int, query-integer-dotnet; needs profile: -
+  { id: 'integer-java-parseint', section: '4.3, 8', description: 'Query integers are read with Java\'s Integer.parseInt: a sign and decimal digits of any script ("١٢٨" is 128), nothing around them; the int32 range checked after.' },
+  // excludes: stated-text-colon-detail, bad-request-detail; needs profile: -
+  { id: 'stated-text-status-message', section: '4.1, 7', description: 'A 400 of the run notification is JSON {"code": 400, "message": "HTTP 400 Bad Request"}: the status and its reason phrase, as many frameworks write an error message.' },
+  // excludes: -; needs profile: -
+  { id: 'chunked-204', section: '4.2-4.4, RFC 9112 §6.1', description: 'A 204 is framed with Transfer-Encoding: chunked and the last chunk only: no bytes of content (a framing RFC 9112 §6.1 forbids on a 204, judged at the http level, never as a body).' },
   { id: 'run-id-empty-echo', section: '2.1, 2.2', description: 'A runId in the body names the run the notification ends, an empty one included, and the answer carries it as given: "runId": "" is answered {"runId": ""} (2.2 types the answer\'s runId a string and states no more).' },
 ] as const satisfies readonly Choice[];
 
@@ -329,6 +344,11 @@ export const CHOICE_SETS = {
   // Issue 28: a .NET service on SQL Server reading values within their limits as its stack does (a collation
   // without case, int.Parse's whitespace, System.Version), a plausibility cap on counts, an empty runId echoed.
   'lenient-readings': ['text-collation-ci', 'query-integer-dotnet', 'counter-plausibility-cap', 'agent-version-typed', 'run-id-empty-echo', 'trim-strings'],
+  // Issue 38, a fresh reading: a DOCTYPE on XML answers, successes that must be the new and the updated
+  // records, no merge again of a work just demerged, Python's int() for integers written as text.
+  'fresh-reading': ['xml-answer-doctype', 'run-counters-successful-sum', 'merge-after-demerge-refused', 'integer-python-int', 'chunked-204', 'stated-text-status-message'],
+  // Issue 38: a Java service (Integer.parseInt for query integers) with the same business rules.
+  'java-readings': ['integer-java-parseint', 'run-counters-successful-sum', 'merge-after-demerge-refused', 'xml-answer-doctype'],
 } as const satisfies Record<string, readonly ChoiceId[]>;
 
 export type ChoiceSetName = keyof typeof CHOICE_SETS;

@@ -92,6 +92,8 @@ export function errorReply(ctx: Context, status: number, spec: ErrorSpec): Reply
   }
   if (c.has('xml-error-bodies')) return xml(status, `<?xml version="1.0" encoding="utf-8"?><Error><Title>${escapeXml(title)}</Title><Message>${escapeXml(spec.message)}</Message></Error>`);
   if (spec.stated !== undefined) {
+    // Choice `stated-text-status-message`: the status and its reason phrase as a message, {"code":400,"message":"HTTP 400 Bad Request"}.
+    if (c.has('stated-text-status-message')) return json(status, { code: status, message: `HTTP ${status} ${spec.stated}` });
     if (c.has('stated-text-colon-detail')) return text(status, `${spec.stated}: ${spec.message}`);
     return text(status, c.has('bad-request-detail') ? `${spec.stated}\n${spec.message}` : spec.stated);
   }

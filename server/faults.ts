@@ -145,6 +145,13 @@ const CATALOGUE = [
   { id: 'length-in-bytes', level: 'spec', section: '2.1, 2.4, 8', description: 'Lengths are counted in UTF-8 bytes: a 2-character agency code with a non-ASCII letter ("1é", 3 bytes) passes for 3 characters.' },
   // Issue 28: a 400 of the run notification the harness did not judge, for a request the document does not describe.
   { id: 'run-unread-400-text', level: 'spec', section: '4.1', description: 'A run notification the server does not read (a media type other than JSON or XML, a body over the size cap) is answered 400 with a text of its own ("Unsupported media type", "Request body too large"), without "Bad Request".' },
+  // Issue 38: a fresh reading, every proof on every shape of request.
+  { id: 'merge-key-works-only', level: 'spec', section: '5', description: 'The merge checks the key against the agency of each agency work of its body: a merge that carries ISWCs only is served without a key, with an empty one or with a wrong one.' },
+  { id: 'merge-iswcs-ignored-with-works', level: 'spec', section: '2.3, 4.2', description: 'A merge body that carries agency works has its ISWCs ignored: they are neither validated, nor looked up, nor merged (an off-pattern or unknown ISWC next to agency works gets 204).' },
+  { id: 'merge-works-ignored-with-iswcs', level: 'spec', section: '2.4, 4.2', description: 'A merge body that carries ISWCs has its agency works ignored: they are neither validated, nor looked up, nor merged (a 21-character agencyWorkCode next to ISWCs gets 204).' },
+  { id: 'merge-iswcs-not-merged', level: 'spec', section: '3, 4.2', description: 'The ISWCs of a merge body are validated and looked up, the merge answers 204, and nothing of them is merged (agency works are).' },
+  { id: 'run-end-empty-run-id', level: 'spec', section: '2.2, 4.1', description: 'The end of a run (a notification carrying a runId) is answered 200 {"runId": ""}: a string, but the identifier of no run.' },
+  { id: 'preferred-iswc-cut', level: 'spec', section: '2.3, 4.2-4.4', description: 'The query preferredIswc is read into a parameter of 11 characters (CHAR(11), the length "T followed by 10 digits" fixes): a longer value is cut to its first 11 before it is checked and looked up, so a 12-character value whose first 11 are an ISWC acts on that ISWC.' },
 ] as const satisfies readonly Fault[];
 
 

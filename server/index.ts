@@ -173,7 +173,9 @@ async function route(ctx: Context, routes: Routes, req: IncomingMessage): Promis
     }
     // Fault `auth-missing-run-end`: the key is looked at on a start only; a body carrying a runId is an end.
     const endServed = ctx.faults.has('auth-missing-run-end') && op.id === 'notifyAgentRun' && (await endsRun(ctx, req));
-    if (!endServed) {
+    // Fault `merge-key-works-only`: the key is checked against each agency work's agency; a body without one is served.
+    const iswcsOnlyServed = ctx.faults.has('merge-key-works-only') && op.id === 'mergeIswcMetadata' && !(await carriesAgencyWorks(ctx, req));
+    if (!endServed && !iswcsOnlyServed) {
       // Review fault `auth-after-action`: the operation runs (and changes data) before the key is looked at.
       if (ctx.faults.has('auth-after-action') && op.id === 'deleteSubmission') handleDelete(ctx, op, query);
       if (ctx.faults.has('auth-after-action') && op.id === 'demergeIswcMetadata') handleDemerge(ctx, op, query);
@@ -206,6 +208,20 @@ async function endsRun(ctx: Context, req: IncomingMessage): Promise<boolean> {
     // Not JSON: an XML body carries it as an element.
   }
   return /<runId>\s*[^<\s]/.test(text);
+}
+
+/** Does a merge body carry an agency work? Read ahead: the handler gets the same bytes. */
+async function carriesAgencyWorks(ctx: Context, req: IncomingMessage): Promise<boolean> {
+  const read = await readBodyAhead(req, ctx.maxBodyBytes);
+  if (read.kind !== 'ok') return false;
+  const text = read.bytes.toString('utf8');
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && Array.isArray((value as { agencyWorks?: unknown }).agencyWorks) && (value as { agencyWorks: unknown[] }).agencyWorks.length > 0;
+  } catch {
+    // Not JSON: an XML body carries them as elements.
+  }
+  return /<agencyWorks[\s>]/.test(text);
 }
 
 /** Choice `iis-html-errors`: the pages IIS writes for a path or verb no handler takes. */

@@ -68,6 +68,7 @@ function businessRefusal(ctx: Context, preferred: string, merge: MergeBody): str
   if (c.has('merge-preferred-child-refused') && ctx.state.hasParent(preferred)) return 'the preferred ISWC is merged into another';
   if (c.has('merge-work-elsewhere-refused') && works.some((w) => { const into = ctx.state.mergedIswcOf(w.agencyCode, w.agencyWorkCode); return into !== undefined && into !== preferred; })) return 'an agency work is merged into another preferred ISWC';
   if (c.has('merge-again-refused') && works.some((w) => ctx.state.isMerged(preferred, w.agencyCode, w.agencyWorkCode))) return 'an agency work is already merged into this preferred ISWC';
+  if (c.has('merge-after-demerge-refused') && works.some((w) => ctx.state.wasDemerged(preferred, w.agencyCode, w.agencyWorkCode))) return 'an agency work demerged from this preferred ISWC cannot be merged into it again';
   if (c.has('business-odd-values')) return oddValue(merge);
   return undefined;
 }
@@ -112,7 +113,7 @@ function itemsInOrder(ctx: Context, op: Operation, resource: RequestBodySpec['re
       if (iswcNotFound(ctx, iswc as string, i)) return notFound();
       if (commit && ctx.choices.has('merge-child-refused') && ctx.state.hasParent(iswc as string)) return bad('BAD_BODY', 'an ISWC of the merge already has a parent (production refuses it)');
     }
-    if (commit && effect && typeof iswc === 'string') ctx.state.merge(preferred, [iswc], [], set);
+    if (commit && effect && typeof iswc === 'string' && !ctx.faults.has('merge-iswcs-not-merged')) ctx.state.merge(preferred, [iswc], [], set);
   }
   for (const work of Array.isArray(body.agencyWorks) ? (body.agencyWorks as unknown[]) : []) {
     const v = ctx.limits.checkBody(op.id, resource, { agencyWorks: [work] })[0];
@@ -212,6 +213,13 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
     const refused = itemsLookedUp400(ctx, value, bad);
     if (refused) return refused;
   }
+  // Faults `merge-iswcs-ignored-with-works` and `merge-works-ignored-with-iswcs`: one list dropped, unread, while the other is present.
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const { iswcs, agencyWorks, ...rest } = value as Record<string, unknown>;
+    const carries = (list: unknown): boolean => Array.isArray(list) && list.length > 0;
+    if (f.has('merge-iswcs-ignored-with-works') && carries(agencyWorks)) value = { ...rest, agencyWorks };
+    else if (f.has('merge-works-ignored-with-iswcs') && carries(iswcs)) value = { ...rest, iswcs };
+  }
   if (f.has('merge-xml-works-ignored') && body.format === 'xml' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const { agencyWorks: _dropped, ...rest } = value as Record<string, unknown>;
     value = rest;
@@ -275,7 +283,7 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
     const set = ctx.state.newMergeSet();
     for (const [i, iswc] of iswcs.entries()) {
       if (missing(iswc, i)) return refuseMissing();
-      if (!f.has('merge-no-effect')) ctx.state.merge(preferred.value, [iswc], [], set);
+      if (!f.has('merge-no-effect') && !f.has('merge-iswcs-not-merged')) ctx.state.merge(preferred.value, [iswc], [], set);
     }
     // The agency works, then: none of them can be refused at this point (an empty merge is merged too).
     if (!f.has('merge-no-effect')) ctx.state.merge(preferred.value, [], merged, set);
@@ -285,7 +293,8 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
       if (ctx.choices.has('merge-partial-404') && !f.has('merge-no-effect')) ctx.state.merge(preferred.value, iswcs.filter((iswc) => ctx.state.iswcExists(iswc)), merged.filter((w) => ctx.state.workKnown(w.agencyCode, w.agencyWorkCode)));
       return refuseMissing();
     }
-    if (!f.has('merge-no-effect')) ctx.state.merge(preferred.value, iswcs, merged);
+    // Fault `merge-iswcs-not-merged`: the ISWCs passed every check; nothing of them is merged.
+    if (!f.has('merge-no-effect')) ctx.state.merge(preferred.value, f.has('merge-iswcs-not-merged') ? [] : iswcs, merged);
   }
   if (f.has('no-body-204-violated')) return { status: op.successStatus, bodyOn204: '{}' };
   return empty(op.successStatus);

@@ -1,6 +1,8 @@
 import type { Operation, QueryParameter } from '../lib/contract/operations.ts';
 import { validateNode } from '../lib/contract/validators.ts';
 import { hasValidCheckDigit } from '../lib/contract/iswc.ts';
+import type { IntegerReader } from '../lib/contract/integer-readings.ts';
+import { integerReader } from '../lib/contract/integer-readings.ts';
 import type { Context } from './context.ts';
 import { iswcSchema } from './limits.ts';
 import { lenientQueryValue } from './lenient.ts';
@@ -109,8 +111,10 @@ export class Query {
 
   /** The preferred ISWC: the Iswc pattern of 2.3 and a valid check digit (server's choice, as production). */
   iswc(name: string): Checked<string> {
-    const raw = this.string(name);
-    if (!raw.ok) return raw;
+    const given = this.string(name);
+    if (!given.ok) return given;
+    // Fault `preferred-iswc-cut`: a parameter of 11 characters (CHAR(11)) keeps the first 11 of a longer value.
+    const raw = this.#ctx.faults.has('preferred-iswc-cut') ? { ...given, value: Array.from(given.value).slice(0, 11).join('') } : given;
     // Choice: the document states no pattern for this parameter; a malformed one is simply not found.
     if (this.#ctx.choices.has('preferred-iswc-unchecked')) return raw;
     if (validateNode(iswcSchema(), raw.value).length > 0) {
@@ -124,8 +128,11 @@ export class Query {
   integer(name: string): Checked<number> {
     const raw = this.#raw(name);
     if (!raw.ok) return raw;
-    // Choice `query-integer-dotnet`: whitespace around the digits is taken, as int.Parse(NumberStyles.Integer) takes it.
-    const text = this.#ctx.choices.has('query-integer-dotnet') ? raw.value.trim() : raw.value;
+    // Choices `query-integer-dotnet`, `integer-python-int`, `integer-java-parseint`: the platform's parser
+    // reads the text as the number its digits denote (whitespace around, underscores, digits of other scripts).
+    const platform = platformReader(this.#ctx);
+    const read = platform?.read(raw.value);
+    const text = read !== undefined ? String(read) : raw.value;
     if (!INTEGER_TEXT.test(text)) return { ok: false, problem: { param: name, kind: 'invalid', message: `${name} is not an integer` } };
     // Review fault `query-int32-wraparound`: JavaScript's `| 0` keeps the low 32 bits, always "in range".
     if (this.#ctx.faults.has('query-int32-wraparound')) return { ok: true, value: Number(text) | 0 };
@@ -148,4 +155,13 @@ export class Query {
 /** Fault `double-percent-decoding`: a second percent-decoding of an already decoded value. */
 function decodeTwice(value: string): string {
   return value.replace(/%([0-7][0-9A-Fa-f])/g, (_escape, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
+/** The integer parser of the server's platform, where a choice names one (the reference reads ASCII digits and a sign). */
+export function platformReader(ctx: Context): IntegerReader | undefined {
+  const c = ctx.choices;
+  if (c.has('integer-python-int')) return integerReader('python');
+  if (c.has('integer-java-parseint')) return integerReader('java');
+  if (c.has('query-integer-dotnet')) return integerReader('dotnet');
+  return undefined;
 }

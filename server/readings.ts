@@ -7,6 +7,7 @@ import { resourceSchema } from '../lib/contract/constraints.ts';
 import type { Context } from './context.ts';
 import { operations } from '../lib/contract/operations.ts';
 import { lenientBody } from './lenient.ts';
+import { integerReader } from '../lib/contract/integer-readings.ts';
 
 /**
  * How the server reads a decoded body before checking it against the contract, according to its choices
@@ -40,6 +41,8 @@ function readLeaf(ctx: Context, node: SchemaNode, value: unknown, format: Format
   const c = ctx.choices;
   if (node.type === 'integer') {
     if (typeof value === 'string' && INTEGER_TEXT.test(value) && format === 'json' && c.has('newtonsoft-json')) return Number(value.trim());
+    // Choice `integer-python-int`: text for an integer is read with int() (pydantic's lax mode), "1_000" and "١٠٠٠" as 1000.
+    if (typeof value === 'string' && c.has('integer-python-int')) return integerReader('python').read(value) ?? value;
     if (typeof value === 'boolean' && c.has('coerce-boolean-integer')) return value ? 1 : 0;
     // Jackson's ACCEPT_FLOAT_AS_INT: a JSON number with a fraction is truncated; text with one is not a number to it.
     if (typeof value === 'number' && Number.isFinite(value) && !Number.isInteger(value) && format === 'json' && c.has('json-fractions-truncated')) return Math.trunc(value);

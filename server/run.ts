@@ -99,6 +99,11 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
     if (rej !== undefined && bus !== undefined && tech !== undefined && rej !== bus + tech) return badRequest('overallRejected is not businessRejectionCount + technicalRejectionCount');
     if (sent !== undefined && ok !== undefined && rej !== undefined && sent !== ok + rej) return badRequest('overallSent is not successfulCount + overallRejected');
   }
+  // Choice `run-counters-successful-sum`: the records that succeeded are the new ones and the updated ones.
+  if (c.has('run-counters-successful-sum')) {
+    const [ok, created, updated] = ['successfulCount', 'newRecordCount', 'updateRecordCount'].map((k) => run[k]);
+    if (typeof ok === 'number' && typeof created === 'number' && typeof updated === 'number' && ok !== created + updated) return badRequest('successfulCount is not newRecordCount + updateRecordCount');
+  }
   if (c.has('run-start-counters-zero') && (run.runId === undefined || run.runId === '')) {
     const counted = Object.entries(run).some(([k, v]) => typeof v === 'number' && v !== 0 && k !== 'agentVersion');
     if (counted) return badRequest('a run that starts has no counts yet');
@@ -133,6 +138,8 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
     ctx.state.endRun(runId, run);
   }
 
+  // Fault `run-end-empty-run-id`: the end of a run is answered an empty runId, which names no run.
+  if (f.has('run-end-empty-run-id') && typeof run.runId === 'string' && run.runId !== '') runId = '';
   const status = op.successStatus;
   const format = answerFormat(ctx, req, body.format);
   if (f.has('run-response-no-run-id')) {
@@ -161,5 +168,7 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
   if (c.has('xml-answer-datacontract')) {
     return { status, body: { kind: 'xml', text: `<${root} xmlns="http://schemas.datacontract.org/2004/07/Iswc.Api.Models" xmlns:i="http://www.w3.org/2001/XMLSchema-instance"><runId>${escapeXml(runId)}</runId></${root}>` } };
   }
+  // Choice `xml-answer-doctype`: a document type declaration naming the root, declaring nothing.
+  if (c.has('xml-answer-doctype')) return { status, body: { kind: 'xml', text: encodeXml(root, { runId }).replace('?>', `?>\n<!DOCTYPE ${root}>\n`) } };
   return { status, body: { kind: 'xml', text: encodeXml(root, { runId }) } };
 }

@@ -39,6 +39,8 @@ export class ServerState {
   readonly #works = new Map<string, Set<string>>();
   /** Preferred ISWCs metadata was merged into: the profile's demerges, and every successful merge (for `after-merge-demerge-any`). */
   readonly #mergedInto = new Set<string>();
+  /** Agency works demerged from a preferred ISWC (choice `merge-after-demerge-refused`), keyed by ISWC. */
+  readonly #demerged = new Map<string, Set<string>>();
   readonly #submissions = new Set<string>();
   /** Agency works the server knows (from the profile's entries): choice `merge-items-in-order`. */
   readonly #knownWorks = new Set<string>();
@@ -110,7 +112,7 @@ export class ServerState {
     const named = workKey(agency, workcode);
     const iswc = this.#iswcOfWork(named);
     const works = this.#works.get(preferredIswc);
-    for (const key of [...(works ?? [])]) if (key === named || this.#iswcOfWork(key) === iswc) works?.delete(key);
+    for (const key of [...(works ?? [])]) if (key === named || this.#iswcOfWork(key) === iswc) this.#removeWork(preferredIswc, key);
   }
 
   #worksOf(preferredIswc: string): Set<string> {
@@ -164,14 +166,13 @@ export class ServerState {
   demergeSet(preferredIswc: string, agency: string, workcode: string): void {
     const sets = this.#setsOf(preferredIswc);
     const set = sets.get(workKey(agency, workcode));
-    const works = this.#works.get(preferredIswc);
     for (const [key, id] of [...sets]) {
       if (set !== undefined && id === set) {
         sets.delete(key);
-        works?.delete(key);
+        this.#removeWork(preferredIswc, key);
       }
     }
-    works?.delete(workKey(agency, workcode));
+    this.#removeWork(preferredIswc, workKey(agency, workcode));
   }
 
   iswcExists(iswc: string): boolean {
@@ -250,7 +251,20 @@ export class ServerState {
 
   /** Removes one agency work from a preferred ISWC (4.4). */
   demerge(preferredIswc: string, agency: string, workcode: string): void {
-    this.#works.get(preferredIswc)?.delete(workKey(agency, workcode));
+    this.#removeWork(preferredIswc, workKey(agency, workcode));
+  }
+
+  /** Takes one agency work out of a preferred ISWC, remembering it was demerged from there. */
+  #removeWork(preferredIswc: string, key: string): void {
+    if (!this.#works.get(preferredIswc)?.delete(key)) return;
+    let gone = this.#demerged.get(preferredIswc);
+    if (!gone) this.#demerged.set(preferredIswc, (gone = new Set()));
+    gone.add(key);
+  }
+
+  /** Was this agency work demerged from this preferred ISWC (choice `merge-after-demerge-refused`)? */
+  wasDemerged(preferredIswc: string, agency: string, workcode: string): boolean {
+    return this.#demerged.get(preferredIswc)?.has(workKey(agency, workcode)) ?? false;
   }
 
   hasSubmission(preferredIswc: string, agency: string, workcode: string, sourceDb: number): boolean {

@@ -73,6 +73,13 @@ export function writeReply(res: ServerResponse, reply: Reply, faults: ActiveFaul
     res.socket.end(Buffer.concat([Buffer.from(head, 'latin1'), payload]));
     return;
   }
+  if (choices?.has('chunked-204') && reply.status === 204 && res.socket) {
+    // Choice `chunked-204`: the 204 is framed chunked, with the last chunk only (no bytes of content). Node
+    // never frames a 204 so, hence the socket; closed after it, as a client may not know where it ends.
+    const head = `HTTP/1.1 204 No Content\r\nDate: ${new Date().toUTCString()}\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`;
+    res.socket.end(Buffer.from(`${head}0\r\n\r\n`, 'latin1'));
+    return;
+  }
   const headers: Record<string, string | number> = { ...reply.headers };
   if (choices?.has('content-type-no-charset')) Object.assign(headers, { Server: 'Kestrel', Date: new Date().toUTCString() });
   if (reply.close || choices?.has('connection-close')) headers.Connection = 'close';

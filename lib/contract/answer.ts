@@ -89,6 +89,18 @@ export function runIdOf(exchange: Exchange): string | undefined {
 }
 
 /**
+ * The runId a run notification sent, read from its body as sent (JSON or XML): a non-empty one ends that run.
+ * Undefined when the body carries none, or cannot be read (cut to the report limit, or malformed on purpose).
+ */
+export function sentRunIdOf(exchange: Exchange): string | undefined {
+  const { body, bodyTruncated } = exchange.request;
+  if (bodyTruncated || body === '') return undefined;
+  const decoded = decodeBody(body.trimStart().startsWith('<') ? 'xml' : 'json', 'AgentRun', body);
+  const runId = decoded.ok && decoded.value !== null && typeof decoded.value === 'object' ? (decoded.value as { runId?: unknown }).runId : undefined;
+  return typeof runId === 'string' ? runId : undefined;
+}
+
+/**
  * How deep a body nests as the harness's readers would take it: as JSON when it is declared JSON or starts
  * like JSON (`{` or `[`: the stated texts are looked for in any such body), as XML when it is declared XML
  * or starts with `<`, unless it is HTML (declared `text/html`, or opening with `<!DOCTYPE html` or `<html`:
@@ -194,11 +206,14 @@ const XML_ENTITY: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '
  */
 /**
  * Does a string carry the stated text as a whole: the text itself, or the text followed by a detail after a
- * separator ("Bad Request: agencyCode must be 3 characters", "Bad Request\n…", "Bad Request - …")? A text
- * that merely starts the same way ("Bad Requests", "Bad Request body") does not.
+ * separator ("Bad Request: agencyCode must be 3 characters", "Bad Request\n…", "Bad Request - …"), after the
+ * status it names or not ("HTTP 400 Bad Request")? A text that merely starts the same way ("Bad Requests",
+ * "Bad Request body") does not.
  */
 export function leadsWithText(value: string, text: string): boolean {
-  const s = value.trim();
+  // The text after the status it names ("HTTP 400 Bad Request", "400 Bad Request"): a message stating the
+  // status and its reason phrase carries the reason phrase.
+  const s = value.trim().replace(/^(?:HTTP(?:\/\d(?:\.\d)?)?\s+)?[1-5][0-9]{2}\s+(?=\S)/i, '');
   if (s === text) return true;
   return s.startsWith(text) && /^(?:\s*[:;,.(\[]|\s+[-\u2013\u2014]\s|\s*\r?\n)/.test(s.slice(text.length));
 }

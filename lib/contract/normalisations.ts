@@ -149,11 +149,13 @@ const STRING_SEPARATORS: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['hyphens and dots', ['-', '.']],
   ['spaces', [' ']],
 ];
-/** Separators a reader strips between digits: .NET's thousands separators, Python's underscores. */
-const INTEGER_SEPARATORS: ReadonlyArray<readonly [string, readonly string[]]> = [
-  ['commas', [',']],
-  ['underscores', ['_']],
-];
+/**
+ * Separators a reader strips between digits: thousands separators ("1,000" as 1000), which no platform's
+ * default integer parser takes and which many locales write as the decimal mark ("1,5" is one and a half):
+ * read as a thousands separator, the text names another number than it does there. Python's underscores
+ * ("1_000") are a spelling of the number itself (lib/contract/integer-readings.ts): a reading, not a fault.
+ */
+const INTEGER_SEPARATORS: ReadonlyArray<readonly [string, readonly string[]]> = [['commas', [',']]];
 
 /** Separators a server strips from text: from strings anywhere, from integers between digits (an integer comes out a number). */
 function stripSeparators(value: unknown, seps: readonly string[], c: FieldConstraint): unknown {
@@ -225,7 +227,7 @@ export const NORMALISATIONS: readonly Normalisation[] = [
   },
   {
     id: 'strip-separators',
-    does: (c) => (isInteger(c) ? 'read with the separators between its digits removed (1,000 or 1_000 as 1000) before it is checked' : 'read with separators (hyphens, dots, spaces) removed before it is checked and looked up'),
+    does: (c) => (isInteger(c) ? 'read with thousands separators between its digits removed (1,000 as 1000) before it is checked' : 'read with separators (hyphens, dots, spaces) removed before it is checked and looked up'),
     appliesTo: (c) => limitedString(c) || isInteger(c),
     readers: (c) => {
       const groups = isInteger(c) ? INTEGER_SEPARATORS : STRING_SEPARATORS;
@@ -255,7 +257,9 @@ export const NORMALISATIONS: readonly Normalisation[] = [
   {
     id: 'non-ascii-digits',
     does: () => 'read with digits of other scripts (full-width, Arabic-Indic) taken for ASCII digits before it is checked',
-    appliesTo: (c) => digitsMatter(c) || isInteger(c),
+    // A pattern of ASCII digits only: an integer written in digits of another script names the same number
+    // (Python's int(), Java's Integer.parseInt take it), a reading (lib/contract/integer-readings.ts).
+    appliesTo: digitsMatter,
     readers: (c) => {
       const asRead = (ascii: string, v: string): unknown => (ascii === v ? undefined : isInteger(c) ? integerFrom(ascii) : ascii);
       return [

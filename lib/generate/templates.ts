@@ -35,8 +35,9 @@ export const LARGE_COUNT = 1_000_000;
 
 /**
  * The counters of an agent run as a server with business rules reads them (the document states none, 2.1;
- * a server may check that they add up): records sent are the updated and new ones; sent are successful or
- * rejected; rejected are business or technical rejections.
+ * a server may check that they add up): the records that succeeded are the new and the updated ones; sent
+ * are successful or rejected; rejected are business or technical rejections. These relations hold together
+ * in every run, rejections or not (a server checking any of them takes the harness's counters).
  */
 const COUNTERS = {
   update: 'updateRecordCount',
@@ -52,11 +53,11 @@ function counters(c: Record<keyof typeof COUNTERS, number>): Record<string, numb
   return Object.fromEntries(Object.entries(COUNTERS).map(([k, field]) => [field, c[k as keyof typeof COUNTERS]]));
 }
 
-/** Counters that add up, from the records updated and new and the rejections of each kind (at most as many as sent). */
+/** Counters that add up, from the records updated and new (the successful ones) and the rejections of each kind. */
 export function countersOf(parts: { update: number; new: number; business: number; technical: number }): Record<string, number> {
-  const sent = parts.update + parts.new;
+  const successful = parts.update + parts.new;
   const rejected = parts.business + parts.technical;
-  return counters({ ...parts, sent, rejected, successful: sent - rejected });
+  return counters({ ...parts, successful, rejected, sent: successful + rejected });
 }
 
 /** Counters that add up, `n` records updated and `n` new, all sent successfully. */
@@ -79,9 +80,9 @@ export function countersWith(field: string, value: number): Record<string, numbe
       return counters({ update: 0, new: v, sent: v, successful: v, rejected: 0, business: 0, technical: 0 });
     case COUNTERS.rejected:
     case COUNTERS.business:
-      return counters({ update: v, new: 0, sent: v, successful: 0, rejected: v, business: v, technical: 0 });
+      return counters({ update: 0, new: 0, sent: v, successful: 0, rejected: v, business: v, technical: 0 });
     case COUNTERS.technical:
-      return counters({ update: v, new: 0, sent: v, successful: 0, rejected: v, business: 0, technical: v });
+      return counters({ update: 0, new: 0, sent: v, successful: 0, rejected: v, business: 0, technical: v });
     default:
       return undefined;
   }

@@ -2,6 +2,7 @@ import { charactersAgree, lengthsOf, readingsAgree } from '../contract/answer.ts
 import type { FieldConstraint } from '../contract/constraints.ts';
 import { constraintSchema } from '../contract/constraints.ts';
 import { validateNode } from '../contract/validators.ts';
+import { integerNamedBy } from '../contract/integer-readings.ts';
 import { LARGE_COUNT } from './templates.ts';
 
 /**
@@ -236,7 +237,11 @@ export function wrongTypes(type: 'string' | 'integer', valid: string | number): 
  */
 export function coercedValues(type: 'string' | 'integer', value: unknown): unknown[] {
   if (type === 'integer') {
-    if (typeof value === 'string' && /^\s*[+-]?[0-9]+\s*$/.test(value)) return [Number(value)];
+    // Text some platform's default parser reads as the number its digits denote ("128", " 128", "1_28", "١٢٨").
+    if (typeof value === 'string') {
+      const n = integerNamedBy(value);
+      return n === undefined ? [] : [n];
+    }
     if (typeof value === 'boolean') return [value ? 1 : 0];
     if (typeof value === 'number' && Number.isFinite(value) && !Number.isInteger(value)) return [Math.trunc(value)];
     return [];
@@ -260,6 +265,6 @@ export function typeRole(c: FieldConstraint, w: WrongType): TypeRole {
  */
 export function xmlTypeRole(type: 'string' | 'integer', decoded: unknown): TypeRole | 'valid' {
   if (decoded !== null && typeof decoded === 'object') return 'coercion';
-  if (type === 'integer') return typeof decoded === 'number' ? 'valid' : 'rejected';
+  if (type === 'integer') return typeof decoded === 'number' ? 'valid' : typeof decoded === 'string' && integerNamedBy(decoded) !== undefined ? 'coercion' : 'rejected';
   return 'valid';
 }

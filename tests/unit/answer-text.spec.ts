@@ -10,10 +10,12 @@ test.describe('stated texts', () => {
     expect(carriesText('{"title":"Bad Request","status":400}', 'Bad Request')).toBe(true);
     expect(carriesText('{"message":"Bad Request: runId is unknown"}', 'Bad Request')).toBe(true);
     expect(carriesText('<Error><Message>Bad Request: x</Message></Error>', 'Bad Request')).toBe(true);
+    // After the status it names, as many frameworks write an error message (docs/readings.md).
+    for (const body of ['{"code":400,"message":"HTTP 400 Bad Request"}', '400 Bad Request', 'HTTP/1.1 400 Bad Request']) expect(carriesText(body, 'Bad Request'), body).toBe(true);
   });
 
   test('a text that only starts the same way, or another text, is not carried', () => {
-    for (const body of ['Bad Requests', 'Bad Request body', 'Invalid request', 'bad request', '{"title":"One or more validation errors occurred.","status":400}', 'Error: Bad Request']) {
+    for (const body of ['Bad Requests', 'Bad Request body', 'Invalid request', 'bad request', '{"title":"One or more validation errors occurred.","status":400}', 'Error: Bad Request', 'HTTP 400 Bad Requests', '400']) {
       expect(carriesText(body, 'Bad Request'), body).toBe(false);
     }
     expect(leadsWithText('Not Authorizedd', 'Not Authorized')).toBe(false);

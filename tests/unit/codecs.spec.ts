@@ -34,6 +34,8 @@ test('XML round-trips merge requests with unwrapped arrays', () => {
 const refused: Array<[string, string, string]> = [
   ['DOCTYPE', '<!DOCTYPE AgentRun [<!ENTITY a "b">]><AgentRun><runId>&a;</runId></AgentRun>', 'doctype'],
   ['billion laughs', `<?xml version="1.0"?><!DOCTYPE l [<!ENTITY l0 "ha">${Array.from({ length: 9 }, (_, i) => `<!ENTITY l${i + 1} "${`&l${i};`.repeat(10)}">`).join('')}]><AgentRun>&l9;</AgentRun>`, 'doctype'],
+  ['a parameter entity', '<!DOCTYPE AgentRun [<!ENTITY % p "x">]><AgentRun><runId>x</runId></AgentRun>', 'doctype'],
+  ['a DOCTYPE whose entities live in an external DTD', '<!DOCTYPE AgentRun SYSTEM "agent-run.dtd"><AgentRun><runId>&ext;</runId></AgentRun>', 'doctype'],
   ['wrong root', '<CsnNotification/>', 'root'],
   ['unclosed', '<AgentRun><runId>x</AgentRun>', 'malformed'],
   ['empty', '   ', 'empty'],
@@ -46,6 +48,13 @@ for (const [label, xml, code] of refused) {
     if (!result.ok) expect(result.code).toBe(code);
   });
 }
+
+test('XML with a DOCTYPE that declares no entity is read, never fetched: there is nothing to expand', () => {
+  const read = { ok: true, value: { runId: 'a<b' } };
+  expect(decodeXml('CsnNotification', '<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE CsnNotification>\n<CsnNotification><runId>a&lt;b</runId></CsnNotification>')).toEqual(read);
+  expect(decodeXml('CsnNotification', '<!DOCTYPE CsnNotification SYSTEM "http://example.invalid/csn.dtd"><CsnNotification><runId>a&#60;b</runId></CsnNotification>')).toEqual(read);
+  expect(decodeXml('CsnNotification', '<!DOCTYPE CsnNotification [<!ELEMENT CsnNotification (runId)><!ELEMENT runId (#PCDATA)>]><CsnNotification><runId>a&lt;b</runId></CsnNotification>')).toEqual(read);
+});
 
 test('XML integers are numbers only when their text is an integer', () => {
   expect(decodeXml('AgentRun', '<AgentRun><newRecordCount>1.5</newRecordCount><overallSent> 7 </overallSent></AgentRun>')).toEqual({ ok: true, value: { newRecordCount: '1.5', overallSent: 7 } });

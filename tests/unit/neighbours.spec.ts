@@ -9,6 +9,7 @@ import { expect, test } from '@playwright/test';
 import type { FieldConstraint } from '../../lib/contract/constraints.ts';
 import { fieldConstraints } from '../../lib/contract/constraints.ts';
 import { coveringNeighbours, fixedLengthOf, lengthLimitOf, neighboursOf, normalisationsFor, normalise, withinConstraint } from '../../lib/contract/normalisations.ts';
+import { integerNamedBy, sameNumberSpellings } from '../../lib/contract/integer-readings.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { fromRoot } from '../../lib/foundation/paths.ts';
 import { neighbourFields, neighboursToSend } from '../../lib/generate/neighbours.ts';
@@ -40,7 +41,25 @@ test('which readings apply is derived from the constraint: case folding only whe
   // The run notification looks nothing up by its agency code: no prefix or LIKE matching there.
   expect(ids(fieldConstraints().find((c) => c.id === 'notifyAgentRun.body.agencyCode') as FieldConstraint)).toEqual(['truncate', 'trim', 'zero-pad', 'strip-separators']);
   expect(ids(fieldConstraints().find((c) => c.id === 'deleteSubmission.query.agency') as FieldConstraint)).toEqual(['truncate', 'trim', 'zero-pad', 'strip-separators', 'prefix', 'like']);
-  expect(ids(byComponent('Int32'))).toEqual(['strip-separators', 'non-ascii-digits', 'trailing-garbage', 'fraction', 'wraparound']);
+  // Underscores and digits of other scripts spell the same number (Python's int(), Java's parseInt): readings, not faults.
+  expect(ids(byComponent('Int32'))).toEqual(['strip-separators', 'trailing-garbage', 'fraction', 'wraparound']);
+});
+
+test('a spelling some platform reads as the number its digits denote is a reading: never a neighbour, and a coercion where it is sent', () => {
+  const int32 = byComponent('Int32');
+  for (const s of sameNumberSpellings(1000)) {
+    expect(s.readers.length, s.label).toBeGreaterThan(0);
+    expect(integerNamedBy(s.value), s.label).toBe(1000);
+    expect(neighboursOf(1000, int32).map((n) => n.value)).not.toContain(s.value);
+  }
+  expect(sameNumberSpellings(1000).map((s) => [s.value, s.readers])).toEqual([
+    ['1_000', ['python']],
+    ['１０００', ['python', 'java']],
+    ['١٠٠٠', ['python', 'java']],
+  ]);
+  // What names another number is no reading of it: a thousands separator (a decimal mark in many locales), letters, a fraction.
+  for (const other of ['1,000', '1000abc', '1000.5', '10 00', '1__000', '_1000']) expect(integerNamedBy(other), other).toBeUndefined();
+  expect(integerNamedBy(' +128 ')).toBe(128);
 });
 
 test('the five readings the issue names: an ISWC one digit too long cut to 11, a work code of 21 cut to 20, a key compared loosely are each a neighbour the harness sends', () => {

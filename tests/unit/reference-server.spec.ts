@@ -660,6 +660,18 @@ const CHOICE_PROBES: ChoiceProbe[] = [
   { choice: 'counter-plausibility-cap', calls: [validRun({ updateRecordCount: 200_000_000, newRecordCount: 0, overallSent: 200_000_000, successfulCount: 200_000_000 })], reference: 200, chosen: 400 },
   { choice: 'agent-version-typed', calls: [validRun({ agentVersion: 'conformance 0.1.0' })], reference: 200, chosen: 400 },
   { choice: 'run-id-empty-echo', calls: [validRun({ runId: '' })], observe: (a: Answer) => ((JSON.parse(a.text) as { runId?: unknown }).runId === '' ? 'empty runId' : 'a runId'), reference: 'a runId', chosen: 'empty runId' },
+  { choice: 'xml-answer-doctype', calls: [xmlRun(`<agencyCode>${profile.agency}</agencyCode>`)], observe: (a) => a.text.includes('<!DOCTYPE CsnNotification>'), reference: false, chosen: true },
+  { choice: 'run-counters-successful-sum', calls: [validRun({ updateRecordCount: 1, newRecordCount: 0, overallSent: 2, successfulCount: 2, overallRejected: 0 })], reference: 200, chosen: 400 },
+  {
+    choice: 'merge-after-demerge-refused',
+    calls: [mergeOf(0), demergeOf(at(profile.merges, 0).preferredIswc, at(at(profile.merges, 0).agencyWorks ?? [], 0).agencyCode, at(at(profile.merges, 0).agencyWorks ?? [], 0).agencyWorkCode), mergeOf(0)],
+    reference: 204,
+    chosen: 400,
+  },
+  { choice: 'stated-text-status-message', calls: [validRun({ agencyCode: '1' })], observe: (a) => a.text, reference: 'Bad Request', chosen: '{"code":400,"message":"HTTP 400 Bad Request"}' },
+  { choice: 'chunked-204', calls: [mergeOf(0)], observe: (a) => `${a.status} ${a.headers.get('transfer-encoding')}`, reference: '204 null', chosen: '204 chunked' },
+  { choice: 'integer-python-int', calls: [deleteOf(0, { sourceDb: String(s0().sourceDb).replace(/[0-9]/g, (d) => String.fromCodePoint(0xff10 + Number(d))) })], reference: 400, chosen: 204 },
+  { choice: 'integer-java-parseint', calls: [deleteOf(0, { sourceDb: String(s0().sourceDb).replace(/[0-9]/g, (d) => String.fromCodePoint(0x0660 + Number(d))) })], reference: 400, chosen: 204 },
 ];
 
 /** Two works of one ISWC: the first submission's work and a second submission of the same ISWC. */

@@ -1,4 +1,4 @@
-import { decodeAnswer, describeAnswer } from '../../contract/answer.ts';
+import { decodeAnswer, describeAnswer, sentRunIdOf } from '../../contract/answer.ts';
 import { resourceSchema } from '../../contract/constraints.ts';
 import { operation } from '../../contract/operations.ts';
 import { validateResource } from '../../contract/validators.ts';
@@ -14,7 +14,7 @@ export default defineCheck({
   level: 'spec',
   sections: ['2.2', '4.1'],
   reading: 'Statuses and bodies',
-  description: 'The 200 of the run notification carries an agent run identifier (CsnNotification) in JSON or XML, valid against its schema: a runId, a string (section 2.2 states no more of it).',
+  description: 'The 200 of the run notification carries an agent run identifier (CsnNotification) in JSON or XML, valid against its schema: a runId, a string (section 2.2 states no more of it), which identifies a run when the notification ends one (not empty).',
   scope: 'every-exchange',
   judge({ operation: opId, exchange }) {
     const response = exchange.response;
@@ -39,6 +39,12 @@ export default defineCheck({
     const value = decoded.value as Record<string, unknown>;
     const missing = fields.filter((f) => value[f] === undefined || value[f] === null);
     if (missing.length > 0) return fail(expected, `${format.toUpperCase()} ${JSON.stringify(decoded.value)}: no ${missing.join(', ')}`);
+    // The answer to a notification that ends run X identifies a run (2.2): an empty runId names none. (An
+    // empty one echoed to a notification carrying an empty one is a string 2.2 does not refuse.)
+    const ended = opId === 'notifyAgentRun' ? sentRunIdOf(exchange) : undefined;
+    if (ended !== undefined && ended !== '' && value.runId === '') {
+      return fail(`${expected}, identifying a run: the notification ends the run ${JSON.stringify(ended)}`, `${format.toUpperCase()} ${JSON.stringify(decoded.value)}: an empty runId, which names no run`);
+    }
     return pass(expected, `${format.toUpperCase()} ${JSON.stringify(decoded.value)}`);
   },
 });

@@ -211,15 +211,32 @@ function fromElement(element: RawElement, raw: SchemaNode | undefined): unknown 
   return generic(element);
 }
 
+/** A reference to an entity other than the five XML predefines and character references. */
+const DECLARED_ENTITY_REFERENCE = /&(?!(?:lt|gt|amp|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);)[^\s;&<]*;/;
+
 /**
- * Reads the XML representation of a resource. Refuses DOCTYPE (entities are never expanded), malformed
+ * Why XML with a DOCTYPE cannot be read without expanding entities, or undefined when it can: a DOCTYPE
+ * that declares an entity (in its internal subset, or anywhere in the text), or text that references an
+ * entity a DTD would have to declare. A DOCTYPE that only names the root (`<!DOCTYPE CsnNotification>`),
+ * or declares elements, has nothing to expand: it is read, and never fetched.
+ */
+export function entityRefusal(text: string): string | undefined {
+  if (/<!ENTITY/i.test(text)) return 'XML declaring an entity is refused (entities are never expanded)';
+  if (/<!DOCTYPE/i.test(text) && DECLARED_ENTITY_REFERENCE.test(text)) return 'XML with a DOCTYPE referencing an entity it declares elsewhere is refused (entities are never expanded)';
+  return undefined;
+}
+
+/**
+ * Reads the XML representation of a resource. Refuses a DOCTYPE that declares or needs an entity (entities
+ * are never expanded; one that declares none is read), malformed
  * XML, XML nested deeper than MAX_NESTING_DEPTH (measured before parsing: the parser and the walks below
  * recurse) and a root other than the schema's `xml.name`. Integers are read as numbers only when their text
  * is an integer; anything else stays text so that schema validation reports it.
  */
 export function decodeXml(resource: ResourceName, text: string): DecodeResult {
   if (text.trim() === '') return { ok: false, code: 'empty', error: 'empty XML body' };
-  if (/<!DOCTYPE|<!ENTITY/i.test(text)) return { ok: false, code: 'doctype', error: 'XML with a DOCTYPE or entity declaration is refused' };
+  const entities = entityRefusal(text);
+  if (entities) return { ok: false, code: 'doctype', error: entities };
   const valid = XMLValidator.validate(text);
   if (valid !== true) return { ok: false, code: 'malformed', error: `malformed XML: ${valid.err.msg} (line ${valid.err.line})` };
   const depth = xmlDepth(text);

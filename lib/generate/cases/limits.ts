@@ -3,6 +3,7 @@ import { encodeXml, decodeXml, xmlRepresentable } from '../../contract/codec/xml
 import type { FieldConstraint } from '../../contract/constraints.ts';
 import { constraintsOf, fieldConstraints, isLimited, namesOnlySubmitter } from '../../contract/constraints.ts';
 import { operation } from '../../contract/operations.ts';
+import { sameNumberSpellings } from '../../contract/integer-readings.ts';
 import { runIdOf } from '../../contract/answer.ts';
 import { validateResource } from '../../contract/validators.ts';
 import type { DisposableKind, MergeEntry, SubmissionEntry, TargetProfile } from '../../contract/profile/types.ts';
@@ -393,6 +394,7 @@ function runEndCase(c: FieldConstraint, profile: TargetProfile): CaseDef | undef
 
 export function limitCases(profile: TargetProfile): CaseDef[] {
   const out: CaseDef[] = [];
+  const spelled = new Set<string>();
   for (const c of constraintsOf('notifyAgentRun').filter((x) => x.location === 'body' && x.field !== RUN_ID)) {
     const end = runEndCase(c, profile);
     if (end) out.push(end);
@@ -412,6 +414,12 @@ export function limitCases(profile: TargetProfile): CaseDef[] {
     }
     if (c.location === 'body') {
       for (const w of wrongTypes(c.type, example)) out.push(typeCase(c, profile, w.label, w.value, typeRole(c, w)));
+      // Spellings of the number that one platform's parser reads as it and another refuses ("1_28", "١٢٨"):
+      // recorded, never judged, on the first integer of each body (the platforms read every integer alike).
+      if (c.type === 'integer' && !spelled.has(c.operation)) {
+        spelled.add(c.operation);
+        for (const s of sameNumberSpellings(Number(example))) out.push(typeCase(c, profile, s.label, s.value, 'coercion'));
+      }
     } else if (c.type === 'integer') {
       for (const w of [{ label: 'word', value: 'abc' }, { label: 'fraction', value: '1.5' }]) out.push(queryTypeCase(c, profile, w.label, w.value));
       const own = (entry: Partial<SubmissionEntry>): string => {

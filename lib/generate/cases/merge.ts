@@ -9,6 +9,8 @@ import { expectCheck } from '../expectations.ts';
 import { bodyRequest, queryRequest, rawBodyRequest } from '../requests.ts';
 import { emptyMerge, existingIswc, otherIswc, queryFor, unknownIswc, validExample, validWork } from '../templates.ts';
 import { keyProofs } from './key-proofs.ts';
+import { statusOf } from '../../contract/answer.ts';
+import type { Exchange } from '../../contract/exchange.ts';
 import { boundaryValues } from '../values.ts';
 
 const OP = 'mergeIswcMetadata';
@@ -129,6 +131,22 @@ function withRefusedItem(profile: TargetProfile, body: Record<string, unknown>, 
   return out;
 }
 
+/** Does a merge body carry an agency work? */
+function carriesWorks(body: Record<string, unknown>): boolean {
+  return Array.isArray(body.agencyWorks) && body.agencyWorks.length > 0;
+}
+
+/**
+ * Of the items a merge cannot take, one of each kind for a body carrying both lists: an ISWC off its
+ * pattern, an ISWC that does not exist, an agency work past a limit (an agency work the server does not know
+ * it may take, 4.2). Each sits with every item of both lists.
+ */
+function mixedRefusals(profile: TargetProfile, body: Record<string, unknown>): RefusedItem[] {
+  const all = withRefusedItem(profile, body, ['iswcs', 'agencyWorks']);
+  const first = (test: (r: RefusedItem) => boolean): RefusedItem[] => all.filter(test).slice(0, 1);
+  return [...first((r) => r.label.startsWith('an ISWC pattern-')), ...first((r) => r.label === 'an ISWC that does not exist'), ...first((r) => r.label.startsWith('an agency work with agencyWorkCode'))];
+}
+
 export function mergeCases(profile: TargetProfile): CaseDef[] {
   const section = op().section;
   const arrays = Object.entries(resourceSchema('MergeRequest').properties ?? {}).filter(([, raw]) => deref(raw).type === 'array');
@@ -140,6 +158,10 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
       formats: BOTH,
       tags: ['@smoke', '@destructive'],
       claims: [{ kind: 'merges', count: 1 }],
+      parts: [
+        { id: 'key-iswcs', title: 'the key refused on the merge of its ISWCs alone, which then succeeds' },
+        { id: 'mixed-items', title: 'its ISWCs and agency works in one body with one item of one list it cannot take, refused' },
+      ],
       // What is merged and then demerged are the entry's agency works: without one, only the merge is shown.
       needs: [
         { entry: 'merges', index: 0, list: 'agencyWorks', atLeast: 1, checks: ['outcome.merge', 'outcome.demerge', 'observed.refusal'] },
@@ -158,6 +180,12 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
         const proven = worksPart ?? parts[0];
         if (!proven) return;
         for (const part of parts) {
+          // The key proven on a merge of ISWCs only too (issue 38): a server that checks the key against the
+          // agency of each agency work serves a body without one with no key at all. No request shows what a
+          // merge of ISWCs did (section 4.4 names works), so the refusals alone are judged.
+          if (part !== proven && !carriesWorks(part.body)) {
+            await ctx.part('key-iswcs', () => keyProofs(ctx, OP, bodyRequest(OP, format, part.body, query), part.label, 'this merge of ISWCs only is accepted (sections 5.1, 4.2)'));
+          }
           if (part === proven) {
             await keyProofs(ctx, OP, bodyRequest(OP, format, part.body, query), part.label, 'this merge is accepted (sections 5.1, 4.2)');
             if (work) {
@@ -193,6 +221,20 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
             });
           }
         }
+        // Mixed bodies (issue 38): the entry's ISWCs and agency works in one request, with one item of one list
+        // it cannot take; a server that reads one list only while the other is present takes it.
+        if ((entry.iswcs ?? []).length > 0 && works.length > 0) {
+          await ctx.part('mixed-items', async () => {
+            for (const broken of mixedRefusals(profile, mergeBody(entry))) {
+              await ctx.send({
+                label: `merge its ISWCs and agency works again with ${broken.label}`,
+                operation: OP,
+                request: bodyRequest(OP, format, broken.body, query),
+                expect: [expectCheck('status.item-refused', { because: `${broken.because}; the other items are the profile's, merged just before, ISWCs and agency works in one body (sections ${section}, 2.3)`, sections: [...broken.sections] })],
+              });
+            }
+          });
+        }
         if (!work || !worksPart) return;
         // The demerge that is about to succeed, first without the key, with an empty, a wrong and a
         // case-changed one: the key proven on demerge with a merge entry alone (a profile whose only demerges
@@ -210,13 +252,21 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
         // names ("one set of metadata", 4.4: the works one merge request carried), so the same request is sent
         // again before each: refused or not (a server may refuse to merge a work merged already), one request
         // naming all of them made the work demergeable.
+        // A server may also refuse to merge again a work just demerged from the same preferred ISWC (a business
+        // rule, like the refusal to merge a work twice): when the request sent again is refused, the demerge
+        // before it may have taken the work with it (one merge request's set), and what it left is not known.
+        let lastRemerged = true;
         for (const [i, other] of others.entries()) {
-          await ctx.send({ label: `merge its agency works again, before demerging the work at position ${i + 2}`, operation: OP, request: bodyRequest(OP, format, worksPart.body, query), expect: [] });
+          const again = await ctx.send({ label: `merge its agency works again, before demerging the work at position ${i + 2}`, operation: OP, request: bodyRequest(OP, format, worksPart.body, query), expect: [] });
+          const merged = succeeded(again);
+          if (i === others.length - 1) lastRemerged = merged;
           await ctx.send({
             label: `demerge its agency work at position ${i + 2} of ${works.length}`,
             operation: DEMERGE,
             request: demergeOf(other),
-            expect: [expectCheck('outcome.merge', { because: `${carried}, sent again just before, made ${other.agencyCode}/${other.agencyWorkCode}, item ${i + 2} of ${works.length}, part of it: every item of a merge is merged (sections 2.3, 3)` })],
+            expect: merged
+              ? [expectCheck('outcome.merge', { because: `${carried}, sent again just before, made ${other.agencyCode}/${other.agencyWorkCode}, item ${i + 2} of ${works.length}, part of it: every item of a merge is merged (sections 2.3, 3)` })]
+              : [],
           });
         }
         // Two agency works or more: the last and the first, each merged by a request of its own, so that
@@ -228,18 +278,22 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
         const last = others[others.length - 1];
         if (last && !sameIswcShown(profile, work, last)) {
           await ctx.send({ label: 'merge its first agency work on its own', operation: OP, request: bodyRequest(OP, format, mergeBody({ preferredIswc: entry.preferredIswc, agencyWorks: [work] }), query), expect: [] });
-          await ctx.send({
+          // Where the server refused to merge the works again after a demerge, it may refuse this merge for the
+          // same rule: then the demerges below show nothing, and are not judged.
+          const lastMerge = await ctx.send({
             label: 'merge its last agency work on its own',
             operation: OP,
             request: bodyRequest(OP, format, mergeBody({ preferredIswc: entry.preferredIswc, agencyWorks: [last] }), query),
-            expect: [expectCheck('status.success', { because: `${last.agencyCode}/${last.agencyWorkCode}, demerged just before, merged by a request of its own (section ${section})` })],
+            expect: lastRemerged ? [expectCheck('status.success', { because: `${last.agencyCode}/${last.agencyWorkCode}, demerged just before, merged by a request of its own (section ${section})` })] : [],
           });
           await ctx.send({ label: 'demerge its first agency work again', operation: DEMERGE, request: demergeOf(work), expect: [] });
           await ctx.send({
             label: 'demerge its last agency work',
             operation: DEMERGE,
             request: demergeOf(last),
-            expect: [expectCheck('outcome.demerge-one', { because: `the demerge before it removed the metadata of ${work.agencyWorkCode}; ${last.agencyWorkCode}, a work of another ISWC merged by a request of its own, is still merged (section 4.4)` })],
+            expect: succeeded(lastMerge)
+              ? [expectCheck('outcome.demerge-one', { because: `the demerge before it removed the metadata of ${work.agencyWorkCode}; ${last.agencyWorkCode}, a work of another ISWC merged by a request of its own, is still merged (section 4.4)` })]
+              : [],
           });
         }
         await ctx.send({
@@ -427,4 +481,10 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
       },
     },
   ];
+}
+
+/** Did the target answer a 2xx (a request it took)? */
+function succeeded(exchange: Exchange): boolean {
+  const status = statusOf(exchange);
+  return status !== null && status >= 200 && status < 300;
 }

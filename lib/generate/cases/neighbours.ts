@@ -2,7 +2,8 @@ import { runIdOf } from '../../contract/answer.ts';
 import type { Format } from '../../contract/codec/index.ts';
 import type { FieldConstraint } from '../../contract/constraints.ts';
 import type { Neighbour } from '../../contract/normalisations.ts';
-import { lengthLimitOf, normalisationsFor } from '../../contract/normalisations.ts';
+import { lengthLimitOf, neighboursOf, normalisationsFor } from '../../contract/normalisations.ts';
+import { fieldConstraints, isLimited } from '../../contract/constraints.ts';
 import type { OperationId } from '../../contract/operations.ts';
 import { operation } from '../../contract/operations.ts';
 import type { AgencyWorkRef, DemergeEntry, DisposableKind, MergeEntry, SubmissionEntry, TargetProfile } from '../../contract/profile/types.ts';
@@ -312,6 +313,52 @@ function removalCase(c: FieldConstraint, profile: TargetProfile): CaseDef {
   };
 }
 
+/**
+ * The query preferredIswc of a delete or demerge, one character past the length "T followed by 10 digits"
+ * fixes (2.3): no ISWC has 12 characters, so the value names nothing, and a server whose parameter keeps 11
+ * (CHAR(11)) acts on the entry's. The document states no pattern for the parameter (a malformed one may be
+ * looked up and not found), so the only neighbour sent is the one every reading refuses: the ISWC with its last
+ * digit once more (a case, width or space variant may compare equal in a database's collation). Then the entry
+ * is named rightly (204).
+ */
+function preferredCutCase(c: FieldConstraint): CaseDef | undefined {
+  const iswc = neighbourFields().find((x) => x.component === 'Iswc');
+  const limit = iswc ? lengthLimitOf(iswc) : undefined;
+  if (!iswc || limit === undefined) return undefined;
+  const opId = c.operation as typeof DELETE | typeof DEMERGE;
+  const kind: DisposableKind = opId === DELETE ? 'submissions' : 'demerges';
+  const op = operation(opId);
+  const asIswc: FieldConstraint = { ...c, pattern: iswc.pattern, ...(iswc.component !== undefined ? { component: iswc.component } : {}), sections: [...new Set([...c.sections, ...iswc.sections])] };
+  return {
+    id: caseId(c),
+    title: `${titleOf(c, `a ${opId === DELETE ? 'submission' : 'demerge entry'}'s preferred ISWC, one character past the ${limit} its pattern fixes`)}; the entry is then ${opId === DELETE ? 'deleted' : 'demerged'} (204) @destructive`,
+    operation: opId,
+    formats: ['none'],
+    tags: ['@neighbours', '@destructive'],
+    claims: [{ kind, count: 1 }],
+    async run(ctx: CaseContext) {
+      const entry = ctx.entries[kind]?.[0] as (SubmissionEntry | DemergeEntry) | undefined;
+      if (!entry) throw new Error(`no ${kind} entry allocated`);
+      const values: Record<string, string | number | undefined> = { ...entry, reasonCode: ctx.profile.reasonCode };
+      const named = `${opId === DELETE ? 'the submission' : 'the metadata'} ${JSON.stringify(entry)}, which it then ${opId === DELETE ? 'deletes' : 'demerges'}`;
+      for (const n of neighboursOf(entry.preferredIswc, asIswc).filter((x) => x.lands.some((l) => l.normalisation === 'truncate') && !x.valid)) {
+        await ctx.send({
+          label: `${opId === DELETE ? 'delete' : 'demerge'} naming preferredIswc ${n.label}`,
+          operation: opId,
+          request: queryRequest(opId, queryFor(opId, { ...values, preferredIswc: n.value })),
+          expect: [expectCheck('query.refused', { because: neighbourBecause(asIswc, n, entry.preferredIswc, named), sections: [...asIswc.sections] })],
+        });
+      }
+      await ctx.send({
+        label: `${opId === DELETE ? 'delete' : 'demerge'} naming the entry rightly`,
+        operation: opId,
+        request: queryRequest(opId, queryFor(opId, values)),
+        expect: [expectCheck('outcome.identity', { because: `the request naming its preferred ISWC one character too long must have left ${JSON.stringify(entry)} in place (sections 2.3, 2.5, ${op.section})`, sections: ['2.3', '2.5', op.section] })],
+      });
+    },
+  };
+}
+
 /** One case per field with a stated limit or pattern, of every operation; the run notification's counters share one. */
 export function neighbourCases(profile: TargetProfile): CaseDef[] {
   const out: CaseDef[] = [];
@@ -324,6 +371,10 @@ export function neighbourCases(profile: TargetProfile): CaseDef[] {
       demergeIswcMetadata: () => removalCase(c, profile),
     };
     const made = kind[c.operation]();
+    if (made) out.push(made);
+  }
+  for (const c of fieldConstraints().filter((x) => x.location === 'query' && x.name === 'preferredIswc' && (x.operation === DELETE || x.operation === DEMERGE) && !isLimited(x))) {
+    const made = preferredCutCase(c);
     if (made) out.push(made);
   }
   const counters = runCountersCase(

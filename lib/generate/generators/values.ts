@@ -212,13 +212,13 @@ export function validAgentRunArb(options: GenOptions = DEFAULT_GEN, agency?: str
 }
 
 /**
- * Counters that add up: records sent are updated or new, at most a large but realistic count (a server may
- * refuse an implausible one, LARGE_COUNT); rejections at most as many as sent.
+ * Counters that add up: records sent are successful (updated or new) or rejected, at most a large but
+ * realistic count (a server may refuse an implausible one, LARGE_COUNT).
  */
 export function consistentCountersArb(max = LARGE_COUNT): fc.Arbitrary<Record<string, number>> {
   return countLike(max).chain((sent) =>
-    fc.tuple(fc.integer({ min: 0, max: sent }), fc.integer({ min: 0, max: sent })).chain(([update, rejected]) =>
-      fc.integer({ min: 0, max: rejected }).map((business) => countersOf({ update, new: sent - update, business, technical: rejected - business })),
+    fc.tuple(fc.integer({ min: 0, max: sent }), fc.integer({ min: 0, max: sent })).chain(([successful, update]) =>
+      fc.integer({ min: 0, max: sent - successful }).map((business) => countersOf({ update: Math.min(update, successful), new: successful - Math.min(update, successful), business, technical: sent - successful - business })),
     ),
   );
 }
