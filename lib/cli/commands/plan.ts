@@ -71,7 +71,7 @@ export async function renderPlan(config: Readonly<RunConfig>, profile: TargetPro
   const reasons = new Map<string, string[]>();
   for (const p of skipped) reasons.set(p.skipReason ?? '', [...(reasons.get(p.skipReason ?? '') ?? []), p.key]);
   if (skipped.length > 0) {
-    lines.push('', `left out: ${skipped.length} case runs`);
+    lines.push('', `left out: ${skipped.length} cases (a case in one format each)`);
     const lacking = [...reasons].filter(([reason]) => reason.startsWith('needs '));
     for (const [reason, keys] of reasons) {
       // With every spec check exercised, what the profile lacks only adds cases: said once, below.
