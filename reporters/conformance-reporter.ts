@@ -10,7 +10,7 @@ import { runNetwork } from '../lib/report/meta.ts';
 import type { ConformanceReport, RunFigures } from '../lib/report/model.ts';
 import type { RunStats } from '../lib/report/build.ts';
 import { figuresOf, figuresText } from '../lib/report/figures.ts';
-import { writeConformanceReports } from '../lib/report/write.ts';
+import { keptReportLine, writeConformanceReports } from '../lib/report/write.ts';
 import { loadProfile } from '../lib/contract/profile/load.ts';
 import type { TargetProfile } from '../lib/contract/profile/types.ts';
 import { redactorFromEnv } from '../lib/foundation/redact.ts';
@@ -144,6 +144,7 @@ export default class ConformanceReporter implements Reporter {
       const config = runConfig();
       const report = this.buildReport(config, result, executions);
       const written = writeConformanceReports(report, config.reportDir, redactorFromEnv());
+      if (written.kept !== undefined) out.push(keptReportLine(written.kept, (f) => shownPath(f)));
       out.push(...this.summary(report, config.strict, config.requireAll, [written.json, written.junit, written.html]));
       if (written.violations.length > 0) {
         out.push(`✗ ${shownPath(written.json)} does not match schemas/report.schema.json:`, ...written.violations.map((v) => `    ${v}`));
@@ -238,7 +239,8 @@ export default class ConformanceReporter implements Reporter {
       lines.push(
         level === 'observed'
           ? `  observed  ${t.observed} recorded (never a failure)`
-          : `  ${level.padEnd(8)}  ${t.pass} passed, ${t.fail} failed, ${t.waived ? `${t.waived} waived, ` : ''}${t.skip} skipped${level === 'http' && !strict && t.fail > 0 ? ' (not gating: set ISWC_STRICT=1)' : ''}`,
+          : // Check executions (one check on one answer), never checks or cases: "every spec check exercised" can stand beside skipped executions.
+            `  ${level.padEnd(8)}  ${t.pass} passed, ${t.fail} failed, ${t.waived ? `${t.waived} waived, ` : ''}${t.skip} skipped check executions${level === 'http' && !strict && t.fail > 0 ? ' (not gating: set ISWC_STRICT=1)' : ''}`,
       );
     }
     // The headline counts deviations (a check failing on an operation), never the requests behind them.

@@ -108,7 +108,7 @@ export const ENVIRONMENT: readonly EnvironmentSetting[] = [
     names: ['ISWC_RATE'],
     flag: 'rate',
     meaning:
-      'Requests per second over the whole run, all workers and shards together: 5, 0.5, 10/min, 600/h; 0 means no limit. A run sharded over N machines (--shard I/N) paces each shard at the rate divided by N. 429 and 503 with Retry-After are honoured as throttling on every target, and 502, 503 without Retry-After and 504 of a target in maintenance are waited out with back-off (bounded waits, counted, never failures).',
+      'Requests over the whole run, all workers and shards together, as a count per unit: 10/min, 5/s, 600/h; 0 means no limit. A bare number is refused (10 could be a second or a minute): write 10/min or 10/s. A run sharded over N machines (--shard I/N) paces each shard at the rate divided by N. 429 and 503 with Retry-After are honoured as throttling on every target, and 502, 503 without Retry-After and 504 of a target in maintenance are waited out with back-off (bounded waits, counted, never failures).',
     default: `no limit on the embedded server or a base URL on this machine; ${DEFAULTS.remoteRate} (the published production limit) on a remote base URL`,
   },
   {
@@ -158,7 +158,7 @@ export const ENVIRONMENT: readonly EnvironmentSetting[] = [
     names: ['ISWC_MAX_DURATION'],
     flag: 'max-duration',
     meaning:
-      'Stop sending once the run has lasted this long (90s, 20m, 1.5h; a bare number is seconds) and report a partial run: every case not sent is listed with "stopped at --max-duration". The exit code is that of what was judged (0 or 1).',
+      'Stop sending once the run has lasted this long (90s, 20m, 1.5h, 1h30m; a bare number is refused: write 20m or 20s) and report a partial run: every case not sent is listed with "stopped at --max-duration". The exit code is that of what was judged (0 or 1).',
     default: 'no limit',
   },
   {

@@ -43,7 +43,7 @@ export const SELECTION_OPTIONS: Record<string, OptionSpec> = {
   rate: {
     type: 'string',
     value: 'R',
-    description: 'Requests per second over the whole run, e.g. 5, 0.5, 10/min; 0 = no limit (ISWC_RATE). Default: no limit on the embedded server or a base URL on this machine, 10/min on a remote one. Each shard of a sharded run paces itself at its share.',
+    description: 'Requests over the whole run, a count per unit: 10/min, 5/s, 600/h; 0 = no limit (ISWC_RATE). A bare number is refused: write its unit. Default: no limit on the embedded server or a base URL on this machine, 10/min on a remote one. Each shard of a sharded run paces itself at its share.',
   },
 };
 
@@ -73,7 +73,7 @@ export const RUN_OPTIONS: Record<string, OptionSpec> = {
     type: 'string',
     value: 'D',
     description:
-      'Stop sending once the run has lasted D (e.g. 90s, 20m, 1.5h) and report a partial run: every case not sent is listed with "stopped at --max-duration" (ISWC_MAX_DURATION). The exit code is then that of what was judged (0 or 1).',
+      'Stop sending once the run has lasted D (90s, 20m, 1.5h, 1h30m; a bare number is refused: write its unit) and report a partial run: every case not sent is listed with "stopped at --max-duration" (ISWC_MAX_DURATION). The exit code is then that of what was judged (0 or 1).',
   },
   plan: { type: 'boolean', description: 'Print the plan (cases, requests, time at the rate, requests that change data) and exit without sending anything; the same as the plan command.' },
   'same-inputs-as': {

@@ -86,13 +86,36 @@ export function checkBaseUrl(text: string, name = 'ISWC_BASE_URL'): string {
   return text.replace(/\/+$/, '');
 }
 
-const DURATION_UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000 };
+const DURATION_UNIT_MS: Record<string, number> = { s: 1000, sec: 1000, second: 1000, m: 60_000, min: 60_000, minute: 60_000, h: 3_600_000, hr: 3_600_000, hour: 3_600_000 };
 
-/** A duration such as `90s`, `20m`, `1.5h` (a bare number is seconds), in milliseconds; `name` says whose it is. */
+/** One part of a duration: a number and its unit (`20m`, `1.5 h`, `12 min`, `40 s`, `2 hours`). */
+const DURATION_PART = /(\d+(?:\.\d+)?)\s*([a-z]+)\s*/giy;
+
+/**
+ * A duration such as `90s`, `20m`, `1.5h`, `1h30m`, and the forms the tool prints (`12 min`, `3.9 h`,
+ * `40 s`), in milliseconds; `name` says whose it is. A bare number is refused: whether `20` is seconds or
+ * minutes decides whether the run is cut short, so the unit is written.
+ */
 export function parseDuration(text: string, name = 'ISWC_MAX_DURATION'): number {
-  const m = /^(\d+(?:\.\d+)?)\s*([smh]?)$/i.exec(text.trim());
-  const ms = m ? Math.round(Number(m[1]) * (DURATION_UNIT_MS[(m[2] || 's').toLowerCase()] ?? 1000)) : NaN;
-  if (!Number.isFinite(ms) || ms <= 0) throw new ConfigError(`${name} must be a positive duration such as 90s, 20m or 1.5h, got "${text}"`);
+  const trimmed = text.trim();
+  if (/^\d+(?:\.\d+)?$/.test(trimmed) && Number(trimmed) > 0) {
+    throw new ConfigError(`${name} "${text}" is a number without a unit: write ${trimmed}m for ${trimmed} minutes or ${trimmed}s for ${trimmed} seconds (also 1.5h, 1h30m)`);
+  }
+  let ms = 0;
+  let end = 0;
+  DURATION_PART.lastIndex = 0;
+  for (let m = DURATION_PART.exec(trimmed); m !== null; m = DURATION_PART.exec(trimmed)) {
+    const unit = (m[2]).toLowerCase();
+    const per = DURATION_UNIT_MS[unit] ?? DURATION_UNIT_MS[unit.replace(/s$/, '')];
+    if (per === undefined) {
+      end = -1;
+      break;
+    }
+    ms += Number(m[1]) * per;
+    end = DURATION_PART.lastIndex;
+  }
+  ms = Math.round(ms);
+  if (end !== trimmed.length || trimmed === '' || !Number.isFinite(ms) || ms <= 0) throw new ConfigError(`${name} must be a positive duration such as 90s, 20m or 1.5h, got "${text}"`);
   return ms;
 }
 

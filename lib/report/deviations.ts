@@ -35,7 +35,7 @@ export function deviationCount(n: number): string {
 }
 
 /**
- * The headline: "2 deviations (one per check × operation); 5 waivers used" (or "no deviation left: 5
+ * The headline: "2 deviations (a check failing on one operation counts once, …); 5 waivers used" (or "no deviation left: 5
  * waivers used"): what a run's failures come to. What is waived is counted in waivers used,
  * the one figure every report gives for waivers (lib/report/waivers/apply.ts waiversUsed).
  */
@@ -44,5 +44,5 @@ export function deviationsHeadline(executions: readonly CheckExecution[]): strin
   const used = waiversUsed(executions);
   const waived = `${used} waiver${used === 1 ? '' : 's'} used`;
   if (failing === 0 && used > 0) return `no deviation left: ${waived}`;
-  return `${deviationCount(failing)} (one per check × operation)${used > 0 ? `; ${waived}` : ''}`;
+  return `${deviationCount(failing)} (a check failing on one operation counts once, however many requests show it)${used > 0 ? `; ${waived}` : ''}`;
 }

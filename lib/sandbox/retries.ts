@@ -7,8 +7,14 @@ import { RETRY_WINDOW_MS } from '../check/client/checks/client.retries-bounded.t
  * the client sent them), whatever connection carries it. An answer with Retry-After (429, 503) tells
  * *that* request to wait: a later request with the same signature is judged against it on any connection
  * (a client that opens a new connection per request is judged as one with a pool), and a different
- * request never is (concurrent operations each wait their own Retry-After). A request whose head arrived
- * before the answer was written was already on its way, and is not judged against it.
+ * request never is (concurrent operations each wait their own Retry-After).
+ *
+ * A request is judged against a wait only if it was sent after the answer that asked it: its head reached
+ * the sandbox after the turn of the event loop that wrote the answer had ended (`judgedFrom`, an arrival
+ * number), and after the answer was written. A request the sandbox reads in the same turn, or whose head
+ * arrived before, was on its way before the client could have read the answer (two identical requests
+ * sent at once on two connections are read one after the other, in whichever order, milliseconds apart:
+ * their shape and their stamps alone cannot tell them from a retry).
  */
 
 /** An answer with Retry-After, and when it was written: the wait it asks of the same request. */
@@ -22,6 +28,12 @@ export interface Wait {
   retryAfter: string;
   /** When the answer was written (ms since the epoch). */
   writtenAt: number;
+  /**
+   * The first arrival number (the count of request heads the session had read, plus one) of a request
+   * that can have been sent after this answer: set once the event-loop turn that wrote the answer ends;
+   * undefined until then (no request is judged against it).
+   */
+  judgedFrom?: number;
 }
 
 /** A request whose last answers were trouble: the first of them, how many in a row, when the last came, the waits asked of it. */
@@ -54,11 +66,12 @@ export class RetryMemory {
   ) {}
 
   /**
-   * A request with this signature whose head arrived at `arrivedAt`: the retry it is (none when its
-   * last trouble is older than the retry window: sent anew) and the latest wait written before it arrived.
-   * A wait is judged once by a request that comes after its delay: then it is lifted.
+   * A request with this signature whose head arrived at `arrivedAt`, as the session's `arrival`-th head
+   * read: the retry it is (none when its last trouble is older than the retry window: sent anew) and the
+   * latest wait it was sent after (Wait.judgedFrom). A wait is judged once by a request that comes after
+   * its delay: then it is lifted.
    */
-  recall(signature: string, arrivedAt: number): Recalled {
+  recall(signature: string, arrivedAt: number, arrival = Number.MAX_SAFE_INTEGER): Recalled {
     let prior = this.troubled.get(signature);
     if (prior && arrivedAt - prior.lastAt > this.windowMs) {
       this.troubled.delete(signature);
@@ -66,8 +79,9 @@ export class RetryMemory {
     }
     if (!prior) return { retry: undefined, wait: undefined };
     let wait: Wait | undefined;
-    for (const w of prior.waits) if (w.writtenAt <= arrivedAt) wait = w;
-    if (wait && arrivedAt >= wait.notBefore) prior.waits = prior.waits.filter((w) => w.writtenAt > arrivedAt);
+    const sentAfter = (w: Wait): boolean => w.writtenAt <= arrivedAt && w.judgedFrom !== undefined && w.judgedFrom <= arrival;
+    for (const w of prior.waits) if (sentAfter(w)) wait = w;
+    if (wait && arrivedAt >= wait.notBefore) prior.waits = prior.waits.filter((w) => !sentAfter(w));
     return { retry: { of: prior.of, attempt: prior.count }, wait };
   }
 
@@ -75,17 +89,19 @@ export class RetryMemory {
    * What the request of this signature got: trouble (429, a 5xx, a reset), with the wait its Retry-After
    * asks, or an answer that ends its trouble.
    */
-  answered(signature: string, seq: number, trouble: boolean, now: number, wait?: Omit<Wait, 'setBy' | 'writtenAt'>): void {
+  answered(signature: string, seq: number, trouble: boolean, now: number, wait?: Omit<Wait, 'setBy' | 'writtenAt' | 'judgedFrom'>): Wait | undefined {
     if (!trouble) {
       this.troubled.delete(signature);
-      return;
+      return undefined;
     }
     const known = this.troubled.get(signature);
     // Re-inserted: the map's order is the order of the last trouble, and the stalest leaves first.
     this.troubled.delete(signature);
-    const waits = wait ? [...(known?.waits ?? []), { ...wait, setBy: seq, writtenAt: now }].slice(-WAITS_KEPT) : (known?.waits ?? []);
+    const asked: Wait | undefined = wait ? { ...wait, setBy: seq, writtenAt: now } : undefined;
+    const waits = asked ? [...(known?.waits ?? []), asked].slice(-WAITS_KEPT) : (known?.waits ?? []);
     this.troubled.set(signature, { of: known?.of ?? seq, count: (known?.count ?? 0) + 1, lastAt: now, waits });
     if (this.troubled.size > this.max) this.troubled.delete(this.troubled.keys().next().value as string);
+    return asked;
   }
 
   /** Requests remembered (bounded by MAX_TROUBLED). */

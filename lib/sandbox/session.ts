@@ -151,6 +151,9 @@ export class SandboxSession implements RequestHook {
   private readonly pending = new WeakMap<IncomingMessage, Pending>();
   /** When each request's head arrived: the closest the sandbox sees to when the client sent it. */
   private readonly arrivals = new WeakMap<IncomingMessage, number>();
+  /** Request heads read so far, and each request's place among them: what a wait is judged from (retries.ts). */
+  private headsRead = 0;
+  private readonly arrivalNumbers = new WeakMap<IncomingMessage, number>();
   /** Requests (method, target, body) whose last answers were trouble, and the waits their Retry-After asked (client.retries-bounded, client.retry-after). */
   private readonly retries = new RetryMemory();
   private readonly issued = new Set<string>();
@@ -213,6 +216,7 @@ export class SandboxSession implements RequestHook {
   received(req: IncomingMessage): void {
     this.open.add(req);
     this.arrivals.set(req, Date.now());
+    this.arrivalNumbers.set(req, ++this.headsRead);
     this.onArrival?.();
   }
 
@@ -246,7 +250,7 @@ export class SandboxSession implements RequestHook {
     };
     // The same request again is a retry, whatever connection carries it: known by method, target and body.
     const signature = `${request.method} ${target} ${bytes.length === 0 ? '' : hash('sha1', bytes, 'base64')}`;
-    const { retry, wait } = this.retries.recall(signature, at);
+    const { retry, wait } = this.retries.recall(signature, at, this.arrivalNumbers.get(req) ?? ++this.headsRead);
     const rate = this.rate?.take(at);
     // The session as it stands when the request arrives: what its judgement depends on.
     const session: SessionView = {
@@ -408,7 +412,9 @@ export class SandboxSession implements RequestHook {
     const value = reply && (reply.status === 429 || reply.status === 503) ? headerOf(reply, 'retry-after') : undefined;
     const ms = value === undefined ? undefined : retryAfterMs(value, now);
     const wait = reply && value !== undefined && ms !== undefined ? { status: reply.status, notBefore: now + ms, retryAfter: value } : undefined;
-    this.retries.answered(pending.signature, pending.seq, trouble, now, wait);
+    const asked = this.retries.answered(pending.signature, pending.seq, trouble, now, wait);
+    // Heads read before the turn that writes this answer ends were sent before the client could read it.
+    if (asked) setImmediate(() => (asked.judgedFrom = this.headsRead + 1));
     if (reply && reply.status >= 200 && reply.status < 300 && pending.operation?.id === 'notifyAgentRun') {
       // Requests are judged in the order they came, so a run's start is settled before its end is judged.
       pending.runAnswer = reply;

@@ -1,3 +1,4 @@
+import { rateForms } from '../config/rate.ts';
 import { injectionText } from '../report/client/labels.ts';
 import type { TroubleKind } from '../report/client/model.ts';
 
@@ -118,20 +119,18 @@ export interface RateLimit {
 
 const UNIT_MS: Record<string, number> = { s: 1000, sec: 1000, second: 1000, m: 60_000, min: 60_000, minute: 60_000, h: 3_600_000, hr: 3_600_000, hour: 3_600_000 };
 
-/** `10/min`, `5/s`, `600/h`, or a number of requests per second (`5`, `0.5`); `0` is no limit (null). */
+/** `10/min`, `5/s`, `600/h`; `0` is no limit (null). A bare number is refused: the unit decides the limit. */
 export function parseRateLimit(text: string): RateLimit | null {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(?:\/\s*([a-z]+))?\s*$/i.exec(text);
-  if (!m) throw new Error(`--rate-limit: "${text}" is not a rate (10/min, 5/s, 600/h, or requests per second such as 0.5)`);
+  if (!m) throw new Error(`--rate-limit: "${text}" is not a rate (10/min, 5/s, 600/h)`);
   const count = Number(m[1]);
   if (count === 0) return null;
-  if (m[2] !== undefined) {
-    const unit = m[2].toLowerCase();
-    const ms = UNIT_MS[unit] ?? UNIT_MS[unit.replace(/s$/, '')];
-    if (ms === undefined) throw new Error(`--rate-limit: unknown unit "${m[2]}" (use s, min or h)`);
-    if (!Number.isInteger(count)) throw new Error(`--rate-limit: "${text}": a count per ${m[2]} is a whole number`);
-    return { limit: count, windowMs: ms, text: `${count}/${m[2]}` };
-  }
-  return count >= 1 ? { limit: Math.floor(count), windowMs: 1000, text: `${Math.floor(count)}/s` } : { limit: 1, windowMs: Math.round(1000 / count), text: `${count}/s` };
+  if (m[2] === undefined) throw new Error(`--rate-limit: "${text}" is a number without a unit; write ${rateForms(m[1])}`);
+  const unit = m[2].toLowerCase();
+  const ms = UNIT_MS[unit] ?? UNIT_MS[unit.replace(/s$/, '')];
+  if (ms === undefined) throw new Error(`--rate-limit: unknown unit "${m[2]}" (use s, min or h)`);
+  if (!Number.isInteger(count)) throw new Error(`--rate-limit: "${text}": a count per ${m[2]} is a whole number`);
+  return { limit: count, windowMs: ms, text: `${count}/${m[2]}` };
 }
 
 /**

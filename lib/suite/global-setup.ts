@@ -11,6 +11,7 @@ import { parseRate } from '../config/rate.ts';
 import type { RunContext } from '../config/run-context.ts';
 import { RUN_CONTEXT_VARIABLE } from '../config/run-context.ts';
 import { loadProfile, ProfileError } from '../contract/profile/load.ts';
+import { checkDigitNotice } from '../contract/profile/findings.ts';
 import { WaiverError } from '../report/waivers/load.ts';
 import { EXIT } from '../cli/command.ts';
 import { ENGINE_SLOT, RunEngine } from '../engine/engine.ts';
@@ -133,6 +134,7 @@ export default async function globalSetup(playwright: FullConfig): Promise<() =>
     `iswc-conformance: target ${baseUrl}${server ? ' (embedded reference server)' : ''}, profile "${profile.name}"${formatsLabel(profile) ? ` (${formatsLabel(profile) ?? ''}: no other format is sent)` : ''}`,
     `  destructive ${cfg.destructive ? 'on' : 'off'}, strict ${cfg.strict ? 'on' : 'off'}, ISWC_RUNS=${cfg.runs}, ISWC_SEED=${seed}, rate ${rate === null ? 'unlimited' : `${rate.toFixed(3)}/s`}${shard ? ` (shard ${shard.current}/${shard.total}: its share of ${cfg.rate ?? 'the rate'}${cfg.budget !== undefined ? `, and of the budget of ${cfg.budget}` : ''})` : ''}`,
     ...(waivers ? [`  waivers ${shownPath(waivers.file)} (${waivers.waivers.length} entr${waivers.waivers.length === 1 ? 'y' : 'ies'})`, ...expiredWaiverLines(waivers, runDay(startedAt))] : []),
+    ...checkDigitNotice(profile, shownPath(cfg.targetFile)),
     ...networkLines(cfg),
     ...(cfg.maxDurationMs !== undefined ? [`  stops sending after --max-duration ${maxDuration ?? `${cfg.maxDurationMs / 1000}s`}`] : []),
     ...longRunNotice(planned, { plan: cfg.plan, budget: cfg.budget, runs: cfg.runs, destructive: cfg.destructive, rate: wholeRate }),

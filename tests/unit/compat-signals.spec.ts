@@ -30,7 +30,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       for (const [agency, standIn] of Object.entries(THREE_AGENCIES)) await recordAgencyDay(path.join(dir, 'sessions', agency), standIn, 'agency-key-of-the-sandbox');
       const out = path.join(dir, 'reports');
       // One request a second: 15 shapes take 15 s, time enough to be stopped on the way.
-      const args = ['iswc-conformance', 'compat', '--sessions', path.join(dir, 'sessions'), '--base-url', server.url, '--target', fromRoot('fixtures/targets/sandbox-client.json'), '--rate', '1', '--report-dir', out];
+      const args = ['iswc-conformance', 'compat', '--sessions', path.join(dir, 'sessions'), '--base-url', server.url, '--target', fromRoot('fixtures/targets/sandbox-client.json'), '--rate', '1/s', '--report-dir', out];
       const child = spawn('npx', args, { cwd: repoRoot, env: { ...childEnv({ ISWC_SUBSCRIPTION_KEY: BUILD_KEY, ISWC_BASE_URL: undefined, ISWC_TARGET: undefined, ISWC_RATE: undefined, ISWC_REPORT_DIR: undefined }), [MARKER_VARIABLE]: marker }, stdio: ['ignore', 'pipe', 'pipe'] });
       let output = '';
       child.stdout.on('data', (d: Buffer) => (output += d.toString('utf8')));

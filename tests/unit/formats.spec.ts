@@ -36,8 +36,8 @@ test('deviations: one per check × operation, however many executions show it', 
     ['status.refused', 'deleteSubmission', 2],
     ['status.refused', 'demergeIswcMetadata', 1],
   ]);
-  expect(deviationsHeadline(executions)).toBe('2 deviations (one per check × operation); 1 waiver used');
-  expect(deviationsHeadline([])).toBe('no deviation (one per check × operation)');
+  expect(deviationsHeadline(executions)).toBe('2 deviations (a check failing on one operation counts once, however many requests show it); 1 waiver used');
+  expect(deviationsHeadline([])).toBe('no deviation (a check failing on one operation counts once, however many requests show it)');
   expect(deviationsHeadline(executions.filter((e) => e.verdict !== 'fail'))).toBe('no deviation left: 1 waiver used');
 });
 

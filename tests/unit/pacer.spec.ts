@@ -61,8 +61,10 @@ const rates: Array<[string | undefined, number | null]> = [
   ['  ', null],
   ['0', null],
   ['0/min', null],
-  ['5', 5],
-  ['0.5', 0.5],
+  ['5/s', 5],
+  ['0.5/s', 0.5],
+  ['0.167 requests/s', 0.167],
+  ['10.000/s', 10],
   ['2/s', 2],
   ['10/min', 10 / 60],
   ['10 / min', 10 / 60],
@@ -79,7 +81,7 @@ for (const [text, expected] of rates) {
   });
 }
 
-for (const text of ['fast', '-1', '5/day', '1e3', '10/', '/min', 'Infinity', '5 per min']) {
+for (const text of ['fast', '-1', '5/day', '1e3', '10/', '/min', 'Infinity', '5 per min', '5', '0.5']) {
   test(`parseRate(${JSON.stringify(text)}) throws a clear error`, () => {
     expect(() => parseRate(text)).toThrow(/Invalid rate/);
   });

@@ -81,12 +81,20 @@ test('the key: a base URL, even on this machine, never falls back to the embedde
   expect(readConfig({ ISWC_BASE_URL: 'http://127.0.0.1:8080', ISWC_SUBSCRIPTION_KEY: 'target-key-0001' }).key).toBe('target-key-0001');
 });
 
-test('--max-duration: s, m and h; anything else is refused before a request (exit 2)', () => {
+test('--max-duration: s, m and h, and every form the tool prints; a bare number or anything else is refused before a request (exit 2)', () => {
   expect(parseDuration('90s')).toBe(90_000);
   expect(parseDuration('20m')).toBe(1_200_000);
   expect(parseDuration('1.5h')).toBe(5_400_000);
-  expect(parseDuration('45')).toBe(45_000);
-  for (const bad of ['0', '20 minutes', '-5m', 'soon']) expect(() => parseDuration(bad)).toThrow(/positive duration/);
+  expect(parseDuration('1h30m')).toBe(5_400_000);
+  // What plan and the long-run notice print (humanDuration): "12 min", "3.9 h", "40 s"; and "--max-duration 15m".
+  expect(parseDuration('12 min')).toBe(720_000);
+  expect(parseDuration('3.9 h')).toBe(14_040_000);
+  expect(parseDuration('40 s')).toBe(40_000);
+  expect(parseDuration('20 minutes')).toBe(1_200_000);
+  expect(() => parseDuration('45', '--max-duration')).toThrow('--max-duration "45" is a number without a unit: write 45m for 45 minutes or 45s for 45 seconds');
+  for (const bad of ['0', '-5m', 'soon', '20x', '5m and']) expect(() => parseDuration(bad)).toThrow(/positive duration/);
+  expect(() => parseRunArgs(parseCommandArgs(runCommand, ['--max-duration', '20']).values, '/w', {})).toThrow(/"20" is a number without a unit: write 20m/);
+  expect(() => readConfig({ ISWC_MAX_DURATION: '20' })).toThrow(/ISWC_MAX_DURATION "20" is a number without a unit/);
   expect(parseRunArgs(parseCommandArgs(runCommand, ['--max-duration', '20m']).values, '/w', {}).env.ISWC_MAX_DURATION).toBe('20m');
   expect(() => parseRunArgs(parseCommandArgs(runCommand, ['--max-duration', 'soon']).values, '/w', {})).toThrow(UsageError);
   expect(readConfig({ ISWC_MAX_DURATION: '2m' }).maxDurationMs).toBe(120_000);

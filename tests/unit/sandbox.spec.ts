@@ -90,6 +90,7 @@ test('bad usage says what is wrong', () => {
   for (const message of [usage(['--inject', '503@4for60y']), usage(['--operations', 'x'])]) expect(message.split('\n')).toHaveLength(1);
   expect(usage(['--rate-limit', 'fast'])).toMatch(/"fast" is not a rate/);
   expect(usage(['--rate-limit', '10/fortnight'])).toMatch(/unknown unit "fortnight"/);
+  expect(usage(['--rate-limit', '5'])).toMatch(/"5" is a number without a unit; write 5\/min/);
   expect(usage(['--target', '/nonexistent/profile.json'])).toMatch(/Cannot read target profile/);
   expect(usage(['--verbose'])).toMatch(/Unknown option '--verbose'/);
   expect(usage([], { ISWC_SANDBOX_KEY: '   ' })).toMatch(/ISWC_SANDBOX_KEY is blank/);
@@ -114,8 +115,10 @@ test('trouble and rates parse as documented', () => {
   expect(parseInjections(['503@4x1'])).toEqual([{ kind: '503', at: 4 }]);
   expect(parseRateLimit('10/min')).toEqual({ limit: 10, windowMs: 60_000, text: '10/min' });
   expect(parseRateLimit('600/h')).toEqual({ limit: 600, windowMs: 3_600_000, text: '600/h' });
-  expect(parseRateLimit('5')).toEqual({ limit: 5, windowMs: 1000, text: '5/s' });
-  expect(parseRateLimit('0.5')).toEqual({ limit: 1, windowMs: 2000, text: '0.5/s' });
+  expect(parseRateLimit('5/s')).toEqual({ limit: 5, windowMs: 1000, text: '5/s' });
+  // A bare number is refused with the forms to write (the unit decides the limit).
+  expect(() => parseRateLimit('5')).toThrow(/"5" is a number without a unit; write 5\/min .* or 5\/s/);
+  expect(() => parseRateLimit('0.5')).toThrow(/without a unit/);
   expect(parseRateLimit('0')).toBeNull();
 });
 

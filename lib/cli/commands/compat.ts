@@ -49,7 +49,7 @@ export const COMPAT_OPTIONS: Command['options'] = {
   strict: { type: 'boolean', description: 'An http-level failure of the build\'s answer (RFC 9110 conventions the document does not state) breaks the exchange too (ISWC_STRICT=1).' },
   budget: { type: 'string', value: 'N', description: 'Send at most N requests to the build, resends after 429, 503 and maintenance included (a cap; ISWC_BUDGET): shapes are sent in order of the agencies that sent them, the most first, and one starts only when it fits in what is left.' },
   rate: { ...opt('rate'), description: 'Requests per second to the build, e.g. 5, 0.5, 10/min; 0 = no limit (ISWC_RATE). Default: no limit on the embedded server or a base URL on this machine, 10/min on a remote one.' },
-  'max-duration': { ...opt('max-duration'), description: 'Stop sending once the replay has lasted D (e.g. 90s, 20m, 1.5h) and report what was judged (ISWC_MAX_DURATION).' },
+  'max-duration': { ...opt('max-duration'), description: 'Stop sending once the replay has lasted D (90s, 20m, 1.5h; a bare number is refused) and report what was judged (ISWC_MAX_DURATION).' },
   header: opt('header'),
   'report-dir': { ...opt('report-dir'), description: 'Where compat.json, compat.html, compat-junit.xml and compat.md go (ISWC_REPORT_DIR, default ./reports).' },
   'client-timeout': {

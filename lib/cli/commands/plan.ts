@@ -24,6 +24,17 @@ function changesData(p: PlannedCase): boolean {
 export { humanDuration };
 
 /**
+ * The profile entries a case changes, by the preferred ISWC of each: "merges: T3100000004; submissions:
+ * T3300000000". Kinds it takes none of are left out; '' when it takes none at all.
+ */
+export function entriesText(p: Pick<PlannedCase, 'entries'>): string {
+  return Object.entries(p.entries)
+    .filter(([, list]) => (list ?? []).length > 0)
+    .map(([kind, list]) => `${kind}: ${(list ?? []).map((e) => (e as { preferredIswc: string }).preferredIswc).join(' ')}`)
+    .join('; ');
+}
+
+/**
  * What a run would send, without sending anything: the cases chosen (and why others are left out),
  * requests per case, the estimated time at the rate, every spec check covered or not, and every
  * request that would change data in the target.
@@ -60,7 +71,7 @@ export async function renderPlan(config: Readonly<RunConfig>, profile: TargetPro
   const reasons = new Map<string, string[]>();
   for (const p of skipped) reasons.set(p.skipReason ?? '', [...(reasons.get(p.skipReason ?? '') ?? []), p.key]);
   if (skipped.length > 0) {
-    lines.push('', `left out: ${skipped.length} case runs`);
+    lines.push('', `left out: ${skipped.length} cases (a case in one format each)`);
     const lacking = [...reasons].filter(([reason]) => reason.startsWith('needs '));
     for (const [reason, keys] of reasons) {
       // With every spec check exercised, what the profile lacks only adds cases: said once, below.
@@ -81,9 +92,7 @@ export async function renderPlan(config: Readonly<RunConfig>, profile: TargetPro
   const changing = running.filter(changesData);
   lines.push('', `requests that change data in the target (${changing.length} cases):`);
   for (const p of changing) {
-    const entries = Object.entries(p.entries)
-      .map(([kind, list]) => `${kind}: ${(list ?? []).map((e) => (e as { preferredIswc: string }).preferredIswc).join(' ')}`)
-      .join('; ');
+    const entries = entriesText(p);
     const undone = profile.reusable === true && config.destructive && (p.def.claims ?? []).some((c) => c.restores) ? ' (undone, and shown undone, before the case ends: the profile is reusable)' : '';
     lines.push(`  ${p.key}: ${entries || 'only if the server is faulty (400 checks next to existing ISWCs)'}${undone}`);
   }
@@ -93,9 +102,7 @@ export async function renderPlan(config: Readonly<RunConfig>, profile: TargetPro
   if (standbyChanging.length > 0) {
     lines.push(`  and, when run in place of cases that tell nothing on this target (${standbyChanging.length}):`);
     for (const p of standbyChanging) {
-      const entries = Object.entries(p.entries)
-        .map(([kind, list]) => `${kind}: ${(list ?? []).map((e) => (e as { preferredIswc: string }).preferredIswc).join(' ')}`)
-        .join('; ');
+      const entries = entriesText(p);
       lines.push(`    ${p.key}: ${entries || 'only if the server is faulty (400 checks next to existing ISWCs)'}`);
     }
   }

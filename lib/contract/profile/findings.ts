@@ -140,3 +140,16 @@ function checkDigits(profile: TargetProfile): ProfileFinding[] {
 export function profileFindings(profile: TargetProfile): ProfileFinding[] {
   return [...interference(profile), ...checkDigits(profile)];
 }
+
+/**
+ * What a run prints once at its start about the profile's check digits: nothing when they all hold; else
+ * one line naming each ISWC, where it is and the digit it should end in, and what to do.
+ */
+export function checkDigitNotice(profile: TargetProfile, profileFile: string): string[] {
+  const wrong = allIswcs(profile).filter((n) => !hasValidCheckDigit(n.iswc));
+  if (wrong.length === 0) return [];
+  const listed = wrong.map((n) => `${n.path} ${n.iswc} (should end in ${iswcCheckDigit(n.iswc.slice(1, 10))})`).join(', ');
+  return [
+    `  warning: the profile ${profileFile} holds ${wrong.length === 1 ? 'an ISWC whose check digit does not hold' : `${wrong.length} ISWCs whose check digits do not hold`} (ISO 15707): ${listed}. A server that checks digits (production does) answers 400 where the run expects success or 404, and those checks fail for the profile, not the API: correct them (npx iswc-conformance profile check ${profileFile} lists them)`,
+  ];
+}
