@@ -269,6 +269,21 @@ function classesShown(p: PlannedCase, parts: readonly string[] | undefined): str
   return (p.shape.parts ?? []).filter((part) => part.shows !== undefined && (parts === undefined || parts.includes(part.id))).map((part) => `shows:${part.shows ?? ''}`);
 }
 
+/**
+ * The role "a valid body of each served format accepted" (issue 37), of a selection: filled only by a case
+ * that demands success (status.success) in its format, shown as `acceptance/<format>` whatever it caught. A
+ * case that only expects a refusal catches XML refused wholesale too (its 400 comes back a 415), but it
+ * never proves an XML body accepted, and the steering learns "this target serves no XML" only from valid
+ * bodies demanded accepted and refused (lib/run/steer.ts, twice): so `acceptance/*` classes shown by other
+ * cases are dropped, and so are those of a case with parts (the neighbours of a field), whose valid body is
+ * one request before the near neighbours it exists for.
+ */
+function acceptanceShown(p: PlannedCase, parts: readonly string[] | undefined, classes: readonly string[]): string[] {
+  const succeeds = (p.shape.parts ?? []).length === 0 && checksTaken(p.shape, parts).includes('status.success');
+  const others = classes.filter((c) => !c.startsWith('acceptance/'));
+  return succeeds ? [...others, `acceptance/${p.format}`] : others;
+}
+
 /** What a selection covers beyond the faults it caught: the classes its parts show, the spec checks it exercises, once and per operation and format. */
 function generalised(p: PlannedCase, parts: readonly string[] | undefined): string[] {
   return [...classesShown(p, parts), ...specChecksTaken(p, parts).map((c) => `check:${c}`), ...cellsTaken(p.shape, parts).filter((c) => SPEC.has(c.split('/')[1] as CheckId)).map((c) => `cell:${c}`)];
@@ -341,8 +356,8 @@ export function rankPlan(runnable: readonly PlannedCase[], catches: Readonly<Rec
   // A key fault of the catalogue (not a lenient reading of the key: one near miss is its class) is also an atom of
   // its own: the key stage catches every one, so no budget of 30 or more lets a known key fault through; but
   // the key on a run's end (ROTATED_KEY_FAULTS), which needs a run started and ended (9 requests), rotates.
-  const classesOf = (p: PlannedCase, _parts: readonly string[] | undefined, faults: readonly string[]): string[] => [
-    ...faultClassesShown(faults, p.def.operation),
+  const classesOf = (p: PlannedCase, parts: readonly string[] | undefined, faults: readonly string[]): string[] => [
+    ...acceptanceShown(p, parts, faultClassesShown(faults, p.def.operation)),
     ...faults.filter((f) => !f.startsWith('lenient.') && !ROTATED_KEY_FAULTS.includes(f) && faultClass(f).startsWith('key/')).map((f) => `member:${f}`),
   ];
   const classes = itemsBy(classesOf);
