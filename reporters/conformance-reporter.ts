@@ -218,7 +218,7 @@ export default class ConformanceReporter implements Reporter {
       startedAt: started,
       finishedAt: new Date(Math.max(Date.now(), started.getTime() + result.duration)),
       ...(waivers ? { waivers: { set: waivers, date: waiverDate } } : {}),
-      plan: { name: config.plan, budget: config.budget ?? null },
+      plan: { name: config.plan, budget: config.budget ?? null, ...(config.budget !== undefined && config.plan !== 'smoke' ? { slice: config.slice ?? 0 } : {}) },
       network: runNetwork(config.network, config.headers),
       ...(halt ? { halt } : {}),
       requireAll: config.requireAll,

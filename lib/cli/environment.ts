@@ -135,6 +135,13 @@ export const ENVIRONMENT: readonly EnvironmentSetting[] = [
     default: 'no limit',
   },
   {
+    names: ['ISWC_SLICE'],
+    flag: 'slice',
+    meaning:
+      "With ISWC_BUDGET: which slice of the budget's rotation the run takes (0, 1, 2, …; taken modulo the number of slices). Every slice sends the key on every operation and the breadth that fits half the budget; what that leaves out is cut into slices of the rest of the budget, so consecutive gates given consecutive numbers (a build number, a counter the CI keeps) together send what one run of their combined budget sends, each within its own budget. The reports record the slice; `plan` shows the schedule.",
+    default: '0',
+  },
+  {
     names: ['ISWC_PLAN'],
     flag: 'smoke',
     meaning:
@@ -249,6 +256,7 @@ export const RUN_VARIABLES: readonly string[] = [
   'ISWC_STRICT',
   'ISWC_RATE',
   'ISWC_BUDGET',
+  'ISWC_SLICE',
   'ISWC_PLAN',
   'ISWC_RUNS',
   'ISWC_SEED',

@@ -39,6 +39,12 @@ export const SELECTION_OPTIONS: Record<string, OptionSpec> = {
     description:
       'Send at most N requests, resends after 429, 503 and maintenance included (a cap): cases are taken in the committed ranking (the most faults of the catalogue caught per request first, then every spec check once), generated inputs get what is left; a case starts only when it fits in what is left (ISWC_BUDGET). What the first answers show steers the rest: a case they show can tell nothing on this target (a format it does not serve, a preferred ISWC it looks up first) is left out with the reason, and the cases next in the ranking run in its place; never one that would exercise a spec check not yet exercised. Each shard of a sharded run takes its share.',
   },
+  slice: {
+    type: 'string',
+    value: 'N',
+    description:
+      "With --budget: which slice of the budget's rotation to run (ISWC_SLICE, default 0). Every slice proves the key on every operation and the breadth that fits half the budget; the rest of the ranking is cut into slices of what is left, and slice N takes the (N modulo their number)th, so gates given 0, 1, 2, … (a build number, a counter your CI keeps) together send what one run of their combined budget sends. `plan --budget N` shows the schedule; the reports name the slice, so a slice can be replayed.",
+  },
   runs: { type: 'string', value: 'N', description: 'Runs per property-based check (ISWC_RUNS, default 100).' },
   rate: {
     type: 'string',
@@ -265,6 +271,11 @@ export function parseRunArgs(values: OptionValues, cwd: string, env: NodeJS.Proc
     if (v === undefined) continue;
     if (!/^[1-9][0-9]*$/.test(v)) throw new UsageError(`--${flag} must be a positive integer, got "${v}"`);
     out.env[name] = v;
+  }
+  const slice = str('slice');
+  if (slice !== undefined) {
+    if (!/^[0-9]+$/.test(slice) || !Number.isSafeInteger(Number(slice))) throw new UsageError(`--slice must be a whole number (0, 1, 2, …), got "${slice}"`);
+    out.env.ISWC_SLICE = slice;
   }
   const maxDuration = str('max-duration');
   if (maxDuration !== undefined) {

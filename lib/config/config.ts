@@ -43,6 +43,8 @@ export interface RunConfig {
   rate: string | undefined;
   /** ISWC_BUDGET: the most requests the run may send (planned, never exceeded by fixed cases). */
   budget: number | undefined;
+  /** ISWC_SLICE: which slice of the budget's rotation a budgeted run takes (lib/run/budget.ts); undefined: 0. */
+  slice: number | undefined;
   /** ISWC_PLAN: 'full' (default) or 'smoke' (every spec check once, fewest requests). */
   plan: 'full' | 'smoke';
   /** ISWC_WAIVERS: absolute path of the waivers file (known deviations), or undefined. */
@@ -148,6 +150,11 @@ export function readConfig(env: Env = process.env, options: { requireKey?: boole
     if (!Number.isInteger(n) || n < 1) throw new ConfigError(`${name} must be a positive integer, got "${value}"`);
     return n;
   };
+  const sliceOf = (value: string | undefined): number | undefined => {
+    if (value === undefined) return undefined;
+    if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new ConfigError(`ISWC_SLICE must be a whole number (0, 1, 2, …: a counter your CI keeps, e.g. its build number), got "${value}"`);
+    return Number(value);
+  };
   const rawBase = get('ISWC_BASE_URL');
   const baseUrl = rawBase === undefined ? undefined : checkBaseUrl(rawBase);
   const embedded = baseUrl === undefined;
@@ -197,6 +204,7 @@ export function readConfig(env: Env = process.env, options: { requireKey?: boole
     maxBodyBytes: positiveInt('ISWC_MAX_BODY', DEFAULTS.maxBodyBytes),
     rate: rate ?? (local ? undefined : DEFAULTS.remoteRate),
     budget: get('ISWC_BUDGET') === undefined ? undefined : positiveInt('ISWC_BUDGET', 1),
+    slice: sliceOf(get('ISWC_SLICE')),
     plan,
     waivers: waivers === undefined ? undefined : path.resolve(waivers),
     requireAll: flag('ISWC_REQUIRE_ALL', false),

@@ -59,8 +59,8 @@ export interface RunBinding {
   seed: number | null;
   /** ISWC_RUNS. */
   runs: number;
-  /** ISWC_PLAN and ISWC_BUDGET; null where the run did not record them. */
-  plan: { name: 'full' | 'smoke'; budget: number | null } | null;
+  /** ISWC_PLAN, ISWC_BUDGET and ISWC_SLICE (a budgeted run's slice of its rotation); null where the run did not record them. */
+  plan: { name: 'full' | 'smoke'; budget: number | null; slice?: number } | null;
   strict: boolean;
 }
 

@@ -328,11 +328,11 @@ export function signCertificate(certificate: Certificate, privateKey: KeyObject)
 }
 
 /** "conformant with 2 waivers", "incomplete: 14 of 19 spec checks exercised", "not conformant". */
-export function certificateVerdictText(verdict: Certificate['verdict'], coverage: SpecCoverage, waiversUsed: number, plan?: { name: string; budget: number | null } | null, formats?: string): string {
+export function certificateVerdictText(verdict: Certificate['verdict'], coverage: SpecCoverage, waiversUsed: number, plan?: { name: string; budget: number | null; slice?: number } | null, formats?: string): string {
   const waivers = `${waiversUsed > 0 ? ` with ${plural(waiversUsed, 'waiver')}` : ''}${formats ? `, ${formats}` : ''}`;
   if (verdict === 'not conformant') return `${verdict}${formats ? ` (${formats})` : ''}`;
   // A plan that left cases out says so next to the verdict: every spec check was exercised, not every case run.
-  const planned = plan && (plan.name !== 'full' || plan.budget !== null) ? ` (${plan.name === 'smoke' ? 'smoke plan' : 'full plan'}${plan.budget !== null ? `, budget ${plan.budget} requests` : ''}: every spec check exercised, not every case run)` : '';
+  const planned = plan && (plan.name !== 'full' || plan.budget !== null) ? ` (${plan.name === 'smoke' ? 'smoke plan' : 'full plan'}${plan.budget !== null ? `, budget ${plan.budget} requests` : ''}${plan.slice !== undefined ? `, slice ${plan.slice}` : ''}: every spec check exercised, not every case run)` : '';
   if (verdict === 'conformant') return `conformant${waivers}${planned}`;
   const partial = coverage.exercised < coverage.specChecks ? `: ${coverage.exercised} of ${coverage.specChecks} spec checks exercised` : '';
   return `incomplete${partial}${waivers}`;
@@ -474,7 +474,7 @@ export function bindingLines(b: RunBinding): Array<[string, string]> {
     ['waivers', b.waiversDigest === null ? 'none' : shortDigest(b.waiversDigest)],
     ['seed', String(b.seed ?? 'unknown')],
     ['runs per property', String(b.runs)],
-    ['plan', b.plan === null ? 'not recorded' : `${b.plan.name}${b.plan.budget === null ? '' : `, budget ${b.plan.budget}`}`],
+    ['plan', b.plan === null ? 'not recorded' : `${b.plan.name}${b.plan.budget === null ? '' : `, budget ${b.plan.budget}`}${b.plan.slice === undefined ? '' : `, slice ${b.plan.slice} (ISWC_SLICE)`}`],
     ['strict', b.strict ? 'yes' : 'no'],
   ];
 }

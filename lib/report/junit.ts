@@ -121,6 +121,8 @@ export function renderJunit(report: ConformanceReport): string {
     ['schemasDigest', meta.schemasDigest],
     ['verdict', report.summary.verdictText],
     ...(report.summary.outcome ? ([['outcome', `${report.summary.outcome.status}${report.summary.outcome.reason ? `: ${report.summary.outcome.reason}` : ''}`], ['exitCode', String(report.summary.outcome.exitCode)]] as Array<[string, string]>) : []),
+    // A budgeted run's slice of its rotation (ISWC_SLICE): which part of what breadth leaves out it sent.
+    ...(meta.plan?.slice !== undefined ? ([['slice', `${meta.plan.slice} (ISWC_SLICE, budget ${meta.plan.budget ?? '-'})`]] as Array<[string, string]>) : []),
     ['specChecksExercised', `${report.summary.coverage.exercised} of ${report.summary.coverage.specChecks}`],
     ['skippedExecutions', String(skippedExecutions)],
     ...report.summary.coverage.notExercised.map((n): [string, string] => [`notExercised.${n.checkId}`, n.reasons.join('; ')]),

@@ -78,6 +78,8 @@ export interface RunNetwork {
 export interface RunPlan {
   name: 'full' | 'smoke';
   budget: number | null;
+  /** ISWC_SLICE: the slice of the budget's rotation the run took (as asked; absent: 0, or no budget). */
+  slice?: number;
 }
 
 export type Tally = Record<Verdict, number>;

@@ -1,5 +1,6 @@
-import type { PlanData } from './plan-rank.ts';
-import { coverage, entryRequests, specChecksOf } from './plan-rank.ts';
+import type { PlanData, RankedEntry } from './plan-rank.ts';
+import { caughtInSelection, coverage, entryRequests, specChecksOf } from './plan-rank.ts';
+import { classesShown } from './fault-classes.ts';
 import { PLAN_DATA } from './plans.generated.ts';
 import { requestsOf } from './dry-run.ts';
 import type { PlannedCase } from './planned.ts';
@@ -38,6 +39,8 @@ interface Choice {
    * rank order, with the runs and parts they would take; the steering runs them with what it frees.
    */
   standby: Array<{ key: string; runs?: number; parts?: string[] }>;
+  /** Under a budget: the slice of the rotation taken. */
+  slice?: SliceInfo;
 }
 
 export interface ChooseOptions {
@@ -49,6 +52,26 @@ export interface ChooseOptions {
   destructive: boolean;
   /** The committed ranking (tests give their own). */
   data?: PlanData;
+  /**
+   * ISWC_SLICE (issue 37): which slice of what breadth leaves out this budgeted run takes. Consecutive
+   * slices 0, 1, 2, … of the same budget, target and profile take different cases, so k gates of B together
+   * send what one run of about k×B sends; the slice is taken modulo the number of slices. Default 0.
+   */
+  slice?: number;
+}
+
+/** Of a budgeted run: which slice it took of how many, and what the fixed part (breadth) cost. */
+export interface SliceInfo {
+  /** The slice taken, 0-based (the one asked for, modulo `of`). */
+  index: number;
+  /** The slices the budget's rotation has: after `of` gates every case of the ranking that fits the budget was taken once. */
+  of: number;
+  /** The slice the user asked for (ISWC_SLICE), before the modulo. */
+  asked: number;
+  /** Requests of the part every slice sends: the key on every operation and the breadth within half the budget. */
+  fixedRequests: number;
+  /** Requests each slice has for its rotating part. */
+  rotatingRequests: number;
 }
 
 /** The parts of both selections, closed; undefined when either is the whole case. */
@@ -77,6 +100,25 @@ class Selection {
 
   cost(p: PlannedCase): number {
     return this.chosen.has(p.key) ? entryRequests(p, this.runs.get(p.key), this.parts.get(p.key)) : 0;
+  }
+
+  /** A copy to build on (a slice starts from the fixed part). */
+  copy(): Selection {
+    const out = new Selection(this.limit, this.mostRuns);
+    for (const key of this.chosen) out.chosen.add(key);
+    for (const [key, r] of this.runs) out.runs.set(key, r);
+    for (const [key, parts] of this.parts) out.parts.set(key, [...parts]);
+    out.spent = this.spent;
+    return out;
+  }
+
+  /** Whether taking a case (at runs, with parts) would add anything to what is taken of it. */
+  adds(p: PlannedCase, runs: number | undefined, parts?: readonly string[]): boolean {
+    if (!this.chosen.has(p.key)) return true;
+    const had = this.parts.get(p.key);
+    if (p.shape.generated && Math.min(runs ?? 1, this.mostRuns) > (this.runs.get(p.key) ?? 0)) return true;
+    if (had === undefined) return false;
+    return parts === undefined ? true : closure(p.shape, parts).some((id) => !had.includes(id));
   }
 
   /**
@@ -138,13 +180,33 @@ export function choose(planned: PlannedCase[], options: ChooseOptions): Choice {
   const data = options.data ?? PLAN_DATA;
   const ranked = options.destructive ? data.destructive : data.safe;
   const byKey = new Map(runnable.map((p) => [p.key, p]));
-  const sel = new Selection(options.budget ?? Number.POSITIVE_INFINITY, options.runs);
+  let sel = new Selection(options.budget ?? Number.POSITIVE_INFINITY, options.runs);
   // The committed ranking: the smoke plan is its own entries less the cases they make redundant; a budget
   // walks the entries and takes each case that still fits.
   const leftOut = new Set(ranked.smokeLeftOut ?? []);
-  for (const entry of options.plan === 'smoke' ? ranked.smoke.filter((e) => !leftOut.has(e.key)) : ranked.entries) {
-    const p = byKey.get(entry.key);
-    if (p) sel.take(p, entry.runs, entry.parts);
+  let slice: SliceInfo | undefined;
+  let nextSlice: Selection | undefined;
+  if (options.plan === 'smoke' || options.budget === undefined) {
+    for (const entry of options.plan === 'smoke' ? ranked.smoke.filter((e) => !leftOut.has(e.key)) : ranked.entries) {
+      const p = byKey.get(entry.key);
+      if (p) sel.take(p, entry.runs, entry.parts);
+    }
+  } else {
+    const mode = options.destructive ? 'destructive' : 'safe';
+    const keyClassesOf = (e: RankedEntry): string[] => {
+      const p = byKey.get(e.key);
+      const caught = data.catches[mode][e.key] ?? {};
+      const faults = Object.keys(caught).filter((f) => (e.runs === undefined || (caught[f] ?? Infinity) <= e.runs) && caughtInSelection(data.partCatches?.[mode][e.key]?.[f], e.parts));
+      return classesShown(faults, p?.def.operation).filter((c) => c.startsWith('key/'));
+    };
+    const rotation = rotate(ranked.entries, byKey, sel, keyClassesOf);
+    const asked = Math.max(0, Math.floor(options.slice ?? 0));
+    const index = asked % rotation.slices.length;
+    const taken = rotation.slices[index];
+    // A slice is its fixed part and what it rotates in (a slice for a case too big beside the fixed part has its own).
+    if (taken) sel = taken.copy();
+    nextSlice = rotation.slices.length > 1 ? rotation.slices[(index + 1) % rotation.slices.length] : undefined;
+    slice = { index, of: rotation.slices.length, asked, fixedRequests: rotation.fixed, rotatingRequests: sel.limit - rotation.fixed };
   }
   // Cases the ranking does not know: every spec check once, then (with a budget) distinct coverage.
   const taken = (): PlannedCase[] => runnable.filter((p) => sel.chosen.has(p.key));
@@ -153,7 +215,9 @@ export function choose(planned: PlannedCase[], options: ChooseOptions): Choice {
   // What comes next in the ranking, a budget's worth: what the steering may run instead of cases that tell nothing.
   const next = new Selection(sel.limit, options.runs);
   const standby: Choice['standby'] = [];
-  for (const entry of ranked.entries) {
+  // The next slice first (what the next gate takes), then the ranking.
+  const following = nextSlice ? [...nextSlice.chosen].filter((key) => !sel.chosen.has(key)).map((key) => ({ key, runs: nextSlice?.runs.get(key), parts: nextSlice?.parts.get(key) })) : [];
+  for (const entry of [...following, ...ranked.entries]) {
     const p = byKey.get(entry.key);
     if (!p || sel.chosen.has(p.key)) continue;
     if (!next.take(p, entry.runs, entry.parts)) continue;
@@ -173,5 +237,105 @@ export function choose(planned: PlannedCase[], options: ChooseOptions): Choice {
     while (caseRuns >= 1 && estimatedRequests(p, caseRuns) > share) caseRuns = Math.floor(caseRuns / 2);
     if (caseRuns >= 1) sel.take(p, caseRuns);
   }
-  return { chosen: sel.chosen, runs: sel.runs, parts: sel.parts, standby };
+  return { chosen: sel.chosen, runs: sel.runs, parts: sel.parts, standby, ...(slice ? { slice } : {}) };
+}
+
+/**
+ * The share of a budget the fixed part of every slice may take beyond the key: the rest of the budget
+ * rotates. The key on every operation is fixed whatever it costs (31 requests destructive), so that every
+ * budget of 30 or more proves it in every run.
+ */
+const FIXED_SHARE = 0.5;
+
+/**
+ * The rotation of a budget (issue 37). Every slice sends the same fixed part: the key stage of breadth
+ * (phase 'key'), then the entries of breadth that fit within FIXED_SHARE of the budget. What that leaves
+ * out, the rest of the ranking in order, is packed first-fit into slices of what is left of the budget: an
+ * entry goes to the first slice it fits in (with what that slice took of its case), so slice 0 is the
+ * ranking walked as a single budgeted run walks it, and every entry that fits a budget at all is in exactly
+ * one slice. Deterministic: the same ranking, budget and profile give the same slices.
+ */
+function rotate(entries: readonly RankedEntry[], byKey: ReadonlyMap<string, PlannedCase>, fixed: Selection, keyClassesOf: (e: RankedEntry) => readonly string[]): { slices: Selection[]; fixed: number } {
+  let at = 0;
+  const keyEntries: RankedEntry[] = [];
+  for (; at < entries.length && entries[at]?.phase === 'key'; at += 1) {
+    const e = entries[at];
+    const p = byKey.get(e.key);
+    if (p && fixed.take(p, e.runs, e.parts)) keyEntries.push(e);
+  }
+  /**
+   * A slice for an entry too big for what the fixed part leaves (merge.success-then-demerge, 30 requests,
+   * at 60): it proves the key itself on the operations it shows it on, so its slice keeps only the key
+   * entries proving what it does not.
+   */
+  const alone = (entry: RankedEntry): Selection => {
+    const shown = new Set(keyClassesOf(entry));
+    const out = new Selection(fixed.limit, fixed.mostRuns);
+    for (const e of keyEntries) {
+      const p = byKey.get(e.key);
+      if (p && !keyClassesOf(e).every((c) => shown.has(c))) out.take(p, e.runs, e.parts);
+    }
+    return out;
+  };
+  const share = Math.max(fixed.spent, Math.floor(fixed.limit * FIXED_SHARE));
+  for (; at < entries.length && entries[at]?.phase === 'breadth'; at += 1) {
+    const e = entries[at];
+    const p = byKey.get(e.key);
+    if (!p || !fixed.adds(p, e.runs, e.parts)) continue;
+    // Beyond the fixed share: this entry and the rest rotate.
+    const trial = fixed.copy();
+    if (!trial.take(p, e.runs, e.parts) || trial.spent > share) break;
+    fixed.take(p, e.runs, e.parts);
+  }
+  return { slices: pack(entries.slice(at), byKey, fixed, alone), fixed: fixed.spent };
+}
+
+/**
+ * First-fit packing of ranked entries into slices built on the fixed part (see rotate). An entry too big for
+ * what the fixed part leaves goes, with the entries of the first slice that still fit beside it, to a slice
+ * whose fixed part it proves itself (`alone`).
+ */
+function pack(entries: readonly RankedEntry[], byKey: ReadonlyMap<string, PlannedCase>, fixed: Selection, alone: (e: RankedEntry) => Selection): Selection[] {
+  type Take = [PlannedCase, number | undefined, string[] | undefined];
+  const slices: Array<{ sel: Selection; takes: Take[] }> = [];
+  /** Parts of a case some slice took already (a later entry adds only the others): undefined, whole. */
+  const placed = new Map<string, Set<string> | undefined>();
+  for (const e of entries) {
+    const p = byKey.get(e.key);
+    if (!p || !fixed.adds(p, e.runs, e.parts)) continue;
+    const had = placed.has(e.key) ? placed.get(e.key) : new Set<string>();
+    if (had === undefined && !p.shape.generated) continue;
+    const fresh = e.parts === undefined ? undefined : e.parts.filter((id) => !had?.has(id));
+    if (fresh !== undefined && fresh.length === 0 && !p.shape.generated) continue;
+    const take: Take = [p, e.runs, fresh];
+    // A slice that holds the case already first: its core is not sent twice.
+    const holding = slices.filter((s) => s.sel.chosen.has(p.key));
+    let home = [...holding, ...slices.filter((s) => !holding.includes(s))].find((s) => s.sel.adds(p, e.runs, fresh) && s.sel.take(p, e.runs, fresh));
+    if (!home) {
+      const opened = fixed.copy();
+      if (opened.take(p, e.runs, fresh)) {
+        home = { sel: opened, takes: [] };
+        slices.push(home);
+      } else {
+        // Beside the entries of the first slice that leave it room, on the fixed part it proves itself.
+        for (const s of slices) {
+          const rebuilt = alone(e);
+          if (s.takes.every(([q, runs, parts]) => rebuilt.take(q, runs, parts) || !rebuilt.adds(q, runs, parts)) && rebuilt.take(p, e.runs, fresh)) {
+            s.sel = rebuilt;
+            home = s;
+            break;
+          }
+        }
+        if (!home) {
+          const own = alone(e);
+          if (!own.take(p, e.runs, fresh)) continue; // beyond what a slice can hold: never in this budget
+          home = { sel: own, takes: [] };
+          slices.push(home);
+        }
+      }
+    }
+    home.takes.push(take);
+    placed.set(e.key, e.parts === undefined ? undefined : new Set([...(had ?? []), ...(e.parts ?? [])]));
+  }
+  return slices.length === 0 ? [fixed.copy()] : slices.map((s) => s.sel);
 }

@@ -5,6 +5,7 @@ import type { CheckId } from '../generate/checks.generated.ts';
 import { requestsOf } from './dry-run.ts';
 import { cellsTaken, checksTaken, closure, isWhole, leftOutRequests, selections } from './parts.ts';
 import type { PlannedCase } from './planned.ts';
+import { classesShown as faultClassesShown, faultClass } from './fault-classes.ts';
 
 /**
  * Plans chosen by what they catch. `npm run generate` measures, once and ahead of any run, which faults
@@ -12,7 +13,12 @@ import type { PlannedCase } from './planned.ts';
  * that (this file); the ranking is committed (plans.generated.ts) and a run with a request budget or the
  * smoke plan only walks it, so a run against staging computes nothing of it.
  *
- * The ranking, per mode (destructive or not), is greedy in four phases:
+ * The ranking, per mode (destructive or not), is greedy in five phases:
+ *   0. key and breadth (issue 37): each class of fault (lib/run/fault-classes.ts) once, by the cheapest complete
+ *      proof, in this order: the key on every operation (missing, wrong, a near miss), then every other
+ *      class but the lenient readings, then each lenient reading once across fields; no entry of this phase
+ *      costs more than BREADTH_CASE_CAP requests (a fair share of a budget of 30: a case that would take more
+ *      is taken by its parts, or later);
  *   1. faults: the case (a generated case: at the runs it needed) that catches the most faults not yet
  *      caught per request, until no case adds one; ties go to the case exercising more checks per request;
  *   2. spec: every spec check the mode can exercise, once, in as few requests as possible;
@@ -41,7 +47,7 @@ export function caughtInSelection(attributed: string | readonly string[] | undef
   return (typeof attributed === 'string' ? [attributed] : attributed).some((part) => part === '' || parts.includes(part));
 }
 
-export type PlanPhase = 'faults' | 'spec' | 'coverage' | 'rest';
+export type PlanPhase = 'key' | 'breadth' | 'faults' | 'spec' | 'coverage' | 'rest';
 
 /** Destructive checks on, or not: each mode has its own measurement and ranking. */
 export type PlanMode = 'destructive' | 'safe';
@@ -192,19 +198,44 @@ const CHECK_WEIGHT = 2;
 const CELL_WEIGHT = 0.5;
 
 /**
- * Greedy weighted cover: repeatedly the item with the most atoms not yet covered per request, each weighing
+ * The most requests one entry of the breadth phase may cost: half of a budget of 30, the smallest budget
+ * that proves the key on every operation (issue 37). A class only a costlier case shows waits for the
+ * later phases; a case with parts is taken by the parts that show it.
+ */
+export const BREADTH_CASE_CAP = 15;
+
+/**
+ * The stages of breadth, in order: the key missing and wrong on every operation, then compared loosely
+ * (a near miss) and checked after acting, and every key fault of the catalogue, then every other class but the lenient readings, then each
+ * lenient reading once. So a budget of 30 holds a missing and a wrong key on every operation (29 requests
+ * destructive), before any near miss.
+ */
+/**
+ * Key faults the key stage leaves to the rotation: the key unchecked on the end of a run is shown only by a
+ * run started and ended (run.start-and-end, 9 requests); fixed in every slice, it would leave a gate of 60
+ * too little to try, in eight gates, every fault the smoke plan catches (issue 37). Its class, the key
+ * missing on the run notification, is proven in every slice.
+ */
+const ROTATED_KEY_FAULTS: readonly string[] = ['auth-missing-run-end'];
+
+/** The first stages of breadth, the key's: ranked in phase 'key', which every slice of a rotation sends (lib/run/budget.ts). */
+const KEY_STAGES = 2;
+const BREADTH_STAGES: ReadonlyArray<(cls: string) => boolean> = [(c) => /^key\/(missing|wrong)\//.test(c), (c) => c.startsWith('key/') || c.startsWith('member:'), (c) => !c.startsWith('lenient/') && !c.startsWith('member:'), (c) => !c.startsWith('member:')];
+
+/**
+ * Greedy weighted cover (of items whose case costs at most `maxCost` with what was chosen of it): repeatedly the item with the most atoms not yet covered per request, each weighing
  * 1 (a spec check first exercised CHECK_WEIGHT, one on one more operation and format CELL_WEIGHT) (ties: more
  * checks per request, then fewer requests, then suite order). An item for a case already chosen (a
  * generated case at fewer runs, a case with fewer of its parts) costs only the difference, and is ranked
  * as an upgrade of it (the key appears again).
  */
-function cover(items: readonly Item[], chosen: Map<string, Chosen>, covered: Set<string>, phase: PlanPhase, out: RankedEntry[]): void {
+function cover(items: readonly Item[], chosen: Map<string, Chosen>, covered: Set<string>, phase: PlanPhase, out: RankedEntry[], maxCost = Number.POSITIVE_INFINITY): void {
   for (;;) {
     let best: { item: Item; score: number; extra: number; checks: number; next: NonNullable<ReturnType<typeof merged>> } | undefined;
     for (const item of items) {
       const already = chosen.get(item.p.key);
       const next = merged(item, already);
-      if (!next) continue;
+      if (!next || next.cost > maxCost) continue;
       const gain = item.atoms.filter((a) => !covered.has(a)).reduce((n, a) => n + (a.startsWith('cell:') ? CELL_WEIGHT : a.startsWith('check:') ? CHECK_WEIGHT : 1), 0);
       if (gain === 0) continue;
       const extra = Math.max(0, next.cost - (already?.cost ?? 0));
@@ -238,6 +269,26 @@ function classesShown(p: PlannedCase, parts: readonly string[] | undefined): str
   return (p.shape.parts ?? []).filter((part) => part.shows !== undefined && (parts === undefined || parts.includes(part.id))).map((part) => `shows:${part.shows ?? ''}`);
 }
 
+/**
+ * The role "a valid body of each served format accepted" (issue 37), of a selection: filled only by a case
+ * that demands success (status.success) in its format, shown as `acceptance/<format>` whatever it caught. A
+ * case that only expects a refusal catches XML refused wholesale too (its 400 comes back a 415), but it
+ * never proves an XML body accepted, and the steering learns "this target serves no XML" only from valid
+ * bodies demanded accepted and refused (lib/run/steer.ts, twice): so `acceptance/*` classes shown by other
+ * cases are dropped, and so are those of a case with parts (the neighbours of a field), whose valid body is
+ * one request before the near neighbours it exists for.
+ */
+function acceptanceShown(p: PlannedCase, parts: readonly string[] | undefined, classes: readonly string[]): string[] {
+  const succeeds = (p.shape.parts ?? []).length === 0 && checksTaken(p.shape, parts).includes('status.success');
+  const others = classes.filter((c) => !c.startsWith('acceptance/'));
+  return succeeds ? [...others, `acceptance/${p.format}`] : others;
+}
+
+/** What a selection covers beyond the faults it caught: the classes its parts show, the spec checks it exercises, once and per operation and format. */
+function generalised(p: PlannedCase, parts: readonly string[] | undefined): string[] {
+  return [...classesShown(p, parts), ...specChecksTaken(p, parts).map((c) => `check:${c}`), ...cellsTaken(p.shape, parts).filter((c) => SPEC.has(c.split('/')[1] as CheckId)).map((c) => `cell:${c}`)];
+}
+
 /** Faults a selection of parts catches: those its core or its parts caught (a fault not attributed needs the whole case). */
 function caughtWith(caught: Catches, attributed: PartCatches | undefined, parts: readonly string[] | undefined): string[] {
   return Object.keys(caught).filter((f) => caughtInSelection(attributed?.[f], parts));
@@ -267,25 +318,29 @@ export function rankPlan(runnable: readonly PlannedCase[], catches: Readonly<Rec
    * names catches faults no measurement saw (a class covered once, a check that can fail). A generated
    * case's checks are exercised at any number of runs; its faults at the runs they needed.
    */
-  const firstPhase = (generalise: boolean): Item[] => {
+  const firstPhase = (generalise: boolean): Item[] => itemsBy((p, parts, faults) => [...faults, ...(generalise ? generalised(p, parts) : [])]);
+  /**
+   * Items of a phase: each selection of parts of a case (the whole case for one without), at the runs each
+   * level of its faults needed, with the atoms `atomsOf` makes of the faults it caught.
+   */
+  function itemsBy(atomsOf: (p: PlannedCase, parts: string[] | undefined, faults: string[]) => string[]): Item[] {
     const items: Item[] = [];
     for (const { p, index } of indexed) {
       const caught = catches[p.key] ?? {};
       for (const parts of partSelections(p)) {
         const faults = caughtWith(caught, partCatches[p.key], parts);
-        const extra = generalise ? [...classesShown(p, parts), ...specChecksTaken(p, parts).map((c) => `check:${c}`), ...cellsTaken(p.shape, parts).filter((c) => SPEC.has(c.split('/')[1] as CheckId)).map((c) => `cell:${c}`)] : [];
-        if (faults.length + extra.length === 0) continue;
+        if (atomsOf(p, parts, faults).length === 0) continue;
         if (!p.shape.generated) {
-          items.push({ p, index, runs: undefined, parts, atoms: [...faults, ...extra] });
+          items.push({ p, index, runs: undefined, parts, atoms: atomsOf(p, parts, faults) });
           continue;
         }
         const levels = [...new Set(faults.map((f) => caught[f] ?? Infinity))].sort((x, y) => x - y);
-        if (levels.length === 0) items.push({ p, index, runs: 1, parts, atoms: extra });
-        for (const needed of levels) items.push({ p, index, runs: runsWithMargin(needed, mostRuns), parts, atoms: [...faults.filter((f) => (caught[f] ?? Infinity) <= needed), ...extra] });
+        if (levels.length === 0) items.push({ p, index, runs: 1, parts, atoms: atomsOf(p, parts, []) });
+        for (const needed of levels) items.push({ p, index, runs: runsWithMargin(needed, mostRuns), parts, atoms: atomsOf(p, parts, faults.filter((f) => (caught[f] ?? Infinity) <= needed)) });
       }
     }
     return items;
-  };
+  }
   const specItems = indexed.flatMap(({ p, index }) => partSelections(p).map((parts) => ({ p, index, runs: p.shape.generated ? 1 : undefined, parts, atoms: specChecksTaken(p, parts) })));
 
   // The smoke plan, ranked apart: every fault by faults caught per request alone, then every spec check
@@ -297,8 +352,32 @@ export function rankPlan(runnable: readonly PlannedCase[], catches: Readonly<Rec
   cover(specItems, smokeChosen, coveredBy(smoke, specChecksTaken), 'spec', smoke);
   const smokeLeftOut = redundantInSmoke(smoke, byKey, catches, partCatches);
 
-  // 1. what a request shows per request: faults caught, classes of fault shown, spec checks exercised.
-  cover(firstPhase(true), chosen, new Set(), 'faults', out);
+  // 0. breadth: every class of fault once, the key first, lenient readings last, no case beyond a fair share.
+  // A key fault of the catalogue (not a lenient reading of the key: one near miss is its class) is also an atom of
+  // its own: the key stage catches every one, so no budget of 30 or more lets a known key fault through; but
+  // the key on a run's end (ROTATED_KEY_FAULTS), which needs a run started and ended (9 requests), rotates.
+  const classesOf = (p: PlannedCase, parts: readonly string[] | undefined, faults: readonly string[]): string[] => [
+    ...acceptanceShown(p, parts, faultClassesShown(faults, p.def.operation)),
+    ...faults.filter((f) => !f.startsWith('lenient.') && !ROTATED_KEY_FAULTS.includes(f) && faultClass(f).startsWith('key/')).map((f) => `member:${f}`),
+  ];
+  const classes = itemsBy(classesOf);
+  for (const [n, stage] of BREADTH_STAGES.entries()) {
+    // What the entries chosen so far show of this stage's classes (at the runs they took) is shown already.
+    const shown = new Set(
+      out.flatMap((e) => {
+        const p = byKey.get(e.key);
+        const caught = catches[e.key] ?? {};
+        return p ? classesOf(p, e.parts, caughtWith(caught, partCatches[e.key], e.parts).filter((f) => e.runs === undefined || (caught[f] ?? Infinity) <= e.runs)) : [];
+      }),
+    );
+    cover(classes.map((item) => ({ ...item, atoms: item.atoms.filter(stage) })), chosen, shown, n < KEY_STAGES ? 'key' : 'breadth', out, BREADTH_CASE_CAP);
+  }
+
+  // 1. what a request shows per request: faults caught, classes of fault shown, spec checks exercised (what breadth shows counts as shown).
+  // After breadth, by faults per request alone (the smoke plan's measure): what the classes generalise, breadth
+  // took; the rest is what a rotation of gates must reach soonest (eight gates of 60 try every fault the smoke
+  // plan catches, tests/unit/rotation.spec.ts). Weighing checks and cells here too left six of them out.
+  cover(firstPhase(false), chosen, coveredBy(out, (p, parts) => caughtWith(catches[p.key] ?? {}, partCatches[p.key], parts)), 'faults', out);
 
   // 2. every spec check the mode can exercise, once.
   cover(specItems, chosen, coveredBy(out, specChecksTaken), 'spec', out);

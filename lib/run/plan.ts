@@ -7,7 +7,7 @@ import type { Lack, Need } from '../generate/needs.ts';
 import { isApartNeed, isAtLimitNeed, isEntryNeed, lackOf, needsText, widestLacks } from '../generate/needs.ts';
 import { ampleEntriesFor, ampleProfile } from './ample.ts';
 import { allCases } from '../generate/suite.ts';
-import type { PlanName } from './budget.ts';
+import type { PlanName, SliceInfo } from './budget.ts';
 import type { RunConfig } from '../config/config.ts';
 import { choose } from './budget.ts';
 import { shapeOf } from './dry-run.ts';
@@ -23,6 +23,8 @@ export interface SuiteOptions {
   budget?: number;
   /** ISWC_RUNS, for sizing generated cases within the budget. */
   runs?: number;
+  /** ISWC_SLICE: which slice of the budget's rotation (lib/run/budget.ts); default 0. */
+  slice?: number;
   /** Explain why destructive cases are off (remote target without ISWC_DESTRUCTIVE=1). */
   destructiveOffReason?: string;
 }
@@ -147,9 +149,14 @@ export async function planSuite(profile: TargetProfile, options: SuiteOptions, c
   }
   const plan = options.plan ?? 'full';
   if (plan === 'full' && options.budget === undefined) return planned;
-  applyChoice(planned, choose(planned, { plan, budget: options.budget, runs: options.runs ?? 100, destructive: options.destructive }), plan === 'smoke' ? 'not in the smoke plan (the fewest requests that catch every fault of the catalogue this mode can catch, and exercise every spec check once)' : `not in the request budget (ISWC_BUDGET=${options.budget})`);
+  const choice = choose(planned, { plan, budget: options.budget, runs: options.runs ?? 100, destructive: options.destructive, ...(options.slice !== undefined ? { slice: options.slice } : {}) });
+  if (choice.slice) PLAN_SLICES.set(planned, choice.slice);
+  applyChoice(planned, choice, plan === 'smoke' ? 'not in the smoke plan (the fewest requests that catch every fault of the catalogue this mode can catch, and exercise every spec check once)' : `not in the request budget (ISWC_BUDGET=${options.budget})`);
   return planned;
 }
+
+/** Of a budgeted plan (planSuite's answer): the slice of the rotation it took (lib/run/budget.ts SliceInfo). */
+export const PLAN_SLICES = new WeakMap<readonly PlannedCase[], SliceInfo>();
 
 /**
  * Applies a plan's choice to the planned cases: those it left out get `leftOut` as their skip reason; the
@@ -181,6 +188,7 @@ export function suiteOptionsFrom(config: RunConfig): SuiteOptions {
     plan: config.plan,
     runs: config.runs,
     ...(config.budget !== undefined ? { budget: config.budget } : {}),
+    ...(config.slice !== undefined ? { slice: config.slice } : {}),
     ...(config.local ? {} : { destructiveOffReason: 'consumes disposable profile entries of a remote target; set ISWC_DESTRUCTIVE=1 to allow it' }),
   };
 }

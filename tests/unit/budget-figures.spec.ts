@@ -52,7 +52,7 @@ test('--budget 60 against a gateway that throttles every third request: at most 
     expect(meta.retries).toBeLessThanOrEqual(throttled);
     expect(throttled - meta.retries).toBeLessThanOrEqual(4);
     expect(meta.planned).toBeLessThanOrEqual(60);
-    expect(meta.plan).toEqual({ name: 'full', budget: 60 });
+    expect(meta.plan).toEqual({ name: 'full', budget: 60, slice: 0 });
     // Waited on throttling: wall time, never more than the run lasted.
     expect(meta.waitedMs).toBeGreaterThan(900);
     expect(meta.waitedMs).toBeLessThan(Date.parse(meta.finishedAt) - Date.parse(meta.startedAt));

@@ -7,8 +7,9 @@ import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { fromRoot } from '../../lib/foundation/paths.ts';
 import { choose, estimatedRequests } from '../../lib/run/budget.ts';
 import { planSuite } from '../../lib/run/plan.ts';
-import { rankPlan, specChecksOf } from '../../lib/run/plan-rank.ts';
-import type { PlanData } from '../../lib/run/plan-rank.ts';
+import { BREADTH_CASE_CAP, caughtInSelection, entryRequests, rankPlan, specChecksOf } from '../../lib/run/plan-rank.ts';
+import type { PlanData, RankedEntry } from '../../lib/run/plan-rank.ts';
+import { faultClass } from '../../lib/run/fault-classes.ts';
 import { PLAN_DATA } from '../../lib/run/plans.generated.ts';
 import type { PlannedCase } from '../../lib/run/planned.ts';
 import { buildPlanData, planInputs } from '../../scripts/plans.ts';
@@ -101,7 +102,7 @@ test('the smoke plan takes the most faults per request first, then spec checks, 
   expect(ranked.smoke.every((e) => e.phase === 'faults' || e.phase === 'spec')).toBe(true);
   // The budgets' ranking weighs what generalises too: every spec check the mode can exercise comes in its
   // first two phases, and every fault the smoke plan catches.
-  const firstPhases = ranked.entries.filter((e) => e.phase === 'faults' || e.phase === 'spec');
+  const firstPhases = ranked.entries.filter((e) => e.phase === 'key' || e.phase === 'breadth' || e.phase === 'faults' || e.phase === 'spec');
   expect(ranked.entries.slice(firstPhases.length).every((e) => e.phase === 'coverage' || e.phase === 'rest')).toBe(true);
   const keysOf = (entries: readonly { key: string }[]) => new Set(entries.map((e) => e.key));
   for (const key of [a.key, three.key, generated.key]) expect(keysOf(firstPhases).has(key), key).toBe(true);
@@ -113,16 +114,28 @@ test('the smoke plan takes the most faults per request first, then spec checks, 
   expect(fixed.map((p) => p.key)).toContain([...small.chosen][0]);
 });
 
-test('the budgets\' ranking weighs a class of fault a part shows like a fault: a field read one way no measured fault names is still covered', async () => {
+test('the budgets\' ranking takes each lenient reading once across fields before any second one, in its breadth phase (issue 37)', async () => {
   const all = (await planSuite(profile, { destructive: true, runs: 100 })).filter((p) => !p.skipReason);
-  const counters = all.find((p) => p.key === 'neighbours.notifyAgentRun.body.counters@json');
-  if (!counters) throw new Error('no counters case');
-  // Nothing measured at all: every part of the counters is still taken in the first phase, for its class, in
-  // one format or the other (a class is one whatever the format).
-  const ranked = rankPlan(all, {}, 100);
-  const ofCounters = (key: string): boolean => key.startsWith('neighbours.notifyAgentRun.body.counters@');
-  const taken = new Set(ranked.entries.filter((e) => ofCounters(e.key) && e.phase === 'faults').flatMap((e) => e.parts ?? (counters.shape.parts ?? []).map((p) => p.id)));
-  expect((counters.shape.parts ?? []).every((p) => taken.has(p.id))).toBe(true);
-  // The smoke plan, by faults alone, takes none of them.
-  expect(ranked.smoke.filter((e) => ofCounters(e.key) && e.phase === 'faults')).toEqual([]);
+  const byKey = new Map(all.map((p) => [p.key, p]));
+  const catches = PLAN_DATA.catches.destructive;
+  const parts = PLAN_DATA.partCatches?.destructive ?? {};
+  const ranked = rankPlan(all, catches, 100, parts);
+  const readingsOf = (e: RankedEntry): string[] =>
+    Object.keys(catches[e.key] ?? {})
+      .filter((f) => caughtInSelection(parts[e.key]?.[f], e.parts))
+      .map((f) => faultClass(f, byKey.get(e.key)?.def.operation))
+      .filter((c) => c.startsWith('lenient/'));
+  const breadth = ranked.entries.filter((e) => e.phase === 'key' || e.phase === 'breadth');
+  const shown = new Set(breadth.flatMap(readingsOf));
+  // Every reading some case shows within a fair share of a small budget is shown in breadth…
+  const showable = new Set(ranked.entries.filter((e) => { const p = byKey.get(e.key); return p !== undefined && entryRequests(p, e.runs, e.parts) <= BREADTH_CASE_CAP; }).flatMap(readingsOf));
+  expect([...showable].filter((c) => !shown.has(c))).toEqual([]);
+  expect(shown.size).toBeGreaterThanOrEqual(8);
+  // …and no entry of breadth costs more than that share.
+  for (const e of breadth) {
+    const p = byKey.get(e.key);
+    if (p) expect(entryRequests(p, e.runs, e.parts), e.key).toBeLessThanOrEqual(BREADTH_CASE_CAP);
+  }
+  // The smoke plan, by faults alone, is ranked apart and has no breadth phase.
+  expect(ranked.smoke.filter((e) => e.phase === 'key' || e.phase === 'breadth')).toEqual([]);
 });

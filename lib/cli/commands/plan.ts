@@ -9,7 +9,7 @@ import type { TargetProfile } from '../../contract/profile/types.ts';
 import { estimatedRequests } from '../../run/budget.ts';
 import { fewestRequestsOf } from '../../run/dry-run.ts';
 import { humanDuration, longRunNotice } from '../../run/estimate.ts';
-import { planSuite, suiteOptionsFrom } from '../../run/plan.ts';
+import { PLAN_SLICES, planSuite, suiteOptionsFrom } from '../../run/plan.ts';
 import type { PlannedCase } from '../../run/plan.ts';
 import type { Command } from '../command.ts';
 import { EXIT, exitMeaning, UsageError } from '../command.ts';
@@ -87,6 +87,14 @@ export async function renderPlan(config: Readonly<RunConfig>, profile: TargetPro
       const count = lacking.reduce((n, [, keys]) => n + keys.length, 0);
       lines.push(`  ${count} × more profile data would add these cases, not checks: every spec check is exercised (optional; profile check says what each entry adds)`);
     }
+  }
+  const slice = PLAN_SLICES.get(planned);
+  if (slice) {
+    lines.push(
+      '',
+      `slice ${slice.index} of ${slice.of} (ISWC_SLICE=${slice.asked}${slice.asked !== slice.index ? `, modulo ${slice.of}` : ''}): every slice sends the same ${slice.fixedRequests} requests (the key on every operation, and the breadth that fits half the budget); ${slice.rotatingRequests} rotate`,
+      `  slices 0 to ${slice.of - 1} together send every case of the ranking that fits this budget; the next gate: --slice ${slice.asked + 1} (docs/guides/ci-gate.md, "Rotating gates")`,
+    );
   }
   lines.push('', `spec checks: ${specIds.length - uncovered.length} of ${specIds.length} exercised${uncovered.length > 0 ? `; not exercised: ${uncovered.join(', ')}` : ''}`);
   const changing = running.filter(changesData);

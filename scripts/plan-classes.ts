@@ -1,0 +1,109 @@
+/**
+ * npm run plan:classes [-- --before <git revision>] [--budgets 15,30,60,100,250] [--gates 8]
+ *
+ * What a budget catches by class of fault (issue 37, lib/run/fault-classes.ts), on the committed
+ * measurement (lib/run/plans.generated.ts): pure arithmetic, no request is sent, no server started.
+ *   - class-weighted: each class of fault counts once, its members share its weight (a lenient family of
+ *     40 members weighs what the key left unchecked on the merge weighs);
+ *   - the share of key, acceptance (a valid body of each format accepted, success) and outcome faults caught;
+ *   - the cumulative curve of k rotated gates (ISWC_SLICE 0 … k-1) of one budget: faults and classes tried.
+ * `--before REV` reads the measurement and ranking of that revision too (`git show REV:lib/run/plans.generated.ts`)
+ * and walks it with today's budget walk, slice 0: the figures of a single gate before this ranking.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { scriptArgs } from './args.ts';
+import { loadProfile } from '../lib/contract/profile/load.ts';
+import { fromRoot, repoRoot } from '../lib/foundation/paths.ts';
+import { applyChoice, planSuite } from '../lib/run/plan.ts';
+import type { PlannedCase } from '../lib/run/plan.ts';
+import { choose } from '../lib/run/budget.ts';
+import { caughtInSelection, entryRequests } from '../lib/run/plan-rank.ts';
+import type { PlanData, PlanMode } from '../lib/run/plan-rank.ts';
+import { PLAN_DATA } from '../lib/run/plans.generated.ts';
+import { faultClass } from '../lib/run/fault-classes.ts';
+
+const values = scriptArgs(
+  `Usage: npm run plan:classes [-- --before REV] [--budgets 15,30,60,100,250] [--gates 8] [--gate-budget 60]
+
+Faults caught by class at each budget, destructive and not, on the committed measurement: class-weighted
+(each class once, its members sharing its weight), the share of key, acceptance and outcome faults, and
+the cumulative curve of rotated gates (--gates of --gate-budget). --before REV: the same of that
+revision's committed ranking, walked as one gate. Sends nothing.`,
+  { before: { type: 'string' }, budgets: { type: 'string', default: '15,30,60,100,250' }, gates: { type: 'string', default: '8' }, 'gate-budget': { type: 'string', default: '60' } },
+);
+
+const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
+const budgets = values.budgets.split(',').map(Number);
+const gates = Number(values.gates);
+const gateBudget = Number(values['gate-budget']);
+
+/** The roles the issue names: the key; a valid body accepted and each operation's success; the outcome. */
+const ROLE_OF = (cls: string): 'key' | 'acceptance' | 'outcome' | undefined =>
+  cls.startsWith('key/') ? 'key' : cls.startsWith('acceptance/') || cls.startsWith('success/') ? 'acceptance' : cls.startsWith('outcome/') || cls.startsWith('lookup/') ? 'outcome' : undefined;
+
+async function beforeData(rev: string): Promise<PlanData> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'iswc-classes-'));
+  const file = path.join(dir, 'plans.generated.ts');
+  writeFileSync(file, execFileSync('git', ['show', `${rev}:lib/run/plans.generated.ts`], { cwd: repoRoot, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).replace("from './plan-rank.ts'", `from '${fromRoot('lib', 'run', 'plan-rank.ts')}'`));
+  return ((await import(file)) as { PLAN_DATA: PlanData }).PLAN_DATA;
+}
+
+function caught(planned: readonly PlannedCase[], mode: PlanMode): Set<string> {
+  const out = new Set<string>();
+  for (const p of planned) {
+    if (p.skipReason !== undefined) continue;
+    for (const [fault, needed] of Object.entries(PLAN_DATA.catches[mode][p.key] ?? {})) {
+      if (p.shape.generated && (p.runs ?? 0) < needed) continue;
+      if (caughtInSelection(PLAN_DATA.partCatches?.[mode][p.key]?.[fault], p.parts)) out.add(fault);
+    }
+  }
+  return out;
+}
+
+/** Of the faults a mode can catch: caught, class-weighted and per role. */
+function score(got: ReadonlySet<string>, mode: PlanMode): { faults: string; classes: string; roles: string } {
+  const catchable = [...new Set(Object.values(PLAN_DATA.catches[mode]).flatMap((c) => Object.keys(c)))];
+  const classes = new Map<string, string[]>();
+  for (const f of catchable) classes.set(faultClass(f), [...(classes.get(faultClass(f)) ?? []), f]);
+  let weighted = 0;
+  for (const members of classes.values()) weighted += members.filter((f) => got.has(f)).length / members.length;
+  const roles = (['key', 'acceptance', 'outcome'] as const).map((role) => {
+    const of = catchable.filter((f) => ROLE_OF(faultClass(f)) === role);
+    return `${role} ${of.filter((f) => got.has(f)).length}/${of.length}`;
+  });
+  const pct = (n: number, d: number) => `${((100 * n) / Math.max(1, d)).toFixed(1)}%`;
+  return { faults: `${got.size}/${catchable.length} (${pct(got.size, catchable.length)})`, classes: `${weighted.toFixed(1)}/${classes.size} (${pct(weighted, classes.size)})`, roles: roles.join(', ') };
+}
+
+async function gate(mode: PlanMode, budget: number, slice: number, data?: PlanData): Promise<{ planned: PlannedCase[]; requests: number }> {
+  const planned = await planSuite(profile, { destructive: mode === 'destructive', runs: 100 });
+  applyChoice(planned, choose(planned, { plan: 'full', budget, runs: 100, destructive: mode === 'destructive', slice, ...(data ? { data } : {}) }), 'not in the budget');
+  return { planned, requests: planned.filter((p) => p.skipReason === undefined).reduce((n, p) => n + entryRequests(p, p.runs, p.parts), 0) };
+}
+
+const before = values.before ? await beforeData(values.before) : undefined;
+for (const mode of ['destructive', 'safe'] as const) {
+  console.log(`\n${mode === 'safe' ? 'non-destructive' : 'destructive'}: one gate (slice 0)`);
+  console.log('| budget | faults | class-weighted | key, acceptance, outcome faults |' + (before ? ' before: faults | before: class-weighted | before: key, acceptance, outcome |' : ''));
+  console.log('|---|---|---|---|' + (before ? '---|---|---|' : ''));
+  for (const budget of budgets) {
+    const now = score(caught((await gate(mode, budget, 0)).planned, mode), mode);
+    const then = before ? score(caught((await gate(mode, budget, 0, before)).planned, mode), mode) : undefined;
+    console.log(`| ${budget} | ${now.faults} | ${now.classes} | ${now.roles} |${then ? ` ${then.faults} | ${then.classes} | ${then.roles} |` : ''}`);
+  }
+  console.log(`\n${mode === 'safe' ? 'non-destructive' : 'destructive'}: ${gates} rotated gates of ${gateBudget} (ISWC_SLICE 0 to ${gates - 1}), cumulative`);
+  console.log('| gates | requests | faults tried | class-weighted | key, acceptance, outcome faults |');
+  console.log('|---|---|---|---|---|');
+  const union = new Set<string>();
+  let requests = 0;
+  for (let k = 0; k < gates; k += 1) {
+    const g = await gate(mode, gateBudget, k);
+    requests += g.requests;
+    for (const f of caught(g.planned, mode)) union.add(f);
+    const s = score(union, mode);
+    console.log(`| ${k + 1} | ${requests} | ${s.faults} | ${s.classes} | ${s.roles} |`);
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * Breadth first and rotation (issue 37), on the committed measurement (lib/run/plans.generated.ts): what a
+ * budget's plan catches is read from what each case caught there; no server is started.
+ */
+import { expect, test } from '@playwright/test';
+import { loadProfile } from '../../lib/contract/profile/load.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
+import { planSuite } from '../../lib/run/plan.ts';
+import type { PlannedCase } from '../../lib/run/plan.ts';
+import { caughtInSelection, entryRequests } from '../../lib/run/plan-rank.ts';
+import type { PlanMode } from '../../lib/run/plan-rank.ts';
+import { PLAN_DATA } from '../../lib/run/plans.generated.ts';
+
+const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
+
+/** Faults the planned cases (at the runs and parts the plan gave them) caught in the measurement. */
+function caught(planned: readonly PlannedCase[], mode: PlanMode): Set<string> {
+  const out = new Set<string>();
+  for (const p of planned) {
+    if (p.skipReason !== undefined) continue;
+    for (const [fault, needed] of Object.entries(PLAN_DATA.catches[mode][p.key] ?? {})) {
+      if (p.shape.generated && (p.runs ?? 0) < needed) continue;
+      if (caughtInSelection(PLAN_DATA.partCatches?.[mode][p.key]?.[fault], p.parts)) out.add(fault);
+    }
+  }
+  return out;
+}
+
+const sent = (planned: readonly PlannedCase[]): number => planned.filter((p) => p.skipReason === undefined).reduce((n, p) => n + entryRequests(p, p.runs, p.parts), 0);
+
+/**
+ * The key faults of the catalogue: missing, wrong and compared loosely (empty, another letter case, a near
+ * miss), per operation. The key on a run's end (auth-missing-run-end) rotates: see ROTATED_KEY_FAULTS.
+ */
+const KEY_FAULTS = {
+  destructive: ['auth-missing-run', 'auth-missing-merge', 'auth-missing-delete', 'auth-missing-demerge', 'auth-wrong-key-accepted', 'merge-wrong-key-accepted', 'delete-wrong-key-accepted', 'demerge-wrong-key-accepted', 'empty-key-accepted', 'data-empty-key-accepted', 'key-case-insensitive', 'auth-after-action', 'merge-auth-after-action'],
+  // A non-destructive run proves the key on the run notification only: on merge, delete and demerge a key is
+  // shown checked only by a request that would succeed with it, on data that exists, and that request
+  // changes the data (a refusal of data that does not exist may be its 404, not the key's 401).
+  safe: ['auth-missing-run', 'auth-wrong-key-accepted', 'empty-key-accepted', 'key-case-insensitive'],
+} as const;
+const NEAR_MISS = ['lenient.key.truncate', 'lenient.key.prefix', 'lenient.key.last-char', 'lenient.key.strip-separators'];
+
+for (const mode of ['destructive', 'safe'] as const) {
+  for (const budget of [30, 60]) {
+    test(`a ${mode === 'safe' ? 'non-destructive' : 'destructive'} budget of ${budget} proves the key on every operation it can, in every slice of its rotation`, async () => {
+      // Every fault here is one the measurement saw some case of this mode catch.
+      for (const f of KEY_FAULTS[mode]) expect(Object.values(PLAN_DATA.catches[mode]).some((c) => f in c), f).toBe(true);
+      for (const slice of [0, 1, 2, 7]) {
+        const planned = await planSuite(profile, { destructive: mode === 'destructive', runs: 100, budget, slice });
+        expect(sent(planned)).toBeLessThanOrEqual(budget);
+        const got = caught(planned, mode);
+        expect(KEY_FAULTS[mode].filter((f) => !got.has(f)), `slice ${slice}`).toEqual([]);
+        // At 60, a near miss of the key too (one reading of it: the others rotate).
+        if (budget >= 60) expect(NEAR_MISS.some((f) => got.has(f)), `slice ${slice}`).toBe(true);
+      }
+    });
+  }
+}
+
+for (const mode of ['destructive', 'safe'] as const) {
+  test(`eight rotated ${mode === 'safe' ? 'non-destructive' : 'destructive'} gates of 60 together try every fault the smoke plan catches, each within its budget`, async () => {
+    const smoke = caught(await planSuite(profile, { destructive: mode === 'destructive', runs: 100, plan: 'smoke' }), mode);
+    const union = new Set<string>();
+    const slices = [];
+    for (let slice = 0; slice < 8; slice += 1) {
+      const planned = await planSuite(profile, { destructive: mode === 'destructive', runs: 100, budget: 60, slice });
+      expect(sent(planned)).toBeLessThanOrEqual(60);
+      for (const f of caught(planned, mode)) union.add(f);
+      slices.push(planned.filter((p) => p.skipReason === undefined).map((p) => p.key).sort().join(' '));
+    }
+    expect([...smoke].filter((f) => !union.has(f))).toEqual([]);
+    // Consecutive slices take different cases; the same slice asked again is the same (a slice can be replayed).
+    expect(new Set(slices).size).toBe(8);
+    const again = await planSuite(profile, { destructive: mode === 'destructive', runs: 100, budget: 60, slice: 3 });
+    expect(again.filter((p) => p.skipReason === undefined).map((p) => p.key).sort().join(' ')).toBe(slices[3]);
+  });
+}
