@@ -341,7 +341,9 @@ function preferredCutCase(c: FieldConstraint): CaseDef | undefined {
       if (!entry) throw new Error(`no ${kind} entry allocated`);
       const values: Record<string, string | number | undefined> = { ...entry, reasonCode: ctx.profile.reasonCode };
       const named = `${opId === DELETE ? 'the submission' : 'the metadata'} ${JSON.stringify(entry)}, which it then ${opId === DELETE ? 'deletes' : 'demerges'}`;
-      for (const n of neighboursOf(entry.preferredIswc, asIswc).filter((x) => x.lands.some((l) => l.normalisation === 'truncate') && !x.valid)) {
+      // Only a digit past the length: a space, a case or a width variant may compare equal in a collation (a reading, not a fault).
+      const pastTheLength = (x: { value: string | number }) => /^[0-9]+$/.test(String(x.value).slice(limit));
+      for (const n of neighboursOf(entry.preferredIswc, asIswc).filter((x) => x.lands.some((l) => l.normalisation === 'truncate') && !x.valid && pastTheLength(x))) {
         await ctx.send({
           label: `${opId === DELETE ? 'delete' : 'demerge'} naming preferredIswc ${n.label}`,
           operation: opId,
