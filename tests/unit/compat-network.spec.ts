@@ -93,6 +93,6 @@ test('the same build without NODE_EXTRA_CA_CERTS: exit 3, the TLS failure said w
   expect(report.outcome.exitCode).toBe(3);
   // The network's doing is no verdict on the build: nothing is broken, the request that never reached it says why.
   expect(report.exchanges.filter((e) => e.verdict === 'broken')).toEqual([]);
-  expect(report.exchanges[0]?.reasons[0]).toMatch(/^not judged: the request never reached the build: no TLS connection could be made \(3 attempts\): the TLS certificate of https:\/\/127\.0\.0\.1:\d+ was not accepted/);
+  expect(report.exchanges[0]?.reasons[0]).toMatch(/^not judged: the build was found unusable \(no TLS connection could be made \(3 attempts\): the TLS certificate of https:\/\/127\.0\.0\.1:\d+ was not accepted/);
   expect(report.agencies.map((a) => a.verdict)).not.toContain('broken');
 });
