@@ -64,8 +64,9 @@ test('a budget takes whole parts: the ranking weighs each part with the faults i
   const ranked = rankPlan([json], catches, 100, partCatches);
   // The core and that part (eight requests for the fault) before the whole case (fourteen for it); then
   // the spec checks of the other parts, each an upgrade that adds its part.
-  expect(ranked.entries[0]).toEqual({ key: 'merge.restored@json', parts: ['item'], phase: 'faults' });
-  expect(ranked.entries.slice(1).every((e) => (e.phase === 'faults' || e.phase === 'spec') && e.key === 'merge.restored@json')).toBe(true);
+  // The broken work is a class of fault (an item refused): the budget's breadth proves it first (issue 37).
+  expect(ranked.entries[0]).toEqual({ key: 'merge.restored@json', parts: ['item'], phase: 'breadth' });
+  expect(ranked.entries.slice(1).every((e) => ['breadth', 'faults', 'spec'].includes(e.phase) && e.key === 'merge.restored@json')).toBe(true);
   expect(ranked.entries.at(-1)?.parts).toBeUndefined();
   const data: PlanData = { ...PLAN_DATA, catches: { ...PLAN_DATA.catches, destructive: catches }, partCatches: { destructive: partCatches, safe: {} }, destructive: ranked };
   const core = json.shape.fixedRequests - (json.shape.parts ?? []).reduce((n, p) => n + p.requests, 0);
