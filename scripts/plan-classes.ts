@@ -10,6 +10,7 @@
  * `--before REV` reads the measurement and ranking of that revision too (`git show REV:lib/run/plans.generated.ts`)
  * and walks it with today's budget walk, slice 0: the figures of a single gate before this ranking.
  */
+import { caughtByPlanned } from '../lib/run/plan-catches.ts';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -20,7 +21,7 @@ import { fromRoot, repoRoot } from '../lib/foundation/paths.ts';
 import { applyChoice, planSuite } from '../lib/run/plan.ts';
 import type { PlannedCase } from '../lib/run/plan.ts';
 import { choose } from '../lib/run/budget.ts';
-import { caughtInSelection, entryRequests } from '../lib/run/plan-rank.ts';
+import { entryRequests } from '../lib/run/plan-rank.ts';
 import type { PlanData, PlanMode } from '../lib/run/plan-rank.ts';
 import { PLAN_DATA } from '../lib/run/plans.generated.ts';
 import { faultClass } from '../lib/run/fault-classes.ts';
@@ -51,17 +52,7 @@ async function beforeData(rev: string): Promise<PlanData> {
   return ((await import(file)) as { PLAN_DATA: PlanData }).PLAN_DATA;
 }
 
-function caught(planned: readonly PlannedCase[], mode: PlanMode): Set<string> {
-  const out = new Set<string>();
-  for (const p of planned) {
-    if (p.skipReason !== undefined) continue;
-    for (const [fault, needed] of Object.entries(PLAN_DATA.catches[mode][p.key] ?? {})) {
-      if (p.shape.generated && (p.runs ?? 0) < needed) continue;
-      if (caughtInSelection(PLAN_DATA.partCatches?.[mode][p.key]?.[fault], p.parts)) out.add(fault);
-    }
-  }
-  return out;
-}
+const caught = caughtByPlanned;
 
 /** Of the faults a mode can catch: caught, class-weighted and per role. */
 function score(got: ReadonlySet<string>, mode: PlanMode): { faults: string; classes: string; roles: string } {

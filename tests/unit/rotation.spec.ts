@@ -2,29 +2,18 @@
  * Breadth first and rotation (issue 37), on the committed measurement (lib/run/plans.generated.ts): what a
  * budget's plan catches is read from what each case caught there; no server is started.
  */
+import { caughtByPlanned } from '../../lib/run/plan-catches.ts';
 import { expect, test } from '@playwright/test';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { fromRoot } from '../../lib/foundation/paths.ts';
 import { planSuite } from '../../lib/run/plan.ts';
 import type { PlannedCase } from '../../lib/run/plan.ts';
-import { caughtInSelection, entryRequests } from '../../lib/run/plan-rank.ts';
-import type { PlanMode } from '../../lib/run/plan-rank.ts';
+import { entryRequests } from '../../lib/run/plan-rank.ts';
 import { PLAN_DATA } from '../../lib/run/plans.generated.ts';
 
 const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
 
-/** Faults the planned cases (at the runs and parts the plan gave them) caught in the measurement. */
-function caught(planned: readonly PlannedCase[], mode: PlanMode): Set<string> {
-  const out = new Set<string>();
-  for (const p of planned) {
-    if (p.skipReason !== undefined) continue;
-    for (const [fault, needed] of Object.entries(PLAN_DATA.catches[mode][p.key] ?? {})) {
-      if (p.shape.generated && (p.runs ?? 0) < needed) continue;
-      if (caughtInSelection(PLAN_DATA.partCatches?.[mode][p.key]?.[fault], p.parts)) out.add(fault);
-    }
-  }
-  return out;
-}
+const caught = caughtByPlanned;
 
 const sent = (planned: readonly PlannedCase[]): number => planned.filter((p) => p.skipReason === undefined).reduce((n, p) => n + entryRequests(p, p.runs, p.parts), 0);
 
