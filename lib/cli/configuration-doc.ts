@@ -4,7 +4,7 @@ import type { Command, OptionSpec } from './command.ts';
 import { COMMON_OPTIONS, optionLabel } from './command.ts';
 import type { EnvironmentSetting } from './environment.ts';
 import { ENVIRONMENT, settingText } from './environment.ts';
-import { COMMANDS } from './main.ts';
+import { COMMANDS } from './commands.ts';
 
 /**
  * docs/configuration.md: every environment variable and flag, what it means, its default and which

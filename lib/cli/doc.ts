@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fromRoot } from '../foundation/paths.ts';
 import type { Command } from './command.ts';
 import { COMMON_OPTIONS, EXIT_TEXT, optionLabel } from './command.ts';
-import { COMMANDS } from './main.ts';
+import { COMMANDS } from './commands.ts';
 
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 

@@ -227,6 +227,12 @@ export const ENVIRONMENT: readonly EnvironmentSetting[] = [
     readBy: 'every command',
   },
   {
+    names: ['ISWC_SHAPE_CACHE'],
+    meaning: "0: the planner works out every case's shape again instead of reading the ones kept in node_modules/.cache/iswc-conformance (kept per profile and per version of the harness's files; delete the folder freely).",
+    default: 'kept and read',
+    readBy: 'run, plan, certify, profile check',
+  },
+  {
     names: ['ISWC_CHROMIUM'],
     meaning: "The Chromium the browser tests and npm run bench:report open the HTML reports in (Debian's chromium package; never a browser download).",
     default: '/usr/bin/chromium',

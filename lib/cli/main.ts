@@ -4,29 +4,14 @@ import { redactorFromEnv } from '../foundation/redact.ts';
 import { WaiverError } from '../report/waivers/load.ts';
 import type { CliIo, Command } from './command.ts';
 import { EXIT, EXIT_TEXT, parseCommandArgs, renderHelp, unwritableMessage, UsageError, VERSION_TEXT } from './command.ts';
-import { allureCommand } from './commands/allure.ts';
-import { baselineCommand } from './commands/baseline.ts';
-import { certifyCommand } from './commands/certify.ts';
-import { compatCommand } from './commands/compat.ts';
-import { diffCommand } from './commands/diff.ts';
-import { planCommand } from './commands/plan.ts';
-import { profileCommand } from './commands/profile.ts';
-import { replayCommand } from './commands/replay.ts';
-import { runCommand } from './commands/run.ts';
-import { sandboxCommand } from './commands/sandbox.ts';
-import { serverCommand } from './commands/server.ts';
-import { verifyCommand } from './commands/verify.ts';
-
-/** Every command, in the order `--help` lists them; `run` is the default. */
-export const COMMANDS: readonly Command[] = [runCommand, planCommand, profileCommand, replayCommand, certifyCommand, verifyCommand, diffCommand, baselineCommand, compatCommand, serverCommand, sandboxCommand, allureCommand];
-
-export function commandNamed(name: string): Command | undefined {
-  return COMMANDS.find((c) => c.name === name);
-}
+import type { CommandName } from './command-names.ts';
+import { COMMAND_NAMES, isCommandName, loadCommand } from './command-names.ts';
 
 /** The top-level help: the commands, then the default command's own help. */
-export function topHelp(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
+export function topHelp(commands: readonly Command[]): string {
+  const runCommand = commands.find((c) => c.name === 'run');
+  if (!runCommand) throw new Error('no run command');
+  const width = Math.max(...commands.map((c) => c.name.length)) + 2;
   return [
     `${VERSION_TEXT}: conformance harness for the ISWC Agency Submission API`,
     '',
@@ -34,7 +19,7 @@ export function topHelp(): string {
     '       npx iswc-conformance COMMAND --help',
     '',
     'Commands:',
-    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),
+    ...commands.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),
     '',
     'Exit codes (every command; its --help says which it uses):',
     ...Object.entries(EXIT_TEXT).map(([code, text]) => `  ${code.padEnd(5)}${text}`),
@@ -47,7 +32,7 @@ export function topHelp(): string {
 
 /** `npx iswc-conformance plan --help` (the default command's help is the top one). */
 function helpCommand(command: Command): string {
-  return command === runCommand ? 'npx iswc-conformance --help' : `npx iswc-conformance ${command.name} --help`;
+  return command.name === 'run' ? 'npx iswc-conformance --help' : `npx iswc-conformance ${command.name} --help`;
 }
 
 /** The message, then "see … --help": on its line when it is one line, on a line of its own after a list of problems. */
@@ -75,25 +60,25 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     return EXIT.OK;
   }
   if (first === '--help' || first === '-h' || first === 'help') {
-    const named = first === 'help' && rest[0] !== undefined ? commandNamed(rest[0]) : undefined;
-    if (first === 'help' && rest[0] !== undefined && !named) {
-      io.stderr(`iswc-conformance: unknown command "${rest[0]}" (commands: ${COMMANDS.map((c) => c.name).join(', ')}); see npx iswc-conformance --help\n`);
+    const wanted = first === 'help' ? rest[0] : undefined;
+    if (wanted !== undefined && !isCommandName(wanted)) {
+      io.stderr(`iswc-conformance: unknown command "${wanted}" (commands: ${COMMAND_NAMES.join(', ')}); see npx iswc-conformance --help\n`);
       return EXIT.USAGE;
     }
-    io.stdout(`${named ? renderHelp(named) : topHelp()}\n`);
+    io.stdout(`${wanted !== undefined ? renderHelp(await loadCommand(wanted)) : topHelp((await import('./commands.ts')).COMMANDS)}\n`);
     return EXIT.OK;
   }
-  let command = runCommand;
+  let name: CommandName = 'run';
   let args = argv;
   if (first !== undefined && !first.startsWith('-')) {
-    const named = commandNamed(first);
-    if (!named) {
-      io.stderr(`iswc-conformance: unknown command "${first}" (commands: ${COMMANDS.map((c) => c.name).join(', ')}); see npx iswc-conformance --help\n`);
+    if (!isCommandName(first)) {
+      io.stderr(`iswc-conformance: unknown command "${first}" (commands: ${COMMAND_NAMES.join(', ')}); see npx iswc-conformance --help\n`);
       return EXIT.USAGE;
     }
-    command = named;
+    name = first;
     args = rest;
   }
+  const command = await loadCommand(name);
   try {
     const parsed = parseCommandArgs(command, args);
     if (parsed.values.help === true) {

@@ -14,6 +14,7 @@ import { withRunId } from './run-ids.ts';
 import { CHECK_MANIFEST } from '../generate/checks.generated.ts';
 import type { CheckId } from '../generate/checks.generated.ts';
 import { ampleEntriesFor } from './ample.ts';
+import { keepShape, keptShape } from './shape-cache.ts';
 
 /**
  * What a case does, derived by running it against nothing: every step it would send is counted and its
@@ -207,8 +208,11 @@ function profileKey(profile: TargetProfile): string {
  */
 export async function shapeOf(def: CaseDef, format: CaseFormat, profile: TargetProfile, entries: Entries = ampleEntriesFor(def, profile.agency)): Promise<CaseShape> {
   const key = `${profileKey(profile)}\u0001${def.id}\u0001${format}\u0001${JSON.stringify(entries)}`;
-  const cached = cache.get(key);
-  if (cached) return cached;
+  const cached = cache.get(key) ?? keptShape<CaseShape>(profileKey(profile), key);
+  if (cached) {
+    cache.set(key, cached);
+    return cached;
+  }
   const low = await sendsAt(def, format, profile, entries, 50);
   let shape: CaseShape;
   if (low.probes === 0) {
@@ -228,6 +232,7 @@ export async function shapeOf(def: CaseDef, format: CaseFormat, profile: TargetP
   if (parts) shape.parts = parts;
   shape.tells = caseTells(low.steps, profile.unknownIswcs);
   cache.set(key, shape);
+  keepShape(profileKey(profile), key, shape);
   return shape;
 }
 

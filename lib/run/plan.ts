@@ -11,6 +11,7 @@ import type { PlanName, SliceInfo } from './budget.ts';
 import type { RunConfig } from '../config/config.ts';
 import { choose } from './budget.ts';
 import { shapeOf } from './dry-run.ts';
+import { saveShapes } from './shape-cache.ts';
 import type { PlannedCase } from './planned.ts';
 
 export type { PlannedCase };
@@ -147,6 +148,7 @@ export async function planSuite(profile: TargetProfile, options: SuiteOptions, c
     const shape = runnable ? await shapeOf(p.def, p.format, profile, p.entries) : await shapeOf(p.def, p.format, ampleProfile(profile, p.def.needs ?? []), ampleEntriesFor(p.def, profile.agency));
     planned.push({ ...p, shape });
   }
+  saveShapes();
   const plan = options.plan ?? 'full';
   if (plan === 'full' && options.budget === undefined) return planned;
   const choice = choose(planned, { plan, budget: options.budget, runs: options.runs ?? 100, destructive: options.destructive, ...(options.slice !== undefined ? { slice: options.slice } : {}) });

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { renderConfigurationDoc, statedDefault } from '../../lib/cli/configuration-doc.ts';
 import { ENVIRONMENT, environmentOf, settingOf, settingText } from '../../lib/cli/environment.ts';
-import { COMMANDS } from '../../lib/cli/main.ts';
+import { COMMANDS } from '../../lib/cli/commands.ts';
 import { fromRoot } from '../../lib/foundation/paths.ts';
 
 /**

@@ -60,6 +60,8 @@ test('the README\'s "Test your own client" works as written: the sandbox with tr
   test.setTimeout(180_000);
   const run = await runDocBlocks(sectionOf(README, 'Test your own client'), {
     label: 'README, Test your own client',
+    // The one doc run through the real npx: the way a clone resolves `npx iswc-conformance`.
+    realNpx: true,
     timeoutMs: 160_000,
     inspect: (dir) => {
       for (const file of ['client-conformance.json', 'client-junit.xml', 'client-conformance.html']) expect(existsSync(path.join(dir, 'reports', 'client', file)), file).toBe(true);
