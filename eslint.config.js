@@ -2,7 +2,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'scratch/', 'baselines/', 'reports/', 'test-results/', 'playwright-report/', 'blob-report/', 'allure-results/', 'allure-report/'] },
+  { ignores: ['**/*.generated.cjs', 'node_modules/', 'scratch/', 'baselines/', 'reports/', 'test-results/', 'playwright-report/', 'blob-report/', 'allure-results/', 'allure-report/'] },
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {

@@ -1,25 +1,16 @@
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
-import * as addFormatsModule from 'ajv-formats';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fromRoot } from '../foundation/paths.ts';
 import type { ConformanceReport } from './model.ts';
-
-// ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
-type AddFormats = (ajv: Ajv2020, formats: string[]) => Ajv2020;
-const addFormats = (addFormatsModule as unknown as { default: AddFormats }).default;
 
 export const REPORT_SCHEMA_FILE = fromRoot('schemas', 'report.schema.json');
 
 let compiled: { report: ValidateFunction; execution: ValidateFunction } | undefined;
 
+/** The schema's validators, compiled by `npm run generate` (lib/report/standalone-validators.ts). */
 function validators(): { report: ValidateFunction; execution: ValidateFunction } {
-  if (compiled) return compiled;
-  const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false });
-  addFormats(ajv, ['date-time']);
-  const schema = JSON.parse(readFileSync(REPORT_SCHEMA_FILE, 'utf8')) as { $id: string } & Record<string, unknown>;
-  const report = ajv.compile(schema);
-  compiled = { report, execution: ajv.compile({ $ref: `${schema.$id}#/$defs/execution` }) };
+  compiled ??= createRequire(import.meta.url)('./report-schema.generated.cjs') as { report: ValidateFunction; execution: ValidateFunction };
   return compiled;
 }
 

@@ -1,23 +1,14 @@
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
-import * as addFormatsModule from 'ajv-formats';
 import { readFileSync } from 'node:fs';
-import { fromRoot } from '../../foundation/paths.ts';
+import { createRequire } from 'node:module';
 import type { ClientReport } from './model.ts';
-
-// ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
-type AddFormats = (ajv: Ajv2020, formats: string[]) => Ajv2020;
-const addFormats = (addFormatsModule as unknown as { default: AddFormats }).default;
 
 let compiled: ValidateFunction | undefined;
 
 /** Violations of schemas/client-report.schema.json, as "path: message" lines; empty when valid. */
 export function clientReportViolations(value: unknown, limit = 20): string[] {
-  if (!compiled) {
-    const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false });
-    addFormats(ajv, ['date-time']);
-    compiled = ajv.compile(JSON.parse(readFileSync(fromRoot('schemas', 'client-report.schema.json'), 'utf8')) as Record<string, unknown>);
-  }
+  // Compiled by `npm run generate` (lib/report/standalone-validators.ts).
+  compiled ??= (createRequire(import.meta.url)('./client-report-schema.generated.cjs') as { clientReport: ValidateFunction }).clientReport;
   if (compiled(value)) return [];
   return (compiled.errors ?? []).slice(0, limit).map((e) => `${e.instancePath || '/'}: ${e.message ?? e.keyword}`);
 }
