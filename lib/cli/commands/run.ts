@@ -10,7 +10,6 @@ import type { CliIo, Command } from '../command.ts';
 import { EXIT } from '../command.ts';
 import type { RunPlan } from '../run-args.ts';
 import { parseRunArgs, RUN_ENVIRONMENT, RUN_EXIT_CODES, RUN_OPTIONS, RUN_PROCESS_DEFAULTS } from '../run-args.ts';
-import { planText } from './plan.ts';
 
 /**
  * `npx iswc-conformance run` (the default command): the conformance projects of playwright.config.ts
@@ -153,6 +152,8 @@ export const runCommand: Command = {
     const plan = parseRunArgs(values, io.cwd, io.env);
     const env = { ...io.env, ...plan.env };
     if (plan.planOnly) {
+      // The planner's modules only here: a run plans in its Playwright process, not in this one.
+      const { planText } = await import('./plan.ts');
       io.stdout(`${await planText(env)}\n`);
       return EXIT.OK;
     }
