@@ -26,6 +26,8 @@ import type { FalseAlarm } from './plans/false-alarms.ts';
 import { choicesBehind, falseAlarmMessage } from './plans/false-alarms.ts';
 import { attributedPart, MEASURED_RUNS, measure, measuredPlan } from './plans/measure.ts';
 import type { CaseResult, Target } from './plans/measure.ts';
+import type { Delta, MeasuredWith } from './plans/incremental.ts';
+import { measurementDelta, measurementFingerprint, mergeCatches, mergeFalseAlarms } from './plans/incremental.ts';
 
 export const PLAN_FILE = 'lib/run/plans.generated.ts';
 /** Seeds every case is measured at: a fault counts as caught by a case only when it is caught at all of them. */
@@ -79,6 +81,7 @@ export function buildPlanData(
   catches: Readonly<Record<PlanMode, Readonly<Record<string, Catches>>>>,
   falseAlarms: Readonly<Record<string, readonly string[]>> = {},
   partCatches: Readonly<Record<PlanMode, Readonly<Record<string, PartCatches>>>> = { destructive: {}, safe: {} },
+  measuredWith?: MeasuredWith,
 ): PlanData {
   const sorted = <T>(c: Readonly<Record<string, Readonly<Record<string, T>>>>) => Object.fromEntries(Object.keys(c).sort().map((k) => [k, Object.fromEntries(Object.entries(c[k] ?? {}).sort())]));
   const destructive = sorted(catches.destructive);
@@ -94,6 +97,7 @@ export function buildPlanData(
     falseAlarms: Object.fromEntries(Object.keys(falseAlarms).sort().map((set) => [set, [...new Set(falseAlarms[set])].sort()])),
     catches: { destructive, safe },
     ...(withParts ? { partCatches: parts } : {}),
+    ...(measuredWith ? { measuredWith: { harness: measuredWith.harness, cases: Object.fromEntries(Object.entries(measuredWith.cases).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) } } : {}),
     destructive: rankPlan(inputs.runnable.destructive, destructive, MEASURED_RUNS, parts.destructive),
     safe: rankPlan(inputs.runnable.safe, safe, MEASURED_RUNS, parts.safe),
   };
@@ -130,6 +134,7 @@ export function renderPlanData(data: PlanData): string {
     ...(data.partCatches
       ? ['  partCatches: {', '    destructive: {', ...catches(data.partCatches.destructive), '    },', '    safe: {', ...catches(data.partCatches.safe), '    },', '  },']
       : []),
+    ...(data.measuredWith ? ['  measuredWith: {', `    harness: ${j(data.measuredWith.harness)},`, '    cases: {', ...catches(data.measuredWith.cases), '    },', '  },'] : []),
     ...ranked('destructive'),
     ...ranked('safe'),
     '};',
@@ -146,18 +151,24 @@ export function committedFingerprint(): string | undefined {
   }
 }
 
-type Job = { target: Target; seed: number; label: string };
+/** A measurement: one target, one seed, every case or `only` these (a measurement of what changed). */
+type Job = { target: Target; seed: number; label: string; only?: string[] };
 
-function jobsOf(inputs: PlanInputs): Job[] {
+/** Every case against every fault and choice set; with a delta, only the changed cases, and the new faults against every case. */
+export function jobsOf(inputs: Pick<PlanInputs, 'faults' | 'choiceSets'>, delta?: Delta): Job[] {
   const jobs: Job[] = [];
+  const changed = delta ? { only: delta.cases } : {};
+  const anyChanged = !delta || delta.cases.length > 0;
   for (const destructive of [true, false]) {
     for (const seed of PLAN_SEEDS) {
-      for (const set of inputs.choiceSets) jobs.push({ target: { destructive, strict: true, choices: set as ChoiceSetName }, seed, label: `choices ${set}` });
+      if (anyChanged) for (const set of inputs.choiceSets) jobs.push({ target: { destructive, strict: true, choices: set as ChoiceSetName }, seed, label: `choices ${set}`, ...changed });
       for (const [fault, level] of Object.entries(inputs.faults)) {
+        const whole = !delta || delta.faults.includes(fault);
+        if (!whole && !anyChanged) continue;
         // A lenient family fault of one operation: only the cases that judge it can show it (measured faster).
         const family = lenientFault(fault);
         const operation = family?.family === 'field' ? family.constraint.operation : family?.family === 'list' ? family.operation : undefined;
-        jobs.push({ target: { destructive, fault, strict: level === 'http', ...(operation ? { operation } : {}) }, seed, label: `fault ${fault}` });
+        jobs.push({ target: { destructive, fault, strict: level === 'http', ...(operation ? { operation } : {}) }, seed, label: `fault ${fault}`, ...(whole ? {} : changed) });
       }
     }
   }
@@ -167,7 +178,10 @@ function jobsOf(inputs: PlanInputs): Job[] {
 /** Runs jobs in this process; one line of JSON per job on stdout when `emit` (a child of --jobs). */
 async function runJobs(jobs: readonly Job[], emit: (job: Job, result: Map<string, CaseResult>) => void): Promise<void> {
   const profile = loadProfile(TARGET_FILE);
-  for (const job of jobs) emit(job, await measure(profile, job.target, job.seed));
+  for (const job of jobs) {
+    const only = job.only ? new Set(job.only) : undefined;
+    emit(job, await measure(profile, job.target, job.seed, only ? { only: (key) => only.has(key) } : {}));
+  }
 }
 
 /** Runs the jobs over `parallel` child processes (the reference server and the harness share one core in each). */
@@ -200,8 +214,8 @@ async function runJobsInChildren(jobs: readonly Job[], parallel: number, onResul
 }
 
 /** Measures every case against every fault and choice set; throws when a case fails against a legitimate choice set. */
-export async function measureCatches(inputs: PlanInputs, options: { jobs: number; log: (line: string) => void }): Promise<Measured> {
-  const jobs = jobsOf(inputs);
+export async function measureCatches(inputs: PlanInputs, options: { jobs: number; log: (line: string) => void; delta?: Delta }): Promise<Measured> {
+  const jobs = jobsOf(inputs, options.delta);
   const byKey = new Map(inputs.planned.map((p) => [p.key, p]));
   /** mode and fault → key → runs needed at each seed where it was caught. */
   const found = new Map<string, Map<string, number[]>>();
@@ -268,14 +282,47 @@ export async function measureCatches(inputs: PlanInputs, options: { jobs: number
   return { catches, partCatches, falseAlarms: knownRed };
 }
 
-/** Measures and writes the plans; returns the file's path. */
-export async function generatePlans(options: { jobs?: number; log?: (line: string) => void } = {}): Promise<string> {
+/** The committed plan data, or undefined when there is none that loads. */
+async function committedData(): Promise<PlanData | undefined> {
+  try {
+    return (await import('../lib/run/plans.generated.ts')).PLAN_DATA;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Measures and writes the plans; returns the file's path. Only what changed since the committed measurement
+ * (scripts/plans/incremental.ts), unless `full` or the harness itself changed.
+ */
+export async function generatePlans(options: { jobs?: number; log?: (line: string) => void; full?: boolean } = {}): Promise<string> {
   const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const started = performance.now();
   const inputs = await planInputs();
+  const measuredWith: MeasuredWith = { harness: measurementFingerprint(), cases: Object.fromEntries(inputs.planned.map((p) => [p.key, p.shape.digest ?? ''])) };
+  const committed = options.full ? undefined : await committedData();
+  const delta = options.full ? { full: 'asked for (--full)' } : measurementDelta(committed, { measuredWith, seeds: PLAN_SEEDS, runs: MEASURED_RUNS, faults: inputs.faults, choiceSets: inputs.choiceSets });
   const jobs = options.jobs ?? Math.min(2, os.availableParallelism());
-  log(`measuring ${inputs.planned.length} cases against ${Object.keys(inputs.faults).length} faults and ${inputs.choiceSets.length} choice sets at ${PLAN_SEEDS.length} seeds, destructive and not (${jobs} process${jobs === 1 ? '' : 'es'})`);
-  const { catches, partCatches, falseAlarms } = await measureCatches(inputs, { jobs, log });
-  writeFileSync(fromRoot(PLAN_FILE), renderPlanData(buildPlanData(inputs, catches, falseAlarms, partCatches)));
+  const processes = `${jobs} process${jobs === 1 ? '' : 'es'}`;
+  let data: PlanData;
+  if ('full' in delta || !committed) {
+    log(`measuring everything (${'full' in delta ? delta.full : 'no committed data'}): ${inputs.planned.length} cases against ${Object.keys(inputs.faults).length} faults and ${inputs.choiceSets.length} choice sets at ${PLAN_SEEDS.length} seeds, destructive and not (${processes})`);
+    const { catches, partCatches, falseAlarms } = await measureCatches(inputs, { jobs, log });
+    data = buildPlanData(inputs, catches, falseAlarms, partCatches, measuredWith);
+  } else {
+    log(`measuring what changed since the committed measurement: ${delta.cases.length} case(s) against every fault and choice set, ${delta.faults.length} new or changed fault(s) against every case (${processes}; --full measures everything)`);
+    for (const key of delta.cases.slice(0, 20)) log(`  case ${key}`);
+    if (delta.cases.length > 20) log(`  … and ${delta.cases.length - 20} more`);
+    for (const fault of delta.faults) log(`  fault ${fault}`);
+    const measured = delta.cases.length + delta.faults.length > 0 ? await measureCatches(inputs, { jobs, log, delta }) : { catches: { destructive: {}, safe: {} }, partCatches: { destructive: {}, safe: {} }, falseAlarms: {} };
+    const keys = new Set(inputs.planned.map((p) => p.key));
+    const faults = new Set(Object.keys(inputs.faults));
+    const catches = mergeCatches(committed.catches, measured.catches, delta, keys, faults);
+    const partCatches = mergeCatches(committed.partCatches ?? { destructive: {}, safe: {} }, measured.partCatches, delta, keys, faults);
+    data = buildPlanData(inputs, catches, mergeFalseAlarms(committed.falseAlarms, measured.falseAlarms, delta, keys), partCatches, measuredWith);
+  }
+  writeFileSync(fromRoot(PLAN_FILE), renderPlanData(data));
+  log(`measured in ${Math.round((performance.now() - started) / 1000)} s`);
   return PLAN_FILE;
 }
 
@@ -287,26 +334,28 @@ export async function ensurePlans(log: (line: string) => void): Promise<void> {
   const inputs = await planInputs();
   if (committedFingerprint() === inputs.fingerprint) {
     const { PLAN_DATA } = await import('../lib/run/plans.generated.ts');
-    const ranked = renderPlanData(buildPlanData(inputs, PLAN_DATA.catches, PLAN_DATA.falseAlarms, PLAN_DATA.partCatches));
+    const ranked = renderPlanData(buildPlanData(inputs, PLAN_DATA.catches, PLAN_DATA.falseAlarms, PLAN_DATA.partCatches, PLAN_DATA.measuredWith));
     if (ranked !== readFileSync(fromRoot(PLAN_FILE), 'utf8')) {
       writeFileSync(fromRoot(PLAN_FILE), ranked);
       log(`wrote ${PLAN_FILE} (ranked again from the committed measurement)`);
     }
     return;
   }
-  log(`${PLAN_FILE} is stale (the cases, the fault catalogue or the choice sets changed): measuring again, a few minutes`);
+  log(`${PLAN_FILE} is stale (the cases, the fault catalogue or the choice sets changed): measuring again what changed`);
   log(`wrote ${await generatePlans({ log })}`);
 }
 
 if (process.argv[1]?.endsWith('plans.ts')) {
   const values = scriptArgs(
-    `Usage: npm run generate:plans [-- --jobs N]
+    `Usage: npm run generate:plans [-- --jobs N] [--full]
 
 Measures what each case catches of the fault catalogue (against the reference server with each fault,
 destructive and not, at the seeds of PLAN_SEEDS), runs every case against every choice set (where nothing
-may fail) and rewrites lib/run/plans.generated.ts with the ranking. --jobs: parallel measurements (1 to 8,
-default: the number of cores). Minutes of CPU.`,
-    { jobs: { type: 'string' }, child: { type: 'boolean', default: false } },
+may fail) and rewrites lib/run/plans.generated.ts with the ranking. Only the cases whose requests changed
+(their dry-run digest) and the new faults are measured again, when the harness, the reference server and
+the fixtures are those the committed data was measured with; else, or with --full, everything (minutes
+of CPU). --jobs: parallel measurements (1 to 8, default 2).`,
+    { jobs: { type: 'string' }, full: { type: 'boolean', default: false }, child: { type: 'boolean', default: false } },
   );
   if (values.child) {
     const jobs = JSON.parse(readFileSync(0, 'utf8')) as Job[];
@@ -321,6 +370,6 @@ default: the number of cores). Minutes of CPU.`,
       process.stderr.write('--jobs must be an integer from 1 to 8\n');
       process.exit(2);
     }
-    console.log(`wrote ${await generatePlans(jobs === undefined ? {} : { jobs })}`);
+    console.log(`wrote ${await generatePlans({ ...(jobs === undefined ? {} : { jobs }), full: values.full === true })}`);
   }
 }

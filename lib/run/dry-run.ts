@@ -53,6 +53,12 @@ export interface CaseShape {
   parts?: PartShape[];
   /** What the steering of a budget reads of it (lib/run/steer.ts). */
   tells?: CaseTells;
+  /**
+   * A digest of what the case sends and asks of each answer in its dry run (every step's request and
+   * expectations, in order, with its part): what scripts/plans.ts keys a case's measurement by, so that
+   * only the cases whose requests changed are measured again.
+   */
+  digest?: string;
 }
 
 export type { PartShape };
@@ -187,6 +193,14 @@ async function sendsAt(def: CaseDef, format: CaseFormat, profile: TargetProfile,
   return { requests, probes, checks, cells, parts, steps };
 }
 
+/** The digest of a case's dry run (CaseShape.digest): its declaration's data, then every step it sent or recorded. */
+function stepsDigest(def: CaseDef, steps: Sends['steps']): string {
+  const hash = createHash('sha256');
+  hash.update(JSON.stringify({ id: def.id, claims: def.claims ?? [], changesData: def.changesData ?? false, needs: def.needs ?? [], parts: def.parts?.map((p) => ({ ...p })) ?? [] }));
+  for (const { step, format } of steps) hash.update('\u0000').update(format).update(JSON.stringify(step));
+  return hash.digest('hex').slice(0, 16);
+}
+
 const cache = new Map<string, CaseShape>();
 const profileKeys = new WeakMap<TargetProfile, string>();
 
@@ -231,6 +245,7 @@ export async function shapeOf(def: CaseDef, format: CaseFormat, profile: TargetP
   const parts = partShapes(def, low);
   if (parts) shape.parts = parts;
   shape.tells = caseTells(low.steps, profile.unknownIswcs);
+  shape.digest = stepsDigest(def, low.steps);
   cache.set(key, shape);
   keepShape(profileKey(profile), key, shape);
   return shape;

@@ -103,6 +103,12 @@ export interface PlanData {
    * ('' for the core). A fault caught in a part is caught by any selection that takes that part.
    */
   partCatches?: Readonly<Record<PlanMode, Readonly<Record<string, PartCatches>>>>;
+  /**
+   * What the measurement was taken with: the fingerprint of the harness, server and fixtures it ran on, and
+   * each case's dry-run digest. `npm run generate:plans` measures again only the cases whose digest changed
+   * while the fingerprint holds (scripts/plans/incremental.ts).
+   */
+  measuredWith?: { harness: string; cases: Readonly<Record<string, string>> };
   destructive: RankedPlan;
   safe: RankedPlan;
 }
@@ -452,6 +458,8 @@ export function planFingerprint(planned: readonly PlannedCase[], faults: Readonl
     p.def.claims ?? [],
     p.def.changesData ?? false,
     ...(p.shape.parts ? [p.shape.parts.map((part) => [part.id, part.after, part.requests, [...part.checks].sort()])] : []),
+    // What it sends and asks of each answer: a case whose requests changed is measured again (scripts/plans/incremental.ts).
+    p.shape.digest ?? '',
   ]);
   const text = JSON.stringify({ cases, faults: Object.entries(faults).sort(), choiceSets: [...choiceSets].sort(), seeds, runs });
   return createHash('sha256').update(text).digest('hex').slice(0, 32);

@@ -27,11 +27,12 @@ export function harnessFingerprint(): string {
   return fingerprintMemo;
 }
 
-/** A hash of the files under `root` at these paths (folders walked in name order; a missing path counts as none). */
-export function filesFingerprint(root: string, paths: readonly string[]): string {
+/** A hash of the files under `root` at these paths (folders walked in name order; a missing path counts as none), those `keep` keeps. */
+export function filesFingerprint(root: string, paths: readonly string[], keep: (rel: string) => boolean = () => true): string {
   const hash = createHash('sha256');
   const add = (rel: string): void => {
     const file = path.join(root, rel);
+    if (!keep(rel.split(path.sep).join('/'))) return;
     let text: Buffer;
     try {
       text = readFileSync(file);

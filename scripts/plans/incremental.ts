@@ -1,0 +1,109 @@
+/**
+ * Measuring again only what changed (npm run generate:plans). A case's measurement rests on two things:
+ * what it sends and asks of each answer (its dry-run digest, lib/run/dry-run.ts CaseShape.digest), and
+ * everything that runs and judges it: the harness, the reference server with its faults and choices, the
+ * schemas and the profile (the harness fingerprint below). When the fingerprint is the one the committed
+ * data was measured with, only the cases whose digest changed (or that are new) are measured again,
+ * against every fault and choice set, and only the faults that are new (or changed level) against every
+ * case; everything else is kept from the committed data. Any other change measures everything, and so
+ * does `--full`.
+ */
+import { filesFingerprint } from '../../lib/run/shape-cache.ts';
+import { fromRoot } from '../../lib/foundation/paths.ts';
+import type { Catches, PartCatches, PlanMode } from '../../lib/run/plan-rank.ts';
+
+/** What the committed measurement was taken with (PlanData.measuredWith). */
+export interface MeasuredWith {
+  /** measurementFingerprint() at the time. */
+  harness: string;
+  /** Case key → its dry-run digest. */
+  cases: Readonly<Record<string, string>>;
+}
+
+/**
+ * The files a measurement depends on beyond the cases' own requests. Left out: the case definitions and
+ * scenarios (what they send is in each case's digest), and the ranking and its output (ranked again from
+ * the measurement in a second).
+ */
+const MEASURED_PATHS = ['lib', 'server', 'schemas', 'fixtures', 'scripts/plans', 'scripts/plans.ts', 'package-lock.json'];
+const NOT_MEASURED = ['lib/generate/', 'fixtures/scenarios/', 'lib/run/plans.generated.ts', 'lib/run/plan-rank.ts'];
+
+export function measurementFingerprint(root = fromRoot()): string {
+  return filesFingerprint(root, MEASURED_PATHS, (rel) => !NOT_MEASURED.some((x) => rel === x || rel.startsWith(x)));
+}
+
+export interface Committed {
+  measuredWith?: MeasuredWith;
+  seeds: readonly number[];
+  runs: number;
+  faults: Readonly<Record<string, string>>;
+  choiceSets: readonly string[];
+}
+
+export interface Now {
+  measuredWith: MeasuredWith;
+  seeds: readonly number[];
+  runs: number;
+  faults: Readonly<Record<string, string>>;
+  choiceSets: readonly string[];
+}
+
+/** What to measure again: cases (keys) against everything, faults against every case. */
+export interface Delta {
+  cases: string[];
+  faults: string[];
+}
+
+/** The delta from the committed measurement, or why everything is measured again. */
+export function measurementDelta(committed: Committed | undefined, now: Now): Delta | { full: string } {
+  if (!committed?.measuredWith) return { full: 'the committed data does not say what it was measured with' };
+  if (committed.measuredWith.harness !== now.measuredWith.harness) return { full: 'the harness, the reference server, the schemas or the fixtures changed' };
+  if (JSON.stringify(committed.seeds) !== JSON.stringify(now.seeds) || committed.runs !== now.runs) return { full: 'the seeds or the runs changed' };
+  if ([...committed.choiceSets].sort().join() !== [...now.choiceSets].sort().join()) return { full: 'the choice sets changed' };
+  const cases = Object.entries(now.measuredWith.cases)
+    .filter(([key, digest]) => committed.measuredWith?.cases[key] !== digest)
+    .map(([key]) => key)
+    .sort();
+  const faults = Object.entries(now.faults)
+    .filter(([id, level]) => committed.faults[id] !== level)
+    .map(([id]) => id)
+    .sort();
+  return { cases, faults };
+}
+
+type ByMode<T> = Readonly<Record<PlanMode, Readonly<Record<string, T>>>>;
+
+/**
+ * The committed catches with what was measured again laid over them: a case measured again, and a fault
+ * measured again, keep nothing of before; a case or fault that is gone is dropped.
+ */
+export function mergeCatches<T extends Catches | PartCatches>(previous: ByMode<T>, measured: ByMode<T>, delta: Delta, keys: ReadonlySet<string>, faults: ReadonlySet<string>): Record<PlanMode, Record<string, T>> {
+  const again = new Set(delta.cases);
+  const newFaults = new Set(delta.faults);
+  const out: Record<PlanMode, Record<string, T>> = { destructive: {}, safe: {} };
+  for (const mode of ['destructive', 'safe'] as const) {
+    for (const [key, caught] of Object.entries(previous[mode])) {
+      if (!keys.has(key) || again.has(key)) continue;
+      const kept = Object.fromEntries(Object.entries(caught).filter(([fault]) => faults.has(fault) && !newFaults.has(fault)));
+      if (Object.keys(kept).length > 0) out[mode][key] = kept as T;
+    }
+    for (const [key, caught] of Object.entries(measured[mode])) {
+      if (!keys.has(key)) continue;
+      const fresh = Object.fromEntries(Object.entries(caught).filter(([fault]) => faults.has(fault) && (again.has(key) || newFaults.has(fault))));
+      if (Object.keys(fresh).length > 0) out[mode][key] = { ...out[mode][key], ...fresh } as T;
+    }
+  }
+  return out;
+}
+
+/** The committed false alarms (of sets red in the self-check) of cases not measured again, with the new ones. */
+export function mergeFalseAlarms(previous: Readonly<Record<string, readonly string[]>>, measured: Readonly<Record<string, readonly string[]>>, delta: Delta, keys: ReadonlySet<string>): Record<string, string[]> {
+  const again = new Set(delta.cases);
+  const out: Record<string, string[]> = {};
+  for (const [set, list] of Object.entries(previous)) {
+    const kept = list.filter((key) => keys.has(key) && !again.has(key));
+    if (kept.length > 0) out[set] = [...kept];
+  }
+  for (const [set, list] of Object.entries(measured)) out[set] = [...(out[set] ?? []), ...list.filter((key) => again.has(key))];
+  return out;
+}
