@@ -268,14 +268,29 @@ function rotate(entries: readonly RankedEntry[], byKey: ReadonlyMap<string, Plan
    * at 60): it proves the key itself on the operations it shows it on, so its slice keeps only the key
    * entries proving what it does not.
    */
-  const alone = (entry: RankedEntry): Selection => {
-    const shown = new Set(keyClassesOf(entry));
-    const out = new Selection(fixed.limit, fixed.mostRuns);
-    for (const e of keyEntries) {
-      const p = byKey.get(e.key);
-      if (p && !keyClassesOf(e).every((c) => shown.has(c))) out.take(p, e.runs, e.parts);
+  // Both asked again and again by the packing (once per slice tried): worked out once per entry.
+  const classes = new Map<RankedEntry, readonly string[]>();
+  const classesOf = (e: RankedEntry): readonly string[] => {
+    let found = classes.get(e);
+    if (found === undefined) {
+      found = keyClassesOf(e);
+      classes.set(e, found);
     }
-    return out;
+    return found;
+  };
+  const aloneOf = new Map<RankedEntry, Selection>();
+  const alone = (entry: RankedEntry): Selection => {
+    let base = aloneOf.get(entry);
+    if (base === undefined) {
+      const shown = new Set(classesOf(entry));
+      base = new Selection(fixed.limit, fixed.mostRuns);
+      for (const e of keyEntries) {
+        const p = byKey.get(e.key);
+        if (p && !classesOf(e).every((c) => shown.has(c))) base.take(p, e.runs, e.parts);
+      }
+      aloneOf.set(entry, base);
+    }
+    return base.copy();
   };
   const share = Math.max(fixed.spent, Math.floor(fixed.limit * FIXED_SHARE));
   for (; at < entries.length && entries[at]?.phase === 'breadth'; at += 1) {

@@ -228,6 +228,7 @@ export async function shapeOf(def: CaseDef, format: CaseFormat, profile: TargetP
     return cached;
   }
   const low = await sendsAt(def, format, profile, entries, 50);
+  let digestSteps = low.steps;
   let shape: CaseShape;
   if (low.probes === 0) {
     shape = { checks: [], cells: [], fixedRequests: low.requests, requestsPerRun: 0, generated: false, fewestRequests: await fewestOf(def, format, profile, entries, low.requests) };
@@ -235,7 +236,12 @@ export async function shapeOf(def: CaseDef, format: CaseFormat, profile: TargetP
     const high = await sendsAt(def, format, profile, entries, 100);
     const perRun = Math.max(0, (high.requests - low.requests) / 50);
     const small: Array<[number, number]> = [];
-    for (const runs of SMALL_SIZES) small.push([runs, (await sendsAt(def, format, profile, entries, runs)).requests]);
+    for (const runs of SMALL_SIZES) {
+      const sent = await sendsAt(def, format, profile, entries, runs);
+      small.push([runs, sent.requests]);
+      // Its digest is of what it sends at ten runs: its fixed steps and ten generated inputs (at 50, a planning's time went into hashing them).
+      if (runs === DIGEST_RUNS) digestSteps = sent.steps;
+    }
     shape = { checks: [], cells: [], fixedRequests: Math.max(0, Math.round(low.requests - 50 * perRun)), requestsPerRun: perRun, generated: true, samples: [...small, [50, low.requests], [100, high.requests]] };
     for (const c of high.checks) low.checks.add(c);
     for (const c of high.cells) low.cells.add(c);
@@ -245,7 +251,7 @@ export async function shapeOf(def: CaseDef, format: CaseFormat, profile: TargetP
   const parts = partShapes(def, low);
   if (parts) shape.parts = parts;
   shape.tells = caseTells(low.steps, profile.unknownIswcs);
-  shape.digest = stepsDigest(def, low.steps);
+  shape.digest = stepsDigest(def, digestSteps);
   cache.set(key, shape);
   keepShape(profileKey(profile), key, shape);
   return shape;
@@ -280,6 +286,8 @@ export function fewestRequestsOf(shape: CaseShape, runs: number, parts?: readonl
 
 /** The sizes a generated case is measured at besides 50 and 100 runs (budgets give a few runs). */
 const SMALL_SIZES = [1, 10] as const;
+/** The runs of a generated case its digest is taken at (one of SMALL_SIZES). */
+const DIGEST_RUNS = 10;
 
 /**
  * Requests a case of this shape sends at `runs` runs per property: for a generated case, interpolated
