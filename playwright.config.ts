@@ -1,4 +1,5 @@
 import { defineConfig } from '@playwright/test';
+import { testWorkers } from './lib/config/defaults.ts';
 
 // The command line always names its run's report directory (default ./reports). A run it did not start
 // (npm test, npx playwright test) writes apart, to test-reports/, and says so to its workers: the tests'
@@ -10,7 +11,7 @@ const live = process.env.ISWC_PROGRESS === 'live' && process.stdout.isTTY === tr
 // Anything but a positive integer is left to the global setup to refuse plainly (readConfig, exit 2):
 // Playwright would print a stack for 0 and wait for ever with "NaN workers".
 const workersText = process.env.ISWC_WORKERS?.trim() ?? '';
-const workers = /^[1-9][0-9]*$/.test(workersText) ? Number(workersText) : 2;
+const workers = /^[1-9][0-9]*$/.test(workersText) ? Number(workersText) : testWorkers();
 
 /** The tests that run the docs' commands as a reader would (tests/support/doc-commands.ts). */
 const JOURNEYS = /\/(readme|guides|compat-guide|client-guide|printed-commands|certify-printed)\.spec\.ts$/;

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { fromRoot } from '../foundation/paths.ts';
 
 /** Every default of the harness, in one place (lib/cli/environment.ts, --help and docs/configuration.md quote them). */
@@ -11,8 +12,17 @@ export const DEFAULTS = Object.freeze({
   runs: 100,
   timeoutMs: 10_000,
   maxBodyBytes: 1024 * 1024,
-  /** Playwright workers for `npm test`; `npm run conformance` uses one (memory, see docs/performance.md). */
-  workers: 2,
+  /**
+   * Playwright workers for `npm test` (testWorkers()): one more than the machine's cores, from 2 to 8, since
+   * many of its tests wait (back-off, timeouts, paced runs, commands they start); `npm run conformance`
+   * uses one (memory, see docs/performance.md).
+   */
+  workers: 'cores + 1 (2 to 8)',
   /** Timeouts in a row after which the target counts as unresponsive. */
   unresponsiveAfter: 5,
 });
+
+/** The workers of `npm test` and a plain `npx playwright test` without ISWC_WORKERS (DEFAULTS.workers). */
+export function testWorkers(cores = availableParallelism()): number {
+  return Math.min(8, Math.max(2, cores + 1));
+}

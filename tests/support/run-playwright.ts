@@ -29,7 +29,10 @@ export interface ChildRun {
 /** Runs `npx playwright <args>` in the repository; `inherit` shows its output live instead of capturing it. */
 export function runPlaywright(args: readonly string[], env: NodeJS.ProcessEnv, options: { inherit?: boolean; timeoutMs?: number } = {}): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn('npx', ['playwright', ...args], { cwd: repoRoot, env, stdio: options.inherit ? 'inherit' : 'pipe' });
+    // Two workers, as these runs had before npm test's default grew with the cores: a nested run of the
+    // conformance projects gains nothing from more (its tests only hand cases to the run's one engine).
+    const workers = env.ISWC_WORKERS === undefined && !args.some((a) => a.startsWith('--workers') || a.startsWith('-j')) ? ['--workers=2'] : [];
+    const child = spawn('npx', ['playwright', ...args, ...workers], { cwd: repoRoot, env, stdio: options.inherit ? 'inherit' : 'pipe' });
     let stdout = '';
     let stderr = '';
     child.stdout?.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
