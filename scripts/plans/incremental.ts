@@ -90,7 +90,7 @@ export function mergeCatches<T extends Catches | PartCatches>(previous: ByMode<T
     for (const [key, caught] of Object.entries(measured[mode])) {
       if (!keys.has(key)) continue;
       const fresh = Object.fromEntries(Object.entries(caught).filter(([fault]) => faults.has(fault) && (again.has(key) || newFaults.has(fault))));
-      if (Object.keys(fresh).length > 0) out[mode][key] = { ...out[mode][key], ...fresh } as T;
+      if (Object.keys(fresh).length > 0) out[mode][key] = { ...out[mode][key], ...fresh };
     }
   }
   return out;
