@@ -1,18 +1,42 @@
 import { readFileSync } from 'node:fs';
 import { fromRoot } from '../foundation/paths.ts';
-import type { Command } from './command.ts';
+import type { Command, OptionSpec } from './command.ts';
 import { COMMON_OPTIONS, EXIT_TEXT, optionLabel } from './command.ts';
 import { COMMANDS } from './commands.ts';
 
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
+/** A command's options, common ones last. */
+function optionsOf(command: Command): Array<[string, OptionSpec]> {
+  return Object.entries({ ...command.options, ...COMMON_OPTIONS });
+}
+
+/**
+ * Every option once: one row per option and meaning (an option that means the same for several commands is
+ * one row naming them; one that means something else for one command is a row of its own), by name.
+ */
+function optionRows(): Array<{ label: string; description: string; commands: string[] }> {
+  const rows = new Map<string, { label: string; description: string; commands: string[] }>();
+  for (const command of COMMANDS) {
+    for (const [name, spec] of optionsOf(command)) {
+      const label = optionLabel(name, spec);
+      const key = `${label}\u0000${spec.description}`;
+      const row = rows.get(key) ?? { label, description: spec.description, commands: [] };
+      row.commands.push(command.name);
+      rows.set(key, row);
+    }
+  }
+  return [...rows.values()].sort((a, b) => a.label.localeCompare(b.label) || a.commands.join().localeCompare(b.commands.join()));
+}
+
+const allCommands = (commands: readonly string[]): string => (commands.length === COMMANDS.length ? 'every command' : commands.map((c) => `[\`${c}\`](#${c})`).join(', '));
+
 function commandSection(command: Command): string[] {
-  const options = { ...command.options, ...COMMON_OPTIONS };
   const lines = [`## ${command.name}`, '', `${command.summary[0]?.toUpperCase() ?? ''}${command.summary.slice(1)}.`, '', '```', command.usage, '```', ''];
   if (command.description) lines.push(command.description, '');
-  lines.push('| option | meaning |', '|---|---|', ...Object.entries(options).map(([name, spec]) => `| \`${cell(optionLabel(name, spec))}\` | ${cell(spec.description)} |`), '');
+  lines.push(`Options (each described once, under [Options](#options)): ${optionsOf(command).map(([name, spec]) => `\`${cell(optionLabel(name, spec))}\``).join(', ')}.`, '');
   if (command.environment && command.environment.length > 0) {
-    lines.push('| environment | meaning |', '|---|---|', ...command.environment.map(([name, text]) => `| \`${cell(name)}\` | ${cell(text)} |`), '');
+    lines.push(`Environment (each described once, in [configuration.md](configuration.md#environment-variables)): ${command.environment.map(([name]) => `\`${cell(name)}\``).join(', ')}.`, '');
   }
   lines.push('| exit code | meaning |', '|---|---|', ...command.exitCodes.map(([code, text]) => `| ${code} | ${cell(text)} |`), '');
   return lines;
@@ -29,7 +53,7 @@ function npmAliases(): string[] {
   });
 }
 
-/** docs/cli.md: every command, its options, environment and exit codes, from the same data as `--help`. */
+/** docs/cli.md: every command with its exit codes, and every option once with the commands it applies to, from the same data as `--help`. */
 export function renderCliDoc(): string {
   return [
     '# Command line',
@@ -59,5 +83,13 @@ export function renderCliDoc(): string {
     ...Object.entries(EXIT_TEXT).map(([code, text]) => `| ${code} | ${cell(text)} |`),
     '',
     ...COMMANDS.flatMap(commandSection),
+    '## Options',
+    '',
+    'Every option once, with the commands it applies to; an option that means something else for one command has a row of its own.',
+    '',
+    '| option | commands | meaning |',
+    '|---|---|---|',
+    ...optionRows().map((r) => `| \`${cell(r.label)}\` | ${allCommands(r.commands)} | ${cell(r.description)} |`),
+    '',
   ].join('\n');
 }
