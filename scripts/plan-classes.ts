@@ -75,7 +75,27 @@ async function gate(mode: PlanMode, budget: number, slice: number, data?: PlanDa
   return { planned, requests: planned.filter((p) => p.skipReason === undefined).reduce((n, p) => n + entryRequests(p, p.runs, p.parts), 0) };
 }
 
-const before = values.before ? await beforeData(values.before) : undefined;
+/**
+ * An older ranking walked with today's cases: parts a case no longer has are left out of its entries (a
+ * part renamed or removed since), and said, rather than stopping the walk.
+ */
+async function withTodaysParts(data: PlanData): Promise<PlanData> {
+  const partsOf = new Map<string, Set<string>>();
+  for (const destructive of [true, false]) for (const p of await planSuite(profile, { destructive, runs: 100 })) partsOf.set(p.key, new Set((p.shape.parts ?? []).map((part) => part.id)));
+  const gone = new Set<string>();
+  const keep = (e: PlanData['destructive']['entries'][number]): typeof e => {
+    if (!e.parts) return e;
+    const known = partsOf.get(e.key);
+    const parts = e.parts.filter((id) => known?.has(id) === true);
+    for (const id of e.parts) if (!parts.includes(id)) gone.add(`${e.key} ${id}`);
+    return { ...e, parts };
+  };
+  const ranked = (plan: PlanData['destructive']): PlanData['destructive'] => ({ ...plan, entries: plan.entries.map(keep), smoke: plan.smoke.map(keep) });
+  if (gone.size > 0) console.log(`(${values.before ?? ''}: ${gone.size} part(s) of its ranking no longer exist and are left out of its entries: ${[...gone].slice(0, 5).join(', ')}${gone.size > 5 ? ', …' : ''})`);
+  return { ...data, destructive: ranked(data.destructive), safe: ranked(data.safe) };
+}
+
+const before = values.before ? await withTodaysParts(await beforeData(values.before)) : undefined;
 for (const mode of ['destructive', 'safe'] as const) {
   console.log(`\n${mode === 'safe' ? 'non-destructive' : 'destructive'}: one gate (slice 0)`);
   console.log('| budget | faults | class-weighted | key, acceptance, outcome faults |' + (before ? ' before: faults | before: class-weighted | before: key, acceptance, outcome |' : ''));
