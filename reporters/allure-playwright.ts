@@ -1,10 +1,11 @@
 import path from 'node:path';
-import type { TestCase, TestResult } from '@playwright/test/reporter';
+import type { Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { AllureReporter } from 'allure-playwright';
 import { config as runConfig } from '../lib/config/config.ts';
 import { runContext } from '../lib/config/run-context.ts';
 import { EXECUTIONS_ATTACHMENT } from '../lib/report/attachment.ts';
 import { documentDigest } from '../lib/report/meta.ts';
+import { UnsyncedAllureWriter } from './allure-writer.ts';
 
 type Attachment = TestResult['attachments'][number];
 type AllureOptions = ConstructorParameters<typeof AllureReporter>[0];
@@ -70,8 +71,18 @@ export function runEnvironment(): Record<string, string> {
  * start Allure's results directory afresh.
  */
 export default class ConformanceAllureReporter extends AllureReporter {
+  private readonly resultsDir: string;
+
   constructor(options: AllureOptions = {}) {
     super({ ...options, environmentInfo: runEnvironment() });
+    this.resultsDir = options.resultsDir ?? 'allure-results';
+  }
+
+  /** Allure's runtime as allure-playwright makes it, writing its files without an fsync each (reporters/allure-writer.ts). */
+  override onBegin(suite: Suite): void {
+    super.onBegin(suite);
+    const runtime = (this as unknown as { allureRuntime?: { writer: unknown } }).allureRuntime;
+    if (runtime) runtime.writer = new UnsyncedAllureWriter(this.resultsDir);
   }
 
   override onTestEnd(test: TestCase, result: TestResult): Promise<void> {

@@ -31,7 +31,7 @@ export function runPlaywright(args: readonly string[], env: NodeJS.ProcessEnv, o
   return new Promise((resolve, reject) => {
     // Two workers, as these runs had before npm test's default grew with the cores: a nested run of the
     // conformance projects gains nothing from more (its tests only hand cases to the run's one engine).
-    const workers = env.ISWC_WORKERS === undefined && !args.some((a) => a.startsWith('--workers') || a.startsWith('-j')) ? ['--workers=2'] : [];
+    const workers = args[0] === 'test' && env.ISWC_WORKERS === undefined && !args.some((a) => a.startsWith('--workers') || a.startsWith('-j')) ? ['--workers=2'] : [];
     const child = spawn('npx', ['playwright', ...args, ...workers], { cwd: repoRoot, env, stdio: options.inherit ? 'inherit' : 'pipe' });
     let stdout = '';
     let stderr = '';
