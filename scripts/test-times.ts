@@ -1,7 +1,7 @@
 /**
  * npm run test:times [-- --junit FILE] [--top N]: where the time of an `npm test` went, by project and by
  * file, read from the JUnit file Playwright wrote (test-reports/junit.xml by default). The sum of test
- * times is worker time: with two workers the run's wall time is about half of it, plus the slowest tail.
+ * times is worker time: with N workers the run's wall time is about an Nth of it, plus the slowest tail.
  */
 import { readFileSync } from 'node:fs';
 import { scriptArgs } from './args.ts';
