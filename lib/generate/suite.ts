@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { profileKey } from '../contract/profile/key.ts';
 import type { TargetProfile } from '../contract/profile/types.ts';
 import type { CaseDef } from './case.ts';
 import { httpCases } from './cases/http.ts';
@@ -22,7 +22,7 @@ export function allCases(profile: TargetProfile): CaseDef[] {
   // Cases are definitions, built from the profile alone: one process (a self-check, a sweep, a worker)
   // plans the same profile hundreds of times, and building the near neighbours, limits and scenarios
   // costs about a second each time.
-  const key = createHash('sha256').update(JSON.stringify(profile)).digest('hex');
+  const key = profileKey(profile);
   let cases = built.get(key);
   if (!cases) {
     cases = buildCases(profile);

@@ -15,6 +15,7 @@ import { CHECK_MANIFEST } from '../generate/checks.generated.ts';
 import type { CheckId } from '../generate/checks.generated.ts';
 import { ampleEntriesFor } from './ample.ts';
 import { keepShape, keptShape } from './shape-cache.ts';
+import { profileKey } from '../contract/profile/key.ts';
 
 /**
  * What a case does, derived by running it against nothing: every step it would send is counted and its
@@ -202,17 +203,6 @@ function stepsDigest(def: CaseDef, steps: Sends['steps']): string {
 }
 
 const cache = new Map<string, CaseShape>();
-const profileKeys = new WeakMap<TargetProfile, string>();
-
-/** A key of everything in a profile (two profiles of one name may hold different data). */
-function profileKey(profile: TargetProfile): string {
-  let key = profileKeys.get(profile);
-  if (key === undefined) {
-    key = createHash('sha256').update(JSON.stringify(profile)).digest('hex');
-    profileKeys.set(profile, key);
-  }
-  return key;
-}
 
 /**
  * The shape of a case in one format, given the profile and the disposable entries it was given (made-up
