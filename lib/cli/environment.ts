@@ -169,6 +169,13 @@ export const ENVIRONMENT: readonly EnvironmentSetting[] = [
     default: 'no limit',
   },
   {
+    names: ['ISWC_MAINTENANCE_WAIT'],
+    flag: 'maintenance-wait',
+    meaning:
+      'How long a target in maintenance is waited out (every request answered 502, 503 without Retry-After, or 504) before the run stops with exit 3, "target unavailable": six resends, each wait twice the last, adding up to this (90s, 10m, 1h; a bare number is refused). Longer for a gate that should outlast a maintenance window; the waits are counted, never failures.',
+    default: '63s (1 s, then doubled five times)',
+  },
+  {
     names: ['ISWC_HEADERS'],
     flag: 'header',
     meaning:
@@ -270,6 +277,7 @@ export const RUN_VARIABLES: readonly string[] = [
   'ISWC_WAIVERS',
   'ISWC_REQUIRE_ALL',
   'ISWC_MAX_DURATION',
+  'ISWC_MAINTENANCE_WAIT',
   'ISWC_WORKERS',
   'ISWC_TIMEOUT_MS',
   'ISWC_MAX_BODY',

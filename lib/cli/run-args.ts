@@ -81,6 +81,12 @@ export const RUN_OPTIONS: Record<string, OptionSpec> = {
     description:
       'Stop sending once the run has lasted D (90s, 20m, 1.5h, 1h30m; a bare number is refused: write its unit) and report a partial run: every case not sent is listed with "stopped at --max-duration" (ISWC_MAX_DURATION). The exit code is then that of what was judged (0 or 1).',
   },
+  'maintenance-wait': {
+    type: 'string',
+    value: 'D',
+    description:
+      'How long a target in maintenance (every request answered 502, 503 without Retry-After, or 504) is waited out before the run stops with exit 3 (ISWC_MAINTENANCE_WAIT, default 63s): six resends, the waits doubling, adding up to D (90s, 10m; a bare number is refused).',
+  },
   plan: { type: 'boolean', description: 'Print the plan (cases, requests, time at the rate, requests that change data) and exit without sending anything; the same as the plan command.' },
   'same-inputs-as': {
     type: 'string',
@@ -285,6 +291,15 @@ export function parseRunArgs(values: OptionValues, cwd: string, env: NodeJS.Proc
       throw new UsageError((e as Error).message);
     }
     out.env.ISWC_MAX_DURATION = maxDuration;
+  }
+  const maintenanceWait = str('maintenance-wait');
+  if (maintenanceWait !== undefined) {
+    try {
+      parseDuration(maintenanceWait, '--maintenance-wait');
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    out.env.ISWC_MAINTENANCE_WAIT = maintenanceWait;
   }
   const seed = str('seed');
   if (seed !== undefined) {

@@ -57,6 +57,8 @@ export interface RunConfig {
   network: NetworkRoute;
   /** ISWC_MAX_DURATION in milliseconds: the run stops sending once it has run this long; undefined for no limit. */
   maxDurationMs: number | undefined;
+  /** ISWC_MAINTENANCE_WAIT in milliseconds: how long a target in maintenance is waited out (undefined: the default). */
+  maintenanceWaitMs: number | undefined;
   /** NODE_EXTRA_CA_CERTS as an absolute path (the CA the run trusts besides Node's), for the replay lines' --cacert; undefined when unset. */
   caFile: string | undefined;
 }
@@ -211,6 +213,7 @@ export function readConfig(env: Env = process.env, options: { requireKey?: boole
     headers,
     network: resolveNetworkRoute(baseUrl, env),
     maxDurationMs: get('ISWC_MAX_DURATION') === undefined ? undefined : parseDuration(get('ISWC_MAX_DURATION') as string, 'ISWC_MAX_DURATION'),
+    maintenanceWaitMs: get('ISWC_MAINTENANCE_WAIT') === undefined ? undefined : parseDuration(get('ISWC_MAINTENANCE_WAIT') as string, 'ISWC_MAINTENANCE_WAIT'),
     caFile: get('NODE_EXTRA_CA_CERTS') === undefined ? undefined : path.resolve(get('NODE_EXTRA_CA_CERTS') as string),
   });
 }

@@ -8,7 +8,9 @@ import { expect, test } from '@playwright/test';
 import { createHttpClient, QUICK_RETRY_DELAYS_MS } from '../../lib/run/http/client.ts';
 import type { RunClient } from '../../lib/run/http/client.ts';
 import type { HttpClientOptions } from '../../lib/contract/exchange.ts';
-import { Availability, isUnavailableAnswer, UNAVAILABLE_FIRST_BACKOFF_MS, UNAVAILABLE_RETRIES } from '../../lib/run/http/availability.ts';
+import { Availability, firstBackoffFor, isUnavailableAnswer, UNAVAILABLE_FIRST_BACKOFF_MS, UNAVAILABLE_RETRIES, UNAVAILABLE_WAIT_MS } from '../../lib/run/http/availability.ts';
+import { targetClientOptions } from '../../lib/run/http/target-client.ts';
+import { readConfig } from '../../lib/config/config.ts';
 import { WaitClock } from '../../lib/run/http/wait-clock.ts';
 import { proxyVerdict } from '../../lib/run/http/network-errors.ts';
 import { Cleanup, closedPort, httpServer } from '../../server/hostile/servers.ts';
@@ -27,11 +29,24 @@ function client(baseUrl: string, extra: Partial<HttpClientOptions> = {}): RunCli
 test('the defaults: six resends with a back-off from 1 s (63 s in all), and two unpaced retries of a connection that failed', () => {
   expect(UNAVAILABLE_RETRIES).toBe(6);
   expect(UNAVAILABLE_FIRST_BACKOFF_MS).toBe(1000);
+  expect(UNAVAILABLE_WAIT_MS).toBe(63_000);
   expect(QUICK_RETRY_DELAYS_MS).toEqual([250, 1000]);
   expect([502, 503, 504].map((s) => isUnavailableAnswer(s, undefined))).toEqual([true, true, true]);
   // 503 with Retry-After is throttling; 500 is an answer like any other.
   expect(isUnavailableAnswer(503, '5')).toBe(false);
   expect(isUnavailableAnswer(500, undefined)).toBe(false);
+});
+
+test('ISWC_MAINTENANCE_WAIT sets the whole wait of the six resends; unset, the client keeps its default', () => {
+  expect(firstBackoffFor(UNAVAILABLE_WAIT_MS)).toBe(UNAVAILABLE_FIRST_BACKOFF_MS);
+  const env = { ISWC_BASE_URL: 'http://127.0.0.1:9', ISWC_SUBSCRIPTION_KEY: KEY };
+  const unset = readConfig(env);
+  expect(unset.maintenanceWaitMs).toBeUndefined();
+  expect(targetClientOptions('http://127.0.0.1:9', unset, '128').unavailableBackoffMs).toBeUndefined();
+  const tenMinutes = readConfig({ ...env, ISWC_MAINTENANCE_WAIT: '10m' });
+  const first = targetClientOptions('http://127.0.0.1:9', tenMinutes, '128').unavailableBackoffMs ?? 0;
+  expect(first * (2 ** UNAVAILABLE_RETRIES - 1)).toBeCloseTo(600_000);
+  expect(() => readConfig({ ...env, ISWC_MAINTENANCE_WAIT: '90' })).toThrow(/ISWC_MAINTENANCE_WAIT "90" is a number without a unit/);
 });
 
 test('a budget caps what is sent, resends included; past it nothing is sent and the client says why', async () => {

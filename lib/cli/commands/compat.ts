@@ -125,6 +125,7 @@ export const compatCommand: Command = {
     'ISWC_RATE',
     'ISWC_BUDGET',
     'ISWC_MAX_DURATION',
+    'ISWC_MAINTENANCE_WAIT',
     'ISWC_REPORT_DIR',
     'ISWC_TIMEOUT_MS',
     'ISWC_MAX_BODY',

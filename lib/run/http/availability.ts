@@ -27,6 +27,13 @@ export function requestKind(method: string, path: string): string {
 /** Resends of a request answered 502, 503 (no Retry-After) or 504, and the first back-off (doubled each time). */
 export const UNAVAILABLE_RETRIES = 6;
 export const UNAVAILABLE_FIRST_BACKOFF_MS = 1000;
+/** The whole wait of those resends by default: 1 + 2 + 4 + 8 + 16 + 32 s. */
+export const UNAVAILABLE_WAIT_MS = UNAVAILABLE_FIRST_BACKOFF_MS * (2 ** UNAVAILABLE_RETRIES - 1);
+
+/** The first back-off whose doublings over the resends add up to `waitMs` (ISWC_MAINTENANCE_WAIT). */
+export function firstBackoffFor(waitMs: number): number {
+  return waitMs / (2 ** UNAVAILABLE_RETRIES - 1);
+}
 
 export class Availability {
   /** When the target last gave an answer that was not one of these (performance.now()). */

@@ -3,9 +3,10 @@ import { KEY_REFUSED_AFTER, keyRefusedReason, showsKeyAcceptance } from '../../c
 import type { HttpClientOptions } from '../../contract/exchange.ts';
 import { routeEvidence, WRONG_BASE_AFTER, wrongBasePathReason } from '../../contract/routes.ts';
 import { HARNESS_TAG } from '../../generate/templates.ts';
+import { firstBackoffFor } from './availability.ts';
 
 /** What of the run's configuration decides how requests reach the target. */
-export type TargetSettings = Pick<RunConfig, 'key' | 'timeoutMs' | 'maxBodyBytes' | 'headers' | 'network'> & Partial<Pick<RunConfig, 'caFile'>>;
+export type TargetSettings = Pick<RunConfig, 'key' | 'timeoutMs' | 'maxBodyBytes' | 'headers' | 'network'> & Partial<Pick<RunConfig, 'caFile' | 'maintenanceWaitMs'>>;
 
 /**
  * The options of the client that talks to the target, as a run sets them: its key, timeout and body cap,
@@ -29,6 +30,7 @@ export function targetClientOptions(
     proxy: settings.network.proxy,
     ...(settings.caFile !== undefined ? { caFile: settings.caFile } : {}),
     throttling: true,
+    ...(settings.maintenanceWaitMs !== undefined ? { unavailableBackoffMs: firstBackoffFor(settings.maintenanceWaitMs) } : {}),
     keyRefusal: { after: KEY_REFUSED_AFTER, shows: (spec) => showsKeyAcceptance(spec, agency), message: keyRefusedReason(agency) },
     routeWatch: { after: WRONG_BASE_AFTER, evidence: routeEvidence, reason: (seen) => wrongBasePathReason(baseUrl, seen) },
     ...extra,
