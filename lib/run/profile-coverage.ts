@@ -165,6 +165,15 @@ export async function modeCoverage(profile: TargetProfile, mode: ModeCoverage['m
 }
 
 /**
+ * The spec checks a plan of this profile exercises, and nothing else (no advice for the others): what
+ * confirms an addition, as modeCoverage works it out.
+ */
+export async function exercisedChecks(profile: TargetProfile, options: SuiteOptions, cases: readonly CaseDef[] = allCases(profile)): Promise<CheckId[]> {
+  const exercised = new Set((await planSuite(profile, options, cases)).flatMap((p) => exercisedBy(p, p.shape)));
+  return SPEC_CHECKS.filter((id) => exercised.has(id));
+}
+
+/**
  * One addition that lets a destructive run exercise every spec check some case can: the smallest
  * addition for one check at a time, made, until none is left (the additions overlap, so this is less than
  * their sum). Undefined when the profile needs nothing.
