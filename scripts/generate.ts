@@ -16,6 +16,7 @@
  *   schemas/*.schema.json                the standalone JSON Schemas of the contract's components
  *   lib/report/report-schema.generated.cjs, lib/report/client/client-report-schema.generated.cjs
  *                                        the report schemas' validators, compiled (lib/report/standalone-validators.ts)
+ *   lib/contract/openapi.generated.json  schemas/openapi.yaml parsed, with the digest of the text it was parsed from
  *   lib/run/plans.generated.ts           what each case catches of the fault catalogue, and the plans
  *                                        ranked from it (scripts/plans.ts; measured only when stale)
  */
@@ -34,6 +35,7 @@ import { faultTable } from '../server/faults.ts';
 import { familyTable } from '../server/lenient.ts';
 import { modelTable } from '../server/models.ts';
 import { renderStandaloneValidators, STANDALONE_VALIDATORS } from '../lib/report/standalone-validators.ts';
+import { renderParsedOpenApi } from '../lib/contract/openapi.ts';
 
 const CHECK_DIR = fromRoot('lib', 'check', 'checks');
 const LEVEL_ORDER = ['spec', 'http', 'observed'];
@@ -261,6 +263,7 @@ export async function generatedFiles(): Promise<Array<{ file: string; content: s
     { file: 'docs/reference-server.md', content: withGenerated(withGenerated(withGenerated(withGenerated(withGenerated(read('docs/reference-server.md'), 'choices', choiceTable()), 'choice-space', choiceSpaceTables()), 'faults', faultTable()), 'fault-families', familyTable()), 'models', modelTable()) },
     ...componentNames().map((name) => ({ file: `schemas/${schemaFileName(name)}`, content: `${JSON.stringify(standaloneSchema(name), null, 2)}\n` })),
     ...STANDALONE_VALIDATORS.map((entry) => ({ file: entry.file, content: renderStandaloneValidators(entry) })),
+    { file: 'lib/contract/openapi.generated.json', content: renderParsedOpenApi(read('schemas/openapi.yaml')) },
   ];
 }
 

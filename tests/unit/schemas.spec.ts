@@ -5,7 +5,7 @@ import { expect, test } from '@playwright/test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { parse } from 'yaml';
 import { fieldConstraints } from '../../lib/contract/constraints.ts';
-import { OPENAPI_PATH } from '../../lib/contract/openapi.ts';
+import { OPENAPI_PATH, openApi, renderParsedOpenApi } from '../../lib/contract/openapi.ts';
 import { createAjv, validateResource } from '../../lib/contract/validators.ts';
 import { carriesText } from '../../lib/contract/answer.ts';
 import { operations } from '../../lib/contract/operations.ts';
@@ -16,6 +16,15 @@ test('schemas/openapi.yaml is a valid OpenAPI 3.1 document', async () => {
   const result = await new Validator().validate(parse(readFileSync(OPENAPI_PATH, 'utf8')) as Parameters<Validator['validate']>[0]);
   expect(result.errors ?? [], JSON.stringify(result.errors)).toEqual([]);
   expect(result.valid).toBe(true);
+});
+
+test('the contract every process reads is schemas/openapi.yaml as parsed; a parsed copy of another text is never taken for it', () => {
+  const text = readFileSync(OPENAPI_PATH, 'utf8');
+  expect(openApi()).toEqual(parse(text));
+  const copy = JSON.parse(renderParsedOpenApi(text)) as { yamlSha256: string; document: unknown };
+  expect(copy.document).toEqual(parse(text));
+  expect(copy.yamlSha256).toBe(createHash('sha256').update(text).digest('hex'));
+  expect((JSON.parse(renderParsedOpenApi(`${text}\n# edited\n`)) as { yamlSha256: string }).yamlSha256).not.toBe(copy.yamlSha256);
 });
 
 test('no required request fields: the document does not show required-ness; the 200 body is the run identifier itself, a runId that is a string and no more (2.2)', () => {
