@@ -21,8 +21,10 @@ const target = (file: string): TargetProfile => loadProfile(fromRoot('fixtures',
 const BASE = { agency: '128', iswcs: ['T0345246801'], unknownIswcs: ['T9999999994'] };
 
 // Some tests plan dozens of times (each advised addition is confirmed by planning with it): up to 16 s on
-// two idle cores, so room for a slower or busier machine.
-test.describe.configure({ timeout: SLOW_TEST_TIMEOUT_MS });
+// two idle cores, so room for a slower or busier machine. In order, in one worker: they plan the same
+// profiles and the same grown ones, whose case shapes a worker keeps (spread over workers, each worked
+// them all out again: 52 s of CPU in one worker, about three times that spread).
+test.describe.configure({ mode: 'default', timeout: SLOW_TEST_TIMEOUT_MS });
 const work = (code: string) => ({ agencyCode: '128', agencyWorkCode: code });
 
 /** A finding's path and the start of its message, for a profile made of BASE and these entries. */
