@@ -29,9 +29,9 @@ export interface ChildRun {
 /** Runs `npx playwright <args>` in the repository; `inherit` shows its output live instead of capturing it. */
 export function runPlaywright(args: readonly string[], env: NodeJS.ProcessEnv, options: { inherit?: boolean; timeoutMs?: number } = {}): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
-    // Two workers, as these runs had before npm test's default grew with the cores: a nested run of the
-    // conformance projects gains nothing from more (its tests only hand cases to the run's one engine).
-    const workers = args[0] === 'test' && env.ISWC_WORKERS === undefined && !args.some((a) => a.startsWith('--workers') || a.startsWith('-j')) ? ['--workers=2'] : [];
+    // One worker, as the run command has: a nested run of the conformance projects gains nothing from more
+    // (its tests only hand cases to the run's one engine), and each costs about 2 s of CPU to start.
+    const workers = args[0] === 'test' && env.ISWC_WORKERS === undefined && !args.some((a) => a.startsWith('--workers') || a.startsWith('-j')) ? ['--workers=1'] : [];
     const child = spawn('npx', ['playwright', ...args, ...workers], { cwd: repoRoot, env, stdio: options.inherit ? 'inherit' : 'pipe' });
     let stdout = '';
     let stderr = '';
