@@ -40,7 +40,8 @@ test('a planted subscription key and header value appear in no file and no conso
   const headerValue = `hv+${randomBytes(15).toString('base64')}/Hh=`;
   try {
     const reports = path.join(dir, 'reports');
-    const env = childEnv({ ISWC_SUBSCRIPTION_KEY: key, ISWC_REPORT_DIR: reports, ISWC_HEADERS: JSON.stringify({ 'X-Planted-Token': headerValue }) });
+    // Every case of the full plan, with ten runs of each generated one: every kind of output, a tenth of the requests.
+    const env = childEnv({ ISWC_SUBSCRIPTION_KEY: key, ISWC_REPORT_DIR: reports, ISWC_RUNS: '10', ISWC_HEADERS: JSON.stringify({ 'X-Planted-Token': headerValue }) });
     const run = await runPlaywright(['test', '--project=json', '--project=xml', '--output', path.join(dir, 'test-results')], env);
     expect(run.code, run.stderr).toBe(0);
     const certified = runCli(['certify', '--target', 'fixtures/targets/embedded.json', '--report', path.join(reports, 'conformance.json')], { env });
