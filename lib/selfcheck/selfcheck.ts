@@ -61,6 +61,8 @@ export async function selfCheck(
      * committed measurement says which: lib/selfcheck/targeted.ts); undefined runs the whole plan.
      */
     casesOf?: (faultId: string) => ReadonlySet<string> | undefined;
+    /** A request timeout of its own for a fault's run (one that withholds answers, waited out at each), else timeoutMs. */
+    timeoutOf?: (faultId: string) => number | undefined;
   },
 ): Promise<{ clean: CheckExecution[]; results: FaultResult[] }> {
   // Strict wherever http-level failures count (the clean run, http-level faults): a property then stops on them too.
@@ -77,7 +79,7 @@ export async function selfCheck(
         settings: { strict },
         // The run's own default unless told otherwise (the tests give their one, generous, setting):
         // a tight one reads a loaded machine's slow answers as "no answer (TIMEOUT)", a false fault.
-        timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        timeoutMs: (faultId !== null ? options.timeoutOf?.(faultId) : undefined) ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
         ...(plan ? { plan } : {}),
         ...(options.budget !== undefined ? { budget: options.budget } : {}),
         ...(cases ? { filter: (p: PlannedCase) => cases.has(p.key) } : {}),
