@@ -24,6 +24,10 @@ let dir: string;
 let reportFile: string;
 const EMBEDDED = fromRoot('fixtures', 'targets', 'embedded.json');
 
+// In order, in one worker: the tests share what test.beforeAll makes (whole runs), which every worker
+// running one of them would otherwise make again.
+test.describe.configure({ mode: 'default' });
+
 test.beforeAll(async () => {
   report = await inProcessReport({ faults: ['run-bad-request-text'], filter: (p) => p.def.operation === 'notifyAgentRun' && !p.def.id.startsWith('property.') });
   dir = mkdtempSync(path.join(tmpdir(), 'iswc-binding-'));

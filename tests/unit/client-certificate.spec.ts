@@ -17,6 +17,10 @@ import { cliInProcess } from '../support/cli.ts';
 const KEY = 'client-cert-key-0f9e8d7c6b';
 let dir = '';
 
+// In order, in one worker: the tests share what test.beforeAll makes (whole runs), which every worker
+// running one of them would otherwise make again.
+test.describe.configure({ mode: 'default' });
+
 test.beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'iswc-client-cert-'));
   // A client that only deletes, and says so.

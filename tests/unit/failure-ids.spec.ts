@@ -12,6 +12,10 @@ import { inProcessReport } from '../../lib/selfcheck/in-process-report.ts';
 
 let report: ConformanceReport;
 
+// In order, in one worker: the tests share what test.beforeAll makes (whole runs), which every worker
+// running one of them would otherwise make again.
+test.describe.configure({ mode: 'default' });
+
 test.beforeAll(async () => {
   report = await inProcessReport({ faults: ['run-bad-request-text', 'merge-404-as-400'] });
 });

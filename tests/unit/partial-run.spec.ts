@@ -10,7 +10,9 @@ import type { ConformanceReport } from '../../lib/report/model.ts';
 import { reportViolations } from '../../lib/report/validate.ts';
 import { NO_CASE_RAN_IT, smallestNeeds, specCoverage, verdictText } from '../../lib/report/verdict.ts';
 
-test.describe.configure({ timeout: 120_000 });
+// In order, in one worker: the tests share what test.beforeAll makes (whole runs), which every worker
+// running one of them would otherwise make again.
+test.describe.configure({ mode: 'default', timeout: 120_000 });
 
 const SPEC = allChecks().filter((c) => c.level === 'spec');
 const M = SPEC.length;

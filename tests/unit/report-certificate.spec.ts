@@ -19,6 +19,10 @@ function run(command: string, args: string[]): { code: number; out: string } {
 let clean: ConformanceReport;
 let faulty: ConformanceReport;
 
+// In order, in one worker: the tests share what test.beforeAll makes (whole runs), which every worker
+// running one of them would otherwise make again.
+test.describe.configure({ mode: 'default' });
+
 test.beforeAll(async () => {
   [clean, faulty] = await Promise.all([inProcessReport(), inProcessReport({ faults: ['run-bad-request-text', 'merge-404-as-400'] })]);
 });

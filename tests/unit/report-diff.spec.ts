@@ -1,4 +1,4 @@
-import { runCli } from '../support/cli.ts';
+import { runCli, runCliAsync } from '../support/cli.ts';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -23,6 +23,10 @@ function changeObserved(report: ConformanceReport): string {
   e.observation = { ...e.observation, contentType: 'application/problem+json', body: 'json {title: string, status: number}' };
   return e.caseId;
 }
+
+// In order, in one worker: the tests share what test.beforeAll makes (whole runs), which every worker
+// running one of them would otherwise make again.
+test.describe.configure({ mode: 'default' });
 
 test.beforeAll(async () => {
   // Three whole runs at once: a loaded machine takes minutes (the default 60 s timed out while other suites ran).
@@ -179,8 +183,8 @@ test('two runs with their own seeds: generated inputs are compared by case and c
   expect(markdown).toContain('rerun with npx iswc-conformance run --same-inputs-as base.json');
   expect(markdown.indexOf('Generated inputs differ')).toBeLessThan(markdown.indexOf('newly failing'));
   expect(renderDiffHtml(d)).toContain('<div id="generated-inputs" class="warning">');
-  // The same seed: every execution is compared one by one, and nothing differs.
-  const d1 = diffReports(one, await inProcessReport({ seed: 1 }));
+  // The same seed (two runs of this file's fixtures): every execution is compared one by one, and nothing differs.
+  const d1 = diffReports(base, again);
   expect(d1.generatedInputs).toEqual({ differ: [], notCompared: 0 });
   expect([d1.newlyFailing, d1.newlyPassing, d1.newlySkipped, d1.observedChanged].map((l) => l.length)).toEqual([0, 0, 0, 0]);
   expect([d1.onlyInBase, d1.onlyInHead]).toEqual([0, 0]);
@@ -218,20 +222,22 @@ test('run --same-inputs-as takes the seed, runs, plan and budget of a run, after
   }
 });
 
-test('run --same-inputs-as: two real runs diff with no noise; without it the diff says the inputs differ', () => {
-  // Three real runs in a row: about 20 s on two idle cores, so room for a slower or busier machine.
+test('run --same-inputs-as: two real runs diff with no noise; without it the diff says the inputs differ', async () => {
+  // Three real runs, two at once: about 20 s on two idle cores, so room for a slower or busier machine.
   test.setTimeout(240_000);
   const dir = mkdtempSync(path.join(tmpdir(), 'iswc-same-run-'));
   try {
     const grep = ['--grep', 'property\\.(run\\.exotic|merge\\.edge)'];
     const env = childEnv({ ISWC_SEED: undefined, ISWC_RUNS: '10', ISWC_REPORT_DIR: undefined });
-    const first = runCli(['run', ...grep, '--report-dir', path.join(dir, 'a')], { env, timeoutMs: 240_000 });
+    const [first, other] = await Promise.all([
+      runCliAsync(['run', ...grep, '--report-dir', path.join(dir, 'a')], { env, timeoutMs: 240_000 }),
+      runCliAsync(['run', ...grep, '--report-dir', path.join(dir, 'c')], { env, timeoutMs: 240_000 }),
+    ]);
     expect(first.code, first.out).toBe(0);
-    const baseFile = path.join(dir, 'a', 'conformance.json');
-    const same = runCli(['run', ...grep, '--same-inputs-as', baseFile, '--report-dir', path.join(dir, 'b')], { env, timeoutMs: 240_000 });
-    expect(same.code, same.out).toBe(0);
-    const other = runCli(['run', ...grep, '--report-dir', path.join(dir, 'c')], { env, timeoutMs: 240_000 });
     expect(other.code, other.out).toBe(0);
+    const baseFile = path.join(dir, 'a', 'conformance.json');
+    const same = await runCliAsync(['run', ...grep, '--same-inputs-as', baseFile, '--report-dir', path.join(dir, 'b')], { env, timeoutMs: 240_000 });
+    expect(same.code, same.out).toBe(0);
     const a = readReport(baseFile);
     const b = readReport(path.join(dir, 'b', 'conformance.json'));
     expect(b.meta.seed).toBe(a.meta.seed);

@@ -18,6 +18,10 @@ const KEY = 'planted-Key/+=with&odd?chars-9f8e7d6c5b4a';
 /** A faulty server's report with one failure's received text and response body made hostile. */
 let report: ConformanceReport;
 
+// In order, in one worker: the tests share what test.beforeAll makes (whole runs), which every worker
+// running one of them would otherwise make again.
+test.describe.configure({ mode: 'default' });
+
 test.beforeAll(async () => {
   report = await inProcessReport({
     faults: ['run-bad-request-text', 'stack-trace-in-error'],
