@@ -92,7 +92,7 @@ export const replayCommand: Command = {
     [`${HEADERS_VARIABLE}, HTTPS_PROXY, HTTP_PROXY, NO_PROXY, NODE_EXTRA_CA_CERTS`, 'Extra headers, the proxy and the certificate authorities, read as a run reads them (see run --help).'],
     ['ISWC_REPORT_DIR', 'Where the default report is (default reports/).'],
     ['ISWC_TARGET', 'The default profile.'],
-    ['ISWC_RATE, ISWC_TIMEOUT_MS, ISWC_MAX_BODY', 'Pacing (10/min on a target not on this machine), per-request timeout and largest body, as for a run.'],
+    ['ISWC_RATE, ISWC_TIMEOUT_MS, ISWC_MAX_BODY, ISWC_MAINTENANCE_WAIT', 'Pacing (10/min on a target not on this machine), per-request timeout, largest body and how long a target in maintenance is waited out, as for a run.'],
   ],
   exitCodes: [
     [EXIT.OK, 'the failure does not happen any more (its check passes on the same step)'],
