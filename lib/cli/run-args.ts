@@ -283,23 +283,18 @@ export function parseRunArgs(values: OptionValues, cwd: string, env: NodeJS.Proc
     if (!/^[0-9]+$/.test(slice) || !Number.isSafeInteger(Number(slice))) throw new UsageError(`--slice must be a whole number (0, 1, 2, …), got "${slice}"`);
     out.env.ISWC_SLICE = slice;
   }
-  const maxDuration = str('max-duration');
-  if (maxDuration !== undefined) {
+  for (const [flag, name] of [
+    ['max-duration', 'ISWC_MAX_DURATION'],
+    ['maintenance-wait', 'ISWC_MAINTENANCE_WAIT'],
+  ] as const) {
+    const duration = str(flag);
+    if (duration === undefined) continue;
     try {
-      parseDuration(maxDuration, '--max-duration');
+      parseDuration(duration, `--${flag}`);
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
-    out.env.ISWC_MAX_DURATION = maxDuration;
-  }
-  const maintenanceWait = str('maintenance-wait');
-  if (maintenanceWait !== undefined) {
-    try {
-      parseDuration(maintenanceWait, '--maintenance-wait');
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
-    out.env.ISWC_MAINTENANCE_WAIT = maintenanceWait;
+    out.env[name] = duration;
   }
   const seed = str('seed');
   if (seed !== undefined) {
