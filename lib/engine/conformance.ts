@@ -47,13 +47,16 @@ class ExchangeCheckFailure extends Error {
  */
 async function reportToAllure(data: AllureData, testInfo: TestInfo): Promise<void> {
   await allure.displayName(`${testInfo.title} · ${data.format}`);
-  await allure.parentSuite(data.format);
-  await allure.suite(data.epic);
-  await allure.epic(data.epic);
-  for (const feature of data.features) await allure.feature(feature);
-  await allure.severity(data.severity);
-  await allure.tag(data.tag);
-  for (const section of data.sections) await allure.label('section', section);
+  // One message for every label: each Allure call is a Playwright attachment, whose step captures a stack.
+  await allure.labels(
+    { name: 'parentSuite', value: data.format },
+    { name: 'suite', value: data.epic },
+    { name: 'epic', value: data.epic },
+    ...data.features.map((value) => ({ name: 'feature', value })),
+    { name: 'severity', value: data.severity },
+    { name: 'tag', value: data.tag },
+    ...data.sections.map((value) => ({ name: 'section', value })),
+  );
   for (const step of data.steps) {
     try {
       await allure.step(step.name, async () => {

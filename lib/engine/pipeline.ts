@@ -5,6 +5,7 @@ import { routeEvidence, WRONG_BASE_AFTER, wrongBasePathReason } from '../contrac
 import { runOutcome } from '../report/outcome.ts';
 import type { RunHalt, RunOutcome } from '../report/outcome.ts';
 import type { TargetProfile } from '../contract/profile/types.ts';
+import type { NetworkRoute } from '../config/proxy.ts';
 import { reusableRun } from '../contract/profile/types.ts';
 import type { PlanName } from '../run/budget.ts';
 import type { CheckExecution } from '../run/execution.ts';
@@ -38,6 +39,10 @@ export interface InProcessOptions {
   budget?: number;
   /** Honour 429/503 as throttling (default true: a gateway may throttle on any target, section 8). */
   throttling?: boolean;
+  /** The way to the target (a proxy), as a run resolves it from HTTP(S)_PROXY and NO_PROXY; default direct. */
+  network?: NetworkRoute;
+  /** A CA file to trust besides the system's (NODE_EXTRA_CA_CERTS of a run). */
+  caFile?: string;
   /** Under a budget, steer it by what the answers show of the target (lib/run/steer.ts); default true, as a run does. */
   steer?: boolean;
 }
@@ -63,6 +68,8 @@ export async function runSuiteWithOutcome(options: InProcessOptions): Promise<In
     timeoutMs: options.timeoutMs ?? 5000,
     throttling: options.throttling ?? true,
     ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+    ...(options.network ? { proxy: options.network.proxy } : {}),
+    ...(options.caFile !== undefined ? { caFile: options.caFile } : {}),
     keyRefusal: { after: KEY_REFUSED_AFTER, shows: (spec) => showsKeyAcceptance(spec, options.profile.agency), message: keyRefusedReason(options.profile.agency) },
     routeWatch: { after: WRONG_BASE_AFTER, evidence: routeEvidence, reason: (seen) => wrongBasePathReason(options.baseUrl, seen) },
   });

@@ -54,12 +54,15 @@ function tempDir(): string {
   return d;
 }
 
-test('a closed port exits 3 within 60 s: "target unusable" is the headline, no check fails, both JUnit files carry an error', async () => {
+// The real command for every kind of unusable target (unusable-target.spec.ts proves each kind's reason
+// through the run's pipeline in process): in seconds at the remote rate, 10 requests a minute.
+test('a closed port exits 3 within 60 s at 10 requests a minute: "target unusable" is the headline, three attempts, no check fails, no test passed, both JUnit files carry an error', async () => {
   const dir = tempDir();
   const port = await closedPort();
   const started = Date.now();
-  const run = startCli(['--base-url', `http://127.0.0.1:${port}`], { env: env(dir, { ISWC_SUBSCRIPTION_KEY: KEY }) });
+  const run = startCli(['--base-url', `http://127.0.0.1:${port}`], { env: env(dir, { ISWC_SUBSCRIPTION_KEY: KEY, ISWC_RATE: '10/min' }) });
   const result = await run.done;
+  console.log(`a closed port: the whole command took ${Date.now() - started} ms`);
   expect(Date.now() - started).toBeLessThan(60_000);
   expect(result.code, result.out).toBe(EXIT.TARGET_UNUSABLE);
   expect(result.out).toContain(`✗ TARGET UNUSABLE: the target could not be reached (3 attempts): the connection to 127.0.0.1:${port} was refused (ECONNREFUSED): nothing listens there`);
@@ -71,6 +74,14 @@ test('a closed port exits 3 within 60 s: "target unusable" is the headline, no c
   expect(report.summary.verdict).toBe('target unusable');
   expect(report.summary.verdictText).toMatch(/^target unusable: the target could not be reached .*ECONNREFUSED/);
   expect(report.summary.gatingFailures).toBe(0);
+  expect(report.executions.filter((e) => e.verdict === 'pass' || e.verdict === 'fail')).toEqual([]);
+  expect(result.out).toMatch(/\ntests: 0 passed, 1 failed, \d+ skipped\n/);
+  // The run ended at once: the tests left were not run one by one only to be skipped.
+  expect(Number(/(\d+) did not run/.exec(result.out)?.[1] ?? 0)).toBeGreaterThan(100);
+  // Three attempts (the first and two unpaced retries), then nothing more; none answered by the target.
+  expect(report.meta.requests).toBe(3);
+  expect(report.meta.retries).toBe(2);
+  expect(report.meta.answered).toBe(0);
   expect(errorCases(path.join(dir, 'conformance-junit.xml')).map((c) => c.error?.type)).toEqual(['TargetUnusable']);
   expect(errorCases(path.join(dir, 'junit.xml')).map((c) => c.error?.type)).toEqual(['TargetUnusable']);
   expect(readFileSync(path.join(dir, 'conformance.html'), 'utf8')).toContain('data-status="target-unusable"');

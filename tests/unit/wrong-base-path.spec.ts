@@ -2,8 +2,9 @@
  * A base URL under which the API's operations are not (a prefix missing, or one too many) is said for
  * what it is, in seconds, with exit 3: every request to a documented operation answered 404 (a plain 404,
  * or the gateway's "Resource not found"), a run start among them, which the document never answers 404.
- * A conforming server's own 404s (an unknown ISWC, a run it never issued) never stop a run. The real
- * command against servers on loopback, paced as against a remote staging (10 requests a minute).
+ * A conforming server's own 404s (an unknown ISWC, a run it never issued) never stop a run. The
+ * run's pipeline in process against servers on loopback; the real command once, paced as against a remote
+ * staging (10 requests a minute).
  */
 import { createServer, request as httpRequest } from 'node:http';
 import type { Server } from 'node:http';
@@ -17,6 +18,7 @@ import { routeEvidence, WRONG_BASE_AFTER, wrongBasePathReason } from '../../lib/
 import { fromRoot } from '../../lib/foundation/paths.ts';
 import { createHttpClient } from '../../lib/run/http/client.ts';
 import { readReport } from '../../lib/report/validate.ts';
+import { runSuiteWithOutcome } from '../../lib/engine/pipeline.ts';
 import { startReferenceServer } from '../../server/index.ts';
 import { Cleanup } from '../../server/hostile/servers.ts';
 import { runCliAsync } from '../support/cli.ts';
@@ -79,29 +81,42 @@ const CASES: Wrong[] = [
   },
 ];
 
+/**
+ * Each topology through the run's own pipeline in this process (the client a run makes, and the run's
+ * outcome): what stops the run and how it is said. The real command proves the way from that reason to its
+ * headline, reports and exit code once, paced as against a remote staging.
+ */
 for (const c of CASES) {
-  test(`${c.name}: exit 3 in seconds at 10 requests a minute, naming the likely cause`, async () => {
-    const baseUrl = await c.baseUrl();
-    const dir = mkdtempSync(path.join(tmpdir(), 'iswc-wrong-base-'));
-    cleanup.defer(() => rmSync(dir, { recursive: true, force: true }));
-    const started = Date.now();
-    const run = await runCliAsync(['run', '--base-url', baseUrl, '--target', PROFILE, '--smoke', '--seed', '1'], { env: childEnv({ ISWC_SUBSCRIPTION_KEY: KEY, ISWC_REPORT_DIR: dir, ISWC_RATE: '10/min' }) });
-    const wall = Date.now() - started;
-    expect(run.code, run.out).toBe(EXIT.TARGET_UNUSABLE);
-    expect(run.out).toMatch(c.says);
-    expect(run.out).toContain('exit code: 3 (target unusable)');
-    const report = readReport(path.join(dir, 'conformance.json'));
-    const ran = Date.parse(report.meta.finishedAt) - Date.parse(report.meta.startedAt);
-    // In seconds, said by what was sent, never by the clock (a shared machine's load is no finding): a
-    // handful of requests at 10 a minute, where the plan has over a hundred.
-    console.log(`${c.name}: the run took ${ran} ms, the whole command ${wall} ms, ${report.meta.requests} requests`);
-    expect(report.summary.outcome).toMatchObject({ status: 'target-unusable', exitCode: 3 });
-    expect(report.summary.verdictText).toMatch(/^target unusable: the base URL/);
-    // It stopped after its first answers (those in flight at the trip come back too), not at the end of the plan.
-    expect(report.meta.requests).toBeLessThan(10);
-    expect(report.meta.planned ?? 0).toBeGreaterThan(100);
+  test(`${c.name}: the run stops as target unusable (exit 3), naming the likely cause`, async () => {
+    const run = await runSuiteWithOutcome({ baseUrl: await c.baseUrl(), key: KEY, profile: loadProfile(PROFILE), destructive: false, concurrency: 1, settings: { seed: 1, runs: 5 } });
+    expect(run.outcome).toMatchObject({ status: 'target-unusable', exitCode: EXIT.TARGET_UNUSABLE });
+    expect(`✗ TARGET UNUSABLE: ${run.halt?.reason ?? ''}`).toMatch(c.says);
   });
 }
+
+test('the real command: exit 3 in seconds at 10 requests a minute, naming the likely cause', async () => {
+  const [c] = CASES;
+  if (!c) throw new Error('no case');
+  const baseUrl = await c.baseUrl();
+  const dir = mkdtempSync(path.join(tmpdir(), 'iswc-wrong-base-'));
+  cleanup.defer(() => rmSync(dir, { recursive: true, force: true }));
+  const started = Date.now();
+  const run = await runCliAsync(['run', '--base-url', baseUrl, '--target', PROFILE, '--smoke', '--seed', '1'], { env: childEnv({ ISWC_SUBSCRIPTION_KEY: KEY, ISWC_REPORT_DIR: dir, ISWC_RATE: '10/min' }) });
+  const wall = Date.now() - started;
+  expect(run.code, run.out).toBe(EXIT.TARGET_UNUSABLE);
+  expect(run.out).toMatch(c.says);
+  expect(run.out).toContain('exit code: 3 (target unusable)');
+  const report = readReport(path.join(dir, 'conformance.json'));
+  const ran = Date.parse(report.meta.finishedAt) - Date.parse(report.meta.startedAt);
+  // In seconds, said by what was sent, never by the clock (a shared machine's load is no finding): a
+  // handful of requests at 10 a minute, where the plan has over a hundred.
+  console.log(`${c.name}: the run took ${ran} ms, the whole command ${wall} ms, ${report.meta.requests} requests`);
+  expect(report.summary.outcome).toMatchObject({ status: 'target-unusable', exitCode: 3 });
+  expect(report.summary.verdictText).toMatch(/^target unusable: the base URL/);
+  // It stopped after its first answers (those in flight at the trip come back too), not at the end of the plan.
+  expect(report.meta.requests).toBeLessThan(10);
+  expect(report.meta.planned ?? 0).toBeGreaterThan(100);
+});
 
 /** A stub target: `answer(method, path, body)` gives each status. */
 async function stub(answer: (method: string, path: string, body: string) => number): Promise<string> {
