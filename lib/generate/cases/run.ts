@@ -9,17 +9,7 @@ import type { CaseDef } from '../case.ts';
 import { expectCheck } from '../expectations.ts';
 import { bodyRequest, rawBodyRequest } from '../requests.ts';
 import { validAgentRun } from '../templates.ts';
-import { keyProofs } from './key-proofs.ts';
-import { KEY_NEAR_MISSES } from '../../contract/exchange.ts';
-import type { KeyNearMiss } from '../../contract/exchange.ts';
-
-/** What each near miss of the key is, in words. */
-const NEAR_MISS_TEXT: Record<KeyNearMiss, string> = {
-  'key-longer': 'one character more',
-  'key-shorter': 'its last character left out',
-  'key-last-char': 'its last character changed',
-  'key-separator': 'a hyphen inserted in the middle',
-};
+import { keyProofs, nearMissParts, sendNearMisses } from './key-proofs.ts';
 
 const OP = 'notifyAgentRun';
 const op = () => operation(OP);
@@ -120,8 +110,7 @@ export function runCases(profile: TargetProfile): CaseDef[] {
         operation: OP,
         formats: BOTH,
         tags: ['@smoke', '@auth'],
-        // Each near miss a part (issue 31): a budget takes one loose comparison at a time, the wrong key in every selection.
-        ...(auth === 'wrong' ? { parts: KEY_NEAR_MISSES.map((miss) => ({ id: miss, title: `the key with ${NEAR_MISS_TEXT[miss]}, refused`, shows: `key/${miss}` })) } : {}),
+        ...(auth === 'wrong' ? { parts: nearMissParts() } : {}),
         async run(ctx) {
           await ctx.send({
             label: `${auth === 'none' ? 'missing' : 'wrong'} key`,
@@ -130,18 +119,7 @@ export function runCases(profile: TargetProfile): CaseDef[] {
             expect: [expectCheck('auth.required', { because: `the subscription key is ${auth === 'none' ? 'missing' : 'wrong'} (section 5.1)` })],
           });
           if (auth === 'wrong') {
-            // Near misses of the key (issue 28): a server that compares the key loosely (cut to its length, as a
-            // prefix, all but its last character, without separators) takes one of them for the key.
-            for (const miss of KEY_NEAR_MISSES) {
-              await ctx.part(miss, async () => {
-                await ctx.send({
-                  label: `a near miss of the key: ${NEAR_MISS_TEXT[miss]}`,
-                  operation: OP,
-                  request: bodyRequest(OP, asFormat(ctx.format), validAgentRun(profile), { auth: miss }),
-                  expect: [expectCheck('auth.required', { because: `the subscription key with ${NEAR_MISS_TEXT[miss]} is a wrong key (section 5.1): only the key itself grants access` })],
-                });
-              });
-            }
+            await sendNearMisses(ctx, OP, bodyRequest(OP, asFormat(ctx.format), validAgentRun(profile)));
             return;
           }
           // A header without a value carries no key either (a truthiness test on the header would take it).
