@@ -21,6 +21,11 @@ interface Row {
   seconds: number;
 }
 
+// Piped into head, the reader may leave before the table ends: that is no error.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
 const xml = readFileSync(args.junit, 'utf8');
 const wall = Number(/<testsuites[^>]*\btime="([\d.]+)"/.exec(xml)?.[1] ?? 'NaN');
 const rows: Row[] = [];
