@@ -49,6 +49,19 @@ function attachmentText(attachment: TestResult['attachments'][number]): string |
  * Fails the run when the written report does not match its schema, and with ISWC_REQUIRE_ALL=1 when a
  * spec check was not exercised.
  */
+/**
+ * The summary's line per level, in check executions (one check on one answer), never checks or cases:
+ * "every spec check exercised" can stand beside skipped executions. Every level says its skipped
+ * executions, so that they add up to the figure of the summary's last line.
+ */
+export function levelLines(byLevel: ConformanceReport['summary']['byLevel'], strict: boolean): string[] {
+  return (['spec', 'http', 'observed'] as const).map((level) => {
+    const t = byLevel[level];
+    if (level === 'observed') return `  observed  ${t.observed} recorded (never a failure)${t.skip > 0 ? `, ${t.skip} skipped check executions` : ''}`;
+    return `  ${level.padEnd(8)}  ${t.pass} passed, ${t.fail} failed, ${t.waived ? `${t.waived} waived, ` : ''}${t.skip} skipped check executions${level === 'http' && !strict && t.fail > 0 ? ' (not gating: set ISWC_STRICT=1)' : ''}`;
+  });
+}
+
 export default class ConformanceReporter implements Reporter {
   private executions: CheckExecution[] = [];
   private stats = { requests: 0, retries: 0, waitedMs: 0 };
@@ -234,15 +247,7 @@ export default class ConformanceReporter implements Reporter {
     lines.push(`requests: ${figuresText(figuresOf(report.meta))}`);
     const outcome = report.summary.outcome;
     if (outcome && outcome.status !== 'completed') lines.push(outcomeLine(outcome.status, outcome.reason ?? '', report.meta.requests));
-    for (const level of ['spec', 'http', 'observed'] as const) {
-      const t = byLevel[level];
-      lines.push(
-        level === 'observed'
-          ? `  observed  ${t.observed} recorded (never a failure)`
-          : // Check executions (one check on one answer), never checks or cases: "every spec check exercised" can stand beside skipped executions.
-            `  ${level.padEnd(8)}  ${t.pass} passed, ${t.fail} failed, ${t.waived ? `${t.waived} waived, ` : ''}${t.skip} skipped check executions${level === 'http' && !strict && t.fail > 0 ? ' (not gating: set ISWC_STRICT=1)' : ''}`,
-      );
-    }
+    lines.push(...levelLines(byLevel, strict));
     // The headline counts deviations (a check failing on an operation), never the requests behind them.
     const failing = deviations(report.executions, 'fail');
     if (failing.length > 0 || report.executions.some((e) => e.verdict === 'waived')) lines.push(deviationsHeadline(report.executions));
