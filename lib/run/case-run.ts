@@ -9,6 +9,7 @@ import { validAgentRun } from '../generate/templates.ts';
 import { OpenRuns, runGateOf } from './open-runs.ts';
 import { withRunId } from './run-ids.ts';
 import { shapedRequest } from './xml-arrays.ts';
+import { leftOutChecks } from './plan-file.ts';
 import { irreversible, settle } from './restore.ts';
 import type { RestoreOutcome } from './restore.ts';
 
@@ -255,6 +256,6 @@ export class CaseRun implements CaseContext {
 
   /** Records that the case's checks did not run, and why (for reports and certificates). */
   skip(reason: string, checks: readonly CheckId[]): void {
-    for (const checkId of checks) this.executions.push(this.skipped(checkId, '-', this.def.operation, reason));
+    for (const checkId of leftOutChecks(checks) as readonly CheckId[]) this.executions.push(this.skipped(checkId, '-', this.def.operation, reason));
   }
 }

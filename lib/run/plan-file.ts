@@ -74,11 +74,20 @@ export function readPlannedTests(file: string, project: 'json' | 'xml'): Planned
  * reason: what the reporters add to the tests' executions, so that coverage lists every spec check the
  * run did not exercise and why, though no Playwright test stands for those cases.
  */
+/**
+ * The checks a case left out is recorded skipped for: those it plans; for a case that plans none of its
+ * own (every answer's checks judge its requests), its requests' answer check, so that it counts among the
+ * run's cases not sent as it does in the plan's.
+ */
+export function leftOutChecks(checks: readonly string[]): readonly string[] {
+  return checks.length > 0 ? checks : ['http.answered'];
+}
+
 export function leftOutExecutions(cases: ReadonlyArray<Pick<PlannedEntry, 'caseId' | 'operation' | 'format' | 'skipReason'> & { shape: { checks: readonly string[] } }>): CheckExecution[] {
   const out: CheckExecution[] = [];
   for (const c of cases) {
     if (c.skipReason === undefined) continue;
-    for (const id of c.shape.checks) {
+    for (const id of leftOutChecks(c.shape.checks)) {
       const check = CHECK_MANIFEST[id as CheckId];
       if (!check) continue;
       out.push({ checkId: id, level: check.level, sections: [...check.sections], operation: c.operation, format: c.format === 'xml' ? 'xml' : 'json', caseId: c.caseId, step: '-', verdict: 'skip', skipReason: c.skipReason });
