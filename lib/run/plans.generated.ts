@@ -894,7 +894,7 @@ export const PLAN_DATA: PlanData = {
     },
   },
   measuredWith: {
-    harness: "dc83831b429997c74a694e95",
+    harness: "fcf433e609dcdb15b574201a",
     cases: {
       "delete.auth.none@none": "dd4205c33e3a7794",
       "delete.auth.wrong@none": "d7c62832bdb32c93",
