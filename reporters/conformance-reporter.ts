@@ -38,18 +38,6 @@ function attachmentText(attachment: TestResult['attachments'][number]): string |
 }
 
 /**
- * Collects the check executions every conformance test attached and writes, from that one model,
- * `conformance.json` (validated against schemas/report.schema.json), `conformance-junit.xml` (one
- * testcase per check execution) and the self-contained `conformance.html`; then prints a one-screen
- * summary: checks per level, the failing ones with their section, the waived ones with their reason,
- * expired and unused waivers, the spec checks a partial run did not exercise, the path of each report.
- * Works the same on a live run and on `npx playwright merge-reports` of blob reports (sharded runs):
- * blob reports keep the attachments. Waivers (ISWC_WAIVERS) are applied when the report is built, on
- * the day the tests judged them (recorded in the attachments), so shards and merges agree.
- * Fails the run when the written report does not match its schema, and with ISWC_REQUIRE_ALL=1 when a
- * spec check was not exercised.
- */
-/**
  * The summary's line per level, in check executions (one check on one answer), never checks or cases:
  * "every spec check exercised" can stand beside skipped executions. Every level says its skipped
  * executions, so that they add up to the figure of the summary's last line.
@@ -62,6 +50,18 @@ export function levelLines(byLevel: ConformanceReport['summary']['byLevel'], str
   });
 }
 
+/**
+ * Collects the check executions every conformance test attached and writes, from that one model,
+ * `conformance.json` (validated against schemas/report.schema.json), `conformance-junit.xml` (one
+ * testcase per check execution) and the self-contained `conformance.html`; then prints a one-screen
+ * summary: checks per level, the failing ones with their section, the waived ones with their reason,
+ * expired and unused waivers, the spec checks a partial run did not exercise, the path of each report.
+ * Works the same on a live run and on `npx playwright merge-reports` of blob reports (sharded runs):
+ * blob reports keep the attachments. Waivers (ISWC_WAIVERS) are applied when the report is built, on
+ * the day the tests judged them (recorded in the attachments), so shards and merges agree.
+ * Fails the run when the written report does not match its schema, and with ISWC_REQUIRE_ALL=1 when a
+ * spec check was not exercised.
+ */
 export default class ConformanceReporter implements Reporter {
   private executions: CheckExecution[] = [];
   private stats = { requests: 0, retries: 0, waitedMs: 0 };
