@@ -894,7 +894,7 @@ export const PLAN_DATA: PlanData = {
     },
   },
   measuredWith: {
-    harness: "fcf433e609dcdb15b574201a",
+    harness: "88b461ed7ea8db11f22e13f6",
     cases: {
       "delete.auth.none@none": "dd4205c33e3a7794",
       "delete.auth.wrong@none": "d7c62832bdb32c93",

@@ -8,9 +8,12 @@
  * case; everything else is kept from the committed data. Any other change measures everything, and so
  * does `--full`.
  */
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { filesFingerprint } from '../../lib/run/shape-cache.ts';
 import { fromRoot } from '../../lib/foundation/paths.ts';
 import type { Catches, PartCatches, PlanMode } from '../../lib/run/plan-rank.ts';
+import { importClosure } from './import-closure.ts';
 
 /** What the committed measurement was taken with (PlanData.measuredWith). */
 export interface MeasuredWith {
@@ -20,16 +23,45 @@ export interface MeasuredWith {
   cases: Readonly<Record<string, string>>;
 }
 
+/** What the measurement runs: scripts/plans.ts, in this process and in each of its children. */
+const MEASUREMENT_ENTRY = 'scripts/plans.ts';
 /**
- * The files a measurement depends on beyond the cases' own requests. Left out: the case definitions and
- * scenarios (what they send is in each case's digest), and the ranking and its output (ranked again from
- * the measurement in a second).
+ * What it reads besides its code: the schemas, the fixtures (profiles), data beside the code (generated
+ * JSON, compiled schemas) and the packages. Code under lib/ and server/ counts only where the measurement
+ * imports it (importClosure): a change to the reports, the command line or the Playwright engine measures
+ * nothing again.
  */
-const MEASURED_PATHS = ['lib', 'server', 'schemas', 'fixtures', 'scripts/plans', 'scripts/plans.ts', 'package-lock.json'];
+const READ_PATHS = ['schemas', 'fixtures', 'package-lock.json'];
+const DATA_BESIDE_CODE = ['lib', 'server'];
+/**
+ * Left out: the case definitions and scenarios (what they send is in each case's digest), and the ranking
+ * and its output (ranked again from the measurement in a second).
+ */
 const NOT_MEASURED = ['lib/generate/', 'fixtures/scenarios/', 'lib/run/plans.generated.ts', 'lib/run/plan-rank.ts'];
 
+/** The files a measurement depends on beyond the cases' own requests, relative to `root`. */
+export function measuredFiles(root = fromRoot()): string[] {
+  const code = importClosure(root, [MEASUREMENT_ENTRY]);
+  const data = DATA_BESIDE_CODE.flatMap((dir) => filesUnder(root, dir)).filter((rel) => !SOURCE_FILE.test(rel));
+  const read = READ_PATHS.flatMap((p) => filesUnder(root, p));
+  return [...new Set([...code, ...data, ...read])].filter((rel) => !NOT_MEASURED.some((x) => rel === x || rel.startsWith(x))).sort();
+}
+
+const SOURCE_FILE = /\.(ts|mts|cts|js|mjs)$/;
+
+/** The files under `rel` (or `rel` itself), relative to `root` with `/`; none when it does not exist. */
+function filesUnder(root: string, rel: string): string[] {
+  const full = path.join(root, rel);
+  if (!existsSync(full)) return [];
+  if (!statSync(full).isDirectory()) return [rel];
+  return readdirSync(full, { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile())
+    .map((d) => path.relative(root, path.join(d.parentPath, d.name)).split(path.sep).join('/'));
+}
+
+/** A hash of what the measurement depends on (measuredFiles): the committed data was measured with it. */
 export function measurementFingerprint(root = fromRoot()): string {
-  return filesFingerprint(root, MEASURED_PATHS, (rel) => !NOT_MEASURED.some((x) => rel === x || rel.startsWith(x)));
+  return filesFingerprint(root, measuredFiles(root));
 }
 
 export interface Committed {

@@ -5,7 +5,8 @@ import { expect, test } from '@playwright/test';
 import type { Catches } from '../../lib/run/plan-rank.ts';
 import { jobsOf } from '../../scripts/plans.ts';
 import type { Committed, Now } from '../../scripts/plans/incremental.ts';
-import { measurementDelta, measurementFingerprint, mergeCatches, mergeFalseAlarms } from '../../scripts/plans/incremental.ts';
+import { measuredFiles, measurementDelta, measurementFingerprint, mergeCatches, mergeFalseAlarms } from '../../scripts/plans/incremental.ts';
+import { importClosure } from '../../scripts/plans/import-closure.ts';
 
 /** npm run generate:plans measures again only what changed (scripts/plans/incremental.ts). */
 
@@ -47,27 +48,60 @@ test('merging: kept what was not measured again, replaced what was, dropped what
   expect(mergeFalseAlarms({ red: ['x', 'y', 'gone'] }, { red: ['y'], other: ['x', 'z'] }, { cases: ['y', 'z'], faults: [] }, new Set(['x', 'y', 'z']))).toEqual({ red: ['x', 'y'], other: ['z'] });
 });
 
-test("the measurement's fingerprint follows the harness and server, not the cases (their digests do) nor the plans' own output", () => {
+test("the measurement's fingerprint follows what the measurement runs and reads, not the cases (their digests do), the plans' own output nor code it never imports", () => {
   const root = mkdtempSync(path.join(tmpdir(), 'iswc-measured-'));
   try {
     const write = (rel: string, text: string): void => {
       mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
       writeFileSync(path.join(root, rel), text);
     };
-    write('lib/check/a.ts', 'a');
+    write('scripts/plans.ts', "import { a } from '../lib/check/a.ts';\nimport '../server/s.ts';\n");
+    write('lib/check/a.ts', "export { b } from './b.ts';");
+    write('lib/check/b.ts', 'b');
     write('server/s.ts', 's');
     write('lib/generate/cases/c.ts', 'c');
     write('lib/run/plans.generated.ts', 'p');
+    write('lib/report/html.ts', 'r');
+    write('lib/contract/openapi.generated.json', '{}');
+    expect(measuredFiles(root)).toEqual(['lib/check/a.ts', 'lib/check/b.ts', 'lib/contract/openapi.generated.json', 'scripts/plans.ts', 'server/s.ts']);
     const before = measurementFingerprint(root);
     write('lib/generate/cases/c.ts', 'c2');
     write('lib/run/plans.generated.ts', 'p2');
     write('fixtures/scenarios/s.yaml', 'y');
+    // Code the measurement never imports (a report's writer) measures nothing again.
+    write('lib/report/html.ts', 'r2');
     expect(measurementFingerprint(root)).toBe(before);
     write('server/s.ts', 's2');
     const server = measurementFingerprint(root);
     expect(server).not.toBe(before);
-    write('lib/check/a.ts', 'a2');
-    expect(measurementFingerprint(root)).not.toBe(server);
+    // Imported through another file, and data beside the code, count.
+    write('lib/check/b.ts', 'b2');
+    const imported = measurementFingerprint(root);
+    expect(imported).not.toBe(server);
+    write('lib/contract/openapi.generated.json', '{"x":1}');
+    const data = measurementFingerprint(root);
+    expect(data).not.toBe(imported);
+    write('fixtures/targets/embedded.json', '{}');
+    expect(measurementFingerprint(root)).not.toBe(data);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('importClosure: every file the entries import, transitively, by relative specifier; packages and imports written in strings that name no file are left out', () => {
+  const root = mkdtempSync(path.join(tmpdir(), 'iswc-closure-'));
+  try {
+    const write = (rel: string, text: string): void => {
+      mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+      writeFileSync(path.join(root, rel), text);
+    };
+    write('main.ts', ["import { x } from './sub/x.ts';", "import type { T } from './types.ts';", "import fs from 'node:fs';", "const later = () => import('./lazy.ts');", "const text = \"import { y } from './nowhere.ts';\";"].join('\n'));
+    write('sub/x.ts', "export * from '../z.ts';");
+    write('types.ts', '');
+    write('lazy.ts', "import './sub/x.ts';");
+    write('z.ts', '');
+    write('unused.ts', '');
+    expect(importClosure(root, ['main.ts'])).toEqual(['lazy.ts', 'main.ts', 'sub/x.ts', 'types.ts', 'z.ts']);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
