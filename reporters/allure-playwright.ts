@@ -1,9 +1,13 @@
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { AllureReporter } from 'allure-playwright';
+import { Status } from 'allure-js-commons';
+import type { RuntimeMessage } from 'allure-js-commons/sdk';
 import { config as runConfig } from '../lib/config/config.ts';
 import { runContext } from '../lib/config/run-context.ts';
 import { EXECUTIONS_ATTACHMENT } from '../lib/report/attachment.ts';
+import type { AllureData, ExecutionsAttachment } from '../lib/report/attachment.ts';
 import { documentDigest } from '../lib/report/meta.ts';
 import { UnsyncedAllureWriter } from './allure-writer.ts';
 
@@ -12,8 +16,8 @@ type AllureOptions = ConstructorParameters<typeof AllureReporter>[0];
 
 /**
  * The attachments Allure shows for a test: each file once (Playwright attaches its error context twice
- * to a failing test, as the same file), and not the executions the tests hand to the conformance
- * reporter (a harness channel, whose exchanges the test's steps already attach one by one). Attachments
+ * to a failing test, as the same file), and not the executions the tests hand to the reporters (a
+ * harness channel, whose exchanges become the test's steps, each with its request and response). Attachments
  * with a body are never merged: two requests may well be alike.
  */
 export function allureAttachments(attachments: readonly Attachment[]): Attachment[] {
@@ -26,6 +30,54 @@ export function allureAttachments(attachments: readonly Attachment[]): Attachmen
     files.add(key);
     return true;
   });
+}
+
+/** What Allure shows of a conformance test, from the executions attachment it handed in; undefined for any other test. */
+export function allureDataOf(attachments: readonly Attachment[]): AllureData | undefined {
+  const attachment = attachments.find((a) => a.name === EXECUTIONS_ATTACHMENT);
+  // A live run has the body; a merge of blob reports may have a file.
+  const text = attachment?.body?.toString('utf8') ?? (attachment?.path && existsSync(attachment.path) ? readFileSync(attachment.path, 'utf8') : undefined);
+  if (text === undefined) return undefined;
+  return (JSON.parse(text) as ExecutionsAttachment).allure;
+}
+
+/**
+ * A conformance test as Allure's runtime messages, the ones its runtime API would send from the worker:
+ * the title with its format (the JSON and XML tests of a case share a Playwright title), the labels
+ * (suites are format then operation), and a step per exchange with the request and the response,
+ * failed with the failing checks as its message when a check failed on it. Steps follow one another
+ * from the test's start, each as long as its exchange took.
+ */
+export function allureMessages(title: string, data: AllureData, startMs: number): RuntimeMessage[] {
+  const messages: RuntimeMessage[] = [
+    {
+      type: 'metadata',
+      data: {
+        displayName: `${title} · ${data.format}`,
+        labels: [
+          { name: 'parentSuite', value: data.format },
+          { name: 'suite', value: data.epic },
+          { name: 'epic', value: data.epic },
+          ...data.features.map((value) => ({ name: 'feature', value })),
+          { name: 'severity', value: data.severity },
+          { name: 'tag', value: data.tag },
+          ...data.sections.map((value) => ({ name: 'section', value })),
+        ],
+      },
+    },
+  ];
+  let at = startMs;
+  for (const step of data.steps) {
+    const stop = at + Math.max(0, Math.round(step.durationMs));
+    messages.push(
+      { type: 'step_start', data: { name: step.name, start: at } },
+      { type: 'attachment_content', data: { name: 'request', content: step.request, encoding: 'utf8', contentType: 'application/json' } },
+      { type: 'attachment_content', data: { name: 'response', content: step.response, encoding: 'utf8', contentType: 'application/json' } },
+      { type: 'step_stop', data: { stop, ...(step.failure !== undefined ? { status: Status.FAILED, statusDetails: { message: step.failure } } : { status: Status.PASSED }) } },
+    );
+    at = stop;
+  }
+  return messages;
 }
 
 /**
@@ -66,8 +118,9 @@ export function runEnvironment(): Record<string, string> {
 }
 
 /**
- * allure-playwright, as this harness uses it: the run's environment (the seed used) and each attachment
- * once. Its file name keeps "allure-playwright" in the reporter list, which the global setup reads to
+ * allure-playwright, as this harness uses it: the run's environment (the seed used), each attachment
+ * once, and the conformance tests' labels and steps written here, in the runner, from what each test
+ * handed in (allureMessages). Its file name keeps "allure-playwright" in the reporter list, which the global setup reads to
  * start Allure's results directory afresh.
  */
 export default class ConformanceAllureReporter extends AllureReporter {
@@ -86,6 +139,10 @@ export default class ConformanceAllureReporter extends AllureReporter {
   }
 
   override onTestEnd(test: TestCase, result: TestResult): Promise<void> {
+    const data = allureDataOf(result.attachments);
+    const internals = this as unknown as { allureRuntime?: { applyRuntimeMessages(uuid: string, messages: RuntimeMessage[]): void }; allureResultsUuids?: Map<string, string> };
+    const uuid = internals.allureResultsUuids?.get(test.id);
+    if (data && uuid !== undefined) internals.allureRuntime?.applyRuntimeMessages(uuid, allureMessages(test.title, data, result.startTime.getTime()));
     return super.onTestEnd(test, { ...result, attachments: allureAttachments(result.attachments) });
   }
 }

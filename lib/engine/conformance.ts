@@ -1,10 +1,11 @@
-import { expect, test } from '@playwright/test';
+// The base test type: a conformance test needs no browser, and each of Playwright's browser fixtures
+// (set up and torn down for every test, even unused) is a step that captures and source-maps a stack.
+import { _baseTest as test, expect } from '@playwright/test';
 import type { TestInfo } from '@playwright/test';
-import * as allure from 'allure-js-commons';
 import type { RunContext } from '../config/run-context.ts';
 import { runContext } from '../config/run-context.ts';
 import { DEFERRED_ERROR_ATTACHMENT, DEFERRED_FAILURE_ATTACHMENT, deferralAvailable, TargetUnusableError } from './deferred-failures.ts';
-import type { AllureData, GroupVerdict } from './protocol.ts';
+import type { GroupVerdict } from './protocol.ts';
 import { askEngine } from './service.ts';
 import { EXECUTIONS_ATTACHMENT } from '../report/attachment.ts';
 import { plannedTests, readPlannedTests } from '../run/plan-file.ts';
@@ -31,50 +32,12 @@ async function testsOf(project: 'json' | 'xml'): Promise<PlannedTest[]> {
   return plannedTests(cases).filter((t) => t.project === project);
 }
 
-/** What failed on one exchange, as the step's error: Allure marks the step failed and shows this text. */
-class ExchangeCheckFailure extends Error {
-  constructor(message: string) {
-    super(message);
-    // Allure reads an error named like an assertion as "failed" (a check that did not hold), not "broken".
-    this.name = 'AssertionError';
-  }
-}
-
 /**
- * Allure labels and steps of one test: the title says its format (JSON and XML tests of a case share a
- * Playwright title), suites are format then operation; one step per exchange, failed when a check failed
- * on it (the failing checks as its message), passed otherwise.
+ * What a test reports of its verdict: the attachment (its executions, and what Allure shows of it, which
+ * the Allure reporter writes in the runner), annotations; then it skips, passes or fails.
  */
-async function reportToAllure(data: AllureData, testInfo: TestInfo): Promise<void> {
-  await allure.displayName(`${testInfo.title} · ${data.format}`);
-  // One message for every label: each Allure call is a Playwright attachment, whose step captures a stack.
-  await allure.labels(
-    { name: 'parentSuite', value: data.format },
-    { name: 'suite', value: data.epic },
-    { name: 'epic', value: data.epic },
-    ...data.features.map((value) => ({ name: 'feature', value })),
-    { name: 'severity', value: data.severity },
-    { name: 'tag', value: data.tag },
-    ...data.sections.map((value) => ({ name: 'section', value })),
-  );
-  for (const step of data.steps) {
-    try {
-      await allure.step(step.name, async () => {
-        await allure.attachment('request', step.request, 'application/json');
-        await allure.attachment('response', step.response, 'application/json');
-        if (step.failure !== undefined) throw new ExchangeCheckFailure(step.failure);
-      });
-    } catch (err) {
-      // The step is recorded as failed; the test's own verdict is decided below.
-      if (!(err instanceof ExchangeCheckFailure)) throw err;
-    }
-  }
-}
-
-/** What a test reports of its verdict: attachment, Allure, annotations; then it skips, passes or fails. */
 async function report(verdict: GroupVerdict, testInfo: TestInfo): Promise<void> {
   await testInfo.attach(EXECUTIONS_ATTACHMENT, { body: verdict.attachmentBody, contentType: 'application/json' });
-  await reportToAllure(verdict.allure, testInfo);
   if (verdict.allSkipped !== undefined && verdict.blocking === undefined && verdict.unusable === undefined) test.skip(true, verdict.allSkipped);
   if (verdict.skipped.length > 0) testInfo.annotations.push({ type: 'skipped cases', description: verdict.skipped.join('\n') });
   if (verdict.waived.length > 0) testInfo.annotations.push({ type: 'waived (known deviations, not gating)', description: verdict.waived.join('\n') });

@@ -7,7 +7,7 @@ import { sectionsText } from '../report/view.ts';
 import type { TargetProfile } from '../contract/profile/types.ts';
 import { reusableRun } from '../contract/profile/types.ts';
 import { redactorFromEnv } from '../foundation/redact.ts';
-import type { ExecutionsAttachment } from '../report/attachment.ts';
+import type { AllureData, ExecutionsAttachment } from '../report/attachment.ts';
 import { describeFailure, describeWaived } from '../report/failure-text.ts';
 import type { ReplayTarget } from '../report/identity.ts';
 import { replayFilesOf } from '../report/identity.ts';
@@ -23,7 +23,7 @@ import type { PlannedTest } from '../run/plan-file.ts';
 import type { PlannedCase } from '../run/planned.ts';
 import { inParallel, runPlannedCase } from '../run/runner.ts';
 import type { CaseOutcome } from '../run/runner.ts';
-import type { AllureData, GroupVerdict } from './protocol.ts';
+import type { GroupVerdict } from './protocol.ts';
 import type { RunHalt } from '../report/outcome.ts';
 import { estimatedRequests } from '../run/budget.ts';
 import { BudgetGate } from '../run/budget-gate.ts';
@@ -368,21 +368,21 @@ export class RunEngine implements SelectableEngine {
     // skipped with the reason, never passed.
     const firstSkip = outcomes[0]?.skipReason ?? (executions.length > 0 && executions.every((e) => e.verdict === 'skip') ? executions[0]?.skipReason : undefined);
     return {
-      attachmentBody: JSON.stringify(attachment),
+      attachmentBody: JSON.stringify({ ...attachment, allure: this.allureData(cases, outcomes, judged) } satisfies ExecutionsAttachment),
       ...((skipped.length === cases.length || executions.every((e) => e.verdict === 'skip')) && firstSkip !== undefined ? { allSkipped: firstSkip } : {}),
       skipped,
       waived: judged.filter((e) => e.verdict === 'waived').map(describeWaived),
       notGating: failures.filter((e) => !gating(e.level, cfg.strict)).map((e) => ({ level: e.level, text: describeFailure(e, replay) })),
       ...(messages.length > 0 ? { blocking: messages.join('\n\n') } : {}),
       ...(unusableText !== undefined ? { unusable: unusableText } : {}),
-      allure: this.allureData(cases, outcomes, judged),
     };
   }
 
   /**
    * What the Allure report shows of a test: epic = operation, feature = check, severity from the highest
    * level among its checks, tag = format; one step per HTTP exchange with the request and the response,
-   * both through the redactor, as data the test hands to Allure (lib/engine/conformance.ts reportToAllure).
+   * both through the redactor, in the executions attachment, from which the Allure reporter writes them
+   * (reporters/allure-playwright.ts).
    */
   private allureData(members: readonly PlannedCase[], outcomes: readonly CaseOutcome[], executions: readonly CheckExecution[]): AllureData {
     const first = members[0];
@@ -409,6 +409,7 @@ export class RunEngine implements SelectableEngine {
             request: JSON.stringify(this.redact.deep(exchange.request), null, 2),
             response: JSON.stringify(this.redact.deep(exchange.response ?? exchange.error ?? null), null, 2),
             ...(lines.length > 0 ? { failure: this.redact.text(lines.join('\n')) } : {}),
+            durationMs: exchange.durationMs,
           };
         }),
       ),

@@ -22,4 +22,34 @@ export interface ExecutionsAttachment {
    * shards takes the last of each run and adds the runs up.
    */
   figures?: RunFigures & { run: string };
+  /**
+   * What Allure shows of the test (reporters/allure-playwright.ts writes it in the runner): a worker that
+   * called Allure's runtime made a Playwright step per label, exchange and attachment, each capturing a
+   * stack, a quarter of the worker's CPU.
+   */
+  allure?: AllureData;
+}
+
+/** One HTTP exchange of a test, as an Allure step. */
+export interface AllureStep {
+  name: string;
+  /** The request and the response (or the transport error), as JSON, free of the key. */
+  request: string;
+  response: string;
+  /** The checks that failed on this exchange, one line each, when any did. */
+  failure?: string;
+  /** How long the exchange took (its last attempt), in milliseconds. */
+  durationMs: number;
+}
+
+/** What Allure shows of a conformance test: its labels, and a step per exchange. */
+export interface AllureData {
+  /** 'JSON', 'XML' or 'no body': told apart in titles and suites. */
+  format: string;
+  epic: string;
+  features: string[];
+  severity: string;
+  tag: string;
+  sections: string[];
+  steps: AllureStep[];
 }

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { XMLParser } from 'fast-xml-parser';
 import { readReport } from '../../lib/report/validate.ts';
-import { allureAttachments } from '../../reporters/allure-playwright.ts';
+import { allureAttachments, allureDataOf, allureMessages } from '../../reporters/allure-playwright.ts';
+import type { AllureData } from '../../lib/report/attachment.ts';
 import { outsideReferences } from '../../lib/cli/commands/allure.ts';
 import { runAgainstFaultyServer } from '../support/faulty-run.ts';
 import { childEnv, runPlaywright } from '../support/run-playwright.ts';
@@ -163,6 +164,8 @@ test('Allure results: a step per exchange failed when a check failed on it, each
   expect(exchange?.name).toContain('status.not-found');
   expect(exchange?.statusDetails?.message).toContain('status.not-found [spec, §4.2, §7]');
   expect(exchange?.statusDetails?.message).toContain('http.no-internals [http, RFC 9110 §17] (not gating)');
+  // Each exchange's step carries its request and its response, and lasts what the exchange took.
+  for (const step of merge?.steps ?? []) expect((step.attachments ?? []).map((a) => a.name), step.name).toEqual(['request', 'response']);
   const passing = results.filter((r) => r.name.includes('[run.start-and-end]'));
   expect(passing.map((r) => r.status)).toEqual(['passed', 'passed']);
   expect(passing.flatMap((r) => r.steps ?? []).every((s) => s.status === 'passed')).toBe(true);
@@ -179,6 +182,47 @@ test('Allure results: a step per exchange failed when a check failed on it, each
   const environment = readFileSync(path.join(dir, 'allure-results', 'environment.properties'), 'utf8');
   expect(environment).toContain(`seed=${report.meta.seed}`);
   expect(environment).not.toMatch(/random/);
+});
+
+test('allureMessages: the title with its format, the labels, and a step per exchange in order, failed with its checks as the message when one failed', () => {
+  const data: AllureData = {
+    format: 'XML',
+    epic: 'merge',
+    features: ['status.not-found', 'http.no-5xx'],
+    severity: 'critical',
+    tag: 'XML',
+    sections: ['§4.2'],
+    steps: [
+      { name: 'POST /iswc/merge → 404 (merge)', request: '{"method":"POST"}', response: '{"status":404}', durationMs: 12.4 },
+      { name: 'POST /iswc/merge → 204 (again): status.not-found failed', request: '{}', response: '{"status":204}', failure: 'status.not-found [spec, §4.2]: expected 404; received 204', durationMs: 5 },
+    ],
+  };
+  const messages = allureMessages('merge [merge.unknown-preferred]', data, 1_000);
+  expect(messages[0]).toEqual({
+    type: 'metadata',
+    data: {
+      displayName: 'merge [merge.unknown-preferred] · XML',
+      labels: [
+        { name: 'parentSuite', value: 'XML' },
+        { name: 'suite', value: 'merge' },
+        { name: 'epic', value: 'merge' },
+        { name: 'feature', value: 'status.not-found' },
+        { name: 'feature', value: 'http.no-5xx' },
+        { name: 'severity', value: 'critical' },
+        { name: 'tag', value: 'XML' },
+        { name: 'section', value: '§4.2' },
+      ],
+    },
+  });
+  expect(messages.slice(1).map((m) => m.type)).toEqual(['step_start', 'attachment_content', 'attachment_content', 'step_stop', 'step_start', 'attachment_content', 'attachment_content', 'step_stop']);
+  expect(messages[1]).toEqual({ type: 'step_start', data: { name: 'POST /iswc/merge → 404 (merge)', start: 1_000 } });
+  expect(messages[2]).toEqual({ type: 'attachment_content', data: { name: 'request', content: '{"method":"POST"}', encoding: 'utf8', contentType: 'application/json' } });
+  expect(messages[4]).toEqual({ type: 'step_stop', data: { stop: 1_012, status: 'passed' } });
+  expect(messages[5]).toEqual({ type: 'step_start', data: { name: 'POST /iswc/merge → 204 (again): status.not-found failed', start: 1_012 } });
+  expect(messages[8]).toEqual({ type: 'step_stop', data: { stop: 1_017, status: 'failed', statusDetails: { message: 'status.not-found [spec, §4.2]: expected 404; received 204' } } });
+  // Any other test hands in no Allure data.
+  expect(allureDataOf([{ name: 'trace', contentType: 'application/zip', path: '/nowhere' }])).toBeUndefined();
+  expect(allureDataOf([{ name: 'iswc-check-executions', contentType: 'application/json', body: Buffer.from(JSON.stringify({ executions: [], stats: { requests: 0, retries: 0, waitedMs: 0 }, allure: data })) }])).toEqual(data);
 });
 
 test('allureAttachments: a file attached twice is kept once; bodies are never merged', () => {
