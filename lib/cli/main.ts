@@ -1,7 +1,7 @@
 import { ConfigError } from '../config/config.ts';
 import { ProfileError } from '../contract/profile/load.ts';
 import { redactorFromEnv } from '../foundation/redact.ts';
-import { WaiverError } from '../report/waivers/load.ts';
+import { WaiverError } from '../report/waivers/error.ts';
 import type { CliIo, Command } from './command.ts';
 import { EXIT, EXIT_TEXT, parseCommandArgs, renderHelp, unwritableMessage, UsageError, VERSION_TEXT } from './command.ts';
 import type { CommandName } from './command-names.ts';

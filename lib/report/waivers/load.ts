@@ -8,27 +8,11 @@ import type { OperationId } from '../../contract/operations.ts';
 import { sharedAjv, handWrittenSchema } from '../../contract/validators.ts';
 import { shownPath } from '../../foundation/paths.ts';
 import type { Waiver, WaiverProblem, WaiverSet } from './types.ts';
+import { WAIVERS_SCHEMA, WaiverError } from './error.ts';
 
-export const WAIVERS_SCHEMA = 'waivers.schema.json';
-
-/** A waivers file that cannot be used: every problem with the file, the entry (index and line) and what is wrong. */
-export class WaiverError extends Error {
-  readonly code = 'ISWC_WAIVERS_INVALID';
-  constructor(
-    readonly file: string,
-    readonly problems: WaiverProblem[],
-  ) {
-    super(`Invalid waivers file ${file} (ISWC_WAIVERS, schemas/${WAIVERS_SCHEMA}):\n${problems.map(formatWaiverProblem).join('\n')}`);
-  }
-}
-
-/** `  file:4:9 entry 1 (until): "2026-02-30" is not a date`. */
-export function formatWaiverProblem(p: WaiverProblem): string {
-  const where = p.line !== undefined ? `${p.file}:${p.line}:${p.col ?? 1}` : p.file;
-  const field = p.path.split('/').slice(2).join('.');
-  const entry = p.index !== undefined ? ` entry ${p.index}${field ? ` (${field})` : ''}` : '';
-  return `  ${where}${entry}: ${p.message}`;
-}
+// The error and its wording live apart, so that what only needs to tell a user's mistake (the command
+// line's main) loads neither Ajv nor the checks' registry.
+export { formatWaiverProblem, WAIVERS_SCHEMA, WaiverError } from './error.ts';
 
 let validators: { file: ValidateFunction; entry: ValidateFunction } | undefined;
 
