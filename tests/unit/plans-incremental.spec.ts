@@ -68,8 +68,11 @@ test("the measurement's fingerprint follows what the measurement runs and reads,
     write('lib/generate/cases/c.ts', 'c2');
     write('lib/run/plans.generated.ts', 'p2');
     write('fixtures/scenarios/s.yaml', 'y');
-    // Code the measurement never imports (a report's writer) measures nothing again.
+    // Code the measurement never imports (a report's writer) measures nothing again, nor the schema of the
+    // reports a run writes, with its compiled validator (data beside the code otherwise counts).
     write('lib/report/html.ts', 'r2');
+    write('schemas/report.schema.json', '{"x":2}');
+    write('lib/report/report-schema.generated.cjs', 'v2');
     expect(measurementFingerprint(root)).toBe(before);
     write('server/s.ts', 's2');
     const server = measurementFingerprint(root);
