@@ -187,8 +187,13 @@ export default class ConformanceReporter implements Reporter {
     const byUs = signal === undefined && endedEarly() !== undefined;
     const interrupted: RunHalt | undefined = (result.status === 'interrupted' && !byUs) || signal !== undefined ? { kind: 'interrupted', reason: interruptionReason() ?? `interrupted by ${signal ?? 'SIGINT'}` } : undefined;
     // The engine's own halt first, then the tests' latest: a budget halt attached by an early test counts the
-    // requests sent by then, and later cases that fitted in what was left sent more.
-    return firstHalt([engineProgress()?.halt, ...[...this.halts].reverse(), interrupted]);
+    // requests sent by then, and later cases that fitted in what was left sent more. Disposable entries an
+    // earlier run consumed (lib/engine/consumed.ts) outweigh a partial run's end (budget, time limit): what
+    // they leave unjudged is what the user must act on; a target unusable or a signal outweighs them.
+    const halt = firstHalt([engineProgress()?.halt, ...[...this.halts].reverse(), interrupted]);
+    const consumed = engineProgress()?.consumedReason;
+    if (consumed !== undefined && (halt === undefined || halt.kind === 'budget' || halt.kind === 'max-duration')) return { kind: 'data-consumed', reason: consumed };
+    return halt;
   }
 
   /**
@@ -234,6 +239,7 @@ export default class ConformanceReporter implements Reporter {
       plan: { name: config.plan, budget: config.budget ?? null, ...(config.budget !== undefined && config.plan !== 'smoke' ? { slice: config.slice ?? 0 } : {}) },
       network: runNetwork(config.network, config.headers),
       ...(halt ? { halt } : {}),
+      ...(engineProgress()?.consumed ? { consumed: engineProgress()?.consumed ?? [] } : {}),
       requireAll: config.requireAll,
       replay: replayFilesOf(config),
     });
@@ -325,7 +331,7 @@ export default class ConformanceReporter implements Reporter {
     const notSent = new Set(report.executions.filter((e) => e.verdict === 'skip').map((e) => `${e.caseId}\u0001${e.format}`)).size;
     lines.push(`checks: ${all.pass} passed, ${all.fail} failed${all.waived ? `, ${all.waived} waived` : ''}${notSent > 0 ? `; ${notSent} case${notSent === 1 ? '' : 's'} not sent or not judged (${all.skip} check executions, by reason above)` : ''}`);
     lines.push(`reports: ${files.map((f) => shownPath(f)).join(' · ')}`);
-    if (outcome) lines.push(`exit code: ${outcome.exitCode} (${EXIT_MEANING[outcome.exitCode]})`);
+    if (outcome) lines.push(`exit code: ${outcome.exitCode} (${outcome.status === 'data-consumed' && outcome.exitCode === 3 ? "the profile's disposable data is consumed" : EXIT_MEANING[outcome.exitCode]})`);
     return lines;
   }
 }
@@ -347,6 +353,7 @@ function outcomeLine(status: string, reason: string, requests: number): string {
   if (status === 'target-unusable') return `✗ TARGET UNUSABLE: ${reason}. Nothing more was sent after ${requests} request(s).`;
   if (status === 'interrupted') return `✗ INTERRUPTED: ${reason} after ${requests} request(s); nothing was sent after the signal. The reports hold what was done.`;
   if (status === 'budget') return `! PARTIAL RUN: ${reason}. The checks not exercised are listed below.`;
+  if (status === 'data-consumed') return `✗ DISPOSABLE DATA CONSUMED: ${reason}. Their cases' refusals were not judged.`;
   return `! PARTIAL RUN: ${reason}; ${requests} request(s) sent. The checks not exercised are listed below.`;
 }
 

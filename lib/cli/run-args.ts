@@ -103,7 +103,7 @@ export const RUN_EXIT_CODES: Command['exitCodes'] = [
   exitMeaning(EXIT.OK, `: no spec check failed (with --strict no http check either; with --require-all every spec check was exercised); a partial run (--smoke, --budget, --max-duration) too, unless --require-all`),
   exitMeaning(EXIT.NOT_CONFORMANT, `: a gating check failed`),
   exitMeaning(EXIT.USAGE, `; also a base URL without ISWC_SUBSCRIPTION_KEY, a key under 8 characters, and a --grep that matches no case`),
-  exitMeaning(EXIT.TARGET_UNUSABLE, `: the run stops sending and says why (conformance.json summary.outcome; JUnit carries an error test case)`),
+  exitMeaning(EXIT.TARGET_UNUSABLE, `: the run stops sending and says why (conformance.json summary.outcome; JUnit carries an error test case); also a destructive run whose only obstacle was disposable entries an earlier run against the same target consumed (named, with what to do; summary.outcome data-consumed)`),
   exitMeaning(EXIT.INTERNAL),
   exitMeaning(EXIT.INTERRUPTED, `: nothing is sent after the signal, the reports are marked interrupted; a second signal, a second or more after the first, exits at once`),
 ];

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { gating } from '../check/gating.ts';
 import { createJudge } from '../check/judge.ts';
 import { keySourceDbs } from '../contract/agency.ts';
@@ -6,6 +7,8 @@ import { OPERATION_LABEL } from '../contract/operations.ts';
 import { sectionsText } from '../report/view.ts';
 import type { TargetProfile } from '../contract/profile/types.ts';
 import { reusableRun } from '../contract/profile/types.ts';
+import { shownPath } from '../foundation/paths.ts';
+import { Consumption, earlierConsumption, profileEntryNamer } from './consumed.ts';
 import { redactorFromEnv } from '../foundation/redact.ts';
 import type { AllureData, ExecutionsAttachment } from '../report/attachment.ts';
 import { describeFailure, describeWaived } from '../report/failure-text.ts';
@@ -138,6 +141,8 @@ export class RunEngine implements SelectableEngine {
   private readonly steering: Steering | undefined;
   /** Changes to disposable entries the cases undid, and whether each was shown undone (a reusable profile). */
   private readonly restored: RestoreOutcome[] = [];
+  /** Disposable entries this run consumes, and those an earlier run against the target consumed (lib/engine/consumed.ts). */
+  readonly consumption: Consumption;
 
   constructor(private readonly setup: EngineSetup) {
     this.byKey = new Map(setup.planned.map((p) => [p.key, p]));
@@ -161,6 +166,15 @@ export class RunEngine implements SelectableEngine {
           )
         : undefined;
     this.judge = createJudge({ strict: cfg.strict, agency: setup.profile.agency, sourceDbs: keySourceDbs(setup.profile) });
+    // The report this run replaces, read before it is: what an earlier run against the same target consumed.
+    // The embedded server starts afresh with each run: nothing of it is ever consumed.
+    this.consumption = new Consumption(
+      cfg.destructive && !cfg.embedded && !reusableRun(setup.profile, cfg.destructive),
+      cfg.embedded ? undefined : earlierConsumption(path.join(cfg.reportDir, 'conformance.json'), setup.baseUrl),
+      setup.startedAt,
+      profileEntryNamer(setup.profile),
+      (f) => shownPath(f),
+    );
     if (setup.maxDurationMs !== undefined) {
       const limit = setup.maxDurationText ?? `${Math.round(setup.maxDurationMs / 1000)}s`;
       this.deadline = setTimeout(() => this.stop({ kind: 'max-duration', reason: `stopped at --max-duration ${limit} (ISWC_MAX_DURATION): the run's time limit` }), setup.maxDurationMs);
@@ -222,6 +236,8 @@ export class RunEngine implements SelectableEngine {
       ...(this.setup.cfg.budget !== undefined ? { budget: this.setup.cfg.budget } : {}),
       ...(maxDurationMs !== undefined ? { deadlineAtMs: this.startedAtMs + maxDurationMs } : {}),
       ...(halt ? { halt } : {}),
+      consumed: this.consumption.ledger(),
+      ...(this.consumption.reason() !== undefined ? { consumedReason: this.consumption.reason() } : {}),
     };
   }
 
@@ -332,8 +348,9 @@ export class RunEngine implements SelectableEngine {
     const outcomes = await inParallel(cases, CONCURRENCY, (p) => this.cases.run(() => this.runCase(p, settings)));
     const stats = { requests: 0, retries: 0, waitedMs: 0 };
     const all: CheckExecution[] = [];
-    for (const outcome of outcomes) {
-      all.push(...outcome.executions);
+    for (const [i, outcome] of outcomes.entries()) {
+      const p = cases[i];
+      all.push(...(p ? this.consumption.observe(p, outcome.executions) : outcome.executions));
       this.restored.push(...outcome.restored);
       stats.requests += outcome.stats.requests;
       stats.retries += outcome.stats.retries;

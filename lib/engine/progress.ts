@@ -1,3 +1,4 @@
+import type { ConsumedEntry } from './consumed.ts';
 import { clock } from '../report/figures.ts';
 import type { RunFigures } from '../report/model.ts';
 
@@ -27,6 +28,10 @@ export interface EngineProgress extends RunFigures {
   deadlineAtMs?: number;
   /** Why the run stopped sending, once it did. */
   halt?: RunHalt;
+  /** Disposable entries consumed so far (this run's, and an earlier run's not found back), for the report. */
+  consumed?: ConsumedEntry[];
+  /** Why the cases on entries an earlier run consumed were not judged, once one was found (lib/engine/consumed.ts). */
+  consumedReason?: string;
 }
 
 /** Between two lines in a log without a terminal. */

@@ -5,6 +5,7 @@ import type { ConformanceReport, ReplayFiles, RunMeta, RunNetwork, RunPlan } fro
 import { sortExecutions, tallyByLevel } from './model.ts';
 import type { TargetProfile } from '../contract/profile/types.ts';
 import { profileDigest, waiversDigest } from './binding.ts';
+import type { ConsumedEntry } from '../engine/consumed.ts';
 import { formatsLabel } from '../contract/profile/types.ts';
 import { failureId, hasFailureId } from './identity.ts';
 import { HARNESS_VERSION, documentDigest, safeBaseUrl, schemasDigest } from './meta.ts';
@@ -44,8 +45,10 @@ export interface BuildInput {
   network?: RunNetwork;
   /** The profile the run used: its content digest and agency are recorded (what a certificate is bound to). */
   targetProfile?: TargetProfile;
-  /** Why the run stopped sending before the end of its plan, when it did. */
+  /** Why the run stopped sending before the end of its plan, when it did (or found disposable data consumed). */
   halt?: RunHalt;
+  /** Disposable entries consumed (lib/engine/consumed.ts): recorded for the next run against the target. */
+  consumed?: ConsumedEntry[];
   /** ISWC_REQUIRE_ALL: a spec check not exercised fails the run (its exit code). */
   requireAll?: boolean;
   /** The report file and profile as the run's caller types them (replay commands). */
@@ -79,7 +82,7 @@ export function buildConformanceReport(input: BuildInput): ConformanceReport {
   const measured = specCoverage(executions);
   // Checks no test reached before the run stopped: say so rather than "no case ran it".
   const coverage =
-    input.halt && input.halt.kind !== 'target-unusable'
+    input.halt && input.halt.kind !== 'target-unusable' && input.halt.kind !== 'data-consumed'
       ? { ...measured, notExercised: measured.notExercised.map((n) => ({ ...n, reasons: n.reasons.map((r) => (r === NO_CASE_RAN_IT ? `not reached: ${input.halt?.reason ?? ''}` : r)) })) }
       : measured;
   let baseUrl = safeBaseUrl(input.baseUrl);
@@ -114,6 +117,7 @@ export function buildConformanceReport(input: BuildInput): ConformanceReport {
     ...(input.plan ? { plan: input.plan } : {}),
     ...(input.network ? { network: input.network } : {}),
     ...(input.replay ? { replay: input.replay } : {}),
+    ...(input.consumed && input.consumed.length > 0 ? { consumed: input.consumed } : {}),
     ...(input.targetProfile ? { profileDigest: profileDigest(input.targetProfile), agency: input.targetProfile.agency } : {}),
     ...(input.targetProfile && formatsLabel(input.targetProfile) !== undefined ? { formats: [...input.targetProfile.formats] } : {}),
     waiversDigest: input.waivers ? waiversDigest(input.waivers.set) : null,

@@ -441,7 +441,16 @@ function badgeClass(summary: RunSummary): string {
 function outcomeHtml(summary: RunSummary): string {
   const outcome = summary.outcome;
   if (!outcome || outcome.status === 'completed') return '';
-  const title = outcome.status === 'target-unusable' ? 'Target unusable' : outcome.status === 'interrupted' ? 'Interrupted' : outcome.status === 'budget' ? 'Stopped at its request budget' : 'Stopped at its time limit';
+  const title =
+    outcome.status === 'target-unusable'
+      ? 'Target unusable'
+      : outcome.status === 'interrupted'
+        ? 'Interrupted'
+        : outcome.status === 'budget'
+          ? 'Stopped at its request budget'
+          : outcome.status === 'data-consumed'
+            ? "The profile's disposable data is consumed"
+            : 'Stopped at its time limit';
   return `<p id="outcome" class="badge ${outcome.status === 'max-duration' || outcome.status === 'budget' ? 'grey' : 'bad'}" data-status="${h(outcome.status)}">${h(title)}: ${h(outcome.reason ?? '')} (exit code ${outcome.exitCode})</p>`;
 }
 

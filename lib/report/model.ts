@@ -1,3 +1,4 @@
+import type { ConsumedEntry } from '../engine/consumed.ts';
 import type { CheckExecution, Level, Verdict } from '../run/execution.ts';
 import type { WaiverSummary } from './waivers/types.ts';
 import type { RunOutcome } from './outcome.ts';
@@ -33,6 +34,8 @@ export interface RunMeta {
   network?: RunNetwork;
   /** The report file and the profile (when not the default) as the run's caller types them, for the replay commands every output prints. */
   replay?: ReplayFiles;
+  /** Disposable entries this run consumed, and an earlier run's it did not find back (lib/engine/consumed.ts). */
+  consumed?: ConsumedEntry[];
   /** SHA-256 of the target profile as used (lib/report/binding.ts); absent in reports of earlier harness versions. */
   profileDigest?: string;
   /** The agency the profile acts for; absent in reports of earlier harness versions. */
