@@ -78,10 +78,17 @@ export function consumingEntries(p: PlannedCase): Array<{ kind: DisposableKind; 
 /** How an entry is named: where the profile lists it (`submissions[1]`), else its kind and values. */
 export type EntryNamer = (kind: DisposableKind, entry: unknown) => string;
 
+type ProfileEntries = Partial<Record<DisposableKind, readonly unknown[]>>;
+
+/** Where the profile lists an entry (its index in the list of its kind), or -1. */
+export function profileIndex(profile: ProfileEntries, kind: DisposableKind, entry: unknown): number {
+  return (profile[kind] ?? []).findIndex((e) => same(e, entry));
+}
+
 /** `submissions[1]` when the profile lists the entry, else `submission T3300000102 128 IM00900101 128`. */
-export function profileEntryNamer(profile: Partial<Record<DisposableKind, readonly unknown[]>>): EntryNamer {
+export function profileEntryNamer(profile: ProfileEntries): EntryNamer {
   return (kind, entry) => {
-    const index = (profile[kind] ?? []).findIndex((e) => same(e, entry));
+    const index = profileIndex(profile, kind, entry);
     return index >= 0 ? `${kind}[${index}]` : `${KIND_NAME[kind]} ${flatValues(entry).join(' ')}`;
   };
 }

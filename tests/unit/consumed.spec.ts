@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
+import { consumedAgainst } from '../../lib/cli/commands/profile.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { Consumption, consumedReason, earlierConsumption, profileEntryNamer } from '../../lib/engine/consumed.ts';
 import type { ConsumedEntry } from '../../lib/engine/consumed.ts';
@@ -136,6 +137,12 @@ test('the real command, twice against a stand-in: the second destructive run exi
     // The ledger passes on, with the run that consumed it.
     expect(report.meta.consumed).toEqual(consumed);
     expect(second.out).not.toContain(KEY);
+    // profile check --against says the same before a run, sending nothing.
+    const against = consumedAgainst(profile, server.url, dir);
+    expect(against.entries).toBe(1);
+    expect(against.text).toContain(`the profile's disposable entry ${entry} (deleted by a run started ${consumed[0]?.at ?? ''}) is consumed`);
+    expect(consumedAgainst(profile, 'https://other.example.org', dir)).toEqual({ entries: 0, text: expect.stringContaining('no entry of the profile is known consumed') as unknown as string });
+    expect(() => consumedAgainst(profile, 'staging', dir)).toThrow(/--against must be the target's base URL/);
 
     // The entry recreated (a stand-in started afresh): the run judges it again and consumes it again.
     await server.close();

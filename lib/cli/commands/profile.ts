@@ -12,6 +12,9 @@ import { completion, neighbourCoverage, profileCoverage, SPEC_CHECKS } from '../
 import type { Command } from '../command.ts';
 import { EXIT, exitMeaning, stringOption, UsageError } from '../command.ts';
 import { renderClientProfileCheck } from './profile-client.ts';
+import { existsSync } from 'node:fs';
+import { consumedReason, earlierConsumption, profileEntryNamer, profileIndex } from '../../engine/consumed.ts';
+import { shownPath } from '../../foundation/paths.ts';
 
 /**
  * `npx iswc-conformance profile check FILE`: what a target profile lets a run exercise, and what to add to
@@ -85,7 +88,7 @@ function findingLines(findings: readonly ProfileFinding[]): string[] {
 }
 
 /** The whole report of `profile check`, and whether it found entries that interfere. */
-export async function renderProfileCheck(file: string, profile: TargetProfile, options: { budget: number; runs: number }): Promise<{ text: string; interfering: number; warnings: number }> {
+export async function renderProfileCheck(file: string, profile: TargetProfile, options: { budget: number; runs: number; consumed?: { text: string; entries: number } }): Promise<{ text: string; interfering: number; warnings: number }> {
   const modes = await profileCoverage(profile, options);
   const findings = profileFindings(profile);
   const total = SPEC_CHECKS.length;
@@ -147,12 +150,10 @@ export async function renderProfileCheck(file: string, profile: TargetProfile, o
   );
   const interfering = findings.filter((f) => f.severity === 'error').length;
   const warnings = findings.length - interfering;
-  lines.push(
-    '',
-    interfering > 0
-      ? `Result: ${plural(interfering, 'entry interferes', 'entries interfere')}${warnings > 0 ? `, ${plural(warnings, 'warning')}` : ''} (exit 1).`
-      : `Result: no entries interfere${warnings > 0 ? `, ${plural(warnings, 'warning')}` : ''} (exit 0).`,
-  );
+  if (options.consumed) lines.push('', options.consumed.text);
+  const consumed = options.consumed?.entries ?? 0;
+  const result = `${interfering > 0 ? plural(interfering, 'entry interferes', 'entries interfere') : 'no entries interfere'}${consumed > 0 ? `, ${plural(consumed, 'entry', 'entries')} consumed` : ''}${warnings > 0 ? `, ${plural(warnings, 'warning')}` : ''}`;
+  lines.push('', `Result: ${result} (exit ${interfering + consumed > 0 ? 1 : 0}).`);
   return { text: lines.join('\n'), interfering, warnings };
 }
 
@@ -162,28 +163,51 @@ function positiveInteger(name: string, raw: string | undefined, fallback: number
   return Number(raw);
 }
 
+/** What `--against URL` says: the profile's disposable entries the report left by a run against URL records consumed. */
+export function consumedAgainst(profile: TargetProfile, url: string, reportDir: string): { text: string; entries: number } {
+  let origin: string;
+  try {
+    origin = new URL(url).origin;
+  } catch {
+    throw new UsageError(`--against must be the target's base URL (http:// or https://), got "${url}"`);
+  }
+  const file = path.join(reportDir, 'conformance.json');
+  const shownFile = shownPath(file);
+  const earlier = earlierConsumption(file, url);
+  if (!earlier) {
+    const none = existsSync(file) ? `its report ${shownFile} is of another target or records no entry consumed` : `no report in ${shownPath(reportDir)} (--report-dir)`;
+    return { text: `Against ${origin}: no entry of the profile is known consumed (${none}).`, entries: 0 };
+  }
+  const name = profileEntryNamer(profile);
+  const ours = earlier.entries.filter((c) => profileIndex(profile, c.kind, c.entry) >= 0);
+  if (ours.length === 0) return { text: `Against ${origin}: no entry of the profile is recorded consumed in ${shownFile}.`, entries: 0 };
+  return { text: `Against ${origin}: ${consumedReason(ours, shownFile, name)}. Where the target refuses them, a destructive run reports their cases not judged and ends with exit 3.`, entries: ours.length };
+}
+
 export const profileCommand: Command = {
   name: 'profile',
   summary: 'check a target profile: what a run can exercise with it, what to add, entries that interfere',
-  usage: 'npx iswc-conformance profile check FILE [--budget N] [--runs N]\n       npx iswc-conformance profile check --client FILE',
+  usage: 'npx iswc-conformance profile check FILE [--budget N] [--runs N] [--against URL [--report-dir DIR]]\n       npx iswc-conformance profile check --client FILE',
   description:
-    `Validates the profile (exit 2, with the JSON path of each problem, when it is not valid), then plans without sending anything: how many of the document's spec checks a non-destructive run, a destructive run, the smoke plan and a budget of N requests (default ${DEFAULT_CHECK_BUDGET}) exercise with it, and for each spec check one of them does not, the smallest addition to the profile that would ("outcome.sequence: add 4 more merges"), each confirmed by planning that mode again with it; where no addition brings a check within the smoke plan or the budget, it says so ("does not fit in 60 requests (a larger --budget)"). It names entries that interfere: an ISWC merged by two merge entries, a merged ISWC that is another entry's preferred ISWC, a demerge or submission under an ISWC a merge entry merges away, an ISWC of iswcs (existing data, never changed) a merge entry merges away, two demerge entries under one preferred ISWC (one merge request may have carried both: a demerge of either then removes both), the same agency work in two entries, an entry naming an unknown ISWC. Production refuses cycles and re-parenting, so the second such merge would be refused. Check digits that do not hold are warnings. With --client it says instead what a client under test can exercise with the profile in the sandbox: for each operation, which entries it may use and how (merges not yet done, works already merged, submissions that exist), a request it can send as it stands, and what to add where an operation cannot succeed.`,
+    `Validates the profile (exit 2, with the JSON path of each problem, when it is not valid), then plans without sending anything: how many of the document's spec checks a non-destructive run, a destructive run, the smoke plan and a budget of N requests (default ${DEFAULT_CHECK_BUDGET}) exercise with it, and for each spec check one of them does not, the smallest addition to the profile that would ("outcome.sequence: add 4 more merges"), each confirmed by planning that mode again with it; where no addition brings a check within the smoke plan or the budget, it says so ("does not fit in 60 requests (a larger --budget)"). It names entries that interfere: an ISWC merged by two merge entries, a merged ISWC that is another entry's preferred ISWC, a demerge or submission under an ISWC a merge entry merges away, an ISWC of iswcs (existing data, never changed) a merge entry merges away, two demerge entries under one preferred ISWC (one merge request may have carried both: a demerge of either then removes both), the same agency work in two entries, an entry naming an unknown ISWC. Production refuses cycles and re-parenting, so the second such merge would be refused. Check digits that do not hold are warnings. With --client it says instead what a client under test can exercise with the profile in the sandbox: for each operation, which entries it may use and how (merges not yet done, works already merged, submissions that exist), a request it can send as it stands, and what to add where an operation cannot succeed. With --against URL it also reads the report a run against that target left in the report directory (--report-dir, default ISWC_REPORT_DIR or reports) and names the profile's disposable entries that run consumed: a destructive run would not judge their cases (docs/target-profile.md).`,
   options: {
     budget: { type: 'string', value: 'N', description: `The request budget to plan for (default ${DEFAULT_CHECK_BUDGET}).` },
     runs: { type: 'string', value: 'N', description: 'Runs per property-based check, for the request counts (default 100, as ISWC_RUNS).' },
+    against: { type: 'string', value: 'URL', description: "The target's base URL: name the profile's disposable entries an earlier run against it consumed, as the report it left says (nothing is sent)." },
+    'report-dir': { type: 'string', value: 'DIR', description: 'With --against: where that run wrote its reports (default ISWC_REPORT_DIR, else reports).' },
     client: { type: 'boolean', description: 'Check the profile for a client under test in the sandbox (npx iswc-conformance sandbox --target FILE): what it can exercise, operation by operation, with a request it can send.' },
   },
   positionals: { min: 2, max: 2 },
   exitCodes: [
     [EXIT.OK, 'the profile is valid and no entries interfere (check-digit warnings and spec checks the profile cannot exercise do not change it); with --client, a client can also succeed at every operation with it'],
-    [EXIT.NOT_CONFORMANT, 'entries of the profile interfere (listed): a run would report failures the target did not commit; with --client, also an operation a client cannot succeed at with it (what to add is listed)'],
+    [EXIT.NOT_CONFORMANT, 'entries of the profile interfere (listed): a run would report failures the target did not commit; with --against, also entries an earlier run against that target consumed (listed, with what to do); with --client, also an operation a client cannot succeed at with it (what to add is listed)'],
     exitMeaning(EXIT.USAGE, `: the profile cannot be read or is not valid`),
   ],
   async run({ values, positionals }, io) {
     const [sub, file] = positionals;
     if (sub !== 'check') throw new UsageError(`unknown subcommand "${sub ?? ''}": the profile command has one, check (npx iswc-conformance profile check FILE)`);
     if (values.client === true) {
-      const given = ['budget', 'runs'].filter((k) => values[k] !== undefined);
+      const given = ['budget', 'runs', 'against', 'report-dir'].filter((k) => values[k] !== undefined);
       if (given.length > 0) throw new UsageError(`${given.map((k) => `--${k}`).join(', ')} plans a run of the suite; --client says what a client can exercise (nothing is planned)`);
       const shownFile = file ?? '';
       const checked = renderClientProfileCheck(shownFile, loadProfile(path.resolve(io.cwd, shownFile), shownFile));
@@ -194,8 +218,12 @@ export const profileCommand: Command = {
     const runs = positiveInteger('runs', stringOption(values, 'runs'), 100);
     const shown = file ?? '';
     const profile = loadProfile(path.resolve(io.cwd, shown), shown);
-    const { text, interfering } = await renderProfileCheck(shown, profile, { budget, runs });
+    const against = stringOption(values, 'against');
+    const reportDir = stringOption(values, 'report-dir');
+    if (reportDir !== undefined && against === undefined) throw new UsageError('--report-dir says where the runs against --against URL wrote their reports: give --against too');
+    const consumed = against !== undefined ? consumedAgainst(profile, against, path.resolve(io.cwd, reportDir ?? (io.env.ISWC_REPORT_DIR?.trim() || 'reports'))) : undefined;
+    const { text, interfering } = await renderProfileCheck(shown, profile, { budget, runs, ...(consumed ? { consumed } : {}) });
     io.stdout(`${text}\n`);
-    return interfering > 0 ? EXIT.NOT_CONFORMANT : EXIT.OK;
+    return interfering > 0 || (consumed?.entries ?? 0) > 0 ? EXIT.NOT_CONFORMANT : EXIT.OK;
   },
 };
