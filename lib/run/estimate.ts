@@ -1,5 +1,6 @@
 import type { PlanName } from './budget.ts';
 import { choose, estimatedRequests } from './budget.ts';
+import { applyChoice } from './plan.ts';
 import type { PlannedCase } from './planned.ts';
 
 /**
@@ -43,7 +44,9 @@ export function longRunNotice(planned: readonly PlannedCase[], choice: RunChoice
     // The smoke plan of the same cases (those the plan left out for other reasons stay out).
     const runnable = planned.map((p) => ({ ...p }));
     const smoke = choose(runnable, { plan: 'smoke', budget: undefined, runs: choice.runs, destructive: choice.destructive });
-    const smokeRequests = runnable.filter((p) => smoke.chosen.has(p.key)).reduce((n, p) => n + estimatedRequests(p, smoke.runs.get(p.key) ?? choice.runs), 0);
+    // As the smoke plan itself counts them: a case it takes in part sends only those parts.
+    applyChoice(runnable, smoke, 'not in the smoke plan');
+    const smokeRequests = plannedRequests(runnable, choice.runs);
     lines.push(`    --smoke          ${smokeRequests} requests, about ${humanDuration(smokeRequests / choice.rate)}: every spec check once, and every fault of the catalogue this mode can catch`);
   }
   const fits = Math.floor(LONG_RUN_SECONDS * choice.rate);
