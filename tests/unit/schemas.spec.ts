@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { expect, test } from '@playwright/test';
 import { Validator } from '@seriousme/openapi-schema-validator';
@@ -11,6 +11,18 @@ import { carriesText } from '../../lib/contract/answer.ts';
 import { operations } from '../../lib/contract/operations.ts';
 import { fromRoot } from '../../lib/foundation/paths.ts';
 import { loadProfile, parseProfile } from '../../lib/contract/profile/load.ts';
+
+test('every JSON Schema of schemas/ is valid against the 2020-12 meta-schema (the harness compiles them without checking them again)', () => {
+  const ajv = new Ajv2020({ strict: false });
+  const files = readdirSync(fromRoot('schemas')).filter((f) => f.endsWith('.schema.json'));
+  expect(files.length).toBeGreaterThan(10);
+  for (const file of files) {
+    const valid = ajv.validateSchema(JSON.parse(readFileSync(fromRoot('schemas', file), 'utf8')) as object);
+    expect(valid, `schemas/${file}: ${ajv.errorsText(ajv.errors)}`).toBe(true);
+  }
+  // A schema the meta-schema refuses, as the test would see it.
+  expect(ajv.validateSchema({ type: 'string', minLength: 'three' })).toBe(false);
+});
 
 test('schemas/openapi.yaml is a valid OpenAPI 3.1 document', async () => {
   const result = await new Validator().validate(parse(readFileSync(OPENAPI_PATH, 'utf8')) as Parameters<Validator['validate']>[0]);
