@@ -188,7 +188,7 @@ export default class ConformanceReporter implements Reporter {
     const interrupted: RunHalt | undefined = (result.status === 'interrupted' && !byUs) || signal !== undefined ? { kind: 'interrupted', reason: interruptionReason() ?? `interrupted by ${signal ?? 'SIGINT'}` } : undefined;
     // The engine's own halt first, then the tests' latest: a budget halt attached by an early test counts the
     // requests sent by then, and later cases that fitted in what was left sent more. Disposable entries an
-    // earlier run consumed (lib/engine/consumed.ts) outweigh a partial run's end (budget, time limit): what
+    // earlier run consumed (lib/report/consumed.ts) outweigh a partial run's end (budget, time limit): what
     // they leave unjudged is what the user must act on; a target unusable or a signal outweighs them.
     const halt = firstHalt([engineProgress()?.halt, ...[...this.halts].reverse(), interrupted]);
     const consumed = engineProgress()?.consumedReason;

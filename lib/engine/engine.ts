@@ -8,7 +8,7 @@ import { sectionsText } from '../report/view.ts';
 import type { TargetProfile } from '../contract/profile/types.ts';
 import { reusableRun } from '../contract/profile/types.ts';
 import { shownPath } from '../foundation/paths.ts';
-import { Consumption, earlierConsumption, profileEntryNamer } from './consumed.ts';
+import { Consumption, earlierConsumption, profileEntryNamer } from '../report/consumed.ts';
 import { redactorFromEnv } from '../foundation/redact.ts';
 import type { AllureData, ExecutionsAttachment } from '../report/attachment.ts';
 import { describeFailure, describeWaived } from '../report/failure-text.ts';
@@ -141,7 +141,7 @@ export class RunEngine implements SelectableEngine {
   private readonly steering: Steering | undefined;
   /** Changes to disposable entries the cases undid, and whether each was shown undone (a reusable profile). */
   private readonly restored: RestoreOutcome[] = [];
-  /** Disposable entries this run consumes, and those an earlier run against the target consumed (lib/engine/consumed.ts). */
+  /** Disposable entries this run consumes, and those an earlier run against the target consumed (lib/report/consumed.ts). */
   readonly consumption: Consumption;
 
   constructor(private readonly setup: EngineSetup) {

@@ -1,4 +1,4 @@
-import type { ConsumedEntry } from './consumed.ts';
+import type { ConsumedEntry } from '../report/consumed.ts';
 import { clock } from '../report/figures.ts';
 import type { RunFigures } from '../report/model.ts';
 
@@ -30,7 +30,7 @@ export interface EngineProgress extends RunFigures {
   halt?: RunHalt;
   /** Disposable entries consumed so far (this run's, and an earlier run's not found back), for the report. */
   consumed?: ConsumedEntry[];
-  /** Why the cases on entries an earlier run consumed were not judged, once one was found (lib/engine/consumed.ts). */
+  /** Why the cases on entries an earlier run consumed were not judged, once one was found (lib/report/consumed.ts). */
   consumedReason?: string;
 }
 

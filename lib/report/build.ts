@@ -5,7 +5,7 @@ import type { ConformanceReport, ReplayFiles, RunMeta, RunNetwork, RunPlan } fro
 import { sortExecutions, tallyByLevel } from './model.ts';
 import type { TargetProfile } from '../contract/profile/types.ts';
 import { profileDigest, waiversDigest } from './binding.ts';
-import type { ConsumedEntry } from '../engine/consumed.ts';
+import type { ConsumedEntry } from './consumed.ts';
 import { formatsLabel } from '../contract/profile/types.ts';
 import { failureId, hasFailureId } from './identity.ts';
 import { HARNESS_VERSION, documentDigest, safeBaseUrl, schemasDigest } from './meta.ts';
@@ -47,7 +47,7 @@ export interface BuildInput {
   targetProfile?: TargetProfile;
   /** Why the run stopped sending before the end of its plan, when it did (or found disposable data consumed). */
   halt?: RunHalt;
-  /** Disposable entries consumed (lib/engine/consumed.ts): recorded for the next run against the target. */
+  /** Disposable entries consumed (lib/report/consumed.ts): recorded for the next run against the target. */
   consumed?: ConsumedEntry[];
   /** ISWC_REQUIRE_ALL: a spec check not exercised fails the run (its exit code). */
   requireAll?: boolean;

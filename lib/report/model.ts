@@ -1,4 +1,4 @@
-import type { ConsumedEntry } from '../engine/consumed.ts';
+import type { ConsumedEntry } from './consumed.ts';
 import type { CheckExecution, Level, Verdict } from '../run/execution.ts';
 import type { WaiverSummary } from './waivers/types.ts';
 import type { RunOutcome } from './outcome.ts';
@@ -34,7 +34,7 @@ export interface RunMeta {
   network?: RunNetwork;
   /** The report file and the profile (when not the default) as the run's caller types them, for the replay commands every output prints. */
   replay?: ReplayFiles;
-  /** Disposable entries this run consumed, and an earlier run's it did not find back (lib/engine/consumed.ts). */
+  /** Disposable entries this run consumed, and an earlier run's it did not find back (lib/report/consumed.ts). */
   consumed?: ConsumedEntry[];
   /** SHA-256 of the target profile as used (lib/report/binding.ts); absent in reports of earlier harness versions. */
   profileDigest?: string;

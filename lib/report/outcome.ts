@@ -47,7 +47,7 @@ export function firstHalt(halts: ReadonlyArray<RunHalt | undefined>): RunHalt | 
 export function runOutcome(halt: RunHalt | undefined, fails: boolean): RunOutcome {
   if (halt?.kind === 'target-unusable') return { status: halt.kind, reason: halt.reason, exitCode: OUTCOME_EXIT.targetUnusable };
   if (halt?.kind === 'interrupted') return { status: halt.kind, reason: halt.reason, exitCode: OUTCOME_EXIT.interrupted };
-  // Disposable entries an earlier run consumed (lib/engine/consumed.ts): what needed them was not judged,
+  // Disposable entries an earlier run consumed (lib/report/consumed.ts): what needed them was not judged,
   // so the run cannot say the target conforms; a failure elsewhere still says it does not.
   if (halt?.kind === 'data-consumed') return { status: halt.kind, reason: halt.reason, exitCode: fails ? OUTCOME_EXIT.notConformant : OUTCOME_EXIT.targetUnusable };
   const exitCode = fails ? OUTCOME_EXIT.notConformant : OUTCOME_EXIT.conformant;

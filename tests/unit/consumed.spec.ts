@@ -4,8 +4,8 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { consumedAgainst } from '../../lib/cli/commands/profile.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
-import { Consumption, consumedReason, earlierConsumption, profileEntryNamer } from '../../lib/engine/consumed.ts';
-import type { ConsumedEntry } from '../../lib/engine/consumed.ts';
+import { Consumption, consumedReason, earlierConsumption, profileEntryNamer } from '../../lib/report/consumed.ts';
+import type { ConsumedEntry } from '../../lib/report/consumed.ts';
 import { fromRoot } from '../../lib/foundation/paths.ts';
 import { runOutcome } from '../../lib/report/outcome.ts';
 import { readReport } from '../../lib/report/validate.ts';
@@ -19,7 +19,7 @@ import { childEnv } from '../support/run-playwright.ts';
 /**
  * Issue 40: a second destructive run against the same target finds the disposable entries the first one
  * consumed gone. Their refusals are not findings: the run names the entries, says what to do, and ends
- * with exit 3 (lib/engine/consumed.ts).
+ * with exit 3 (lib/report/consumed.ts).
  */
 
 const SUBMISSION = { preferredIswc: 'T3300000102', agency: '128', workcode: 'IM00900101', sourceDb: 128 };

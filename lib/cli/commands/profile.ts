@@ -13,7 +13,7 @@ import type { Command } from '../command.ts';
 import { EXIT, exitMeaning, stringOption, UsageError } from '../command.ts';
 import { renderClientProfileCheck } from './profile-client.ts';
 import { existsSync } from 'node:fs';
-import { consumedReason, earlierConsumption, profileEntryNamer, profileIndex } from '../../engine/consumed.ts';
+import { consumedReason, earlierConsumption, profileEntryNamer, profileIndex } from '../../report/consumed.ts';
 import { shownPath } from '../../foundation/paths.ts';
 
 /**
