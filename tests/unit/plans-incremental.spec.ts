@@ -48,13 +48,18 @@ test('merging: kept what was not measured again, replaced what was, dropped what
   expect(mergeFalseAlarms({ red: ['x', 'y', 'gone'] }, { red: ['y'], other: ['x', 'z'] }, { cases: ['y', 'z'], faults: [] }, new Set(['x', 'y', 'z']))).toEqual({ red: ['x', 'y'], other: ['z'] });
 });
 
+/** Writes a file under `root`, making its folders. */
+function writerIn(root: string): (rel: string, text: string) => void {
+  return (rel, text) => {
+    mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    writeFileSync(path.join(root, rel), text);
+  };
+}
+
 test("the measurement's fingerprint follows what the measurement runs and reads, not the cases (their digests do), the plans' own output nor code it never imports", () => {
   const root = mkdtempSync(path.join(tmpdir(), 'iswc-measured-'));
   try {
-    const write = (rel: string, text: string): void => {
-      mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-      writeFileSync(path.join(root, rel), text);
-    };
+    const write = writerIn(root);
     write('scripts/plans.ts', "import { a } from '../lib/check/a.ts';\nimport '../server/s.ts';\n");
     write('lib/check/a.ts', "export { b } from './b.ts';");
     write('lib/check/b.ts', 'b');
@@ -94,10 +99,7 @@ test("the measurement's fingerprint follows what the measurement runs and reads,
 test('importClosure: every file the entries import, transitively, by relative specifier; packages and imports written in strings that name no file are left out', () => {
   const root = mkdtempSync(path.join(tmpdir(), 'iswc-closure-'));
   try {
-    const write = (rel: string, text: string): void => {
-      mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-      writeFileSync(path.join(root, rel), text);
-    };
+    const write = writerIn(root);
     write('main.ts', ["import { x } from './sub/x.ts';", "import type { T } from './types.ts';", "import fs from 'node:fs';", "const later = () => import('./lazy.ts');", "const text = \"import { y } from './nowhere.ts';\";"].join('\n'));
     write('sub/x.ts', "export * from '../z.ts';");
     write('types.ts', '');
