@@ -894,7 +894,7 @@ export const PLAN_DATA: PlanData = {
     },
   },
   measuredWith: {
-    harness: "4e3e7164f1b78d19540258f0",
+    harness: "51f3ce8132f5d93bd2b3a0ad",
     cases: {
       "delete.auth.none@none": "dd4205c33e3a7794",
       "delete.auth.wrong@none": "d7c62832bdb32c93",
