@@ -135,8 +135,6 @@ export function planAgreement(counts: { fewest: number; most: number; generated:
     );
   }
   if (counts.generated > 0) lines.push(`  ${counts.generated} of them try generated inputs: their number varies with the seed and the target's answers (the model test's sequences most)`);
-  // A run can send fewer than the fewest: a case stops where its next steps need an answer it did not get.
-  lines.push(`  fewer when a case stops early: a step answered otherwise than its next steps need (a delete of a submission already gone, a merge refused) ends its case`);
   lines.push(
     counts.budget !== undefined
       ? `  resends (429, 503, a target in maintenance) come on top, within --budget ${counts.budget}: no more than ${counts.budget} requests are sent, the cases the budget cannot cover left out`
