@@ -61,17 +61,22 @@ function testcase(e: CheckExecution, classname: string, replay: ReplayTarget | u
   }
 }
 
-/** The testcase of a run that did not end on its own: an error a dashboard counts, never a clean "0 failures". */
+/**
+ * The testcase of a run that did not end on its own, or that could not judge what its profile's consumed
+ * entries needed (exit 3): an error a dashboard counts, never a clean "0 failures".
+ */
 function outcomeSuite(report: ConformanceReport, propertyXml: string): string | undefined {
   const outcome = report.summary.outcome;
-  if (!outcome || (outcome.status !== 'target-unusable' && outcome.status !== 'interrupted')) return undefined;
-  const type = outcome.status === 'target-unusable' ? 'TargetUnusable' : 'Interrupted';
-  const text = [report.summary.verdictText, `requests sent: ${report.meta.requests}`, `exit code: ${outcome.exitCode}`].join('\n');
+  const consumed = outcome?.status === 'data-consumed' && outcome.exitCode === 3;
+  if (!outcome || (outcome.status !== 'target-unusable' && outcome.status !== 'interrupted' && !consumed)) return undefined;
+  const type = outcome.status === 'target-unusable' ? 'TargetUnusable' : consumed ? 'DataConsumed' : 'Interrupted';
+  const message = consumed ? (outcome.reason ?? report.summary.verdictText) : report.summary.verdictText;
+  const text = [message, ...(consumed ? [report.summary.verdictText] : []), `requests sent: ${report.meta.requests}`, `exit code: ${outcome.exitCode}`].join('\n');
   return [
     `  <testsuite name="run" tests="1" failures="0" errors="1" skipped="0" time="0.000" timestamp="${escapeXmlAttr(report.meta.startedAt)}">`,
     propertyXml,
     `    <testcase classname="run" name="run outcome: ${escapeXmlAttr(outcome.status)}" time="0.000">`,
-    `      <error message="${escapeXmlAttr(report.summary.verdictText)}" type="${type}">${escapeXmlText(text)}</error>`,
+    `      <error message="${escapeXmlAttr(message)}" type="${type}">${escapeXmlText(text)}</error>`,
     '    </testcase>',
     '  </testsuite>',
   ].join('\n');

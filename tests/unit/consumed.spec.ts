@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -136,6 +136,10 @@ test('the real command, twice against a stand-in: the second destructive run exi
     expect(report.summary.gatingFailures).toBe(0);
     // The ledger passes on, with the run that consumed it.
     expect(report.meta.consumed).toEqual(consumed);
+    // The per-check JUnit file counts it as an error a dashboard shows, with the reason.
+    const junit = readFileSync(path.join(dir, 'conformance-junit.xml'), 'utf8');
+    expect(junit).toContain('<testcase classname="run" name="run outcome: data-consumed"');
+    expect(junit).toMatch(/<error message="the profile&apos;s disposable entry [^"]+ is consumed[^"]*" type="DataConsumed">/);
     expect(second.out).not.toContain(KEY);
     // profile check --against says the same before a run, sending nothing.
     const against = consumedAgainst(profile, server.url, dir);
