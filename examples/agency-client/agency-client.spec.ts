@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { allClientChecks } from '../../lib/check/client/registry.ts';
 import type { ClientReport } from '../../lib/report/client/model.ts';
 import { parseSandboxArgs } from '../../lib/sandbox/options.ts';

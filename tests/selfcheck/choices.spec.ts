@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { diffReports } from '../../lib/report/diff.ts';
 import { reportViolations } from '../../lib/report/validate.ts';
 import { inProcessReport } from '../../lib/selfcheck/in-process-report.ts';

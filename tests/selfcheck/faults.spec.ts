@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { readConfig } from '../../lib/config/config.ts';
 import { faultTable, selfCheck, unprovenChecks } from '../../lib/selfcheck/selfcheck.ts';
 import type { FaultResult } from '../../lib/selfcheck/selfcheck.ts';

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { fromRoot } from '../../lib/foundation/paths.ts';
 import { loadWaivers } from '../../lib/report/waivers/load.ts';
 import { deviations } from '../../lib/report/deviations.ts';

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { createJudge } from '../../lib/check/judge.ts';
 import { runIdOf } from '../../lib/contract/answer.ts';
 import type { RequestSpec } from '../../lib/contract/exchange.ts';

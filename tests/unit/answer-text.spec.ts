@@ -1,4 +1,4 @@
-import { test, expect } from '@playwright/test';
+import { _baseTest as test, expect } from '@playwright/test';
 import { carriesText, leadsWithText } from '../../lib/contract/answer.ts';
 import { decodeResponseText } from '../../lib/run/http/text.ts';
 

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from '../../lib/foundation/paths.ts';

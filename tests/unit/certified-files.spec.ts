@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { parseSandboxArgs } from '../../lib/sandbox/options.ts';
 import { runSandbox } from '../../lib/sandbox/run.ts';
 import { CERTIFIED_REPORT, keepCertifiedReport, keptReportLine } from '../../lib/report/write.ts';

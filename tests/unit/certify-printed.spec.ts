@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { parseSandboxArgs } from '../../lib/sandbox/options.ts';
 import { startSandbox } from '../../lib/sandbox/run.ts';
 import { cliInProcess } from '../support/cli.ts';

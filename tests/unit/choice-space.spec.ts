@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { CHOICE_SET_PROFILES, CHOICE_SETS, CHOICES, FAULTS } from '../../server/index.ts';
 import type { ChoiceId, ChoiceSetName } from '../../server/index.ts';
 import { BLIND_FAULTS, choicesAroundFault, compatiblePrefix, conflictsIn, EXCLUSIVE_GROUPS, exclusionsOf, FAULT_EXCLUSIONS, profileForChoices, profileSettingsOf } from '../../server/choice-space.ts';

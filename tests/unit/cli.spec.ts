@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { parseCommandArgs, UsageError, VERSION_TEXT } from '../../lib/cli/command.ts';
 import { COMMANDS } from '../../lib/cli/commands.ts';
 import { topHelp } from '../../lib/cli/main.ts';

@@ -2,7 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import type { ClientCertificate } from '../../lib/report/client/certificate.ts';
 import { verifyClientCertificate } from '../../lib/report/client/certificate.ts';
 import { parseSandboxArgs } from '../../lib/sandbox/options.ts';

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { judgeRequest } from '../../lib/check/client/judge.ts';
 import { viewOf } from '../../lib/check/client/request.ts';
 import type { ClientRequest, SessionView } from '../../lib/check/client/types.ts';

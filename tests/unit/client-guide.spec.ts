@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { fromRoot } from '../../lib/foundation/paths.ts';
 import type { ClientReport } from '../../lib/report/client/model.ts';
 import { parseSandboxArgs } from '../../lib/sandbox/options.ts';

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import type { ClientReport } from '../../lib/report/client/model.ts';
 import { clientReportViolations } from '../../lib/report/client/validate.ts';
 import { parseSandboxArgs } from '../../lib/sandbox/options.ts';

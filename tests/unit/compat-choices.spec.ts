@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { planReplay } from '../../lib/compat/plan.ts';
 import { startReplay } from '../../lib/compat/replay.ts';
 import { buildCompatReport } from '../../lib/compat/report.ts';

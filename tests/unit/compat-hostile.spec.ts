@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { fromRoot } from '../../lib/foundation/paths.ts';
 import type { CompatReport } from '../../lib/report/compat/model.ts';
 import { HOSTILE_KINDS } from '../../server/hostile/targets.ts';

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { compareAnswers, learnNoise } from '../../lib/check/compat/compare.ts';
 import { answerFacts, noAnswer } from '../../lib/check/compat/facts.ts';
 import { shapeOf } from '../../lib/check/compat/shape.ts';

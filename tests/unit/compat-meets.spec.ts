@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { compareAnswers, learnNoise } from '../../lib/check/compat/compare.ts';
 import { answerFacts } from '../../lib/check/compat/facts.ts';
 import { parseAgencyKeys } from '../../lib/compat/keys.ts';

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { fromRoot, repoRoot } from '../../lib/foundation/paths.ts';
 import type { CompatReport } from '../../lib/report/compat/model.ts';

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { renderConfigurationDoc, statedDefault } from '../../lib/cli/configuration-doc.ts';
 import { ENVIRONMENT, environmentOf, settingOf, settingText } from '../../lib/cli/environment.ts';
 import { COMMANDS } from '../../lib/cli/commands.ts';

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { consumedAgainst } from '../../lib/cli/commands/profile.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { Consumption, consumedReason, earlierConsumption, profileEntryNamer } from '../../lib/report/consumed.ts';

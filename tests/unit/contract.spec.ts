@@ -1,4 +1,4 @@
-import { test, expect } from '@playwright/test';
+import { _baseTest as test, expect } from '@playwright/test';
 import { fieldConstraints } from '../../lib/contract/constraints.ts';
 import { operation } from '../../lib/contract/operations.ts';
 import { validateResource } from '../../lib/contract/validators.ts';

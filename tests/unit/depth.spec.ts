@@ -3,7 +3,7 @@
  * exact on text that parses, never fooled by brackets in strings or markup in comments and CDATA, never
  * recursing, and applied by both decoders and by nestingOf (what the HTTP client measures).
  */
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { MAX_NESTING_DEPTH } from '../../lib/config/limits.ts';
 import { bodyShape, carriesText, decodeAnswer, nestingOf, runIdOf } from '../../lib/contract/answer.ts';
 import type { Exchange } from '../../lib/contract/exchange.ts';

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { allChecks, checkById } from '../../lib/check/registry.ts';
 import { createJudge } from '../../lib/check/judge.ts';
 import { fieldConstraints } from '../../lib/contract/constraints.ts';

@@ -4,7 +4,7 @@
  * one set (4.4 "one set of metadata"; choice `demerge-merge-set`): a demerge of one work then removes the
  * others, so a check that expects another work to be left alone must take it from another preferred ISWC.
  */
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import type { DemergeEntry, TargetProfile } from '../../lib/contract/profile/types.ts';
 import { parseProfile } from '../../lib/contract/profile/load.ts';
 import { runSuiteInProcess } from '../../lib/engine/pipeline.ts';

@@ -4,7 +4,7 @@
  * it on (a probe's 204, which the document leaves open) is judged, and gates, but does not count: the plan
  * cannot know such an answer will come.
  */
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { runSuiteWithOutcome } from '../../lib/engine/pipeline.ts';
 import { fromRoot } from '../../lib/foundation/paths.ts';

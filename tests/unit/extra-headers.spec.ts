@@ -4,7 +4,7 @@
  * redaction of their values everywhere the key is redacted.
  */
 import { execFile, spawnSync } from 'node:child_process';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { ConfigError, readConfig } from '../../lib/config/config.ts';
 import { checkExtraHeaders, headerPlaceholder, parseHeaderArgument, parseHeadersVariable } from '../../lib/config/headers.ts';
 import { parseRunArgs } from '../../lib/cli/run-args.ts';

@@ -5,7 +5,7 @@
  * "no answer is application/problem+json", plays a new http check with a false alarm; the production set
  * (twenty choices) makes it fail, and the search finds the one choice behind it.
  */
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { createJudge } from '../../lib/check/judge.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { fromRoot } from '../../lib/foundation/paths.ts';

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { clientExpectationDiff } from '../../examples/agency-client/expectations.ts';
 import { expectationDiff } from '../../lib/selfcheck/fault-expectations.ts';
 

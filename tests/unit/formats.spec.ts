@@ -1,4 +1,4 @@
-import { test, expect } from '@playwright/test';
+import { _baseTest as test, expect } from '@playwright/test';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { fromRoot } from '../../lib/foundation/paths.ts';
 import { planSuite } from '../../lib/run/plan.ts';

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { fromRoot } from '../../lib/foundation/paths.ts';
 
 test('npm run generate after deleting a check file (server and client): it runs, and the registries and docs no longer name them', () => {

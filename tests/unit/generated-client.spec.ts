@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { parse } from 'yaml';
 import { loadAgencyData } from '../../examples/agency-client/data.ts';
 import { agencyApi, agencyDay, Refused } from '../../examples/generated-client/client.ts';

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { READINGS } from '../../lib/check/readings.ts';
 import { allChecks } from '../../lib/check/registry.ts';
 import { fromRoot } from '../../lib/foundation/paths.ts';

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import fc from 'fast-check';
 import { decodeXml, encodeXml, xmlRepresentable } from '../../lib/contract/codec/xml.ts';
 import { fieldConstraints } from '../../lib/contract/constraints.ts';

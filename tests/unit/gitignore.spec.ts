@@ -5,7 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { fromRoot, repoRoot } from '../../lib/foundation/paths.ts';
 
 function ignored(file: string): boolean {

@@ -3,7 +3,7 @@
  * rejects), with a clear transport error code (or the 3xx answer), within a bounded time; servers and
  * clients are closed after each test.
  */
-import { test, expect } from '@playwright/test';
+import { _baseTest as test, expect } from '@playwright/test';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { MAX_NESTING_DEPTH } from '../../lib/config/limits.ts';

@@ -5,7 +5,7 @@
  * is TOO_DEEP on every request (the 1,000,000-level kinds raise the size limit to meet the depth limit).
  * Request counts are asserted, never timings (`npm run bench` times the full Playwright run against each kind).
  */
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { fromRoot } from '../../lib/foundation/paths.ts';
 import { runSuiteWithOutcome } from '../../lib/engine/pipeline.ts';

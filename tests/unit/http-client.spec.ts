@@ -1,4 +1,4 @@
-import { test, expect } from '@playwright/test';
+import { _baseTest as test, expect } from '@playwright/test';
 import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

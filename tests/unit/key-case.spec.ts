@@ -1,4 +1,4 @@
-import { test, expect } from '@playwright/test';
+import { _baseTest as test, expect } from '@playwright/test';
 import { createHttpClient } from '../../lib/run/http/client.ts';
 import { KEY_CASE_PLACEHOLDER, KEY_NEAR_MISS_PLACEHOLDER, KEY_NEAR_MISSES, WRONG_KEY } from '../../lib/contract/exchange.ts';
 import { subscriptionKeyHeader } from '../../lib/contract/openapi.ts';

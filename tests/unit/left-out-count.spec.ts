@@ -3,7 +3,7 @@
  * and 403 in the run"): the run counts them by their skipped check executions (lib/run/plan-file.ts
  * leftOutExecutions), so every case left out has at least one, a case that plans no check of its own too.
  */
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { fromRoot } from '../../lib/foundation/paths.ts';
 import { planSuite } from '../../lib/run/plan.ts';

@@ -7,7 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { XMLParser } from 'fast-xml-parser';
 import { EXIT } from '../../lib/cli/command.ts';
 import { readReport } from '../../lib/report/validate.ts';

@@ -4,7 +4,7 @@
  * a case that runs without some of its checks for lack of data says which; nothing crashes on a small
  * profile.
  */
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
 import type { MergeEntry, TargetProfile } from '../../lib/contract/profile/types.ts';
 import type { Lack } from '../../lib/generate/needs.ts';

@@ -3,7 +3,7 @@
  * reading at a time, the run notification's counters in one run, and the plans' measurement crediting a part
  * only with what its own steps showed (scripts/plans/measure.ts attributedPart).
  */
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { createJudge } from '../../lib/check/judge.ts';
 import { keySourceDbs } from '../../lib/contract/agency.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';

@@ -5,7 +5,7 @@
  * catalogue (server/lenient.ts): every such fault takes a neighbour the harness sends, where the clean server
  * refuses it.
  */
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import type { FieldConstraint } from '../../lib/contract/constraints.ts';
 import { fieldConstraints } from '../../lib/contract/constraints.ts';
 import { coveringNeighbours, fixedLengthOf, lengthLimitOf, neighboursOf, normalisationsFor, normalise, withinConstraint } from '../../lib/contract/normalisations.ts';

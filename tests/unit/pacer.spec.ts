@@ -1,4 +1,4 @@
-import { test, expect } from '@playwright/test';
+import { _baseTest as test, expect } from '@playwright/test';
 import { localGate } from '../../lib/run/http/pacer.ts';
 import type { Gate } from '../../lib/run/http/pacer.ts';
 import { parseRate } from '../../lib/config/rate.ts';

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { XMLParser } from 'fast-xml-parser';
 import { allChecks } from '../../lib/check/registry.ts';
 import type { CheckExecution } from '../../lib/run/execution.ts';

@@ -4,7 +4,7 @@
  * found them and shows so (lib/run/restore.ts, profile `reusable`). Proven here on a restoring merge case
  * written with both (lib/generate/cases/merge-restored.ts) against the reference server.
  */
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { createJudge } from '../../lib/check/judge.ts';
 import { keySourceDbs } from '../../lib/contract/agency.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';

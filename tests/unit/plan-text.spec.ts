@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { entriesText } from '../../lib/cli/commands/plan.ts';
 import type { PlannedCase } from '../../lib/run/planned.ts';
 

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import type { Catches } from '../../lib/run/plan-rank.ts';
 import { jobsOf } from '../../scripts/plans.ts';
 import type { Committed, Now } from '../../scripts/plans/incremental.ts';

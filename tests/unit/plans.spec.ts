@@ -2,7 +2,7 @@
  * The plans chosen by what they catch (lib/run/plan-rank.ts, lib/run/budget.ts) and their committed data
  * (lib/run/plans.generated.ts, written by `npm run generate` from a measurement against every fault).
  */
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { fromRoot } from '../../lib/foundation/paths.ts';
 import { choose, estimatedRequests } from '../../lib/run/budget.ts';

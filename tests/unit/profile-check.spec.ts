@@ -6,7 +6,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { allChecks } from '../../lib/check/registry.ts';
 import { profileFindings } from '../../lib/contract/profile/findings.ts';
 import { loadProfile, parseProfile } from '../../lib/contract/profile/load.ts';

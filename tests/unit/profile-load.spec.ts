@@ -6,7 +6,7 @@
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { loadProfile, parseProfile, ProfileError } from '../../lib/contract/profile/load.ts';
 import { fromRoot } from '../../lib/foundation/paths.ts';
 import { cliInProcess } from '../support/cli.ts';

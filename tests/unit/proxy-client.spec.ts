@@ -4,7 +4,7 @@
  * what the proxy sees of the key and the extra headers, how its refusals, timeouts, the body cap and
  * redirects come out, and that a proxy's credentials are recorded nowhere.
  */
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { readConfig } from '../../lib/config/config.ts';
 import type { RequestSpec } from '../../lib/contract/exchange.ts';
 import { subscriptionKeyHeader } from '../../lib/contract/openapi.ts';

@@ -3,7 +3,7 @@
  * EnvHttpProxyAgent reads them, decided once for the base URL. The table is checked against
  * EnvHttpProxyAgent itself, through a recording proxy on loopback.
  */
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import type { LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { EnvHttpProxyAgent } from 'undici';

@@ -4,7 +4,7 @@
  * "recorded" text is; docs/readings.md and docs/client-checks.md would otherwise show the check's id next
  * to a dash. A new check whose point has no text for its side fails here, naming the reading to write.
  */
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { allClientChecks } from '../../lib/check/client/registry.ts';
 import { CLIENT_READINGS } from '../../lib/check/client/readings.ts';
 import { READINGS } from '../../lib/check/readings.ts';

@@ -1,4 +1,4 @@
-import { test, expect } from '@playwright/test';
+import { _baseTest as test, expect } from '@playwright/test';
 import { readConfig } from '../../lib/config/config.ts';
 import { MAX_RECORD_DEPTH } from '../../lib/config/limits.ts';
 import { createRedactor, DEEPER_THAN_RECORDED, redactorFor, REDACTED } from '../../lib/foundation/redact.ts';

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { childEnv, runPlaywright } from '../support/run-playwright.ts';
 import { pageExamples } from '../../lib/report/html.ts';
 import { SLOW_TEST_TIMEOUT_MS } from '../support/timeouts.ts';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { test, expect } from '@playwright/test';
+import { _baseTest as test, expect } from '@playwright/test';
 import { fromRoot } from '../../lib/foundation/paths.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
 import type { TargetProfile } from '../../lib/contract/profile/types.ts';

@@ -3,7 +3,7 @@ import { createHash, generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import type { Certificate } from '../../lib/report/certificate.ts';
 import { UNSIGNED_INTEGRITY, buildCertificate, certificateDigest, documentSections, renderCertificateHtml, signCertificate, verifyCertificate } from '../../lib/report/certificate.ts';
 import { publicKeyFromPem } from '../../lib/report/signature.ts';

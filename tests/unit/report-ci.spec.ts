@@ -2,7 +2,7 @@ import { cliInProcess, runCli } from '../support/cli.ts';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { XMLParser } from 'fast-xml-parser';
 import { readReport } from '../../lib/report/validate.ts';
 import { allureAttachments, allureDataOf, allureMessages } from '../../reporters/allure-playwright.ts';

@@ -2,7 +2,7 @@ import { runCli, runCliAsync } from '../support/cli.ts';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { diffReports, groupByCheckAndOperation, renderDiffHtml, renderDiffMarkdown } from '../../lib/report/diff.ts';
 import { inProcessReport } from '../../lib/selfcheck/in-process-report.ts';
 import type { ConformanceReport } from '../../lib/report/model.ts';

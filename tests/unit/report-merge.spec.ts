@@ -1,7 +1,7 @@
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { executionKey } from '../../lib/report/build.ts';
 import type { ConformanceReport } from '../../lib/report/model.ts';
 import { readReport } from '../../lib/report/validate.ts';

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { executionSections } from '../../lib/check/sections.ts';
 import { buildCertificate } from '../../lib/report/certificate.ts';
 import { renderHtml } from '../../lib/report/html.ts';

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { CheckExecution } from '../../lib/run/execution.ts';
 import { pageExamples, renderHtml } from '../../lib/report/html.ts';

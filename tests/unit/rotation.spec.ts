@@ -3,7 +3,7 @@
  * budget's plan catches is read from what each case caught there; no server is started.
  */
 import { caughtByPlanned } from '../../lib/run/plan-catches.ts';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { fromRoot } from '../../lib/foundation/paths.ts';
 import { planSuite } from '../../lib/run/plan.ts';

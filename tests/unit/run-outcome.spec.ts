@@ -7,7 +7,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { allChecks } from '../../lib/check/registry.ts';
 import { XMLParser } from 'fast-xml-parser';
 import { EXIT } from '../../lib/cli/command.ts';

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { SandboxSession } from '../../lib/sandbox/session.ts';
 import { parseInjections } from '../../lib/sandbox/trouble.ts';
 import type { Reply } from '../../server/index.ts';

@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import type { ClientReport } from '../../lib/report/client/model.ts';
 import { parseSandboxArgs } from '../../lib/sandbox/options.ts';
 import { startSandbox } from '../../lib/sandbox/run.ts';

@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { fromRoot } from '../../lib/foundation/paths.ts';
 import { clientReportViolations } from '../../lib/report/client/validate.ts';
 import { parseSandboxArgs } from '../../lib/sandbox/options.ts';

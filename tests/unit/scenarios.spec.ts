@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import type { CheckExecution } from '../../lib/run/execution.ts';
 import { runPlannedCase } from '../../lib/run/runner.ts';
 import { shapeOf } from '../../lib/run/dry-run.ts';

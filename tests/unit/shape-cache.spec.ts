@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { fromRoot, repoRoot } from '../../lib/foundation/paths.ts';
 import { filesFingerprint, harnessFingerprint } from '../../lib/run/shape-cache.ts';
 

@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { EXIT } from '../../lib/cli/command.ts';
 import { fromRoot, repoRoot } from '../../lib/foundation/paths.ts';
 import { readReport } from '../../lib/report/validate.ts';

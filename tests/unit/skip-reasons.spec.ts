@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { childEnv, runPlaywright } from '../support/run-playwright.ts';
 
 test('without Chromium the browser checks are skipped, and the run\'s last lines say why', async () => {

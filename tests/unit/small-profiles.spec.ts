@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { allChecks } from '../../lib/check/registry.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { fromRoot, repoRoot } from '../../lib/foundation/paths.ts';

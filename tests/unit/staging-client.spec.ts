@@ -4,7 +4,7 @@
  * answers one kind of request is judged as it came, and a target that cannot be reached stopped after a
  * short unpaced retry. Back-offs are shortened here; the defaults are in lib/run/http/availability.ts.
  */
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { createHttpClient, QUICK_RETRY_DELAYS_MS } from '../../lib/run/http/client.ts';
 import type { RunClient } from '../../lib/run/http/client.ts';
 import type { HttpClientOptions } from '../../lib/contract/exchange.ts';

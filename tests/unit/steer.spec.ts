@@ -6,7 +6,7 @@
  * leaves a spec check unexercised for it, and keeps to the budget.
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import type { Exchange } from '../../lib/contract/exchange.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { fromRoot } from '../../lib/foundation/paths.ts';

@@ -3,7 +3,7 @@
  * executions whose skipped ones add up to the figure the summary's last line gives (issue 40: "797 skipped
  * check executions and 998 not run in one summary").
  */
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { levelLines } from '../../reporters/conformance-reporter.ts';
 import { emptyTally } from '../../lib/report/model.ts';
 

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { isPlaceholder } from '../../lib/traffic/credentials.ts';
 import { readHar } from '../../lib/traffic/har.ts';
 import { readTrafficLog, trafficLineProblems } from '../../lib/traffic/jsonl.ts';

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { parseCommandArgs, UsageError } from '../../lib/cli/command.ts';
 import { runCommand } from '../../lib/cli/commands/run.ts';
 import { parseRunArgs } from '../../lib/cli/run-args.ts';

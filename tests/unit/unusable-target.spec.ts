@@ -8,7 +8,7 @@
  * waiting its turn at the pace, the tests left not run); the time itself is printed, bounded there only
  * generously (a loaded CI machine), and measured by `npm run bench`.
  */
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { EXIT } from '../../lib/cli/command.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { fromRoot } from '../../lib/foundation/paths.ts';

@@ -2,7 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import type { Certificate } from '../../lib/report/certificate.ts';
 import { CERTIFICATE_VERSION, signCertificate, UNSIGNED_INTEGRITY } from '../../lib/report/certificate.ts';
 import { cliInProcess } from '../support/cli.ts';

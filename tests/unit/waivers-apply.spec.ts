@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import type { CheckExecution } from '../../lib/run/execution.ts';
 import { applyWaivers, isLive, utcDay } from '../../lib/report/waivers/apply.ts';
 import { runDay } from '../../lib/report/waivers/run.ts';

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { parseCommandArgs, renderHelp, UsageError } from '../../lib/cli/command.ts';
 import { runCommand } from '../../lib/cli/commands/run.ts';
 import { parseRunArgs } from '../../lib/cli/run-args.ts';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { OPERATION_IDS } from '../../lib/contract/operations.ts';
 import { handWrittenSchema } from '../../lib/contract/validators.ts';
 import { fromRoot } from '../../lib/foundation/paths.ts';

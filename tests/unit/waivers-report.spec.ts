@@ -2,7 +2,7 @@ import { runCli } from '../support/cli.ts';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { CheckExecution } from '../../lib/run/execution.ts';
 import { runSuiteInProcess } from '../../lib/engine/pipeline.ts';

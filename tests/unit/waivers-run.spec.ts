@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { fromRoot, repoRoot } from '../../lib/foundation/paths.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
 import type { ChildRun } from '../support/run-playwright.ts';

@@ -3,7 +3,7 @@
  * probes that promise to change nothing and the refusals of a work the target does not have rely on it
  * naming no work of the profile.
  */
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
 import type { TargetProfile } from '../../lib/contract/profile/types.ts';
 import { profileWorkCodes, sampleWorkCode } from '../../lib/generate/templates.ts';

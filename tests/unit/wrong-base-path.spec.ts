@@ -11,7 +11,7 @@ import type { Server } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { EXIT } from '../../lib/cli/command.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { routeEvidence, WRONG_BASE_AFTER, wrongBasePathReason } from '../../lib/contract/routes.ts';

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, _baseTest as test } from '@playwright/test';
 import { xmlRoots } from '../../lib/check/client/xml-tree.ts';
 
 /** The small tree the client checks read well-formed XML into (lib/check/client/xml-tree.ts). */
