@@ -6,6 +6,7 @@ import type { RequestSpec } from '../contract/exchange.ts';
 import { operation } from '../contract/operations.ts';
 import type { OperationId } from '../contract/operations.ts';
 import type { RunIds } from '../contract/profile/types.ts';
+import { textMemo } from '../foundation/memo.ts';
 
 /**
  * Who names an agent run is not shown (2.1 states no rule for runId). The cases write a start as production
@@ -53,8 +54,16 @@ export function withRunId(opId: OperationId | null, request: RequestSpec, runIds
 /** Agent runs are small: a body past this size (an oversized probe) is not read, so it costs no parsing. */
 const READ_LIMIT = 64 * 1024;
 
-function decodedRun(body: string): Record<string, unknown> | undefined {
+/** What each agent run body read as (a planning reads the same generated bodies at each size it measures). */
+const readRuns = textMemo<Readonly<Record<string, unknown>> | undefined>();
+
+/** The agent run a body reads as; the same object for the same text, so never to be changed. */
+function decodedRun(body: string): Readonly<Record<string, unknown>> | undefined {
   if (body.length > READ_LIMIT) return undefined;
+  return readRuns(body, () => readRun(body));
+}
+
+function readRun(body: string): Record<string, unknown> | undefined {
   const text = body.trimStart();
   if (text.startsWith('<')) {
     const spec = operation(RUN).body;

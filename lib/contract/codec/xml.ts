@@ -5,6 +5,7 @@ import { deref } from '../openapi.ts';
 import { resourceSchema } from '../constraints.ts';
 import { MAX_NESTING_DEPTH } from '../../config/limits.ts';
 import { tooDeepText, xmlDepth } from './depth.ts';
+import { deepFreeze, KEPT_TEXT_LIMIT, textMemo } from '../../foundation/memo.ts';
 
 /**
  * XML codec derived from the OpenAPI `xml` objects of `schemas/openapi.yaml`: the root element is the
@@ -227,13 +228,25 @@ export function entityRefusal(text: string): string | undefined {
 }
 
 /**
+ * Reads the XML representation of a resource (readXml). A body is read several times in a run (by the
+ * reference server, then by the judge, the run-id reader and the answer's reader, and again at each size
+ * a planning measures), so results are kept by text, frozen: what a caller gets is never to be changed.
+ */
+export function decodeXml(resource: ResourceName, text: string): DecodeResult {
+  if (text.length > KEPT_TEXT_LIMIT) return readXml(resource, text);
+  return decodedXml(`${resource}\u0000${text}`, () => deepFreeze(readXml(resource, text)));
+}
+
+const decodedXml = textMemo<DecodeResult>();
+
+/**
  * Reads the XML representation of a resource. Refuses a DOCTYPE that declares or needs an entity (entities
  * are never expanded; one that declares none is read), malformed
  * XML, XML nested deeper than MAX_NESTING_DEPTH (measured before parsing: the parser and the walks below
  * recurse) and a root other than the schema's `xml.name`. Integers are read as numbers only when their text
  * is an integer; anything else stays text so that schema validation reports it.
  */
-export function decodeXml(resource: ResourceName, text: string): DecodeResult {
+function readXml(resource: ResourceName, text: string): DecodeResult {
   if (text.trim() === '') return { ok: false, code: 'empty', error: 'empty XML body' };
   const entities = entityRefusal(text);
   if (entities) return { ok: false, code: 'doctype', error: entities };

@@ -6,6 +6,7 @@ import { operation } from '../../contract/operations.ts';
 import { sameNumberSpellings } from '../../contract/integer-readings.ts';
 import { runIdOf } from '../../contract/answer.ts';
 import { validateResource } from '../../contract/validators.ts';
+import { textMemo } from '../../foundation/memo.ts';
 import type { DisposableKind, MergeEntry, SubmissionEntry, TargetProfile } from '../../contract/profile/types.ts';
 import type { Exchange } from '../../contract/exchange.ts';
 import type { CaseContext, CaseDef, CaseFormat, Expectation, Step } from '../case.ts';
@@ -36,10 +37,16 @@ function restsOnEdgeWhitespace(value: unknown): boolean {
 /** The XML twin of a body keeps the case's meaning only if it is still invalid (or still valid). */
 export function xmlTwinKeeps(resource: BodyResource, value: unknown, valid: boolean): boolean {
   if (!xmlRepresentable(value) || restsOnEdgeWhitespace(value)) return false;
-  const decoded = decodeXml(resource, encodeXml(resource, value));
-  const twinValid = decoded.ok && validateResource(resource, decoded.value).length === 0;
+  const text = encodeXml(resource, value);
+  const twinValid = twinValidity(`${resource}\u0000${text}`, () => {
+    const decoded = decodeXml(resource, text);
+    return decoded.ok && validateResource(resource, decoded.value).length === 0;
+  });
   return twinValid === valid;
 }
+
+/** Whether an XML body is a valid resource, by resource and text: generation asks again of the same values. */
+const twinValidity = textMemo<boolean>();
 
 function resourceOf(c: FieldConstraint): BodyResource | undefined {
   const resource = operation(c.operation).body?.resource;
