@@ -78,13 +78,27 @@ export async function httpServer(
   return Object.assign(base, { seen });
 }
 
-/** A port with nothing listening on it (bound, then released). */
+/**
+ * A port with nothing listening on it (bound, then released), taken below the range systems hand out for
+ * port 0 (Linux from 32768, macOS and Windows from 49152): a server that another test starts meanwhile is
+ * never given it, so nothing answers there in its place (a run against it was once judged against one).
+ */
 export async function closedPort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    const port = CLOSED_PORTS.from + Math.floor(Math.random() * (CLOSED_PORTS.to - CLOSED_PORTS.from));
+    if (await bindsAndReleases(port)) return port;
+  }
+  throw new Error(`no free port between ${CLOSED_PORTS.from} and ${CLOSED_PORTS.to}`);
+}
+
+const CLOSED_PORTS = { from: 20_000, to: 32_000 } as const;
+
+function bindsAndReleases(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createNetServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
 }
 
 /** Collects closers and runs them all (for afterEach). */
