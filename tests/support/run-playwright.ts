@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { repoRoot } from '../../lib/foundation/paths.ts';
 import { REQUEST_TIMEOUT_MS } from './timeouts.ts';
 
@@ -26,13 +27,16 @@ export interface ChildRun {
   stderr: string;
 }
 
+/** Playwright's command line, started by node itself: what `npx playwright` runs, without npm's own start (about 0.8 s of CPU a run). */
+const PLAYWRIGHT_CLI = path.join(repoRoot, 'node_modules', '@playwright', 'test', 'cli.js');
+
 /** Runs `npx playwright <args>` in the repository; `inherit` shows its output live instead of capturing it. */
 export function runPlaywright(args: readonly string[], env: NodeJS.ProcessEnv, options: { inherit?: boolean; timeoutMs?: number } = {}): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
     // One worker, as the run command has: a nested run of the conformance projects gains nothing from more
     // (its tests only hand cases to the run's one engine), and each costs about 2 s of CPU to start.
     const workers = args[0] === 'test' && env.ISWC_WORKERS === undefined && !args.some((a) => a.startsWith('--workers') || a.startsWith('-j')) ? ['--workers=1'] : [];
-    const child = spawn('npx', ['playwright', ...args, ...workers], { cwd: repoRoot, env, stdio: options.inherit ? 'inherit' : 'pipe' });
+    const child = spawn(process.execPath, [PLAYWRIGHT_CLI, ...args, ...workers], { cwd: repoRoot, env, stdio: options.inherit ? 'inherit' : 'pipe' });
     let stdout = '';
     let stderr = '';
     child.stdout?.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
