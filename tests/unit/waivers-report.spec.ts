@@ -56,6 +56,10 @@ function keysOf(executions: readonly CheckExecution[]): string[] {
   return executions.map((e) => `${e.caseId} ${e.format} ${e.step} ${e.checkId}`).sort();
 }
 
+// In order, in one worker: the tests share the whole run test.beforeAll makes, which every worker running
+// one of them would otherwise make again.
+test.describe.configure({ mode: 'default' });
+
 test.beforeAll(async () => {
   // Production answers a merge into an unknown ISWC with 400 instead of 404 (docs/production.md): the
   // reference server's fault merge-404-as-400 does the same.
