@@ -894,7 +894,7 @@ export const PLAN_DATA: PlanData = {
     },
   },
   measuredWith: {
-    harness: "51f3ce8132f5d93bd2b3a0ad",
+    harness: "97f46e29f53bcde1cf923b22",
     cases: {
       "delete.auth.none@none": "dd4205c33e3a7794",
       "delete.auth.wrong@none": "d7c62832bdb32c93",
