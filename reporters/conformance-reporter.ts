@@ -190,8 +190,9 @@ export default class ConformanceReporter implements Reporter {
     // requests sent by then, and later cases that fitted in what was left sent more. Disposable entries an
     // earlier run consumed (lib/report/consumed.ts) outweigh a partial run's end (budget, time limit): what
     // they leave unjudged is what the user must act on; a target unusable or a signal outweighs them.
-    const halt = firstHalt([engineProgress()?.halt, ...[...this.halts].reverse(), interrupted]);
-    const consumed = engineProgress()?.consumedReason;
+    const live = engineProgress();
+    const halt = firstHalt([live?.halt, ...[...this.halts].reverse(), interrupted]);
+    const consumed = live?.consumedReason;
     if (consumed !== undefined && (halt === undefined || halt.kind === 'budget' || halt.kind === 'max-duration')) return { kind: 'data-consumed', reason: consumed };
     return halt;
   }
@@ -222,6 +223,8 @@ export default class ConformanceReporter implements Reporter {
     // A live run has the context its global setup made; a merge of blob reports in another process has not.
     const context = runContext();
     const halt = this.halt(result);
+    // What this run consumed, and what earlier runs did that it passes on (lib/report/consumed.ts): a live run's only.
+    const consumed = engineProgress()?.consumed;
     return buildConformanceReport({
       executions,
       stats: this.figures(),
@@ -239,7 +242,7 @@ export default class ConformanceReporter implements Reporter {
       plan: { name: config.plan, budget: config.budget ?? null, ...(config.budget !== undefined && config.plan !== 'smoke' ? { slice: config.slice ?? 0 } : {}) },
       network: runNetwork(config.network, config.headers),
       ...(halt ? { halt } : {}),
-      ...(engineProgress()?.consumed ? { consumed: engineProgress()?.consumed ?? [] } : {}),
+      ...(consumed ? { consumed } : {}),
       requireAll: config.requireAll,
       replay: replayFilesOf(config),
     });

@@ -228,6 +228,7 @@ export class RunEngine implements SelectableEngine {
   progress(): EngineProgress {
     const halt = this.halt();
     const { maxDurationMs } = this.setup;
+    const consumedReason = this.consumption.reason();
     return {
       ...this.figures(),
       failures: this.failures,
@@ -237,7 +238,7 @@ export class RunEngine implements SelectableEngine {
       ...(maxDurationMs !== undefined ? { deadlineAtMs: this.startedAtMs + maxDurationMs } : {}),
       ...(halt ? { halt } : {}),
       consumed: this.consumption.ledger(),
-      ...(this.consumption.reason() !== undefined ? { consumedReason: this.consumption.reason() } : {}),
+      ...(consumedReason !== undefined ? { consumedReason } : {}),
     };
   }
 

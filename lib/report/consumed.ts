@@ -68,6 +68,8 @@ export function earlierConsumption(file: string, baseUrl: string): EarlierConsum
 }
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+/** The same disposable entry: the same kind, and the same values. */
+const sameEntry = (a: { kind: DisposableKind; entry: unknown }, b: { kind: DisposableKind; entry: unknown }): boolean => a.kind === b.kind && same(a.entry, b.entry);
 
 /** The entries a case consumes when it sends: those of its claims that are not read-only. */
 export function consumingEntries(p: PlannedCase): Array<{ kind: DisposableKind; entry: unknown }> {
@@ -143,14 +145,14 @@ export class Consumption {
     if (!this.active) return [...executions];
     const entries = consumingEntries(p);
     if (entries.length === 0) return [...executions];
-    const before = (this.earlier?.entries ?? []).filter((e) => entries.some((c) => e.kind === c.kind && same(e.entry, c.entry)));
+    const before = (this.earlier?.entries ?? []).filter((e) => entries.some((c) => sameEntry(e, c)));
     let out = [...executions];
     if (before.length > 0 && this.earlier && out.some((e) => e.verdict === 'fail' && refused(e))) {
       const reason = consumedReason(before, this.shown(this.earlier.report), this.name);
       out = out.map((e) => (e.verdict === 'fail' && refused(e) ? { ...e, verdict: 'skip' as const, skipReason: reason } : e));
-      for (const c of before) if (!this.found.some((f) => f.kind === c.kind && same(f.entry, c.entry))) this.found.push(c);
+      for (const c of before) if (!this.found.some((f) => sameEntry(f, c))) this.found.push(c);
     }
-    if (out.some(answeredOk)) for (const c of entries) if (!this.consumed.some((f) => f.kind === c.kind && same(f.entry, c.entry))) this.consumed.push({ ...c, caseId: p.def.id, at: this.startedAt });
+    if (out.some(answeredOk)) for (const c of entries) if (!this.consumed.some((f) => sameEntry(f, c))) this.consumed.push({ ...c, caseId: p.def.id, at: this.startedAt });
     return out;
   }
 
@@ -160,7 +162,7 @@ export class Consumption {
    * reusable profile, passes them on).
    */
   ledger(): ConsumedEntry[] {
-    const carried = (this.earlier?.entries ?? []).filter((e) => !this.consumed.some((c) => c.kind === e.kind && same(c.entry, e.entry)));
+    const carried = (this.earlier?.entries ?? []).filter((e) => !this.consumed.some((c) => sameEntry(c, e)));
     return [...this.consumed, ...carried];
   }
 
