@@ -28,6 +28,8 @@ import { firstHalt } from '../lib/report/outcome.ts';
 import { plural } from '../lib/report/verdict.ts';
 import { waiverFiguresText } from '../lib/report/waivers/figures.ts';
 import type { RunHalt } from '../lib/report/outcome.ts';
+import type { ConsumedEntry, ConsumptionAttached, EntryNamer } from '../lib/report/consumed.ts';
+import { mergedConsumption, profileEntryNamer } from '../lib/report/consumed.ts';
 import { notRunExecutions, readLeftOutExecutions } from '../lib/run/plan-file.ts';
 
 /** The attachment's bytes: in memory in a live run; a body or a file when replayed by `merge-reports`. */
@@ -73,6 +75,8 @@ export default class ConformanceReporter implements Reporter {
   private waiverDates = new Set<string>();
   /** Why the run stopped sending, as the tests' attachments say (one per test that ended after it). */
   private halts: RunHalt[] = [];
+  /** The consumption of disposable entries the tests' attachments say (lib/report/consumed.ts): what a merge of shards records. */
+  private consumptions: ConsumptionAttached[] = [];
   /** The executions of the cases the plan left out (no test stands for them). */
   private leftOut: CheckExecution[] | undefined;
   /** Why tests outside the conformance suite were skipped (a browser check without Chromium), with how many. */
@@ -126,6 +130,7 @@ export default class ConformanceReporter implements Reporter {
       this.stats.waitedMs += payload.stats.waitedMs;
       if (payload.waiverDate) this.waiverDates.add(payload.waiverDate);
       if (payload.halt) this.halts.push(payload.halt);
+      if (payload.consumption) this.consumptions.push(payload.consumption);
       if (payload.figures) {
         const { run, ...figures } = payload.figures;
         const seen = this.runFigures.get(run);
@@ -192,9 +197,21 @@ export default class ConformanceReporter implements Reporter {
     // they leave unjudged is what the user must act on; a target unusable or a signal outweighs them.
     const live = engineProgress();
     const halt = firstHalt([live?.halt, ...[...this.halts].reverse(), interrupted]);
-    const consumed = live?.consumedReason;
+    const consumed = live ? live.consumedReason : this.merged()?.reason;
     if (consumed !== undefined && (halt === undefined || halt.kind === 'budget' || halt.kind === 'max-duration')) return { kind: 'data-consumed', reason: consumed };
     return halt;
+  }
+
+  /** In a merge of shards: the consumption the tests attached, each shard's added up (undefined when none attached any). */
+  private merged(): { ledger: ConsumedEntry[]; reason?: string } | undefined {
+    if (this.consumptions.length === 0) return undefined;
+    let name: EntryNamer = (kind, entry) => `${kind} ${JSON.stringify(entry)}`;
+    try {
+      name = profileEntryNamer(loadProfile(runConfig().targetFile));
+    } catch {
+      // the run itself reported the profile error: the entries are named by what they hold
+    }
+    return mergedConsumption(this.consumptions, name);
   }
 
   /**
@@ -223,8 +240,10 @@ export default class ConformanceReporter implements Reporter {
     // A live run has the context its global setup made; a merge of blob reports in another process has not.
     const context = runContext();
     const halt = this.halt(result);
-    // What this run consumed, and what earlier runs did that it passes on (lib/report/consumed.ts): a live run's only.
-    const consumed = engineProgress()?.consumed;
+    // What this run consumed, and what earlier runs did that it passes on (lib/report/consumed.ts): a live
+    // run's engine says it; a merge of shards adds up what the shards' tests attached.
+    const live = engineProgress();
+    const consumed = live ? live.consumed : this.merged()?.ledger;
     return buildConformanceReport({
       executions,
       stats: this.figures(),

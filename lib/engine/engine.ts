@@ -360,7 +360,8 @@ export class RunEngine implements SelectableEngine {
     const executions = this.redact.deep(all);
     const waiverDate = runDay(this.setup.startedAt);
     const halt = this.halt();
-    const attachment: ExecutionsAttachment = { executions, stats, waiverDate, ...(halt ? { halt: this.redact.deep(halt) } : {}), figures: { run: this.runId, ...this.figures() } };
+    const consumption = this.consumption.attached();
+    const attachment: ExecutionsAttachment = { executions, stats, waiverDate, ...(halt ? { halt: this.redact.deep(halt) } : {}), figures: { run: this.runId, ...this.figures() }, ...(consumption ? { consumption: this.redact.deep(consumption) } : {}) };
     // The same function as the reporter's, on the same executions and day: both reach the same verdicts.
     const waivers = runWaivers(cfg.waivers);
     const judged = waivers ? applyWaivers(executions, waivers.waivers, waiverDate).executions : executions;

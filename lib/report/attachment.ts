@@ -1,6 +1,7 @@
 import type { CheckExecution } from '../run/execution.ts';
 import type { RunFigures } from './model.ts';
 import type { RunHalt } from './outcome.ts';
+import type { ConsumptionAttached } from './consumed.ts';
 
 /** The name of the attachment each conformance test hands to the reporters. */
 export const EXECUTIONS_ATTACHMENT = 'iswc-check-executions';
@@ -22,6 +23,12 @@ export interface ExecutionsAttachment {
    * shards takes the last of each run and adds the runs up.
    */
   figures?: RunFigures & { run: string };
+  /**
+   * The disposable entries the run had consumed when the test ended (and those an earlier run consumed
+   * that it passes on), and those it had found consumed: a merge of shards records them as a live run
+   * does (meta.consumed, the data-consumed outcome). Absent when there are none.
+   */
+  consumption?: ConsumptionAttached;
   /**
    * What Allure shows of the test (reporters/allure-playwright.ts writes it in the runner): a worker that
    * called Allure's runtime made a Playwright step per label, exchange and attachment, each capturing a

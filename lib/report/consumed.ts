@@ -176,4 +176,38 @@ export class Consumption {
     if (this.found.length === 0 || !this.earlier) return undefined;
     return consumedReason(this.found, this.shown(this.earlier.report), this.name);
   }
+
+  /** What a merge of shards needs to say the same (lib/report/attachment.ts): the ledger, and the entries found consumed with the report that says so. */
+  attached(): ConsumptionAttached | undefined {
+    const ledger = this.ledger();
+    if (ledger.length === 0 && this.found.length === 0) return undefined;
+    return { ledger, ...(this.found.length > 0 && this.earlier ? { found: { entries: [...this.found], report: this.shown(this.earlier.report) } } : {}) };
+  }
+}
+
+/** The consumption a test hands to the reporters with its executions, so that a merge of shards knows it. */
+export interface ConsumptionAttached {
+  /** The run's ledger when the test ended (Consumption.ledger). */
+  ledger: ConsumedEntry[];
+  /** The entries the run had found consumed by then, and the report (as shown) that records them. */
+  found?: { entries: ConsumedEntry[]; report: string };
+}
+
+/**
+ * The consumption of a sharded run, from what its tests attached: the union of the shards' ledgers (each
+ * entry once, as the first shard to record it has it), and the reason over every entry a shard found
+ * consumed. Each shard read the report in its own report directory; the first one's name is given.
+ */
+export function mergedConsumption(attached: readonly ConsumptionAttached[], name: EntryNamer): { ledger: ConsumedEntry[]; reason?: string } {
+  const ledger: ConsumedEntry[] = [];
+  const found: ConsumedEntry[] = [];
+  let report: string | undefined;
+  for (const a of attached) {
+    for (const c of a.ledger) if (!ledger.some((e) => sameEntry(e, c))) ledger.push(c);
+    if (a.found) {
+      report ??= a.found.report;
+      for (const c of a.found.entries) if (!found.some((e) => sameEntry(e, c))) found.push(c);
+    }
+  }
+  return { ledger, ...(found.length > 0 && report !== undefined ? { reason: consumedReason(found, report, name) } : {}) };
 }

@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, _baseTest as test } from '@playwright/test';
 import { consumedAgainst } from '../../lib/cli/commands/profile.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
-import { Consumption, consumedReason, earlierConsumption, profileEntryNamer } from '../../lib/report/consumed.ts';
+import { Consumption, consumedReason, earlierConsumption, mergedConsumption, profileEntryNamer } from '../../lib/report/consumed.ts';
 import type { ConsumedEntry } from '../../lib/report/consumed.ts';
 import { fromRoot } from '../../lib/foundation/paths.ts';
 import { runOutcome } from '../../lib/report/outcome.ts';
@@ -14,7 +14,7 @@ import type { CheckExecution } from '../../lib/run/execution.ts';
 import type { PlannedCase } from '../../lib/run/planned.ts';
 import { startReferenceServer } from '../../server/index.ts';
 import { runCliAsync } from '../support/cli.ts';
-import { childEnv } from '../support/run-playwright.ts';
+import { childEnv, runPlaywright } from '../support/run-playwright.ts';
 
 /**
  * Issue 40: a second destructive run against the same target finds the disposable entries the first one
@@ -102,6 +102,21 @@ test("an earlier report counts only for the same target's origin, never for the 
   }
 });
 
+test('shards: each test hands on the ledger and what was found consumed; the merge records the union, each entry once, and one reason over every entry found', () => {
+  const later = { ...consumedBefore, entry: OTHER, caseId: 'delete.identity', at: '2026-11-29T08:00:00.000Z' };
+  const shard1 = new Consumption(true, earlier([consumedBefore]), '2026-11-29T08:00:00.000Z', name);
+  expect(shard1.attached()).toEqual({ ledger: [consumedBefore] });
+  shard1.observe(deleteCase, [execution('status.success', 'fail', '404 text/plain "Submission not found"')]);
+  expect(shard1.attached()).toEqual({ ledger: [consumedBefore], found: { entries: [consumedBefore], report: 'reports/conformance.json' } });
+  // Nothing consumed, nothing carried: nothing to attach.
+  expect(new Consumption(true, undefined, 'now', name).attached()).toBeUndefined();
+
+  const merged = mergedConsumption([{ ledger: [consumedBefore], found: { entries: [consumedBefore], report: 'reports/conformance.json' } }, { ledger: [later, consumedBefore] }, { ledger: [later] }], name);
+  expect(merged.ledger).toEqual([consumedBefore, later]);
+  expect(merged.reason).toBe(consumedReason([consumedBefore], 'reports/conformance.json', name));
+  expect(mergedConsumption([{ ledger: [later] }], name)).toEqual({ ledger: [later] });
+});
+
 test('the outcome: exit 3 when the consumed entries are all that kept the run from judging, 1 when a check failed besides', () => {
   expect(runOutcome({ kind: 'data-consumed', reason: 'r' }, false)).toEqual({ status: 'data-consumed', reason: 'r', exitCode: 3 });
   expect(runOutcome({ kind: 'data-consumed', reason: 'r' }, true)).toEqual({ status: 'data-consumed', reason: 'r', exitCode: 1 });
@@ -152,3 +167,50 @@ test('the real command, twice against a stand-in: the second destructive run exi
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a sharded destructive gate: the merge of its shards records what they consumed, and the next sharded gate, each shard given that report, ends data-consumed', async () => {
+  test.setTimeout(240_000);
+  const KEY = 'consumed-shards-key-9a2c41';
+  const target = 'fixtures/targets/staging-example.json';
+  const profile = loadProfile(fromRoot(target));
+  const dir = mkdtempSync(path.join(tmpdir(), 'iswc-consumed-shards-'));
+  const server = await startReferenceServer({ profile, key: KEY, port: 0 });
+  // Two consuming cases, one a shard; five runs of anything generated.
+  const env = (extra: Record<string, string>) =>
+    childEnv({ ISWC_BASE_URL: server.url, ISWC_TARGET: target, ISWC_DESTRUCTIVE: '1', ISWC_SUBSCRIPTION_KEY: KEY, ISWC_SEED: '4242', ISWC_RUNS: '5', ISWC_RATE: undefined, ISWC_PLAN: undefined, ISWC_BUDGET: undefined, ...extra });
+  const gate = async (round: number): Promise<ConformanceReportOf> => {
+    const shards = await Promise.all(
+      [1, 2].map((i) =>
+        runPlaywright(['test', '--project=json', '--project=xml', '--grep', 'delete\\.(success-then-repeat|identity)', `--shard=${i}/2`, '--reporter=blob', '--output', path.join(dir, `out-${round}-${i}`)], env({ ISWC_REPORT_DIR: path.join(dir, `shard-${i}`), PLAYWRIGHT_BLOB_OUTPUT_DIR: path.join(dir, `blob-${round}-${i}`) })),
+      ),
+    );
+    const blobs = path.join(dir, `blobs-${round}`);
+    mkdirSync(blobs);
+    for (const i of [1, 2]) for (const f of readdirSync(path.join(dir, `blob-${round}-${i}`))) cpSync(path.join(dir, `blob-${round}-${i}`, f), path.join(blobs, f));
+    expect(readdirSync(blobs), shards.map((s) => s.stdout + s.stderr).join('\n')).toHaveLength(2);
+    const merged = await runPlaywright(['merge-reports', '--reporter', './reporters/conformance-reporter.ts', blobs], env({ ISWC_REPORT_DIR: path.join(dir, 'merged') }));
+    const report = readReport(path.join(dir, 'merged', 'conformance.json'));
+    // What CI does between gates: the merged report is restored into each shard's report directory.
+    for (const i of [1, 2]) cpSync(path.join(dir, 'merged', 'conformance.json'), path.join(dir, `shard-${i}`, 'conformance.json'));
+    return { report, out: merged.stdout + merged.stderr };
+  };
+  try {
+    const first = await gate(1);
+    expect(first.report.summary.outcome?.status, first.out).toBe('completed');
+    const consumed = first.report.meta.consumed ?? [];
+    expect(consumed.map((c) => c.caseId).sort()).toEqual(['delete.identity', 'delete.success-then-repeat']);
+
+    const second = await gate(2);
+    expect(second.report.summary.outcome).toMatchObject({ status: 'data-consumed', exitCode: 3 });
+    expect(second.out).toContain('✗ DISPOSABLE DATA CONSUMED: the profile');
+    expect(second.report.summary.gatingFailures).toBe(0);
+    // The ledger passes on through the merge, with the runs that consumed each entry.
+    expect(second.report.meta.consumed?.map((c) => `${c.caseId} ${c.at}`).sort()).toEqual(consumed.map((c) => `${c.caseId} ${c.at}`).sort());
+    expect(second.out).not.toContain(KEY);
+  } finally {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+type ConformanceReportOf = { report: ReturnType<typeof readReport>; out: string };
