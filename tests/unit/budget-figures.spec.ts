@@ -11,7 +11,7 @@ import { expect, _baseTest as test } from '@playwright/test';
 import { readReport } from '../../lib/report/validate.ts';
 import { figuresOf, figuresText } from '../../lib/report/figures.ts';
 import { fromRoot } from '../../lib/foundation/paths.ts';
-import { runCliAsync } from '../support/cli.ts';
+import { cliInProcess, runCliAsync } from '../support/cli.ts';
 import { startGateway } from '../support/gateway.ts';
 import { childEnv } from '../support/run-playwright.ts';
 
@@ -65,7 +65,7 @@ test('--budget 60 against a gateway that throttles every third request: at most 
     // the partial run's line counts what reached the gateway, as every other figure does (a case that did
     // not fit in what was left may leave a request or two of the budget unspent).
     if (report.summary.outcome?.status === 'budget') expect(run.stdout).toContain(`! PARTIAL RUN: the request budget is used up: ${gateway.arrivals.length} of 60 requests sent, resends included (ISWC_BUDGET=60)`);
-    const certify = await runCliAsync(['certify', '--report', path.join(dir, 'conformance.json'), '--target', fromRoot('fixtures', 'targets', 'embedded.json'), '--out', dir], { env: childEnv({ ISWC_REPORT_DIR: dir }) });
+    const certify = await cliInProcess(['certify', '--report', path.join(dir, 'conformance.json'), '--target', fromRoot('fixtures', 'targets', 'embedded.json'), '--out', dir], { env: childEnv({ ISWC_REPORT_DIR: dir }) });
     expect([0, 1], certify.out).toContain(certify.code);
     const certificate = JSON.parse(readFileSync(path.join(dir, 'certificate.json'), 'utf8')) as { run: Record<string, number> };
     expect(certificate.run).toMatchObject({ requests: meta.requests, retries: meta.retries, answered: meta.answered, planned: meta.planned, waitedMs: meta.waitedMs });

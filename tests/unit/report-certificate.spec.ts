@@ -1,4 +1,4 @@
-import { runCli } from '../support/cli.ts';
+import { cliInProcess, runCli } from '../support/cli.ts';
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +11,14 @@ import { inProcessReport } from '../../lib/selfcheck/in-process-report.ts';
 import type { ConformanceReport } from '../../lib/report/model.ts';
 
 
-function run(command: string, args: string[]): { code: number; out: string } {
+/** The command in this process: what a spawned command adds (its exit status) is proven by `spawned`, once per command and exit code. */
+async function run(command: string, args: string[]): Promise<{ code: number; out: string }> {
+  const result = await cliInProcess([command, ...args]);
+  return { code: result.code, out: result.out };
+}
+
+/** The command as a user runs it, a process of its own. */
+function spawned(command: string, args: string[]): { code: number; out: string } {
   const result = runCli([command, ...args]);
   return { code: result.code, out: result.out };
 }
@@ -75,29 +82,29 @@ test('a section is tested when its spec checks were exercised: executions left o
   expect(verifyCertificate(cert).ok).toBe(true);
 });
 
-test('certify writes the certificate; certify:verify detects an edited verdict', () => {
+test('certify writes the certificate; certify:verify detects an edited verdict', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'iswc-cert-'));
   try {
     const reportFile = path.join(dir, 'conformance.json');
     writeFileSync(reportFile, JSON.stringify(faulty));
-    const issued = run('certify', ['--target', 'fixtures/targets/embedded.json', '--report', reportFile, '--out', dir]);
+    const issued = spawned('certify', ['--target', 'fixtures/targets/embedded.json', '--report', reportFile, '--out', dir]);
     expect(issued.code, issued.out).toBe(1); // not conformant
     expect(issued.out).toContain('certificate: not conformant');
     const certFile = path.join(dir, 'certificate.json');
     expect(readFileSync(path.join(dir, 'certificate.html'), 'utf8')).toContain('not conformant');
-    expect(run('verify', [certFile, '--allow-unsigned']).code).toBe(0);
+    expect((await run('verify', [certFile, '--allow-unsigned'])).code).toBe(0);
 
     const cert = JSON.parse(readFileSync(certFile, 'utf8')) as Certificate;
     const edited = { ...cert, sections: cert.sections.map((s) => (s.section === '4.1' ? { ...s, verdict: 'conformant' as const } : s)) };
     writeFileSync(certFile, JSON.stringify(edited, null, 2));
-    const verdict = run('verify', [certFile, '--allow-unsigned']);
+    const verdict = spawned('verify', [certFile, '--allow-unsigned']);
     expect(verdict.code).toBe(1);
     expect(verdict.out).toContain('digest mismatch');
 
     // A single result flipped to pass, digest left alone: still detected.
     const flipped = { ...cert, results: cert.results.map((r) => (r[4] === 'fail' ? ([r[0], r[1], r[2], r[3], 'pass'] as typeof r) : r)) };
     writeFileSync(certFile, JSON.stringify(flipped));
-    expect(run('verify', [certFile, '--allow-unsigned']).code).toBe(1);
+    expect((await run('verify', [certFile, '--allow-unsigned'])).code).toBe(1);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -135,14 +142,14 @@ function forge(cert: Record<string, unknown>): Record<string, unknown> {
   return { ...edited, digest: { ...(digest as object), value } };
 }
 
-test('a signed certificate proves who issued it: an edit with a recomputed digest, or another key, fails verification', () => {
+test('a signed certificate proves who issued it: an edit with a recomputed digest, or another key, fails verification', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'iswc-cert-sign-'));
   try {
     const issuer = keyPair(dir, 'issuer');
     const other = keyPair(dir, 'other');
     const reportFile = path.join(dir, 'conformance.json');
     writeFileSync(reportFile, JSON.stringify(faulty));
-    const issued = run('certify', ['--target', 'fixtures/targets/embedded.json', '--report', reportFile, '--out', dir, '--sign-key', issuer.privateKey]);
+    const issued = await run('certify', ['--target', 'fixtures/targets/embedded.json', '--report', reportFile, '--out', dir, '--sign-key', issuer.privateKey]);
     expect(issued.code, issued.out).toBe(1); // not conformant, and signed
     expect(issued.out).toContain('signed ed25519 by sha256:');
     const certFile = path.join(dir, 'certificate.json');
@@ -153,27 +160,27 @@ test('a signed certificate proves who issued it: an edit with a recomputed diges
     expect(cert.integrity).toContain(`signed with Ed25519 by the key ${cert.signature?.publicKeyFingerprint}`);
     expect(readFileSync(path.join(dir, 'certificate.html'), 'utf8')).toContain(cert.signature?.publicKeyFingerprint ?? '?');
 
-    const genuine = run('verify', [certFile, '--public-key', issuer.publicKey]);
+    const genuine = await run('verify', [certFile, '--public-key', issuer.publicKey]);
     expect(genuine.code, genuine.out).toBe(0);
     expect(genuine.out).toContain('signed by sha256:');
     // Signed by the issuer, checked against another key: refused.
-    const wrongKey = run('verify', [certFile, '--public-key', other.publicKey]);
+    const wrongKey = await run('verify', [certFile, '--public-key', other.publicKey]);
     expect(wrongKey.code).toBe(1);
     expect(wrongKey.out).toContain('not by the public key given');
 
     // The edit of the issue: a failing certificate made "conformant", another base URL, digest recomputed.
     const forged = forge(JSON.parse(text) as Record<string, unknown>);
     writeFileSync(certFile, JSON.stringify(forged, null, 2));
-    const noKey = run('verify', [certFile]);
+    const noKey = await run('verify', [certFile]);
     expect(noKey.code).toBe(1); // the digest is consistent, but a verify that checked no signature is no pass …
     expect(noKey.out).toContain('signature was NOT checked');
     expect(noKey.out).toContain('not verified');
     expect(noKey.out).not.toContain('unedited');
-    const accepted = run('verify', [certFile, '--allow-unsigned']);
+    const accepted = await run('verify', [certFile, '--allow-unsigned']);
     expect(accepted.code).toBe(0); // … unless asked for, and then it says so.
     expect(accepted.out).toContain('signature was NOT checked');
     expect(accepted.out).toContain('Accepted because of --allow-unsigned: this is not a proof of the issuer');
-    const withKey = run('verify', [certFile, '--public-key', issuer.publicKey]);
+    const withKey = await run('verify', [certFile, '--public-key', issuer.publicKey]);
     expect(withKey.code).toBe(1); // … and the issuer's key finds the edit.
     expect(withKey.out).toContain('the signature does not match the certificate');
 
@@ -240,9 +247,9 @@ test('the command line: certify a run whose only failures do not gate, and verif
   try {
     const reportFile = path.join(dir, 'conformance.json');
     writeFileSync(reportFile, JSON.stringify(report));
-    const issued = run('certify', ['--target', 'fixtures/targets/embedded.json', '--report', reportFile, '--out', dir]);
+    const issued = spawned('certify', ['--target', 'fixtures/targets/embedded.json', '--report', reportFile, '--out', dir]);
     expect(issued.code, issued.out).toBe(0);
-    const verified = run('verify', [path.join(dir, 'certificate.json'), '--allow-unsigned']);
+    const verified = spawned('verify', [path.join(dir, 'certificate.json'), '--allow-unsigned']);
     expect(verified.code, verified.out).toBe(0);
   } finally {
     rmSync(dir, { recursive: true, force: true });
