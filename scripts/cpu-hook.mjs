@@ -1,12 +1,14 @@
 // A measurement hook for `npm test` (npm run test:cpu, CONTRIBUTING.md "Where the time goes"): loaded into
 // every Node process with NODE_OPTIONS="--import <absolute path of this file>", it appends one line per
-// process to $ISWC_CPU_LOG when the process exits (its CPU, user and system, with its command line), and
+// process to $CPU_HOOK_LOG when the process exits (its CPU, user and system, with its command line), and
 // says which test file it belongs to:
 //   - a process a test started is tagged with that test's file, found on the stack of the call that
-//     started it; its own children inherit the tag (ISWC_CPU_TEST);
+//     started it; its own children inherit the tag (CPU_HOOK_TEST);
 //   - a Playwright worker also logs the CPU it spent on each test file it ran (one line per group of tests,
 //     from the runner's runTestGroup request to its answer).
-// Without ISWC_CPU_LOG it does nothing. It changes nothing a process does: a failure to log is ignored.
+// The variables are no ISWC_ settings: the docs' runner gives the commands it runs a newcomer's
+// environment, without the harness's settings, and they are measured too.
+// Without CPU_HOOK_LOG it does nothing. It changes nothing a process does: a failure to log is ignored.
 // Plain JavaScript on untyped ground (child_process's overloaded arguments, Playwright's IPC messages):
 /* eslint-disable @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return, @typescript-eslint/prefer-promise-reject-errors */
 import { appendFileSync } from 'node:fs';
@@ -14,8 +16,8 @@ import childProcess from 'node:child_process';
 import { syncBuiltinESMExports } from 'node:module';
 import { promisify } from 'node:util';
 
-const log = process.env.ISWC_CPU_LOG;
-const inherited = process.env.ISWC_CPU_TEST;
+const log = process.env.CPU_HOOK_LOG;
+const inherited = process.env.CPU_HOOK_TEST;
 const started = Date.now();
 
 function write(line) {
@@ -38,8 +40,8 @@ if (log) {
   // (file, args?, options?, callback?): the options object gets the tag in its env (or the process's env).
   const tagged = (rest, tag) => {
     const at = rest.findIndex((a) => a !== null && typeof a === 'object' && !Array.isArray(a));
-    if (at >= 0) return rest.map((a, i) => (i === at ? { ...a, env: { ...(a.env ?? process.env), ISWC_CPU_TEST: tag } } : a));
-    const options = { env: { ...process.env, ISWC_CPU_TEST: tag } };
+    if (at >= 0) return rest.map((a, i) => (i === at ? { ...a, env: { ...(a.env ?? process.env), CPU_HOOK_TEST: tag } } : a));
+    const options = { env: { ...process.env, CPU_HOOK_TEST: tag } };
     const callback = rest.findIndex((a) => typeof a === 'function');
     return callback >= 0 ? [...rest.slice(0, callback), options, ...rest.slice(callback)] : [...rest, options];
   };

@@ -29,7 +29,7 @@ if (log === undefined) {
   log = fromRoot('test-reports', 'cpu.jsonl');
   rmSync(log, { force: true });
   const options = [process.env.NODE_OPTIONS ?? '', `--import ${fromRoot('scripts', 'cpu-hook.mjs')}`].join(' ').trim();
-  const run = spawnSync('npm', ['test'], { cwd: fromRoot(), stdio: 'inherit', env: { ...process.env, NODE_OPTIONS: options, ISWC_CPU_LOG: log } });
+  const run = spawnSync('npm', ['test'], { cwd: fromRoot(), stdio: 'inherit', env: { ...process.env, NODE_OPTIONS: options, CPU_HOOK_LOG: log } });
   status = run.status ?? 1;
 }
 if (!existsSync(log)) {
