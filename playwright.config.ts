@@ -51,12 +51,14 @@ export default defineConfig({
     // The docs run as written (README, guides, printed commands): each test is a chain of commands of a
     // minute or more, listed first so that they start first and no worker is left with one at the end.
     { name: 'journeys', testDir: 'tests/unit', testMatch: JOURNEYS },
+    // The example agency client driven through the sandbox: green with trouble, and its fault catalogue.
+    // Next, since several of its tests wait in real time (a late answer, a client retrying for ever) and
+    // wait best beside work for the processor; listed last, they were the run's idle tail.
+    { name: 'client', testDir: 'examples/agency-client' },
+    { name: 'browser', testDir: 'tests/browser' },
+    { name: 'selfcheck', testDir: 'tests/selfcheck' },
     { name: 'unit', testDir: 'tests/unit', testIgnore: JOURNEYS, snapshotPathTemplate: '{testDir}/{testFileName}-snapshots/{arg}{ext}' },
     { name: 'json', testDir: 'lib/suite', testMatch: 'json.spec.ts' },
     { name: 'xml', testDir: 'lib/suite', testMatch: 'xml.spec.ts' },
-    { name: 'selfcheck', testDir: 'tests/selfcheck' },
-    { name: 'browser', testDir: 'tests/browser' },
-    // The example agency client driven through the sandbox: green with trouble, and its fault catalogue.
-    { name: 'client', testDir: 'examples/agency-client' },
   ],
 });
