@@ -77,6 +77,7 @@ export default class ConformanceReporter implements Reporter {
   private halts: RunHalt[] = [];
   /** The consumption of disposable entries the tests' attachments say (lib/report/consumed.ts): what a merge of shards records. */
   private consumptions: ConsumptionAttached[] = [];
+  private mergedConsumption: { ledger: ConsumedEntry[]; reason?: string } | undefined;
   /** The executions of the cases the plan left out (no test stands for them). */
   private leftOut: CheckExecution[] | undefined;
   /** Why tests outside the conformance suite were skipped (a browser check without Chromium), with how many. */
@@ -202,16 +203,22 @@ export default class ConformanceReporter implements Reporter {
     return halt;
   }
 
-  /** In a merge of shards: the consumption the tests attached, each shard's added up (undefined when none attached any). */
+  /**
+   * In a merge of shards: the consumption the tests attached, each shard's added up (undefined when none
+   * attached any). Asked for once every test has ended (the outcome, then the report), so worked out once.
+   */
   private merged(): { ledger: ConsumedEntry[]; reason?: string } | undefined {
     if (this.consumptions.length === 0) return undefined;
-    let name: EntryNamer = (kind, entry) => `${kind} ${JSON.stringify(entry)}`;
-    try {
-      name = profileEntryNamer(loadProfile(runConfig().targetFile));
-    } catch {
-      // the run itself reported the profile error: the entries are named by what they hold
+    if (this.mergedConsumption === undefined) {
+      let name: EntryNamer = (kind, entry) => `${kind} ${JSON.stringify(entry)}`;
+      try {
+        name = profileEntryNamer(loadProfile(runConfig().targetFile));
+      } catch {
+        // the run itself reported the profile error: the entries are named by what they hold
+      }
+      this.mergedConsumption = mergedConsumption(this.consumptions, name);
     }
-    return mergedConsumption(this.consumptions, name);
+    return this.mergedConsumption;
   }
 
   /**
