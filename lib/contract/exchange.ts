@@ -25,6 +25,8 @@ export interface RequestSpec {
   body?: string | Uint8Array;
   /** Default 'key'. */
   auth?: AuthMode;
+  /** The key header's name in lower case (a valid spelling, RFC 9110 §5.1); default as configured. */
+  keyHeaderLower?: boolean;
 }
 
 export { KEY_CASE_PLACEHOLDER, KEY_NEAR_MISS_PLACEHOLDER, KEY_NEAR_MISSES, KEY_PLACEHOLDER, WRONG_KEY, keyNearMiss } from '../foundation/redact.ts';

@@ -25,6 +25,7 @@ export const CHECK_MANIFEST = {
   "outcome.run-ids-distinct": {"level":"spec","scope":"targeted","sections":["2.2","4.1"],"params":{"type":"object","properties":{"otherRunId":{"type":"string","minLength":1}},"required":["otherRunId"]}},
   "outcome.sequence": {"level":"spec","scope":"targeted","sections":["3","4.2","4.3","4.4"],"params":{"type":"object","properties":{"status":{"anyOf":[{"type":"integer","minimum":100,"maximum":599},{"const":"refused"}]}},"required":["status"]}},
   "query.refused": {"level":"spec","scope":"targeted","sections":["4.2","4.3","4.4","8"],"params":null},
+  "spelling.read-alike": {"level":"spec","scope":"targeted","sections":["2.1","2.3","4","5"],"params":{"type":"object","properties":{"plainStatus":{"type":["integer","null"],"minimum":100,"maximum":599}},"required":["plainStatus"]}},
   "status.item-refused": {"level":"spec","scope":"targeted","sections":["2.3","2.4","4.2","8"],"params":null},
   "status.not-found": {"level":"spec","scope":"targeted","sections":["4.2","7"],"params":null},
   "status.refused": {"level":"spec","scope":"targeted","sections":["4.2","4.3","4.4","7"],"params":null},
@@ -66,6 +67,7 @@ export type TargetedCheckId =
   | "outcome.run-ids-distinct"
   | "outcome.sequence"
   | "query.refused"
+  | "spelling.read-alike"
   | "status.item-refused"
   | "status.not-found"
   | "status.refused"
@@ -104,6 +106,7 @@ export interface CheckParamsById {
   "outcome.run-ids-distinct": { otherRunId: string };
   "outcome.sequence": { status: number | "refused" };
   "query.refused": Record<never, never>;
+  "spelling.read-alike": { plainStatus: number | null };
   "status.item-refused": Record<never, never>;
   "status.not-found": Record<never, never>;
   "status.refused": Record<never, never>;

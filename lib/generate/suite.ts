@@ -12,6 +12,7 @@ import { queryParamCases } from './cases/query-params.ts';
 import { removalCases } from './cases/removal.ts';
 import { runCases } from './cases/run.ts';
 import { scenarioCases } from './scenarios/cases.ts';
+import { spellingCases } from './cases/spellings.ts';
 
 /**
  * Every case the harness has for a target profile: fixed cases, limits, properties, the model test, scenarios,
@@ -34,7 +35,7 @@ export function allCases(profile: TargetProfile): CaseDef[] {
 const built = new Map<string, readonly CaseDef[]>();
 
 function buildCases(profile: TargetProfile): CaseDef[] {
-  const cases = [...runCases(profile), ...mergeCases(profile), ...removalCases(profile), ...queryParamCases(profile), ...limitCases(profile), ...httpCases(profile), ...propertyCases(profile), ...modelCases(profile), ...scenarioCases(profile), ...neighbourCases(profile), restoringMergeCase(profile)];
+  const cases = [...runCases(profile), ...mergeCases(profile), ...removalCases(profile), ...queryParamCases(profile), ...limitCases(profile), ...httpCases(profile), ...spellingCases(profile), ...propertyCases(profile), ...modelCases(profile), ...scenarioCases(profile), ...neighbourCases(profile), restoringMergeCase(profile)];
   const ids = new Set<string>();
   for (const c of cases) {
     if (ids.has(c.id)) throw new Error(`Duplicate case id ${c.id}`);

@@ -30,8 +30,11 @@ export function escapeXml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
 }
 
-function encodeScalar(value: unknown): string {
-  return escapeXml(typeof value === 'string' ? value : String(value));
+/** How a scalar's text is written: escaped (the default), or in another spelling every reader takes alike (lib/contract/codec/spellings.ts). */
+export type ScalarWriter = (text: string) => string;
+
+function encodeScalar(value: unknown, write: ScalarWriter = escapeXml): string {
+  return write(typeof value === 'string' ? value : String(value));
 }
 
 /**
@@ -57,42 +60,42 @@ function inSchemaOrder(value: Record<string, unknown>, node: SchemaNode | undefi
  */
 export type XmlArrayShape = 'unwrapped' | 'wrapped';
 
-function encodeElement(name: string, value: unknown, raw: SchemaNode | undefined, arrays: XmlArrayShape): string {
+function encodeElement(name: string, value: unknown, raw: SchemaNode | undefined, arrays: XmlArrayShape, write?: ScalarWriter): string {
   if (value === undefined) return '';
   const node = raw ? deref(raw) : undefined;
   if (Array.isArray(value)) {
     if (arrays === 'wrapped' && node?.type === 'array') {
       const item = node.items ? deref(node.items) : undefined;
       const itemName = item?.type === 'object' ? (item.xml?.name ?? 'item') : (item?.type ?? 'string');
-      return `<${name}>${value.map((v) => encodeElement(itemName, v, node.items, arrays)).join('')}</${name}>`;
+      return `<${name}>${value.map((v) => encodeElement(itemName, v, node.items, arrays, write)).join('')}</${name}>`;
     }
     const itemName = node?.type === 'array' ? (node.items?.xml?.name ?? name) : name;
-    const inner = value.map((item) => encodeElement(itemName, item, node?.items, arrays)).join('');
+    const inner = value.map((item) => encodeElement(itemName, item, node?.items, arrays, write)).join('');
     return node?.type === 'array' && node.xml?.wrapped ? `<${node.xml.name ?? name}>${inner}</${node.xml.name ?? name}>` : inner;
   }
   if (value === null) return `<${name}/>`;
   if (typeof value === 'object') {
     const children = inSchemaOrder(value as Record<string, unknown>, node)
-      .map(([key, child]) => encodeElement(key, child, node?.properties?.[key], arrays))
+      .map(([key, child]) => encodeElement(key, child, node?.properties?.[key], arrays, write))
       .join('');
     return `<${name}>${children}</${name}>`;
   }
-  return `<${name}>${encodeScalar(value)}</${name}>`;
+  return `<${name}>${encodeScalar(value, write)}</${name}>`;
 }
 
 /** Writes a value as the XML representation of a resource. Values of the wrong shape are written as they are. */
-export function encodeXml(resource: ResourceName, value: unknown, arrays: XmlArrayShape = 'unwrapped'): string {
+export function encodeXml(resource: ResourceName, value: unknown, arrays: XmlArrayShape = 'unwrapped', write?: ScalarWriter): string {
   const schema = resourceSchema(resource);
   const root = schema.xml?.name ?? resource;
   let inner: string;
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     inner = inSchemaOrder(value as Record<string, unknown>, schema)
-      .map(([key, child]) => encodeElement(key, child, schema.properties?.[key], arrays))
+      .map(([key, child]) => encodeElement(key, child, schema.properties?.[key], arrays, write))
       .join('');
   } else if (Array.isArray(value)) {
-    inner = value.map((item) => encodeElement('item', item, undefined, arrays)).join('');
+    inner = value.map((item) => encodeElement('item', item, undefined, arrays, write)).join('');
   } else {
-    inner = value === null || value === undefined ? '' : encodeScalar(value);
+    inner = value === null || value === undefined ? '' : encodeScalar(value, write);
   }
   return `<?xml version="1.0" encoding="UTF-8"?><${root}>${inner}</${root}>`;
 }

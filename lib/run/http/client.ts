@@ -321,6 +321,7 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
   const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
   const keyHeader = subscriptionKeyHeader();
   const keyHeaderLower = keyHeader.toLowerCase();
+  const keyHeaderOf = (spec: RequestSpec): string => (spec.keyHeaderLower === true ? keyHeaderLower : keyHeader);
   const key = options.key;
   const extraHeaders = options.headers ?? [];
   checkExtraHeaders(extraHeaders, 'extra headers', { [keyHeader]: 'the harness sends the subscription key itself, from ISWC_SUBSCRIPTION_KEY' });
@@ -393,7 +394,7 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
     const auth: AuthMode = spec.auth ?? 'key';
     const headers: Record<string, string> = {};
     for (const [name, value] of list) headers[name] = isExtra(name, value) && value !== '' ? headerPlaceholder(name) : scrub(value);
-    if (keyValue !== undefined) headers[keyHeader] = auth === 'key' ? KEY_PLACEHOLDER : auth === 'key-case' && keyValue !== WRONG_KEY ? KEY_CASE_PLACEHOLDER : isNearMiss(auth) && keyValue !== WRONG_KEY ? KEY_NEAR_MISS_PLACEHOLDER[auth] : keyValue;
+    if (keyValue !== undefined) headers[keyHeaderOf(spec)] = auth === 'key' ? KEY_PLACEHOLDER : auth === 'key-case' && keyValue !== WRONG_KEY ? KEY_CASE_PLACEHOLDER : isNearMiss(auth) && keyValue !== WRONG_KEY ? KEY_NEAR_MISS_PLACEHOLDER[auth] : keyValue;
     const bodyBytes = body?.length ?? 0;
     return {
       method: spec.method,
@@ -711,7 +712,7 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
     const request = recordRequest(spec, `${base.origin}${target}`, list, keyValue, body);
     const headers: Record<string, string> = {};
     for (const [name, value] of list) headers[name] = value;
-    if (keyValue !== undefined) headers[keyHeader] = keyValue;
+    if (keyValue !== undefined) headers[keyHeaderOf(spec)] = keyValue;
     const kind = requestKind(spec.method, spec.path);
 
     let attempts = 0;
@@ -843,7 +844,7 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
       ...(proxy?.variable !== undefined ? { proxyVariable: proxy.variable } : {}),
       ...(options.caFile !== undefined && base.origin.startsWith('https:') ? { caFile: options.caFile } : {}),
     };
-    if (keyValue !== undefined) parts.key = { name: keyHeader, value: auth === 'key' ? 'env' : auth === 'key-case' && keyValue !== WRONG_KEY ? 'env-case-changed' : isNearMiss(auth) && keyValue !== WRONG_KEY ? `env-${auth}` : { literal: keyValue } };
+    if (keyValue !== undefined) parts.key = { name: keyHeaderOf(spec), value: auth === 'key' ? 'env' : auth === 'key-case' && keyValue !== WRONG_KEY ? 'env-case-changed' : isNearMiss(auth) && keyValue !== WRONG_KEY ? `env-${auth}` : { literal: keyValue } };
     const body = bodyBytesOf(spec.body);
     if (body !== undefined) parts.body = body;
     return scrub(curlCommand(parts));
