@@ -4,6 +4,7 @@ import type { Context } from './context.ts';
 import { errorReply } from './errors.ts';
 import type { FaultId } from './faults.ts';
 import { keyPassesLoosely } from './lenient.ts';
+import { keyHeaderMissed } from './spelling-faults.ts';
 import type { Reply } from './wire.ts';
 import { header, json, text } from './wire.ts';
 
@@ -36,7 +37,8 @@ export type AuthResult = 'ok' | 'missing' | 'wrong';
 
 export function authenticate(ctx: Context, req: IncomingMessage, op: Operation): AuthResult {
   if (ctx.faults.has(SKIP_CHECK[op.id])) return 'ok';
-  const given = header(req, ctx.keyHeader);
+  // Fault `spelling.key-header-lower`: the header looked up by its exact name (server/spelling-faults.ts).
+  const given = keyHeaderMissed((id) => ctx.faults.has(id), req) ? undefined : header(req, ctx.keyHeader);
   // Review fault `empty-key-accepted`: a truthiness test lets an empty header through.
   if (given === '' && ctx.faults.has('empty-key-accepted')) return 'ok';
   if (given === '' && op.id !== 'notifyAgentRun' && ctx.faults.has('data-empty-key-accepted')) return 'ok';

@@ -9,6 +9,7 @@ import { header, readBody } from './wire.ts';
 import { parseLenientJson } from './lenient-json.ts';
 import { readBody as readValue } from './readings.ts';
 import { expandInternalEntities } from './xml-entities.ts';
+import { bodyAsMisread } from './spelling-faults.ts';
 
 /**
  * Reading and decoding the request body of the run notification and of the merge (sections 2.1, 2.3,
@@ -54,6 +55,10 @@ export async function decodeRequestBody(ctx: Context, req: IncomingMessage, spec
     return { ok: false, kind: 'invalid', error: 'body is not UTF-8' };
   }
   if (!contentType && text.trimStart().startsWith('<')) format = 'xml';
+  // The spelling family's body faults (server/spelling-faults.ts): a spelling refused, or read as text.
+  const misread = bodyAsMisread((id) => ctx.faults.has(id), format, spec.resource, text);
+  if (misread === null) return { ok: false, kind: 'invalid', error: 'the body is spelled in a way this server does not read' };
+  text = misread;
 
   if (format === 'json') {
     if (text.trim() === '') return { ok: false, kind: 'invalid', error: 'empty body' };

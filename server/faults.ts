@@ -3,6 +3,8 @@ import type { Reply } from './wire.ts';
 import { json, text } from './wire.ts';
 import type { LenientFaultId } from './lenient.ts';
 import { activeFamilies, LENIENT_FAULTS } from './lenient.ts';
+import type { SpellingFaultId } from './spelling-faults.ts';
+import { SPELLING_FAULTS } from './spelling-faults.ts';
 import type { ActiveFamilies } from './lenient.ts';
 
 /**
@@ -157,10 +159,10 @@ const CATALOGUE = [
 
 
 /** Faults of the catalogue written one by one; the lenient families (server/lenient.ts) are derived from the schemas. */
-export type FaultId = (typeof CATALOGUE)[number]['id'] | LenientFaultId;
+export type FaultId = (typeof CATALOGUE)[number]['id'] | SpellingFaultId | LenientFaultId;
 
 /** The catalogue, in the order of the docs table, then the lenient families derived from the schemas. */
-export const FAULTS: readonly Fault[] = [...CATALOGUE, ...LENIENT_FAULTS];
+export const FAULTS: readonly Fault[] = [...CATALOGUE, ...SPELLING_FAULTS, ...LENIENT_FAULTS];
 
 const IDS: ReadonlySet<string> = new Set(FAULTS.map((f) => f.id));
 if (IDS.size !== FAULTS.length) throw new Error('server/faults.ts: duplicate fault id in the catalogue');
@@ -179,7 +181,7 @@ export class FaultSet {
     const unknown = ids.filter((id) => !isFaultId(id));
     if (unknown.length > 0) {
       throw new Error(
-        `Unknown fault id${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}. Valid ids: ${CATALOGUE.map((f) => f.id).join(', ')}, and the lenient families (--list-faults)`,
+        `Unknown fault id${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}. Valid ids: ${[...CATALOGUE, ...SPELLING_FAULTS].map((f) => f.id).join(', ')}, and the lenient families (--list-faults)`,
       );
     }
     this.#ids = new Set(ids.filter(isFaultId));
@@ -216,7 +218,7 @@ export class FaultSet {
  * the faults written one by one; with `families`, every lenient family fault too (`--list-faults`).
  */
 export function faultTable(options: { families?: boolean } = {}): string {
-  const listed: readonly Fault[] = options.families ? FAULTS : CATALOGUE;
+  const listed: readonly Fault[] = options.families ? FAULTS : [...CATALOGUE, ...SPELLING_FAULTS];
   const rows = listed.map((f) => [`\`${f.id}\``, f.level, f.section, f.description.replace(/\|/g, '\\|')]);
   const header = ['id', 'level', 'section', 'description'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));

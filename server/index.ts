@@ -22,6 +22,7 @@ import { ServerState } from './state.ts';
 import { handleDelete } from './submission.ts';
 import type { BodyRead, Reply } from './wire.ts';
 import { json, readBodyAhead, splitTarget, text, writeReply } from './wire.ts';
+import { querySpellingRefused } from './spelling-faults.ts';
 
 export { FAULTS, faultTable } from './faults.ts';
 export type { Fault, FaultId } from './faults.ts';
@@ -142,6 +143,9 @@ async function route(ctx: Context, routes: Routes, req: IncomingMessage): Promis
       return text(406, 'Not Acceptable');
     }
   }
+  // The spelling family's query faults (server/spelling-faults.ts): a query read by its letters or its order.
+  const misspelt = op && op.params.length > 0 ? querySpellingRefused((id) => ctx.faults.has(id), op, query) : undefined;
+  if (misspelt !== undefined) return json(400, { code: 'BAD_PARAMETER', message: misspelt });
   // Choice `query-unknown-refused`: a query parameter the operation does not document is a bad request.
   if (op && ctx.choices.has('query-unknown-refused')) {
     const known = new Set(op.params.map((p) => p.name.toLowerCase()));

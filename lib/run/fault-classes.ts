@@ -13,7 +13,7 @@ import type { OperationId } from '../contract/operations.ts';
  */
 
 /** The roles a budget's breadth proves, in the order it proves them (the key first). */
-export const ROLES = ['key', 'acceptance', 'success', 'outcome', 'lookup', 'item', 'limit', 'text', 'answer', 'status', 'http', 'lenient'] as const;
+export const ROLES = ['key', 'acceptance', 'success', 'outcome', 'lookup', 'item', 'limit', 'text', 'answer', 'status', 'http', 'spelling', 'lenient'] as const;
 export type Role = (typeof ROLES)[number];
 
 /** `*` in a class: the operation of the case that shows the fault (a fault of every operation, shown on one). */
@@ -137,6 +137,9 @@ const CLASS_OF: Readonly<Record<string, string>> = {
   'unknown-path-200': 'http/unknown-path',
 };
 
+/** A spelling family member (server/spelling-faults.ts): `spelling.<xml|json|query|key>-<how>`. */
+const SPELLING = /^spelling\.(xml|json|query|key)-/;
+
 /** A lenient family member: `lenient.<operation>.<field…>.<reading>`. */
 const LENIENT = /^lenient\.(run|merge|delete|demerge)\..+\.([a-z-]+)$/;
 
@@ -150,6 +153,9 @@ export function faultClass(fault: string, operation?: OperationId | null): strin
   if (listed !== undefined) return listed.replace('*', operation ?? 'any');
   const lenient = LENIENT.exec(fault);
   if (lenient) return `lenient/${lenient[2] ?? ''}`;
+  // The spelling family (issue 38): a valid spelling refused, one class per part of a request spelled.
+  const spelt = SPELLING.exec(fault);
+  if (spelt) return `spelling/${spelt[1] ?? ''}`;
   return `fault/${fault}`;
 }
 
