@@ -16,11 +16,13 @@ import { classesShown as faultClassesShown, faultClass } from './fault-classes.t
  * The ranking, per mode (destructive or not), is greedy in five phases:
  *   0. key and breadth (issue 37): each class of fault (lib/run/fault-classes.ts) once, by the cheapest complete
  *      proof, in this order: the key on every operation (missing, wrong, a near miss), then every other
- *      class but the lenient readings, then each lenient reading once across fields; no entry of this phase
+ *      class but the lenient readings and the valid spellings (a second proof of acceptance, issue 38), then
+ *      each lenient reading once across fields and each part of a request spelled once; no entry of this phase
  *      costs more than BREADTH_CASE_CAP requests (a fair share of a budget of 30: a case that would take more
  *      is taken by its parts, or later);
  *   1. faults: the case (a generated case: at the runs it needed) that catches the most faults not yet
  *      caught per request, until no case adds one; ties go to the case exercising more checks per request;
+ *      the valid spellings refused (issue 38) come after phase 2;
  *   2. spec: every spec check the mode can exercise, once, in as few requests as possible;
  *   3. spread: the most check × operation × format cells judged, and classes of input sent (a
  *      constraint's component and edge: Int32 above its maximum), not yet covered per request: what
@@ -226,7 +228,7 @@ const ROTATED_KEY_FAULTS: readonly string[] = ['auth-missing-run-end'];
 
 /** The first stages of breadth, the key's: ranked in phase 'key', which every slice of a rotation sends (lib/run/budget.ts). */
 const KEY_STAGES = 2;
-const BREADTH_STAGES: ReadonlyArray<(cls: string) => boolean> = [(c) => /^key\/(missing|wrong)\//.test(c), (c) => c.startsWith('key/') || c.startsWith('member:'), (c) => !c.startsWith('lenient/') && !c.startsWith('member:'), (c) => !c.startsWith('member:')];
+const BREADTH_STAGES: ReadonlyArray<(cls: string) => boolean> = [(c) => /^key\/(missing|wrong)\//.test(c), (c) => c.startsWith('key/') || c.startsWith('member:'), (c) => !c.startsWith('lenient/') && !c.startsWith('spelling/') && !c.startsWith('member:'), (c) => !c.startsWith('member:') && !c.startsWith('spelling/')];
 
 /**
  * Greedy weighted cover (of items whose case costs at most `maxCost` with what was chosen of it): repeatedly the item with the most atoms not yet covered per request, each weighing
@@ -366,7 +368,9 @@ export function rankPlan(runnable: readonly PlannedCase[], catches: Readonly<Rec
     ...acceptanceShown(p, parts, faultClassesShown(faults, p.def.operation)),
     ...faults.filter((f) => !f.startsWith('lenient.') && !ROTATED_KEY_FAULTS.includes(f) && faultClass(f).startsWith('key/')).map((f) => `member:${f}`),
   ];
-  const classes = itemsBy(classesOf);
+  // A spelling case (issue 38) proves nothing of breadth's classes that the cases written for them do not: its plain
+  // request is there to compare with. Left to breadth, its cheaper core would stand in for them, and show fewer faults.
+  const classes = itemsBy(classesOf).filter((item) => !item.p.def.tags.includes('@spelling'));
   for (const [n, stage] of BREADTH_STAGES.entries()) {
     // What the entries chosen so far show of this stage's classes (at the runs they took) is shown already.
     const shown = new Set(
@@ -383,9 +387,14 @@ export function rankPlan(runnable: readonly PlannedCase[], catches: Readonly<Rec
   // After breadth, by faults per request alone (the smoke plan's measure): what the classes generalise, breadth
   // took; the rest is what a rotation of gates must reach soonest (eight gates of 60 try every fault the smoke
   // plan catches, tests/unit/rotation.spec.ts). Weighing checks and cells here too left six of them out.
-  cover(firstPhase(false), chosen, coveredBy(out, (p, parts) => caughtWith(catches[p.key] ?? {}, partCatches[p.key], parts)), 'faults', out);
+  // A valid spelling refused (issue 38) is a second proof of acceptance: the spellings come after every other fault
+  // and every spec check's first proof, so that no budget catches or exercises less of the rest for them.
+  const notSpelling = itemsBy((_p, _parts, faults) => faults.filter((f) => !faultClass(f).startsWith('spelling/')));
+  cover(notSpelling, chosen, coveredBy(out, (p, parts) => caughtWith(catches[p.key] ?? {}, partCatches[p.key], parts)), 'faults', out);
 
-  // 2. every spec check the mode can exercise, once.
+  // 2. every spec check the mode can exercise, once (the spellings' own check last, with them).
+  cover(specItems.filter((item) => !item.p.def.tags.includes('@spelling')), chosen, coveredBy(out, specChecksTaken), 'spec', out);
+  cover(firstPhase(false), chosen, coveredBy(out, (p, parts) => caughtWith(catches[p.key] ?? {}, partCatches[p.key], parts)), 'faults', out);
   cover(specItems, chosen, coveredBy(out, specChecksTaken), 'spec', out);
 
   // 3. distinct coverage per request, fixed cases only (generated ones get what a budget leaves).
