@@ -1,5 +1,4 @@
 import type { Format } from '../../contract/codec/index.ts';
-import { MEDIA_TYPE } from '../../contract/codec/index.ts';
 import type { Spelling } from '../../contract/codec/spellings.ts';
 import { bodySpellings, KEY_HEADER_LOWER, querySpellings } from '../../contract/codec/spellings.ts';
 import { runIdOf, statusOf } from '../../contract/answer.ts';
@@ -43,7 +42,7 @@ function spelledStep(opId: OperationId, s: Spelled, plainStatus: number | null, 
 function runSpellings(profile: TargetProfile, format: Format): CaseDef {
   const op = operation(RUN);
   const start = validAgentRun(profile);
-  const spelled = (): Spelled[] => [
+  const spelled: Spelled[] = [
     ...bodySpellings(format, 'AgentRun', start).map((spelling) => ({ spelling, request: rawBodyRequest(RUN, format, spelling.body) })),
     { spelling: KEY_HEADER_LOWER, request: { ...bodyRequest(RUN, format, start), keyHeaderLower: true } },
   ];
@@ -53,7 +52,7 @@ function runSpellings(profile: TargetProfile, format: Format): CaseDef {
     operation: RUN,
     formats: [format],
     tags: ['@spelling'],
-    parts: spelled().map((s) => part(s.spelling)),
+    parts: spelled.map((s) => part(s.spelling)),
     async run(ctx) {
       // Each start is ended before the next: a target may let an agency have one run open at a time.
       const end = async (started: ReturnType<typeof runIdOf>, label: string): Promise<void> => {
@@ -68,12 +67,12 @@ function runSpellings(profile: TargetProfile, format: Format): CaseDef {
       const plain = await ctx.send({
         label: 'start a run, spelled plainly',
         operation: RUN,
-        request: bodyRequest(RUN, format, start, { contentType: MEDIA_TYPE[format] }),
+        request: bodyRequest(RUN, format, start),
         expect: [expectCheck('status.success', { because: `a valid agent run (section 2.1) gets 200 (section ${op.section})` })],
       });
       await end(runIdOf(plain), 'started plainly');
       const plainStatus = statusOf(plain);
-      for (const s of spelled()) {
+      for (const s of spelled) {
         await ctx.part(s.spelling.id, async () => {
           const answer = await ctx.send(spelledStep(RUN, s, plainStatus, op.section));
           await end(runIdOf(answer), `started with ${s.spelling.label}`);
@@ -90,7 +89,7 @@ function mergeSpellings(profile: TargetProfile, format: Format): CaseDef {
   const work = profile.submissions[0];
   const body = { ...emptyMerge(), iswcs: [otherIswc(profile)], agencyWorks: [work ? { agencyCode: work.agency, agencyWorkCode: work.workcode } : validWork(profile)] };
   const query = queryFor(MERGE, { preferredIswc: preferred, agency: profile.agency });
-  const spelled = (): Spelled[] => [
+  const spelled: Spelled[] = [
     ...bodySpellings(format, 'MergeRequest', body).map((spelling) => ({ spelling, request: rawBodyRequest(MERGE, format, spelling.body, { query }) })),
     ...querySpellings(query).map((spelling) => ({ spelling, request: { ...bodyRequest(MERGE, format, body), rawQuery: spelling.rawQuery } })),
     { spelling: KEY_HEADER_LOWER, request: { ...bodyRequest(MERGE, format, body, { query }), keyHeaderLower: true } },
@@ -101,7 +100,7 @@ function mergeSpellings(profile: TargetProfile, format: Format): CaseDef {
     operation: MERGE,
     formats: [format],
     tags: ['@spelling'],
-    parts: spelled().map((s) => part(s.spelling)),
+    parts: spelled.map((s) => part(s.spelling)),
     async run(ctx) {
       const plain = await ctx.send({
         label: 'the merge spelled plainly',
@@ -109,7 +108,7 @@ function mergeSpellings(profile: TargetProfile, format: Format): CaseDef {
         request: bodyRequest(MERGE, format, body, { query }),
         expect: [expectCheck('status.refused', { because: `${preferred} does not exist in the target (profile unknownIswcs; section ${op.section})` })],
       });
-      await sendSpelled(ctx, MERGE, spelled(), statusOf(plain), op.section);
+      await sendSpelled(ctx, MERGE, spelled, statusOf(plain), op.section);
     },
   };
 }
