@@ -8,7 +8,6 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, _baseTest as test } from '@playwright/test';
-import { XMLParser } from 'fast-xml-parser';
 import { EXIT } from '../../lib/cli/command.ts';
 import { readReport } from '../../lib/report/validate.ts';
 import { startReferenceServer } from '../../server/index.ts';
@@ -18,26 +17,11 @@ import { startCli } from '../support/cli.ts';
 import { closedPort } from '../../server/hostile/servers.ts';
 import { childEnv, runPlaywright } from '../support/run-playwright.ts';
 import { startSlowTarget } from '../support/slow-target.ts';
+import { errorCases, junit } from '../support/junit.ts';
 
 test.describe.configure({ mode: 'parallel', timeout: 180_000 });
 
 const KEY = 'lifecycle-key-5e1b7c';
-
-interface JunitCase {
-  name: string;
-  error?: { message: string; type: string };
-}
-interface JunitFile {
-  testsuites: { errors: string; failures: string; testsuite: Array<{ testcase: JunitCase[] }> };
-}
-
-function junit(file: string): JunitFile {
-  return new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['testsuite', 'testcase'].includes(name) }).parse(readFileSync(file, 'utf8')) as JunitFile;
-}
-
-function errorCases(file: string): JunitCase[] {
-  return junit(file).testsuites.testsuite.flatMap((s) => s.testcase).filter((c) => c.error);
-}
 
 function env(dir: string, overrides: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   return childEnv({ ISWC_REPORT_DIR: dir, ISWC_SEED: '7', ISWC_RUNS: '5', ISWC_TARGET: undefined, ISWC_WAIVERS: undefined, ISWC_BASE_URL: undefined, ISWC_RATE: undefined, ISWC_MAX_DURATION: undefined, CI: '1', ...overrides });
@@ -107,13 +91,15 @@ test('a key the target refuses on every request exits 3, naming ISWC_SUBSCRIPTIO
 });
 
 // SIGINT as a terminal's Ctrl-C sends it, to every process of the group (the command, Playwright's runner,
-// its workers): it must count once. SIGTERM as `kill` sends it, to the command alone, which forwards it.
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  test(`${signal} mid-run stops sending at once, writes every report marked interrupted and exits 130`, async () => {
+// its workers): it must count once. A signal to the command alone (SIGTERM as `kill` sends it, which the
+// command forwards) is signals.spec.ts's, through npm and npx as CI systems and supervisors start it.
+{
+  const signal = 'SIGINT';
+  test(`${signal} to the whole group mid-run stops sending at once, writes every report marked interrupted and exits 130`, async () => {
     const dir = tempDir();
     const target = await startSlowTarget({ key: KEY, delayMs: 150 });
     try {
-      const run = startCli(['--base-url', target.url], { env: env(dir, { ISWC_SUBSCRIPTION_KEY: KEY }), group: signal === 'SIGINT' });
+      const run = startCli(['--base-url', target.url], { env: env(dir, { ISWC_SUBSCRIPTION_KEY: KEY }), group: true });
       // Mid-way: the run has sent a few dozen of its 2,000-odd requests.
       await expect.poll(() => target.arrivals.length, { timeout: 90_000, intervals: [200] }).toBeGreaterThanOrEqual(30);
       const signalledAt = Date.now();

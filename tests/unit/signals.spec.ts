@@ -18,6 +18,7 @@ import { killMarked, launch, markedProcesses, MARKER_VARIABLE, portIsFree, waitF
 import type { Launched, Launcher } from '../support/launch.ts';
 import { childEnv } from '../support/run-playwright.ts';
 import { startSlowTarget } from '../support/slow-target.ts';
+import { errorCases, junit } from '../support/junit.ts';
 
 test.describe.configure({ mode: 'parallel', timeout: 240_000 });
 
@@ -63,7 +64,8 @@ for (const [launcher, signal] of RUNS) {
     let launched: Launched | undefined;
     try {
       launched = launch(launcher, 'conformance', ['--base-url', target.url], env(dir, { ISWC_SUBSCRIPTION_KEY: KEY }));
-      await expect.poll(() => target.arrivals.length, { timeout: 120_000, intervals: [200] }).toBeGreaterThanOrEqual(20);
+      // Mid-way, as lifecycle.spec.ts signals it: a few dozen requests sent, the first cases judged.
+      await expect.poll(() => target.arrivals.length, { timeout: 120_000, intervals: [200] }).toBeGreaterThanOrEqual(30);
       const signalledAt = Date.now();
       process.kill(launched.pid, signal);
       const result = await launched.done;
@@ -75,9 +77,27 @@ for (const [launcher, signal] of RUNS) {
       expect(report.summary.outcome?.status).toBe('interrupted');
       expect(report.summary.outcome?.exitCode).toBe(EXIT.INTERRUPTED);
       expect(report.summary.outcome?.reason).toMatch(signal === 'SIGHUP' ? /^interrupted(: the process that started it \(npm, pid \d+\) (is gone|has ended)| by SIGHUP)$/ : new RegExp(`^interrupted by ${signal}$`));
+      expect(report.summary.verdict).toBe('interrupted');
+      expect(report.summary.verdictText).toMatch(/^interrupted.* after \d+ requests \(so far: /);
       // What reached the target is what the report counts (the requests the signal cut short included).
       expect(report.meta.requests).toBe(target.arrivals.length);
-      expect(readFileSync(path.join(dir, 'conformance.html'), 'utf8')).toContain('data-status="interrupted"');
+      expect(report.executions.some((e) => e.verdict === 'pass')).toBe(true);
+      const html = readFileSync(path.join(dir, 'conformance.html'), 'utf8');
+      expect(html).toContain('data-status="interrupted"');
+      expect(html).toContain('data-verdict="interrupted"');
+      expect(errorCases(path.join(dir, 'conformance-junit.xml')).map((c) => c.error?.type)).toEqual(['Interrupted']);
+      // Playwright's junit.xml never reads as a clean run: the tests the signal cut short are errors.
+      const pw = junit(path.join(dir, 'junit.xml')).testsuites;
+      expect(Number(pw.errors) + Number(pw.failures)).toBeGreaterThan(0);
+      // SIGINT and SIGTERM reach the command through npm or npx, as `kill` sends them to the command alone
+      // (lifecycle.spec.ts sends SIGINT to the whole group, as a terminal's Ctrl-C does); SIGHUP kills the
+      // launcher, and what the tool prints after that has nobody to read it.
+      if (signal !== 'SIGHUP') {
+        expect(result.out).toContain(`iswc-conformance: ${signal}: stopping; no new request is sent`);
+        expect(result.out).not.toContain('exiting at once');
+        expect(result.out).toContain(`✗ INTERRUPTED: interrupted by ${signal}`);
+        expect(result.out).toContain('exit code: 130 (interrupted)');
+      }
     } finally {
       if (launched) killMarked(launched.marker);
       await target.close();
