@@ -91,10 +91,16 @@ function fromSchema(field: string, v: SchemaViolation): Violation {
 
 /** The schema of the Iswc component (the pattern of 2.3), used for `preferredIswc` as well. */
 export function iswcSchema(): SchemaNode {
-  const node = openApi().components.schemas[ISWC];
-  if (!node) throw new Error(`schemas/openapi.yaml lacks the ${ISWC} component`);
-  return deref(node);
+  if (iswcNode === undefined) {
+    const node = openApi().components.schemas[ISWC];
+    if (!node) throw new Error(`schemas/openapi.yaml lacks the ${ISWC} component`);
+    iswcNode = deref(node);
+  }
+  return iswcNode;
 }
+
+/** The contract's ISWC schema, read once: its compiled validator is then found by the node. */
+let iswcNode: SchemaNode | undefined;
 
 const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
 

@@ -36,10 +36,18 @@ export function isLimited(c: FieldConstraint): boolean {
 
 /** The constraint as a schema node, to let the validator decide validity. */
 export function constraintSchema(c: FieldConstraint): SchemaNode {
-  const node: Record<string, unknown> = { type: c.type };
-  for (const key of ['minLength', 'maxLength', 'pattern', 'minimum', 'maximum'] as const) if (c[key] !== undefined) node[key] = c[key];
+  // One node per constraint, so that its compiled validator is found by the node (lib/contract/validators.ts).
+  let node = constraintSchemas.get(c);
+  if (!node) {
+    const built: Record<string, unknown> = { type: c.type };
+    for (const key of ['minLength', 'maxLength', 'pattern', 'minimum', 'maximum'] as const) if (c[key] !== undefined) built[key] = c[key];
+    node = Object.freeze(built);
+    constraintSchemas.set(c, node);
+  }
   return node;
 }
+
+const constraintSchemas = new WeakMap<FieldConstraint, SchemaNode>();
 
 /**
  * The merge's query `agency`: "the agency submitting the merge request" (4.2). It names no data, and section

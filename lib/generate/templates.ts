@@ -49,8 +49,13 @@ const COUNTERS = {
   technical: 'technicalRejectionCount',
 } as const;
 
+const COUNTER_KEYS = Object.keys(COUNTERS) as Array<keyof typeof COUNTERS>;
+
+/** The body's counters, in the order of COUNTERS (an encoded body, and so a case's digest, follows it). */
 function counters(c: Record<keyof typeof COUNTERS, number>): Record<string, number> {
-  return Object.fromEntries(Object.entries(COUNTERS).map(([k, field]) => [field, c[k as keyof typeof COUNTERS]]));
+  const out: Record<string, number> = {};
+  for (const k of COUNTER_KEYS) out[COUNTERS[k]] = c[k];
+  return out;
 }
 
 /** Counters that add up, from the records updated and new (the successful ones) and the rejections of each kind. */
@@ -138,6 +143,17 @@ const WORK_CODE_MAX = 20;
  * them however case is compared (a database collation may ignore case), and within the 20 characters of 2.4.
  */
 export function sampleWorkCode(profile: Pick<TargetProfile, 'submissions' | 'demerges' | 'merges'>): string {
+  // Asked for by every generated body: kept per profile, while its three lists are the ones it was worked out from.
+  const kept = sampleWorkCodes.get(profile);
+  if (kept && kept.submissions === profile.submissions && kept.demerges === profile.demerges && kept.merges === profile.merges) return kept.code;
+  const code = workCodeNamingNothing(profile);
+  sampleWorkCodes.set(profile, { submissions: profile.submissions, demerges: profile.demerges, merges: profile.merges, code });
+  return code;
+}
+
+const sampleWorkCodes = new WeakMap<object, Pick<TargetProfile, 'submissions' | 'demerges' | 'merges'> & { code: string }>();
+
+function workCodeNamingNothing(profile: Pick<TargetProfile, 'submissions' | 'demerges' | 'merges'>): string {
   const base = profile.demerges[0]?.workcode ?? profile.submissions[0]?.workcode ?? 'W0000001';
   const taken = new Set(profileWorkCodes(profile).map((c) => c.toUpperCase()));
   const shaped = (digits: string): string => (base.length >= 4 ? `${base.slice(0, 2)}${digits}${base.slice(4)}` : `${base}${digits}`).slice(0, WORK_CODE_MAX);

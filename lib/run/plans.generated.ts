@@ -918,7 +918,7 @@ export const PLAN_DATA: PlanData = {
     },
   },
   measuredWith: {
-    harness: "44acca456647e88b3f71c134",
+    harness: "954074668a08f4a49f0997a5",
     cases: {
       "delete.auth.none@none": "dd4205c33e3a7794",
       "delete.auth.wrong@none": "d7c62832bdb32c93",

@@ -6,7 +6,7 @@ import { validateResource } from '../../lib/contract/validators.ts';
 import { generatorNames, namedArbitrary } from '../../lib/generate/generators/registry.ts';
 import { codePointString } from '../../lib/generate/generators/units.ts';
 import { DEFAULT_GEN, exoticForConstraint, invalidForConstraint, validAgentRunArb, validForConstraint, validMergeBodyArb } from '../../lib/generate/generators/values.ts';
-import { readingsAgree } from '../../lib/contract/answer.ts';
+import { lengthsOf, readingsAgree } from '../../lib/contract/answer.ts';
 import { constraintSchema } from '../../lib/generate/values.ts';
 import { validateNode } from '../../lib/contract/validators.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
@@ -62,6 +62,14 @@ test('strings are counted in code points, with the families that break naive cou
   expect(samples.some((s) => /\p{M}/u.test(s))).toBe(true); // combining marks
   expect(samples.some((s) => s.includes('\u0000'))).toBe(true); // NUL, JSON only
   expect(fc.sample(codePointString(0, 30, { xml: true }), { seed: 5, numRuns: 500 }).every(xmlRepresentable)).toBe(true);
+});
+
+test('lengthsOf counts every reading as a segmenter does, its shortcut for ASCII included (a CR LF is one grapheme cluster)', () => {
+  const segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
+  const counted = (text: string) => ({ codePoints: [...text].length, utf16Units: text.length, graphemes: [...segmenter.segment(text)].length, utf8Bytes: Buffer.byteLength(text, 'utf8') });
+  const ascii = fc.string({ unit: fc.constantFrom('a', '1', ' ', '\r', '\n', '\t', '\u0000', '~') });
+  fc.assert(fc.property(fc.oneof(ascii, fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' })), (text) => expect(lengthsOf(text)).toEqual(counted(text))), { numRuns: 300 });
+  expect(lengthsOf('a\r\nb')).toEqual({ codePoints: 4, utf16Units: 4, graphemes: 3, utf8Bytes: 4 });
 });
 
 test('every named generator works, and unknown names fail loudly', () => {

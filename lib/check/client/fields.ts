@@ -206,8 +206,6 @@ export function integerOf(v: unknown): number | undefined {
   return undefined;
 }
 
-const ASCII = /^[\x00-\x7f]*$/;
-
 export interface LengthJudgement {
   /** Every reading puts the length outside the limits. */
   outside: boolean;
@@ -221,8 +219,7 @@ export interface LengthJudgement {
 export function judgeLength(value: string, schema: SchemaNode): LengthJudgement | undefined {
   const { minLength: min, maxLength: max } = schema;
   if (min === undefined && max === undefined) return undefined;
-  // ASCII: every reading counts the same (the common case, and the cheap one: no grapheme segmentation).
-  const lengths = ASCII.test(value) ? { codePoints: value.length, utf16Units: value.length, graphemes: value.length, utf8Bytes: value.length } : lengthsOf(value);
+  const lengths = lengthsOf(value);
   let fits = 0;
   for (const n of [lengths.codePoints, lengths.utf16Units, lengths.graphemes, lengths.utf8Bytes]) if ((min === undefined || n >= min) && (max === undefined || n <= max)) fits += 1;
   const limit = min !== undefined && min === max ? `exactly ${min} characters` : max !== undefined ? `at most ${max} characters${min !== undefined ? ` and at least ${min}` : ''}` : `at least ${min} characters`;

@@ -20,12 +20,26 @@ export function decodeBody(format: Format, resource: ResourceName, text: string)
 /** The format a Content-Type names: application/json, text/json and any +json; application/xml, text/xml and any +xml. */
 export function formatOfContentType(contentType: string | undefined): Format | 'text' | 'other' | undefined {
   if (!contentType) return undefined;
-  const essence = (contentType.split(';')[0] ?? '').trim().toLowerCase();
+  // Every check of every answer asks this of the same few headers.
+  let format = formatsOfContentTypes.get(contentType);
+  if (format === undefined) {
+    format = formatOfEssence((contentType.split(';')[0] ?? '').trim().toLowerCase());
+    if (formatsOfContentTypes.size >= KEPT_CONTENT_TYPES) formatsOfContentTypes.clear();
+    formatsOfContentTypes.set(contentType, format);
+  }
+  return format;
+}
+
+function formatOfEssence(essence: string): Format | 'text' | 'other' {
   if (essence === 'application/json' || essence === 'text/json' || essence.endsWith('+json')) return 'json';
   if (essence === 'application/xml' || essence === 'text/xml' || essence.endsWith('+xml')) return 'xml';
   if (essence.startsWith('text/')) return 'text';
   return 'other';
 }
+
+/** Content types kept read: a hostile server may send a new one each time, so the memory is bounded. */
+const KEPT_CONTENT_TYPES = 64;
+const formatsOfContentTypes = new Map<string, Format | 'text' | 'other'>();
 
 /** Guesses the format of a body that came without Content-Type (the header is optional, section 4). */
 export function sniffFormat(text: string): Format | undefined {
