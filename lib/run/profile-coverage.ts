@@ -202,15 +202,24 @@ export async function completion(profile: TargetProfile, cases: readonly CaseDef
   return added.length > 0 ? addLacks(added) : undefined;
 }
 
-/** The four modes `profile check` reports: non-destructive, destructive, smoke and a budget (the last two destructive). */
-export async function profileCoverage(profile: TargetProfile, settings: { budget: number; runs?: number }): Promise<ModeCoverage[]> {
+/**
+ * The four modes `profile check` reports: non-destructive, destructive, smoke and a budget (the last two
+ * destructive). `planning` hears of each mode before it is planned (a new profile takes tens of seconds).
+ */
+export async function profileCoverage(profile: TargetProfile, settings: { budget: number; runs?: number }, planning?: (mode: ModeCoverage['mode'], index: number, count: number) => void): Promise<ModeCoverage[]> {
   const runs = settings.runs ?? 100;
-  return [
-    await modeCoverage(profile, 'non-destructive', { destructive: false, runs }),
-    await modeCoverage(profile, 'destructive', { destructive: true, runs }),
-    await modeCoverage(profile, 'smoke', { destructive: true, plan: 'smoke', runs }),
-    await modeCoverage(profile, 'budget', { destructive: true, budget: settings.budget, runs }),
+  const modes: Array<[ModeCoverage['mode'], SuiteOptions]> = [
+    ['non-destructive', { destructive: false, runs }],
+    ['destructive', { destructive: true, runs }],
+    ['smoke', { destructive: true, plan: 'smoke', runs }],
+    ['budget', { destructive: true, budget: settings.budget, runs }],
   ];
+  const out: ModeCoverage[] = [];
+  for (const [i, [mode, options]] of modes.entries()) {
+    planning?.(mode, i, modes.length);
+    out.push(await modeCoverage(profile, mode, options));
+  }
+  return out;
 }
 
 /** The near-neighbour cases (tag @neighbours: one per field with a stated limit or pattern, one for the run's counters) a profile lets a run send. */

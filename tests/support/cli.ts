@@ -46,7 +46,7 @@ export function runCliAsync(args: readonly string[], options: { env?: NodeJS.Pro
 }
 
 /** The same command in this process (fast): main() with captured output. */
-export async function cliInProcess(args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<CliResult> {
+export async function cliInProcess(args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; isTty?: boolean } = {}): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
   const io: CliIo = {
@@ -58,7 +58,7 @@ export async function cliInProcess(args: readonly string[], options: { env?: Nod
     stderr: (t) => {
       stderr += t;
     },
-    isTty: false,
+    isTty: options.isTty ?? false,
   };
   const code = await main(args, io);
   return { code, stdout, stderr, out: `${stdout}${stderr}` };

@@ -149,6 +149,14 @@ test('profile check on the example of docs/target-profile.md: each mode counted,
   expect(out).toContain('All of them at once: add ');
   expect(out).toContain('Entries that interfere: none.');
   expect(out).toContain('Result: no entries interfere (exit 0).');
+  // On a terminal, what it is planning, on standard error, in one line rewritten and cleared before the
+  // report: the report itself is the same.
+  const onTerminal = await cliInProcess(['profile', 'check', 'fixtures/targets/readme-example.json', '--runs', '10'], { isTty: true });
+  expect(onTerminal.stdout).toBe(out);
+  const progress = onTerminal.stderr.split('\r\x1b[K');
+  expect(progress.slice(1, 5)).toEqual(['a non-destructive run', 'a destructive run', 'the smoke plan', 'a budget of 60 requests'].map((m, i) => `planning ${m} (${i + 1} of 4)…`));
+  expect(progress.every((line) => line.length < 60)).toBe(true);
+  expect(progress.at(-1)).toBe('');
   const budget = await cliInProcess(['profile', 'check', 'fixtures/targets/readme-example.json', '--runs', '10', '--budget', '15']);
   expect(budget.stdout).toMatch(new RegExp(String.raw`\n {2}budget of 15 requests, destructive \(--budget 15\) +\d+ of ${SPEC} +15 requests`));
   expect(budget.stdout).toMatch(/A budget of 15 requests leaves out .*\(does not fit in 15 requests \(a larger --budget\)\)/);

@@ -9,7 +9,7 @@ import { formatsLabel } from '../../contract/profile/types.ts';
 import { additionText } from '../../generate/needs.ts';
 import type { Advice, ModeCoverage } from '../../run/profile-coverage.ts';
 import { completion, neighbourCoverage, profileCoverage, SPEC_CHECKS } from '../../run/profile-coverage.ts';
-import type { Command } from '../command.ts';
+import type { CliIo, Command } from '../command.ts';
 import { EXIT, exitMeaning, stringOption, UsageError } from '../command.ts';
 import { renderClientProfileCheck } from './profile-client.ts';
 import { existsSync } from 'node:fs';
@@ -87,9 +87,42 @@ function findingLines(findings: readonly ProfileFinding[]): string[] {
   return lines;
 }
 
+/** What each mode's planning is, in the progress line of a terminal. */
+const PLANNING_TEXT: Record<ModeCoverage['mode'], (budget: number) => string> = {
+  'non-destructive': () => 'a non-destructive run',
+  destructive: () => 'a destructive run',
+  smoke: () => 'the smoke plan',
+  budget: (budget) => `a budget of ${budget} requests`,
+};
+
+/**
+ * Where `profile check` says what it is planning: a line on standard error, rewritten in place, on a
+ * terminal only (a new profile takes tens of seconds, every addition confirmed by planning with it);
+ * nothing elsewhere, so that a pipe or a CI log holds the report alone. Under 60 characters, so that it
+ * never wraps (a wrapped line is not cleared).
+ */
+export function planningProgress(io: Pick<CliIo, 'stderr' | 'isTty'>): { show?: (text: string) => void; clear: () => void } {
+  if (io.isTty !== true) return { clear: () => undefined };
+  let shown = false;
+  return {
+    show: (text) => {
+      io.stderr(`\r\x1b[K${text}`);
+      shown = true;
+    },
+    clear: () => {
+      if (shown) io.stderr('\r\x1b[K');
+    },
+  };
+}
+
 /** The whole report of `profile check`, and whether it found entries that interfere. */
-export async function renderProfileCheck(file: string, profile: TargetProfile, options: { budget: number; runs: number; consumed?: { text: string; entries: number } }): Promise<{ text: string; interfering: number; warnings: number }> {
-  const modes = await profileCoverage(profile, options);
+export async function renderProfileCheck(
+  file: string,
+  profile: TargetProfile,
+  options: { budget: number; runs: number; consumed?: { text: string; entries: number }; progress?: (text: string) => void },
+): Promise<{ text: string; interfering: number; warnings: number }> {
+  const modes = await profileCoverage(profile, options, (mode, i, count) => options.progress?.(`planning ${PLANNING_TEXT[mode](options.budget)} (${i + 1} of ${count})…`));
+  options.progress?.('planning one addition for all, and the near neighbours…');
   const findings = profileFindings(profile);
   const total = SPEC_CHECKS.length;
   const lines = [...describeProfile(file, profile), ''];
@@ -189,7 +222,7 @@ export const profileCommand: Command = {
   summary: 'check a target profile: what a run can exercise with it, what to add, entries that interfere',
   usage: 'npx iswc-conformance profile check FILE [--budget N] [--runs N] [--against URL [--report-dir DIR]]\n       npx iswc-conformance profile check --client FILE',
   description:
-    `Validates the profile (exit 2, with the JSON path of each problem, when it is not valid), then plans without sending anything: how many of the document's spec checks a non-destructive run, a destructive run, the smoke plan and a budget of N requests (default ${DEFAULT_CHECK_BUDGET}) exercise with it, and for each spec check one of them does not, the smallest addition to the profile that would ("outcome.sequence: add 4 more merges"), each confirmed by planning that mode again with it; where no addition brings a check within the smoke plan or the budget, it says so ("does not fit in 60 requests (a larger --budget)"). It names entries that interfere: an ISWC merged by two merge entries, a merged ISWC that is another entry's preferred ISWC, a demerge or submission under an ISWC a merge entry merges away, an ISWC of iswcs (existing data, never changed) a merge entry merges away, two demerge entries under one preferred ISWC (one merge request may have carried both: a demerge of either then removes both), the same agency work in two entries, an entry naming an unknown ISWC. Production refuses cycles and re-parenting, so the second such merge would be refused. Check digits that do not hold are warnings. With --client it says instead what a client under test can exercise with the profile in the sandbox: for each operation, which entries it may use and how (merges not yet done, works already merged, submissions that exist), a request it can send as it stands, and what to add where an operation cannot succeed. With --against URL it also reads the report a run against that target left in the report directory (--report-dir, default ISWC_REPORT_DIR or reports) and names the profile's disposable entries that run consumed: a destructive run would not judge their cases (docs/target-profile.md).`,
+    `Validates the profile (exit 2, with the JSON path of each problem, when it is not valid), then plans without sending anything: how many of the document's spec checks a non-destructive run, a destructive run, the smoke plan and a budget of N requests (default ${DEFAULT_CHECK_BUDGET}) exercise with it, and for each spec check one of them does not, the smallest addition to the profile that would ("outcome.sequence: add 4 more merges"), each confirmed by planning that mode again with it; where no addition brings a check within the smoke plan or the budget, it says so ("does not fit in 60 requests (a larger --budget)"). A new profile takes tens of seconds to plan: on a terminal, a line on standard error says which mode it is planning, and is cleared before the report. It names entries that interfere: an ISWC merged by two merge entries, a merged ISWC that is another entry's preferred ISWC, a demerge or submission under an ISWC a merge entry merges away, an ISWC of iswcs (existing data, never changed) a merge entry merges away, two demerge entries under one preferred ISWC (one merge request may have carried both: a demerge of either then removes both), the same agency work in two entries, an entry naming an unknown ISWC. Production refuses cycles and re-parenting, so the second such merge would be refused. Check digits that do not hold are warnings. With --client it says instead what a client under test can exercise with the profile in the sandbox: for each operation, which entries it may use and how (merges not yet done, works already merged, submissions that exist), a request it can send as it stands, and what to add where an operation cannot succeed. With --against URL it also reads the report a run against that target left in the report directory (--report-dir, default ISWC_REPORT_DIR or reports) and names the profile's disposable entries that run consumed: a destructive run would not judge their cases (docs/target-profile.md).`,
   options: {
     budget: { type: 'string', value: 'N', description: `The request budget to plan for (default ${DEFAULT_CHECK_BUDGET}).` },
     runs: { type: 'string', value: 'N', description: 'Runs per property-based check, for the request counts (default 100, as ISWC_RUNS).' },
@@ -222,7 +255,14 @@ export const profileCommand: Command = {
     const reportDir = stringOption(values, 'report-dir');
     if (reportDir !== undefined && against === undefined) throw new UsageError('--report-dir says where the runs against --against URL wrote their reports: give --against too');
     const consumed = against !== undefined ? consumedAgainst(profile, against, path.resolve(io.cwd, reportDir ?? (io.env.ISWC_REPORT_DIR?.trim() || 'reports'))) : undefined;
-    const { text, interfering } = await renderProfileCheck(shown, profile, { budget, runs, ...(consumed ? { consumed } : {}) });
+    const progress = planningProgress(io);
+    let rendered: Awaited<ReturnType<typeof renderProfileCheck>>;
+    try {
+      rendered = await renderProfileCheck(shown, profile, { budget, runs, ...(consumed ? { consumed } : {}), ...(progress.show ? { progress: progress.show } : {}) });
+    } finally {
+      progress.clear();
+    }
+    const { text, interfering } = rendered;
     io.stdout(`${text}\n`);
     return interfering > 0 || (consumed?.entries ?? 0) > 0 ? EXIT.NOT_CONFORMANT : EXIT.OK;
   },
