@@ -5,6 +5,10 @@ import { subscriptionKeyHeader } from '../../lib/contract/openapi.ts';
 import { createRedactor, keyNearMiss, keyWithCaseChanged, runSecrets } from '../../lib/foundation/redact.ts';
 import { execFileSync } from 'node:child_process';
 import { Cleanup, httpServer } from '../../server/hostile/servers.ts';
+import { OPERATION_IDS } from '../../lib/contract/operations.ts';
+import type { RequestSpec } from '../../lib/contract/exchange.ts';
+import type { CaseContext, Step } from '../../lib/generate/case.ts';
+import { keyProofs, nearMissParts, RUN_WRONG_KEY, WRONG_KEY_NEAR_MISS } from '../../lib/generate/cases/key-proofs.ts';
 
 const KEY = 'Unit-Test-Key-0f9e8d7c6b5a4321';
 const TWIN = 'uNIT-tEST-kEY-0F9E8D7C6B5A4321';
@@ -94,4 +98,24 @@ test("the run's secrets and every redactor of a key cover its near misses", () =
   const redact = createRedactor([KEY]);
   for (const miss of KEY_NEAR_MISSES) expect(redact.text(`a ${keyNearMiss(KEY, miss) as string} b`)).toBe(`a ${KEY_NEAR_MISS_PLACEHOLDER[miss]} b`);
   expect(redact.text(`a ${KEY} b`)).toBe('a $ISWC_SUBSCRIPTION_KEY b');
+});
+
+test("issue 37: every wrong key proven on data that exists is a near miss; the run's wrong-key case, its parts and the other operations' proofs send each", async () => {
+  const dataOps = OPERATION_IDS.filter((op) => op !== 'notifyAgentRun');
+  const misses = dataOps.map((op) => WRONG_KEY_NEAR_MISS[op]);
+  // The run's wrong key and one near miss on each operation that changes data: all four loose comparisons,
+  // in any budget that proves the key on every operation.
+  expect(new Set(misses).size).toBe(dataOps.length);
+  expect(new Set([RUN_WRONG_KEY, ...misses])).toEqual(new Set(KEY_NEAR_MISSES));
+  // The wrong-key case's parts send the rest; where no data changes, the end of a run another one.
+  expect([RUN_WRONG_KEY, ...nearMissParts().map((p) => p.id)].sort()).toEqual([...KEY_NEAR_MISSES].sort());
+  expect(WRONG_KEY_NEAR_MISS.notifyAgentRun).not.toBe(RUN_WRONG_KEY);
+
+  const sent: Step[] = [];
+  const ctx = { send: (step: Step) => Promise.resolve(sent.push(step)) } as unknown as CaseContext;
+  const request: RequestSpec = { method: 'DELETE', path: '/submission' };
+  await keyProofs(ctx, 'deleteSubmission', request, 'delete', 'this delete succeeds');
+  expect(sent.map((s) => s.request.auth)).toEqual(['none', 'empty', WRONG_KEY_NEAR_MISS.deleteSubmission, 'key-case']);
+  expect(sent[2]?.label).toBe('delete with a wrong key (the key with its last character changed)');
+  expect(sent.every((s) => s.expect.map((e) => e.checkId).join() === 'auth.key-checked')).toBe(true);
 });

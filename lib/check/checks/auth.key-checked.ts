@@ -15,7 +15,8 @@ interface KeyCheckedParams extends Because {
  * exist, a request may get 404 whatever the server does with the key (it may look the data up first, 5.3),
  * so the proof is made on a disposable entry: the request that succeeds with the key is sent first without
  * the key, with an empty one, with a wrong one and with the key in another letter case, and each must be
- * refused. A refusal may still have changed data (section 1 shows no effect of a refused request), so a
+ * refused. The wrong one is a near miss of the key (lib/generate/cases/key-proofs.ts): wrong to any server,
+ * and taken by one that compares the key loosely. A refusal may still have changed data (section 1 shows no effect of a refused request), so a
  * request then shows it did not: the same delete or demerge succeeding afterwards (`status.success`) shows
  * it for those; for a merge, a demerge of what it names is refused (`noEffect`) before the merge succeeds.
  */
@@ -25,7 +26,7 @@ export default defineCheck<KeyCheckedParams>({
   sections: ['5', '4.1', '4.2', '4.3', '4.4'],
   reading: 'Authentication',
   description:
-    'A request on a disposable entry sent without the key, with an empty one, with a wrong one or with the key in another letter case, just before the same request succeeds with the key, is refused: 401 on the run notification; elsewhere a documented error status, 401 or 403 (the answer is not shown for these operations), never a success. After a merge refused for its key, a demerge of what it names is refused: the refused merge merged nothing.',
+    'A request on a disposable entry sent without the key, with an empty one, with a wrong one (a near miss of the key, a different one on each operation that changes data) or with the key in another letter case, just before the same request succeeds with the key, is refused: 401 on the run notification; elsewhere a documented error status, 401 or 403 (the answer is not shown for these operations), never a success. After a merge refused for its key, a demerge of what it names is refused: the refused merge merged nothing.',
   scope: 'targeted',
   params: { type: 'object', properties: { noEffect: { type: 'boolean' } }, required: [] },
   // The work a no-effect demerge names may be another agency's: 401 or 403 may refuse it (5.3).

@@ -1,25 +1,47 @@
 import type { OperationId } from '../../contract/operations.ts';
 import { KEY_NEAR_MISSES } from '../../contract/exchange.ts';
-import type { KeyNearMiss, RequestSpec } from '../../contract/exchange.ts';
-import type { CaseContext, CaseDef, CasePart } from '../case.ts';
+import type { AuthMode, KeyNearMiss, RequestSpec } from '../../contract/exchange.ts';
+import type { CaseContext, CasePart } from '../case.ts';
 import { expectCheck } from '../expectations.ts';
 import { KEY_PROOF_LABEL, KEY_PROOF_STATE, KEY_PROOFS } from '../templates.ts';
 
 /**
- * The request that is about to succeed, sent first without the key, with an empty one and with a wrong
- * one: each is refused (a 404 for data that does not exist cannot hide the key here, since the data
- * exists; section 5). `succeeds` says what the same request does with the key.
+ * The request that is about to succeed, sent first without the key, with an empty one, with a wrong one and
+ * with the key in another letter case: each is refused (a 404 for data that does not exist cannot hide the
+ * key here, since the data exists; section 5). `succeeds` says what the same request does with the key. The
+ * wrong key is the operation's near miss of the key (WRONG_KEY_NEAR_MISS): wrong under every reading.
+ * `proofs` sends some of them only (a case that gives the others a part of their own).
  */
-export async function keyProofs(ctx: CaseContext, opId: CaseDef['operation'], request: RequestSpec, label: string, succeeds: string): Promise<void> {
-  for (const auth of KEY_PROOFS) {
+export async function keyProofs(ctx: CaseContext, opId: OperationId, request: RequestSpec, label: string, succeeds: string, proofs: ReadonlyArray<(typeof KEY_PROOFS)[number]> = KEY_PROOFS): Promise<void> {
+  const miss = WRONG_KEY_NEAR_MISS[opId];
+  for (const proof of proofs) {
+    const auth: AuthMode = proof === 'wrong' ? miss : proof;
+    const how = proof === 'wrong' ? `${KEY_PROOF_LABEL.wrong} (the key with ${NEAR_MISS_TEXT[miss]})` : KEY_PROOF_LABEL[proof];
+    const state = proof === 'wrong' ? `${KEY_PROOF_STATE.wrong} (the key with ${NEAR_MISS_TEXT[miss]})` : KEY_PROOF_STATE[proof];
     await ctx.send({
-      label: `${label} ${KEY_PROOF_LABEL[auth]}`,
+      label: `${label} ${how}`,
       operation: opId,
       request: { ...request, auth },
-      expect: [expectCheck('auth.key-checked', { because: `the subscription key is ${KEY_PROOF_STATE[auth]}; with it ${succeeds}` })],
+      expect: [expectCheck('auth.key-checked', { because: `the subscription key is ${state}; with it ${succeeds}` })],
     });
   }
 }
+
+/**
+ * The wrong key the key proofs of each operation send (keyProofs): a near miss of the key. It is a wrong key
+ * to any server (one that takes any key takes it as well as a random one), so it proves what a random wrong
+ * key proved, and also one loose comparison of the key (cut, prefix, all but the last character, separators
+ * stripped; issue 37). The run notification's own wrong-key case sends the first near miss
+ * (RUN_WRONG_KEY); the operations that change data send the other three, one each, so that
+ * a budget proving the key on every operation shows every loose comparison once at no request more. The end
+ * of a run, proven where no data changes (non-destructive), sends the second.
+ */
+export const WRONG_KEY_NEAR_MISS: Record<OperationId, KeyNearMiss> = {
+  notifyAgentRun: 'key-shorter',
+  mergeIswcMetadata: 'key-shorter',
+  deleteSubmission: 'key-last-char',
+  demergeIswcMetadata: 'key-separator',
+};
 
 /** What each near miss of the key is, in words. */
 export const NEAR_MISS_TEXT: Record<KeyNearMiss, string> = {
@@ -30,21 +52,36 @@ export const NEAR_MISS_TEXT: Record<KeyNearMiss, string> = {
 };
 
 /**
- * The near misses of the key as parts of a wrong-key case (issue 31), each a part: a budget takes one loose
- * comparison at a time, the wrong key in every selection. Each shows the key compared one loose way.
+ * The wrong key of the run notification's wrong-key case (`run.auth.wrong`): the first near miss of the key.
+ * Its parts send the others (nearMissParts), and the key proofs of the other operations send the others too,
+ * one each (WRONG_KEY_NEAR_MISS).
+ */
+export const RUN_WRONG_KEY: KeyNearMiss = KEY_NEAR_MISSES[0];
+
+/** The near misses the wrong-key case sends after its wrong key, each in its part. */
+const OTHER_NEAR_MISSES: readonly KeyNearMiss[] = KEY_NEAR_MISSES.filter((miss) => miss !== RUN_WRONG_KEY);
+
+/** The wrong-key case's title: its wrong key, then its other near misses, in words. */
+export function wrongKeyCaseText(): string {
+  return `a wrong key (the key with ${NEAR_MISS_TEXT[RUN_WRONG_KEY]}), then the key's other near misses (${OTHER_NEAR_MISSES.map((miss) => NEAR_MISS_TEXT[miss]).join(', ')})`;
+}
+
+/**
+ * The near misses of the key after the wrong-key case's own, as its parts (issue 31): a budget takes one
+ * loose comparison at a time, the wrong key in every selection. Each shows the key compared one loose way.
  */
 export function nearMissParts(): CasePart[] {
-  return KEY_NEAR_MISSES.map((miss) => ({ id: miss, title: `the key with ${NEAR_MISS_TEXT[miss]}, refused`, shows: `key/${miss}` }));
+  return OTHER_NEAR_MISSES.map((miss) => ({ id: miss, title: `the key with ${NEAR_MISS_TEXT[miss]}, refused`, shows: `key/${miss}` }));
 }
 
 /**
  * Near misses of the key (issue 28), each in its part (nearMissParts): `request`, one only the key refuses
- * (valid, naming data that exists: a 404 could hide the key otherwise), sent with one character more, its
- * last left out, its last changed, a hyphen inside; a server that compares the key loosely (cut to its
- * length, as a prefix, all but its last character, without separators) takes one of them for the key.
+ * (valid, naming data that exists: a 404 could hide the key otherwise), sent with its last character left
+ * out, its last changed, a hyphen inside (the wrong-key case sent it with one character more); a server that
+ * compares the key loosely (as a prefix, all but its last character, without separators) takes one of them.
  */
 export async function sendNearMisses(ctx: CaseContext, opId: OperationId, request: RequestSpec): Promise<void> {
-  for (const miss of KEY_NEAR_MISSES) {
+  for (const miss of OTHER_NEAR_MISSES) {
     await ctx.part(miss, async () => {
       await ctx.send({
         label: `a near miss of the key: ${NEAR_MISS_TEXT[miss]}`,

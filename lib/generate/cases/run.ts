@@ -9,7 +9,7 @@ import type { CaseDef } from '../case.ts';
 import { expectCheck } from '../expectations.ts';
 import { bodyRequest, rawBodyRequest } from '../requests.ts';
 import { validAgentRun } from '../templates.ts';
-import { keyProofs, nearMissParts, sendNearMisses } from './key-proofs.ts';
+import { keyProofs, nearMissParts, NEAR_MISS_TEXT, RUN_WRONG_KEY, sendNearMisses, wrongKeyCaseText } from './key-proofs.ts';
 
 const OP = 'notifyAgentRun';
 const op = () => operation(OP);
@@ -28,6 +28,13 @@ export function runCases(profile: TargetProfile): CaseDef[] {
       operation: OP,
       formats: BOTH,
       tags: ['@smoke'],
+      // The core starts a run and ends it, refused first without the key: three requests prove the key on the
+      // end of a run, so a budget proves it on every slice (issue 37); the rest are parts.
+      parts: [
+        { id: 'key', title: 'the end of the run refused also with an empty key, a wrong one (a near miss) and the key in another letter case' },
+        { id: 'another-run', title: 'another run starts with another runId (Content-Type with charset) and ends' },
+        { id: 'never-started', title: 'the end of a run never started (observed)' },
+      ],
       async run(ctx) {
         const format = asFormat(ctx.format);
         // Each run is ended before the next starts: a target may let an agency have one run open at a time.
@@ -40,7 +47,9 @@ export function runCases(profile: TargetProfile): CaseDef[] {
         const started = runIdOf(start);
         // The notification that ends a run is an agent run too: the key is proven on it as on a start (5).
         const end = bodyRequest(OP, format, { ...validAgentRun(profile, 2), runId: started ?? `iswc-conformance-${Date.now()}` });
-        await keyProofs(ctx, OP, end, 'end run', `this end of the run just started gets 200 (sections 5.1, ${section})`);
+        const succeeds = `this end of the run just started gets 200 (sections 5.1, ${section})`;
+        await keyProofs(ctx, OP, end, 'end run', succeeds, ['none']);
+        await ctx.part('key', () => keyProofs(ctx, OP, end, 'end run', succeeds, ['empty', 'wrong', 'key-case']));
         await ctx.send({
           label: 'end run',
           operation: OP,
@@ -51,35 +60,39 @@ export function runCases(profile: TargetProfile): CaseDef[] {
           ],
         });
         if (started !== undefined) {
-          // Written as many clients write it: a charset parameter on Content-Type, and XML indented.
-          const another = bodyRequest(OP, format, validAgentRun(profile), { contentType: `${MEDIA_TYPE[format]}; charset=utf-8` });
-          const second = await ctx.send({
-            label: `start another run (Content-Type with charset${format === 'xml' ? ', XML indented' : ''})`,
-            operation: OP,
-            request: format === 'xml' ? { ...another, body: indentXml(another.body as string) } : another,
-            expect: [
-              expectCheck('status.success', { because: `a valid agent run (section 2.1) gets 200 (section ${section})` }),
-              expectCheck('outcome.run-ids-distinct', { otherRunId: started, because: 'the answer to a run start identifies that run (sections 2.2, 4.1)' }),
-            ],
-          });
-          const secondId = runIdOf(second);
-          if (secondId !== undefined) {
-            await ctx.send({
-              label: 'end the other run',
+          await ctx.part('another-run', async () => {
+            // Written as many clients write it: a charset parameter on Content-Type, and XML indented.
+            const another = bodyRequest(OP, format, validAgentRun(profile), { contentType: `${MEDIA_TYPE[format]}; charset=utf-8` });
+            const second = await ctx.send({
+              label: `start another run (Content-Type with charset${format === 'xml' ? ', XML indented' : ''})`,
               operation: OP,
-              request: bodyRequest(OP, format, { ...validAgentRun(profile, 1), runId: secondId }),
-              expect: [expectCheck('status.success', { because: `a valid agent run carrying the runId ${secondId} the start answered (section 2.1) gets 200 (section ${section})` })],
+              request: format === 'xml' ? { ...another, body: indentXml(another.body as string) } : another,
+              expect: [
+                expectCheck('status.success', { because: `a valid agent run (section 2.1) gets 200 (section ${section})` }),
+                expectCheck('outcome.run-ids-distinct', { otherRunId: started, because: 'the answer to a run start identifies that run (sections 2.2, 4.1)' }),
+              ],
             });
-          }
+            const secondId = runIdOf(second);
+            if (secondId !== undefined) {
+              await ctx.send({
+                label: 'end the other run',
+                operation: OP,
+                request: bodyRequest(OP, format, { ...validAgentRun(profile, 1), runId: secondId }),
+                expect: [expectCheck('status.success', { because: `a valid agent run carrying the runId ${secondId} the start answered (section 2.1) gets 200 (section ${section})` })],
+              });
+            }
+          });
         }
         // A runId the server never issued: the document says nothing of it (production answers 404), so
         // which status answers is recorded; a 200 still carries a runId and a 400 still says "Bad Request".
-        await ctx.send({
-          label: 'end a run never started',
-          operation: OP,
-          probe: 'open-point',
-          request: bodyRequest(OP, format, { ...validAgentRun(profile, 3), runId: `iswc-conformance-never-started-${ctx.seed}` }),
-          expect: [expectCheck('observed.run-id', { because: 'the answer to a runId the server never issued' })],
+        await ctx.part('never-started', async () => {
+          await ctx.send({
+            label: 'end a run never started',
+            operation: OP,
+            probe: 'open-point',
+            request: bodyRequest(OP, format, { ...validAgentRun(profile, 3), runId: `iswc-conformance-never-started-${ctx.seed}` }),
+            expect: [expectCheck('observed.run-id', { because: 'the answer to a runId the server never issued' })],
+          });
         });
       },
     },
@@ -106,17 +119,18 @@ export function runCases(profile: TargetProfile): CaseDef[] {
     ...(['none', 'wrong'] as const).map(
       (auth): CaseDef => ({
         id: `run.auth.${auth}`,
-        title: `POST ${op().path} with ${auth === 'none' ? 'no key, then an empty one' : 'a wrong key, then near misses of the key (one character more, its last left out, its last changed, a hyphen inside)'}: 401 "Not Authorized"`,
+        title: `POST ${op().path} with ${auth === 'none' ? 'no key, then an empty one' : wrongKeyCaseText()}: 401 "Not Authorized"`,
         operation: OP,
         formats: BOTH,
         tags: ['@smoke', '@auth'],
         ...(auth === 'wrong' ? { parts: nearMissParts() } : {}),
         async run(ctx) {
+          // The wrong key is a near miss of the key: wrong to any server, and taken by one that cuts a longer key to its length.
           await ctx.send({
-            label: `${auth === 'none' ? 'missing' : 'wrong'} key`,
+            label: auth === 'none' ? 'missing key' : `wrong key (the key with ${NEAR_MISS_TEXT[RUN_WRONG_KEY]})`,
             operation: OP,
-            request: bodyRequest(OP, asFormat(ctx.format), validAgentRun(profile), { auth }),
-            expect: [expectCheck('auth.required', { because: `the subscription key is ${auth === 'none' ? 'missing' : 'wrong'} (section 5.1)` })],
+            request: bodyRequest(OP, asFormat(ctx.format), validAgentRun(profile), { auth: auth === 'none' ? 'none' : RUN_WRONG_KEY }),
+            expect: [expectCheck('auth.required', { because: auth === 'none' ? 'the subscription key is missing (section 5.1)' : `the subscription key with ${NEAR_MISS_TEXT[RUN_WRONG_KEY]} is a wrong key (section 5.1): only the key itself grants access` })],
           });
           if (auth === 'wrong') {
             await sendNearMisses(ctx, OP, bodyRequest(OP, asFormat(ctx.format), validAgentRun(profile)));
