@@ -9,10 +9,12 @@
  *   - the cumulative curve of k rotated gates (ISWC_SLICE 0 … k-1) of one budget: faults and classes tried.
  * `--before REV` reads the measurement and ranking of that revision too (`git show REV:lib/run/plans.generated.ts`)
  * and walks it with today's budget walk, slice 0: the figures of a single gate before this ranking.
+ * `--out DIR` also writes the curves: DIR/classes-one-gate.svg (one gate: class-weighted, members and key faults
+ * caught against the budget) and DIR/classes-rotation.svg (rotated gates: the same, cumulative, against requests).
  */
 import { caughtByPlanned } from '../lib/run/plan-catches.ts';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { scriptArgs } from './args.ts';
@@ -25,15 +27,18 @@ import { entryRequests } from '../lib/run/plan-rank.ts';
 import type { PlanData, PlanMode } from '../lib/run/plan-rank.ts';
 import { PLAN_DATA } from '../lib/run/plans.generated.ts';
 import { faultClass } from '../lib/run/fault-classes.ts';
+import { curvesSvg } from './plans/plot.ts';
+import type { Panel } from './plans/plot.ts';
 
 const values = scriptArgs(
-  `Usage: npm run plan:classes [-- --before REV] [--budgets 15,30,60,100,250] [--gates 8] [--gate-budget 60]
+  `Usage: npm run plan:classes [-- --before REV] [--budgets 15,30,60,100,250] [--gates 8] [--gate-budget 60] [--out DIR]
 
 Faults caught by class at each budget, destructive and not, on the committed measurement: class-weighted
 (each class once, its members sharing its weight), the share of key, acceptance and outcome faults, and
 the cumulative curve of rotated gates (--gates of --gate-budget). --before REV: the same of that
-revision's committed ranking, walked as one gate. Sends nothing.`,
-  { before: { type: 'string' }, budgets: { type: 'string', default: '15,30,60,100,250' }, gates: { type: 'string', default: '8' }, 'gate-budget': { type: 'string', default: '60' } },
+revision's committed ranking, walked as one gate. --out DIR writes DIR/classes-one-gate.svg (one gate against the
+budget) and DIR/classes-rotation.svg (rotated gates against requests). Sends nothing.`,
+  { before: { type: 'string' }, budgets: { type: 'string', default: '15,30,60,100,250' }, gates: { type: 'string', default: '8' }, 'gate-budget': { type: 'string', default: '60' }, out: { type: 'string' } },
 );
 
 const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
@@ -54,8 +59,15 @@ async function beforeData(rev: string): Promise<PlanData> {
 
 const caught = caughtByPlanned;
 
+/** Shares caught, in percent, for the curves: members, class-weighted, key faults. */
+interface Shares {
+  faults: number;
+  classes: number;
+  key: number;
+}
+
 /** Of the faults a mode can catch: caught, class-weighted and per role. */
-function score(got: ReadonlySet<string>, mode: PlanMode): { faults: string; classes: string; roles: string } {
+function score(got: ReadonlySet<string>, mode: PlanMode): { faults: string; classes: string; roles: string; shares: Shares } {
   const catchable = [...new Set(Object.values(PLAN_DATA.catches[mode]).flatMap((c) => Object.keys(c)))];
   const classes = new Map<string, string[]>();
   for (const f of catchable) classes.set(faultClass(f), [...(classes.get(faultClass(f)) ?? []), f]);
@@ -65,8 +77,15 @@ function score(got: ReadonlySet<string>, mode: PlanMode): { faults: string; clas
     const of = catchable.filter((f) => ROLE_OF(faultClass(f)) === role);
     return `${role} ${of.filter((f) => got.has(f)).length}/${of.length}`;
   });
-  const pct = (n: number, d: number) => `${((100 * n) / Math.max(1, d)).toFixed(1)}%`;
-  return { faults: `${got.size}/${catchable.length} (${pct(got.size, catchable.length)})`, classes: `${weighted.toFixed(1)}/${classes.size} (${pct(weighted, classes.size)})`, roles: roles.join(', ') };
+  const share = (n: number, d: number): number => (100 * n) / Math.max(1, d);
+  const pct = (n: number, d: number) => `${share(n, d).toFixed(1)}%`;
+  const keys = catchable.filter((f) => ROLE_OF(faultClass(f)) === 'key');
+  return {
+    faults: `${got.size}/${catchable.length} (${pct(got.size, catchable.length)})`,
+    classes: `${weighted.toFixed(1)}/${classes.size} (${pct(weighted, classes.size)})`,
+    roles: roles.join(', '),
+    shares: { faults: share(got.size, catchable.length), classes: share(weighted, classes.size), key: share(keys.filter((f) => got.has(f)).length, keys.length) },
+  };
 }
 
 async function gate(mode: PlanMode, budget: number, slice: number, data?: PlanData): Promise<{ planned: PlannedCase[]; requests: number }> {
@@ -96,12 +115,15 @@ async function withTodaysParts(data: PlanData): Promise<PlanData> {
 }
 
 const before = values.before ? await withTodaysParts(await beforeData(values.before)) : undefined;
+/** What the curves plot, per mode: one gate at each budget, and the rotated gates cumulatively. */
+const curves: Record<PlanMode, { gate: Array<[number, Shares]>; rotation: Array<[number, Shares]> }> = { destructive: { gate: [], rotation: [] }, safe: { gate: [], rotation: [] } };
 for (const mode of ['destructive', 'safe'] as const) {
   console.log(`\n${mode === 'safe' ? 'non-destructive' : 'destructive'}: one gate (slice 0)`);
   console.log('| budget | faults | class-weighted | key, acceptance, outcome faults |' + (before ? ' before: faults | before: class-weighted | before: key, acceptance, outcome |' : ''));
   console.log('|---|---|---|---|' + (before ? '---|---|---|' : ''));
   for (const budget of budgets) {
     const now = score(caught((await gate(mode, budget, 0)).planned, mode), mode);
+    curves[mode].gate.push([budget, now.shares]);
     const then = before ? score(caught((await gate(mode, budget, 0, before)).planned, mode), mode) : undefined;
     console.log(`| ${budget} | ${now.faults} | ${now.classes} | ${now.roles} |${then ? ` ${then.faults} | ${then.classes} | ${then.roles} |` : ''}`);
   }
@@ -115,6 +137,25 @@ for (const mode of ['destructive', 'safe'] as const) {
     requests += g.requests;
     for (const f of caught(g.planned, mode)) union.add(f);
     const s = score(union, mode);
+    curves[mode].rotation.push([requests, s.shares]);
     console.log(`| ${k + 1} | ${requests} | ${s.faults} | ${s.classes} | ${s.roles} |`);
   }
+}
+
+if (values.out) {
+  const dir = path.resolve(values.out);
+  mkdirSync(dir, { recursive: true });
+  const panels = (pick: 'gate' | 'rotation'): Panel[] =>
+    (['destructive', 'safe'] as const).map((mode) => ({
+      title: `${mode === 'safe' ? 'non-destructive' : 'destructive'}${pick === 'rotation' ? `, gates of ${gateBudget}` : ', one gate'}`,
+      series: [
+        { label: 'class-weighted', color: '#1f5fbf', points: curves[mode][pick].map(([x, s]) => [x, s.classes] as const) },
+        { label: 'members of the catalogue', color: '#888', dashed: true, points: curves[mode][pick].map(([x, s]) => [x, s.faults] as const) },
+        { label: 'key faults', color: '#1a7f37', points: curves[mode][pick].map(([x, s]) => [x, s.key] as const) },
+      ],
+    }));
+  const note = 'npm run plan:classes -- --out DIR: the committed measurement, lib/run/plans.generated.ts; in-sample';
+  writeFileSync(path.join(dir, 'classes-one-gate.svg'), `${curvesSvg('faults caught by one gate (slice 0), against its budget', panels('gate'), { note })}\n`);
+  writeFileSync(path.join(dir, 'classes-rotation.svg'), `${curvesSvg(`faults tried by rotated gates of ${gateBudget} (ISWC_SLICE 0, 1, …), cumulative, against the requests of all of them`, panels('rotation'), { note })}\n`);
+  console.log(`\nwrote ${path.join(dir, 'classes-one-gate.svg')} and ${path.join(dir, 'classes-rotation.svg')}`);
 }
