@@ -1,4 +1,4 @@
-import type { PlanData, RankedEntry } from './plan-rank.ts';
+import type { PlanData, RankedEntry, RankedPlan } from './plan-rank.ts';
 import { caughtInSelection, coverage, entryRequests, specChecksOf } from './plan-rank.ts';
 import { classesShown } from './fault-classes.ts';
 import { PLAN_DATA } from './plans.generated.ts';
@@ -167,6 +167,21 @@ class Selection {
 }
 
 /**
+ * The ranking as this profile's cases can take it: a part the ranking names that a case lacks here (its
+ * data cannot carry it: a merges entry without ISWCs, a reusable profile, which never merges ISWCs) is
+ * left out of the entry, and the rest of the entry kept.
+ */
+function withPartsOf(plan: RankedPlan, byKey: ReadonlyMap<string, PlannedCase>): RankedPlan {
+  const keep = (e: RankedEntry): RankedEntry => {
+    const p = byKey.get(e.key);
+    if (!e.parts || !p) return e;
+    const has = new Set((p.shape.parts ?? []).map((part) => part.id));
+    return e.parts.every((id) => has.has(id)) ? e : { ...e, parts: e.parts.filter((id) => has.has(id)) };
+  };
+  return { ...plan, entries: plan.entries.map(keep), smoke: plan.smoke.map(keep) };
+}
+
+/**
  * Chooses which planned cases run, and how many runs each generated case gets, for the smoke plan or
  * within a request budget. Deterministic: every process computes the same plan.
  */
@@ -178,8 +193,8 @@ export function choose(planned: PlannedCase[], options: ChooseOptions): Choice {
     return { chosen: new Set(runnable.map((p) => p.key)), runs, parts: new Map(), standby: [] };
   }
   const data = options.data ?? PLAN_DATA;
-  const ranked = options.destructive ? data.destructive : data.safe;
   const byKey = new Map(runnable.map((p) => [p.key, p]));
+  const ranked = withPartsOf(options.destructive ? data.destructive : data.safe, byKey);
   let sel = new Selection(options.budget ?? Number.POSITIVE_INFINITY, options.runs);
   // The committed ranking: the smoke plan is its own entries less the cases they make redundant; a budget
   // walks the entries and takes each case that still fits.
@@ -323,6 +338,9 @@ function pack(entries: readonly RankedEntry[], byKey: ReadonlyMap<string, Planne
     const fresh = e.parts === undefined ? undefined : e.parts.filter((id) => !had?.has(id));
     if (fresh !== undefined && fresh.length === 0 && !p.shape.generated) continue;
     const take: Take = [p, e.runs, fresh];
+    // What this entry adds (its fresh parts), not the whole selection it names: a slice built on what the
+    // entry proves itself must not drop a key proof that only its earlier parts, placed elsewhere, made.
+    const adding: RankedEntry = fresh === undefined ? e : { ...e, parts: fresh };
     // A slice that holds the case already first: its core is not sent twice.
     const holding = slices.filter((s) => s.sel.chosen.has(p.key));
     let home = [...holding, ...slices.filter((s) => !holding.includes(s))].find((s) => s.sel.adds(p, e.runs, fresh) && s.sel.take(p, e.runs, fresh));
@@ -334,7 +352,7 @@ function pack(entries: readonly RankedEntry[], byKey: ReadonlyMap<string, Planne
       } else {
         // Beside the entries of the first slice that leave it room, on the fixed part it proves itself.
         for (const s of slices) {
-          const rebuilt = alone(e);
+          const rebuilt = alone(adding);
           if (s.takes.every(([q, runs, parts]) => rebuilt.take(q, runs, parts) || !rebuilt.adds(q, runs, parts)) && rebuilt.take(p, e.runs, fresh)) {
             s.sel = rebuilt;
             home = s;
@@ -342,7 +360,7 @@ function pack(entries: readonly RankedEntry[], byKey: ReadonlyMap<string, Planne
           }
         }
         if (!home) {
-          const own = alone(e);
+          const own = alone(adding);
           if (!own.take(p, e.runs, fresh)) continue; // beyond what a slice can hold: never in this budget
           home = { sel: own, takes: [] };
           slices.push(home);

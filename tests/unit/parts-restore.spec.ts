@@ -40,17 +40,20 @@ test('a case with parts: the dry run counts each part apart from the core, and a
   const def = restoringMergeCase(reusable);
   const shape = await shapeOf(def, 'json', reusable, { merges: [reusable.merges[0]] });
   const parts = shape.parts ?? [];
-  expect(parts.map((p) => p.id)).toEqual(['key', 'item', 'demerge-one']);
-  // Four key proofs and the demerge that shows they merged nothing; one broken merge; one demerge.
-  expect(parts.map((p) => p.requests)).toEqual([5, 1, 1]);
-  // The core: a merge of each work, a demerge, and each work's restoration counted at its most.
+  expect(parts.map((p) => p.id)).toEqual(['key', 'other-works', 'item', 'demerge-one']);
+  // Four key proofs and the demerge that shows they merged nothing; the other works merged, each with its
+  // restoration counted at its most; one broken merge; one demerge.
   expect(works).toBeGreaterThanOrEqual(2);
-  expect(shape.fixedRequests - parts.reduce((n, p) => n + p.requests, 0)).toBe(works + 1 + works * UNDO_LIMIT);
+  expect(parts.map((p) => p.requests)).toEqual([5, (works - 1) * (1 + UNDO_LIMIT), 1, 1]);
+  // The core: a merge of the first work, its demerge, and its restoration counted at its most (issue 37: a
+  // budget proves the key on the merge with the core and the key, 9 requests).
+  expect(shape.fixedRequests - parts.reduce((n, p) => n + p.requests, 0)).toBe(1 + 1 + UNDO_LIMIT);
   expect(parts.find((p) => p.id === 'key')?.checks).toContain('auth.key-checked');
   expect(checksLeftOut(shape, [])).toEqual(expect.arrayContaining(['auth.key-checked', 'status.item-refused', 'outcome.demerge-one']));
   expect(checksLeftOut(shape, ['item'])).not.toContain('status.item-refused');
-  expect(selections(shape)).toEqual([[], ['key'], ['item'], ['demerge-one'], ['key', 'item', 'demerge-one']]);
-  expect(closure({ parts: [...parts.slice(0, 2), { ...parts[2], after: ['item'] }] as typeof parts }, ['demerge-one'])).toEqual(['item', 'demerge-one']);
+  expect(selections(shape)).toEqual([[], ['key'], ['other-works'], ['item'], ['other-works', 'demerge-one'], ['key', 'other-works', 'item', 'demerge-one']]);
+  // The last work is demerged after the first only when the part that merged it was taken.
+  expect(closure(shape, ['demerge-one'])).toEqual(['other-works', 'demerge-one']);
 });
 
 test('a budget takes whole parts: the ranking weighs each part with the faults it caught, and a plan sends only the parts it took', async () => {
@@ -130,8 +133,8 @@ test('a change left undone by the case is undone when it ends, and a server that
     const server = await startReferenceServer({ profile: reusable, key: EMBEDDED_KEY, faults: fault ? [fault] : [] });
     const client = createHttpClient({ baseUrl: server.url, key: EMBEDDED_KEY, timeoutMs: 10_000 });
     try {
-      // Without the part that demerges the second work, the run's restoration demerges it.
-      const outcome = await runPlannedCase({ ...(json), parts: ['key', 'item'] }, client, reusable, { seed: 1, runs: 1, strict: false, reusable: true }, judge);
+      // Without the part that demerges the last work, the run's restoration demerges it.
+      const outcome = await runPlannedCase({ ...(json), parts: ['key', 'other-works', 'item'] }, client, reusable, { seed: 1, runs: 1, strict: false, reusable: true }, judge);
       if (fault === undefined) {
         // The case demerged its first work; the run undid each of the others at the end.
         expect(outcome.restored.map((r) => [r.proven, r.undoneAtEnd])).toEqual(Array.from({ length: works }, (_, i) => [true, i > 0]));

@@ -2,19 +2,24 @@ import type { Format } from '../../contract/codec/index.ts';
 import type { AgencyWorkRef, MergeEntry, TargetProfile } from '../../contract/profile/types.ts';
 import type { CaseDef, Step } from '../case.ts';
 import { keyProofs } from './key-proofs.ts';
-import { sameIswcShown } from './merge.ts';
+import { mixedRefusals, sameIswcShown } from './merge.ts';
 import { expectCheck } from '../expectations.ts';
 import { bodyRequest, queryRequest } from '../requests.ts';
 import { emptyMerge, queryFor } from '../templates.ts';
 
 /**
  * The restoring merge (issue 31): the agency works of a merges entry, each merged by a request of its own
- * (undone by a demerge under every reading of 4.4), registered for restoration before it is sent; the key
- * refused first (a part); a broken work refused beside the merged ones (a part); each work demerged, the
- * other still demergeable (a part), the demerge repeated and refused. The run then sends each demerge until
- * refused: the entry is shown as found. On a reusable profile (`"reusable": true`) it is what lets a
- * destructive gate judge merges, demerges and refused items on entries that are never recreated; on any
- * other profile it consumes a merges entry like the other merge cases (and leaves it as found all the same).
+ * (undone by a demerge under every reading of 4.4), registered for restoration before a request names it.
+ * The core merges the first work and demerges it (three requests and its restoration); the rest are parts:
+ * the key refused first; the other works merged too; a broken work refused beside the merged one; the last
+ * work still demergeable after the first's demerge; and, on a profile that is not reusable, the key refused
+ * on a merge of the entry's ISWCs alone, which then succeeds (issue 38: a server that checks the key against
+ * the agency of each agency work serves it with no key; a merge of ISWCs cannot be undone, 4.4 names works,
+ * so a reusable profile never sends it). The run then sends each registered work's demerge until refused:
+ * the entry is shown as found. On a reusable profile (`"reusable": true`) it is what lets a destructive gate
+ * judge merges, demerges and refused items on entries that are never recreated; on any other profile it
+ * consumes a merges entry like the other merge cases. A budget that proves the key on the merge takes the
+ * core and the key (issue 37).
  */
 export function restoringMergeCase(profile: TargetProfile): CaseDef {
   const OP = 'mergeIswcMetadata';
@@ -29,8 +34,11 @@ export function restoringMergeCase(profile: TargetProfile): CaseDef {
     needs: [{ entry: 'merges', index: 0, list: 'agencyWorks', atLeast: 1 }],
     parts: [
       { id: 'key', title: 'the key refused on the merge that then succeeds, and shown to have merged nothing' },
-      { id: 'item', title: 'a broken agency work refused beside the merged ones' },
-      { id: 'demerge-one', title: 'a demerge removes one set: the other work still demerges' },
+      { id: 'other-works', title: 'the entry\'s other agency works merged too, each by a request of its own' },
+      { id: 'item', title: 'a broken agency work refused beside the merged one' },
+      { id: 'demerge-one', title: 'a demerge removes one set: the other work still demerges', after: ['other-works'] },
+      { id: 'key-iswcs', title: 'the key refused on a merge of the entry\'s ISWCs alone, which then succeeds (a profile that is not reusable)' },
+      { id: 'mixed-items', title: 'its ISWCs and first agency work in one body with one item of one list it cannot take, refused (a profile that is not reusable)', after: ['key-iswcs'] },
     ],
     async run(ctx) {
       const entry = ctx.entries.merges?.[0] as MergeEntry | undefined;
@@ -46,10 +54,14 @@ export function restoringMergeCase(profile: TargetProfile): CaseDef {
         request: demergeOf(w),
         expect: [expectCheck('outcome.demerge', { because: `the run merged ${w.agencyCode}/${w.agencyWorkCode} into ${entry.preferredIswc} and demerged it: nothing of it is left to demerge, the entry is as the profile found it (section 3)` })],
       });
-      const [first] = works;
-      if (!first) return;
       // Registered before any request names a work: whatever a request did, refused or not, the run undoes it.
-      for (const w of works) ctx.restore({ entry: `merges entry into ${entry.preferredIswc}`, what: `${entry.preferredIswc} ← ${w.agencyCode}/${w.agencyWorkCode}`, undo: undo(w) });
+      const register = (w: AgencyWorkRef) => ctx.restore({ entry: `merges entry into ${entry.preferredIswc}`, what: `${entry.preferredIswc} ← ${w.agencyCode}/${w.agencyWorkCode}`, undo: undo(w) });
+      const mergeOnItsOwn = (w: AgencyWorkRef) =>
+        ctx.send({ label: `merge ${w.agencyWorkCode} on its own`, operation: OP, request: merge([w]), expect: [expectCheck('status.success', { because: `the profile lists ${w.agencyWorkCode} as a work merged into ${entry.preferredIswc} (section 4.2)` })] });
+      const [first, ...others] = works;
+      if (!first) return;
+      const last = others[others.length - 1];
+      register(first);
       await ctx.part('key', async () => {
         await keyProofs(ctx, OP, merge([first]), `merge ${first.agencyWorkCode}`, 'this merge is accepted (sections 5.1, 4.2)');
         await ctx.send({
@@ -59,19 +71,22 @@ export function restoringMergeCase(profile: TargetProfile): CaseDef {
           expect: [expectCheck('auth.key-checked', { noEffect: true, because: `the merges of ${first.agencyWorkCode} just refused for their key must have merged nothing (sections 5.1, 3)` })],
         });
       });
-      for (const w of works) {
-        await ctx.send({ label: `merge ${w.agencyWorkCode} on its own`, operation: OP, request: merge([w]), expect: [expectCheck('status.success', { because: `the profile lists ${w.agencyWorkCode} as a work merged into ${entry.preferredIswc} (section 4.2)` })] });
+      await mergeOnItsOwn(first);
+      if (others.length > 0) {
+        await ctx.part('other-works', async () => {
+          for (const w of others) register(w);
+          for (const w of others) await mergeOnItsOwn(w);
+        });
       }
       await ctx.part('item', async () => {
         await ctx.send({
           label: 'merge again with a work code of 21 characters first',
           operation: OP,
-          request: merge([{ agencyCode: first.agencyCode, agencyWorkCode: `${first.agencyWorkCode}${'X'.repeat(21)}`.slice(0, 21) }, ...works]),
+          request: merge([{ agencyCode: first.agencyCode, agencyWorkCode: `${first.agencyWorkCode}${'X'.repeat(21)}`.slice(0, 21) }, first]),
           expect: [expectCheck('status.item-refused', { because: 'agencyWorkCode is at most 20 characters (section 2.4); the rest of the merge is merged already (section 4.2)' })],
         });
       });
       await ctx.send({ label: `demerge ${first.agencyWorkCode}`, operation: DEMERGE, request: demergeOf(first), expect: [expectCheck('outcome.merge', { because: `the merge just made ${first.agencyWorkCode} part of ${entry.preferredIswc} (section 3)` })] });
-      const last = works.length >= 2 ? works[works.length - 1] : undefined;
       if (last && !sameIswcShown(profile, first, last)) {
         await ctx.part('demerge-one', async () => {
           await ctx.send({
@@ -80,6 +95,27 @@ export function restoringMergeCase(profile: TargetProfile): CaseDef {
             request: demergeOf(last),
             expect: [expectCheck('outcome.demerge-one', { because: `${last.agencyWorkCode}, merged by a request of its own, is still merged after the demerge of ${first.agencyWorkCode} (section 4.4)` })],
           });
+        });
+      }
+      const iswcs = entry.iswcs ?? [];
+      if (!profile.reusable && iswcs.length > 0) {
+        await ctx.part('key-iswcs', async () => {
+          const iswcsAlone = bodyRequest(OP, format, { ...emptyMerge(), iswcs }, query);
+          await keyProofs(ctx, OP, iswcsAlone, 'merge its ISWCs alone', 'this merge of ISWCs only is accepted (sections 5.1, 4.2)', ['none']);
+          await ctx.send({ label: 'merge its ISWCs alone', operation: OP, request: iswcsAlone, expect: [expectCheck('status.success', { because: `the profile lists ${iswcs.join(', ')} as merged into ${entry.preferredIswc} (section 4.2)` })] });
+        });
+        // Mixed bodies (issue 38): its ISWCs, merged just before, and its first work (registered for
+        // restoration) in one request, with one item of one list it cannot take; a server that reads one list
+        // only while the other is present takes it.
+        await ctx.part('mixed-items', async () => {
+          for (const broken of mixedRefusals(profile, { ...emptyMerge(), iswcs, agencyWorks: [first] })) {
+            await ctx.send({
+              label: `merge its ISWCs and ${first.agencyWorkCode} again with ${broken.label}`,
+              operation: OP,
+              request: bodyRequest(OP, format, broken.body, query),
+              expect: [expectCheck('status.item-refused', { because: `${broken.because}; the other items are the profile's, ISWCs and an agency work in one body (sections 4.2, 2.3)`, sections: [...broken.sections] })],
+            });
+          }
         });
       }
     },

@@ -141,7 +141,7 @@ function carriesWorks(body: Record<string, unknown>): boolean {
  * pattern, an ISWC that does not exist, an agency work past a limit (an agency work the server does not know
  * it may take, 4.2). Each sits with every item of both lists.
  */
-function mixedRefusals(profile: TargetProfile, body: Record<string, unknown>): RefusedItem[] {
+export function mixedRefusals(profile: TargetProfile, body: Record<string, unknown>): RefusedItem[] {
   const all = withRefusedItem(profile, body, ['iswcs', 'agencyWorks']);
   const first = (test: (r: RefusedItem) => boolean): RefusedItem[] => all.filter(test).slice(0, 1);
   return [...first((r) => r.label.startsWith('an ISWC pattern-')), ...first((r) => r.label === 'an ISWC that does not exist'), ...first((r) => r.label.startsWith('an agency work with agencyWorkCode'))];
