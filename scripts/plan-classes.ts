@@ -95,26 +95,20 @@ async function gate(mode: PlanMode, budget: number, slice: number, data?: PlanDa
 }
 
 /**
- * An older ranking walked with today's cases: parts a case no longer has are left out of its entries (a
- * part renamed or removed since), and said, rather than stopping the walk.
+ * Parts an older ranking names that today's cases no longer have (a part renamed or removed since): the
+ * budget walk leaves them out of its entries (lib/run/budget.ts), and this says which, so that the "before"
+ * figures are read knowing it.
  */
-async function withTodaysParts(data: PlanData): Promise<PlanData> {
+async function sayGoneParts(data: PlanData): Promise<void> {
   const partsOf = new Map<string, Set<string>>();
   for (const destructive of [true, false]) for (const p of await planSuite(profile, { destructive, runs: 100 })) partsOf.set(p.key, new Set((p.shape.parts ?? []).map((part) => part.id)));
   const gone = new Set<string>();
-  const keep = (e: PlanData['destructive']['entries'][number]): typeof e => {
-    if (!e.parts) return e;
-    const known = partsOf.get(e.key);
-    const parts = e.parts.filter((id) => known?.has(id) === true);
-    for (const id of e.parts) if (!parts.includes(id)) gone.add(`${e.key} ${id}`);
-    return { ...e, parts };
-  };
-  const ranked = (plan: PlanData['destructive']): PlanData['destructive'] => ({ ...plan, entries: plan.entries.map(keep), smoke: plan.smoke.map(keep) });
+  for (const plan of [data.destructive, data.safe]) for (const e of [...plan.entries, ...plan.smoke]) for (const id of e.parts ?? []) if (partsOf.get(e.key)?.has(id) !== true) gone.add(`${e.key} ${id}`);
   if (gone.size > 0) console.log(`(${values.before ?? ''}: ${gone.size} part(s) of its ranking no longer exist and are left out of its entries: ${[...gone].slice(0, 5).join(', ')}${gone.size > 5 ? ', …' : ''})`);
-  return { ...data, destructive: ranked(data.destructive), safe: ranked(data.safe) };
 }
 
-const before = values.before ? await withTodaysParts(await beforeData(values.before)) : undefined;
+const before = values.before ? await beforeData(values.before) : undefined;
+if (before) await sayGoneParts(before);
 /** What the curves plot, per mode: one gate at each budget, and the rotated gates cumulatively. */
 const curves: Record<PlanMode, { gate: Array<[number, Shares]>; rotation: Array<[number, Shares]> }> = { destructive: { gate: [], rotation: [] }, safe: { gate: [], rotation: [] } };
 for (const mode of ['destructive', 'safe'] as const) {

@@ -1,6 +1,7 @@
 import type { ResourceName } from '../json-schema.ts';
 import { decodeJson, encodeJson } from './json.ts';
 import { decodeXml, encodeXml } from './xml.ts';
+import { textMemo } from '../../foundation/memo.ts';
 
 export type Format = 'json' | 'xml';
 export const FORMATS: readonly Format[] = ['json', 'xml'];
@@ -21,13 +22,7 @@ export function decodeBody(format: Format, resource: ResourceName, text: string)
 export function formatOfContentType(contentType: string | undefined): Format | 'text' | 'other' | undefined {
   if (!contentType) return undefined;
   // Every check of every answer asks this of the same few headers.
-  let format = formatsOfContentTypes.get(contentType);
-  if (format === undefined) {
-    format = formatOfEssence((contentType.split(';')[0] ?? '').trim().toLowerCase());
-    if (formatsOfContentTypes.size >= KEPT_CONTENT_TYPES) formatsOfContentTypes.clear();
-    formatsOfContentTypes.set(contentType, format);
-  }
-  return format;
+  return formatsOfContentTypes(contentType, () => formatOfEssence((contentType.split(';')[0] ?? '').trim().toLowerCase()));
 }
 
 function formatOfEssence(essence: string): Format | 'text' | 'other' {
@@ -37,9 +32,8 @@ function formatOfEssence(essence: string): Format | 'text' | 'other' {
   return 'other';
 }
 
-/** Content types kept read: a hostile server may send a new one each time, so the memory is bounded. */
-const KEPT_CONTENT_TYPES = 64;
-const formatsOfContentTypes = new Map<string, Format | 'text' | 'other'>();
+/** Content types kept read, bounded: a hostile server may send a new one each time. */
+const formatsOfContentTypes = textMemo<Format | 'text' | 'other'>(64 * 1024);
 
 /** Guesses the format of a body that came without Content-Type (the header is optional, section 4). */
 export function sniffFormat(text: string): Format | undefined {
