@@ -1,6 +1,18 @@
 #!/usr/bin/env node
-// The harness is TypeScript run by tsx (a dependency), so the command needs no build step.
-import { register } from 'tsx/esm/api';
+// The harness is TypeScript and needs no build step: the command runs from a bundle of its sources that
+// it builds on first use and again after any change to them (bin/prebuilt.mjs), else through tsx.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { prebuiltEntry } from './prebuilt.mjs';
 
-register();
-await import('../lib/cli/entry.ts');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const entry = prebuiltEntry(root);
+if (entry !== null) {
+  // The bundle lives under node_modules: the repository's root is this file's, not the bundle's.
+  Reflect.set(globalThis, Symbol.for('iswc-conformance.repoRoot'), root);
+  await import(entry);
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('../lib/cli/entry.ts');
+}

@@ -240,6 +240,12 @@ export const ENVIRONMENT: readonly EnvironmentSetting[] = [
     readBy: 'run, plan, certify, profile check',
   },
   {
+    names: ['ISWC_PREBUILT'],
+    meaning: "0: the command runs its TypeScript sources through tsx instead of the bundle of them it builds on first use and again after any change, in node_modules/.cache/iswc-conformance/cli (about half a second of CPU more per command; a stack trace names the sources; delete the folder freely).",
+    default: 'the bundle',
+    readBy: 'every command',
+  },
+  {
     names: ['ISWC_CHROMIUM'],
     meaning: "The Chromium the browser tests and npm run bench:report open the HTML reports in (Debian's chromium package; never a browser download).",
     default: '/usr/bin/chromium',

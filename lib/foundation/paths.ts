@@ -1,8 +1,16 @@
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
-/** Absolute path of the repository root (this file lives in `lib/`). */
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+/**
+ * Absolute path of the repository root: this file lives in `lib/foundation/`, except in the command
+ * line's bundle (bin/prebuilt.mjs), whose launcher says where the repository is.
+ */
+export const repoRoot = givenRoot() ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+function givenRoot(): string | undefined {
+  const given: unknown = Reflect.get(globalThis, Symbol.for('iswc-conformance.repoRoot'));
+  return typeof given === 'string' ? given : undefined;
+}
 
 export function fromRoot(...segments: string[]): string {
   return path.join(repoRoot, ...segments);

@@ -8,9 +8,12 @@ export const REPORT_SCHEMA_FILE = fromRoot('schemas', 'report.schema.json');
 
 let compiled: { report: ValidateFunction; execution: ValidateFunction } | undefined;
 
-/** The schema's validators, compiled by `npm run generate` (lib/report/standalone-validators.ts). */
+/**
+ * The schema's validators, compiled by `npm run generate` (lib/report/standalone-validators.ts). Found from
+ * the repository's root, not from this module, which may be part of the command line's bundle.
+ */
 function validators(): { report: ValidateFunction; execution: ValidateFunction } {
-  compiled ??= createRequire(import.meta.url)('./report-schema.generated.cjs') as { report: ValidateFunction; execution: ValidateFunction };
+  compiled ??= createRequire(fromRoot('package.json'))(fromRoot('lib', 'report', 'report-schema.generated.cjs')) as { report: ValidateFunction; execution: ValidateFunction };
   return compiled;
 }
 

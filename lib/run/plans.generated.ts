@@ -928,7 +928,7 @@ export const PLAN_DATA: PlanData = {
     },
   },
   measuredWith: {
-    harness: "15d1a1a7484fdba4a77afc70",
+    harness: "9518d8855558463d06c2acc5",
     cases: {
       "delete.auth.none@none": "dd4205c33e3a7794",
       "delete.auth.wrong@none": "d7c62832bdb32c93",
