@@ -10,6 +10,8 @@ const entry = prebuiltEntry(root);
 if (entry !== null) {
   // The bundle lives under node_modules: the repository's root is this file's, not the bundle's.
   Reflect.set(globalThis, Symbol.for('iswc-conformance.repoRoot'), root);
+  // An internal error's stack (ISWC_DEBUG=1) names the sources, not the bundle.
+  if (process.env.ISWC_DEBUG === '1') process.setSourceMapsEnabled(true);
   await import(entry);
 } else {
   const { register } = await import('tsx/esm/api');

@@ -9,7 +9,7 @@
  * source file it was built from (esbuild's metafile lists them), so a change to any of them, a checkout
  * or a pull, is a new bundle and never a stale one. Anything that stops it (no esbuild, a read-only
  * node_modules, a build error) leaves the command to tsx, as before: never a failed command.
- * ISWC_PREBUILT=0 always takes tsx (stack traces that name the sources).
+ * ISWC_PREBUILT=0 always takes tsx. With ISWC_DEBUG=1 a stack names the sources (the bundle's source maps).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -18,7 +18,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 /** Part of every digest: a change to how the bundle is built is a new bundle. */
-const BUILD_FORMAT = 'esm-split-node20-v1';
+const BUILD_FORMAT = 'esm-split-node20-sourcemap-v2';
 const ENTRY = path.join('lib', 'cli', 'entry.ts');
 /** Bundles kept besides the newest few are removed once they are this old (a long sandbox may still load from one). */
 const KEEP_NEWEST = 4;
@@ -112,6 +112,8 @@ function build(root, cache, esbuild) {
       outdir: scratch,
       outExtension: { '.js': '.mjs' },
       metafile: true,
+      // Read only with ISWC_DEBUG=1 (bin/iswc-conformance.mjs): a stack then names the sources.
+      sourcemap: 'linked',
       logLevel: 'silent',
     });
     const inputs = Object.keys(result.metafile?.inputs ?? {}).sort();

@@ -241,7 +241,7 @@ export const ENVIRONMENT: readonly EnvironmentSetting[] = [
   },
   {
     names: ['ISWC_PREBUILT'],
-    meaning: "0: the command runs its TypeScript sources through tsx instead of the bundle of them it builds on first use and again after any change, in node_modules/.cache/iswc-conformance/cli (about half a second of CPU more per command; a stack trace names the sources; delete the folder freely).",
+    meaning: "0: the command runs its TypeScript sources through tsx instead of the bundle of them it builds on first use and again after any change, in node_modules/.cache/iswc-conformance/cli (about half a second of CPU more per command; delete the folder freely). With ISWC_DEBUG=1 a stack from the bundle names the sources too.",
     default: 'the bundle',
     readBy: 'every command',
   },

@@ -22,7 +22,7 @@ function sourceRoot(withEsbuild = true): string {
 function bundled(entry: string | null): string {
   expect(entry).not.toBeNull();
   const dir = path.dirname(fileURLToPath(entry ?? ''));
-  return readdirSync(dir).map((f) => readFileSync(path.join(dir, f), 'utf8')).join('\n');
+  return readdirSync(dir).filter((f) => f.endsWith('.mjs')).map((f) => readFileSync(path.join(dir, f), 'utf8')).join('\n');
 }
 
 test('the command line is built on first use, kept while its sources stay, built again when any of them changes', () => {
@@ -30,6 +30,9 @@ test('the command line is built on first use, kept while its sources stay, built
   try {
     const first = prebuiltEntry(root, {});
     expect(bundled(first)).toContain('"first"');
+    // Source maps, for the stack ISWC_DEBUG=1 prints: it names the sources.
+    const map = readFileSync(`${fileURLToPath(first ?? '')}.map`, 'utf8');
+    expect(JSON.parse(map)).toMatchObject({ sources: expect.arrayContaining([expect.stringContaining('lib/cli/word.ts')]) });
     expect(prebuiltEntry(root, {})).toBe(first);
 
     writeFileSync(path.join(root, 'lib', 'cli', 'word.ts'), "export const word: string = 'second';\n");
