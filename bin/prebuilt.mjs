@@ -85,8 +85,27 @@ export function prebuiltEntry(root, env = process.env) {
  * @param {string} digest
  */
 function entryIn(cache, digest) {
-  const entry = path.join(cache, digest, 'entry.mjs');
-  return existsSync(entry) ? pathToFileURL(entry).href : null;
+  const dir = path.join(cache, digest);
+  return intact(dir) ? pathToFileURL(path.join(dir, 'entry.mjs')).href : null;
+}
+
+/** The list of a bundle's files and their sizes, written with it. */
+const FILES = 'files.json';
+
+/**
+ * Whether a bundle has every file it was built with, at its size: a cache cleaned by hand half-way, or a
+ * copy cut short, is built again rather than run.
+ * @param {string} dir
+ */
+function intact(dir) {
+  try {
+    /** @type {(text: string) => Record<string, number>} */
+    const parse = JSON.parse;
+    const files = parse(readFileSync(path.join(dir, FILES), 'utf8'));
+    return 'entry.mjs' in files && Object.entries(files).every(([name, size]) => statSync(path.join(dir, name)).size === size);
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -119,7 +138,9 @@ function build(root, cache, esbuild) {
     const inputs = Object.keys(result.metafile?.inputs ?? {}).sort();
     if (!inputs.includes(ENTRY.split(path.sep).join('/'))) return null;
     const digest = digestOf(root, inputs, esbuild.version);
+    writeFileSync(path.join(scratch, FILES), JSON.stringify(Object.fromEntries(readdirSync(scratch).map((name) => [name, statSync(path.join(scratch, name)).size]))));
     const target = path.join(cache, digest);
+    if (existsSync(target) && !intact(target)) rmSync(target, { recursive: true, force: true });
     if (!existsSync(target)) {
       try {
         renameSync(scratch, target);

@@ -42,6 +42,15 @@ test('the command line is built on first use, kept while its sources stay, built
     const run = spawnSync(process.execPath, [fileURLToPath(second ?? '')], { encoding: 'utf8' });
     expect(run.stdout).toBe('second\n');
 
+    // A bundle cut short or missing a file (a cache cleaned by hand half-way) is built again, not run.
+    const secondFile = fileURLToPath(second ?? '');
+    writeFileSync(secondFile, 'console.log(');
+    expect(prebuiltEntry(root, {})).toBe(second);
+    expect(spawnSync(process.execPath, [secondFile], { encoding: 'utf8' }).stdout).toBe('second\n');
+    rmSync(`${secondFile}.map`);
+    expect(prebuiltEntry(root, {})).toBe(second);
+    expect(existsSync(`${secondFile}.map`)).toBe(true);
+
     // Back to the first sources: the first bundle, still there, without a build.
     writeFileSync(path.join(root, 'lib', 'cli', 'word.ts'), "export const word: string = 'first';\n");
     expect(prebuiltEntry(root, {})).toBe(first);
