@@ -14,22 +14,26 @@ export interface NotExercised {
 }
 
 /**
- * Each case that could have exercised a check says what it lacked ("needs 3 more merges"); any one of
- * them would do, so of the counted needs only the smallest of each kind is worth saying. Other reasons
- * are kept as they are, in their order.
+ * Each case that could have exercised a check says what it lacked ("needs 3 more merges", or "needs 24 more
+ * merges (12 of them with at least 1 agencyWorks)"); any one of them would do, so of the counted needs only
+ * the smallest of each kind is worth saying (on a tie, the one without conditions). Other reasons are kept
+ * as they are, in their order.
  */
 export function smallestNeeds(reasons: readonly string[]): string[] {
-  const smallest = new Map<string, number>();
+  const smallest = new Map<string, { count: number; reason: string; plain: boolean }>();
   const others: string[] = [];
   for (const reason of reasons) {
-    const m = /^needs (\d+) more (\w+)$/.exec(reason);
+    const m = /^needs (\d+) more (\w+)( \(.*\))?$/.exec(reason);
     if (!m?.[1] || !m[2]) {
       others.push(reason);
       continue;
     }
-    smallest.set(m[2], Math.min(Number(m[1]), smallest.get(m[2]) ?? Infinity));
+    const count = Number(m[1]);
+    const plain = m[3] === undefined;
+    const had = smallest.get(m[2]);
+    if (!had || count < had.count || (count === had.count && plain && !had.plain)) smallest.set(m[2], { count, reason, plain });
   }
-  return [...others, ...[...smallest].map(([kind, count]) => `needs ${count} more ${kind}`)];
+  return [...others, ...[...smallest.values()].map((n) => n.reason)];
 }
 
 /**

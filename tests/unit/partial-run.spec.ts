@@ -122,4 +122,15 @@ test('of the counted needs of a check, only the smallest of each kind is said: a
     'needs 4 more demerges',
     'needs 1 more merges',
   ]);
+  // Needs with conditions count too: a run against a one-line profile listed five ways to add merges.
+  expect(
+    smallestNeeds([
+      'needs 24 more merges (12 of them with at least 1 agencyWorks)',
+      'needs 14 more merges (7 of them with at least 1 agencyWorks)',
+      'needs 4 more demerges',
+      'needs 2 more merges (1 of them with at least 1 iswcs)',
+      'needs 2 more merges',
+      'needs 3 more demerges (1 of them whose workcode has 20 characters (its limit))',
+    ]),
+  ).toEqual(['needs 2 more merges', 'needs 3 more demerges (1 of them whose workcode has 20 characters (its limit))']);
 });
