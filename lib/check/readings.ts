@@ -48,7 +48,7 @@ export const READINGS = [
   {
     point: 'Not found',
     sections: ['4.2', '7'],
-    gated: 'A merge naming a preferred ISWC that does not exist, everything else naming existing data, is 404: the document ties "ISWC not found" to it. One exact 404 is demanded only where nothing else in the request is wrong: a delete of nothing is a refusal, 400 or 404 (its 400 "invalid agency and work code provided" fits a submission found by its work under another preferred ISWC), and so is a demerge naming an unknown preferred ISWC (its metadata is merged into another preferred ISWC, or nowhere: a server that looks the work up first calls either a bad request).',
+    gated: 'A merge naming a preferred ISWC that does not exist, everything else naming existing data, is 404: the document ties "ISWC not found" to it. One exact 404 is demanded only where nothing else in the request is wrong: a delete of nothing is a refusal, 400 or 404 (its 400 "invalid agency and work code provided" fits a submission found by its work under another preferred ISWC), and so is a demerge naming an unknown preferred ISWC (its metadata is merged into another preferred ISWC, or nowhere: a server that looks the work up first calls either a bad request). A preferred ISWC whose check digit does not hold (ISO 15707; a profile\'s made-up unknown ISWC often has one, and `profile check` warns of it) may get 400 as well: section 2.3 states only the pattern, and a server that checks check digits refuses it as malformed before it looks anything up.',
     recorded: '',
   },
   {

@@ -126,10 +126,14 @@ const wrap32 = (n: number): number => {
   return m >= 2 ** 31 ? m - INT32 : m;
 };
 
-/** SQL LIKE: % any run of characters, _ one character, every other character itself. */
-function likeMatches(pattern: string, value: string): boolean {
+/**
+ * SQL LIKE: % any run of characters, _ one character, every other character itself. Escaped are the
+ * syntax characters only: under the `u` flag an escaped hyphen is an error, and outside a class a hyphen
+ * is itself (a work code such as NC-0001 stopped a planning).
+ */
+export function likeMatches(pattern: string, value: string): boolean {
   const re = chars(pattern)
-    .map((ch) => (ch === '%' ? '.*' : ch === '_' ? '.' : ch.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&')))
+    .map((ch) => (ch === '%' ? '.*' : ch === '_' ? '.' : ch.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&')))
     .join('');
   return new RegExp(`^${re}$`, 'su').test(value);
 }

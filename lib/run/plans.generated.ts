@@ -928,7 +928,7 @@ export const PLAN_DATA: PlanData = {
     },
   },
   measuredWith: {
-    harness: "9518d8855558463d06c2acc5",
+    harness: "6f2d5c81d9a3bce17d831eb3",
     cases: {
       "delete.auth.none@none": "dd4205c33e3a7794",
       "delete.auth.wrong@none": "d7c62832bdb32c93",

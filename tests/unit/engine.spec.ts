@@ -100,6 +100,9 @@ function exchange(status: number, body = '', headers: Record<string, string> = {
   };
 }
 
+/** The exchange sent to another URL (a query the judge reads). */
+const atUrl = (ex: Exchange, url: string): Exchange => ({ ...ex, request: { ...ex.request, url } });
+
 const judge = (id: string, ex: Exchange, params: unknown = undefined, extra: number[] = [], operation: OperationId = 'notifyAgentRun') =>
   checkById(id).judge({ operation, format: 'json', exchange: ex, params: params as never, authProbe: false, extraStatuses: extra })?.verdict;
 
@@ -141,6 +144,9 @@ const cases: Array<[string, string, Exchange, unknown, string | undefined, Opera
   ['a query value refused with 404', 'query.refused', exchange(404), { because: 'x' }, 'pass', 'deleteSubmission'],
   ['404 for an unknown preferred ISWC', 'status.not-found', exchange(404), { because: 'x' }, 'pass', 'mergeIswcMetadata'],
   ['400 for an unknown preferred ISWC', 'status.not-found', exchange(400), { because: 'x' }, 'fail', 'mergeIswcMetadata'],
+  ['400 for an unknown preferred ISWC whose check digit holds', 'status.not-found', atUrl(exchange(400), 'http://x/iswc/merge?preferredIswc=T9800000991&agency=128'), { because: 'x' }, 'fail', 'mergeIswcMetadata'],
+  ['400 for an unknown preferred ISWC whose check digit does not hold', 'status.not-found', atUrl(exchange(400), 'http://x/iswc/merge?preferredIswc=T9800000998&agency=128'), { because: 'x' }, 'pass', 'mergeIswcMetadata'],
+  ['409 for an unknown preferred ISWC whose check digit does not hold', 'status.not-found', atUrl(exchange(409), 'http://x/iswc/merge?preferredIswc=T9800000998&agency=128'), { because: 'x' }, 'fail', 'mergeIswcMetadata'],
   ['405 without Allow', 'http.method-not-allowed', exchange(405), { because: 'x', path: '/agent/run' }, 'fail'],
   ['405 with Allow', 'http.method-not-allowed', exchange(405, '', { allow: 'POST' }), { because: 'x', path: '/agent/run' }, 'pass'],
   ['a gateway 404 for a method it does not know', 'http.method-not-allowed', exchange(404), { because: 'x', path: '/agent/run' }, 'pass'],

@@ -8,7 +8,7 @@
 import { expect, _baseTest as test } from '@playwright/test';
 import type { FieldConstraint } from '../../lib/contract/constraints.ts';
 import { fieldConstraints } from '../../lib/contract/constraints.ts';
-import { coveringNeighbours, fixedLengthOf, lengthLimitOf, neighboursOf, normalisationsFor, normalise, withinConstraint } from '../../lib/contract/normalisations.ts';
+import { coveringNeighbours, fixedLengthOf, likeMatches, lengthLimitOf, neighboursOf, normalisationsFor, normalise, withinConstraint } from '../../lib/contract/normalisations.ts';
 import { integerNamedBy, sameNumberSpellings } from '../../lib/contract/integer-readings.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { fromRoot } from '../../lib/foundation/paths.ts';
@@ -89,6 +89,21 @@ test('every neighbour sent breaks its constraint or, where the field names data,
     for (const n of normalisationsFor(c)) expect(sent.some((x) => x.lands.some((l) => l.normalisation === n.id)), `${c.id}: no neighbour for ${n.id}`).toBe(true);
     expect(coveringNeighbours(all, () => false)).toEqual([]);
   }
+});
+
+test('held values with punctuation: the LIKE reading takes every character but % and _ as itself, and every field\'s neighbours are made', () => {
+  // A work code such as NC-0001 stopped every planning: an escaped hyphen is an error under the `u` flag.
+  for (const held of ['NC-0001', 'A.B*C+D?E', 'x(y)[z]{w}|/\\^$', 'ÉTÉ-2026', '-']) {
+    expect(likeMatches(held, held), held).toBe(true);
+    expect(likeMatches(held, `${held}x`), held).toBe(false);
+    for (const c of neighbourFields().filter((f) => f.component === 'AgencyWorkCode' || f.component === 'AgencyCode')) expect(() => neighboursOf(held, c), `${c.id} ${held}`).not.toThrow();
+  }
+  expect(likeMatches('NC-000_', 'NC-0001')).toBe(true);
+  expect(likeMatches('NC-%', 'NC-0001')).toBe(true);
+  expect(likeMatches('N.-0001', 'NC-0001')).toBe(false);
+  const workcode = byComponent('AgencyWorkCode');
+  const like = neighboursOf('NC-0001', workcode).find((n) => n.lands.some((l) => l.normalisation === 'like'));
+  expect(like?.value).toBe('NC-000_');
 });
 
 test('a value not at its limit has no neighbour a cut lands on: the case needs data at the limit, and says so', () => {

@@ -94,6 +94,7 @@ test('check digits that do not hold are warnings, with the digit that would', ()
     ['warning', 'iswcs[0]', 'T0345246800: the check digit should be 1 (ISO 15707); a server that checks it answers 400 where the harness expects the answer to an existing ISWC'],
     ['warning', 'demerges[0].preferredIswc', expect.stringMatching(/^T3200000005: the check digit should be 2 /)],
   ]);
+  expect(findingsOf({ unknownIswcs: ['T9800000998'] })).toEqual([['warning', 'unknownIswcs[0]', expect.stringMatching(/^T9800000998: the check digit should be 1 \(ISO 15707\); a server that checks it answers 400, which the run takes besides 404/)]]);
   for (const file of ['embedded.json', 'minimal.json', 'three-entries.json', 'readme-example.json']) expect(profileFindings(target(file)), file).toEqual([]);
 });
 

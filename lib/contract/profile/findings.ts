@@ -132,7 +132,7 @@ function checkDigits(profile: TargetProfile): ProfileFinding[] {
     .map((n) => ({
       severity: 'warning' as const,
       path: n.path,
-      message: `${n.iswc}: the check digit should be ${iswcCheckDigit(n.iswc.slice(1, 10))} (ISO 15707); a server that checks it answers 400 where the harness expects ${n.path.startsWith('unknownIswcs') ? '404' : 'the answer to an existing ISWC'}`,
+      message: `${n.iswc}: the check digit should be ${iswcCheckDigit(n.iswc.slice(1, 10))} (ISO 15707); ${n.path.startsWith('unknownIswcs') ? 'a server that checks it answers 400, which the run takes besides 404, so such a server is never shown to answer 404 for an ISWC that does not exist' : 'a server that checks it answers 400 where the harness expects the answer to an existing ISWC'}`,
     }));
 }
 
