@@ -23,6 +23,8 @@ const ENTRY = path.join('lib', 'cli', 'entry.ts');
 /** Bundles kept besides the newest few are removed once they are this old (a long sandbox may still load from one). */
 const KEEP_NEWEST = 4;
 const PRUNE_AFTER_MS = 24 * 3600 * 1000;
+/** A source changed this close to a build's start may have changed while it read it. */
+const EDIT_WINDOW_MS = 2000;
 
 /** @param {string} root */
 export function cacheDirOf(root) {
@@ -117,7 +119,8 @@ function intact(dir) {
  */
 function build(root, cache, esbuild) {
   mkdirSync(cache, { recursive: true });
-  const scratch = path.join(cache, `.building-${process.pid}-${Date.now()}`);
+  const started = Date.now();
+  const scratch = path.join(cache, `.building-${process.pid}-${started}`);
   try {
     const result = esbuild.buildSync({
       absWorkingDir: root,
@@ -137,6 +140,9 @@ function build(root, cache, esbuild) {
     });
     const inputs = Object.keys(result.metafile?.inputs ?? {}).sort();
     if (!inputs.includes(ENTRY.split(path.sep).join('/'))) return null;
+    // A source saved while esbuild read them (an editor, a checkout under way): the bundle may hold the
+    // old text under the new text's digest. This command takes tsx; the next one builds.
+    if (inputs.some((input) => statSync(path.join(root, input)).mtimeMs >= started - EDIT_WINDOW_MS)) return null;
     const digest = digestOf(root, inputs, esbuild.version);
     writeFileSync(path.join(scratch, FILES), JSON.stringify(Object.fromEntries(readdirSync(scratch).map((name) => [name, statSync(path.join(scratch, name)).size]))));
     const target = path.join(cache, digest);

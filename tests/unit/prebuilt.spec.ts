@@ -1,11 +1,18 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, _baseTest as test } from '@playwright/test';
 import { cacheDirOf, prebuiltEntry } from '../../bin/prebuilt.mjs';
 import { fromRoot } from '../../lib/foundation/paths.ts';
+
+/** A source written a minute ago: a build does not publish what was saved while it read (bin/prebuilt.mjs). */
+function writeSource(file: string, text: string): void {
+  writeFileSync(file, text);
+  const past = new Date(Date.now() - 60_000);
+  utimesSync(file, past, past);
+}
 
 /** A root with a command line of two modules, and esbuild from this repository's node_modules. */
 function sourceRoot(withEsbuild = true): string {
@@ -14,8 +21,8 @@ function sourceRoot(withEsbuild = true): string {
   mkdirSync(path.join(root, 'node_modules'));
   if (withEsbuild) symlinkSync(fromRoot('node_modules', 'esbuild'), path.join(root, 'node_modules', 'esbuild'));
   writeFileSync(path.join(root, 'package.json'), '{"type":"module"}');
-  writeFileSync(path.join(root, 'lib', 'cli', 'entry.ts'), "import { word } from './word.ts';\nconsole.log(word);\n");
-  writeFileSync(path.join(root, 'lib', 'cli', 'word.ts'), "export const word: string = 'first';\n");
+  writeSource(path.join(root, 'lib', 'cli', 'entry.ts'), "import { word } from './word.ts';\nconsole.log(word);\n");
+  writeSource(path.join(root, 'lib', 'cli', 'word.ts'), "export const word: string = 'first';\n");
   return root;
 }
 
@@ -35,7 +42,10 @@ test('the command line is built on first use, kept while its sources stay, built
     expect(JSON.parse(map)).toMatchObject({ sources: expect.arrayContaining([expect.stringContaining('lib/cli/word.ts')]) });
     expect(prebuiltEntry(root, {})).toBe(first);
 
+    // Saved just now: maybe while a build read it. This command takes tsx; once the save is behind, a build.
     writeFileSync(path.join(root, 'lib', 'cli', 'word.ts'), "export const word: string = 'second';\n");
+    expect(prebuiltEntry(root, {})).toBeNull();
+    writeSource(path.join(root, 'lib', 'cli', 'word.ts'), "export const word: string = 'second';\n");
     const second = prebuiltEntry(root, {});
     expect(second).not.toBe(first);
     expect(bundled(second)).toContain('"second"');
@@ -52,7 +62,7 @@ test('the command line is built on first use, kept while its sources stay, built
     expect(existsSync(`${secondFile}.map`)).toBe(true);
 
     // Back to the first sources: the first bundle, still there, without a build.
-    writeFileSync(path.join(root, 'lib', 'cli', 'word.ts'), "export const word: string = 'first';\n");
+    writeSource(path.join(root, 'lib', 'cli', 'word.ts'), "export const word: string = 'first';\n");
     expect(prebuiltEntry(root, {})).toBe(first);
     expect(readdirSync(cacheDirOf(root)).filter((n) => n.startsWith('.'))).toEqual([]);
   } finally {
@@ -65,7 +75,7 @@ test('what stops a bundle leaves the command to tsx: ISWC_PREBUILT=0, sources th
   const bare = sourceRoot(false);
   try {
     expect(prebuiltEntry(root, { ISWC_PREBUILT: '0' })).toBeNull();
-    writeFileSync(path.join(root, 'lib', 'cli', 'word.ts'), 'export const word: string = ;\n');
+    writeSource(path.join(root, 'lib', 'cli', 'word.ts'), 'export const word: string = ;\n');
     expect(prebuiltEntry(root, {})).toBeNull();
     expect(prebuiltEntry(bare, {})).toBeNull();
     for (const dir of [root, bare]) expect(existsSync(path.join(cacheDirOf(dir), 'inputs.json'))).toBe(false);
