@@ -6,6 +6,7 @@
  * refuses it.
  */
 import { expect, _baseTest as test } from '@playwright/test';
+import fc from 'fast-check';
 import type { FieldConstraint } from '../../lib/contract/constraints.ts';
 import { fieldConstraints } from '../../lib/contract/constraints.ts';
 import { coveringNeighbours, fixedLengthOf, likeMatches, lengthLimitOf, neighboursOf, normalisationsFor, normalise, withinConstraint } from '../../lib/contract/normalisations.ts';
@@ -104,6 +105,24 @@ test('held values with punctuation: the LIKE reading takes every character but %
   const workcode = byComponent('AgencyWorkCode');
   const like = neighboursOf('NC-0001', workcode).find((n) => n.lands.some((l) => l.normalisation === 'like'));
   expect(like?.value).toBe('NC-000_');
+});
+
+test('any value a profile may hold in a text field: its neighbours are made, and each one sent is another value that lands on it', () => {
+  // Generated: a fixed list of awkward values found the hyphen; this looks for the next one.
+  const fields = neighbourFields().filter((c) => c.type === 'string');
+  const value = fc.oneof(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }), fc.string({ unit: fc.constantFrom('-', '%', '_', ' ', '0', 'a', 'Z', '\\', '[', '$', 'é', '١'), minLength: 1, maxLength: 20 }));
+  fc.assert(
+    fc.property(fc.constantFrom(...fields), value, (c, held) => {
+      fc.pre(withinConstraint(c, held));
+      const sent = neighboursToSend(c, held, { valid: true });
+      for (const n of sent) {
+        expect(n.value, `${c.id} ${JSON.stringify(held)}`).not.toEqual(held);
+        expect(n.lands.length, `${c.id} ${JSON.stringify(held)} → ${JSON.stringify(n.value)}`).toBeGreaterThan(0);
+        expect(n.valid).toBe(withinConstraint(c, n.value));
+      }
+    }),
+    { numRuns: 60, seed: 20261130 },
+  );
 });
 
 test('a value not at its limit has no neighbour a cut lands on: the case needs data at the limit, and says so', () => {
