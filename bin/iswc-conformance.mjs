@@ -6,13 +6,6 @@ import { fileURLToPath } from 'node:url';
 import { prebuiltEntry } from './prebuilt.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-
-async function fromSources() {
-  const { register } = await import('tsx/esm/api');
-  register();
-  await import('../lib/cli/entry.ts');
-}
-
 const entry = prebuiltEntry(root);
 if (entry !== null) {
   // The bundle lives under node_modules: the repository's root is this file's, not the bundle's.
@@ -21,5 +14,7 @@ if (entry !== null) {
   if (process.env.ISWC_DEBUG === '1') process.setSourceMapsEnabled(true);
   await import(entry);
 } else {
-  await fromSources();
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('../lib/cli/entry.ts');
 }

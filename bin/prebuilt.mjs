@@ -37,7 +37,7 @@ export function cacheDirOf(root) {
  * @param {readonly string[]} inputs paths relative to root
  * @param {string} builder esbuild's version
  */
-export function digestOf(root, inputs, builder) {
+function digestOf(root, inputs, builder) {
   const hash = createHash('sha256').update(`${BUILD_FORMAT}\0${builder}\0`);
   for (const input of inputs) hash.update(input).update('\0').update(readFileSync(path.join(root, input))).update('\0');
   return hash.digest('hex').slice(0, 24);
