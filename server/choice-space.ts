@@ -258,6 +258,41 @@ export const FAULT_EXCLUSIONS: readonly FaultExclusion[] = [
     reason: 'the key acts for the profile\'s source databases only, and every submission of the embedded profile has the agency\'s own (128): a delete naming another sourceDb is refused (403) before the submission is looked up (with a profile of two source databases, outcome.identity names the other, within the key\'s scope)',
   },
   ...behindEach('length-in-bytes', ['foreign-agency-first'], 'indistinguishable', 'the short agencyCode with a letter outside ASCII that the fault lets through names another agency, which the key does not act for and which is refused (401 or 403) before its length: as right an answer as 400 (which of two refusals comes first is not shown)'),
+  // Found by the sweep (issue 38's shape family): a body of one item whose item the fault drops is an empty merge,
+  // which the choice refuses, as right an answer as the refusal of the item.
+  ...(['shape.merge.broken.iswcs.one', 'shape.merge.unknown.iswcs.one', 'shape.merge.broken.agencyWorks.one'] as const).map(
+    (fault): FaultExclusion => ({ fault, behind: ['empty-merge-400'], kind: 'indistinguishable', reason: 'the fault drops the only item of the body, and the merge left with none is refused (400): the refusal the item was owed, for another reason' }),
+  ),
+  // Found by the sweep: the mixed bodies name agency works the case merged just before (merge.success-then-demerge)
+  // or demerged just before (merge.restored): the other items of the body must be the entry's, which a refused
+  // request may have changed. Behind both choices each is refused whatever becomes of the item it cannot take.
+  ...(['shape.merge.broken.iswcs+agencyWorks', 'shape.merge.unknown.iswcs+agencyWorks', 'merge-iswcs-ignored-with-works'] as const).map(
+    (fault): FaultExclusion => ({
+      fault,
+      behind: ['merge-again-refused', 'merge-after-demerge-refused'],
+      kind: 'indistinguishable',
+      reason: 'an agency work already merged into the preferred ISWC, or demerged from it, cannot be merged into it again (400): every mixed body the harness sends names such a work, since its other items are the entry\'s, merged or demerged before, so that what a refused request did to them changes nothing later; the body is refused whatever the fault reads of it',
+    }),
+  ),
+  // Found by the sweep: a list of ISWCs with one it cannot take is sent once the entry's ISWCs are merged (what a
+  // refused request did to them then changes nothing later); a server refusing ISWCs that already have a parent
+  // refuses what the fault leaves of the body as surely as the item.
+  ...(['shape.merge.broken.iswcs.several', 'shape.merge.broken.iswcs+agencyWorks', 'shape.merge.unknown.iswcs+agencyWorks'] as const).map(
+    (fault): FaultExclusion => ({
+      fault,
+      behind: ['merge-child-refused'],
+      kind: 'indistinguishable',
+      reason: 'the other ISWCs of the body are the entry\'s, merged before the item it cannot take is sent (so that what a refused request does to them changes nothing later), and an ISWC that already has a parent is refused (400): the body is refused whatever the fault drops of it',
+    }),
+  ),
+  // Found by the sweep: a merge refused for an unknown ISWC merges what it found; the refusals sent once the works
+  // are merged carry the same works, so a server that left the works' merge undone has them merged by those.
+  {
+    fault: 'shape.merge.outcome.agencyWorks.several',
+    behind: ['merge-partial-404'],
+    kind: 'indistinguishable',
+    reason: 'the merges refused for an unknown ISWC that follow the merge of the entry\'s works carry those works, and the choice merges what a refused merge found: the works are merged before the demerge that shows the outcome, whatever the fault left undone',
+  },
   ...behindEach('run-agency-code-loose', [...KEY_OWN_AGENCY, 'foreign-agency-first'], 'indistinguishable', 'an agencyCode of another length names another agency, which the key does not act for: 401 or 403 is as right an answer as 400 (which of two refusals comes first is not shown)'),
 ];
 

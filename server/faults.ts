@@ -2,9 +2,11 @@ import type { OperationId } from '../lib/contract/operations.ts';
 import type { Reply } from './wire.ts';
 import { json, text } from './wire.ts';
 import type { LenientFaultId } from './lenient.ts';
-import { activeFamilies, LENIENT_FAULTS } from './lenient.ts';
+import { activeFamilies, isLenientFaultId, LENIENT_FAULTS } from './lenient.ts';
 import type { SpellingFaultId } from './spelling-faults.ts';
 import { SPELLING_FAULTS } from './spelling-faults.ts';
+import type { ShapeFaultId } from './shape-faults.ts';
+import { anyShapeRole, SHAPE_FAULTS } from './shape-faults.ts';
 import type { ActiveFamilies } from './lenient.ts';
 
 /**
@@ -158,11 +160,11 @@ const CATALOGUE = [
 
 
 
-/** Faults of the catalogue written one by one; the lenient families (server/lenient.ts) are derived from the schemas. */
-export type FaultId = (typeof CATALOGUE)[number]['id'] | SpellingFaultId | LenientFaultId;
+/** Faults of the catalogue written one by one; the spelling, shape and lenient families (server/spelling-faults.ts, shape-faults.ts, lenient.ts) are derived from the codecs and the schemas. */
+export type FaultId = (typeof CATALOGUE)[number]['id'] | SpellingFaultId | ShapeFaultId | LenientFaultId;
 
-/** The catalogue, in the order of the docs table, then the lenient families derived from the schemas. */
-export const FAULTS: readonly Fault[] = [...CATALOGUE, ...SPELLING_FAULTS, ...LENIENT_FAULTS];
+/** The catalogue, in the order of the docs table (the spelling and shape families included), then the lenient families. */
+export const FAULTS: readonly Fault[] = [...CATALOGUE, ...SPELLING_FAULTS, ...SHAPE_FAULTS.map(({ id, level, section, description }) => ({ id, level, section, description })), ...LENIENT_FAULTS];
 
 const IDS: ReadonlySet<string> = new Set(FAULTS.map((f) => f.id));
 if (IDS.size !== FAULTS.length) throw new Error('server/faults.ts: duplicate fault id in the catalogue');
@@ -177,15 +179,19 @@ export class FaultSet {
 
   readonly #families: ActiveFamilies;
 
+  /** A member of the shape family's key role is in the set: the key's check reads the body ahead. */
+  readonly shapeKey: boolean;
+
   constructor(ids: readonly string[] = []) {
     const unknown = ids.filter((id) => !isFaultId(id));
     if (unknown.length > 0) {
       throw new Error(
-        `Unknown fault id${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}. Valid ids: ${[...CATALOGUE, ...SPELLING_FAULTS].map((f) => f.id).join(', ')}, and the lenient families (--list-faults)`,
+        `Unknown fault id${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}. Valid ids: ${[...CATALOGUE, ...SPELLING_FAULTS, ...SHAPE_FAULTS].map((f) => f.id).join(', ')}, and the lenient families (--list-faults)`,
       );
     }
     this.#ids = new Set(ids.filter(isFaultId));
     this.#families = activeFamilies(this.#ids);
+    this.shapeKey = anyShapeRole(this.#ids, 'key');
   }
 
   /** The lenient family faults of this set (server/lenient.ts), by kind. */
@@ -218,7 +224,7 @@ export class FaultSet {
  * the faults written one by one; with `families`, every lenient family fault too (`--list-faults`).
  */
 export function faultTable(options: { families?: boolean } = {}): string {
-  const listed: readonly Fault[] = options.families ? FAULTS : [...CATALOGUE, ...SPELLING_FAULTS];
+  const listed: readonly Fault[] = options.families ? FAULTS : FAULTS.filter((f) => !isLenientFaultId(f.id));
   const rows = listed.map((f) => [`\`${f.id}\``, f.level, f.section, f.description.replace(/\|/g, '\\|')]);
   const header = ['id', 'level', 'section', 'description'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));

@@ -21,7 +21,10 @@ import { handleRun } from './run.ts';
 import { ServerState } from './state.ts';
 import { handleDelete } from './submission.ts';
 import type { BodyRead, Reply } from './wire.ts';
-import { json, readBodyAhead, splitTarget, text, writeReply } from './wire.ts';
+import { header, json, readBodyAhead, splitTarget, text, writeReply } from './wire.ts';
+import { shapeRoleSkipped } from './shape-faults.ts';
+import { decodeBody, formatOfContentType, sniffFormat } from '../lib/contract/codec/index.ts';
+import type { ResourceName } from '../lib/contract/json-schema.ts';
 import { querySpellingRefused } from './spelling-faults.ts';
 
 export { FAULTS, faultTable } from './faults.ts';
@@ -179,7 +182,9 @@ async function route(ctx: Context, routes: Routes, req: IncomingMessage): Promis
     const endServed = ctx.faults.has('auth-missing-run-end') && op.id === 'notifyAgentRun' && (await endsRun(ctx, req));
     // Fault `merge-key-works-only`: the key is checked against each agency work's agency; a body without one is served.
     const iswcsOnlyServed = ctx.faults.has('merge-key-works-only') && op.id === 'mergeIswcMetadata' && !(await carriesAgencyWorks(ctx, req));
-    if (!endServed && !iswcsOnlyServed) {
+    // The shape family's key role (server/shape-faults.ts): the key left unchecked on one shape of body.
+    const shapeServed = op.body !== null && ctx.faults.shapeKey && shapeRoleSkipped((id) => ctx.faults.has(id), op.id, 'key', await bodyAhead(ctx, req, op.body.resource));
+    if (!endServed && !iswcsOnlyServed && !shapeServed) {
       // Review fault `auth-after-action`: the operation runs (and changes data) before the key is looked at.
       if (ctx.faults.has('auth-after-action') && op.id === 'deleteSubmission') handleDelete(ctx, op, query);
       if (ctx.faults.has('auth-after-action') && op.id === 'demergeIswcMetadata') handleDemerge(ctx, op, query);
@@ -212,6 +217,18 @@ async function endsRun(ctx: Context, req: IncomingMessage): Promise<boolean> {
     // Not JSON: an XML body carries it as an element.
   }
   return /<runId>\s*[^<\s]/.test(text);
+}
+
+/** The body decoded as it came (sniffed when unlabelled), for a fault that looks at it before the key; undefined when it does not decode. Read ahead: the handler gets the same bytes. */
+async function bodyAhead(ctx: Context, req: IncomingMessage, resource: ResourceName): Promise<unknown> {
+  const read = await readBodyAhead(req, ctx.maxBodyBytes);
+  if (read.kind !== 'ok') return undefined;
+  const text = read.bytes.toString('utf8');
+  const named = formatOfContentType(header(req, 'content-type'));
+  const format = named === 'json' || named === 'xml' ? named : sniffFormat(text);
+  if (format === undefined) return undefined;
+  const decoded = decodeBody(format, resource, text);
+  return decoded.ok ? decoded.value : undefined;
 }
 
 /** Does a merge body carry an agency work? Read ahead: the handler gets the same bytes. */

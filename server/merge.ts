@@ -15,6 +15,8 @@ import { mergeBindingError, validationProblem } from './production.ts';
 import type { Problem } from './query.ts';
 import { problemCode, Q, Query } from './query.ts';
 import { oddValue } from './readings.ts';
+import { shapeRoleSkipped } from './shape-faults.ts';
+import type { ShapeRole } from './shape-faults.ts';
 import type { Reply } from './wire.ts';
 import { empty, text } from './wire.ts';
 
@@ -94,7 +96,7 @@ function iswcNotFound(ctx: Context, iswc: string, i: number): boolean {
  * Which of two fitting errors comes first is not shown: a request with an unknown work before a broken one
  * gets the 404. Null when every item passes (the whole body is then validated as usual).
  */
-function itemsInOrder(ctx: Context, op: Operation, resource: RequestBodySpec['resource'], value: unknown, preferred: string, bad: (code: ErrorCode, message: string) => Reply, notFound: () => Reply): Reply | 'merged' | null {
+function itemsInOrder(ctx: Context, op: Operation, resource: RequestBodySpec['resource'], value: unknown, preferred: string, effect: boolean, bad: (code: ErrorCode, message: string) => Reply, notFound: () => Reply): Reply | 'merged' | null {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
   const body = value as Record<string, unknown>;
   const shape = { ...body, ...(Array.isArray(body.iswcs) ? { iswcs: [] } : {}), ...(Array.isArray(body.agencyWorks) ? { agencyWorks: [] } : {}) };
@@ -104,7 +106,6 @@ function itemsInOrder(ctx: Context, op: Operation, resource: RequestBodySpec['re
   // once (into a preferred ISWC that exists), so an item it cannot take leaves the ones before it merged.
   const commit = ctx.choices.has('merge-commits-per-item') && ctx.state.iswcExists(preferred);
   const set = commit ? ctx.state.newMergeSet() : 0;
-  const effect = !ctx.faults.has('merge-no-effect');
   for (const [i, iswc] of (Array.isArray(body.iswcs) ? (body.iswcs as unknown[]) : []).entries()) {
     // Fault `array-tail-unchecked`: the items after the third are neither checked nor looked up.
     if (!(ctx.faults.has('array-tail-unchecked') && i >= 3)) {
@@ -181,6 +182,9 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
   const notFound = (): Reply => (f.has('merge-404-as-400') ? errorReply(ctx, 400, { code: 'NOT_FOUND', message: ISWC_NOT_FOUND, where: 'handleMerge' }) : errorReply(ctx, 404, { code: 'NOT_FOUND', message: ISWC_NOT_FOUND, where: 'handleMerge' }));
 
   const body = await decodeRequestBody(ctx, req, spec);
+  // The shape family (server/shape-faults.ts): a role left undone on one shape of body, read as it came.
+  const skipped = (role: ShapeRole): boolean => body.ok && shapeRoleSkipped((id) => f.has(id), op.id, role, body.value);
+  const effect = !f.has('merge-no-effect') && !skipped('outcome');
   const query = new Query(ctx, op, rawQuery);
   // Choice `preferred-looked-up-first`: nothing else is read of a request whose preferred ISWC does not exist.
   if (lookedUpFirst404(ctx, query, body)) return notFound();
@@ -192,6 +196,7 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
 
   const repeated = query.repeated();
   if (repeated) return badParam(repeated);
+  if (skipped('accept')) return bad('BAD_BODY', 'this server does not take a merge of this shape');
   // Choice `business-codes` keeps production's order: the agency (103) before the preferred ISWC (113, 141).
   const agencyFirst = ctx.choices.has('business-codes') ? query.string(Q.agency) : undefined;
   if (agencyFirst && !agencyFirst.ok) return badParam(agencyFirst.problem);
@@ -207,6 +212,12 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
     // What the fault hides behind: a merge left with nothing to merge is refused as an empty one.
     if (itemCount(kept) === 0 && itemCount(value) > 0) return bad('BAD_BODY', 'the merge names nothing to merge');
     value = kept;
+  }
+  if (skipped('broken')) value = dropInvalidWorks(ctx, op, spec.resource, dropInvalidIswcs(value));
+  // Well-formed ISWCs the server does not have, dropped before any lookup (the choices' included).
+  if (skipped('unknown') && value !== null && typeof value === 'object' && Array.isArray((value as MergeBody).iswcs)) {
+    const v = value as MergeBody;
+    value = { ...v, iswcs: (v.iswcs as unknown[]).filter((i) => typeof i !== 'string' || validateNode(iswcSchema(), i).length > 0 || ctx.state.iswcExists(i)) };
   }
   // After the faults that drop items: they act wherever their description applies, lookups included.
   if (ctx.choices.has('merge-items-lookup-400')) {
@@ -239,7 +250,7 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
     if (odd) return bad('BAD_BODY', 'a field the document does not name');
   }
   if (ctx.choices.has('merge-items-in-order')) {
-    const refused = itemsInOrder(ctx, op, spec.resource, value, preferred.value, bad, notFound);
+    const refused = itemsInOrder(ctx, op, spec.resource, value, preferred.value, effect, bad, notFound);
     // The loop with a commit per item merged every item as it went: nothing is left to do.
     if (refused === 'merged') return f.has('no-body-204-violated') ? { status: op.successStatus, bodyOn204: '{}' } : empty(op.successStatus);
     if (refused) return refused;
@@ -283,18 +294,18 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
     const set = ctx.state.newMergeSet();
     for (const [i, iswc] of iswcs.entries()) {
       if (missing(iswc, i)) return refuseMissing();
-      if (!f.has('merge-no-effect') && !f.has('merge-iswcs-not-merged')) ctx.state.merge(preferred.value, [iswc], [], set);
+      if (effect && !f.has('merge-iswcs-not-merged')) ctx.state.merge(preferred.value, [iswc], [], set);
     }
     // The agency works, then: none of them can be refused at this point (an empty merge is merged too).
-    if (!f.has('merge-no-effect')) ctx.state.merge(preferred.value, [], merged, set);
+    if (effect) ctx.state.merge(preferred.value, [], merged, set);
   } else {
     if (iswcs.some(missing)) {
       // Choice `merge-partial-404`: what it has is merged all the same (set-based, or a loop that goes on).
-      if (ctx.choices.has('merge-partial-404') && !f.has('merge-no-effect')) ctx.state.merge(preferred.value, iswcs.filter((iswc) => ctx.state.iswcExists(iswc)), merged.filter((w) => ctx.state.workKnown(w.agencyCode, w.agencyWorkCode)));
+      if (ctx.choices.has('merge-partial-404') && effect) ctx.state.merge(preferred.value, iswcs.filter((iswc) => ctx.state.iswcExists(iswc)), merged.filter((w) => ctx.state.workKnown(w.agencyCode, w.agencyWorkCode)));
       return refuseMissing();
     }
     // Fault `merge-iswcs-not-merged`: the ISWCs passed every check; nothing of them is merged.
-    if (!f.has('merge-no-effect')) ctx.state.merge(preferred.value, f.has('merge-iswcs-not-merged') ? [] : iswcs, merged);
+    if (effect) ctx.state.merge(preferred.value, f.has('merge-iswcs-not-merged') ? [] : iswcs, merged);
   }
   if (f.has('no-body-204-violated')) return { status: op.successStatus, bodyOn204: '{}' };
   return empty(op.successStatus);

@@ -13,7 +13,7 @@ import type { OperationId } from '../contract/operations.ts';
  */
 
 /** The roles a budget's breadth proves, in the order it proves them (the key first). */
-export const ROLES = ['key', 'acceptance', 'success', 'outcome', 'lookup', 'item', 'limit', 'text', 'answer', 'status', 'http', 'spelling', 'lenient'] as const;
+export const ROLES = ['key', 'acceptance', 'success', 'outcome', 'lookup', 'item', 'limit', 'text', 'answer', 'status', 'http', 'spelling', 'shape', 'lenient'] as const;
 export type Role = (typeof ROLES)[number];
 
 /** `*` in a class: the operation of the case that shows the fault (a fault of every operation, shown on one). */
@@ -140,6 +140,9 @@ const CLASS_OF: Readonly<Record<string, string>> = {
 /** A spelling family member (server/spelling-faults.ts): `spelling.<xml|json|query|key>-<how>`. */
 const SPELLING = /^spelling\.(xml|json|query|key)-/;
 
+/** A shape family member (server/shape-faults.ts): `shape.<operation>.<role>.<shape>`. */
+const SHAPE = /^shape\.(run|merge|delete|demerge)\.([a-z]+)\./;
+
 /** A lenient family member: `lenient.<operation>.<field…>.<reading>`. */
 const LENIENT = /^lenient\.(run|merge|delete|demerge)\..+\.([a-z-]+)$/;
 
@@ -156,6 +159,9 @@ export function faultClass(fault: string, operation?: OperationId | null): strin
   // The spelling family (issue 38): a valid spelling refused, one class per part of a request spelled.
   const spelt = SPELLING.exec(fault);
   if (spelt) return `spelling/${spelt[1] ?? ''}`;
+  // The shape family (issue 38): a role left undone on one shape of request, one class per role across shapes.
+  const shaped = SHAPE.exec(fault);
+  if (shaped) return `shape/${shaped[2] ?? ''}`;
   return `fault/${fault}`;
 }
 

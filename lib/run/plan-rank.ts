@@ -16,8 +16,9 @@ import { classesShown as faultClassesShown, faultClass } from './fault-classes.t
  * The ranking, per mode (destructive or not), is greedy in five phases:
  *   0. key and breadth (issue 37): each class of fault (lib/run/fault-classes.ts) once, by the cheapest complete
  *      proof, in this order: the key on every operation (missing, wrong, a near miss), then every other
- *      class but the lenient readings and the valid spellings (a second proof of acceptance, issue 38), then
- *      each lenient reading once across fields and each part of a request spelled once; no entry of this phase
+ *      class but the lenient readings, the request shapes and the valid spellings (second proofs of roles
+ *      already shown, issue 38), then each lenient reading once across fields and each role on a request shape
+ *      once, and each part of a request spelled once; no entry of this phase
  *      costs more than BREADTH_CASE_CAP requests (a fair share of a budget of 30: a case that would take more
  *      is taken by its parts, or later);
  *   1. faults: the case (a generated case: at the runs it needed) that catches the most faults not yet
@@ -220,7 +221,7 @@ export const BREADTH_CASE_CAP = 15;
  */
 /** The first stages of breadth, the key's: ranked in phase 'key', which every slice of a rotation sends (lib/run/budget.ts). */
 const KEY_STAGES = 2;
-const BREADTH_STAGES: ReadonlyArray<(cls: string) => boolean> = [(c) => /^key\/(missing|wrong)\//.test(c), (c) => c.startsWith('key/') || c.startsWith('member:'), (c) => !c.startsWith('lenient/') && !c.startsWith('spelling/') && !c.startsWith('member:'), (c) => !c.startsWith('member:') && !c.startsWith('spelling/')];
+const BREADTH_STAGES: ReadonlyArray<(cls: string) => boolean> = [(c) => /^key\/(missing|wrong)\//.test(c), (c) => c.startsWith('key/') || c.startsWith('member:'), (c) => !c.startsWith('lenient/') && !c.startsWith('shape/') && !c.startsWith('spelling/') && !c.startsWith('member:'), (c) => !c.startsWith('member:') && !c.startsWith('spelling/')];
 
 /**
  * Greedy weighted cover (of items whose case costs at most `maxCost` with what was chosen of it): repeatedly the item with the most atoms not yet covered per request, each weighing

@@ -9,6 +9,7 @@ import { expectCheck } from '../expectations.ts';
 import { bodyRequest, queryRequest, rawBodyRequest } from '../requests.ts';
 import { emptyMerge, existingIswc, otherIswc, queryFor, unknownIswc, validExample, validWork } from '../templates.ts';
 import { keyProofs } from './key-proofs.ts';
+import { bodiesOfShapes, shapeOfBody, shapeSlug, shapeWords } from '../../contract/shapes.ts';
 import { statusOf } from '../../contract/answer.ts';
 import type { Exchange } from '../../contract/exchange.ts';
 import { boundaryValues } from '../values.ts';
@@ -161,6 +162,7 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
       parts: [
         { id: 'key-iswcs', title: 'the key refused on the merge of its ISWCs alone, which then succeeds' },
         { id: 'mixed-items', title: 'its ISWCs and agency works in one body with one item of one list it cannot take, refused' },
+        { id: 'key-shapes', title: 'the key refused on each other shape of its body (one ISWC alone, one agency work alone, ISWCs and agency works together), before anything is merged' },
       ],
       // What is merged and then demerged are the entry's agency works: without one, only the merge is shown.
       needs: [
@@ -179,6 +181,18 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
         // merges merged nothing (section 5), which no request can show of an ISWC.
         const proven = worksPart ?? parts[0];
         if (!proven) return;
+        // The key on every other shape of the entry's body (issue 38: a server may check it on the shapes it
+        // was tested with), sent without it before anything is merged; the demerge that follows the key
+        // proofs of the works shows that none of them merged a work (section 5).
+        const proofShapes = new Set(parts.map((part) => shapeOfBody(OP, part.body)).filter((x) => x !== undefined).map(shapeSlug));
+        const otherShapes = bodiesOfShapes(OP, { iswcs: entry.iswcs ?? [], agencyWorks: works }, emptyMerge()).filter(({ shape }) => !proofShapes.has(shapeSlug(shape)));
+        if (otherShapes.length > 0) {
+          await ctx.part('key-shapes', async () => {
+            for (const { shape, body } of otherShapes) {
+              await keyProofs(ctx, OP, bodyRequest(OP, format, body, query), `merge ${shapeWords(shape)}`, 'this merge of the profile\'s items is accepted (sections 5.1, 4.2)', ['none']);
+            }
+          });
+        }
         for (const part of parts) {
           // The key proven on a merge of ISWCs only too (issue 38): a server that checks the key against the
           // agency of each agency work serves a body without one with no key at all. No request shows what a
