@@ -233,16 +233,10 @@ async function bodyAhead(ctx: Context, req: IncomingMessage, resource: ResourceN
 
 /** Does a merge body carry an agency work? Read ahead: the handler gets the same bytes. */
 async function carriesAgencyWorks(ctx: Context, req: IncomingMessage): Promise<boolean> {
-  const read = await readBodyAhead(req, ctx.maxBodyBytes);
-  if (read.kind !== 'ok') return false;
-  const text = read.bytes.toString('utf8');
-  try {
-    const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' && Array.isArray((value as { agencyWorks?: unknown }).agencyWorks) && (value as { agencyWorks: unknown[] }).agencyWorks.length > 0;
-  } catch {
-    // Not JSON: an XML body carries them as elements.
-  }
-  return /<agencyWorks[\s>]/.test(text);
+  const value = await bodyAhead(ctx, req, 'MergeRequest');
+  if (value === null || typeof value !== 'object') return false;
+  const works = (value as { agencyWorks?: unknown }).agencyWorks;
+  return Array.isArray(works) && works.length > 0;
 }
 
 /** Choice `iis-html-errors`: the pages IIS writes for a path or verb no handler takes. */

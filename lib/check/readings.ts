@@ -131,7 +131,7 @@ export const DECISIONS: ReadonlyArray<{ title: string; text: string }> = [
   },
   {
     title: 'Query parameters left out',
-    text: 'Which query parameters are required is not shown for any operation (section 4). What a merge, delete or demerge gets with one parameter left out, or present but empty, is recorded (`observed.requiredness`); a 5xx is still an `http` failure. These requests name a preferred ISWC that does not exist and a work code never submitted, so nothing changes whatever the server makes of the missing value.',
+    text: 'Which query parameters are required is not shown for any operation (section 4). What a merge, delete or demerge gets with one parameter left out, present but empty, or given twice with the same value, is recorded (`observed.requiredness`; readers of a parameter given twice take the first value, the last, both joined with a comma, or refuse the request, and the document says none of it); a 5xx is still an `http` failure. These requests name a preferred ISWC that does not exist and a work code never submitted, so nothing changes whatever the server makes of the missing value.',
   },
   {
     title: 'One set of metadata',
