@@ -36,6 +36,19 @@ export function smallestNeeds(reasons: readonly string[]): string[] {
   return [...others, ...[...smallest.values()].map((n) => n.reason)];
 }
 
+/** The reasons a case gives when a request budget left it out, or left out the parts that show a check. */
+const BUDGET_REASON = /^not in the request budget\b/;
+
+/**
+ * A check some case would have shown but for the budget (that case had its entries) was kept out by the
+ * budget, not by the profile: what other cases lacked ("needs 12 more merges") would not bring it in, and
+ * read as advice it sends a user adding data a larger budget or another slice needs instead. So the needs
+ * go; they stay where no case of the check had its entries (no reason of the budget among them).
+ */
+export function budgetBeforeNeeds(reasons: readonly string[]): string[] {
+  return reasons.some((r) => BUDGET_REASON.test(r)) ? reasons.filter((r) => !r.startsWith('needs ')) : [...reasons];
+}
+
 /**
  * A check left out in the format the target does not serve and for want of data in the other says only
  * the latter: the format is the target's, the data the profile's to add.
@@ -75,7 +88,7 @@ export function specCoverage(executions: readonly CheckExecution[]): SpecCoverag
   }
   const notExercised = spec
     .filter((c) => !exercised.has(c.id))
-    .map((c) => ({ checkId: c.id, sections: [...c.sections], reasons: actionable(smallestNeeds([...(skipReasons.get(c.id) ?? [NO_CASE_RAN_IT])])) }));
+    .map((c) => ({ checkId: c.id, sections: [...c.sections], reasons: actionable(budgetBeforeNeeds(smallestNeeds([...(skipReasons.get(c.id) ?? [NO_CASE_RAN_IT])]))) }));
   return { specChecks: spec.length, exercised: spec.length - notExercised.length, notExercised };
 }
 

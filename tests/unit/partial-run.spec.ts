@@ -8,7 +8,7 @@ import { inProcessReport } from '../../lib/selfcheck/in-process-report.ts';
 import { renderJunit } from '../../lib/report/junit.ts';
 import type { ConformanceReport } from '../../lib/report/model.ts';
 import { reportViolations } from '../../lib/report/validate.ts';
-import { NO_CASE_RAN_IT, smallestNeeds, specCoverage, verdictText } from '../../lib/report/verdict.ts';
+import { budgetBeforeNeeds, NO_CASE_RAN_IT, smallestNeeds, specCoverage, verdictText } from '../../lib/report/verdict.ts';
 
 // In order, in one worker: the tests share what test.beforeAll makes (whole runs), which every worker
 // running one of them would otherwise make again.
@@ -133,4 +133,13 @@ test('of the counted needs of a check, only the smallest of each kind is said: a
       'needs 3 more demerges (1 of them whose workcode has 20 characters (its limit))',
     ]),
   ).toEqual(['needs 2 more merges', 'needs 3 more demerges (1 of them whose workcode has 20 characters (its limit))']);
+});
+
+test('a check a case left out for the budget says the budget, not what other cases lacked: adding data would not bring it in', () => {
+  // A hand-written profile of six merges with ISWCs, under --budget 60: item-refused listed "needs a merges entry
+  // with at least 1 iswcs; needs 12 more merges", though a case holding its entries had been left out for the budget.
+  expect(budgetBeforeNeeds(['not in the request budget (ISWC_BUDGET=60)', 'needs a merges entry with at least 1 iswcs', 'needs 12 more merges (6 of them with at least 1 agencyWorks)'])).toEqual(['not in the request budget (ISWC_BUDGET=60)']);
+  expect(budgetBeforeNeeds(['not in the request budget: the parts "x" were left out', 'needs 1 more demerges'])).toEqual(['not in the request budget: the parts "x" were left out']);
+  // No case of the check had its entries: the data is what keeps it out, budget or not.
+  expect(budgetBeforeNeeds(['needs 1 more merges', 'not in the smoke plan'])).toEqual(['needs 1 more merges', 'not in the smoke plan']);
 });
