@@ -137,6 +137,17 @@ test('profile check --client says what a client can exercise, entry by entry, wi
   const mixed = await cliInProcess(['profile', 'check', '--client', 'fixtures/targets/minimal.json', '--budget', '10']);
   expect(mixed.code).toBe(2);
   expect(mixed.stderr).toContain('--budget plans a run of the suite');
+
+  // The profile named as run and plan name it (a newcomer typed --target): the same check; two profiles, or none, exit 2.
+  const named = await cliInProcess(['profile', 'check', '--client', '--target', 'fixtures/targets/minimal.json']);
+  expect(named.code).toBe(1);
+  expect(named.stdout).toBe(thin.stdout);
+  const two = await cliInProcess(['profile', 'check', 'fixtures/targets/minimal.json', '--target', 'fixtures/targets/embedded.json']);
+  expect(two.code).toBe(2);
+  expect(two.stderr).toContain('two profiles given, fixtures/targets/minimal.json and --target fixtures/targets/embedded.json: name one');
+  const none = await cliInProcess(['profile', 'check']);
+  expect(none.code).toBe(2);
+  expect(none.stderr).toContain('name the profile to check: npx iswc-conformance profile check FILE (or --target FILE)');
 });
 
 test('the client profile carries notes for people that the harness drops: entries hold only the data it sends', async () => {

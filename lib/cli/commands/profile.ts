@@ -220,7 +220,7 @@ export function consumedAgainst(profile: TargetProfile, url: string, reportDir: 
 export const profileCommand: Command = {
   name: 'profile',
   summary: 'check a target profile: what a run can exercise with it, what to add, entries that interfere',
-  usage: 'npx iswc-conformance profile check FILE [--budget N] [--runs N] [--against URL [--report-dir DIR]]\n       npx iswc-conformance profile check --client FILE',
+  usage: 'npx iswc-conformance profile check FILE [--budget N] [--runs N] [--against URL [--report-dir DIR]]\n       npx iswc-conformance profile check --client FILE\n       (FILE may also be given as --target FILE, as run and plan take it)',
   description:
     `Validates the profile (exit 2, with the JSON path of each problem, when it is not valid), then plans without sending anything: how many of the document's spec checks a non-destructive run, a destructive run, the smoke plan and a budget of N requests (default ${DEFAULT_CHECK_BUDGET}) exercise with it, and for each spec check one of them does not, the smallest addition to the profile that would ("outcome.sequence: add 4 more merges"), each confirmed by planning that mode again with it; where no addition brings a check within the smoke plan or the budget, it says so ("does not fit in 60 requests (a larger --budget)"). A new profile takes tens of seconds to plan: on a terminal, a line on standard error says which mode it is planning, and is cleared before the report. It names entries that interfere: an ISWC merged by two merge entries, a merged ISWC that is another entry's preferred ISWC, a demerge or submission under an ISWC a merge entry merges away, an ISWC of iswcs (existing data, never changed) a merge entry merges away, two demerge entries under one preferred ISWC (one merge request may have carried both: a demerge of either then removes both), the same agency work in two entries, an entry naming an unknown ISWC. Production refuses cycles and re-parenting, so the second such merge would be refused. Check digits that do not hold are warnings. With --client it says instead what a client under test can exercise with the profile in the sandbox: for each operation, which entries it may use and how (merges not yet done, works already merged, submissions that exist), a request it can send as it stands, and what to add where an operation cannot succeed. With --against URL it also reads the report a run against that target left in the report directory (--report-dir, default ISWC_REPORT_DIR or reports) and names the profile's disposable entries that run consumed: a destructive run would not judge their cases (docs/target-profile.md).`,
   options: {
@@ -228,17 +228,22 @@ export const profileCommand: Command = {
     runs: { type: 'string', value: 'N', description: 'Runs per property-based check, for the request counts (default 100, as ISWC_RUNS).' },
     against: { type: 'string', value: 'URL', description: "The target's base URL: name the profile's disposable entries an earlier run against it consumed, as the report it left says (nothing is sent)." },
     'report-dir': { type: 'string', value: 'DIR', description: 'With --against: where that run wrote its reports (default ISWC_REPORT_DIR, else reports).' },
+    target: { type: 'string', value: 'FILE', description: 'The profile to check, named as run and plan name it: the same as FILE.' },
     client: { type: 'boolean', description: 'Check the profile for a client under test in the sandbox (npx iswc-conformance sandbox --target FILE): what it can exercise, operation by operation, with a request it can send.' },
   },
-  positionals: { min: 2, max: 2 },
+  positionals: { min: 1, max: 2 },
   exitCodes: [
     [EXIT.OK, 'the profile is valid and no entries interfere (check-digit warnings and spec checks the profile cannot exercise do not change it); with --client, a client can also succeed at every operation with it'],
     [EXIT.NOT_CONFORMANT, 'entries of the profile interfere (listed): a run would report failures the target did not commit; with --against, also entries an earlier run against that target consumed (listed, with what to do); with --client, also an operation a client cannot succeed at with it (what to add is listed)'],
     exitMeaning(EXIT.USAGE, `: the profile cannot be read or is not valid`),
   ],
   async run({ values, positionals }, io) {
-    const [sub, file] = positionals;
+    const [sub, named] = positionals;
     if (sub !== 'check') throw new UsageError(`unknown subcommand "${sub ?? ''}": the profile command has one, check (npx iswc-conformance profile check FILE)`);
+    const target = stringOption(values, 'target');
+    if (named !== undefined && target !== undefined && named !== target) throw new UsageError(`two profiles given, ${named} and --target ${target}: name one (npx iswc-conformance profile check FILE)`);
+    const file = named ?? target;
+    if (file === undefined) throw new UsageError('name the profile to check: npx iswc-conformance profile check FILE (or --target FILE)');
     if (values.client === true) {
       const given = ['budget', 'runs', 'against', 'report-dir'].filter((k) => values[k] !== undefined);
       if (given.length > 0) throw new UsageError(`${given.map((k) => `--${k}`).join(', ')} plans a run of the suite; --client says what a client can exercise (nothing is planned)`);
