@@ -299,6 +299,8 @@ export default class ConformanceReporter implements Reporter {
         const hint = replayHint(report.executions.filter((e) => e.verdict === 'fail' && e.checkId === f.checkId && (e.operation ?? null) === f.operation), replayTargetOf(report.meta, shownPath(files[0] ?? 'conformance.json')));
         if (hint) lines.push(hint);
       }
+      const consumedHint = engineProgress()?.consumedHint;
+      if (consumedHint !== undefined) lines.push(`  ? ${consumedHint}`);
     }
     const waived = groupByCheck(report.executions.filter((e) => e.verdict === 'waived'), (e) => `${e.checkId}\u0001${e.waiver?.index ?? ''}`);
     if (waived.size > 0) {

@@ -229,6 +229,7 @@ export class RunEngine implements SelectableEngine {
     const halt = this.halt();
     const { maxDurationMs } = this.setup;
     const consumedReason = this.consumption.reason();
+    const consumedHint = this.consumption.hint(this.setup.cfg.reportDir);
     return {
       ...this.figures(),
       failures: this.failures,
@@ -239,6 +240,7 @@ export class RunEngine implements SelectableEngine {
       ...(halt ? { halt } : {}),
       consumed: this.consumption.ledger(),
       ...(consumedReason !== undefined ? { consumedReason } : {}),
+      ...(consumedHint !== undefined ? { consumedHint } : {}),
     };
   }
 

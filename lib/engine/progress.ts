@@ -32,6 +32,8 @@ export interface EngineProgress extends RunFigures {
   consumed?: ConsumedEntry[];
   /** Why the cases on entries an earlier run consumed were not judged, once one was found (lib/report/consumed.ts). */
   consumedReason?: string;
+  /** Refusals of entries the run consumes that no earlier report explains: what to check (lib/report/consumed.ts, hint). */
+  consumedHint?: string;
 }
 
 /** Between two lines in a log without a terminal. */

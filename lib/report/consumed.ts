@@ -123,6 +123,8 @@ const refused = (e: CheckExecution): boolean => /^4\d\d\b/.test(e.received ?? ''
 export class Consumption {
   private readonly consumed: ConsumedEntry[] = [];
   private readonly found: ConsumedEntry[] = [];
+  /** Entries whose case failed on a refusal with no earlier report to say they were consumed. */
+  private readonly unexplained: Array<{ kind: DisposableKind; entry: unknown }> = [];
 
   /**
    * `startedAt`: when this run started (what it consumes is recorded with it); `name`: how the reasons
@@ -151,6 +153,8 @@ export class Consumption {
       const reason = consumedReason(before, this.shown(this.earlier.report), this.name);
       out = out.map((e) => (e.verdict === 'fail' && refused(e) ? { ...e, verdict: 'skip' as const, skipReason: reason } : e));
       for (const c of before) if (!this.found.some((f) => sameEntry(f, c))) this.found.push(c);
+    } else if (before.length === 0 && out.some((e) => e.verdict === 'fail' && refused(e))) {
+      for (const c of entries) if (!this.unexplained.some((f) => sameEntry(f, c))) this.unexplained.push(c);
     }
     if (out.some(answeredOk)) for (const c of entries) if (!this.consumed.some((f) => sameEntry(f, c))) this.consumed.push({ ...c, caseId: p.def.id, at: this.startedAt });
     return out;
@@ -175,6 +179,18 @@ export class Consumption {
   reason(): string | undefined {
     if (this.found.length === 0 || !this.earlier) return undefined;
     return consumedReason(this.found, this.shown(this.earlier.report), this.name);
+  }
+
+  /**
+   * When a case failed on a refusal of an entry the run consumes and no earlier report says it was consumed:
+   * what to check before taking it for a finding (an earlier destructive run may have consumed it, its reports
+   * in another directory, so that this run could not know). The failures stand: this is no evidence.
+   */
+  hint(reportDir: string): string | undefined {
+    if (this.unexplained.length === 0) return undefined;
+    const one = this.unexplained.length === 1;
+    const names = this.unexplained.map((c) => this.name(c.kind, c.entry)).join(', ');
+    return `refused: the profile's disposable ${one ? 'entry' : 'entries'} ${names}, which a destructive run consumes. If an earlier destructive run against this target consumed ${one ? 'it' : 'them'}, with its reports in another directory than ${this.shown(reportDir)}, this run could not know, and ${one ? 'its failure is' : 'their failures are'} not the API's: recreate ${one ? 'it' : 'them'} on the target, or give --report-dir the directory of that run, whose report says what it consumed (docs/target-profile.md, "A second run before you refresh them")`;
   }
 
   /** What a merge of shards needs to say the same (lib/report/attachment.ts): the ledger, and the entries found consumed with the report that says so. */

@@ -75,6 +75,26 @@ test('without evidence nothing is excused: no earlier report, another entry, a r
   expect(idle.ledger()).toEqual([consumedBefore]);
 });
 
+test('a refusal no earlier report explains stays a failure, with what to check: an earlier run whose reports are elsewhere', () => {
+  // A newcomer's second destructive run into another --report-dir: the first run's report is not the one it replaces.
+  const unexplained = new Consumption(true, undefined, 'now', name);
+  expect(unexplained.observe(deleteCase, [execution('status.success', 'fail', '404 text/plain "Submission not found"')])[0]?.verdict).toBe('fail');
+  expect(unexplained.reason()).toBeUndefined();
+  expect(unexplained.hint('reports/full')).toBe(
+    "refused: the profile's disposable entry submissions[1], which a destructive run consumes. If an earlier destructive run against this target consumed it, with its reports in another directory than reports/full, this run could not know, and its failure is not the API's: recreate it on the target, or give --report-dir the directory of that run, whose report says what it consumed (docs/target-profile.md, \"A second run before you refresh them\")",
+  );
+  // Nothing to say: a failure that is no refusal, an entry the earlier report explains, a run that consumes nothing.
+  const crash = new Consumption(true, undefined, 'now', name);
+  crash.observe(deleteCase, [execution('http.no-5xx', 'fail', '500')]);
+  expect(crash.hint('r')).toBeUndefined();
+  const explained = new Consumption(true, earlier([consumedBefore]), 'now', name);
+  explained.observe(deleteCase, [execution('status.success', 'fail', '404')]);
+  expect(explained.hint('r')).toBeUndefined();
+  const idle = new Consumption(false, undefined, 'now', name);
+  idle.observe(deleteCase, [execution('status.success', 'fail', '404')]);
+  expect(idle.hint('r')).toBeUndefined();
+});
+
 test('the reason names every entry by its place in the profile, grouped by what consumed it; one not in the profile by its values', () => {
   const two: ConsumedEntry[] = [consumedBefore, { ...consumedBefore, entry: OTHER, caseId: 'delete.identity' }];
   expect(consumedReason(two, 'r.json', name)).toBe(
