@@ -62,10 +62,13 @@ test("the requests and durations the guides and staging.md state are plan's for 
   // docs/staging.md shows the full non-destructive plan of the same profile, and the notice it prints.
   const stagingSafe = await plan('staging-example.json', []);
   const staging = doc('staging.md');
-  expect(staging, 'docs/staging.md: the total of the full non-destructive plan of staging-example.json').toContain(`non-destructive: \`total: ${stagingSafe.from} to ${stagingSafe.to} requests\``);
+  // What the doc says beside what plan prints, never the whole doc: a stale figure is one line to read.
+  const total = `non-destructive: \`total: ${stagingSafe.from} to ${stagingSafe.to} requests\``;
+  const written = /non-destructive: `total: [\d,]+(?: to [\d,]+)? requests`/.exec(staging)?.[0] ?? '(no such sentence)';
+  expect(written, 'docs/staging.md: the total of the full non-destructive plan of staging-example.json').toBe(total);
   const notice = stagingSafe.out.split('\n').filter((l) => /^ +(estimated|--smoke) /.test(l)).map((l) => l.trim().replace(/\s+/g, ' '));
   expect(notice.length, stagingSafe.out).toBe(2);
-  for (const line of notice) expect(staging, `docs/staging.md: the notice's line "${line}"`).toContain(line);
+  expect(notice.filter((line) => !staging.includes(line)), "docs/staging.md: the notice's lines as plan prints them").toEqual([]);
   // Every sentence out of date at once, each named with what plan prints: one run tells all the edits.
   const range = (e: { from: number; to: number }): string => (e.from === e.to ? `${e.from}` : `${e.from} to ${e.to}`);
   const stale = claims.flatMap(([name, pattern, estimate]) => {
