@@ -13,6 +13,7 @@ import { choose } from './budget.ts';
 import { shapeOf } from './dry-run.ts';
 import { saveShapes } from './shape-cache.ts';
 import type { PlannedCase } from './planned.ts';
+import { PLAN_DATA } from './plans.generated.ts';
 
 export type { PlannedCase };
 
@@ -84,16 +85,15 @@ function lackFor(need: Need, p: AllocatedCase, profile: TargetProfile, claims: r
  * the profile cannot serve is skipped with what it lacks, counted; a case that runs without some of its
  * checks for lack of data says which, and why. No dry run: what `profile check` simulates additions with.
  */
-export function allocateSuite(profile: TargetProfile, options: Pick<SuiteOptions, 'destructive' | 'destructiveOffReason'>, cases: readonly CaseDef[]): AllocatedCase[] {
+export function allocateSuite(profile: TargetProfile, options: Pick<SuiteOptions, 'destructive' | 'destructiveOffReason'>, cases: readonly CaseDef[], served?: ReadonlyMap<string, number>): AllocatedCase[] {
   const planned: AllocatedCase[] = cases.flatMap((def) => def.formats.map((format) => ({ def, format, project: format === 'xml' ? ('xml' as const) : ('json' as const), key: `${def.id}@${format}`, entries: {} })));
   // A format the target does not serve (profile formats) is sent nothing, and claims no entry.
   for (const p of planned) if (!servesFormat(profile, p.format)) p.skipReason = formatNotServedReason(profile, p.format);
   const reusable = reusableRun(profile, options.destructive);
-  const claims = suiteClaims(
-    planned.filter((p) => p.skipReason === undefined),
-    options.destructive,
-    reusable,
-  );
+  const claimants = planned.filter((p) => p.skipReason === undefined);
+  // `served`: the order the entries are handed out in (a budget's ranking), else the suite's.
+  const rank = (p: AllocatedCase): number => served?.get(p.key) ?? Number.MAX_SAFE_INTEGER;
+  const claims = suiteClaims(served ? [...claimants].sort((a, b) => rank(a) - rank(b)) : claimants, options.destructive, reusable);
   const allocation: Map<string, Allocation<unknown>> = partition(profile, claims);
   for (const p of planned) {
     if (p.skipReason !== undefined) continue;
@@ -143,7 +143,11 @@ export function allocateSuite(profile: TargetProfile, options: Pick<SuiteOptions
  */
 export async function planSuite(profile: TargetProfile, options: SuiteOptions, cases: readonly CaseDef[] = allCases(profile)): Promise<PlannedCase[]> {
   const planned: PlannedCase[] = [];
-  for (const p of allocateSuite(profile, options, cases)) {
+  // Under a budget, the cases its ranking takes first get their entries first: handed out in suite order, a
+  // small profile's entries went to cases the budget never sends, and a gate went without proofs it had the
+  // data for (a profile of six merges was told to add twelve for status.item-refused at 60 requests).
+  const served = options.budget !== undefined && (options.plan ?? 'full') === 'full' ? rankOrder(options.destructive) : undefined;
+  for (const p of allocateSuite(profile, options, cases, served)) {
     const runnable = p.skipReason === undefined;
     const shape = runnable ? await shapeOf(p.def, p.format, profile, p.entries) : await shapeOf(p.def, p.format, ampleProfile(profile, p.def.needs ?? []), ampleEntriesFor(p.def, profile.agency));
     planned.push({ ...p, shape });
@@ -155,6 +159,13 @@ export async function planSuite(profile: TargetProfile, options: SuiteOptions, c
   if (choice.slice) PLAN_SLICES.set(planned, choice.slice);
   applyChoice(planned, choice, plan === 'smoke' ? 'not in the smoke plan (the fewest requests that catch every fault of the catalogue this mode can catch, and exercise every spec check once)' : `not in the request budget (ISWC_BUDGET=${options.budget})`);
   return planned;
+}
+
+/** The committed ranking of a mode (lib/run/plans.generated.ts) as case key → its first place in it. */
+function rankOrder(destructive: boolean): Map<string, number> {
+  const order = new Map<string, number>();
+  for (const [i, entry] of (destructive ? PLAN_DATA.destructive : PLAN_DATA.safe).entries.entries()) if (!order.has(entry.key)) order.set(entry.key, i);
+  return order;
 }
 
 /** Of a budgeted plan (planSuite's answer): the slice of the rotation it took (lib/run/budget.ts SliceInfo). */

@@ -928,7 +928,7 @@ export const PLAN_DATA: PlanData = {
     },
   },
   measuredWith: {
-    harness: "bb83bd132240759349eb185a",
+    harness: "1d74c9ca81c7669b629772e2",
     cases: {
       "delete.auth.none@none": "dd4205c33e3a7794",
       "delete.auth.wrong@none": "d7c62832bdb32c93",

@@ -128,9 +128,12 @@ test('under a budget, each advised addition is one planning with it confirms; a 
       expect(grown, `budget ${budget}: ${checkId} with ${JSON.stringify(advice.add)}`).toContain(checkId);
     }
   }
-  // Its merge entry has two agency works already: more such entries do not bring outcome.demerge-one within 30 requests.
+  // Its merge entry has two agency works: the budget's ranking takes the case that demerges one of them, and
+  // gets the entry first (it went to a case the budget never sends when entries were handed out in suite order).
   const at30 = await modeCoverage(three, 'budget', { destructive: true, budget: 30, runs: 10 });
-  expect(at30.notExercised.find((n) => n.checkId === 'outcome.demerge-one')?.advice).toEqual({ beyond: 'budget' });
+  expect(at30.notExercised.map((n) => n.checkId)).not.toContain('outcome.demerge-one');
+  // A generated sequence of merges, demerges and deletes does not fit in 30 requests, whatever the profile holds.
+  expect(at30.notExercised.find((n) => n.checkId === 'outcome.sequence')?.advice).toEqual({ beyond: 'budget' });
 });
 
 const SPEC = allChecks().filter((c) => c.level === 'spec').length;
