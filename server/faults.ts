@@ -6,7 +6,7 @@ import { activeFamilies, isLenientFaultId, LENIENT_FAULTS } from './lenient.ts';
 import type { SpellingFaultId } from './spelling-faults.ts';
 import { SPELLING_FAULTS } from './spelling-faults.ts';
 import type { ShapeFaultId } from './shape-faults.ts';
-import { anyShapeRole, SHAPE_FAULTS } from './shape-faults.ts';
+import { anyShapeRole, isShapeFaultId, SHAPE_FAULTS } from './shape-faults.ts';
 import type { ActiveFamilies } from './lenient.ts';
 
 /**
@@ -182,6 +182,9 @@ export class FaultSet {
   /** A member of the shape family's key role is in the set: the key's check reads the body ahead. */
   readonly shapeKey: boolean;
 
+  /** A member of the shape family is in the set: the merge reads its body's shape (none: nothing to read). */
+  readonly shaped: boolean;
+
   constructor(ids: readonly string[] = []) {
     const unknown = ids.filter((id) => !isFaultId(id));
     if (unknown.length > 0) {
@@ -192,6 +195,7 @@ export class FaultSet {
     this.#ids = new Set(ids.filter(isFaultId));
     this.#families = activeFamilies(this.#ids);
     this.shapeKey = anyShapeRole(this.#ids, 'key');
+    this.shaped = [...this.#ids].some(isShapeFaultId);
   }
 
   /** The lenient family faults of this set (server/lenient.ts), by kind. */

@@ -23,6 +23,7 @@ import { handleDelete } from './submission.ts';
 import type { BodyRead, Reply } from './wire.ts';
 import { header, json, readBodyAhead, splitTarget, text, writeReply } from './wire.ts';
 import { shapeRoleSkipped } from './shape-faults.ts';
+import { shapeOfBody } from '../lib/contract/shapes.ts';
 import { decodeBody, formatOfContentType, sniffFormat } from '../lib/contract/codec/index.ts';
 import type { ResourceName } from '../lib/contract/json-schema.ts';
 import { querySpellingRefused } from './spelling-faults.ts';
@@ -181,7 +182,7 @@ async function route(ctx: Context, routes: Routes, req: IncomingMessage): Promis
     // Fault `auth-missing-run-end`: the key is looked at on a start only; a body carrying a runId is an end.
     const endServed = ctx.faults.has('auth-missing-run-end') && op.id === 'notifyAgentRun' && (await endsRun(ctx, req));
     // Fault `merge-key-works-only`: the key is checked against each agency work's agency; a body without one is served.
-    const iswcsOnlyServed = ctx.faults.has('merge-key-works-only') && op.id === 'mergeIswcMetadata' && !(await carriesAgencyWorks(ctx, req));
+    const iswcsOnlyServed = ctx.faults.has('merge-key-works-only') && op.id === 'mergeIswcMetadata' && op.body !== null && !(shapeOfBody(op.id, await bodyAhead(ctx, req, op.body.resource))?.lists.includes('agencyWorks') ?? false);
     // The shape family's key role (server/shape-faults.ts): the key left unchecked on one shape of body.
     const shapeServed = op.body !== null && ctx.faults.shapeKey && shapeRoleSkipped((id) => ctx.faults.has(id), op.id, 'key', await bodyAhead(ctx, req, op.body.resource));
     if (!endServed && !iswcsOnlyServed && !shapeServed) {
@@ -229,14 +230,6 @@ async function bodyAhead(ctx: Context, req: IncomingMessage, resource: ResourceN
   if (format === undefined) return undefined;
   const decoded = decodeBody(format, resource, text);
   return decoded.ok ? decoded.value : undefined;
-}
-
-/** Does a merge body carry an agency work? Read ahead: the handler gets the same bytes. */
-async function carriesAgencyWorks(ctx: Context, req: IncomingMessage): Promise<boolean> {
-  const value = await bodyAhead(ctx, req, 'MergeRequest');
-  if (value === null || typeof value !== 'object') return false;
-  const works = (value as { agencyWorks?: unknown }).agencyWorks;
-  return Array.isArray(works) && works.length > 0;
 }
 
 /** Choice `iis-html-errors`: the pages IIS writes for a path or verb no handler takes. */

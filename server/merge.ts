@@ -183,7 +183,7 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
 
   const body = await decodeRequestBody(ctx, req, spec);
   // The shape family (server/shape-faults.ts): a role left undone on one shape of body, read as it came.
-  const skipped = (role: ShapeRole): boolean => body.ok && shapeRoleSkipped((id) => f.has(id), op.id, role, body.value);
+  const skipped = (role: ShapeRole): boolean => f.shaped && body.ok && shapeRoleSkipped((id) => f.has(id), op.id, role, body.value);
   const effect = !f.has('merge-no-effect') && !skipped('outcome');
   const query = new Query(ctx, op, rawQuery);
   // Choice `preferred-looked-up-first`: nothing else is read of a request whose preferred ISWC does not exist.

@@ -25,24 +25,36 @@ export interface BodyList {
   shown: boolean;
 }
 
-const ISWC_REF = '#/components/schemas/Iswc';
+const ISWC = 'Iswc';
 
-/** The lists of an operation's request body, in the schema's order. */
+const LISTS = new Map<OperationId, BodyList[]>();
+
+/** The component a `$ref` names (`#/components/schemas/AgencyCode` → `AgencyCode`). */
+const refName = (node: unknown): string | undefined => {
+  const ref = (node as { $ref?: unknown }).$ref;
+  return typeof ref === 'string' ? ref.split('/').pop() : undefined;
+};
+
+/** The lists of an operation's request body, in the schema's order (derived once: the schema does not change). */
 export function listsOf(opId: OperationId): BodyList[] {
+  const known = LISTS.get(opId);
+  if (known) return known;
   const op = operation(opId);
-  if (!op.body) return [];
-  // Components a query of another operation names: an item holding one is named again by a later request.
-  const namedLater = new Set(operations().filter((o) => o.id !== opId).flatMap((o) => o.params.filter((p) => p.name !== 'preferredIswc').map((p) => p.component)));
-  return Object.entries(resourceSchema(op.body.resource).properties ?? {}).flatMap(([name, raw]): BodyList[] => {
-    const node = raw as { type?: unknown; items?: { $ref?: string } };
-    if (node.type !== 'array') return [];
-    const ref = node.items?.$ref;
-    const lookedUp = ref === ISWC_REF && op.statuses.includes(404);
-    // An agency work is named again by the demerge's agency and workcode (4.4); an ISWC only ever as the preferred one.
-    const itemProps = ref !== undefined && ref !== ISWC_REF ? Object.values(resourceSchema(ref.split('/').pop() as ResourceName).properties ?? {}) : [];
-    const shown = itemProps.some((p) => typeof (p as { $ref?: unknown }).$ref === 'string' && namedLater.has(((p as { $ref: string }).$ref.split('/').pop() ?? '')));
-    return [{ name, lookedUp, shown }];
-  });
+  const lists = !op.body
+    ? []
+    : Object.entries(resourceSchema(op.body.resource).properties ?? {}).flatMap(([name, raw]): BodyList[] => {
+        const node = raw as { type?: unknown; items?: unknown };
+        if (node.type !== 'array') return [];
+        const ref = refName(node.items);
+        const lookedUp = ref === ISWC && op.statuses.includes(404);
+        // Named again by a later request: another operation's query names every field of the item (the
+        // demerge's agency and workcode name an agency work, 4.4); an ISWC, which has no fields, never is.
+        const fields = ref !== undefined && ref !== ISWC ? Object.values(resourceSchema(ref as ResourceName).properties ?? {}).map(refName) : [];
+        const shown = fields.length > 0 && operations().some((o) => o.id !== opId && fields.every((f) => f !== undefined && o.params.some((p) => p.component === f)));
+        return [{ name, lookedUp, shown }];
+      });
+  LISTS.set(opId, lists);
+  return lists;
 }
 
 /** Every shape of an operation's body that names at least one item: each non-empty set of lists, one item or several. */

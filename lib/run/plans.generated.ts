@@ -928,7 +928,7 @@ export const PLAN_DATA: PlanData = {
     },
   },
   measuredWith: {
-    harness: "1d74c9ca81c7669b629772e2",
+    harness: "350f7a72ad815e3b85ffaa41",
     cases: {
       "delete.auth.none@none": "dd4205c33e3a7794",
       "delete.auth.wrong@none": "d7c62832bdb32c93",
