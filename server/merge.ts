@@ -328,6 +328,17 @@ export function lookedUpFirst404(ctx: Context, query: Query, body?: BodyOutcome)
  * detached, so a repeat is refused.
  */
 export function handleDemerge(ctx: Context, op: Operation, rawQuery: string): Reply {
+  const reply = demergeReply(ctx, op, rawQuery);
+  // Fault `demerge-lapses`: a demerge refused, whatever the reason, merges again the work it names, once
+  // answered, if a demerge removed it (a repeat right after the 204 is refused; a later one finds it).
+  if (ctx.faults.has('demerge-lapses') && reply.status >= 400) {
+    const q = new URLSearchParams(rawQuery);
+    ctx.state.lapseOn('demerge', [q.get(Q.preferredIswc) ?? '', q.get(Q.agency) ?? '', q.get(Q.workcode) ?? '']);
+  }
+  return reply;
+}
+
+function demergeReply(ctx: Context, op: Operation, rawQuery: string): Reply {
   const f = ctx.faults;
   const c = ctx.choices;
   const bad = (code: ErrorCode, message: string, business?: string): Reply => errorReply(ctx, 400, { code, message, where: 'handleDemerge', ...(business !== undefined ? { business } : {}) });
@@ -381,6 +392,8 @@ export function handleDemerge(ctx: Context, op: Operation, rawQuery: string): Re
     if (c.has('demerge-merged-iswc')) ctx.state.demergeIswc(preferred.value, effectiveAgency, workcode.value);
     else if (c.has('demerge-merge-set')) ctx.state.demergeSet(preferred.value, effectiveAgency, workcode.value);
     else ctx.state.demerge(preferred.value, effectiveAgency, workcode.value);
+    const [p, a, w] = [preferred.value, effectiveAgency, workcode.value];
+    if (f.has('demerge-lapses')) ctx.state.lapsesLater('demerge', [p, a, w], () => ctx.state.merge(p, [], [{ agencyCode: a, agencyWorkCode: w }]));
   }
   return empty(op.successStatus);
 }

@@ -289,6 +289,28 @@ export class ServerState {
     this.#submissions.delete(submissionKey(preferredIswc, agency, workcode, sourceDb));
   }
 
+  /** Effects that lapse (faults `delete-lapses`, `demerge-lapses`): what undoes each, by what names it. */
+  readonly #lapsing = new Map<string, () => void>();
+
+  /** A change that is undone once a request naming the same thing (`lapseOn`) has been refused. */
+  lapsesLater(what: 'delete' | 'demerge', names: ReadonlyArray<string | number>, undo: () => void): void {
+    this.#lapsing.set(`${what}${JSON.stringify(names)}`, undo);
+  }
+
+  /** A delete or demerge naming these was refused: the change it names, if one lapses, is undone once this answer is given. */
+  lapseOn(what: 'delete' | 'demerge', names: ReadonlyArray<string | number>): void {
+    const key = `${what}${JSON.stringify(names)}`;
+    const undo = this.#lapsing.get(key);
+    if (!undo) return;
+    this.#lapsing.delete(key);
+    queueMicrotask(undo);
+  }
+
+  /** Brings back a deleted submission (fault `delete-lapses`). */
+  restoreSubmission(preferredIswc: string, agency: string, workcode: string, sourceDb: number): void {
+    this.#submissions.add(submissionKey(preferredIswc, agency, workcode, sourceDb));
+  }
+
   /** A run notification without runId starts a run: a new GUID is allocated. */
   startRun(fields: Record<string, unknown>, chosen: string | undefined, agency: string): string {
     const runId = chosen ?? randomUUID();

@@ -21,6 +21,17 @@ export const SUBMISSION_NOT_FOUND = 'Submission not found';
  * `refuse-as-400`, 404 only when the preferred ISWC itself does not exist, 400 otherwise). 204 removes it.
  */
 export function handleDelete(ctx: Context, op: Operation, rawQuery: string): Reply {
+  const reply = deleteReply(ctx, op, rawQuery);
+  // Fault `delete-lapses`: a delete refused, whatever the reason, brings back the submission it names, once
+  // answered, if a delete removed it (a repeat right after the 204 is refused; a later one finds it).
+  if (ctx.faults.has('delete-lapses') && reply.status >= 400) {
+    const q = new URLSearchParams(rawQuery);
+    ctx.state.lapseOn('delete', [q.get(Q.preferredIswc) ?? '', q.get(Q.agency) ?? '', q.get(Q.workcode) ?? '', Number(q.get(Q.sourceDb))]);
+  }
+  return reply;
+}
+
+function deleteReply(ctx: Context, op: Operation, rawQuery: string): Reply {
   const f = ctx.faults;
   const c = ctx.choices;
   const bad = (problem: Problem): Reply => errorReply(ctx, 400, { code: problemCode(problem), message: problem.message, where: 'handleDelete', param: problem.param });
@@ -92,5 +103,7 @@ export function handleDelete(ctx: Context, op: Operation, rawQuery: string): Rep
     return errorReply(ctx, 404, notFound);
   }
   if (!f.has('delete-no-effect')) ctx.state.deleteSubmission(preferred.value, effectiveAgency, workcode.value, effectiveSourceDb);
+  const [p, a, w, d] = [preferred.value, effectiveAgency, workcode.value, effectiveSourceDb];
+  if (f.has('delete-lapses')) ctx.state.lapsesLater('delete', [p, a, w, d], () => ctx.state.restoreSubmission(p, a, w, d));
   return empty(op.successStatus);
 }

@@ -143,6 +143,15 @@ export class RunEngine implements SelectableEngine {
   private readonly restored: RestoreOutcome[] = [];
   /** Disposable entries this run consumes, and those an earlier run against the target consumed (lib/report/consumed.ts). */
   readonly consumption: Consumption;
+  /** Tests being run (started and not ended), and of them those whose cases wait for the run's end. */
+  private executing = 0;
+  private parked = 0;
+  /** The run's end (CaseContext.atRunEnd): open once every test is run but those waiting for it, or the run stopped. */
+  private runEndOpen = false;
+  private openRunEndNow: () => void = () => undefined;
+  private readonly runEnd = new Promise<void>((resolve) => {
+    this.openRunEndNow = resolve;
+  });
 
   constructor(private readonly setup: EngineSetup) {
     this.byKey = new Map(setup.planned.map((p) => [p.key, p]));
@@ -202,6 +211,35 @@ export class RunEngine implements SelectableEngine {
     if (this.deadline) clearTimeout(this.deadline);
     this.client.stop(halt.reason);
     this.budget?.wake();
+    this.openRunEnd();
+  }
+
+  private openRunEnd(): void {
+    if (this.runEndOpen) return;
+    this.runEndOpen = true;
+    this.openRunEndNow();
+  }
+
+  /**
+   * The run's end is reached when no selected test is left to start and every test being run waits for it
+   * (or the run was stopped): read-back steps are then the run's last requests. Without a selection (a
+   * test run on its own), the tests being run are all there is.
+   */
+  private checkRunEnd(): void {
+    if (this.halted !== undefined || (this.ahead.length === 0 && this.executing === this.parked)) this.openRunEnd();
+  }
+
+  /** Waits until the run's end (checkRunEnd); the engine meanwhile runs the selected tests left. */
+  private async untilRunEnd(): Promise<void> {
+    if (this.runEndOpen) return;
+    this.parked += 1;
+    try {
+      this.checkRunEnd();
+      this.pump();
+      await this.runEnd;
+    } finally {
+      this.parked -= 1;
+    }
   }
 
   /**
@@ -312,9 +350,12 @@ export class RunEngine implements SelectableEngine {
     if (this.budget) this.budget.budget = Math.min(this.budget.budget, share);
   }
 
-  /** Starts selected tests while fewer than LOOKAHEAD are started and not collected. */
+  /**
+   * Starts selected tests while fewer than LOOKAHEAD are started and not collected. While tests wait for
+   * the run's end, their workers collect nothing more: then fewer than LOOKAHEAD being run is the limit.
+   */
   private pump(): void {
-    while (this.started.size < LOOKAHEAD && this.ahead.length > 0) {
+    while ((this.started.size < LOOKAHEAD || (this.parked > 0 && this.executing - this.parked < LOOKAHEAD)) && this.ahead.length > 0) {
       const keys = this.ahead.shift() as string[];
       const id = keys.join('\n');
       if (this.started.has(id)) continue;
@@ -341,14 +382,31 @@ export class RunEngine implements SelectableEngine {
 
   /** Runs the cases of one test and says what the test reports. */
   private async execute(keys: readonly string[]): Promise<GroupVerdict> {
+    this.executing += 1;
+    try {
+      return await this.executeCases(keys);
+    } finally {
+      this.executing -= 1;
+      this.checkRunEnd();
+      this.pump();
+    }
+  }
+
+  private async executeCases(keys: readonly string[]): Promise<GroupVerdict> {
     const { cfg } = this.setup;
     const cases = keys.map((key) => {
       const p = this.byKey.get(key);
       if (!p) throw new Error(`the plan has no case ${key}`);
       return p;
     });
-    const settings = { seed: this.setup.seed, runs: cfg.runs, strict: cfg.strict, reusable: reusableRun(this.setup.profile, cfg.destructive) };
+    // Read-back steps wait for the run's end; under a budget they are sent at once, within the case's reservation.
+    const settings: RunSettings = { seed: this.setup.seed, runs: cfg.runs, strict: cfg.strict, reusable: reusableRun(this.setup.profile, cfg.destructive), runEnd: this.budget ? 'inline' : 'defer' };
     const outcomes = await inParallel(cases, CONCURRENCY, (p) => this.cases.run(() => this.runCase(p, settings)));
+    const atRunEnd = outcomes.flatMap((o) => (o.atRunEnd ? [o.atRunEnd] : []));
+    if (atRunEnd.length > 0) {
+      await this.untilRunEnd();
+      await Promise.all(atRunEnd.map((send) => this.cases.run(send)));
+    }
     const stats = { requests: 0, retries: 0, waitedMs: 0 };
     const all: CheckExecution[] = [];
     for (const [i, outcome] of outcomes.entries()) {

@@ -73,7 +73,8 @@ export async function runSuiteWithOutcome(options: InProcessOptions): Promise<In
     keyRefusal: { after: KEY_REFUSED_AFTER, shows: (spec) => showsKeyAcceptance(spec, options.profile.agency), message: keyRefusedReason(options.profile.agency) },
     routeWatch: { after: WRONG_BASE_AFTER, evidence: routeEvidence, reason: (seen) => wrongBasePathReason(options.baseUrl, seen) },
   });
-  const settings: RunSettings = { seed: 1, runs: 25, strict: false, reusable: reusableRun(options.profile, options.destructive), ...options.settings };
+  // Read-back steps wait for every other case, as a run's do; under a budget they are sent at once (a case holds its reservation until it ends).
+  const settings: RunSettings = { seed: 1, runs: 25, strict: false, reusable: reusableRun(options.profile, options.destructive), runEnd: options.budget === undefined ? 'defer' : 'inline', ...options.settings };
   const judge = createJudge({ strict: settings.strict, agency: options.profile.agency, sourceDbs: keySourceDbs(options.profile) });
   const planned = (
     await planSuite(options.profile, {
@@ -114,6 +115,12 @@ export async function runSuiteWithOutcome(options: InProcessOptions): Promise<In
   const order = steering ? probesFirst(planned, (p) => [p]) : planned;
   try {
     const byOrder = await inParallel(order, options.concurrency ?? 8, runOne);
+    // The run's last steps: what the cases read back of what their first steps changed (CaseContext.atRunEnd).
+    await inParallel(
+      byOrder.flatMap((o) => (o.atRunEnd ? [o.atRunEnd] : [])),
+      options.concurrency ?? 8,
+      (atRunEnd) => atRunEnd(),
+    );
     const outcomes = planned.map((p) => byOrder[order.indexOf(p)]);
     const executions = outcomes.flatMap((o) => o.executions);
     const unusable = client.unusable();

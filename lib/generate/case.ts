@@ -57,6 +57,12 @@ export interface CaseInput {
    * what it can undo and registers each change with `restore`.
    */
   reusable?: boolean;
+  /**
+   * What `atRunEnd` does with its steps: `defer` keeps them until every other case of the run has ended
+   * (a run without a request budget), `inline` sends them at once (a budget, a case run alone: a
+   * measurement, a replay). Absent: inline.
+   */
+  runEnd?: 'defer' | 'inline';
 }
 
 /**
@@ -139,6 +145,13 @@ export interface CaseContext extends CaseInput {
   part(id: string, steps: () => Promise<void>): Promise<void>;
   /** Registers a change the run must undo and show undone (a reusable profile's entries; see Restoration). */
   restore(change: Restoration): void;
+  /**
+   * Read back (issue 38): steps that prove again, at the run's end, what the case's first steps changed
+   * (a repeat of a delete, refused once more), so that an effect that lapses after its 204 is seen
+   * whatever the pace. Sent when every other case of the run has ended (CaseInput.runEnd), in the part
+   * that registered them; a case that calls it declares `readsBack`.
+   */
+  atRunEnd(steps: () => Promise<void>): Promise<void>;
 }
 
 /**
@@ -172,6 +185,11 @@ export interface CaseDef {
    * always sent when the case runs. Absent: the case is taken whole.
    */
   parts?: readonly CasePart[];
+  /**
+   * Its last steps wait for the run's end (`ctx.atRunEnd`): the test that runs it has no time limit of its
+   * own (the run's limits bound it: a signal, --max-duration).
+   */
+  readsBack?: boolean;
   /** Cases sharing a group run as one Playwright test (the report still lists every check execution). */
   group?: { id: string; title: string };
   run(ctx: CaseContext): Promise<void>;

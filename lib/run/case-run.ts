@@ -51,6 +51,9 @@ export class CaseRun implements CaseContext {
   readonly replay: CaseReplay | undefined;
   readonly parts: readonly string[] | undefined;
   readonly reusable: boolean;
+  readonly runEnd: 'defer' | 'inline';
+  /** Steps kept for the run's end (atRunEnd), with the part that registered them. */
+  private readonly atEnd: Array<{ part: string | undefined; steps: () => Promise<void> }> = [];
   /** Changes to disposable entries the case registered, to undo and show undone when it ends (lib/run/restore.ts). */
   private readonly restorations: Restoration[] = [];
   /** What became of each, once the case ended. */
@@ -92,6 +95,7 @@ export class CaseRun implements CaseContext {
     this.replay = input.replay;
     this.parts = input.parts;
     this.reusable = input.reusable ?? false;
+    this.runEnd = input.runEnd ?? 'inline';
     this.agentRuns = new OpenRuns(this.profile, this.profile.openRuns === 'one' ? runGateOf(client) : undefined);
   }
 
@@ -149,6 +153,33 @@ export class CaseRun implements CaseContext {
         ),
       );
       this.currentPart = undefined;
+    }
+  }
+
+  async atRunEnd(steps: () => Promise<void>): Promise<void> {
+    if (this.def.readsBack !== true) throw new Error(`${this.def.id}: atRunEnd in a case that does not declare readsBack`);
+    if (this.runEnd === 'inline') return steps();
+    this.atEnd.push({ part: this.currentPart, steps });
+  }
+
+  /** Whether steps wait for the run's end (atRunEnd with runEnd 'defer'). */
+  get waitsForRunEnd(): boolean {
+    return this.atEnd.length > 0;
+  }
+
+  /** Sends the steps kept for the run's end, each in the part that registered it, then finishes again. */
+  async sendAtRunEnd(): Promise<void> {
+    try {
+      for (const { part, steps } of this.atEnd.splice(0)) {
+        this.currentPart = part;
+        try {
+          await steps();
+        } finally {
+          this.currentPart = undefined;
+        }
+      }
+    } finally {
+      await this.finish();
     }
   }
 

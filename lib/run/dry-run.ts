@@ -188,6 +188,10 @@ async function sendsAt(def: CaseDef, format: CaseFormat, profile: TargetProfile,
       for (let i = 0; i < UNDO_LIMIT; i += 1) counted(false);
       seen(change.undo);
     },
+    // Read back at the run's end: counted where the case registers it, in its part.
+    atRunEnd(steps: () => Promise<void>): Promise<void> {
+      return steps();
+    },
   };
   await def.run(ctx);
   await agentRuns.finish(endCounted);

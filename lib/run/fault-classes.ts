@@ -66,6 +66,9 @@ const CLASS_OF: Readonly<Record<string, string>> = {
   'demerge-ignores-agency': 'outcome/demergeIswcMetadata/match',
   'after-merge-demerge-any': 'outcome/demergeIswcMetadata/match',
   'run-ids-repeat': 'outcome/notifyAgentRun',
+  // An effect that lapses after its 204 (issue 38): read back among the run's last requests.
+  'delete-lapses': 'outcome/lapse',
+  'demerge-lapses': 'outcome/lapse',
   // What does not exist is not found.
   'merge-works-only-unknown-preferred': 'lookup/mergeIswcMetadata',
   'merge-unknown-body-iswc-accepted': 'lookup/mergeIswcMetadata',

@@ -12,6 +12,8 @@ export interface PlannedTest {
   tags: string[];
   /** Keys of the planned cases it runs, in order. */
   keys: string[];
+  /** A case of it reads back at the run's end (CaseDef.readsBack): the test waits for every other one. */
+  waitsForRunEnd?: true;
 }
 
 /** A planned case as written to the plan file: what the reports and a dry run need, not its code. */
@@ -49,6 +51,7 @@ export function plannedTests(planned: readonly Pick<PlannedCase, 'def' | 'format
       title: `${name.replace(/\s*@[\w-]+/g, '')} [${members.length > 1 ? key.replace(/@\w+$/, '') : first.def.id}]`,
       tags: [...new Set(members.flatMap((p) => p.def.tags))],
       keys: members.map((p) => p.key),
+      ...(members.some((p) => p.def.readsBack === true) ? { waitsForRunEnd: true as const } : {}),
     });
   }
   return tests;

@@ -221,7 +221,10 @@ export const BREADTH_CASE_CAP = 15;
  */
 /** The first stages of breadth, the key's: ranked in phase 'key', which every slice of a rotation sends (lib/run/budget.ts). */
 const KEY_STAGES = 2;
-const BREADTH_STAGES: ReadonlyArray<(cls: string) => boolean> = [(c) => /^key\/(missing|wrong)\//.test(c), (c) => c.startsWith('key/') || c.startsWith('member:'), (c) => !c.startsWith('lenient/') && !c.startsWith('shape/') && !c.startsWith('spelling/') && !c.startsWith('member:'), (c) => !c.startsWith('member:') && !c.startsWith('spelling/')];
+// A read-back (outcome/lapse) waits for the lenient readings' stage: under a budget it is sent right after
+// the repeat it proves again, which shows a change kept for one read, not one that lapses a while later.
+const LATER = (c: string): boolean => c.startsWith('lenient/') || c.startsWith('shape/') || c.startsWith('spelling/') || c === 'outcome/lapse';
+const BREADTH_STAGES: ReadonlyArray<(cls: string) => boolean> = [(c) => /^key\/(missing|wrong)\//.test(c), (c) => c.startsWith('key/') || c.startsWith('member:'), (c) => !LATER(c) && !c.startsWith('member:'), (c) => !c.startsWith('member:') && !c.startsWith('spelling/')];
 
 /**
  * Greedy weighted cover (of items whose case costs at most `maxCost` with what was chosen of it): repeatedly the item with the most atoms not yet covered per request, each weighing

@@ -19,6 +19,11 @@ export interface CaseOutcome {
   partOf: CaseRun['partOf'];
   /** Core executions judged after a part had sent something (CaseRun.afterParts). */
   afterParts: CaseRun['afterParts'];
+  /**
+   * Steps the case keeps for the run's end (CaseContext.atRunEnd, RunSettings.runEnd 'defer'): the caller
+   * sends them once every other case has ended, and they add to the same executions, exchanges and stats.
+   */
+  atRunEnd?: () => Promise<void>;
 }
 
 export interface RunSettings {
@@ -29,6 +34,8 @@ export interface RunSettings {
   replay?: CaseReplay;
   /** The profile's disposable entries are never recreated: only changes a run undoes (lib/run/restore.ts). */
   reusable?: boolean;
+  /** Read-back steps (CaseContext.atRunEnd) kept for the run's end, or sent at once (default). */
+  runEnd?: 'defer' | 'inline';
 }
 
 /** Runs one planned case and returns its check executions (a skipped case records the reason for each of its checks). */
@@ -67,7 +74,16 @@ export async function runPlannedCase(
       await run.finish();
     }
   }
-  return { ...(skipReason !== undefined ? { skipReason } : {}), executions: run.executions, stats: run.stats, exchanges: run.exchanges, restored: run.restored, partOf: run.partOf, afterParts: run.afterParts };
+  return {
+    ...(skipReason !== undefined ? { skipReason } : {}),
+    executions: run.executions,
+    stats: run.stats,
+    exchanges: run.exchanges,
+    restored: run.restored,
+    partOf: run.partOf,
+    afterParts: run.afterParts,
+    ...(run.waitsForRunEnd ? { atRunEnd: () => run.sendAtRunEnd() } : {}),
+  };
 }
 
 /** Maps with at most `limit` calls in flight; results keep the input order. */

@@ -8,6 +8,7 @@ import type { CaseDef } from '../case.ts';
 import { expectCheck } from '../expectations.ts';
 import { bodyRequest, queryRequest, rawBodyRequest } from '../requests.ts';
 import { emptyMerge, existingIswc, otherIswc, queryFor, unknownIswc, validExample, validWork } from '../templates.ts';
+import { READ_BACK } from './read-back.ts';
 import { keyProofs } from './key-proofs.ts';
 import { bodiesOfShapes, shapeOfBody, shapeSlug, shapeWords } from '../../contract/shapes.ts';
 import { statusOf } from '../../contract/answer.ts';
@@ -163,7 +164,9 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
         { id: 'key-iswcs', title: 'the key refused on the merge of its ISWCs alone, which then succeeds' },
         { id: 'mixed-items', title: 'its ISWCs and agency works in one body with one item of one list it cannot take, refused' },
         { id: 'key-shapes', title: 'the key refused on each other shape of its body (one ISWC alone, one agency work alone, ISWCs and agency works together), before anything is merged' },
+        { id: READ_BACK, title: 'its agency work merged once more on its own, then demerged among the run\'s last requests (still merged) and the demerge repeated (refused): the merge and the demerge hold' },
       ],
+      readsBack: true,
       // What is merged and then demerged are the entry's agency works: without one, only the merge is shown.
       needs: [
         { entry: 'merges', index: 0, list: 'agencyWorks', atLeast: 1, checks: ['outcome.merge', 'outcome.demerge', 'observed.refusal'] },
@@ -315,6 +318,27 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
           operation: DEMERGE,
           request: demergeOf(last ?? work),
           expect: [expectCheck('outcome.demerge', { because: 'the demerge just removed this metadata (section 3)' }), expectCheck('observed.refusal', { because: 'a repeated demerge: which error status refuses it' })],
+        });
+        // Read back (issue 38): the work merged once more on its own now, demerged among the run's last
+        // requests (it must still be merged), then that demerge repeated (it must hold). A server may refuse
+        // to merge again a work it demerged (choice merge-after-demerge-refused): then only the repeat is judged.
+        const held = last ?? work;
+        await ctx.part(READ_BACK, async () => {
+          const merged = await ctx.send({ label: 'merge its agency work on its own once more, to read back at the run\'s end', operation: OP, request: bodyRequest(OP, format, mergeBody({ preferredIswc: entry.preferredIswc, agencyWorks: [held] }), query), expect: [] });
+          await ctx.atRunEnd(async () => {
+            await ctx.send({
+              label: 'demerge the work merged once more, at the run\'s end',
+              operation: DEMERGE,
+              request: demergeOf(held),
+              expect: succeeded(merged) ? [expectCheck('outcome.merge', { because: `${held.agencyCode}/${held.agencyWorkCode} was merged into ${entry.preferredIswc} by a request of its own (204), and no request since demerged it (section 3)` })] : [],
+            });
+            await ctx.send({
+              label: 'repeat the demerge at the run\'s end',
+              operation: DEMERGE,
+              request: demergeOf(held),
+              expect: [expectCheck('outcome.demerge', { because: 'the demerge just before removed this metadata (section 3)' })],
+            });
+          });
         });
       },
     },

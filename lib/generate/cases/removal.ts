@@ -6,6 +6,7 @@ import { expectCheck } from '../expectations.ts';
 import { queryRequest } from '../requests.ts';
 import { baseQuery, existingIswc, queryFor, sampleWorkCode, unknownIswc } from '../templates.ts';
 import { keyProofs } from './key-proofs.ts';
+import { readBack, readBackPart } from './read-back.ts';
 
 const DELETE = 'deleteSubmission';
 const DEMERGE = 'demergeIswcMetadata';
@@ -90,6 +91,8 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
       formats: ['none'],
       tags: ['@smoke', '@destructive'],
       claims: [{ kind: 'submissions', count: 1 }],
+      parts: [readBackPart('the delete')],
+      readsBack: true,
       async run(ctx) {
         const s = ctx.entries.submissions?.[0] as SubmissionEntry | undefined;
         if (!s) throw new Error('no submission entry allocated');
@@ -103,6 +106,7 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
           request,
           expect: [expectCheck('outcome.delete', { because: 'the delete just removed this submission (section 3)' }), expectCheck('observed.refusal', { because: 'a repeated delete: which error status refuses it' })],
         });
+        await readBack(ctx, { label: 'repeat the delete at the run\'s end', operation: DELETE, request, expect: [expectCheck('outcome.delete', { because: 'the delete at the start of the run removed this submission, and nothing since brings a deleted submission back (section 3)' })] });
       },
     },
     {
@@ -184,6 +188,8 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
       formats: ['none'],
       tags: ['@smoke', '@destructive'],
       claims: [{ kind: 'demerges', count: 1 }],
+      parts: [readBackPart('the demerge')],
+      readsBack: true,
       async run(ctx) {
         const d = ctx.entries.demerges?.[0] as DemergeEntry | undefined;
         if (!d) throw new Error('no demerge entry allocated');
@@ -196,6 +202,7 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
           request,
           expect: [expectCheck('outcome.demerge', { because: 'the demerge just removed this metadata (section 3)' }), expectCheck('observed.refusal', { because: 'a repeated demerge: which error status refuses it' })],
         });
+        await readBack(ctx, { label: 'repeat the demerge at the run\'s end', operation: DEMERGE, request, expect: [expectCheck('outcome.demerge', { because: 'the demerge at the start of the run removed this metadata, and no request since merged it again (section 3)' })] });
       },
     },
     {
