@@ -22,7 +22,7 @@ export const CHECK_MANIFEST = {
   "outcome.demerge-one": {"level":"spec","scope":"targeted","sections":["4.4","3"],"params":null},
   "outcome.identity": {"level":"spec","scope":"targeted","sections":["2.5","4.3"],"params":null},
   "outcome.merge": {"level":"spec","scope":"targeted","sections":["3","4.2","4.4"],"params":null},
-  "outcome.run-ids-distinct": {"level":"spec","scope":"targeted","sections":["2.2","4.1"],"params":{"type":"object","properties":{"otherRunId":{"type":"string","minLength":1}},"required":["otherRunId"]}},
+  "outcome.run-ids-distinct": {"level":"spec","scope":"targeted","sections":["2.2","4.1"],"params":{"type":"object","properties":{"otherRunId":{"type":"string"}},"required":["otherRunId"]}},
   "outcome.sequence": {"level":"spec","scope":"targeted","sections":["3","4.2","4.3","4.4"],"params":{"type":"object","properties":{"status":{"anyOf":[{"type":"integer","minimum":100,"maximum":599},{"const":"refused"}]}},"required":["status"]}},
   "query.refused": {"level":"spec","scope":"targeted","sections":["4.2","4.3","4.4","8"],"params":null},
   "spelling.read-alike": {"level":"spec","scope":"targeted","sections":["2.1","2.3","4","5"],"params":{"type":"object","properties":{"plainStatus":{"type":["integer","null"],"minimum":100,"maximum":599}},"required":["plainStatus"]}},

@@ -930,7 +930,7 @@ export const PLAN_DATA: PlanData = {
     },
   },
   measuredWith: {
-    harness: "54ad6a19b4df35b5cc2b6fa3",
+    harness: "f97fe2befebf9892ec753c1b",
     cases: {
       "delete.auth.none@none": "dd4205c33e3a7794",
       "delete.auth.wrong@none": "d7c62832bdb32c93",

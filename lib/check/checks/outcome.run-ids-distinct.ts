@@ -4,7 +4,7 @@ import { fail, pass } from '../helpers.ts';
 import { defineCheck } from '../types.ts';
 
 interface DistinctParams extends Because {
-  /** The runId the server answered to the start of another run. */
+  /** The runId the server answered to the start of another run (empty when it answered an empty one: two empty ones are the same). */
   otherRunId: string;
 }
 
@@ -16,7 +16,7 @@ export default defineCheck<DistinctParams>({
   reading: 'Outcomes',
   description: 'Two agent runs started one after the other from the same body (the first ended before the second starts) are answered two different runIds.',
   scope: 'targeted',
-  params: { type: 'object', properties: { otherRunId: { type: 'string', minLength: 1 } }, required: ['otherRunId'] },
+  params: { type: 'object', properties: { otherRunId: { type: 'string' } }, required: ['otherRunId'] },
   judge({ exchange, params }) {
     const expected = `a runId other than ${JSON.stringify(params.otherRunId)}, because ${params.because}`;
     const runId = runIdOf(exchange);
