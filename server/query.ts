@@ -71,7 +71,10 @@ export class Query {
       const documented = op.params.find((p) => p.name === name);
       // Choice `text-collation-ci`: a value within its limits, naming an ISWC, an agency or a work, as the database compares it.
       const collated = ctx.choices.has('text-collation-ci') && documented !== undefined && (documented.component === undefined ? name === Q.preferredIswc : COLLATED_COMPONENTS.has(documented.component)) && validateNode(documented.schema, lenient).length === 0;
-      const value = collated ? collate(lenient) : lenient;
+      const bound = collated ? collate(lenient) : lenient;
+      // Fault `preferred-iswc-cut`: a parameter of 11 characters (CHAR(11)) keeps the first 11 of a longer
+      // value where it is bound, so every later step (a lookup first included) reads the cut value.
+      const value = name === Q.preferredIswc && ctx.faults.has('preferred-iswc-cut') ? Array.from(bound).slice(0, 11).join('') : bound;
       const list = this.#values.get(name);
       if (list) list.push(value);
       else this.#values.set(name, [value]);
@@ -113,8 +116,7 @@ export class Query {
   iswc(name: string): Checked<string> {
     const given = this.string(name);
     if (!given.ok) return given;
-    // Fault `preferred-iswc-cut`: a parameter of 11 characters (CHAR(11)) keeps the first 11 of a longer value.
-    const raw = this.#ctx.faults.has('preferred-iswc-cut') ? { ...given, value: Array.from(given.value).slice(0, 11).join('') } : given;
+    const raw = given;
     // Choice: the document states no pattern for this parameter; a malformed one is simply not found.
     if (this.#ctx.choices.has('preferred-iswc-unchecked')) return raw;
     if (validateNode(iswcSchema(), raw.value).length > 0) {

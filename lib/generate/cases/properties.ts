@@ -242,12 +242,15 @@ export function propertyCases(profile: TargetProfile): CaseDef[] {
         // First, an ISWC that does not exist beside the disposable ISWCs, merged nowhere yet: a server that
         // refuses to merge an ISWC with a parent, or again, lets this request reach the unknown one.
         const unknown = unknownIswc(profile, 1);
-        if (first && disposable.length > 0) {
+        // Three of them at most: a server may cap the items of a merge (choice merge-max-items, 10), and a body
+        // it refuses for its size would hide what becomes of the unknown ISWC.
+        const beside = disposable.slice(0, 3);
+        if (first && beside.length > 0) {
           await ctx.send({
             label: 'an unknown ISWC beside disposable ISWCs merged nowhere',
             operation: MERGE,
-            request: bodyRequest(MERGE, format, { ...emptyMerge(), iswcs: [unknown, ...disposable] }, query),
-            expect: [expectCheck('status.item-refused', { because: `${unknown} does not exist in the target (profile unknownIswcs); ${disposable.join(', ')} are disposable entries' ISWCs merged nowhere (section 4.2)`, sections: ['4.2'] })],
+            request: bodyRequest(MERGE, format, { ...emptyMerge(), iswcs: [unknown, ...beside] }, query),
+            expect: [expectCheck('status.item-refused', { because: `${unknown} does not exist in the target (profile unknownIswcs); ${beside.join(', ')} are disposable entries' ISWCs merged nowhere (section 4.2)`, sections: ['4.2'] })],
           });
         }
         // Their agency works (the profile's agency's), merged nowhere yet: a broken work among works the
