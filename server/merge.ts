@@ -219,17 +219,17 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
     const v = value as MergeBody;
     value = { ...v, iswcs: (v.iswcs as unknown[]).filter((i) => typeof i !== 'string' || validateNode(iswcSchema(), i).length > 0 || ctx.state.iswcExists(i)) };
   }
-  // After the faults that drop items: they act wherever their description applies, lookups included.
-  if (ctx.choices.has('merge-items-lookup-400')) {
-    const refused = itemsLookedUp400(ctx, value, bad);
-    if (refused) return refused;
-  }
-  // Faults `merge-iswcs-ignored-with-works` and `merge-works-ignored-with-iswcs`: one list dropped, unread, while the other is present.
+  // Faults `merge-iswcs-ignored-with-works` and `merge-works-ignored-with-iswcs`: one list dropped, unread (not even looked up), while the other is present.
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const { iswcs, agencyWorks, ...rest } = value as Record<string, unknown>;
     const carries = (list: unknown): boolean => Array.isArray(list) && list.length > 0;
     if (f.has('merge-iswcs-ignored-with-works') && carries(agencyWorks)) value = { ...rest, agencyWorks };
     else if (f.has('merge-works-ignored-with-iswcs') && carries(iswcs)) value = { ...rest, iswcs };
+  }
+  // After the faults that drop items: they act wherever their description applies, lookups included.
+  if (ctx.choices.has('merge-items-lookup-400')) {
+    const refused = itemsLookedUp400(ctx, value, bad);
+    if (refused) return refused;
   }
   if (f.has('merge-xml-works-ignored') && body.format === 'xml' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const { agencyWorks: _dropped, ...rest } = value as Record<string, unknown>;

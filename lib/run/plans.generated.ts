@@ -930,7 +930,7 @@ export const PLAN_DATA: PlanData = {
     },
   },
   measuredWith: {
-    harness: "2f856b54fb45bf56728874b5",
+    harness: "65f52efaa80ba72df9b72aa5",
     cases: {
       "delete.auth.none@none": "dd4205c33e3a7794",
       "delete.auth.wrong@none": "d7c62832bdb32c93",
