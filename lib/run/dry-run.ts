@@ -39,6 +39,11 @@ export interface CaseShape {
    * sequences, whatever the runs).
    */
   samples?: Array<[number, number]>;
+  /**
+   * Of a generated case whose count falls when the target refuses the agent runs it does not demand be
+   * accepted (fewestRequests), its requests so, at the sizes of `samples`; absent when the count does not fall.
+   */
+  fewestSamples?: Array<[number, number]>;
   /** It tries generated inputs (probes): its request count grows with ISWC_RUNS. */
   generated: boolean;
   /**
@@ -237,6 +242,8 @@ export async function shapeOf(def: CaseDef, format: CaseFormat, profile: TargetP
       if (runs === DIGEST_RUNS) digestSteps = sent.steps;
     }
     shape = { checks: [], cells: [], fixedRequests: Math.max(0, Math.round(low.requests - 50 * perRun)), requestsPerRun: perRun, generated: true, samples: [...small, [50, low.requests], [100, high.requests]] };
+    const fewest = await fewestSamplesOf(def, format, profile, entries, shape.samples ?? []);
+    if (fewest) shape.fewestSamples = fewest;
     for (const c of high.checks) low.checks.add(c);
     for (const c of high.cells) low.cells.add(c);
   }
@@ -264,18 +271,36 @@ function partShapes(def: CaseDef, sends: Sends): PartShape[] | undefined {
   });
 }
 
+/**
+ * A generated case's fewest requests at the sizes it was measured at (CaseShape.fewestSamples): measured at
+ * 50 runs first, and at the other sizes only when that count falls short of the most.
+ */
+async function fewestSamplesOf(def: CaseDef, format: CaseFormat, profile: TargetProfile, entries: Entries, samples: ReadonlyArray<readonly [number, number]>): Promise<Array<[number, number]> | undefined> {
+  const at50 = samples.find(([runs]) => runs === 50);
+  if (!at50 || (await fewestOf(def, format, profile, entries, at50[1], 50)) >= at50[1]) return undefined;
+  const fewest: Array<[number, number]> = [];
+  for (const [runs, most] of samples) fewest.push([runs, await fewestOf(def, format, profile, entries, most, runs)]);
+  return fewest;
+}
+
 /** The fewest requests of a fixed case (see CaseShape.fewestRequests); the most when a case cannot be run so. */
-async function fewestOf(def: CaseDef, format: CaseFormat, profile: TargetProfile, entries: Entries, most: number): Promise<number> {
+async function fewestOf(def: CaseDef, format: CaseFormat, profile: TargetProfile, entries: Entries, most: number, runs = 50): Promise<number> {
   try {
-    return Math.min(most, (await sendsAt(def, format, profile, entries, 50, true)).requests);
+    return Math.min(most, (await sendsAt(def, format, profile, entries, runs, true)).requests);
   } catch {
     return most;
   }
 }
 
-/** The fewest requests a planned case sends at `runs` runs: a generated case's count varies with its inputs, and is taken as it is. */
+/**
+ * The fewest requests a planned case sends at `runs` runs (CaseShape.fewestRequests): of a generated case,
+ * at the sizes it was measured at when the target refuses the agent runs it may refuse (fewestSamples).
+ */
 export function fewestRequestsOf(shape: CaseShape, runs: number, parts?: readonly string[]): number {
-  return shape.generated ? requestsOf(shape, runs, parts) : Math.max(0, (shape.fewestRequests ?? shape.fixedRequests) - leftOutRequests(shape, parts));
+  const fewest = shape.generated && shape.fewestSamples ? interpolated(shape.fewestSamples, runs) : undefined;
+  if (fewest !== undefined) return Math.max(0, fewest - leftOutRequests(shape, parts));
+  if (shape.generated) return requestsOf(shape, runs, parts);
+  return Math.max(0, (shape.fewestRequests ?? shape.fixedRequests) - leftOutRequests(shape, parts));
 }
 
 /** The sizes a generated case is measured at besides 50 and 100 runs (budgets give a few runs). */
@@ -292,8 +317,12 @@ export function requestsOf(shape: CaseShape, runs: number, parts?: readonly stri
 }
 
 function wholeRequestsOf(shape: CaseShape, runs: number): number {
-  const samples = shape.samples;
-  if (!samples || samples.length < 2) return Math.ceil(shape.fixedRequests + shape.requestsPerRun * runs);
+  return (shape.samples ? interpolated(shape.samples, runs) : undefined) ?? Math.ceil(shape.fixedRequests + shape.requestsPerRun * runs);
+}
+
+/** Requests at `runs`, read between the sizes measured ([runs, requests], by runs); beyond the last, along the line through the last two. */
+function interpolated(samples: ReadonlyArray<readonly [number, number]>, runs: number): number | undefined {
+  if (samples.length < 2) return undefined;
   const first = samples[0];
   if (runs <= first[0]) return first[1];
   for (let i = 1; i < samples.length; i += 1) {

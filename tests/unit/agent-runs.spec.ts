@@ -12,7 +12,7 @@ import { createHttpClient } from '../../lib/run/http/client.ts';
 import { RunGate } from '../../lib/run/open-runs.ts';
 import { carriedRunId, withRunId } from '../../lib/run/run-ids.ts';
 import { runPlannedCase } from '../../lib/run/runner.ts';
-import { shapeOf } from '../../lib/run/dry-run.ts';
+import { fewestRequestsOf, requestsOf, shapeOf } from '../../lib/run/dry-run.ts';
 import { fromRoot } from '../../lib/foundation/paths.ts';
 import { EMBEDDED_KEY, startReferenceServer } from '../../server/index.ts';
 import { REQUEST_TIMEOUT_MS } from '../support/timeouts.ts';
@@ -136,4 +136,27 @@ test('the dry run counts the end the runner sends for every run a case leaves op
     },
   };
   expect((await shapeOf(endsItsOwn, 'json', profile)).fixedRequests).toBe(2);
+});
+
+/** A generated case: one start a run, refused or accepted as `demand` says, none ended by the case. */
+const triesStarts = (id: string, demand: 'limit.accepted' | 'limit.rejected'): CaseDef => ({
+  id,
+  title: `starts demanding ${demand}`,
+  operation: RUN,
+  formats: ['json'],
+  tags: [],
+  async run(ctx) {
+    for (let i = 0; i < ctx.runs; i++) {
+      await ctx.probe({ label: `start ${i + 1}`, operation: RUN, request: bodyRequest(RUN, 'json', validAgentRun(ctx.profile)), expect: [expectCheck(demand, { because: 'a generated start' })] });
+    }
+  },
+});
+
+test("the plan's fewest of a generated case: the runs it may see refused open nothing to end; those it demands accepted are ended", async () => {
+  const refusable = await shapeOf(triesStarts('refusable', 'limit.rejected'), 'json', profile);
+  expect([requestsOf(refusable, 100), fewestRequestsOf(refusable, 100)]).toEqual([200, 100]);
+  expect([requestsOf(refusable, 10), fewestRequestsOf(refusable, 10)]).toEqual([20, 10]);
+  const demanded = await shapeOf(triesStarts('demanded', 'limit.accepted'), 'json', profile);
+  expect(demanded.fewestSamples).toBeUndefined();
+  expect([requestsOf(demanded, 100), fewestRequestsOf(demanded, 100)]).toEqual([200, 200]);
 });
