@@ -97,9 +97,10 @@ function bodyFor(c: FieldConstraint, profile: TargetProfile, value: unknown, nam
     return naming === 'existing' ? emptyMerge() : { ...emptyMerge(), iswcs: [otherIswc(profile)] };
   }
   if (c.operation === 'notifyAgentRun') {
-    // A realistic counter keeps the others adding up around it, for a server that checks they do.
-    const realistic = typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 2 ** 31 - 1;
-    const around = realistic ? countersWith(c.field, value) : undefined;
+    // A count keeps the others adding up around it, for a server that checks they do: past int32 too, so
+    // that such a server refuses it for its type, not for a sum, and one that takes any integer accepts it.
+    const count = typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+    const around = count ? countersWith(c.field, value) : undefined;
     return around ? { ...validAgentRun(profile), ...around } : bodyWith(validAgentRun(profile), c.field, value, profile);
   }
   if (entry && c.field.startsWith('agencyWorks[]')) {
