@@ -106,7 +106,11 @@ function itemsInOrder(ctx: Context, op: Operation, resource: RequestBodySpec['re
   // once (into a preferred ISWC that exists), so an item it cannot take leaves the ones before it merged.
   const commit = ctx.choices.has('merge-commits-per-item') && ctx.state.iswcExists(preferred);
   const set = commit ? ctx.state.newMergeSet() : 0;
+  const seen = new Set<unknown>();
   for (const [i, iswc] of (Array.isArray(body.iswcs) ? (body.iswcs as unknown[]) : []).entries()) {
+    // Fault `duplicate-items-500`, in a loop that commits each item: the second insert of one ISWC crashes.
+    if (commit && ctx.faults.has('duplicate-items-500') && seen.has(iswc)) return text(500, 'Internal Server Error');
+    seen.add(iswc);
     // Fault `array-tail-unchecked`: the items after the third are neither checked nor looked up.
     if (!(ctx.faults.has('array-tail-unchecked') && i >= 3)) {
       const v = ctx.limits.checkBody(op.id, resource, { iswcs: [iswc] })[0];
