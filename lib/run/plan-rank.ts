@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { fieldConstraints } from '../contract/constraints.ts';
+import { ALL_AT_ONCE_PART } from '../contract/codec/spellings.ts';
 import { CHECK_MANIFEST } from '../generate/checks.generated.ts';
 import type { CheckId } from '../generate/checks.generated.ts';
 import { requestsOf } from './dry-run.ts';
@@ -18,7 +19,7 @@ import { classesShown as faultClassesShown, faultClass } from './fault-classes.t
  *      proof, in this order: the key on every operation (missing, wrong, a near miss), then every other
  *      class but the lenient readings, the request shapes and the valid spellings (second proofs of roles
  *      already shown, issue 38), then each lenient reading once across fields and each role on a request shape
- *      once, and each part of a request spelled once; no entry of this phase
+ *      once, and each class of valid spellings by the request spelled every way at once; no entry of this phase
  *      costs more than BREADTH_CASE_CAP requests (a fair share of a budget of 30: a case that would take more
  *      is taken by its parts, or later);
  *   1. faults: the case (a generated case: at the runs it needed) that catches the most faults not yet
@@ -369,17 +370,23 @@ export function rankPlan(runnable: readonly PlannedCase[], catches: Readonly<Rec
   // A spelling case (issue 38) proves nothing of breadth's classes that the cases written for them do not: its plain
   // request is there to compare with. Left to breadth, its cheaper core would stand in for them, and show fewer faults.
   const classes = itemsBy(classesOf).filter((item) => !item.p.def.tags.includes('@spelling'));
-  for (const [n, stage] of BREADTH_STAGES.entries()) {
-    // What the entries chosen so far show of this stage's classes (at the runs they took) is shown already.
-    const shown = new Set(
+  // What the entries chosen so far show of breadth's classes (at the runs they took) is shown already.
+  const shownSoFar = (): Set<string> =>
+    new Set(
       out.flatMap((e) => {
         const p = byKey.get(e.key);
         const caught = catches[e.key] ?? {};
         return p ? classesOf(p, e.parts, caughtWith(caught, partCatches[e.key], e.parts).filter((f) => e.runs === undefined || (caught[f] ?? Infinity) <= e.runs)) : [];
       }),
     );
-    cover(classes.map((item) => ({ ...item, atoms: item.atoms.filter(stage) })), chosen, shown, n < KEY_STAGES ? 'key' : 'breadth', out, BREADTH_CASE_CAP);
+  for (const [n, stage] of BREADTH_STAGES.entries()) {
+    cover(classes.map((item) => ({ ...item, atoms: item.atoms.filter(stage) })), chosen, shownSoFar(), n < KEY_STAGES ? 'key' : 'breadth', out, BREADTH_CASE_CAP);
   }
+  // The valid spellings close breadth: each class once, by the request spelled every way at once (the part
+  // `all-at-once`, after the plain request it is compared with), which a server refusing any one spelling
+  // refuses; never by one spelling alone, which proves one member of its class.
+  const spelledAtOnce = itemsBy(classesOf).filter((item) => item.p.def.tags.includes('@spelling') && item.parts?.length === 1 && item.parts[0] === ALL_AT_ONCE_PART);
+  cover(spelledAtOnce.map((item) => ({ ...item, atoms: item.atoms.filter((c) => c.startsWith('spelling/')) })), chosen, shownSoFar(), 'breadth', out, BREADTH_CASE_CAP);
 
   // 1. what a request shows per request: faults caught, classes of fault shown, spec checks exercised (what breadth shows counts as shown).
   // After breadth, by faults per request alone (the smoke plan's measure): what the classes generalise, breadth

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
 import type { Format } from '../../lib/contract/codec/index.ts';
 import { decodeBody, encodeBody } from '../../lib/contract/codec/index.ts';
-import { bodySpellings, GATED_SPELLINGS, querySpellings } from '../../lib/contract/codec/spellings.ts';
+import { bodyAllAtOnce, bodySpellings, GATED_SPELLINGS, queryAllAtOnce, querySpellings } from '../../lib/contract/codec/spellings.ts';
 import { xmlRepresentable } from '../../lib/contract/codec/xml.ts';
 import { operation } from '../../lib/contract/operations.ts';
 import { bodyAsMisread, keyHeaderMissed, querySpellingRefused, SPELLING_FAULTS } from '../../server/spelling-faults.ts';
@@ -26,6 +26,32 @@ for (const format of FORMATS) {
     fc.assert(fc.property(mergeRequest, (v) => sameAsPlain('MergeRequest', v)), { seed: 39, numRuns: 100 });
   });
 }
+
+for (const format of FORMATS) {
+  test(`the ${format.toUpperCase()} body spelled every gated way at once reads as the plain body, and every body fault of its format refuses or misreads it`, () => {
+    const bodyFaults = GATED_SPELLINGS.filter((id) => id.startsWith(`${format}-`));
+    const check = (resource: 'AgentRun' | 'MergeRequest', value: unknown): void => {
+      const plain = decodeBody(format, resource, encodeBody(format, resource, value));
+      const body = bodyAllAtOnce(format, resource, value);
+      expect(decodeBody(format, resource, body), body).toEqual(plain);
+      for (const fault of bodyFaults) {
+        const read = bodyAsMisread((id) => id === `spelling.${fault}`, format, resource, body);
+        const misread = read === null || !isDeepStrictEqual(decodeBody(format, resource, read), plain);
+        expect(misread, `${fault} on ${body}`).toBe(true);
+      }
+    };
+    fc.assert(fc.property(agentRun, (v) => check('AgentRun', v)), { seed: 40, numRuns: 100 });
+    fc.assert(fc.property(mergeRequest, (v) => check('MergeRequest', v)), { seed: 41, numRuns: 100 });
+  });
+}
+
+test('the query spelled both ways at once names the same parameters, and each query fault refuses it', () => {
+  const query = [['preferredIswc', 'T3100000004'], ['agency', '128'], ['workcode', 'WRK 1/é']] as const;
+  const raw = queryAllAtOnce(query);
+  expect([...new URLSearchParams(raw)].sort()).toEqual([...query].map(([k, v]) => [k, v]).sort());
+  const op = operation('demergeIswcMetadata');
+  for (const fault of GATED_SPELLINGS.filter((id) => id.startsWith('query-'))) expect(querySpellingRefused((id) => id === `spelling.${fault}`, op, raw), fault).toBeDefined();
+});
 
 test('the query spellings name the same parameters with the same values', () => {
   const query = [['preferredIswc', 'T3100000004'], ['agency', '128'], ['workcode', 'WRK 1/é']] as const;

@@ -73,12 +73,12 @@ function jsonEscaped(text: string): string {
   return `${out}"`;
 }
 
-/** JSON text of a value with every string written through `string`, members in `order`. */
-function writeJson(value: unknown, string: (text: string) => string, order: <T>(entries: T[]) => T[]): string {
+/** JSON text of a value with every string written through `string`, members in `order`, `gap` after every comma and colon. */
+function writeJson(value: unknown, string: (text: string) => string, order: <T>(entries: T[]) => T[], gap = ''): string {
   if (typeof value === 'string') return string(value);
-  if (Array.isArray(value)) return `[${value.map((v) => writeJson(v, string, order)).join(',')}]`;
+  if (Array.isArray(value)) return `[${value.map((v) => writeJson(v, string, order, gap)).join(`,${gap}`)}]`;
   if (value !== null && typeof value === 'object') {
-    return `{${order(Object.entries(value)).map(([k, v]) => `${JSON.stringify(k)}:${writeJson(v, string, order)}`).join(',')}}`;
+    return `{${order(Object.entries(value)).map(([k, v]) => `${JSON.stringify(k)}:${gap}${writeJson(v, string, order, gap)}`).join(`,${gap}`)}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }
@@ -113,6 +113,30 @@ export function bodySpellings(format: Format, resource: ResourceName, value: unk
     spellings.push({ ...spelling('json-duplicate-member'), label: `the member ${name} given twice with one value`, body: plain.replace(member, `${member},${member}`) });
   }
   return spellings;
+}
+
+/** The part of a spelling case that sends its request spelled every gated way at once (what breadth takes of it). */
+export const ALL_AT_ONCE_PART = 'all-at-once';
+
+/**
+ * The body spelled every way of `bodySpellings` that every reader takes alike, all at once: what a budget
+ * sends first, since a server that refuses any one of them refuses it (the spellings alone say which).
+ * In XML the texts alternate between a CDATA section and character references (a text cannot be both).
+ */
+export function bodyAllAtOnce(format: Format, resource: ResourceName, value: unknown): string {
+  if (format === 'xml') {
+    let texts = 0;
+    const alternate = (text: string): string => ((texts += 1) % 2 === 1 ? cdata(text) : characterReferences(text));
+    return encodeXml(resource, value, 'unwrapped', alternate)
+      .replace(/></g, `>${COMMENT}<`)
+      .replace(DECLARATION, "<?xml version='1.0' encoding='utf-8' standalone='yes'?>");
+  }
+  return ` \r\n${writeJson(value, jsonEscaped, reversed, '\r\n\t')}\r\n `;
+}
+
+/** The query in reverse order with every character percent-encoded: both query spellings at once. */
+export function queryAllAtOnce(query: ReadonlyArray<readonly [string, string]>): string {
+  return [...query].reverse().map(([k, v]) => `${encodeURIComponent(k)}=${percentEncodedAll(v)}`).join('&');
 }
 
 /** Every byte of a text percent-encoded, unreserved characters included (RFC 3986 §2.1, §6.2.2.2). */

@@ -1,6 +1,6 @@
 import type { Format } from '../../contract/codec/index.ts';
 import type { Spelling } from '../../contract/codec/spellings.ts';
-import { bodySpellings, KEY_HEADER_LOWER, querySpellings } from '../../contract/codec/spellings.ts';
+import { ALL_AT_ONCE_PART, bodyAllAtOnce, bodySpellings, KEY_HEADER_LOWER, queryAllAtOnce, querySpellings } from '../../contract/codec/spellings.ts';
 import { runIdOf, statusOf } from '../../contract/answer.ts';
 import type { RequestSpec } from '../../contract/exchange.ts';
 import type { OperationId } from '../../contract/operations.ts';
@@ -33,6 +33,28 @@ interface Spelled {
 
 const part = (s: Spelling): CasePart => ({ id: s.id, title: `${s.label}: ${s.gated ? 'the answer of the plain request' : 'recorded'}` });
 
+/**
+ * The request spelled every way every reader takes alike, at once: one request that a server refusing any
+ * one of them refuses, so that a budget proves them all before it spends a request on each (the spellings
+ * alone, in parts of their own, then say which). Its part comes first.
+ */
+const ALL_AT_ONCE: CasePart = { id: ALL_AT_ONCE_PART, title: 'every spelling every reader takes alike, at once: the answer of the plain request' };
+
+function allAtOnceStep(opId: OperationId, spellings: readonly Spelling[], request: RequestSpec, plainStatus: number | null, section: string): Step {
+  const gated = spellings.filter((s) => s.gated);
+  return {
+    label: `spelled every way at once: ${gated.map((s) => s.label).join('; ')}`,
+    operation: opId,
+    request,
+    expect: [
+      expectCheck('spelling.read-alike', {
+        plainStatus,
+        because: `every reader takes each of these spellings alike (${gated.map((s) => s.rule).join('; ')}), so all of them together too; the plain request got ${plainStatus ?? 'no answer'} (section ${section}). A full run sends each alone, in a part of its own, and says which one the server reads otherwise`,
+      }),
+    ],
+  };
+}
+
 function spelledStep(opId: OperationId, s: Spelled, plainStatus: number | null, section: string): Step {
   return s.spelling.gated
     ? { label: s.spelling.label, operation: opId, request: s.request, expect: [expectCheck('spelling.read-alike', { plainStatus, because: `${s.spelling.rule}; the plain request got ${plainStatus ?? 'no answer'} (section ${section})` })] }
@@ -52,7 +74,7 @@ function runSpellings(profile: TargetProfile, format: Format): CaseDef {
     operation: RUN,
     formats: [format],
     tags: ['@spelling'],
-    parts: spelled.map((s) => part(s.spelling)),
+    parts: [ALL_AT_ONCE, ...spelled.map((s) => part(s.spelling))],
     async run(ctx) {
       // Each start is ended before the next: a target may let an agency have one run open at a time.
       const end = async (started: ReturnType<typeof runIdOf>, label: string): Promise<void> => {
@@ -72,6 +94,11 @@ function runSpellings(profile: TargetProfile, format: Format): CaseDef {
       });
       await end(runIdOf(plain), 'started plainly');
       const plainStatus = statusOf(plain);
+      await ctx.part(ALL_AT_ONCE.id, async () => {
+        const request = { ...rawBodyRequest(RUN, format, bodyAllAtOnce(format, 'AgentRun', start)), keyHeaderLower: true };
+        const answer = await ctx.send(allAtOnceStep(RUN, spelled.map((s) => s.spelling), request, plainStatus, op.section));
+        await end(runIdOf(answer), 'started spelled every way at once');
+      });
       for (const s of spelled) {
         await ctx.part(s.spelling.id, async () => {
           const answer = await ctx.send(spelledStep(RUN, s, plainStatus, op.section));
@@ -100,7 +127,7 @@ function mergeSpellings(profile: TargetProfile, format: Format): CaseDef {
     operation: MERGE,
     formats: [format],
     tags: ['@spelling'],
-    parts: spelled.map((s) => part(s.spelling)),
+    parts: [ALL_AT_ONCE, ...spelled.map((s) => part(s.spelling))],
     async run(ctx) {
       const plain = await ctx.send({
         label: 'the merge spelled plainly',
@@ -108,6 +135,8 @@ function mergeSpellings(profile: TargetProfile, format: Format): CaseDef {
         request: bodyRequest(MERGE, format, body, { query }),
         expect: [expectCheck('status.refused', { because: `${preferred} does not exist in the target (profile unknownIswcs; section ${op.section})` })],
       });
+      const request: RequestSpec = { ...rawBodyRequest(MERGE, format, bodyAllAtOnce(format, 'MergeRequest', body)), rawQuery: queryAllAtOnce(query), keyHeaderLower: true };
+      await ctx.part(ALL_AT_ONCE.id, async () => void (await ctx.send(allAtOnceStep(MERGE, spelled.map((s) => s.spelling), request, statusOf(plain), op.section))));
       await sendSpelled(ctx, MERGE, spelled, statusOf(plain), op.section);
     },
   };
@@ -125,7 +154,7 @@ function removalSpellings(profile: TargetProfile, opId: typeof DELETE | typeof D
     operation: opId,
     formats: ['none'],
     tags: ['@spelling'],
-    parts: spellings.map(part),
+    parts: [ALL_AT_ONCE, ...spellings.map(part)],
     async run(ctx) {
       const plain = await ctx.send({
         label: `the ${name} spelled plainly`,
@@ -133,6 +162,8 @@ function removalSpellings(profile: TargetProfile, opId: typeof DELETE | typeof D
         request: queryRequest(opId, query),
         expect: [expectCheck('status.refused', { because: `no ${name === 'delete' ? 'submission' : 'merged work'} of that work code exists on that ISWC (section ${op.section})` })],
       });
+      const request: RequestSpec = { ...queryRequest(opId, query), rawQuery: queryAllAtOnce(query), keyHeaderLower: true };
+      await ctx.part(ALL_AT_ONCE.id, async () => void (await ctx.send(allAtOnceStep(opId, spellings, request, statusOf(plain), op.section))));
       const spelled: Spelled[] = spellings.map((spelling) => ({ spelling, request: 'rawQuery' in spelling ? { ...queryRequest(opId, query), rawQuery: spelling.rawQuery } : { ...queryRequest(opId, query), keyHeaderLower: true } }));
       await sendSpelled(ctx, opId, spelled, statusOf(plain), op.section);
     },
