@@ -336,12 +336,15 @@ export default class ConformanceReporter implements Reporter {
       skippedCases.set(reason, (skippedCases.get(reason) ?? new Set<string>()).add(`${e.caseId}\u0001${e.format}`));
     }
     const reasons = [...skippedCases.entries()].map(([reason, cases]): [string, number] => [reason, cases.size]);
-    // A profile's lack of data matters only for the spec checks it leaves unexercised: when every one was
-    // exercised, the cases it held back are said in one line, as the optional additions they are.
-    const lacking = coverage.notExercised.length === 0 ? [...skippedCases.entries()].filter(([reason]) => /^needs /.test(reason)) : [];
+    // A profile's lack of data matters only for the spec checks it leaves unexercised: when it leaves none
+    // (every one was exercised, or one the run left out had a case with its entries: a budget, a run
+    // stopped), the cases it held back are said in one line, as the optional additions they are.
+    const dataLeavesOut = coverage.notExercised.some((n) => n.reasons.some((r) => /^needs /.test(r)));
+    const lacking = !dataLeavesOut ? [...skippedCases.entries()].filter(([reason]) => /^needs /.test(reason)) : [];
     if (lacking.length > 0) {
+      const why = coverage.notExercised.length === 0 ? 'every spec check was exercised' : 'every spec check left out had a case with its entries, which the run did not send';
       reasons.splice(0, reasons.length, ...reasons.filter(([reason]) => !/^needs /.test(reason)));
-      reasons.push([`more profile data would add these cases, not checks: every spec check was exercised (optional; npx iswc-conformance profile check says what each entry adds)`, new Set(lacking.flatMap(([, cases]) => [...cases])).size]);
+      reasons.push([`more profile data would add these cases, not checks: ${why} (optional; npx iswc-conformance profile check says what each entry adds)`, new Set(lacking.flatMap(([, cases]) => [...cases])).size]);
     }
     if (reasons.length > 0) {
       lines.push('not sent or not judged (cases, by reason):');

@@ -36,17 +36,21 @@ export function smallestNeeds(reasons: readonly string[]): string[] {
   return [...others, ...[...smallest.values()].map((n) => n.reason)];
 }
 
-/** The reasons a case gives when a request budget left it out, or left out the parts that show a check. */
-const BUDGET_REASON = /^not in the request budget\b/;
+/**
+ * The reasons a case gives when the run, not the profile, left it out: a request budget left it out (or the
+ * parts that show a check), or the run stopped before it was sent (`not sent: …`: interrupted, its time
+ * limit, its budget spent, the target unusable).
+ */
+const RUN_LEFT_IT_OUT = /^(not in the request budget\b|not sent: )/;
 
 /**
- * A check some case would have shown but for the budget (that case had its entries) was kept out by the
- * budget, not by the profile: what other cases lacked ("needs 12 more merges") would not bring it in, and
- * read as advice it sends a user adding data a larger budget or another slice needs instead. So the needs
- * go; they stay where no case of the check had its entries (no reason of the budget among them).
+ * A check some case would have shown but for the budget or the run's end (that case had its entries) was
+ * kept out by the run, not by the profile: what other cases lacked ("needs 12 more merges") would not bring
+ * it in, and read as advice it sends a user adding data a larger budget, another slice or a run to its end
+ * needs instead. So the needs go; they stay where no case of the check had its entries.
  */
 export function budgetBeforeNeeds(reasons: readonly string[]): string[] {
-  return reasons.some((r) => BUDGET_REASON.test(r)) ? reasons.filter((r) => !r.startsWith('needs ')) : [...reasons];
+  return reasons.some((r) => RUN_LEFT_IT_OUT.test(r)) ? reasons.filter((r) => !r.startsWith('needs ')) : [...reasons];
 }
 
 /**

@@ -142,4 +142,6 @@ test('a check a case left out for the budget says the budget, not what other cas
   expect(budgetBeforeNeeds(['not in the request budget: the parts "x" were left out', 'needs 1 more demerges'])).toEqual(['not in the request budget: the parts "x" were left out']);
   // No case of the check had its entries: the data is what keeps it out, budget or not.
   expect(budgetBeforeNeeds(['needs 1 more merges', 'not in the smoke plan'])).toEqual(['needs 1 more merges', 'not in the smoke plan']);
+  // A run stopped before the case was sent (a signal, its time limit) kept the check out, not the profile.
+  expect(budgetBeforeNeeds(['not sent: interrupted by SIGINT', 'needs 2 more merges (1 of them with at least 1 agencyWorks)'])).toEqual(['not sent: interrupted by SIGINT']);
 });
