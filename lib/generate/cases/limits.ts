@@ -87,6 +87,17 @@ export function readAsText(c: FieldConstraint, value: unknown, format: CaseForma
   return mergeItem(c) && (format === 'xml' || typeof value === 'number' || typeof value === 'boolean');
 }
 
+/**
+ * An agent run with `value` in `field`. A count keeps the others adding up around it, for a server that
+ * checks they do: past int32 too, so that such a server refuses it for its type, not for a sum, and one
+ * that takes any integer (or one past its maximum) accepts it.
+ */
+function agentRunWith(run: Record<string, unknown>, field: string, value: unknown, profile: TargetProfile): Record<string, unknown> {
+  const count = typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+  const around = count ? countersWith(field, value) : undefined;
+  return around ? { ...run, ...around } : bodyWith(run, field, value, profile);
+}
+
 /** The body a case sends with `value` in the constrained field (query cases send a valid body). */
 function bodyFor(c: FieldConstraint, profile: TargetProfile, value: unknown, naming: Naming, entry: Partial<SubmissionEntry> | undefined): Record<string, unknown> | undefined {
   if (!operation(c.operation).body) return undefined;
@@ -96,13 +107,7 @@ function bodyFor(c: FieldConstraint, profile: TargetProfile, value: unknown, nam
     // itself be a bad request: the body carries ISWCs "and/or" works, 4.2).
     return naming === 'existing' ? emptyMerge() : { ...emptyMerge(), iswcs: [otherIswc(profile)] };
   }
-  if (c.operation === 'notifyAgentRun') {
-    // A count keeps the others adding up around it, for a server that checks they do: past int32 too, so
-    // that such a server refuses it for its type, not for a sum, and one that takes any integer accepts it.
-    const count = typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
-    const around = count ? countersWith(c.field, value) : undefined;
-    return around ? { ...validAgentRun(profile), ...around } : bodyWith(validAgentRun(profile), c.field, value, profile);
-  }
+  if (c.operation === 'notifyAgentRun') return agentRunWith(validAgentRun(profile), c.field, value, profile);
   if (entry && c.field.startsWith('agencyWorks[]')) {
     const name = c.field.slice('agencyWorks[].'.length);
     return { ...emptyMerge(), agencyWorks: [{ agencyCode: entry.agency, agencyWorkCode: entry.workcode, [name]: value }] };
@@ -381,7 +386,7 @@ function runEndCase(c: FieldConstraint, profile: TargetProfile): CaseDef | undef
       const start = await ctx.send({ label: 'start a run to end', operation: c.operation, request: bodyRequest(c.operation, format, validAgentRun(profile)), expect: [] });
       const runId = runIdOf(start) ?? `iswc-conformance-unstarted-${ctx.seed}`;
       for (const v of values.filter((x) => keeps(ctx.format, x))) {
-        const body = { ...bodyWith(validAgentRun(profile, 1), c.field, v.value, profile), runId };
+        const body = { ...agentRunWith(validAgentRun(profile, 1), c.field, v.value, profile), runId };
         const because = `${v.because}; the notification ends the run ${runId}, an agent run as a start is (sections 2.1, 4.1)`;
         await ctx.send({
           label: `end the run with ${c.field} ${v.label}`,
