@@ -89,11 +89,11 @@ export function readAsText(c: FieldConstraint, value: unknown, format: CaseForma
 
 /**
  * An agent run with `value` in `field`. A count keeps the others adding up around it, for a server that
- * checks they do: past int32 too, so that such a server refuses it for its type, not for a sum, and one
- * that takes any integer (or one past its maximum) accepts it.
+ * checks they do: past int32 on either side too, so that such a server refuses it for its type, not for a
+ * sum, and one that takes any integer (or one past its maximum) accepts it.
  */
 function agentRunWith(run: Record<string, unknown>, field: string, value: unknown, profile: TargetProfile): Record<string, unknown> {
-  const count = typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+  const count = typeof value === 'number' && Number.isSafeInteger(value);
   const around = count ? countersWith(field, value) : undefined;
   return around ? { ...run, ...around } : bodyWith(run, field, value, profile);
 }
