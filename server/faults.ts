@@ -158,6 +158,7 @@ const CATALOGUE = [
   { id: 'merge-works-ignored-with-iswcs', level: 'spec', section: '2.4, 4.2', description: 'A merge body that carries ISWCs has its agency works ignored: they are neither validated, nor looked up, nor merged (a 21-character agencyWorkCode next to ISWCs gets 204).' },
   { id: 'merge-iswcs-not-merged', level: 'spec', section: '3, 4.2', description: 'The ISWCs of a merge body are validated and looked up, the merge answers 204, and nothing of them is merged (agency works are).' },
   { id: 'run-end-empty-run-id', level: 'spec', section: '2.2, 4.1', description: 'The end of a run (a notification carrying a runId) is answered 200 {"runId": ""}: a string, but the identifier of no run.' },
+  { id: 'run-end-new-run-id', level: 'spec', section: '2.2, 4.1', description: 'The end of a run (a notification carrying a runId the server issued) ends it and is answered 200 with a new runId, as if each notification were a run of its own: the answer names another run than the one ended.' },
   { id: 'preferred-iswc-cut', level: 'spec', section: '2.3, 4.2-4.4', description: 'The query preferredIswc is read into a parameter of 11 characters (CHAR(11), the length "T followed by 10 digits" fixes): a longer value is cut to its first 11 before it is checked and looked up, so a 12-character value whose first 11 are an ISWC acts on that ISWC.' },
 ] as const satisfies readonly Fault[];
 

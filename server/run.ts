@@ -140,6 +140,8 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
 
   // Fault `run-end-empty-run-id`: the end of a run is answered an empty runId, which names no run.
   if (f.has('run-end-empty-run-id') && typeof run.runId === 'string' && run.runId !== '') runId = '';
+  // Fault `run-end-new-run-id`: the end of a run is answered a runId of its own, naming another run.
+  if (f.has('run-end-new-run-id') && typeof run.runId === 'string' && run.runId !== '' && ctx.state.run(run.runId)?.started) runId = randomUUID();
   const status = op.successStatus;
   const format = answerFormat(ctx, req, body.format);
   if (f.has('run-response-no-run-id')) {

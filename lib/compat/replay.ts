@@ -1,3 +1,4 @@
+import { expectCheck } from '../generate/expectations.ts';
 import { createJudge } from '../check/judge.ts';
 import { compareAnswers, learnNoise } from '../check/compat/compare.ts';
 import type { Comparison, CompareInput, DocumentFailure, NoiseKind } from '../check/compat/compare.ts';
@@ -172,7 +173,7 @@ function unreached(exchange: Exchange, client: RunClient): string | undefined {
 }
 
 /** How the judge sees a replayed request: probes of what the document does not settle are judged as the gate judges its own. */
-function stepOf(p: PlannedExchange, spec: RequestSpec, otherRunId?: string): Step {
+function stepOf(p: PlannedExchange, spec: RequestSpec, otherRunId?: string, endedRunId?: string): Step {
   const op = p.shape.request.operation;
   const view = p.shape.view;
   const recordedStatus = p.exchange.response?.status;
@@ -183,7 +184,11 @@ function stepOf(p: PlannedExchange, spec: RequestSpec, otherRunId?: string): Ste
     operation: op?.id ?? null,
     request: spec,
     // A run the replay started before was answered its own runId: this one must get another (2.2, 4.1).
-    expect: otherRunId !== undefined ? [{ checkId: 'outcome.run-ids-distinct', params: { because: 'the build answered it to another run the replay started before (the answer identifies the run, 2.2)', otherRunId } }] : [],
+    // The end of a run the replay started on the build: the answer names that run (2.2, 4.1).
+    expect: [
+      ...(otherRunId !== undefined ? [expectCheck('outcome.run-ids-distinct', { because: 'the build answered it to another run the replay started before (the answer identifies the run, 2.2)', otherRunId })] : []),
+      ...(endedRunId !== undefined ? [expectCheck('outcome.run-end-same-id', { because: 'it ends the run the replay started on the build, which the answer identifies (2.2, 4.1)', runId: endedRunId })] : []),
+    ],
     // The build before answered outside the statuses the document lists: which status answers it is not settled by the document.
     ...(outside ? { probe: 'outside-document' as const } : !documented ? { probe: 'open-point' as const } : {}),
   };
@@ -379,7 +384,8 @@ export async function startReplay(options: ReplayOptions): Promise<ReplayRun> {
     }
     const replayed = factsOf(exchange);
     const format = rep.shape.view.format ?? 'json';
-    const judged = judge(stepOf(rep, spec, otherRunId), exchange, format);
+    const endedRunId = endsRun !== undefined && !cached ? runIdsOnBuild.get(endsRun) : undefined;
+    const judged = judge(stepOf(rep, spec, otherRunId, endedRunId), exchange, format);
     // What the client met, judged the same way: a violation it already lived with is no change of this build.
     const failedWhenRecorded = new Set(judge(stepOf(rep, replayedSpec(rep, undefined, new Map())), recordedExchange(rep), format).filter((j) => j.verdict === 'fail').map((j) => j.checkId));
     const documentFailures: DocumentFailure[] = judged

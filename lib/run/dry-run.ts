@@ -87,7 +87,7 @@ function dryExchange(step: Step, n: number, fewest: boolean): Exchange {
 }
 
 /** Checks that demand the request be accepted: an agent run they judge is never answered as refused. */
-const ACCEPTANCE: ReadonlySet<string> = new Set(['status.success', 'limit.accepted', 'content-type.optional', 'outcome.run-ids-distinct', 'response.schema']);
+const ACCEPTANCE: ReadonlySet<string> = new Set(['status.success', 'limit.accepted', 'content-type.optional', 'outcome.run-ids-distinct', 'outcome.run-end-same-id', 'response.schema']);
 
 type Entries = Partial<Record<DisposableKind, unknown[]>>;
 

@@ -66,6 +66,8 @@ const CLASS_OF: Readonly<Record<string, string>> = {
   'demerge-ignores-agency': 'outcome/demergeIswcMetadata/match',
   'after-merge-demerge-any': 'outcome/demergeIswcMetadata/match',
   'run-ids-repeat': 'outcome/notifyAgentRun',
+  // The end of a run answered another run's runId: a class of its own beside two runs given one runId.
+  'run-end-new-run-id': 'outcome/notifyAgentRun/end',
   // An effect that lapses after its 204 (issue 38): read back among the run's last requests.
   'delete-lapses': 'outcome/lapse',
   'demerge-lapses': 'outcome/lapse',

@@ -203,7 +203,7 @@ test('plan prints what a run would send without a key or a request; --plan on ru
   expect((await cliInProcess(['plan', '--plan', '--smoke', '--quiet'])).stdout).toContain('plan smoke');
   // A plan that exercises every spec check: what more profile data adds is one optional line, never "needs 3 more merges".
   const covered = await cliInProcess(['plan', '--target', fromRoot('fixtures', 'targets', 'staging-example.json'), '--smoke', '--destructive', '--quiet']);
-  expect(covered.stdout).toContain('spec checks: 24 of 24 exercised');
+  expect(covered.stdout).toContain('spec checks: 25 of 25 exercised');
   expect(covered.stdout).not.toMatch(/× needs \d+ more/);
   expect(covered.stdout).toMatch(/\d+ × more profile data would add these cases, not checks: every spec check is exercised/);
   // It says the range a run falls in, and what sets it (the full plan's: the smoke plan may hold no agent run the target could refuse).

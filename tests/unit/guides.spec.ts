@@ -24,7 +24,7 @@ test('docs/guides/certify.md: profile check, a stand-in, plan, the run, a signed
   const out = run.output;
   expect(run.status, out.slice(-4000)).toBe(0);
   expect(out).toContain('Target profile my-staging.json: "my-staging", agency 128');
-  expect(out).toMatch(/destructive \(--destructive\) +16 of 24 /);
+  expect(out).toMatch(/destructive \(--destructive\) +17 of 25 /);
   expect(out).toMatch(/total: (\d+ to )?\d+ requests, at most about \d+ min at 0\.167 requests\/s/);
   expect(out).toContain('exit code: 0 (conformant)');
   expect(out).toContain('certificate: conformant (smoke plan: every spec check exercised, not every case run) — agency 128');
@@ -47,12 +47,12 @@ test('docs/guides/ci-gate.md: profile check, a stand-in, the plan, a non-destruc
   });
   const out = run.output;
   expect(run.status, out.slice(-4000)).toBe(0);
-  expect(out).toMatch(/non-destructive \(the default on a remote target\) +16 of 24 /);
+  expect(out).toMatch(/non-destructive \(the default on a remote target\) +17 of 25 /);
   expect(out).toMatch(/budget of 60 requests/);
   expect(out).toMatch(/total: (\d+ to )?\d+ requests, at most about \d+ min at 0\.167 requests\/s/);
-  // One figure: profile check, plan and the run itself say the same 15.
-  expect(out).toMatch(/spec checks: 16 of 24 exercised; not exercised: /);
-  expect(out).toContain('conformant on 16 of 24 spec checks');
+  // One figure: profile check, plan and the run itself say the same 17.
+  expect(out).toMatch(/spec checks: 17 of 25 exercised; not exercised: /);
+  expect(out).toContain('conformant on 17 of 25 spec checks');
   expect(out).toContain('unused waivers in fixtures/waivers/production-deviations.yaml');
   expect(out).toContain('exit code: 0');
   expect(out).toContain('conformance-junit.xml');
@@ -61,8 +61,8 @@ test('docs/guides/ci-gate.md: profile check, a stand-in, the plan, a non-destruc
   // waivers, destructive and not, one figure for waivers (issue 30), none called unused, a certificate.
   expect(out).toContain('Against production as built (docs/production.md): every entry names agency 128');
   expect(out).toContain('waivers of fixtures/waivers/production-as-built.yaml: 4 used, 4 not exercised, 0 unused, 0 expired; 0 failures looked otherwise (not waived)');
-  expect(out).toContain('verdict: conformant on 16 of 24 spec checks with 4 waivers (strict)');
-  expect(out).toContain('certificate: incomplete: 16 of 24 spec checks exercised with 4 waivers, JSON only');
+  expect(out).toContain('verdict: conformant on 17 of 25 spec checks with 4 waivers (strict)');
+  expect(out).toContain('certificate: incomplete: 17 of 25 spec checks exercised with 4 waivers, JSON only');
   expect(out).toContain('waivers of fixtures/waivers/production-as-built.yaml: 6 used, 2 not exercised, 0 unused, 0 expired; 0 failures looked otherwise (not waived)');
   expect(out).toContain('verdict: conformant with 6 waivers (strict)');
   expect(out).not.toContain('unused waivers in fixtures/waivers/production-as-built.yaml');

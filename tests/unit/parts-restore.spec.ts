@@ -194,7 +194,7 @@ test('profile check on a reusable profile says the destructive run consumes no e
   const { renderProfileCheck } = await import('../../lib/cli/commands/profile.ts');
   const { text } = await renderProfileCheck('reusable.json', reusable, { budget: 60, runs: 100 });
   expect(text).toContain('reusable: its entries are never recreated');
-  expect(text).toMatch(/destructive \(--destructive\), no entry consumed\s+21 of 24/);
+  expect(text).toMatch(/destructive \(--destructive\), no entry consumed\s+22 of 25/);
   expect(text).toMatch(/outcome\.delete\s+only a run that consumes entries shows it: the profile is reusable/);
   expect(text).not.toMatch(/All of them at once/);
 });

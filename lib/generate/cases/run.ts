@@ -56,6 +56,7 @@ export function runCases(profile: TargetProfile): CaseDef[] {
           request: end,
           expect: [
             expectCheck('status.success', { because: `a valid agent run carrying a runId (section 2.1) gets 200 (section ${section})` }),
+            ...(started ? [expectCheck('outcome.run-end-same-id', { runId: started, because: 'the answer to the end of a run identifies that run (sections 2.2, 4.1)' })] : []),
             expectCheck('observed.run-id', { because: 'the runId answered when a run is ended' }),
           ],
         });
@@ -78,7 +79,10 @@ export function runCases(profile: TargetProfile): CaseDef[] {
                 label: 'end the other run',
                 operation: OP,
                 request: bodyRequest(OP, format, { ...validAgentRun(profile, 1), runId: secondId }),
-                expect: [expectCheck('status.success', { because: `a valid agent run carrying the runId ${secondId} the start answered (section 2.1) gets 200 (section ${section})` })],
+                expect: [
+                  expectCheck('status.success', { because: `a valid agent run carrying the runId ${secondId} the start answered (section 2.1) gets 200 (section ${section})` }),
+                  ...(secondId ? [expectCheck('outcome.run-end-same-id', { runId: secondId, because: 'the answer to the end of a run identifies that run (sections 2.2, 4.1)' })] : []),
+                ],
               });
             }
           });
