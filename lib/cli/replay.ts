@@ -181,7 +181,7 @@ function sameFailure(failure: CheckExecution, e: CheckExecution): boolean {
 }
 
 function failureLine(e: CheckExecution): string {
-  return `${e.checkId} [${e.level}, section ${sectionsText(e.sections)}]: expected ${e.expected ?? ''}; received ${e.received ?? ''}`;
+  return `${e.checkId} [${e.level}, ${sectionsText(e.sections)}]: expected ${e.expected ?? ''}; received ${e.received ?? ''}`;
 }
 
 /** Sends the failure's requests again against the target and says whether it still happens. */
@@ -204,7 +204,7 @@ export async function replayFailure(options: ReplayOptions): Promise<ReplayResul
     }
   }
   const lines = [
-    `replay failure ${idOf(failure) ?? '?'}: ${failure.checkId} [${failure.level}, section ${sectionsText(failure.sections)}] · ${failure.caseId} (${failure.format}) / ${failure.step}`,
+    `replay failure ${idOf(failure) ?? '?'}: ${failure.checkId} [${failure.level}, ${sectionsText(failure.sections)}] · ${failure.caseId} (${failure.format}) / ${failure.step}`,
     `  in the run (${meta.startedAt}, seed ${meta.seed ?? '—'}): expected ${failure.expected ?? ''}; received ${failure.received ?? ''}`,
     replay.kind === 'generated'
       ? `  generated input: only the one at seed ${replay.seed}, path ${replay.path}${replay.replayPath !== undefined ? ` (replayPath ${replay.replayPath})` : ''} is sent, with the case's fixed steps; the property is not run again`

@@ -16,13 +16,13 @@ function seconds(ms: number | undefined): string {
 
 /** `[spec, §4.1, §7] expected: …; received: …` — the one-line failure message. */
 export function failureMessage(e: CheckExecution): string {
-  return `[${e.level}, section ${sectionsText(e.sections)}] expected: ${e.expected ?? ''}; received: ${e.received ?? ''}`;
+  return `[${e.level}, ${sectionsText(e.sections)}] expected: ${e.expected ?? ''}; received: ${e.received ?? ''}`;
 }
 
 /** The failure text: section, expected vs received, the minimal exchange, the curl line. */
 export function failureText(e: CheckExecution, replay?: ReplayTarget): string {
   const lines = [
-    `${e.checkId} [${e.level}] section ${sectionsText(e.sections)}`,
+    `${e.checkId} [${e.level}, ${sectionsText(e.sections)}]`,
     `case ${e.caseId} / ${e.step} (${e.format})`,
     `Documented: ${e.expected ?? ''}`,
     `Received:   ${e.received ?? ''}`,
