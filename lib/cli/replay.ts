@@ -276,8 +276,10 @@ function verdict(failure: CheckExecution, executions: readonly CheckExecution[],
   }
   if (failed) {
     const same = failed.received === failure.received;
+    // A runId is a new GUID on every call: an answer that differs only in its GUIDs is the run's answer again.
+    const sameButIds = !same && withoutGuids(failed.received ?? '') === withoutGuids(failure.received ?? '');
     lines.push(`verdict: the failure happens again: ${failureLine(failed)}`);
-    lines.push(same ? '  the same answer as in the run' : `  differently from the run, which received: ${failure.received ?? ''}`);
+    lines.push(same ? '  the same answer as in the run' : sameButIds ? '  the same answer as in the run, but for the GUIDs (a runId) a target gives anew on every call' : `  differently from the run, which received: ${failure.received ?? ''}`);
     if (failed.curl) lines.push(`  reproduce with: ${failed.curl}`);
     return { code: 1, lines };
   }
@@ -294,4 +296,11 @@ function verdict(failure: CheckExecution, executions: readonly CheckExecution[],
   );
   // Throttled even after the retries, or not sent once the target was found unusable: the target's doing.
   return { code: skipped && /throttled|not sent|unusable/i.test(skipped.skipReason ?? '') ? 3 : 1, lines };
+}
+
+const GUID = /\{?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\}?/gi;
+
+/** A text with every GUID in it replaced by one placeholder. */
+function withoutGuids(text: string): string {
+  return text.replace(GUID, '<guid>');
 }

@@ -153,6 +153,16 @@ test('a fixed case replays its steps in order; a clean target clears it', async 
   expect(gone.out).toContain('the target is unusable');
 });
 
+test('a failure whose answer differs from the run only in new GUIDs (a runId) happens again with the same answer, and says so', async () => {
+  const { report, target } = await faultyRun(['run-end-new-run-id'], (p) => p.key === 'run.start-and-end@json');
+  const failure = failureOf(report, (e) => e.checkId === 'outcome.run-end-same-id');
+  const result = await replayFailure({ ...replayOptions, ...at(target.url), report, failure, profile });
+  expect(result.code).toBe(1);
+  const text = result.lines.join('\n');
+  expect(text).toContain('the same answer as in the run, but for the GUIDs (a runId) a target gives anew on every call');
+  expect(text).not.toContain('differently from the run');
+});
+
 test('a destructive case replays with the entries the run gave it; a target not reset answers differently, and says why', async () => {
   // The delete does not check the key: the run's keyless delete removed the submission (204).
   const { report, file, target } = await faultyRun(['auth-missing-delete'], (p) => p.key === 'delete.success-then-repeat@none');
