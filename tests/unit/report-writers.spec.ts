@@ -86,7 +86,7 @@ test('JUnit: one testcase per judged check execution and one per spec check not 
   const suite = parsed.testsuites.testsuite.find((s) => s.name === `${first.operation ?? 'other'}.${first.format}`);
   const tc = suite?.testcase.find((c) => c.name === `${first.checkId} · ${first.caseId} · ${first.step}`);
   const failure = tc?.failure as { message: string; '#text': string } | undefined;
-  expect(failure?.message).toContain(`section ${first.sections.map((s) => (/^\d/.test(s) ? `§${s}` : s)).join(', ')}`);
+  expect(failure?.message).toContain(`[${first.level}, ${first.sections.map((s) => (/^\d/.test(s) ? `§${s}` : s)).join(', ')}]`);
   expect(failure?.message).toContain('expected:');
   expect(failure?.['#text']).toContain('Reproduce with: curl ');
   // Hostile text survives as text: XML-invalid characters become visible escapes.
