@@ -77,7 +77,7 @@ export const READINGS = [
   },
   {
     point: 'Outcomes',
-    sections: ['2.5', '3', '4.2', '4.3', '4.4'],
+    sections: ['2.2', '2.5', '3', '4.1', '4.2', '4.3', '4.4'],
     gated: 'A successful merge makes its works demergeable, every one it names (a merge of three agency works in one request makes each of the three demergeable); a merge of ISWCs only succeeds; a demerge removes one set of metadata from exactly one preferred ISWC (one work, the works of one merge request, or a merged ISWC with all its works: after a demerge, what else was merged into that preferred ISWC is demanded only of a work of another ISWC merged by a request of its own); a delete or demerge naming another value leaves the data in place; two runs started one after the other get two runIds, and the end of a run is answered that run\'s runId (the same GUID however written back: case, braces, hyphens); over generated sequences, each answer is 204 or a refusal as a model of these outcomes predicts.',
     recorded: '',
   },
