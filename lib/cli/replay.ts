@@ -20,6 +20,7 @@ import { DIRECT } from '../config/proxy.ts';
 import { planSuite } from '../run/plan.ts';
 import type { PlannedCase } from '../run/planned.ts';
 import { runPlannedCase } from '../run/runner.ts';
+import { withoutGuids } from '../contract/guid.ts';
 import { EMBEDDED_KEY, startReferenceServer } from '../../server/index.ts';
 import type { RunningServer } from '../../server/index.ts';
 
@@ -296,11 +297,4 @@ function verdict(failure: CheckExecution, executions: readonly CheckExecution[],
   );
   // Throttled even after the retries, or not sent once the target was found unusable: the target's doing.
   return { code: skipped && /throttled|not sent|unusable/i.test(skipped.skipReason ?? '') ? 3 : 1, lines };
-}
-
-const GUID = /\{?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\}?/gi;
-
-/** A text with every GUID in it replaced by one placeholder. */
-function withoutGuids(text: string): string {
-  return text.replace(GUID, '<guid>');
 }

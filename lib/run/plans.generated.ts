@@ -930,7 +930,7 @@ export const PLAN_DATA: PlanData = {
     },
   },
   measuredWith: {
-    harness: "819d01e080386e58b12f494d",
+    harness: "b3ce5e0817c340dc2c9f8bd9",
     cases: {
       "delete.auth.none@none": "dd4205c33e3a7794",
       "delete.auth.wrong@none": "d7c62832bdb32c93",

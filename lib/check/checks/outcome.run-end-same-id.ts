@@ -1,4 +1,5 @@
 import { describeAnswer, runIdOf } from '../../contract/answer.ts';
+import { guidDigits } from '../../contract/guid.ts';
 import type { Because } from '../../generate/expectations.ts';
 import { fail, pass } from '../helpers.ts';
 import { defineCheck } from '../types.ts';
@@ -13,13 +14,9 @@ interface SameIdParams extends Because {
  * braces or hyphens and changes its letters' case, and names the same run. Anything else is compared as sent.
  */
 export function sameRunId(a: string, b: string): boolean {
-  const guid = (s: string): string | undefined => {
-    const bare = s.trim().replace(/^[{(](.*)[})]$/s, '$1');
-    return /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i.test(bare) ? bare.replaceAll('-', '').toLowerCase() : undefined;
-  };
   if (a === b) return true;
-  const ga = guid(a);
-  return ga !== undefined && ga === guid(b);
+  const digits = guidDigits(a);
+  return digits !== undefined && digits === guidDigits(b);
 }
 
 /**
