@@ -130,6 +130,21 @@ function itemsInOrder(ctx: Context, op: Operation, resource: RequestBodySpec['re
   return commit ? 'merged' : null;
 }
 
+/** The agency works of a merge body, each one the server does not hold replaced by a work of its code it holds (fault `merge-works-ignore-agency`). */
+function worksByCodeAlone(ctx: Context, value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const body = value as Record<string, unknown>;
+  if (!Array.isArray(body.agencyWorks)) return value;
+  const found = (w: unknown): unknown => {
+    if (w === null || typeof w !== 'object') return w;
+    const { agencyCode, agencyWorkCode } = w as Record<string, unknown>;
+    if (typeof agencyCode !== 'string' || !/^[0-9]{3}$/.test(agencyCode) || typeof agencyWorkCode !== 'string' || ctx.state.workKnown(agencyCode, agencyWorkCode)) return w;
+    const holder = ctx.state.agencyWithWorkCode(agencyWorkCode);
+    return holder === undefined ? w : { ...w, agencyCode: holder };
+  };
+  return { ...body, agencyWorks: (body.agencyWorks as unknown[]).map(found) };
+}
+
 /**
  * Choice `merge-items-lookup-400`: the items of the body are never validated, only looked up, before the
  * preferred ISWC: an ISWC the server does not have is 400 (production's 202), an agency work it does not
@@ -230,6 +245,10 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
     if (f.has('merge-iswcs-ignored-with-works') && carries(agencyWorks)) value = { ...rest, agencyWorks };
     else if (f.has('merge-works-ignored-with-iswcs') && carries(iswcs)) value = { ...rest, iswcs };
   }
+  // Fault `merge-works-ignore-agency`: each agency work it does not hold, found by its work code alone (a
+  // lookup that forgets the agency), whatever the agency the body names; a value no agency code can be is
+  // still refused first, as a binder would.
+  if (f.has('merge-works-ignore-agency')) value = worksByCodeAlone(ctx, value);
   // After the faults that drop items: they act wherever their description applies, lookups included.
   if (ctx.choices.has('merge-items-lookup-400')) {
     const refused = itemsLookedUp400(ctx, value, bad);

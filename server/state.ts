@@ -154,6 +154,15 @@ export class ServerState {
     return [];
   }
 
+  /** An agency that holds a work of this code (fault `merge-works-ignore-agency`: a work looked up by its code alone). */
+  agencyWithWorkCode(workcode: string): string | undefined {
+    for (const key of this.#knownWorks) {
+      const [agency, code] = JSON.parse(key) as [string, string];
+      if (code === workcode) return agency;
+    }
+    return undefined;
+  }
+
   /** Does the server know this agency work (a work of its submissions, demerges or merges)? */
   workKnown(agency: string, workcode: string): boolean {
     return this.#knownWorks.has(workKey(agency, workcode));

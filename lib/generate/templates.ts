@@ -235,3 +235,8 @@ export function bodyWith(base: Record<string, unknown>, field: string, value: un
   body[field] = value;
   return body;
 }
+
+/** Another well-formed agency code, for requests that must not match the profile's data. */
+export function otherAgency(agency: string): string {
+  return agency === '052' ? '021' : '052';
+}

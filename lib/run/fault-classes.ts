@@ -54,6 +54,7 @@ const CLASS_OF: Readonly<Record<string, string>> = {
   'merge-no-effect': 'outcome/mergeIswcMetadata',
   'merge-ignores-agency-works': 'outcome/mergeIswcMetadata',
   'merge-xml-works-ignored': 'outcome/mergeIswcMetadata',
+  'merge-works-ignore-agency': 'outcome/mergeIswcMetadata/match',
   'delete-no-effect': 'outcome/deleteSubmission',
   'delete-ignores-preferred': 'outcome/deleteSubmission/match',
   'delete-ignores-workcode': 'outcome/deleteSubmission/match',

@@ -4,10 +4,11 @@ import { deref } from '../../contract/openapi.ts';
 import { operation } from '../../contract/operations.ts';
 import { withWrongCheckDigit } from '../../contract/iswc.ts';
 import type { AgencyWorkRef, MergeEntry, TargetProfile } from '../../contract/profile/types.ts';
-import type { CaseDef } from '../case.ts';
+import type { CaseContext, CaseDef } from '../case.ts';
 import { expectCheck } from '../expectations.ts';
 import { bodyRequest, queryRequest, rawBodyRequest } from '../requests.ts';
-import { emptyMerge, existingIswc, otherIswc, queryFor, unknownIswc, validExample, validWork } from '../templates.ts';
+import type { BodyOptions } from '../requests.ts';
+import { emptyMerge, existingIswc, otherAgency, otherIswc, queryFor, unknownIswc, validExample, validWork } from '../templates.ts';
 import { READ_BACK } from './read-back.ts';
 import { keyProofs } from './key-proofs.ts';
 import { bodiesOfShapes, shapeOfBody, shapeSlug, shapeWords } from '../../contract/shapes.ts';
@@ -149,6 +150,32 @@ export function mixedRefusals(profile: TargetProfile, body: Record<string, unkno
   return [...first((r) => r.label.startsWith('an ISWC pattern-')), ...first((r) => r.label === 'an ISWC that does not exist'), ...first((r) => r.label.startsWith('an agency work with agencyWorkCode'))];
 }
 
+/**
+ * An agency work is named by its agency and its work code together (2.4). The entry's first work named with
+ * another agency's code, before anything of the entry is merged: whatever the merge gets (a server may take
+ * works it does not know, 4.2, or refuse them), it named no work of the profile's, so the profile's work is
+ * not merged and its demerge is refused (4.4). A server that looks a work up by its code alone merges the
+ * profile's work and demerges it (204). What the merge may have merged of the work it named is demerged
+ * again, unjudged.
+ */
+async function worksOfAnotherAgency(ctx: CaseContext, format: Format, preferredIswc: string, query: BodyOptions, work: AgencyWorkRef): Promise<void> {
+  const named = { agencyCode: otherAgency(work.agencyCode), agencyWorkCode: work.agencyWorkCode };
+  const demergeOf = (w: AgencyWorkRef) => queryRequest(DEMERGE, queryFor(DEMERGE, { preferredIswc, agency: w.agencyCode, workcode: w.agencyWorkCode }));
+  await ctx.send({ label: `merge ${named.agencyCode}/${named.agencyWorkCode}, its work code under another agency`, operation: OP, request: bodyRequest(OP, format, mergeBody({ preferredIswc, agencyWorks: [named] }), query), expect: [] });
+  await ctx.send({
+    label: `demerge ${work.agencyCode}/${work.agencyWorkCode} after the merge of ${named.agencyCode}/${named.agencyWorkCode}`,
+    operation: DEMERGE,
+    request: demergeOf(work),
+    expect: [
+      expectCheck('status.refused', {
+        because: `the merge just before named ${named.agencyCode}/${named.agencyWorkCode}, not ${work.agencyCode}/${work.agencyWorkCode} (an agency work is its agency and its work code, section 2.4), and nothing has merged ${work.agencyWorkCode} into ${preferredIswc} yet: a demerge of metadata never merged (section 4.4)`,
+        sections: ['2.4', '4.4'],
+      }),
+    ],
+  });
+  await ctx.send({ label: `demerge ${named.agencyCode}/${named.agencyWorkCode}, whatever the merge kept of it`, operation: DEMERGE, request: demergeOf(named), expect: [] });
+}
+
 export function mergeCases(profile: TargetProfile): CaseDef[] {
   const section = op().section;
   const arrays = Object.entries(resourceSchema('MergeRequest').properties ?? {}).filter(([, raw]) => deref(raw).type === 'array');
@@ -164,6 +191,7 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
         { id: 'key-iswcs', title: 'the key refused on the merge of its ISWCs alone, which then succeeds' },
         { id: 'mixed-items', title: 'its ISWCs and agency works in one body with one item of one list it cannot take, refused' },
         { id: 'key-shapes', title: 'the key refused on each other shape of its body (one ISWC alone, one agency work alone, ISWCs and agency works together), before anything is merged' },
+        { id: 'works-agency', title: 'its first agency work named with another agency\'s code, before it is merged: the profile\'s work is not merged by it' },
         { id: READ_BACK, title: 'its agency work merged once more on its own, then demerged among the run\'s last requests (still merged) and the demerge repeated (refused): the merge and the demerge hold' },
       ],
       readsBack: true,
@@ -217,6 +245,7 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
                   }),
                 ],
               });
+              await ctx.part('works-agency', () => worksOfAnotherAgency(ctx, format, entry.preferredIswc, query, work));
             }
           }
           await ctx.send({

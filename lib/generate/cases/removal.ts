@@ -4,7 +4,7 @@ import type { DemergeEntry, SubmissionEntry, TargetProfile } from '../../contrac
 import type { CaseDef } from '../case.ts';
 import { expectCheck } from '../expectations.ts';
 import { queryRequest } from '../requests.ts';
-import { baseQuery, existingIswc, queryFor, sampleWorkCode, unknownIswc } from '../templates.ts';
+import { baseQuery, existingIswc, otherAgency, queryFor, sampleWorkCode, unknownIswc } from '../templates.ts';
 import { keyProofs } from './key-proofs.ts';
 import { readBack, readBackPart } from './read-back.ts';
 
@@ -277,11 +277,6 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
     },
     ...authCases(DEMERGE),
   ];
-}
-
-/** Another well-formed agency code, for requests that must not match. */
-function otherAgency(agency: string): string {
-  return agency === '052' ? '021' : '052';
 }
 
 /** The same work code with its last character changed (same length, within its limit). */
