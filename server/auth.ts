@@ -37,6 +37,8 @@ export type AuthResult = 'ok' | 'missing' | 'wrong';
 
 export function authenticate(ctx: Context, req: IncomingMessage, op: Operation): AuthResult {
   if (ctx.faults.has(SKIP_CHECK[op.id])) return 'ok';
+  // Fault `auth-xml-unchecked`: a request with an XML body goes a way that skips the key.
+  if (ctx.faults.has('auth-xml-unchecked') && /xml/i.test(header(req, 'content-type') ?? '')) return 'ok';
   // Fault `spelling.key-header-lower`: the header looked up by its exact name (server/spelling-faults.ts).
   const given = keyHeaderMissed((id) => ctx.faults.has(id), req) ? undefined : header(req, ctx.keyHeader);
   // Review fault `empty-key-accepted`: a truthiness test lets an empty header through.

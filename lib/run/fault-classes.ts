@@ -39,6 +39,7 @@ const CLASS_OF: Readonly<Record<string, string>> = {
   'merge-auth-after-action': 'key/after-action/mergeIswcMetadata',
   // The key on one shape of a body only (issue 38): a merge of ISWCs alone served without it.
   'merge-key-works-only': 'key/missing/mergeIswcMetadata',
+  'auth-xml-unchecked': 'key/xml',
   // A valid body of each format accepted.
   'xml-request-unsupported': 'acceptance/xml',
   'xml-bodies-415': 'acceptance/xml',
@@ -53,7 +54,8 @@ const CLASS_OF: Readonly<Record<string, string>> = {
   // Each operation's outcome: what it changed, and that it changed what was named.
   'merge-no-effect': 'outcome/mergeIswcMetadata',
   'merge-ignores-agency-works': 'outcome/mergeIswcMetadata',
-  'merge-xml-works-ignored': 'outcome/mergeIswcMetadata',
+  // XML's own path: a format is a shape of request, and a fault of one format a class of its own.
+  'merge-xml-works-ignored': 'outcome/mergeIswcMetadata/xml',
   'merge-works-ignore-agency': 'outcome/mergeIswcMetadata/match',
   'delete-no-effect': 'outcome/deleteSubmission',
   'delete-ignores-preferred': 'outcome/deleteSubmission/match',
