@@ -224,11 +224,12 @@ export const BREADTH_CASE_CAP = 15;
 const KEY_STAGES = 2;
 // A read-back (outcome/lapse) waits for the lenient readings' stage: under a budget it is sent right after
 // the repeat it proves again, which shows a change kept for one read, not one that lapses a while later.
-// The key on one format's path (key/xml): shown with that format's first requests, in breadth, not in the key
-// phase every slice of a rotation sends: in a budget of 30 it took the place of a class of its own.
-const KEY_OF_A_FORMAT = (c: string): boolean => c === 'key/xml';
+// The key phase, which every slice of a rotation sends, proves the key on each operation (key/<how>/<operation>,
+// `*` for every operation). The key on one format's path (key/xml) names no operation: breadth shows it with
+// that format's first requests; in the key phase it took the place of a class of its own at a budget of 30.
+const KEY_ON_AN_OPERATION = /^key\/[^/]+\/[^/]+$/;
 const LATER = (c: string): boolean => c.startsWith('lenient/') || c.startsWith('shape/') || c.startsWith('spelling/') || c === 'outcome/lapse';
-const BREADTH_STAGES: ReadonlyArray<(cls: string) => boolean> = [(c) => /^key\/(missing|wrong)\//.test(c), (c) => (c.startsWith('key/') && !KEY_OF_A_FORMAT(c)) || c.startsWith('member:'), (c) => !LATER(c) && !c.startsWith('member:'), (c) => !c.startsWith('member:') && !c.startsWith('spelling/')];
+const BREADTH_STAGES: ReadonlyArray<(cls: string) => boolean> = [(c) => /^key\/(missing|wrong)\//.test(c), (c) => KEY_ON_AN_OPERATION.test(c) || c.startsWith('member:'), (c) => !LATER(c) && !c.startsWith('member:'), (c) => !c.startsWith('member:') && !c.startsWith('spelling/')];
 
 /**
  * Greedy weighted cover (of items whose case costs at most `maxCost` with what was chosen of it): repeatedly the item with the most atoms not yet covered per request, each weighing
