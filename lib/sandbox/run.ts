@@ -1,10 +1,11 @@
 import path from 'node:path';
 import { subscriptionKeyHeader } from '../contract/openapi.ts';
 import { INTERRUPTED_EXIT, onStop } from '../foundation/interrupt.ts';
+import { shownPath } from '../foundation/paths.ts';
 import { createRedactor, SANDBOX_KEY_PLACEHOLDER } from '../foundation/redact.ts';
 import { answersText, cellLabel } from '../report/client/labels.ts';
 import { buildClientReport } from '../report/client/build.ts';
-import type { ClientReport } from '../report/client/model.ts';
+import type { ClientReport, ExercisedCell } from '../report/client/model.ts';
 import type { WrittenClientReports } from '../report/client/write.ts';
 import { writeClientReports } from '../report/client/write.ts';
 import { profileForChoiceSet, startReferenceServer } from '../../server/index.ts';
@@ -196,7 +197,7 @@ export async function runSandbox(options: SandboxOptions, io: SandboxIo): Promis
     unwatch();
   }
   for (const line of summaryLines(result.report, result.files)) io.out(line);
-  io.out(`  ${result.session.exchanges} exchange(s) recorded in ${path.relative(process.cwd(), result.session.file) || result.session.file} (replay them against another build: npx iswc-conformance compat --help)`);
+  io.out(`  ${result.session.exchanges} exchange(s) recorded in ${shownPath(result.session.file, process.cwd())} (replay them against another build: npx iswc-conformance compat --help)`);
   if (result.report.defect !== undefined) {
     io.err(`iswc-conformance sandbox: internal error: ${result.report.defect}`);
     io.err('This is a defect of iswc-conformance, not of the client under test: please report it. The reports hold what was judged before it.');
@@ -215,6 +216,10 @@ export function summaryLines(report: ClientReport, files: WrittenClientReports):
     const mark = c.succeeded > 0 ? '✓' : c.declared ? '✗' : '·';
     const others = answersText(c.answers);
     lines.push(`  ${mark} ${cellLabel(c.operation, c.format)}: ${c.requests} sent, ${c.succeeded} succeeded${others ? ` (${others})` : ''}${c.declared ? '' : ' (not declared)'}`);
+    if (c.succeeded === 0) {
+      const hint = refusalHint(report, c);
+      if (hint !== undefined) lines.push(hint);
+    }
   }
   for (const m of report.coverage.missing.filter((x) => x.format === 'any')) lines.push(`  ✗ ${cellLabel(m.operation, m.format)}: ${m.reason}`);
   const failing = report.checks.exercised.filter((c) => c.failed > 0);
@@ -227,6 +232,22 @@ export function summaryLines(report: ClientReport, files: WrittenClientReports):
   if (report.trouble.length > 20) lines.push(`  … ${report.trouble.length - 20} more trouble in client-conformance.json`);
   if (report.lateRequests.count > 0) lines.push(`  ${report.lateRequests.count} request(s) after the session ended (--requests ${report.sandbox.requestLimit ?? '?'}): answered 503, not judged`);
   const cwd = process.cwd();
-  lines.push(`  ${[files.json, files.junit, files.html].map((f) => path.relative(cwd, f) || f).join(' · ')}`);
+  lines.push(`  ${[files.json, files.junit, files.html].map((f) => shownPath(f, cwd)).join(' · ')}`);
   return lines;
+}
+
+/**
+ * Of an operation the client never got to succeed: the first of its refused requests and what the client
+ * checks found in it, failures and observations alike (a lower-case ISWC, a parameter left out), the likely
+ * reason for the refusal, where the verdict line only counts statuses. Undefined when no check found anything
+ * in those requests (the reports hold the answers).
+ */
+function refusalHint(report: ClientReport, cell: ExercisedCell): string | undefined {
+  const found = [...report.violations, ...report.observations]
+    .filter((f) => f.operation === cell.operation && f.format === cell.format && typeof f.request.answer === 'number' && f.request.answer >= 400)
+    .sort((a, b) => a.request.seq - b.request.seq);
+  const first = found[0];
+  if (first === undefined) return undefined;
+  const onIt = found.filter((f) => f.request.seq === first.request.seq).map((f) => `${f.check}: ${f.received}`);
+  return `      request ${first.request.seq} answered ${String(first.request.answer)}; the client checks found in it: ${[...new Set(onIt)].join('; ')}`.slice(0, 300);
 }

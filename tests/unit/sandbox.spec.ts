@@ -208,6 +208,26 @@ test('after --requests N, later requests get 503 with Retry-After, are recorded 
   }
 });
 
+test('an operation that never succeeded is shown with what the client checks found in its first refused request; the report files outside the directory are shown whole', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'iswc-sandbox-'));
+  try {
+    const session = await startSandbox(options(['--report-dir', dir, '--requests', '2', '--operations', 'delete,demerge']));
+    const headers = { 'Ocp-Apim-Subscription-Key': KEY };
+    // A lower-case ISWC, and a delete without its reasonCode: production's habits refuse both.
+    expect((await fetch(`${session.url}/iswc/merge?preferredIswc=t3200000002&agency=128&workcode=IM00800100`, { method: 'DELETE', headers })).status).toBe(400);
+    expect((await fetch(`${session.url}${DELETE_EXISTING.replace('&reasonCode=EdiV1', '')}`, { method: 'DELETE', headers })).status).toBe(400);
+    const ended = await session.done;
+    const lines = summaryLines(ended.report, ended.files);
+    const after = (label: string): string | undefined => lines[lines.findIndex((l) => l.startsWith(`  ✗ ${label}:`)) + 1];
+    expect(after('demerge')).toBe('      request 1 answered 400; the client checks found in it: client.iswc: query preferredIswc "t3200000002" is not T and 10 digits');
+    expect(after('submission delete')).toBe('      request 2 answered 400; the client checks found in it: client.query.open: reasonCode left out');
+    // The reports are in a temporary directory, not under the working directory: shown as they are, not as ../../tmp/….
+    expect(lines.at(-1)).toBe(`  ${[ended.files.json, ended.files.junit, ended.files.html].join(' · ')}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('--idle counts from the first request: a client that takes a while to start is waited for; --wait-first bounds that wait', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'iswc-sandbox-'));
   try {

@@ -71,7 +71,7 @@ export function certifyClient(values: OptionValues, io: CliIo): number {
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
-  const shown = path.relative(io.cwd, reportFile) || reportFile;
+  const shown = shownPath(reportFile, io.cwd);
   if (report.verdict === 'incomplete' || report.checks.exercised.length === 0) {
     io.stderr(`no client certificate: the session of ${shown} judged no request of the client (${report.requests} request(s) received), so it shows nothing to certify; run the client against the sandbox and certify that session\n`);
     return EXIT.NOT_CONFORMANT;

@@ -251,7 +251,7 @@ export const compatCommand: Command = {
     const files = writeCompatReports(report, cfg.reportDir, redact);
     out(`compat: ${report.outcome.text}`);
     for (const a of report.agencies) out(`  agency ${a.agency}: ${SET_VERDICT_WORD[a.verdict]}${a.verdict === 'skipped' && a.notJudged > 0 ? ` (${a.notJudged} exchange(s) not replayed: see compat.md)` : ''}`);
-    out(`  ${[files.html, files.json, files.junit, files.markdown].map((f) => path.relative(io.cwd, f) || f).join(' · ')}`);
+    out(`  ${[files.html, files.json, files.junit, files.markdown].map((f) => shownPath(f, io.cwd)).join(' · ')}`);
     if (signalled || report.outcome.halt?.kind === 'interrupted') {
       out(`  interrupted: exit code ${INTERRUPTED_EXIT}`);
       return INTERRUPTED_EXIT;
