@@ -27,7 +27,7 @@ test('docs/guides/compatibility.md: three agencies recorded, three builds, the p
   expect(run.status, out.slice(-6000)).toBe(0);
   expect(out).toMatch(/6 sessions\/021\/client-session\.jsonl\n\s*6 sessions\/058\/client-session\.jsonl\n\s*6 sessions\/128\/client-session\.jsonl/);
   expect(out).toContain('compat: 3 session(s) of 3 agencies (021, 058, 128), 15 exchanges in 15 shapes');
-  expect(out).toMatch(/15 shapes replayed against http:\/\/127\.0\.0\.1:\d+: 15 request\(s\), about 2 min at 0\.167 requests\/s/);
+  expect(out).toMatch(/15 shapes to replay against http:\/\/127\.0\.0\.1:\d+: 15 request\(s\), about 2 min at 0\.167 requests\/s/);
   expect(out).toContain('compat: every agency compatible (3): each replayed exchange met what its client met');
   expect(out).toContain('compat: no agency broken; 2 of 3 meet something different (021, 128)');
   expect(out).toContain('compat: 1 of 3 agencies broken (058)');

@@ -328,7 +328,7 @@ test('--plan says what would be sent and sends nothing', async () => {
     const result = await cliInProcess(['compat', '--sessions', sessions, '--base-url', b.url, '--target', PROFILE, '--rate', '10/min', '--plan'], { env: { ISWC_SUBSCRIPTION_KEY: BUILD_KEY }, cwd: dir });
     expect(result.code, result.out).toBe(0);
     expect(result.stdout).toContain('compat: 3 session(s) of 3 agencies (021, 058, 128), 15 exchanges in 15 shapes');
-    expect(result.stdout).toMatch(/15 shapes replayed against http:\/\/127\.0\.0\.1:\d+: 15 request\(s\), about 2 min at 0\.167 requests\/s/);
+    expect(result.stdout).toMatch(/15 shapes to replay against http:\/\/127\.0\.0\.1:\d+: 15 request\(s\), about 2 min at 0\.167 requests\/s/);
     expect(b.arrivals).toEqual([]);
   } finally {
     await b.close();

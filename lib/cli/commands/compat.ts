@@ -94,7 +94,7 @@ function planLines(plan: ReplayPlan, requests: number, rate: number | null, targ
   const minutes = rate === null || rate <= 0 ? undefined : Math.ceil(requests / rate / 60);
   return [
     `compat: ${sessions.size} session(s) of ${agencies.size} agencies (${[...agencies].sort().join(', ')}), ${plan.exchanges.length} exchanges in ${plan.shapes} shapes`,
-    `  ${plan.units.length} shapes replayed against ${target}: ${requests} request(s)${minutes !== undefined ? `, about ${minutes} min at ${+(rate ?? 0).toFixed(3)} requests/s` : ''} (each also sent twice to a fresh embedded reference server, to learn the noise)`,
+    `  ${plan.units.length} shapes to replay against ${target}: ${requests} request(s)${minutes !== undefined ? `, about ${minutes} min at ${+(rate ?? 0).toFixed(3)} requests/s` : ''} (each also sent twice to a fresh embedded reference server, to learn the noise)`,
     ...(notReplayed.length > 0 ? [`  ${notReplayed.length} exchange(s) in ${plan.unplayable} shape(s) not replayed:`, ...[...reasons].map(([r, n]) => `    ${n} × ${r}`)] : []),
   ];
 }
