@@ -21,7 +21,7 @@ import { bodyAsMisread } from './spelling-faults.ts';
 
 export type BodyOutcome =
   | { ok: true; value: unknown; format: Format }
-  | { ok: false; kind: 'too-large' | 'aborted' | 'unsupported-media' | 'malformed' | 'invalid'; error: string };
+  | { ok: false; kind: 'too-large' | 'aborted' | 'unsupported-media' | 'malformed' | 'invalid'; error: string; format?: Format };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -44,7 +44,7 @@ export async function decodeRequestBody(ctx: Context, req: IncomingMessage, spec
     if (ctx.choices.has('no-content-type-json')) {
       const t = new TextDecoder().decode(read.bytes);
       const decoded = ctx.choices.has('newtonsoft-json') ? parseLenientJson(t) : decodeJson(t);
-      return decoded.ok ? { ok: true, value: readValue(ctx, spec.resource, 'json', decoded.value), format: 'json' } : { ok: false, kind: 'malformed', error: decoded.error };
+      return decoded.ok ? { ok: true, value: readValue(ctx, spec.resource, 'json', decoded.value), format: 'json' } : { ok: false, kind: 'malformed', error: decoded.error, format: 'json' };
     }
     format = 'json';
   }
@@ -63,7 +63,7 @@ export async function decodeRequestBody(ctx: Context, req: IncomingMessage, spec
   if (format === 'json') {
     if (text.trim() === '') return { ok: false, kind: 'invalid', error: 'empty body' };
     const decoded = ctx.choices.has('newtonsoft-json') ? parseLenientJson(text) : decodeJson(text);
-    return decoded.ok ? { ok: true, value: readValue(ctx, spec.resource, format, decoded.value), format } : { ok: false, kind: 'malformed', error: decoded.error };
+    return decoded.ok ? { ok: true, value: readValue(ctx, spec.resource, format, decoded.value), format } : { ok: false, kind: 'malformed', error: decoded.error, format };
   }
 
   if (ctx.faults.has('xml-request-unsupported')) return { ok: false, kind: 'invalid', error: 'XML is not supported' };
@@ -97,7 +97,7 @@ export async function decodeRequestBody(ctx: Context, req: IncomingMessage, spec
   }
   const decoded = ctx.choices.has('xml-wrapped-arrays') && spec.resource === 'MergeRequest' ? decodeWrapped(text) : decodeXml(spec.resource, text);
   if (decoded.ok) return { ok: true, value: readValue(ctx, spec.resource, format, dropEntities ? withoutEmptyText(decoded.value) : decoded.value), format };
-  return { ok: false, kind: decoded.code === 'malformed' ? 'malformed' : 'invalid', error: decoded.error };
+  return { ok: false, kind: decoded.code === 'malformed' ? 'malformed' : 'invalid', error: decoded.error, format };
 }
 
 /** Choice `xml-entities-dropped`: an element left without text (an empty string) reads as an absent field. */

@@ -115,6 +115,8 @@ const CATALOGUE = [
   { id: 'after-merge-demerge-any', level: 'spec', section: '3, 4.4', description: 'Once metadata is merged into a preferred ISWC (by a successful merge, or as the profile\'s demerges say), any well-formed demerge on it answers 204, even for works never merged into it.' },
   // HTTP level.
   { id: 'crash-on-malformed', level: 'http', section: '7', description: 'Malformed JSON or XML bodies answer 500 with a generic text.' },
+  { id: 'crash-on-malformed-json', level: 'http', section: '7', description: 'Malformed JSON bodies answer 500 with a generic text (the JSON input path lets its parser\'s exception through); malformed XML is refused 400.' },
+  { id: 'crash-on-malformed-xml', level: 'http', section: '7', description: 'Malformed XML bodies answer 500 with a generic text (the XML input path lets its parser\'s exception through); malformed JSON is refused 400.' },
   { id: '405-without-allow', level: 'http', section: '4', description: '405 answers carry no Allow header.' },
   { id: 'stack-trace-in-error', level: 'http', section: '7', description: '400 bodies of merge, delete and demerge include a Node-style stack trace with internal paths.' },
   { id: 'xml-entities-expanded', level: 'http', section: '2.1', description: 'XML with a DOCTYPE is accepted and internal entities are expanded (one level, capped at 64 KiB).' },

@@ -24,7 +24,8 @@ export function mediaFailure(ctx: Context, outcome: Extract<BodyOutcome, { ok: f
       if (ctx.choices.has('binding-problem-json')) return unsupportedMediaProblem();
       return ctx.choices.has('problem-json') ? errorReply(ctx, 415, { code: 'BAD_BODY', message: outcome.error, where: 'decodeRequestBody' }) : text(415, 'Unsupported Media Type');
     case 'malformed':
-      return ctx.faults.has('crash-on-malformed') ? text(500, 'Internal Server Error') : badRequest();
+      // Faults `crash-on-malformed-json` and `-xml`: one format's input path lets its parser's exception through.
+      return ctx.faults.has('crash-on-malformed') || ctx.faults.has(`crash-on-malformed-${outcome.format ?? 'json'}`) ? text(500, 'Internal Server Error') : badRequest();
     case 'invalid':
       return badRequest();
   }

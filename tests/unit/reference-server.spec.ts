@@ -332,6 +332,8 @@ const PROBES: Probe[] = [
   { fault: 'delete-no-effect', calls: [deleteOf(0), deleteOf(0)], clean: 404, faulty: 204 },
   { fault: 'after-merge-demerge-any', calls: [mergeOf(0), neverMerged()], clean: 404, faulty: 204 },
   { fault: 'crash-on-malformed', calls: [{ ...mergeOf(0), body: '{"iswcs": [' }], clean: 400, faulty: 500 },
+  { fault: 'crash-on-malformed-json', calls: [{ ...mergeOf(0), body: '{"iswcs": [' }], clean: 400, faulty: 500 },
+  { fault: 'crash-on-malformed-xml', calls: [{ ...mergeOf(0), body: '<MergeRequest><iswcs>', headers: XML_TYPE }], clean: 400, faulty: 500 },
   { fault: '405-without-allow', calls: [{ method: 'GET', path: '/agent/run' }], observe: (a) => a.headers.get('allow'), clean: 'POST', faulty: null },
   { fault: 'stack-trace-in-error', calls: [deleteOf(0, { agency: '1' })], observe: (a) => a.text.includes('at handleDelete (/srv/iswc/'), clean: false, faulty: true },
   { fault: 'xml-entities-expanded', calls: [{ path: '/agent/run', body: '<!DOCTYPE AgentRun [<!ENTITY e "x">]><AgentRun><runId>&e;</runId></AgentRun>', headers: XML_TYPE }], clean: 400, faulty: 200 },
@@ -415,6 +417,16 @@ test.describe('faults', () => {
       expect([a.status, a.text]).toEqual([200, expect.stringContaining('<runId>expanded</runId>')]);
       const bomb = `<!DOCTYPE AgentRun [<!ENTITY e "${'x'.repeat(1000)}">]><AgentRun><runId>${'&e;'.repeat(100)}</runId></AgentRun>`;
       expect((await call(s, { path: '/agent/run', body: bomb, headers: XML_TYPE })).status).toBe(400);
+    });
+  });
+
+  test('crash-on-malformed-json and -xml answer 500 to malformed bodies of their format only: the other is still refused 400', async () => {
+    const malformed = { json: { ...mergeOf(0), body: '{"iswcs": [' }, xml: { path: '/agent/run', body: '<AgentRun><runId>', headers: XML_TYPE } };
+    await withServer(['crash-on-malformed-xml'], async (s) => {
+      expect([(await call(s, malformed.json)).status, (await call(s, malformed.xml)).status]).toEqual([400, 500]);
+    });
+    await withServer(['crash-on-malformed-json'], async (s) => {
+      expect([(await call(s, malformed.json)).status, (await call(s, malformed.xml)).status]).toEqual([500, 400]);
     });
   });
 
