@@ -45,7 +45,7 @@ export function longRunNotice(planned: readonly PlannedCase[], choice: RunChoice
     const runnable = planned.map((p) => ({ ...p }));
     const smoke = choose(runnable, { plan: 'smoke', budget: undefined, runs: choice.runs, destructive: choice.destructive });
     // As the smoke plan itself counts them: a case it takes in part sends only those parts.
-    applyChoice(runnable, smoke, 'not in the smoke plan');
+    applyChoice(runnable, smoke, 'not in the smoke plan', 'smoke plan');
     const smokeRequests = plannedRequests(runnable, choice.runs);
     lines.push(`    --smoke          ${smokeRequests} requests, about ${humanDuration(smokeRequests / choice.rate)}: every spec check once, and every fault of the catalogue this mode can catch`);
   }

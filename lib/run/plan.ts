@@ -157,7 +157,7 @@ export async function planSuite(profile: TargetProfile, options: SuiteOptions, c
   if (plan === 'full' && options.budget === undefined) return planned;
   const choice = choose(planned, { plan, budget: options.budget, runs: options.runs ?? 100, destructive: options.destructive, ...(options.slice !== undefined ? { slice: options.slice } : {}) });
   if (choice.slice) PLAN_SLICES.set(planned, choice.slice);
-  applyChoice(planned, choice, plan === 'smoke' ? 'not in the smoke plan (the fewest requests that catch every fault of the catalogue this mode can catch, and exercise every spec check once)' : `not in the request budget (ISWC_BUDGET=${options.budget})`);
+  applyChoice(planned, choice, plan === 'smoke' ? 'not in the smoke plan (the fewest requests that catch every fault of the catalogue this mode can catch, and exercise every spec check once)' : `not in the request budget (ISWC_BUDGET=${options.budget})`, plan === 'smoke' ? 'smoke plan' : 'request budget');
   return planned;
 }
 
@@ -175,14 +175,17 @@ export const PLAN_SLICES = new WeakMap<readonly PlannedCase[], SliceInfo>();
  * Applies a plan's choice to the planned cases: those it left out get `leftOut` as their skip reason; the
  * chosen ones their runs and parts; the standby ones (next in the ranking) their place, runs and parts.
  */
-export function applyChoice(planned: PlannedCase[], choice: ReturnType<typeof choose>, leftOut: string): void {
+export function applyChoice(planned: PlannedCase[], choice: ReturnType<typeof choose>, leftOut: string, partsLeftOutBy: PlannedCase['partsLeftOutBy'] = 'request budget'): void {
   for (const p of planned) {
     if (p.skipReason) continue;
     if (!choice.chosen.has(p.key)) p.skipReason = leftOut;
     const r = choice.runs.get(p.key);
     if (r !== undefined) p.runs = r;
     const taken = choice.parts.get(p.key);
-    if (taken !== undefined) p.parts = taken;
+    if (taken !== undefined) {
+      p.parts = taken;
+      p.partsLeftOutBy = partsLeftOutBy;
+    }
   }
   // The cases next in the ranking: left out, with the runs and parts the steering would run them at.
   choice.standby.forEach((s, rank) => {

@@ -27,6 +27,8 @@ export interface PlannedCase {
    * the whole case. The checks only the other parts exercise are reported skipped with the reason.
    */
   parts?: string[];
+  /** What left the other parts out: the smoke plan or a request budget (default). */
+  partsLeftOutBy?: 'smoke plan' | 'request budget';
   /**
    * Of a case left out of a request budget: its place among the cases next in the ranking, which the
    * steering runs with what it freed (lib/run/steer.ts); absent otherwise.

@@ -930,7 +930,7 @@ export const PLAN_DATA: PlanData = {
     },
   },
   measuredWith: {
-    harness: "632418c84a8a5decf136fee7",
+    harness: "e83ebe7c70fc5b399876c6ea",
     cases: {
       "delete.auth.none@none": "dd4205c33e3a7794",
       "delete.auth.wrong@none": "d7c62832bdb32c93",

@@ -64,9 +64,9 @@ export async function runPlannedCase(
   else {
     // Checks the profile's data does not let this case reach: reported skipped, with what is lacking.
     for (const s of p.checkSkips ?? []) run.skip(s.reason, s.checks);
-    // Checks only the parts the plan left out exercise: reported skipped, with the budget's reason.
+    // Checks only the parts the plan left out exercise: reported skipped, with what left them out.
     const leftOut = checksLeftOut(p.shape, p.parts);
-    if (leftOut.length > 0) run.skip(`not in the request budget: the parts ${leftOutParts(p.shape, p.parts).map((part) => `"${part.title}"`).join(', ')} were left out`, leftOut);
+    if (leftOut.length > 0) run.skip(`not in the ${p.partsLeftOutBy ?? 'request budget'}: the parts ${leftOutParts(p.shape, p.parts).map((part) => `"${part.title}"`).join(', ')} were left out`, leftOut);
     try {
       await p.def.run(run);
     } finally {

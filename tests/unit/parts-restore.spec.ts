@@ -94,6 +94,26 @@ test('a budget takes whole parts: the ranking weighs each part with the faults i
   }
 });
 
+test('the parts a plan left out are said to be left out by what left them out: the smoke plan, or a request budget', async () => {
+  const embedded = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
+  const by = (planned: readonly PlannedCase[]): string[] => [...new Set(planned.filter((p) => p.skipReason === undefined && p.parts !== undefined).map((p) => p.partsLeftOutBy ?? 'none'))];
+  expect(by(await planSuite(embedded, { destructive: true, runs: 100, plan: 'smoke' }))).toEqual(['smoke plan']);
+  expect(by(await planSuite(embedded, { destructive: true, runs: 100, budget: 60 }))).toEqual(['request budget']);
+  // What the runner reports for the checks only the other parts exercise (a smoke run once said "not in the request budget").
+  const smoke = (await planSuite(embedded, { destructive: true, runs: 100, plan: 'smoke' })).find((p) => p.skipReason === undefined && p.parts !== undefined && checksLeftOut(p.shape, p.parts).length > 0 && p.def.operation === 'notifyAgentRun');
+  if (!smoke) throw new Error('the smoke plan takes a run notification case by some of its parts');
+  const server = await startReferenceServer({ profile: embedded, key: EMBEDDED_KEY });
+  const client = createHttpClient({ baseUrl: server.url, key: EMBEDDED_KEY, timeoutMs: 10_000 });
+  try {
+    const judge = createJudge({ strict: false, agency: embedded.agency, sourceDbs: keySourceDbs(embedded) });
+    const outcome = await runPlannedCase(smoke, client, embedded, { seed: 1, runs: 1, strict: false, reusable: false }, judge);
+    expect(outcome.executions.find((e) => e.verdict === 'skip')?.skipReason).toMatch(/^not in the smoke plan: the parts ".+" were left out$/);
+  } finally {
+    await client.close();
+    await server.close();
+  }
+});
+
 test('a reusable profile: a destructive run makes only the changes it undoes, shows each entry as found, and a second run on the same data passes alike', async () => {
   const def = restoringMergeCase(reusable);
   const planned = await planSuite(reusable, { destructive: true, runs: 100 }, allCases(reusable));
