@@ -288,7 +288,8 @@ function classesShown(p: PlannedCase, parts: readonly string[] | undefined): str
  * one request before the near neighbours it exists for.
  */
 function acceptanceShown(p: PlannedCase, parts: readonly string[] | undefined, classes: readonly string[]): string[] {
-  const succeeds = (p.shape.parts ?? []).length === 0 && checksTaken(p.shape, parts).includes('status.success');
+  // A request without a body (the deletes, format `none`) proves no format accepted: the operation's success is a class of its own (success/<operation>).
+  const succeeds = p.format !== 'none' && (p.shape.parts ?? []).length === 0 && checksTaken(p.shape, parts).includes('status.success');
   const others = classes.filter((c) => !c.startsWith('acceptance/'));
   return succeeds ? [...others, `acceptance/${p.format}`] : others;
 }

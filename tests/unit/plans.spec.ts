@@ -139,3 +139,19 @@ test('the budgets\' ranking takes each lenient reading once across fields before
   // The smoke plan, by faults alone, is ranked apart and has no breadth phase.
   expect(ranked.smoke.filter((e) => e.phase === 'key' || e.phase === 'breadth')).toEqual([]);
 });
+
+test('breadth spends no request on a request without a body for acceptance: each of its entries of a delete or a demerge catches a fault the entries before it did not (issue 37)', () => {
+  for (const mode of ['destructive', 'safe'] as const) {
+    const catches = PLAN_DATA.catches[mode];
+    const parts = PLAN_DATA.partCatches?.[mode] ?? {};
+    const caught = new Set<string>();
+    for (const e of PLAN_DATA[mode].entries.filter((x) => x.phase === 'key' || x.phase === 'breadth')) {
+      const of = catches[e.key] ?? {};
+      const faults = Object.keys(of).filter((f) => caughtInSelection(parts[e.key]?.[f], e.parts) && (e.runs === undefined || (of[f] ?? Infinity) <= e.runs));
+      const fresh = faults.filter((f) => !caught.has(f));
+      for (const f of faults) caught.add(f);
+      // "A valid body of each served format accepted" is a role of the formats; a DELETE's success is its operation's class.
+      if (e.key.endsWith('@none')) expect(fresh, `${mode}: ${e.key} ${(e.parts ?? []).join(',')}`).not.toEqual([]);
+    }
+  }
+});
