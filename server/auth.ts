@@ -30,10 +30,12 @@ const WRONG_KEY_ACCEPTED: Partial<Record<OperationId, FaultId>> = {
 
 const GATEWAY_MESSAGE = {
   missing: 'Access denied due to missing subscription key. Make sure to include subscription key when making requests to an API.',
+  empty: 'Access denied due to missing subscription key. Make sure to include subscription key when making requests to an API.',
   wrong: 'Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.',
 } as const;
 
-export type AuthResult = 'ok' | 'missing' | 'wrong';
+/** `empty`: the header is there without a value, a missing key to every reader but choice `empty-key-400`. */
+export type AuthResult = 'ok' | 'missing' | 'empty' | 'wrong';
 
 export function authenticate(ctx: Context, req: IncomingMessage, op: Operation): AuthResult {
   if (ctx.faults.has(SKIP_CHECK[op.id])) return 'ok';
@@ -44,7 +46,8 @@ export function authenticate(ctx: Context, req: IncomingMessage, op: Operation):
   // Review fault `empty-key-accepted`: a truthiness test lets an empty header through.
   if (given === '' && ctx.faults.has('empty-key-accepted')) return 'ok';
   if (given === '' && op.id !== 'notifyAgentRun' && ctx.faults.has('data-empty-key-accepted')) return 'ok';
-  if (given === undefined || given === '') return 'missing';
+  if (given === undefined) return 'missing';
+  if (given === '') return 'empty';
   if (given === ctx.key) return 'ok';
   // Lenient family faults on the key (server/lenient.ts): a longer one cut, a prefix, all but the last character, separators stripped.
   if (keyPassesLoosely(ctx.faults.families, given, ctx.key)) return 'ok';
@@ -59,6 +62,8 @@ export function unauthorized(ctx: Context, op: Operation, result: Exclude<AuthRe
   const f = ctx.faults;
   const c = ctx.choices;
   const documented = op.texts[401];
+  // Choice `empty-key-400`: a key header without a value is a malformed request ([FromHeader, Required]).
+  if (result === 'empty' && c.has('empty-key-400')) return errorReply(ctx, 400, { code: 'BAD_REQUEST', message: 'the subscription key header has no value', where: 'authenticate', ...(op.texts[400] !== undefined ? { stated: op.texts[400] } : {}) });
   const status = documented !== undefined && f.has('run-401-as-403') ? 403 : 401;
   const stated = documented !== undefined && f.has('run-not-authorized-text') ? 'Unauthorized' : documented;
   // Fault `gateway-401-json`: the gateway's own words, on every operation; "Not Authorized" nowhere.
@@ -68,7 +73,7 @@ export function unauthorized(ctx: Context, op: Operation, result: Exclude<AuthRe
     return json(status, { statusCode: status, message: stated ?? 'Not Authorized' }, { 'WWW-Authenticate': 'AzureApiManagementKey realm="iswc",name="Ocp-Apim-Subscription-Key",type="header"' });
   }
   if (stated !== undefined) return text(status, stated);
-  if (c.has('auth-missing-key-400') && result === 'missing') return errorReply(ctx, 400, { code: 'BAD_REQUEST', message: 'the subscription key header is required', where: 'authenticate' });
+  if (c.has('auth-missing-key-400') && result !== 'wrong') return errorReply(ctx, 400, { code: 'BAD_REQUEST', message: 'the subscription key header is required', where: 'authenticate' });
   if (c.has('auth-403-no-body')) return { status: 403 };
   return json(401, { statusCode: 401, message: GATEWAY_MESSAGE[result] });
 }

@@ -54,8 +54,8 @@ export const EXCLUSIVE_GROUPS: readonly ExclusiveGroup[] = [
   },
   {
     point: 'the body of the run notification\'s 400',
-    choices: ['problem-json', 'xml-error-bodies', 'bad-request-detail', 'stated-text-colon-detail', 'stated-text-status-message'],
-    reason: 'problem+json, XML, "Bad Request" and a detail on the next line, or "Bad Request: detail": one body each',
+    choices: ['problem-json', 'xml-error-bodies', 'bad-request-detail', 'stated-text-colon-detail', 'stated-text-status-message', 'stated-text-status-code-pages', 'stated-text-json-detail'],
+    reason: 'problem+json, XML, "Bad Request" and a detail on the next line, "Bad Request: detail", the status and its reason phrase, or a JSON string: one body each',
   },
   {
     point: 'a run notification carrying a runId the server never issued',

@@ -91,6 +91,7 @@ const CATALOGUE = [
   { id: 'xml-entities-dropped', section: '2.1, 7', description: 'A DOCTYPE is skipped without being processed and references to the entities it declares are dropped, not expanded (a parser with entity resolution off); an XML element left without text reads as an absent field.' },
   { id: 'agent-version-limit', section: '2.1', description: 'agentVersion is stored in a column of 20 characters: a longer one is a bad request (the document states no constraint for it).' },
   { id: 'submission-update-put', section: '4', description: 'The service also offers PUT /submission (update a submission, as production\'s Agency API does, outside the document): a PUT without a body is 415, not 405.' },
+  { id: 'submission-update-patch', section: '4', description: 'The service also offers PATCH /submission (a partial update, outside the document): a PATCH without a body is 415 problem+json, not 405.' },
   { id: 'auth-after-lookup', section: '5.3', description: 'Submission delete and demerge look the data up before the key is checked (which agency a key may act for depends on it): data that does not exist is refused as such (404 or 400) whatever the key; existing data without a valid key is 401.' },
   { id: 'stated-text-colon-detail', section: '4.1, 7', description: 'A 400 of the run notification is text/plain "Bad Request: " followed by the reason on the same line (as Go\'s http.Error or many loggers format it).' },
   { id: 'merge-child-refused', section: '4.2', description: 'An ISWC of the merge body that is already merged into another preferred ISWC (has a parent) is a bad request, as production refuses it.' },
@@ -181,6 +182,8 @@ const CATALOGUE = [
   // excludes: -; needs profile: -
   { id: 'run-counters-successful-sum', section: '2.1, 3', description: 'An agent run whose successfulCount is not newRecordCount + updateRecordCount (the records that succeeded are the ones created and the ones updated) is a business 400 "Bad Request".' },
   // excludes: -; needs profile: -
+  { id: 'run-counters-sent-by-kind', section: '2.1, 3', description: 'An agent run whose overallSent is not newRecordCount + updateRecordCount (new and updated are the kinds of the records sent, rejected ones among them) is a business 400 "Bad Request".' },
+  // excludes: -; needs profile: -
   { id: 'merge-after-demerge-refused', section: '4.2, 4.4', description: 'An agency work demerged from a preferred ISWC cannot be merged into it again: the merge is a business 400 (the demerge said the metadata was wrongly merged there), like a work merged twice.' },
   // excludes: integer-java-parseint, query-integer-dotnet; needs profile: -
   { id: 'integer-python-int', section: '2.1, 4.3, 8', description: 'Integers written as text (the query sourceDb; a counter sent as a JSON string or XML text) are read with Python\'s int(): whitespace around, a sign, underscores between digits and decimal digits of any script ("1_000", "１０００" and "١٠٠٠" are 1000), the int32 range checked after.' },
@@ -190,6 +193,12 @@ const CATALOGUE = [
   { id: 'stated-text-status-message', section: '4.1, 7', description: 'A 400 of the run notification is JSON {"code": 400, "message": "HTTP 400 Bad Request"}: the status and its reason phrase, as many frameworks write an error message.' },
   // excludes: -; needs profile: -
   { id: 'chunked-204', section: '4.2-4.4, RFC 9112 §6.1', description: 'A 204 is framed with Transfer-Encoding: chunked and the last chunk only: no bytes of content (a framing RFC 9112 §6.1 forbids on a 204, judged at the http level, never as a body).' },
+  // excludes: -; needs profile: -
+  { id: 'empty-key-400', section: '4.1, 5', description: 'A key header present without a value is a malformed request: 400 "Bad Request" on the run notification (ASP.NET Core\'s [FromHeader, Required] binding), a documented error status on the others; a missing or wrong key is still 401.' },
+  // excludes: stated-text-colon-detail, bad-request-detail, stated-text-status-message, stated-text-json-detail; needs profile: -
+  { id: 'stated-text-status-code-pages', section: '4.1, 7', description: 'A 400 of the run notification is text/plain "Status Code: 400; Bad Request": ASP.NET Core\'s UseStatusCodePages default, the status and its reason phrase.' },
+  // excludes: stated-text-colon-detail, bad-request-detail, stated-text-status-message, stated-text-status-code-pages; needs profile: -
+  { id: 'stated-text-json-detail', section: '4.1, 7', description: 'A 400 of the run notification is a JSON string, "Bad Request: " followed by the reason: ASP.NET Core\'s BadRequest("…") answered to a client that takes JSON.' },
   { id: 'run-id-empty-echo', section: '2.1, 2.2', description: 'A runId in the body names the run the notification ends, an empty one included, and the answer carries it as given: "runId": "" is answered {"runId": ""} (2.2 types the answer\'s runId a string and states no more).' },
 ] as const satisfies readonly Choice[];
 
@@ -347,6 +356,11 @@ export const CHOICE_SETS = {
   // Issue 38, a fresh reading: a DOCTYPE on XML answers, successes that must be the new and the updated
   // records, no merge again of a work just demerged, Python's int() for integers written as text.
   'fresh-reading': ['xml-answer-doctype', 'run-counters-successful-sum', 'merge-after-demerge-refused', 'integer-python-int', 'chunked-204', 'stated-text-status-message'],
+  // Issue 38, the next fresh reading (2026-11-30): the stated text as ASP.NET Core's status code pages write it, new
+  // and updated as the kinds of the records sent, an empty key a malformed request.
+  'fresh-reading-2': ['stated-text-status-code-pages', 'run-counters-sent-by-kind', 'empty-key-400', 'submission-update-patch'],
+  // The same reading: the stated text in a JSON string with a detail, as BadRequest("…") answers a client taking JSON.
+  'fresh-reading-2-json': ['stated-text-json-detail', 'run-counters-sent-by-kind', 'run-counters-consistent', 'run-counters-successful-sum'],
   // Issue 38: a Java service (Integer.parseInt for query integers) with the same business rules.
   'java-readings': ['integer-java-parseint', 'run-counters-successful-sum', 'merge-after-demerge-refused', 'xml-answer-doctype'],
 } as const satisfies Record<string, readonly ChoiceId[]>;

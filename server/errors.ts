@@ -95,6 +95,10 @@ export function errorReply(ctx: Context, status: number, spec: ErrorSpec): Reply
     // Choice `stated-text-status-message`: the status and its reason phrase as a message, {"code":400,"message":"HTTP 400 Bad Request"}.
     if (c.has('stated-text-status-message')) return json(status, { code: status, message: `HTTP ${status} ${spec.stated}` });
     if (c.has('stated-text-colon-detail')) return text(status, `${spec.stated}: ${spec.message}`);
+    // Choice `stated-text-status-code-pages`: ASP.NET Core's UseStatusCodePages, "Status Code: 400; Bad Request".
+    if (c.has('stated-text-status-code-pages')) return text(status, `Status Code: ${status}; ${spec.stated}`);
+    // Choice `stated-text-json-detail`: BadRequest("…") asked for JSON, a JSON string with a detail.
+    if (c.has('stated-text-json-detail')) return json(status, `${spec.stated}: ${spec.message}`);
     return text(status, c.has('bad-request-detail') ? `${spec.stated}\n${spec.message}` : spec.stated);
   }
   if (c.has('error-text-bodies')) return status === 404 ? json(status, { message: spec.message }) : text(status, title);

@@ -12,7 +12,7 @@ import { ChoiceSet } from './choices.ts';
 import type { ChoiceSetName } from './choices.ts';
 import { FaultSet } from './faults.ts';
 import { MODELS } from './models.ts';
-import { KNOWN_AGENCIES } from './production.ts';
+import { KNOWN_AGENCIES, unsupportedMediaProblem } from './production.ts';
 import type { ModelName } from './models.ts';
 import { Limits } from './limits.ts';
 import { handleDemerge, handleMerge } from './merge.ts';
@@ -159,6 +159,10 @@ async function route(ctx: Context, routes: Routes, req: IncomingMessage): Promis
   }
   // Choice `submission-update-put`: PUT /submission updates a submission (production's updateSubmission, an
   // operation outside the document): without a body or Content-Type, ASP.NET Core's [FromBody] answers 415.
+  // Choice `submission-update-patch`: the same update as PATCH (a fresh reading's legitimate server), answered as ASP.NET Core's problem+json.
+  if (!op && ctx.choices.has('submission-update-patch') && req.method === 'PATCH' && path === '/submission') {
+    return req.headers['content-type'] ? text(400, 'Bad Request') : unsupportedMediaProblem();
+  }
   if (!op && ctx.choices.has('submission-update-put') && req.method === 'PUT' && path === '/submission') {
     return req.headers['content-type'] ? text(400, 'Bad Request') : text(415, 'Unsupported Media Type');
   }

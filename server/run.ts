@@ -104,6 +104,11 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
     const [ok, created, updated] = ['successfulCount', 'newRecordCount', 'updateRecordCount'].map((k) => run[k]);
     if (typeof ok === 'number' && typeof created === 'number' && typeof updated === 'number' && ok !== created + updated) return badRequest('successfulCount is not newRecordCount + updateRecordCount');
   }
+  // Choice `run-counters-sent-by-kind`: new and updated are the kinds of the records sent, rejected ones among them.
+  if (c.has('run-counters-sent-by-kind')) {
+    const [sent, created, updated] = ['overallSent', 'newRecordCount', 'updateRecordCount'].map((k) => run[k]);
+    if (typeof sent === 'number' && typeof created === 'number' && typeof updated === 'number' && sent !== created + updated) return badRequest('overallSent is not newRecordCount + updateRecordCount');
+  }
   if (c.has('run-start-counters-zero') && (run.runId === undefined || run.runId === '')) {
     const counted = Object.entries(run).some(([k, v]) => typeof v === 'number' && v !== 0 && k !== 'agentVersion');
     if (counted) return badRequest('a run that starts has no counts yet');

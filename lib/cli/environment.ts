@@ -113,7 +113,7 @@ export const ENVIRONMENT: readonly EnvironmentSetting[] = [
   },
   {
     names: ['ISWC_TIMEOUT_MS'],
-    meaning: 'Per-request timeout in milliseconds: connect, headers and the whole body.',
+    meaning: 'Per-request timeout in milliseconds: connect, headers and the whole body. Until a target not on this machine has answered once, a request waits three times as long: a service started or deployed just before the run answers its first request late (a cold start), and a gate runs right after a deployment.',
     default: String(DEFAULTS.timeoutMs),
   },
   {

@@ -67,11 +67,9 @@ export { ConfigError };
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** Is the URL's host this machine (localhost, 127.0.0.0/8, ::1)? */
-export function isLoopback(url: string): boolean {
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
+import { isLoopback } from './loopback.ts';
+
+export { isLoopback };
 
 /**
  * The one base-URL validator: http(s), no credentials, no query or fragment (the key goes only to its

@@ -213,13 +213,16 @@ const XML_ENTITY: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '
 export function leadsWithText(value: string, text: string): boolean {
   // The text after the status it names ("HTTP 400 Bad Request", "400 Bad Request"): a message stating the
   // status and its reason phrase carries the reason phrase.
-  const s = value.trim().replace(/^(?:HTTP(?:\/\d(?:\.\d)?)?\s+)?[1-5][0-9]{2}\s+(?=\S)/i, '');
+  // So do the forms frameworks write: "Status Code: 400; Bad Request" (ASP.NET Core's UseStatusCodePages),
+  // "HTTP Status 400 – Bad Request" (Tomcat's error page), "400: Bad Request".
+  const s = value.trim().replace(/^(?:HTTP(?:\/\d(?:\.\d)?)?\s+)?(?:Status(?:\s+Code)?\s*:?\s*)?[1-5][0-9]{2}(?:\s*[;:\u2013\u2014-]\s*|\s+)(?=\S)/i, '');
   if (s === text) return true;
   return s.startsWith(text) && /^(?:\s*[:;,.(\[]|\s+[-\u2013\u2014]\s|\s*\r?\n)/.test(s.slice(text.length));
 }
 
 export function carriesText(body: string, text: string): boolean {
-  if (plainText(body) === text) return true;
+  // The body as one text (a JSON string literal's value, a lone element's text): the text, or the text and a detail.
+  if (leadsWithText(plainText(body), text)) return true;
   const trimmed = body.trim();
   // A plain text that is the stated text, or leads with it and gives a detail after it.
   if (!/^[{[<"]/.test(trimmed) && leadsWithText(trimmed, text)) return true;

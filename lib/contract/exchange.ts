@@ -102,6 +102,11 @@ export interface HttpClientOptions {
   key: string;
   /** Per-request timeout covering connect, headers and body (ms). Default 10000. */
   timeoutMs?: number;
+  /**
+   * Until the target has answered once, each request waits this many times `timeoutMs` (a service waking up
+   * after a deployment answers its first request late). Default: 3 for a target not on this machine, 1 on it.
+   */
+  firstAnswerFactor?: number;
   /** Maximum response body kept, in bytes; more is a BODY_TOO_LARGE failure. Default 1 MiB. */
   maxBodyBytes?: number;
   /**

@@ -12,10 +12,15 @@ test.describe('stated texts', () => {
     expect(carriesText('<Error><Message>Bad Request: x</Message></Error>', 'Bad Request')).toBe(true);
     // After the status it names, as many frameworks write an error message (docs/readings.md).
     for (const body of ['{"code":400,"message":"HTTP 400 Bad Request"}', '400 Bad Request', 'HTTP/1.1 400 Bad Request']) expect(carriesText(body, 'Bad Request'), body).toBe(true);
+    // The forms frameworks write (a fresh reading's legitimate servers): ASP.NET Core's BadRequest("…") asked for
+    // JSON (a JSON string with a detail), its UseStatusCodePages, Tomcat's error page and its text.
+    const tomcat = '<!doctype html><html lang="en"><head><title>HTTP Status 400 \u2013 Bad Request</title></head><body><h1>HTTP Status 400 \u2013 Bad Request</h1></body></html>';
+    for (const body of ['"Bad Request: the agent run is not valid"', 'Status Code: 400; Bad Request', 'HTTP Status 400 \u2013 Bad Request', tomcat, '400: Bad Request', '"HTTP 400 Bad Request"']) expect(carriesText(body, 'Bad Request'), body).toBe(true);
+    expect(carriesText('Status Code: 401; Not Authorized', 'Not Authorized')).toBe(true);
   });
 
   test('a text that only starts the same way, or another text, is not carried', () => {
-    for (const body of ['Bad Requests', 'Bad Request body', 'Invalid request', 'bad request', '{"title":"One or more validation errors occurred.","status":400}', 'Error: Bad Request', 'HTTP 400 Bad Requests', '400']) {
+    for (const body of ['Bad Requests', 'Bad Request body', 'Invalid request', 'bad request', '{"title":"One or more validation errors occurred.","status":400}', 'Error: Bad Request', 'HTTP 400 Bad Requests', '400', '"Bad Requests"', 'Status Code: 400; Bad Requests', 'Status Code: 400;', 'HTTP Status 400 \u2013 Bad Request body']) {
       expect(carriesText(body, 'Bad Request'), body).toBe(false);
     }
     expect(leadsWithText('Not Authorizedd', 'Not Authorized')).toBe(false);

@@ -137,6 +137,9 @@ const cases: Array<[string, string, Exchange, unknown, string | undefined, Opera
   ['at the limit, a business 400 like the nominal request', 'limit.accepted', exchange(400), { because: 'x', nominalStatus: 400 }, 'pass'],
   ['at the limit, refused where the nominal request was not', 'limit.accepted', exchange(400), { because: 'x', nominalStatus: 404 }, 'fail'],
   ['at the limit, but the nominal request got no answer', 'limit.accepted', exchange(400), { because: 'x', nominalStatus: null }, 'skip'],
+  // A target throttling without Retry-After (a fresh reading's legitimate server): the pace, not the value.
+  ['at the limit, but the nominal request was still throttled', 'limit.accepted', exchange(404), { because: 'x', nominalStatus: 429 }, 'skip'],
+  ['at the limit, still throttled where the nominal request was answered', 'limit.accepted', exchange(429), { because: 'x', nominalStatus: 404 }, 'skip'],
   ['refused with 400 where 400 or 404 fit', 'status.refused', exchange(400), { because: 'x' }, 'pass', 'deleteSubmission'],
   ['refused with 404 where 400 or 404 fit', 'status.refused', exchange(404), { because: 'x' }, 'pass', 'demergeIswcMetadata'],
   ['a success where only a refusal fits', 'status.refused', exchange(204), { because: 'x' }, 'fail', 'deleteSubmission'],
@@ -150,6 +153,13 @@ const cases: Array<[string, string, Exchange, unknown, string | undefined, Opera
   ['405 without Allow', 'http.method-not-allowed', exchange(405), { because: 'x', path: '/agent/run' }, 'fail'],
   ['405 with Allow', 'http.method-not-allowed', exchange(405, '', { allow: 'POST' }), { because: 'x', path: '/agent/run' }, 'pass'],
   ['a gateway 404 for a method it does not know', 'http.method-not-allowed', exchange(404), { because: 'x', path: '/agent/run' }, 'pass'],
+  // A fresh reading's legitimate server serves PATCH /submission outside the document: a PATCH without a body is 415.
+  ['a method served outside the document, its content refused', 'http.method-not-allowed', exchange(415), { because: 'x', path: '/submission' }, 'skip'],
+  ['a method answered 200 where the document defines none', 'http.method-not-allowed', exchange(200), { because: 'x', path: '/submission' }, 'fail'],
+  ['an empty key on the run notification answered 400', 'auth.required', exchange(400), { because: 'x', emptyKey: true }, 'pass'],
+  ['an empty key on the run notification answered 200', 'auth.required', exchange(200), { because: 'x', emptyKey: true }, 'fail'],
+  ['a missing key on the run notification answered 400', 'auth.required', exchange(400), { because: 'x' }, 'fail'],
+  ['an empty key on the end of a run answered 400', 'auth.key-checked', exchange(400), { because: 'x', emptyKey: true }, 'pass'],
   ['auth probe 401', 'auth.required', exchange(401), { because: 'x' }, 'pass'],
   ['auth probe on the run notification answered 403', 'auth.required', exchange(403), { because: 'x' }, 'fail'],
   ['missing key on the merge answered 400', 'auth.required', exchange(400), { because: 'x' }, 'pass', 'mergeIswcMetadata'],

@@ -459,3 +459,28 @@ test('unusableAnswer: transport failures, redirects to another origin and unaske
   expect(unusableAnswer(answer(200, { 'content-encoding': 'identity' }), origin)).toBeUndefined();
   expect(unusableAnswer(answer(200, { 'content-encoding': 'br' }), origin)).toContain('"br"');
 });
+
+test('a target answering its first request late (a cold start after a deployment) is waited for, once: later requests keep the timeout', async () => {
+  const delayMs = 600;
+  let answered = 0;
+  const server = await echoServer((_req, res) => {
+    // The first two requests come while the service wakes up; the third after it.
+    const late = answered < 2 ? delayMs : 0;
+    answered += 1;
+    setTimeout(() => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"ok":true}');
+    }, late);
+  });
+  // Three times a timeout of 400 ms: the first answer, 600 ms late, arrives.
+  const c = client(server.url, { timeoutMs: 400, firstAnswerFactor: 3 });
+  expect((await c.send({ method: 'GET', path: '/agent/run' })).response?.status).toBe(200);
+  // Once the target has answered, a late answer is a timeout again.
+  const late = await c.send({ method: 'GET', path: '/agent/run' });
+  expect(late.error?.code).toBe('TIMEOUT');
+  expect(late.error?.message).toContain('within 400 ms');
+  // A client against this machine waits no longer by default: its first request times out at the timeout.
+  answered = 0;
+  const local = client(server.url, { timeoutMs: 400 });
+  expect((await local.send({ method: 'GET', path: '/agent/run' })).error?.code).toBe('TIMEOUT');
+});

@@ -575,6 +575,7 @@ const CHOICE_PROBES: ChoiceProbe[] = [
   { choice: 'merge-child-refused', calls: [mergeOf(0), { ...mergeOf(1), body: JSON.stringify({ iswcs: at(profile.merges, 0).iswcs, agencyWorks: [] }) }], reference: 204, chosen: 400 },
   { choice: 'run-start-counters-zero', calls: [validRun()], reference: 200, chosen: 400 },
   { choice: 'submission-update-put', calls: [{ method: 'PUT', path: '/submission' }], reference: 405, chosen: 415 },
+  { choice: 'submission-update-patch', calls: [{ method: 'PATCH', path: '/submission' }], reference: 405, chosen: 415 },
   // Review 3.
   { choice: 'content-type-no-charset', calls: [validRun()], observe: contentType, reference: 'application/json; charset=utf-8', chosen: 'application/json' },
   { choice: 'paths-case-insensitive', calls: [{ ...validRun(), path: '/Agent/Run/' }], reference: 404, chosen: 200 },
@@ -681,6 +682,11 @@ const CHOICE_PROBES: ChoiceProbe[] = [
     chosen: 400,
   },
   { choice: 'stated-text-status-message', calls: [validRun({ agencyCode: '1' })], observe: (a) => a.text, reference: 'Bad Request', chosen: '{"code":400,"message":"HTTP 400 Bad Request"}' },
+  // The next fresh reading (2026-11-30): the forms frameworks write, new and updated as kinds of the records sent, an empty key malformed.
+  { choice: 'stated-text-status-code-pages', calls: [validRun({ agencyCode: '1' })], observe: (a) => a.text, reference: 'Bad Request', chosen: 'Status Code: 400; Bad Request' },
+  { choice: 'stated-text-json-detail', calls: [validRun({ agencyCode: '1' })], observe: (a) => `${typePrefix(a) ?? ''} ${a.text.slice(0, 13)}`, reference: 'text/plain Bad Request', chosen: 'application/json "Bad Request:' },
+  { choice: 'run-counters-sent-by-kind', calls: [validRun({ updateRecordCount: 1, newRecordCount: 1, overallSent: 3, successfulCount: 2, overallRejected: 1, businessRejectionCount: 1, technicalRejectionCount: 0 })], reference: 200, chosen: 400 },
+  { choice: 'empty-key-400', calls: [validRun({}, { auth: '' })], observe: (a) => `${a.status} ${a.text}`, reference: '401 Not Authorized', chosen: '400 Bad Request' },
   { choice: 'chunked-204', calls: [mergeOf(0)], observe: (a) => `${a.status} ${a.headers.get('transfer-encoding')}`, reference: '204 null', chosen: '204 chunked' },
   { choice: 'integer-python-int', calls: [deleteOf(0, { sourceDb: String(s0().sourceDb).replace(/[0-9]/g, (d) => String.fromCodePoint(0xff10 + Number(d))) })], reference: 400, chosen: 204 },
   { choice: 'integer-java-parseint', calls: [deleteOf(0, { sourceDb: String(s0().sourceDb).replace(/[0-9]/g, (d) => String.fromCodePoint(0x0660 + Number(d))) })], reference: 400, chosen: 204 },

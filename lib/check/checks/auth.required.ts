@@ -1,5 +1,11 @@
+import type { Because } from '../../generate/expectations.ts';
 import { keyRefusal, statusJudge } from '../helpers.ts';
 import { defineCheck } from '../types.ts';
+
+interface KeyRequiredParams extends Because {
+  /** The key header is sent without a value: on the run notification 400 refuses it as well as 401. */
+  emptyKey?: boolean;
+}
 
 /**
  * Section 5: every operation requires the subscription key. The run notification documents 401 (4.1,
@@ -8,12 +14,13 @@ import { defineCheck } from '../types.ts';
  * or 401, 403 refuse it. Only a success shows the request was served without the key. On data that does
  * not exist a 404 can hide a key the server ignores: `auth.key-checked` proves the key on data that exists.
  */
-export default defineCheck({
+export default defineCheck<KeyRequiredParams>({
   id: 'auth.required',
   level: 'spec',
   sections: ['5', '4.1'],
   reading: 'Authentication',
-  description: 'A request without the key or with a wrong key (on the run notification also with an empty one) is refused: 401 on the run notification; on the others any documented error status, 401 or 403 (the answer is not shown for them). An empty key on merge, delete and demerge is proven where it shows, on disposable entries (auth.key-checked).',
+  description: 'A request without the key or with a wrong key (on the run notification also with an empty one) is refused: 401 on the run notification (an empty key 401 or 400: a missing key or a malformed request); on the others any documented error status, 401 or 403 (the answer is not shown for them). An empty key on merge, delete and demerge is proven where it shows, on disposable entries (auth.key-checked).',
   scope: 'targeted',
-  judge: statusJudge(({ operation: opId }) => keyRefusal(opId)),
+  params: { type: 'object', properties: { emptyKey: { type: 'boolean' } }, required: [] },
+  judge: statusJudge(({ operation: opId, params }) => keyRefusal(opId, params.emptyKey === true)),
 });

@@ -22,7 +22,7 @@ export async function keyProofs(ctx: CaseContext, opId: OperationId, request: Re
       label: `${label} ${how}`,
       operation: opId,
       request: { ...request, auth },
-      expect: [expectCheck('auth.key-checked', { because: `the subscription key is ${state}; with it ${succeeds}` })],
+      expect: [expectCheck('auth.key-checked', { because: `the subscription key is ${state}; with it ${succeeds}`, ...(proof === 'empty' ? { emptyKey: true } : {}) })],
     });
   }
 }

@@ -145,7 +145,7 @@ export function runCases(profile: TargetProfile): CaseDef[] {
             label: 'empty key',
             operation: OP,
             request: bodyRequest(OP, asFormat(ctx.format), validAgentRun(profile), { auth: 'empty' }),
-            expect: [expectCheck('auth.required', { because: 'the subscription key header is empty (section 5.1)' })],
+            expect: [expectCheck('auth.required', { because: 'the subscription key header is empty (section 5.1)', emptyKey: true })],
           });
         },
       }),

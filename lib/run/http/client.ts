@@ -25,6 +25,7 @@ import type { ProxyInUse } from './network-errors.ts';
 import { KEY_CASE_PLACEHOLDER, KEY_NEAR_MISS_PLACEHOLDER, KEY_NEAR_MISSES, KEY_PLACEHOLDER, WRONG_KEY, keyNearMiss } from '../../contract/exchange.ts';
 import type { KeyNearMiss } from '../../contract/exchange.ts';
 import { decodeResponseText } from './text.ts';
+import { isLoopback } from '../../config/loopback.ts';
 import { MAX_NESTING_DEPTH } from '../../config/limits.ts';
 import { nestingOf } from '../../contract/answer.ts';
 import { tooDeepText } from '../../contract/codec/depth.ts';
@@ -312,9 +313,19 @@ function unavailableReason(status: number, forMs: number, retries: number): stri
   return `the target is unavailable: every request was answered ${what} for ${Math.round(forMs / 1000)} s, through ${retries} resends with back-off; try again later`;
 }
 
+/**
+ * Until a target not on this machine has answered a request, each waits this many times the timeout
+ * (ISWC_TIMEOUT_MS): a service started or deployed just before the run (an App Service without Always On, a
+ * container scaled from zero) answers its first request late, and a gate runs right after a deployment. A
+ * target that never answers is still found unusable after five timeouts in a row, the first of them this long.
+ * On this machine a server that answers at all answers in time (the tests' hanging servers keep their timeouts).
+ */
+export const FIRST_ANSWER_FACTOR = 3;
+
 export function createHttpClient(options: HttpClientOptions): RunClient {
   const base = parseBaseUrl(options.baseUrl);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const firstAnswerFactor = Math.max(1, options.firstAnswerFactor ?? (isLoopback(base.origin) ? 1 : FIRST_ANSWER_FACTOR));
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const maxRetries = Math.max(0, options.maxRetries ?? DEFAULT_MAX_RETRIES);
   const maxRetryWaitMs = Math.max(0, options.maxRetryWaitMs ?? DEFAULT_MAX_RETRY_WAIT_MS);
@@ -411,10 +422,12 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
     const started = performance.now();
     const controller = new AbortController();
     let timedOut = false;
+    // Until the target has answered once, its first answer may come late: a service waking up after a deployment.
+    const limitMs = counts.answered === 0 ? timeoutMs * firstAnswerFactor : timeoutMs;
     const timer = setTimeout(() => {
       timedOut = true;
-      controller.abort(new Error(`no complete answer within ${timeoutMs} ms`));
-    }, timeoutMs);
+      controller.abort(new Error(`no complete answer within ${limitMs} ms`));
+    }, limitMs);
     let phase: Phase = 'headers';
     let status = 0;
     let seen = 0;
@@ -428,8 +441,8 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
         headers,
         body: body ?? null,
         signal: controller.signal,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
+        headersTimeout: limitMs,
+        bodyTimeout: limitMs,
       });
       phase = 'body';
       status = res.statusCode;
@@ -491,7 +504,7 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
       const durationMs = performance.now() - started;
       const where = phase === 'body' ? ` after status ${status} and ${seen} body bytes` : '';
       const via = proxy ? ` (through the proxy at ${proxy.shown})` : '';
-      if (timedOut) return { durationMs, error: { code: 'TIMEOUT', message: `no complete answer within ${timeoutMs} ms${where}${via}` } };
+      if (timedOut) return { durationMs, error: { code: 'TIMEOUT', message: `no complete answer within ${limitMs} ms${where}${via}` } };
       const errCode = errorCode(err);
       if (phase === 'headers') {
         const message = errorMessage(err);
