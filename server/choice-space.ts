@@ -301,6 +301,17 @@ export const FAULT_EXCLUSIONS: readonly FaultExclusion[] = [
     reason: 'a counter past int32 is either above it, which the plausibility cap refuses (400), or below it, a negative count, which the business rules refuse (400): every value the fault lets through is refused for another reason, as right an answer as the refusal of the type',
   },
   ...behindEach('run-agency-code-loose', [...KEY_OWN_AGENCY, 'foreign-agency-first'], 'indistinguishable', 'an agencyCode of another length names another agency, which the key does not act for: 401 or 403 is as right an answer as 400 (which of two refusals comes first is not shown)'),
+  // Found by the sweep (seed 9191): behind new + updated = sent, every run with a rejection is refused for its sum.
+  ...(['overallRejected', 'businessRejectionCount', 'technicalRejectionCount'] as const).flatMap((field) =>
+    (['strip-separators', 'trailing-garbage', 'fraction', 'wraparound'] as const).map(
+      (reading): FaultExclusion => ({
+        fault: `lenient.run.${field}.${reading}`,
+        behind: ['run-counters-sent-by-kind'],
+        kind: 'indistinguishable',
+        reason: `a neighbour of ${field} is sent in a run with rejections, which the choice refuses (400) whatever the value reads as (overallSent is not newRecordCount + updateRecordCount): the refusal the fault withholds comes for the sum`,
+      }),
+    ),
+  ),
 ];
 
 /**

@@ -163,6 +163,7 @@ const CATALOGUE = [
   { id: 'merge-iswcs-not-merged', level: 'spec', section: '3, 4.2', description: 'The ISWCs of a merge body are validated and looked up, the merge answers 204, and nothing of them is merged (agency works are).' },
   { id: 'run-end-empty-run-id', level: 'spec', section: '2.2, 4.1', description: 'The end of a run (a notification carrying a runId) is answered 200 {"runId": ""}: a string, but the identifier of no run.' },
   { id: 'run-end-new-run-id', level: 'spec', section: '2.2, 4.1', description: 'The end of a run (a notification carrying a runId the server issued) ends it and is answered 200 with a new runId, as if each notification were a run of its own: the answer names another run than the one ended.' },
+  { id: 'preferred-check-digit-ignored', level: 'spec', section: '2.3, 2.5, 4.2-4.4', description: 'The query preferredIswc is read with its check digit recomputed (ISO 15707) before it is looked up: an ISWC whose check digit does not hold, which names no ISWC, acts on the ISWC of its nine digits.' },
   { id: 'preferred-iswc-cut', level: 'spec', section: '2.3, 4.2-4.4', description: 'The query preferredIswc is read into a parameter of 11 characters (CHAR(11), the length "T followed by 10 digits" fixes): a longer value is cut to its first 11 before it is checked and looked up, so a 12-character value whose first 11 are an ISWC acts on that ISWC.' },
 ] as const satisfies readonly Fault[];
 

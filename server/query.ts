@@ -1,6 +1,6 @@
 import type { Operation, QueryParameter } from '../lib/contract/operations.ts';
 import { validateNode } from '../lib/contract/validators.ts';
-import { hasValidCheckDigit } from '../lib/contract/iswc.ts';
+import { hasValidCheckDigit, withCheckDigitRecomputed } from '../lib/contract/iswc.ts';
 import type { IntegerReader } from '../lib/contract/integer-readings.ts';
 import { integerReader } from '../lib/contract/integer-readings.ts';
 import type { Context } from './context.ts';
@@ -74,7 +74,9 @@ export class Query {
       const bound = collated ? collate(lenient) : lenient;
       // Fault `preferred-iswc-cut`: a parameter of 11 characters (CHAR(11)) keeps the first 11 of a longer
       // value where it is bound, so every later step (a lookup first included) reads the cut value.
-      const value = name === Q.preferredIswc && ctx.faults.has('preferred-iswc-cut') ? Array.from(bound).slice(0, 11).join('') : bound;
+      const cut = name === Q.preferredIswc && ctx.faults.has('preferred-iswc-cut') ? Array.from(bound).slice(0, 11).join('') : bound;
+      // Fault `preferred-check-digit-ignored`: the check digit recomputed, so a digit that does not hold names the ISWC of the nine digits.
+      const value = name === Q.preferredIswc && ctx.faults.has('preferred-check-digit-ignored') && /^T[0-9]{10}$/.test(cut) && !hasValidCheckDigit(cut) ? withCheckDigitRecomputed(cut) : cut;
       const list = this.#values.get(name);
       if (list) list.push(value);
       else this.#values.set(name, [value]);

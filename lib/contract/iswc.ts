@@ -21,6 +21,26 @@ export function hasValidCheckDigit(iswc: string): boolean {
   return m !== null && iswcCheckDigit(m[1]) === Number(m[2]);
 }
 
+/**
+ * The same ISWC with a check digit that differs from its own and holds for no ISWC of its nine digits: an
+ * ISWC no registry that validates check digits holds, whatever the ISWC's own digit is.
+ */
+export function withInvalidCheckDigit(iswc: string): string {
+  const m = /^T([0-9]{9})([0-9])$/.exec(iswc);
+  if (!m?.[1] || m[2] === undefined) return withWrongCheckDigit(iswc);
+  const nine = m[1];
+  const own = Number(m[2]);
+  const valid = iswcCheckDigit(nine);
+  const other = [1, 2, 3].map((d) => (own + d) % 10).find((d) => d !== valid) ?? own;
+  return `T${nine}${other}`;
+}
+
+/** The same ISWC with its check digit recomputed: what a server that corrects check digits reads (fault `preferred-check-digit-ignored`). */
+export function withCheckDigitRecomputed(iswc: string): string {
+  const m = /^T([0-9]{9})[0-9]$/.exec(iswc);
+  return m?.[1] ? makeIswc(m[1]) : iswc;
+}
+
 /** The same ISWC with a wrong check digit (for the `observed` check-digit check). */
 export function withWrongCheckDigit(iswc: string): string {
   const last = Number(iswc.slice(-1));

@@ -1,6 +1,7 @@
 import type { FieldConstraint } from './constraints.ts';
 import { constraintSchema, namesData } from './constraints.ts';
 import { validateNode } from './validators.ts';
+import { hasValidCheckDigit, withCheckDigitRecomputed, withInvalidCheckDigit } from './iswc.ts';
 
 /**
  * How a lenient server reads a value before it checks it and looks data up: the plausible normalisations
@@ -28,7 +29,8 @@ export type NormalisationId =
   | 'like'
   | 'trailing-garbage'
   | 'fraction'
-  | 'wraparound';
+  | 'wraparound'
+  | 'check-digit';
 
 /** One way of reading a value: the value as read, or undefined when this reading does not apply to it. */
 export type Reader = (value: unknown, stored: readonly string[]) => unknown;
@@ -332,6 +334,16 @@ export const NORMALISATIONS: readonly Normalisation[] = [
       },
     ],
     candidates: (held) => (typeof held === 'number' || /^[+-]?[0-9]+$/.test(String(held)) ? [{ label: 'plus 2^32', value: Number(held) + INT32 }] : []),
+  },
+  {
+    // An ISWC's last digit is a check digit (ISO 15707; the document states the pattern only): a server that
+    // recomputes it, or compares without it, reads an ISWC whose check digit does not hold as the ISWC of its
+    // nine digits. Such an ISWC exists in no registry that checks them: it names nothing, another ISWC is acted on.
+    id: 'check-digit',
+    does: () => 'read with its check digit recomputed (ISO 15707) before it is looked up',
+    appliesTo: (c) => c.type === 'string' && c.component === 'Iswc' && namesData(c),
+    readers: () => [{ name: 'check digit recomputed', read: (v) => (isText(v) && /^T[0-9]{10}$/.test(v) && !hasValidCheckDigit(v) ? withCheckDigitRecomputed(v) : undefined) }],
+    candidates: (held) => (/^T[0-9]{10}$/.test(String(held)) ? [{ label: 'with a check digit that does not hold', value: withInvalidCheckDigit(String(held)) }] : []),
   },
 ];
 

@@ -32,6 +32,7 @@ const DOES: Record<NormalisationId, string> = {
   'trailing-garbage': 'reads it up to its first non-digit',
   fraction: 'truncates its fraction',
   wraparound: 'reads it modulo 2^32',
+  'check-digit': 'recomputes its check digit',
 };
 
 /** The reading a neighbour is sent for (the first it lands under): its part, so that a budget takes a field's readings one at a time. */

@@ -125,6 +125,7 @@ const CLASS_OF: Readonly<Record<string, string>> = {
   'run-end-empty-run-id': 'answer/json',
   // A query ISWC cut to its pattern's length (issue 38): the truncation reading, outside the families' names.
   'preferred-iswc-cut': 'lenient/truncate',
+  'preferred-check-digit-ignored': 'lenient/check-digit',
   'xml-wrong-root-response': 'answer/xml',
   // The documented statuses.
   'run-400-as-422': 'status/bad-request',

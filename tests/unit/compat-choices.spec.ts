@@ -27,6 +27,7 @@ const REFUSING: Readonly<Record<string, string>> = {
   'run-id-client-chosen': 'the run starts carry no runId, which the build wants chosen by the client',
   'agent-version-typed': 'the run starts carry agentVersion "example-client 1.0", which a build reading it as a System.Version refuses',
   'run-counters-successful-sum': "the example client's counters do not add up as successful = new + updated, which such a build refuses",
+  'run-counters-sent-by-kind': "the example client's runs with rejections do not add up as sent = new + updated, which such a build refuses",
 };
 
 /** Choices the document allows that give a client another thing to read than it asked for or met: broken for it, by right. */

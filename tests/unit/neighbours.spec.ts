@@ -11,6 +11,7 @@ import type { FieldConstraint } from '../../lib/contract/constraints.ts';
 import { fieldConstraints } from '../../lib/contract/constraints.ts';
 import { coveringNeighbours, fixedLengthOf, likeMatches, lengthLimitOf, neighboursOf, normalisationsFor, normalise, withinConstraint } from '../../lib/contract/normalisations.ts';
 import { integerNamedBy, sameNumberSpellings } from '../../lib/contract/integer-readings.ts';
+import { hasValidCheckDigit, withInvalidCheckDigit } from '../../lib/contract/iswc.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { fromRoot } from '../../lib/foundation/paths.ts';
 import { neighbourFields, neighboursToSend } from '../../lib/generate/neighbours.ts';
@@ -37,7 +38,7 @@ test('the length a pattern fixes, and the limit a value is cut to, come from the
 
 test('which readings apply is derived from the constraint: case folding only where the pattern names a letter, integers read leniently only where the type is one', () => {
   const ids = (c: FieldConstraint) => normalisationsFor(c).map((n) => n.id);
-  expect(ids(byComponent('Iswc'))).toEqual(['truncate', 'trim', 'fold', 'strip-separators', 'non-ascii-digits', 'extract', 'prefix', 'like']);
+  expect(ids(byComponent('Iswc'))).toEqual(['truncate', 'trim', 'fold', 'strip-separators', 'non-ascii-digits', 'extract', 'prefix', 'like', 'check-digit']);
   expect(ids(byComponent('AgencyWorkCode'))).toEqual(['truncate', 'trim', 'strip-separators', 'prefix', 'like']);
   // The run notification looks nothing up by its agency code: no prefix or LIKE matching there.
   expect(ids(fieldConstraints().find((c) => c.id === 'notifyAgentRun.body.agencyCode') as FieldConstraint)).toEqual(['truncate', 'trim', 'zero-pad', 'strip-separators']);
@@ -146,4 +147,20 @@ test('the lenient families are derived from the schemas: one fault per field and
   expect(LENIENT_FAULTS.map((f) => f.id)).toContain('lenient.delete.workcode.truncate');
   expect(LENIENT_FAULTS.map((f) => f.id)).toContain('lenient.demerge.workcode.truncate');
   expect(LENIENT_FAULTS.map((f) => f.id)).toContain('lenient.key.last-char');
+});
+
+test('an ISWC whose check digit does not hold is a near neighbour of an ISWC the target holds, where it names data: a server recomputing the digit lands on it', () => {
+  const iswc = byComponent('Iswc');
+  const held = 'T3100000015';
+  expect(hasValidCheckDigit(held)).toBe(true);
+  const sent = neighboursToSend(iswc, held, { valid: true }).filter((n) => n.lands.some((l) => l.normalisation === 'check-digit'));
+  expect(sent).toHaveLength(1);
+  const [n] = sent;
+  expect(n?.valid).toBe(true);
+  expect(String(n?.value)).toMatch(/^T310000001[0-9]$/);
+  expect(hasValidCheckDigit(String(n?.value))).toBe(false);
+  // Whatever the held ISWC's own digit, the neighbour's holds for no ISWC of its nine digits.
+  for (const own of ['T3100000010', 'T3100000019']) expect(hasValidCheckDigit(withInvalidCheckDigit(own)), own).toBe(false);
+  // A held ISWC whose own check digit does not hold has none: a server recomputing the digit lands elsewhere.
+  expect(neighboursToSend(iswc, 'T3100000016', { valid: true }).filter((x) => x.lands.some((l) => l.normalisation === 'check-digit'))).toEqual([]);
 });

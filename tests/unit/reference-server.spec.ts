@@ -7,7 +7,7 @@ import type { TargetProfile } from '../../lib/contract/profile/types.ts';
 import { CHOICES, CHOICE_SETS, choiceTable } from '../../server/choices.ts';
 import { FAULTS, faultTable } from '../../server/faults.ts';
 import { readExpectations } from '../../lib/selfcheck/fault-expectations.ts';
-import { withWrongCheckDigit } from '../../lib/contract/iswc.ts';
+import { withInvalidCheckDigit, withWrongCheckDigit } from '../../lib/contract/iswc.ts';
 import type { RunningServer } from '../../server/index.ts';
 import { isBlind } from '../../server/choice-space.ts';
 import { startReferenceServer } from '../../server/index.ts';
@@ -308,6 +308,9 @@ const PROBES: Probe[] = [
   { fault: 'work-code-tight', calls: [deleteOf(0, { workcode: 'W'.repeat(20) })], clean: 404, faulty: 400 },
   { fault: 'int32-tight', calls: [deleteOf(0, { sourceDb: '-2147483648' })], clean: 404, faulty: 400 },
   { fault: 'run-success-201', calls: [run({})], clean: 200, faulty: 201 },
+  // A fresh reading (2026-11-30): a check digit that does not hold, recomputed, names the submission's own ISWC.
+  { fault: 'preferred-check-digit-ignored', calls: [deleteOf(0, { preferredIswc: withInvalidCheckDigit(at(profile.submissions, 0).preferredIswc) })], clean: 400, faulty: 204 },
+  { fault: 'lenient.merge.iswcs.check-digit', calls: [mergeBody({ iswcs: [withInvalidCheckDigit(at(at(profile.merges, 0).iswcs ?? [], 0))] })], clean: 404, faulty: 204 },
   { fault: 'merge-success-200', calls: [mergeOf(0)], clean: 204, faulty: 200 },
   { fault: 'run-400-as-422', calls: [run({ overallSent: 'x' })], clean: 400, faulty: 422 },
   { fault: 'merge-400-as-422', calls: [{ ...mergeOf(0), query: { preferredIswc: at(profile.merges, 0).preferredIswc, agency: '1' } }], clean: 400, faulty: 422 },

@@ -60,7 +60,9 @@ function titleOf(c: FieldConstraint, what: string): string {
 
 /** The check a neighbour is judged by: a body value past its limit, of no integer type, or a query value naming nothing. */
 function refusalOf(c: FieldConstraint, n: Neighbour, because: string): Expectation {
-  if (c.location === 'query') return n.valid ? expectCheck('status.refused', { because, sections: [...c.sections] }) : expectCheck('query.refused', { because, sections: [...c.sections] });
+  // A neighbour within the constraint breaks no limit: it names data that does not exist (an ISWC whose check digit does not hold).
+  if (n.valid) return expectCheck('status.refused', { because, sections: [...new Set([...c.sections, operation(c.operation).section])] });
+  if (c.location === 'query') return expectCheck('query.refused', { because, sections: [...c.sections] });
   const item = c.operation === MERGE && c.field.includes('[]') ? { notFoundFits: true } : {};
   if (c.type === 'integer' && typeof n.value === 'string') return expectCheck('type.rejected', { because, sections: [...c.sections, '7'], ...item });
   return expectCheck('limit.rejected', { because, sections: [...c.sections], ...item });
@@ -230,8 +232,10 @@ function mergeCase(c: FieldConstraint, profile: TargetProfile): CaseDef {
       await sendByReading(ctx, parts, list, async (n) => {
         const body = iswcs ? { ...emptyMerge(), iswcs: [n.value] } : { ...emptyMerge(), agencyWorks: [{ ...work, [name]: n.value }] };
         // Within the limits a neighbour names another work, which a server may merge as it is (4.2 does not
-        // refuse works it does not know): what it merged shows in the demerge below.
-        await ctx.send({ label: `merge ${iswcs ? 'an ISWC' : `an agency work with ${name}`} ${n.label}`, operation: MERGE, request: bodyRequest(MERGE, 'json', body, query), expect: n.valid ? [] : [refusalOf(c, n, neighbourBecause(c, n, held, what))] });
+        // refuse works it does not know): what it merged shows in the demerge below. An ISWC within the pattern
+        // whose check digit does not hold names no ISWC that exists: refused as any ISWC not found (4.2).
+        const judged = !n.valid || iswcs;
+        await ctx.send({ label: `merge ${iswcs ? 'an ISWC' : `an agency work with ${name}`} ${n.label}`, operation: MERGE, request: bodyRequest(MERGE, 'json', body, query), expect: judged ? [refusalOf(c, n, neighbourBecause(c, n, held, what))] : [] });
       });
       if (work && !iswcs) {
         await ctx.send({
@@ -331,7 +335,7 @@ function preferredCutCase(c: FieldConstraint): CaseDef | undefined {
   const asIswc: FieldConstraint = { ...c, pattern: iswc.pattern, ...(iswc.component !== undefined ? { component: iswc.component } : {}), sections: [...new Set([...c.sections, ...iswc.sections])] };
   return {
     id: caseId(c),
-    title: `${titleOf(c, `a ${opId === DELETE ? 'submission' : 'demerge entry'}'s preferred ISWC, one character past the ${limit} its pattern fixes`)}; the entry is then ${opId === DELETE ? 'deleted' : 'demerged'} (204) @destructive`,
+    title: `${titleOf(c, `a ${opId === DELETE ? 'submission' : 'demerge entry'}'s preferred ISWC, one character past the ${limit} its pattern fixes, and with a check digit that does not hold`)}; the entry is then ${opId === DELETE ? 'deleted' : 'demerged'} (204) @destructive`,
     operation: opId,
     formats: ['none'],
     tags: ['@neighbours', '@destructive'],
@@ -343,7 +347,10 @@ function preferredCutCase(c: FieldConstraint): CaseDef | undefined {
       const named = `${opId === DELETE ? 'the submission' : 'the metadata'} ${JSON.stringify(entry)}, which it then ${opId === DELETE ? 'deletes' : 'demerges'}`;
       // Only a digit past the length: a space, a case or a width variant may compare equal in a collation (a reading, not a fault).
       const pastTheLength = (x: { value: string | number }) => /^[0-9]+$/.test(String(x.value).slice(limit));
-      for (const n of neighboursOf(entry.preferredIswc, asIswc).filter((x) => x.lands.some((l) => l.normalisation === 'truncate') && !x.valid && pastTheLength(x))) {
+      // And the ISWC with a check digit that does not hold (ISO 15707): it names no ISWC, and a server that recomputes
+      // the check digit acts on the entry's (fault `preferred-check-digit-ignored`).
+      const sent = neighboursOf(entry.preferredIswc, asIswc).filter((x) => (x.lands.some((l) => l.normalisation === 'truncate') && !x.valid && pastTheLength(x)) || x.lands.some((l) => l.normalisation === 'check-digit'));
+      for (const n of sent) {
         await ctx.send({
           label: `${opId === DELETE ? 'delete' : 'demerge'} naming preferredIswc ${n.label}`,
           operation: opId,
@@ -355,7 +362,7 @@ function preferredCutCase(c: FieldConstraint): CaseDef | undefined {
         label: `${opId === DELETE ? 'delete' : 'demerge'} naming the entry rightly`,
         operation: opId,
         request: queryRequest(opId, queryFor(opId, values)),
-        expect: [expectCheck('outcome.identity', { because: `the request naming its preferred ISWC one character too long must have left ${JSON.stringify(entry)} in place (sections 2.3, 2.5, ${op.section})`, sections: ['2.3', '2.5', op.section] })],
+        expect: [expectCheck('outcome.identity', { because: `the requests naming its preferred ISWC one character too long, or with a check digit that does not hold, must have left ${JSON.stringify(entry)} in place (sections 2.3, 2.5, ${op.section})`, sections: ['2.3', '2.5', op.section] })],
       });
     },
   };
