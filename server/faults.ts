@@ -157,6 +157,7 @@ const CATALOGUE = [
   // Issue 28: a 400 of the run notification the harness did not judge, for a request the document does not describe.
   { id: 'run-unread-400-text', level: 'spec', section: '4.1', description: 'A run notification the server does not read (a media type other than JSON or XML, a body over the size cap) is answered 400 with a text of its own ("Unsupported media type", "Request body too large"), without "Bad Request".' },
   // Issue 38: a fresh reading, every proof on every shape of request.
+  { id: 'run-key-agency-only', level: 'spec', section: '5', description: 'The run notification checks the key against the agency its body names: a body without agencyCode is served without a key, with an empty one or with a wrong one.' },
   { id: 'merge-key-works-only', level: 'spec', section: '5', description: 'The merge checks the key against the agency of each agency work of its body: a merge that carries ISWCs only is served without a key, with an empty one or with a wrong one.' },
   { id: 'merge-iswcs-ignored-with-works', level: 'spec', section: '2.3, 4.2', description: 'A merge body that carries agency works has its ISWCs ignored: they are neither validated, nor looked up, nor merged (an off-pattern or unknown ISWC next to agency works gets 204).' },
   { id: 'merge-works-ignored-with-iswcs', level: 'spec', section: '2.4, 4.2', description: 'A merge body that carries ISWCs has its agency works ignored: they are neither validated, nor looked up, nor merged (a 21-character agencyWorkCode next to ISWCs gets 204).' },

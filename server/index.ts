@@ -187,9 +187,11 @@ async function route(ctx: Context, routes: Routes, req: IncomingMessage): Promis
     const endServed = ctx.faults.has('auth-missing-run-end') && op.id === 'notifyAgentRun' && (await endsRun(ctx, req));
     // Fault `merge-key-works-only`: the key is checked against each agency work's agency; a body without one is served.
     const iswcsOnlyServed = ctx.faults.has('merge-key-works-only') && op.id === 'mergeIswcMetadata' && op.body !== null && !(shapeOfBody(op.id, await bodyAhead(ctx, req, op.body.resource))?.lists.includes('agencyWorks') ?? false);
+    // Fault `run-key-agency-only`: the key is checked against the body's agency; a run naming none is served.
+    const agencylessServed = ctx.faults.has('run-key-agency-only') && op.id === 'notifyAgentRun' && op.body !== null && !namesAnAgency(await bodyAhead(ctx, req, op.body.resource));
     // The shape family's key role (server/shape-faults.ts): the key left unchecked on one shape of body.
     const shapeServed = op.body !== null && ctx.faults.shapeKey && shapeRoleSkipped((id) => ctx.faults.has(id), op.id, 'key', await bodyAhead(ctx, req, op.body.resource));
-    if (!endServed && !iswcsOnlyServed && !shapeServed) {
+    if (!endServed && !iswcsOnlyServed && !shapeServed && !agencylessServed) {
       // Review fault `auth-after-action`: the operation runs (and changes data) before the key is looked at.
       if (ctx.faults.has('auth-after-action') && op.id === 'deleteSubmission') handleDelete(ctx, op, query);
       if (ctx.faults.has('auth-after-action') && op.id === 'demergeIswcMetadata') handleDemerge(ctx, op, query);
@@ -225,6 +227,13 @@ async function endsRun(ctx: Context, req: IncomingMessage): Promise<boolean> {
 }
 
 /** The body decoded as it came (sniffed when unlabelled), for a fault that looks at it before the key; undefined when it does not decode. Read ahead: the handler gets the same bytes. */
+/** Does a decoded run body name an agency (a non-empty agencyCode)? */
+function namesAnAgency(body: unknown): boolean {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return false;
+  const code = (body as { agencyCode?: unknown }).agencyCode;
+  return code !== undefined && code !== null && code !== '';
+}
+
 async function bodyAhead(ctx: Context, req: IncomingMessage, resource: ResourceName): Promise<unknown> {
   const read = await readBodyAhead(req, ctx.maxBodyBytes);
   if (read.kind !== 'ok') return undefined;

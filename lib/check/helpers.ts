@@ -24,11 +24,12 @@ export function refusal(opId: OperationId | null): { statuses: number[]; label: 
  * notification); elsewhere the answer is not shown (5.3), so any of the operation's documented error
  * statuses, or one of the answers the contract lists as not shown (401, 403).
  */
-export function keyRefusal(opId: OperationId | null, emptyKey = false): { statuses: number[]; label: string } {
+export function keyRefusal(opId: OperationId | null, badRequestFits?: 'an empty key' | 'a body without agencyCode'): { statuses: number[]; label: string } {
   const op = opId ? operation(opId) : null;
   // A header without a value is a missing key to one reader and a malformed request to another (ASP.NET Core's
-  // [FromHeader, Required]): on the run notification both statuses are documented, and either refuses it.
-  if (emptyKey && op?.statuses.includes(401) && op.statuses.includes(400)) return { statuses: [401, 400], label: '401 or 400 (sections 4.1, 5.2: an empty key is a missing key or a malformed request; which one is recorded)' };
+  // [FromHeader, Required]), and a server may validate a body before it looks at the key: on the run
+  // notification both statuses are documented, and either refuses it.
+  if (badRequestFits !== undefined && op?.statuses.includes(401) && op.statuses.includes(400)) return { statuses: [401, 400], label: `401 or 400 (sections 4.1, 5.2: ${badRequestFits} may be refused as a missing key or as a bad request; which one is recorded)` };
   if (!op || op.statuses.includes(401)) return { statuses: [401], label: '401 (sections 4.1, 5.2)' };
   const statuses = [...op.statuses.filter((s) => s >= 400), ...op.notShownStatuses];
   return { statuses, label: `${statuses.join(', ')} (section 5.3: the answer is not shown for this operation; which one is recorded)` };

@@ -39,6 +39,8 @@ const CLASS_OF: Readonly<Record<string, string>> = {
   'merge-auth-after-action': 'key/after-action/mergeIswcMetadata',
   // The key on one shape of a body only (issue 38): a merge of ISWCs alone served without it.
   'merge-key-works-only': 'key/missing/mergeIswcMetadata',
+  // A shape of the run's body (no agency named) that skips the key: the key role on one shape (issue 38), as the merge's.
+  'run-key-agency-only': 'shape/key',
   'auth-xml-unchecked': 'key/xml',
   // A valid body of each format accepted.
   'xml-request-unsupported': 'acceptance/xml',

@@ -160,6 +160,8 @@ const cases: Array<[string, string, Exchange, unknown, string | undefined, Opera
   ['an empty key on the run notification answered 200', 'auth.required', exchange(200), { because: 'x', emptyKey: true }, 'fail'],
   ['a missing key on the run notification answered 400', 'auth.required', exchange(400), { because: 'x' }, 'fail'],
   ['an empty key on the end of a run answered 400', 'auth.key-checked', exchange(400), { because: 'x', emptyKey: true }, 'pass'],
+  ['no key and a run naming no agency, answered 400 (validated first)', 'auth.required', exchange(400), { because: 'x', noAgency: true }, 'pass'],
+  ['no key and a run naming no agency, served', 'auth.required', exchange(200), { because: 'x', noAgency: true }, 'fail'],
   ['auth probe 401', 'auth.required', exchange(401), { because: 'x' }, 'pass'],
   ['auth probe on the run notification answered 403', 'auth.required', exchange(403), { because: 'x' }, 'fail'],
   ['missing key on the merge answered 400', 'auth.required', exchange(400), { because: 'x' }, 'pass', 'mergeIswcMetadata'],

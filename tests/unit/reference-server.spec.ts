@@ -317,6 +317,7 @@ const PROBES: Probe[] = [
   { fault: 'merge-404-as-400', calls: [mergeBody({ iswcs: [at(profile.unknownIswcs, 0)] })], clean: 404, faulty: 400 },
   { fault: 'demerge-404-as-410', calls: [neverMerged()], clean: 404, faulty: 410 },
   { fault: 'run-401-as-403', calls: [run({}, { auth: 'none' })], clean: 401, faulty: 403 },
+  { fault: 'run-key-agency-only', calls: [run({ agentVersion: '1.0' }, { auth: 'none' })], clean: 401, faulty: 200 },
   { fault: 'run-bad-request-text', calls: [run({ overallSent: 'x' })], observe: text, clean: 'Bad Request', faulty: 'Invalid request' },
   { fault: 'run-not-authorized-text', calls: [run({}, { auth: 'wrong' })], observe: text, clean: 'Not Authorized', faulty: 'Unauthorized' },
   { fault: 'auth-missing-run', calls: [run({}, { auth: 'none' })], clean: 401, faulty: 200 },

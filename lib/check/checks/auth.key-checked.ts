@@ -32,5 +32,5 @@ export default defineCheck<KeyCheckedParams>({
   scope: 'targeted',
   params: { type: 'object', properties: { noEffect: { type: 'boolean' }, emptyKey: { type: 'boolean' } }, required: [] },
   // The work a no-effect demerge names may be another agency's: 401 or 403 may refuse it (5.3).
-  judge: statusJudge(({ operation: opId, params }) => (params.noEffect === true ? refusal(opId) : keyRefusal(opId, params.emptyKey === true)), true),
+  judge: statusJudge(({ operation: opId, params }) => (params.noEffect === true ? refusal(opId) : keyRefusal(opId, params.emptyKey === true ? 'an empty key' : undefined)), true),
 });

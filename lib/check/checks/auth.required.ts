@@ -5,6 +5,8 @@ import { defineCheck } from '../types.ts';
 interface KeyRequiredParams extends Because {
   /** The key header is sent without a value: on the run notification 400 refuses it as well as 401. */
   emptyKey?: boolean;
+  /** The body names no agency (no agencyCode): a server may validate it before the key, so 400 refuses it as well as 401. */
+  noAgency?: boolean;
 }
 
 /**
@@ -19,8 +21,8 @@ export default defineCheck<KeyRequiredParams>({
   level: 'spec',
   sections: ['5', '4.1'],
   reading: 'Authentication',
-  description: 'A request without the key or with a wrong key (on the run notification also with an empty one) is refused: 401 on the run notification (an empty key 401 or 400: a missing key or a malformed request); on the others any documented error status, 401 or 403 (the answer is not shown for them). An empty key on merge, delete and demerge is proven where it shows, on disposable entries (auth.key-checked).',
+  description: 'A request without the key or with a wrong key (on the run notification also with an empty one) is refused: 401 on the run notification (an empty key, or a body without agencyCode, 401 or 400: a missing key or a bad request); on the others any documented error status, 401 or 403 (the answer is not shown for them). An empty key on merge, delete and demerge is proven where it shows, on disposable entries (auth.key-checked).',
   scope: 'targeted',
-  params: { type: 'object', properties: { emptyKey: { type: 'boolean' } }, required: [] },
-  judge: statusJudge(({ operation: opId, params }) => keyRefusal(opId, params.emptyKey === true)),
+  params: { type: 'object', properties: { emptyKey: { type: 'boolean' }, noAgency: { type: 'boolean' } }, required: [] },
+  judge: statusJudge(({ operation: opId, params }) => keyRefusal(opId, params.emptyKey === true ? 'an empty key' : params.noAgency === true ? 'a body without agencyCode' : undefined)),
 });

@@ -19,6 +19,9 @@ function asFormat(format: string): Format {
   return format === 'xml' ? 'xml' : 'json';
 }
 
+/** The part of the keyless case that sends a body naming no agency (issue 38, a shape of the run notification's body). */
+const NO_AGENCY_PART = { id: 'without-agency', title: 'without the key, a body naming no agency: refused as well (a server checking the key against the agency a body names serves it)' } as const;
+
 export function runCases(profile: TargetProfile): CaseDef[] {
   const section = op().section;
   return [
@@ -123,11 +126,11 @@ export function runCases(profile: TargetProfile): CaseDef[] {
     ...(['none', 'wrong'] as const).map(
       (auth): CaseDef => ({
         id: `run.auth.${auth}`,
-        title: `POST ${op().path} with ${auth === 'none' ? 'no key, then an empty one' : wrongKeyCaseText()}: 401 "Not Authorized"`,
+        title: `POST ${op().path} with ${auth === 'none' ? 'no key, then an empty one, then no key and a body naming no agency' : wrongKeyCaseText()}: 401 "Not Authorized"`,
         operation: OP,
         formats: BOTH,
         tags: ['@smoke', '@auth'],
-        ...(auth === 'wrong' ? { parts: nearMissParts() } : {}),
+        ...(auth === 'wrong' ? { parts: nearMissParts() } : { parts: [NO_AGENCY_PART] }),
         async run(ctx) {
           // The wrong key is a near miss of the key: wrong to any server, and taken by one that cuts a longer key to its length.
           await ctx.send({
@@ -146,6 +149,18 @@ export function runCases(profile: TargetProfile): CaseDef[] {
             operation: OP,
             request: bodyRequest(OP, asFormat(ctx.format), validAgentRun(profile), { auth: 'empty' }),
             expect: [expectCheck('auth.required', { because: 'the subscription key header is empty (section 5.1)', emptyKey: true })],
+          });
+          // A shape of the body (issue 38): a server that checks the key against the agency a run names serves
+          // a run that names none. Which fields are required is not shown (4), so 400 refuses it as well as 401.
+          await ctx.part(NO_AGENCY_PART.id, async () => {
+            const agencyField = constraintsOf(OP).find((c) => c.location === 'body' && c.component === 'AgencyCode')?.field;
+            const withoutAgency = Object.fromEntries(Object.entries(validAgentRun(profile)).filter(([name]) => name !== agencyField));
+            await ctx.send({
+              label: 'missing key, a body without agencyCode',
+              operation: OP,
+              request: bodyRequest(OP, asFormat(ctx.format), withoutAgency, { auth: 'none' }),
+              expect: [expectCheck('auth.required', { because: 'the subscription key is missing (section 5.1), whatever agency the body names or not', noAgency: true })],
+            });
           });
         },
       }),
