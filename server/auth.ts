@@ -30,7 +30,6 @@ const WRONG_KEY_ACCEPTED: Partial<Record<OperationId, FaultId>> = {
 
 const GATEWAY_MESSAGE = {
   missing: 'Access denied due to missing subscription key. Make sure to include subscription key when making requests to an API.',
-  empty: 'Access denied due to missing subscription key. Make sure to include subscription key when making requests to an API.',
   wrong: 'Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription.',
 } as const;
 
@@ -67,7 +66,9 @@ export function unauthorized(ctx: Context, op: Operation, result: Exclude<AuthRe
   const status = documented !== undefined && f.has('run-401-as-403') ? 403 : 401;
   const stated = documented !== undefined && f.has('run-not-authorized-text') ? 'Unauthorized' : documented;
   // Fault `gateway-401-json`: the gateway's own words, on every operation; "Not Authorized" nowhere.
-  if (f.has('gateway-401-json')) return json(status, { statusCode: status, message: GATEWAY_MESSAGE[result] });
+  // A header without a value is a missing key to the gateway.
+  const gateway = GATEWAY_MESSAGE[result === 'empty' ? 'missing' : result];
+  if (f.has('gateway-401-json')) return json(status, { statusCode: status, message: gateway });
   if (c.has('auth-apim-json')) {
     // The gateway answers before the service; its message carries the stated text.
     return json(status, { statusCode: status, message: stated ?? 'Not Authorized' }, { 'WWW-Authenticate': 'AzureApiManagementKey realm="iswc",name="Ocp-Apim-Subscription-Key",type="header"' });
@@ -75,7 +76,7 @@ export function unauthorized(ctx: Context, op: Operation, result: Exclude<AuthRe
   if (stated !== undefined) return text(status, stated);
   if (c.has('auth-missing-key-400') && result !== 'wrong') return errorReply(ctx, 400, { code: 'BAD_REQUEST', message: 'the subscription key header is required', where: 'authenticate' });
   if (c.has('auth-403-no-body')) return { status: 403 };
-  return json(401, { statusCode: 401, message: GATEWAY_MESSAGE[result] });
+  return json(401, { statusCode: 401, message: gateway });
 }
 
 /**

@@ -25,7 +25,7 @@ export function mediaFailure(ctx: Context, outcome: Extract<BodyOutcome, { ok: f
       return ctx.choices.has('problem-json') ? errorReply(ctx, 415, { code: 'BAD_BODY', message: outcome.error, where: 'decodeRequestBody' }) : text(415, 'Unsupported Media Type');
     case 'malformed':
       // Faults `crash-on-malformed-json` and `-xml`: one format's input path lets its parser's exception through.
-      return ctx.faults.has('crash-on-malformed') || ctx.faults.has(`crash-on-malformed-${outcome.format ?? 'json'}`) ? text(500, 'Internal Server Error') : badRequest();
+      return ctx.faults.has('crash-on-malformed') || ctx.faults.has(outcome.format === 'xml' ? 'crash-on-malformed-xml' : 'crash-on-malformed-json') ? text(500, 'Internal Server Error') : badRequest();
     case 'invalid':
       return badRequest();
   }

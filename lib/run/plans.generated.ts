@@ -934,7 +934,7 @@ export const PLAN_DATA: PlanData = {
     },
   },
   measuredWith: {
-    harness: "d907995d2059f61562cda4e3",
+    harness: "226ec81eef24aae256fcba4f",
     cases: {
       "delete.auth.none@none": "dd4205c33e3a7794",
       "delete.auth.wrong@none": "d7c62832bdb32c93",
