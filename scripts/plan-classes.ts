@@ -1,8 +1,10 @@
 /**
- * npm run plan:classes [-- --before <git revision>] [--budgets 15,30,60,100,250] [--gates 8]
+ * npm run plan:classes [-- --before <git revision>] [--budgets 15,30,60,100,250] [--gates 8] [--strict]
  *
  * What a budget catches by class of fault (issue 37, lib/run/fault-classes.ts), on the committed
- * measurement (lib/run/plans.generated.ts): pure arithmetic, no request is sent, no server started.
+ * measurement (lib/run/plans.generated.ts): pure arithmetic, no request is sent, no server started. Gates
+ * are walked as a run without --strict walks them, and score the faults such a run fails on (level spec);
+ * `--strict` walks and scores them as a strict run.
  *   - class-weighted: each class of fault counts once, its members share its weight (a lenient family of
  *     40 members weighs what the key left unchecked on the merge weighs);
  *   - the share of key, acceptance (a valid body of each format accepted, success) and outcome faults caught;
@@ -31,20 +33,24 @@ import { curvesSvg } from './plans/plot.ts';
 import type { Panel } from './plans/plot.ts';
 
 const values = scriptArgs(
-  `Usage: npm run plan:classes [-- --before REV] [--budgets 15,30,60,100,250] [--gates 8] [--gate-budget 60] [--out DIR]
+  `Usage: npm run plan:classes [-- --before REV] [--budgets 15,30,60,100,250] [--gates 8] [--gate-budget 60] [--strict] [--out DIR]
 
 Faults caught by class at each budget, destructive and not, on the committed measurement: class-weighted
 (each class once, its members sharing its weight), the share of key, acceptance and outcome faults, and
-the cumulative curve of rotated gates (--gates of --gate-budget). --before REV: the same of that
+the cumulative curve of rotated gates (--gates of --gate-budget). Gates as a run without --strict walks
+them, counting the faults it can fail on (level spec); --strict: as a strict run, every fault. --before REV: the same of that
 revision's committed ranking, walked as one gate. --out DIR writes DIR/classes-one-gate.svg (one gate against the
 budget) and DIR/classes-rotation.svg (rotated gates against requests). Sends nothing.`,
-  { before: { type: 'string' }, budgets: { type: 'string', default: '15,30,60,100,250' }, gates: { type: 'string', default: '8' }, 'gate-budget': { type: 'string', default: '60' }, out: { type: 'string' } },
+  { before: { type: 'string' }, strict: { type: 'boolean', default: false }, budgets: { type: 'string', default: '15,30,60,100,250' }, gates: { type: 'string', default: '8' }, 'gate-budget': { type: 'string', default: '60' }, out: { type: 'string' } },
 );
 
 const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
 const budgets = values.budgets.split(',').map(Number);
 const gates = Number(values.gates);
 const gateBudget = Number(values['gate-budget']);
+const strict = values.strict;
+/** What a gate can fail on: every fault when strict, else those of level spec (an http check fails a strict run only). */
+const counts = (f: string): boolean => strict || PLAN_DATA.faults[f] !== 'http';
 
 /** The roles the issue names: the key; a valid body accepted and each operation's success; the outcome. */
 const ROLE_OF = (cls: string): 'key' | 'acceptance' | 'outcome' | undefined =>
@@ -68,7 +74,7 @@ interface Shares {
 
 /** Of the faults a mode can catch: caught, class-weighted and per role. */
 function score(got: ReadonlySet<string>, mode: PlanMode): { faults: string; classes: string; roles: string; shares: Shares } {
-  const catchable = [...new Set(Object.values(PLAN_DATA.catches[mode]).flatMap((c) => Object.keys(c)))];
+  const catchable = [...new Set(Object.values(PLAN_DATA.catches[mode]).flatMap((c) => Object.keys(c)))].filter(counts);
   const classes = new Map<string, string[]>();
   for (const f of catchable) classes.set(faultClass(f), [...(classes.get(faultClass(f)) ?? []), f]);
   let weighted = 0;
@@ -80,17 +86,18 @@ function score(got: ReadonlySet<string>, mode: PlanMode): { faults: string; clas
   const share = (n: number, d: number): number => (100 * n) / Math.max(1, d);
   const pct = (n: number, d: number) => `${share(n, d).toFixed(1)}%`;
   const keys = catchable.filter((f) => ROLE_OF(faultClass(f)) === 'key');
+  const caught = catchable.filter((f) => got.has(f)).length;
   return {
-    faults: `${got.size}/${catchable.length} (${pct(got.size, catchable.length)})`,
+    faults: `${caught}/${catchable.length} (${pct(caught, catchable.length)})`,
     classes: `${weighted.toFixed(1)}/${classes.size} (${pct(weighted, classes.size)})`,
     roles: roles.join(', '),
-    shares: { faults: share(got.size, catchable.length), classes: share(weighted, classes.size), key: share(keys.filter((f) => got.has(f)).length, keys.length) },
+    shares: { faults: share(caught, catchable.length), classes: share(weighted, classes.size), key: share(keys.filter((f) => got.has(f)).length, keys.length) },
   };
 }
 
 async function gate(mode: PlanMode, budget: number, slice: number, data?: PlanData): Promise<{ planned: PlannedCase[]; requests: number }> {
   const planned = await planSuite(profile, { destructive: mode === 'destructive', runs: 100 });
-  applyChoice(planned, choose(planned, { plan: 'full', budget, runs: 100, destructive: mode === 'destructive', slice, ...(data ? { data } : {}) }), 'not in the budget');
+  applyChoice(planned, choose(planned, { plan: 'full', budget, runs: 100, destructive: mode === 'destructive', strict, slice, ...(data ? { data } : {}) }), 'not in the budget');
   return { planned, requests: planned.filter((p) => p.skipReason === undefined).reduce((n, p) => n + entryRequests(p, p.runs, p.parts), 0) };
 }
 
@@ -112,7 +119,7 @@ if (before) await sayGoneParts(before);
 /** What the curves plot, per mode: one gate at each budget, and the rotated gates cumulatively. */
 const curves: Record<PlanMode, { gate: Array<[number, Shares]>; rotation: Array<[number, Shares]> }> = { destructive: { gate: [], rotation: [] }, safe: { gate: [], rotation: [] } };
 for (const mode of ['destructive', 'safe'] as const) {
-  console.log(`\n${mode === 'safe' ? 'non-destructive' : 'destructive'}: one gate (slice 0)`);
+  console.log(`\n${mode === 'safe' ? 'non-destructive' : 'destructive'}${strict ? ', strict' : ''}: one gate (slice 0)`);
   console.log('| budget | faults | class-weighted | key, acceptance, outcome faults |' + (before ? ' before: faults | before: class-weighted | before: key, acceptance, outcome |' : ''));
   console.log('|---|---|---|---|' + (before ? '---|---|---|' : ''));
   for (const budget of budgets) {
@@ -121,7 +128,7 @@ for (const mode of ['destructive', 'safe'] as const) {
     const then = before ? score(caught((await gate(mode, budget, 0, before)).planned, mode), mode) : undefined;
     console.log(`| ${budget} | ${now.faults} | ${now.classes} | ${now.roles} |${then ? ` ${then.faults} | ${then.classes} | ${then.roles} |` : ''}`);
   }
-  console.log(`\n${mode === 'safe' ? 'non-destructive' : 'destructive'}: ${gates} rotated gates of ${gateBudget} (ISWC_SLICE 0 to ${gates - 1}), cumulative`);
+  console.log(`\n${mode === 'safe' ? 'non-destructive' : 'destructive'}${strict ? ', strict' : ''}: ${gates} rotated gates of ${gateBudget} (ISWC_SLICE 0 to ${gates - 1}), cumulative`);
   console.log('| gates | requests | faults tried | class-weighted | key, acceptance, outcome faults |');
   console.log('|---|---|---|---|---|');
   const union = new Set<string>();

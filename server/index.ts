@@ -191,7 +191,12 @@ async function route(ctx: Context, routes: Routes, req: IncomingMessage): Promis
     const agencylessServed = ctx.faults.has('run-key-agency-only') && op.id === 'notifyAgentRun' && op.body !== null && !namesAnAgency(await bodyAhead(ctx, req, op.body.resource));
     // The shape family's key role (server/shape-faults.ts): the key left unchecked on one shape of body.
     const shapeServed = op.body !== null && ctx.faults.shapeKey && shapeRoleSkipped((id) => ctx.faults.has(id), op.id, 'key', await bodyAhead(ctx, req, op.body.resource));
-    if (!endServed && !iswcsOnlyServed && !shapeServed && !agencylessServed) {
+    // Faults `key-skipped-*`: the key filter misses a shape of the request (no Content-Type, XML answers asked for, a parameter twice).
+    const requestShapeServed =
+      (ctx.faults.has('key-skipped-without-content-type') && op.body !== null && req.headers['content-type'] === undefined) ||
+      (ctx.faults.has('key-skipped-accept-xml') && /xml/i.test(req.headers.accept ?? '')) ||
+      (ctx.faults.has('key-skipped-param-twice') && repeatsAParameter(query));
+    if (!endServed && !iswcsOnlyServed && !shapeServed && !agencylessServed && !requestShapeServed) {
       // Review fault `auth-after-action`: the operation runs (and changes data) before the key is looked at.
       if (ctx.faults.has('auth-after-action') && op.id === 'deleteSubmission') handleDelete(ctx, op, query);
       if (ctx.faults.has('auth-after-action') && op.id === 'demergeIswcMetadata') handleDemerge(ctx, op, query);
@@ -210,6 +215,12 @@ async function route(ctx: Context, routes: Routes, req: IncomingMessage): Promis
     case 'deleteSubmission':
       return handleDelete(ctx, op, query);
   }
+}
+
+/** Does the query give a parameter twice? */
+function repeatsAParameter(query: string): boolean {
+  const names = [...new URLSearchParams(query).keys()];
+  return new Set(names).size < names.length;
 }
 
 /** Does the body of a run notification carry a runId (an end of run)? Read ahead: the handler gets the same bytes. */

@@ -90,7 +90,8 @@ export class Query {
 
   /** The first documented parameter given more than once (the server refuses repeats, or by choice takes the first value). */
   repeated(): Problem | undefined {
-    if (this.#ctx.choices.has('repeated-query-first')) return undefined;
+    // Fault `key-skipped-param-twice` reads a repeated parameter as its first value, as choice `repeated-query-first` does.
+    if (this.#ctx.choices.has('repeated-query-first') || this.#ctx.faults.has('key-skipped-param-twice')) return undefined;
     for (const p of this.#op.params) {
       if ((this.#values.get(p.name)?.length ?? 0) > 1) return { param: p.name, kind: 'repeated', message: `${p.name} is given more than once` };
     }

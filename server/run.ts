@@ -140,7 +140,11 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
       if (c.has('unknown-run-400')) return badRequest('Agent Run not found');
     }
     if (c.has('run-end-once') && ctx.state.run(runId)?.ended) return badRequest('this run has already ended');
+    // Faults `run-reend-new-run-id` and `run-end-other-agency-new-id`: a run ended again, or ended naming another
+    // agency than its start, is answered as a run of its own (a new runId), naming another run.
+    const againOrElsewhere = (f.has('run-reend-new-run-id') && ctx.state.run(runId)?.ended !== undefined) || (f.has('run-end-other-agency-new-id') && startedBy !== undefined && run.agencyCode !== startedBy);
     ctx.state.endRun(runId, run);
+    if (againOrElsewhere) runId = randomUUID();
   }
 
   // Fault `run-end-empty-run-id`: the end of a run is answered an empty runId, which names no run.

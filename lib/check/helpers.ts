@@ -36,6 +36,17 @@ export function keyRefusal(opId: OperationId | null, badRequestFits?: 'an empty 
 }
 
 /**
+ * The refusal of a request without the key sent in another shape (issue 38: no Content-Type, a query
+ * parameter given twice, an Accept of the other format): the key's refusal, or 400, 406 or 415, since a
+ * server may refuse the shape for itself before it looks at the key. Only a success shows the key skipped.
+ */
+export function shapeKeyRefusal(opId: OperationId | null, shape: string): { statuses: number[]; label: string } {
+  const base = keyRefusal(opId);
+  const statuses = [...new Set([...base.statuses, 400, 406, 415])];
+  return { statuses, label: `${statuses.join(', ')} (section 5: the key is missing whatever the shape of the request; ${shape} may be refused for itself first, 400, 406 or 415; which one is recorded, never a success)` };
+}
+
+/**
  * A judge that passes when the answer's status is one of `allowed`; with `foreignAgencyOk`, 401 or 403
  * also pass where the request acts for another agency (5.3: which agency a key may act for is not shown).
  * A missing answer fails.

@@ -113,7 +113,7 @@ export const ENVIRONMENT: readonly EnvironmentSetting[] = [
   },
   {
     names: ['ISWC_TIMEOUT_MS'],
-    meaning: 'Per-request timeout in milliseconds: connect, headers and the whole body. Until a target not on this machine has answered once, a request waits three times as long: a service started or deployed just before the run answers its first request late (a cold start), and a gate runs right after a deployment.',
+    meaning: 'Per-request timeout in milliseconds: connect, headers and the whole body. A request to a target not on this machine waits three times as long before it is no answer: a service started or deployed just before the run answers its first request late (a cold start), and a shared staging one request now and then. The document states no response time: a late answer is judged by the spec checks as any answer, and http.answered records it late (failing a strict run), except the first answer of a target.',
     default: String(DEFAULTS.timeoutMs),
   },
   {

@@ -124,7 +124,7 @@ async function plannedCaseOf(options: ReplayOptions): Promise<{ planned: Planned
   // The whole plan, as the run made it: disposable entries are partitioned over every case in order.
   const plan = meta.plan;
   const planned = (
-    await planSuite(profile, { destructive: meta.destructive, runs: meta.runs, ...(plan ? { plan: plan.name, ...(plan.budget !== null ? { budget: plan.budget } : {}) } : {}) })
+    await planSuite(profile, { destructive: meta.destructive, runs: meta.runs, strict: meta.strict, ...(plan ? { plan: plan.name, ...(plan.budget !== null ? { budget: plan.budget } : {}) } : {}) })
   ).find((p) => p.key === key);
   if (!planned) throw new ReplayError(`case ${key} is not in this harness's plan`);
   if (planned.skipReason !== undefined) throw new ReplayError(`with the run's settings this harness would not send case ${key}: ${planned.skipReason}`);

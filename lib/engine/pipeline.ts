@@ -80,6 +80,7 @@ export async function runSuiteWithOutcome(options: InProcessOptions): Promise<In
     await planSuite(options.profile, {
       destructive: options.destructive,
       runs: settings.runs,
+      strict: settings.strict,
       ...(options.plan ? { plan: options.plan } : {}),
       ...(options.budget !== undefined ? { budget: options.budget } : {}),
     })

@@ -50,6 +50,11 @@ export interface ChooseOptions {
   runs: number;
   /** Which ranking applies: destructive checks on, or not. */
   destructive: boolean;
+  /**
+   * ISWC_STRICT: whether `http` checks fail the run. Without it a budget walks the ranking of the faults a
+   * run can fail on (RankedPlan.nonStrict); default false, as a run's.
+   */
+  strict?: boolean;
   /** The committed ranking (tests give their own). */
   data?: PlanData;
   /**
@@ -166,6 +171,12 @@ class Selection {
   }
 }
 
+/** The ranking a run walks: its mode's, for a strict run or not (RankedPlan.nonStrict; older data has one for both). */
+export function rankingFor(data: PlanData, destructive: boolean, strict: boolean): RankedPlan {
+  const plan = destructive ? data.destructive : data.safe;
+  return strict || plan.nonStrict === undefined ? plan : { ...plan, entries: plan.nonStrict };
+}
+
 /**
  * The ranking as this profile's cases can take it: a part the ranking names that a case lacks here (its
  * data cannot carry it: a merges entry without ISWCs, a reusable profile, which never merges ISWCs) is
@@ -194,7 +205,7 @@ export function choose(planned: PlannedCase[], options: ChooseOptions): Choice {
   }
   const data = options.data ?? PLAN_DATA;
   const byKey = new Map(runnable.map((p) => [p.key, p]));
-  const ranked = withPartsOf(options.destructive ? data.destructive : data.safe, byKey);
+  const ranked = withPartsOf(rankingFor(data, options.destructive, options.strict ?? false), byKey);
   let sel = new Selection(options.budget ?? Number.POSITIVE_INFINITY, options.runs);
   // The committed ranking: the smoke plan is its own entries less the cases they make redundant; a budget
   // walks the entries and takes each case that still fits.

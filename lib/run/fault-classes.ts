@@ -41,6 +41,9 @@ const CLASS_OF: Readonly<Record<string, string>> = {
   'merge-key-works-only': 'key/missing/mergeIswcMetadata',
   // A shape of the run's body (no agency named) that skips the key: the key role on one shape (issue 38), as the merge's.
   'run-key-agency-only': 'shape/key',
+  'key-skipped-without-content-type': 'shape/key',
+  'key-skipped-accept-xml': 'shape/key',
+  'key-skipped-param-twice': 'shape/key',
   'auth-xml-unchecked': 'key/xml',
   // A valid body of each format accepted.
   'xml-request-unsupported': 'acceptance/xml',
@@ -73,6 +76,8 @@ const CLASS_OF: Readonly<Record<string, string>> = {
   'run-ids-repeat': 'outcome/notifyAgentRun',
   // The end of a run answered another run's runId: a class of its own beside two runs given one runId.
   'run-end-new-run-id': 'outcome/notifyAgentRun/end',
+  'run-reend-new-run-id': 'outcome/notifyAgentRun/end',
+  'run-end-other-agency-new-id': 'outcome/notifyAgentRun/end',
   // An effect that lapses after its 204 (issue 38): read back among the run's last requests.
   'delete-lapses': 'outcome/lapse',
   'demerge-lapses': 'outcome/lapse',

@@ -66,8 +66,18 @@ export interface RankedEntry {
 }
 
 export interface RankedPlan {
-  /** In order; a generated case may appear again later at more runs (an upgrade of its earlier entry). */
+  /**
+   * In order; a generated case may appear again later at more runs (an upgrade of its earlier entry). What a
+   * strict run (ISWC_STRICT=1) walks under a budget: every fault of the catalogue counts.
+   */
   entries: RankedEntry[];
+  /**
+   * What a run without --strict walks under a budget: the same phases over the faults it can fail on, those
+   * of level `spec` (gatingCatches). A fault of level `http` is caught by `http` checks alone, which fail
+   * only a strict run: ranked for it, a gate spent a sixth of its 60 requests on faults that could not fail
+   * it (docs/performance.md, "A gate ranked for what fails it"). Absent (older data): `entries` serve both.
+   */
+  nonStrict?: RankedEntry[];
   /**
    * The smoke plan, in order: its own greedy cover of every fault (by faults per request alone), then of
    * every spec check once (phases faults and spec); `entries` is what budgets walk.
@@ -302,6 +312,20 @@ function generalised(p: PlannedCase, parts: readonly string[] | undefined): stri
 /** Faults a selection of parts catches: those its core or its parts caught (a fault not attributed needs the whole case). */
 function caughtWith(caught: Catches, attributed: PartCatches | undefined, parts: readonly string[] | undefined): string[] {
   return Object.keys(caught).filter((f) => caughtInSelection(attributed?.[f], parts));
+}
+
+/**
+ * Of what each case caught, the faults a run without --strict fails on: those of level `spec`. A fault's
+ * level is the level of the checks that catch it (tests/selfcheck/faults.spec.ts holds the catalogue to it),
+ * so a fault of level `http` fails a strict run only.
+ */
+export function gatingCatches<T>(caught: Readonly<Record<string, Readonly<Record<string, T>>>>, levels: Readonly<Record<string, 'spec' | 'http'>>): Record<string, Record<string, T>> {
+  const out: Record<string, Record<string, T>> = {};
+  for (const [key, faults] of Object.entries(caught)) {
+    const kept = Object.fromEntries(Object.entries(faults).filter(([f]) => levels[f] !== 'http'));
+    if (Object.keys(kept).length > 0) out[key] = kept;
+  }
+  return out;
 }
 
 /**

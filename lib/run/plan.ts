@@ -9,7 +9,7 @@ import { ampleEntriesFor, ampleProfile } from './ample.ts';
 import { allCases } from '../generate/suite.ts';
 import type { PlanName, SliceInfo } from './budget.ts';
 import type { RunConfig } from '../config/config.ts';
-import { choose } from './budget.ts';
+import { choose, rankingFor } from './budget.ts';
 import { shapeOf } from './dry-run.ts';
 import { saveShapes } from './shape-cache.ts';
 import type { PlannedCase } from './planned.ts';
@@ -27,6 +27,8 @@ export interface SuiteOptions {
   runs?: number;
   /** ISWC_SLICE: which slice of the budget's rotation (lib/run/budget.ts); default 0. */
   slice?: number;
+  /** ISWC_STRICT: a budget walks the ranking of what fails the run, strict or not (lib/run/budget.ts rankingFor); default false. */
+  strict?: boolean;
   /** Explain why destructive cases are off (remote target without ISWC_DESTRUCTIVE=1). */
   destructiveOffReason?: string;
 }
@@ -146,7 +148,7 @@ export async function planSuite(profile: TargetProfile, options: SuiteOptions, c
   // Under a budget, the cases its ranking takes first get their entries first: handed out in suite order, a
   // small profile's entries went to cases the budget never sends, and a gate went without proofs it had the
   // data for (a profile of six merges was told to add twelve for status.item-refused at 60 requests).
-  const served = options.budget !== undefined && (options.plan ?? 'full') === 'full' ? rankOrder(options.destructive) : undefined;
+  const served = options.budget !== undefined && (options.plan ?? 'full') === 'full' ? rankOrder(options.destructive, options.strict ?? false) : undefined;
   for (const p of allocateSuite(profile, options, cases, served)) {
     const runnable = p.skipReason === undefined;
     const shape = runnable ? await shapeOf(p.def, p.format, profile, p.entries) : await shapeOf(p.def, p.format, ampleProfile(profile, p.def.needs ?? []), ampleEntriesFor(p.def, profile.agency));
@@ -155,16 +157,16 @@ export async function planSuite(profile: TargetProfile, options: SuiteOptions, c
   saveShapes();
   const plan = options.plan ?? 'full';
   if (plan === 'full' && options.budget === undefined) return planned;
-  const choice = choose(planned, { plan, budget: options.budget, runs: options.runs ?? 100, destructive: options.destructive, ...(options.slice !== undefined ? { slice: options.slice } : {}) });
+  const choice = choose(planned, { plan, budget: options.budget, runs: options.runs ?? 100, destructive: options.destructive, strict: options.strict ?? false, ...(options.slice !== undefined ? { slice: options.slice } : {}) });
   if (choice.slice) PLAN_SLICES.set(planned, choice.slice);
   applyChoice(planned, choice, plan === 'smoke' ? 'not in the smoke plan (the fewest requests that catch every fault of the catalogue this mode can catch, and exercise every spec check once)' : `not in the request budget (ISWC_BUDGET=${options.budget})`, plan === 'smoke' ? 'smoke plan' : 'request budget');
   return planned;
 }
 
-/** The committed ranking of a mode (lib/run/plans.generated.ts) as case key → its first place in it. */
-function rankOrder(destructive: boolean): Map<string, number> {
+/** The committed ranking a run walks (lib/run/plans.generated.ts) as case key → its first place in it. */
+function rankOrder(destructive: boolean, strict: boolean): Map<string, number> {
   const order = new Map<string, number>();
-  for (const [i, entry] of (destructive ? PLAN_DATA.destructive : PLAN_DATA.safe).entries.entries()) if (!order.has(entry.key)) order.set(entry.key, i);
+  for (const [i, entry] of rankingFor(PLAN_DATA, destructive, strict).entries.entries()) if (!order.has(entry.key)) order.set(entry.key, i);
   return order;
 }
 
@@ -203,6 +205,7 @@ export function suiteOptionsFrom(config: RunConfig): SuiteOptions {
     destructive: config.destructive,
     plan: config.plan,
     runs: config.runs,
+    strict: config.strict,
     ...(config.budget !== undefined ? { budget: config.budget } : {}),
     ...(config.slice !== undefined ? { slice: config.slice } : {}),
     ...(config.local ? {} : { destructiveOffReason: 'consumes disposable profile entries of a remote target; set ISWC_DESTRUCTIVE=1 to allow it' }),

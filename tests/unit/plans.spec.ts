@@ -13,6 +13,8 @@ import { faultClass } from '../../lib/run/fault-classes.ts';
 import { PLAN_DATA } from '../../lib/run/plans.generated.ts';
 import type { PlannedCase } from '../../lib/run/planned.ts';
 import { buildPlanData, planInputs } from '../../scripts/plans.ts';
+import { CHECK_MANIFEST } from '../../lib/generate/checks.generated.ts';
+import { readFileSync } from 'node:fs';
 
 const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
 
@@ -154,4 +156,45 @@ test('breadth spends no request on a request without a body for acceptance: each
       if (e.key.endsWith('@none')) expect(fresh, `${mode}: ${e.key} ${(e.parts ?? []).join(',')}`).not.toEqual([]);
     }
   }
+});
+
+test("a fault's level is that of the checks that catch it: a spec fault fails a run without --strict, an http fault only a strict one (what the ranking without --strict rests on)", () => {
+  const pinned = JSON.parse(readFileSync(fromRoot('tests', 'expectations', 'faults.json'), 'utf8')) as Record<string, { level: 'spec' | 'http'; caughtBy: string[] }>;
+  const levelOf = (check: string): string | undefined => (CHECK_MANIFEST as Record<string, { level: string } | undefined>)[check]?.level;
+  const wrong = Object.entries(pinned)
+    .filter(([, e]) => e.caughtBy.length > 0)
+    .filter(([, e]) => (e.level === 'spec') !== e.caughtBy.some((c) => levelOf(c) === 'spec'))
+    .map(([fault, e]) => `${fault} (${e.level}): ${e.caughtBy.join(', ')}`);
+  expect(wrong, 'server/faults.ts: give each of these the level of the checks that catch it').toEqual([]);
+  for (const [fault, level] of Object.entries(PLAN_DATA.faults)) if (pinned[fault]) expect(pinned[fault]?.level, fault).toBe(level);
+});
+
+test('without --strict a budget walks a ranking of what fails the run: no entry of its first phases is there for a fault only an http check catches, and every fault it can fail on is ranked', () => {
+  for (const mode of ['destructive', 'safe'] as const) {
+    const nonStrict = PLAN_DATA[mode].nonStrict ?? [];
+    expect(nonStrict.length, mode).toBeGreaterThan(0);
+    const catches = PLAN_DATA.catches[mode];
+    const parts = PLAN_DATA.partCatches?.[mode] ?? {};
+    const caught = new Set<string>();
+    for (const e of nonStrict.filter((x) => x.phase === 'key' || x.phase === 'breadth' || x.phase === 'faults')) {
+      const of = catches[e.key] ?? {};
+      const faults = Object.keys(of).filter((f) => caughtInSelection(parts[e.key]?.[f], e.parts) && (e.runs === undefined || (of[f] ?? Infinity) <= e.runs));
+      const gating = faults.filter((f) => PLAN_DATA.faults[f] !== 'http');
+      // An entry of breadth may be there for a spec check or a class its parts show; one of the faults phase is there for a fault a run without --strict fails on.
+      if (e.phase === 'faults') expect(gating.filter((f) => !caught.has(f)), `${mode}: ${e.key} ${(e.parts ?? []).join(',')}`).not.toEqual([]);
+      for (const f of gating) caught.add(f);
+    }
+    const gatingCatchable = [...new Set(Object.values(catches).flatMap((c) => Object.keys(c)))].filter((f) => PLAN_DATA.faults[f] !== 'http');
+    expect(gatingCatchable.filter((f) => !caught.has(f)), mode).toEqual([]);
+  }
+});
+
+test('a budget walks the ranking of its strictness: the same budget strict and not takes different cases, each its own ranking in order', async () => {
+  const lenient = await planSuite(profile, { destructive: true, runs: 100, budget: 60 });
+  const strict = await planSuite(profile, { destructive: true, runs: 100, budget: 60, strict: true });
+  const keys = (ps: PlannedCase[]) => ps.filter((p) => !p.skipReason).map((p) => p.key).sort();
+  expect(keys(lenient)).not.toEqual(keys(strict));
+  const first = (entries: readonly RankedEntry[]) => entries.find((e) => e.phase === 'breadth')?.key;
+  expect(keys(strict)).toContain(first(PLAN_DATA.destructive.entries));
+  expect(keys(lenient)).toContain(first(PLAN_DATA.destructive.nonStrict ?? []));
 });

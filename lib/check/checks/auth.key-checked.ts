@@ -1,5 +1,5 @@
 import type { Because } from '../../generate/expectations.ts';
-import { keyRefusal, refusal, statusJudge } from '../helpers.ts';
+import { keyRefusal, refusal, shapeKeyRefusal, statusJudge } from '../helpers.ts';
 import { defineCheck } from '../types.ts';
 
 interface KeyCheckedParams extends Because {
@@ -10,6 +10,8 @@ interface KeyCheckedParams extends Because {
   noEffect?: boolean;
   /** The key header is sent without a value: on the run notification 400 refuses it as well as 401. */
   emptyKey?: boolean;
+  /** The request's shape, in words ("a query parameter given twice"): 400, 406 or 415 refuse it as well (shapeKeyRefusal). */
+  shape?: string;
 }
 
 /**
@@ -28,9 +30,9 @@ export default defineCheck<KeyCheckedParams>({
   sections: ['5', '4.1', '4.2', '4.3', '4.4'],
   reading: 'Authentication',
   description:
-    'A request on a disposable entry sent without the key, with an empty one, with a wrong one (a near miss of the key, a different one on each operation that changes data) or with the key in another letter case, just before the same request succeeds with the key, is refused: 401 on the run notification (an empty key 401 or 400); elsewhere a documented error status, 401 or 403 (the answer is not shown for these operations), never a success. After a merge refused for its key, a demerge of what it names is refused: the refused merge merged nothing.',
+    'A request on a disposable entry sent without the key, with an empty one, with a wrong one (a near miss of the key, a different one on each operation that changes data) or with the key in another letter case, just before the same request succeeds with the key, is refused: 401 on the run notification (an empty key 401 or 400); elsewhere a documented error status, 401 or 403 (the answer is not shown for these operations), never a success; sent without the key in another shape (no Content-Type, a query parameter given twice, an Accept of the other format), 400, 406 or 415 refuse it as well. After a merge refused for its key, a demerge of what it names is refused: the refused merge merged nothing.',
   scope: 'targeted',
-  params: { type: 'object', properties: { noEffect: { type: 'boolean' }, emptyKey: { type: 'boolean' } }, required: [] },
+  params: { type: 'object', properties: { noEffect: { type: 'boolean' }, emptyKey: { type: 'boolean' }, shape: { type: 'string' } }, required: [] },
   // The work a no-effect demerge names may be another agency's: 401 or 403 may refuse it (5.3).
-  judge: statusJudge(({ operation: opId, params }) => (params.noEffect === true ? refusal(opId) : keyRefusal(opId, params.emptyKey === true ? 'an empty key' : undefined)), true),
+  judge: statusJudge(({ operation: opId, params }) => (params.noEffect === true ? refusal(opId) : params.shape !== undefined ? shapeKeyRefusal(opId, params.shape) : keyRefusal(opId, params.emptyKey === true ? 'an empty key' : undefined)), true),
 });

@@ -94,9 +94,17 @@ export function loadProfile(file: string, shown = file): TargetProfile {
   } catch (e) {
     const message = (e as Error).message;
     const where = syntaxErrorAt(message, body);
-    const what = message.replace(/ in JSON at position \d+.*$/, '').replace(/\s*\(line \d+ column \d+\)$/, '');
+    const what = message.replace(/ in JSON at position \d+.*$/, '').replace(/\s*\(line \d+ column \d+\)$/, '') + trailingCommaHint(body, /at position (\d+)/.exec(message)?.[1]);
     const problem = { path: '', message: `not valid JSON at line ${where.line}, column ${where.column}: ${what}` };
     throw new ProfileError(`Target profile ${shown} is not valid JSON (line ${where.line}, column ${where.column}): ${what}`, shown, [problem]);
   }
   return parseProfile(value, shown);
+}
+
+/** Where JSON.parse stopped at a closing bracket right after a comma: the mistake JSON makes most often, named. */
+function trailingCommaHint(body: string, position: string | undefined): string {
+  if (position === undefined) return '';
+  const at = Number(position);
+  const before = body.slice(0, at).trimEnd();
+  return before.endsWith(',') && /^[}\]]/.test(body.slice(at).trimStart()) ? ' (a comma before it: JSON allows none after the last member of an object or array)' : '';
 }

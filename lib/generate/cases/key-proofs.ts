@@ -92,3 +92,41 @@ export async function sendNearMisses(ctx: CaseContext, opId: OperationId, reques
     });
   }
 }
+
+/**
+ * The key on every shape of a request (issue 38): a server may reach its key check only on some of them, and
+ * serve the rest without a key (a filter keyed on the Content-Type, on the format an Accept asks for, or on
+ * a query read once). The part that sends them: without the key, the request that succeeds with it,
+ * reshaped; each is refused (400, 406 or 415 as well: a server may refuse the shape first).
+ */
+export const KEY_REQUEST_SHAPES_PART: CasePart = { id: 'key-request-shapes', title: 'without the key, the same request without Content-Type, asking for the other format, or with a query parameter given twice: refused', shows: 'shape/key' };
+
+/** The shapes a request can take that a key check may miss, each without the key: what keyOnShapes sends. */
+export function keyShapes(request: RequestSpec): Array<{ label: string; shape: string; request: RequestSpec }> {
+  const headers = request.headers ?? {};
+  const contentType = Object.entries(headers).find(([name]) => name.toLowerCase() === 'content-type');
+  const xml = contentType !== undefined && /xml/i.test(contentType[1]);
+  const out: Array<{ label: string; shape: string; request: RequestSpec }> = [];
+  if (request.body !== undefined && contentType !== undefined) {
+    out.push({ label: 'without the key and without Content-Type', shape: 'a body without Content-Type', request: { ...request, auth: 'none', headers: Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'content-type')) } });
+  }
+  const other = xml ? 'application/json' : 'application/xml';
+  out.push({ label: `without the key, asking for ${other}`, shape: `an Accept of ${other}`, request: { ...request, auth: 'none', headers: { ...headers, Accept: other } } });
+  const [first, ...rest] = request.query ?? [];
+  if (first !== undefined && request.rawQuery === undefined) {
+    out.push({ label: `without the key, ${first[0]} given twice`, shape: `the query parameter ${first[0]} given twice`, request: { ...request, auth: 'none', query: [first, first, ...rest] } });
+  }
+  return out;
+}
+
+/** Sends the request in each shape of keyShapes without the key; `check` is auth.required (data that may not exist) or auth.key-checked (a request about to succeed). */
+export async function keyOnShapes(ctx: CaseContext, opId: OperationId, request: RequestSpec, label: string, succeeds: string, check: 'auth.required' | 'auth.key-checked' = 'auth.key-checked'): Promise<void> {
+  for (const s of keyShapes(request)) {
+    await ctx.send({
+      label: `${label} ${s.label}`,
+      operation: opId,
+      request: s.request,
+      expect: [expectCheck(check, { shape: s.shape, because: `the subscription key is missing, in ${s.shape} (section 5.1); with it ${succeeds}` })],
+    });
+  }
+}

@@ -10,7 +10,7 @@ import { bodyRequest, queryRequest, rawBodyRequest } from '../requests.ts';
 import type { BodyOptions } from '../requests.ts';
 import { emptyMerge, existingIswc, otherAgency, otherIswc, queryFor, unknownIswc, validExample, validWork } from '../templates.ts';
 import { READ_BACK } from './read-back.ts';
-import { keyProofs } from './key-proofs.ts';
+import { keyOnShapes, keyProofs } from './key-proofs.ts';
 import { bodiesOfShapes, shapeOfBody, shapeSlug, shapeWords } from '../../contract/shapes.ts';
 import { statusOf } from '../../contract/answer.ts';
 import type { Exchange } from '../../contract/exchange.ts';
@@ -190,7 +190,7 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
       parts: [
         { id: 'key-iswcs', title: 'the key refused on the merge of its ISWCs alone, which then succeeds' },
         { id: 'mixed-items', title: 'its ISWCs and agency works in one body with one item of one list it cannot take, refused' },
-        { id: 'key-shapes', title: 'the key refused on each other shape of its body (one ISWC alone, one agency work alone, ISWCs and agency works together), before anything is merged' },
+        { id: 'key-shapes', title: 'the key refused on each other shape of its body (one ISWC alone, one agency work alone, ISWCs and agency works together) and of the request (no Content-Type, an Accept of the other format), before anything is merged' },
         { id: 'works-agency', title: 'its first agency work named with another agency\'s code, before it is merged: the profile\'s work is not merged by it' },
         { id: READ_BACK, title: 'its agency work merged once more on its own, then demerged among the run\'s last requests (still merged) and the demerge repeated (refused): the merge and the demerge hold' },
       ],
@@ -217,13 +217,13 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
         // proofs of the works shows that none of them merged a work (section 5).
         const proofShapes = new Set(parts.map((part) => shapeOfBody(OP, part.body)).filter((x) => x !== undefined).map(shapeSlug));
         const otherShapes = bodiesOfShapes(OP, { iswcs: entry.iswcs ?? [], agencyWorks: works }, emptyMerge()).filter(({ shape }) => !proofShapes.has(shapeSlug(shape)));
-        if (otherShapes.length > 0) {
-          await ctx.part('key-shapes', async () => {
-            for (const { shape, body } of otherShapes) {
-              await keyProofs(ctx, OP, bodyRequest(OP, format, body, query), `merge ${shapeWords(shape)}`, 'this merge of the profile\'s items is accepted (sections 5.1, 4.2)', ['none']);
-            }
-          });
-        }
+        await ctx.part('key-shapes', async () => {
+          for (const { shape, body } of otherShapes) {
+            await keyProofs(ctx, OP, bodyRequest(OP, format, body, query), `merge ${shapeWords(shape)}`, 'this merge of the profile\'s items is accepted (sections 5.1, 4.2)', ['none']);
+          }
+          // And on the request's other shapes (no Content-Type, an Accept of the other format): a success shows the key skipped.
+          await keyOnShapes(ctx, OP, bodyRequest(OP, format, proven.body, query), `merge ${proven.label}`, 'this merge is accepted (sections 5.1, 4.2)');
+        });
         for (const part of parts) {
           // The key proven on a merge of ISWCs only too (issue 38): a server that checks the key against the
           // agency of each agency work serves a body without one with no key at all. No request shows what a

@@ -5,7 +5,7 @@ import type { CaseDef } from '../case.ts';
 import { expectCheck } from '../expectations.ts';
 import { queryRequest } from '../requests.ts';
 import { baseQuery, existingIswc, otherAgency, queryFor, sampleWorkCode, unknownIswc } from '../templates.ts';
-import { keyProofs } from './key-proofs.ts';
+import { keyOnShapes, keyProofs } from './key-proofs.ts';
 import { readBack, readBackPart } from './read-back.ts';
 
 const DELETE = 'deleteSubmission';
@@ -140,6 +140,8 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
             ],
           });
         }
+        // The key on the request's other shapes (issue 38), on the submission still there: a success shows the key skipped.
+        await keyOnShapes(ctx, DELETE, queryRequest(DELETE, submissionQuery(profile, s)), 'delete the submission', 'this delete succeeds (sections 5.1, 4.3)');
         await ctx.send({
           label: 'delete naming the submission rightly',
           operation: DELETE,
@@ -239,6 +241,8 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
             ],
           });
         }
+        // The key on the request's other shapes (issue 38), on the metadata still merged: a success shows the key skipped.
+        await keyOnShapes(ctx, DEMERGE, queryRequest(DEMERGE, q(d)), 'demerge the metadata', 'this demerge succeeds (sections 5.1, 4.4)');
         await ctx.send({
           label: 'demerge naming the metadata rightly',
           operation: DEMERGE,

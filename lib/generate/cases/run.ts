@@ -8,8 +8,8 @@ import { servesFormat } from '../../contract/profile/types.ts';
 import type { CaseDef } from '../case.ts';
 import { expectCheck } from '../expectations.ts';
 import { bodyRequest, rawBodyRequest } from '../requests.ts';
-import { validAgentRun } from '../templates.ts';
-import { keyProofs, nearMissParts, NEAR_MISS_TEXT, RUN_WRONG_KEY, sendNearMisses, wrongKeyCaseText } from './key-proofs.ts';
+import { otherAgency, validAgentRun } from '../templates.ts';
+import { KEY_REQUEST_SHAPES_PART, keyOnShapes, keyProofs, nearMissParts, NEAR_MISS_TEXT, RUN_WRONG_KEY, sendNearMisses, wrongKeyCaseText } from './key-proofs.ts';
 
 const OP = 'notifyAgentRun';
 const op = () => operation(OP);
@@ -37,6 +37,7 @@ export function runCases(profile: TargetProfile): CaseDef[] {
         { id: 'key', title: 'the end of the run refused also with an empty key, a wrong one (a near miss) and the key in another letter case' },
         { id: 'another-run', title: 'another run starts with another runId (Content-Type with charset) and ends' },
         { id: 'never-started', title: 'the end of a run never started (observed)' },
+        { id: 'end-again', title: 'the run ended again, then ended naming another agency: refused, or answered that run\'s runId', shows: 'outcome/notifyAgentRun/end' },
       ],
       async run(ctx) {
         const format = asFormat(ctx.format);
@@ -63,6 +64,25 @@ export function runCases(profile: TargetProfile): CaseDef[] {
             expectCheck('observed.run-id', { because: 'the runId answered when a run is ended' }),
           ],
         });
+        // The end of a run names the run (2.2), however often it comes and whatever agency it names: whether
+        // such a notification is taken is not shown (a refusal passes), but a 200 answers that run's runId.
+        if (started) {
+          await ctx.part('end-again', async () => {
+            const agencyField = constraintsOf(OP).find((c) => c.location === 'body' && c.component === 'AgencyCode')?.field ?? 'agencyCode';
+            for (const [label, agency] of [['end the run again', profile.agency], ['end the run naming another agency', otherAgency(profile.agency)]] as const) {
+              await ctx.send({
+                label,
+                operation: OP,
+                probe: 'open-point',
+                request: bodyRequest(OP, format, { ...validAgentRun(profile, 2), [agencyField]: agency, runId: started }),
+                expect: [
+                  expectCheck('outcome.run-end-same-id', { runId: started, because: `a notification carrying the runId ${started} names that run: whether it is taken again is not shown, but a 200 identifies the run it names (sections 2.2, 4.1)` }),
+                  expectCheck('observed.run-id', { because: `the answer to ${label === 'end the run again' ? 'a run ended a second time' : 'the end of a run naming another agency than its start'}` }),
+                ],
+              });
+            }
+          });
+        }
         if (started !== undefined) {
           await ctx.part('another-run', async () => {
             // Written as many clients write it: a charset parameter on Content-Type, and XML indented.
@@ -126,11 +146,11 @@ export function runCases(profile: TargetProfile): CaseDef[] {
     ...(['none', 'wrong'] as const).map(
       (auth): CaseDef => ({
         id: `run.auth.${auth}`,
-        title: `POST ${op().path} with ${auth === 'none' ? 'no key, then an empty one, then no key and a body naming no agency' : wrongKeyCaseText()}: 401 "Not Authorized"`,
+        title: `POST ${op().path} with ${auth === 'none' ? 'no key, then an empty one, then no key and a body naming no agency, then no key in other shapes of the request' : wrongKeyCaseText()}: 401 "Not Authorized"`,
         operation: OP,
         formats: BOTH,
         tags: ['@smoke', '@auth'],
-        ...(auth === 'wrong' ? { parts: nearMissParts() } : { parts: [NO_AGENCY_PART] }),
+        ...(auth === 'wrong' ? { parts: nearMissParts() } : { parts: [NO_AGENCY_PART, KEY_REQUEST_SHAPES_PART] }),
         async run(ctx) {
           // The wrong key is a near miss of the key: wrong to any server, and taken by one that cuts a longer key to its length.
           await ctx.send({
@@ -162,6 +182,8 @@ export function runCases(profile: TargetProfile): CaseDef[] {
               expect: [expectCheck('auth.required', { because: 'the subscription key is missing (section 5.1), whatever agency the body names or not', noAgency: true })],
             });
           });
+          // Its other shapes (issue 38): a key check reached only by bodies labelled JSON, or by answers in JSON, serves the rest.
+          await ctx.part(KEY_REQUEST_SHAPES_PART.id, () => keyOnShapes(ctx, OP, bodyRequest(OP, asFormat(ctx.format), validAgentRun(profile)), 'run notification', 'the run is opened (sections 5.1, 4.1)', 'auth.required'));
         },
       }),
     ),

@@ -314,18 +314,21 @@ function unavailableReason(status: number, forMs: number, retries: number): stri
 }
 
 /**
- * Until a target not on this machine has answered a request, each waits this many times the timeout
- * (ISWC_TIMEOUT_MS): a service started or deployed just before the run (an App Service without Always On, a
- * container scaled from zero) answers its first request late, and a gate runs right after a deployment. A
- * target that never answers is still found unusable after five timeouts in a row, the first of them this long.
- * On this machine a server that answers at all answers in time (the tests' hanging servers keep their timeouts).
+ * A request to a target not on this machine waits this many times the timeout (ISWC_TIMEOUT_MS) before it is
+ * no answer: a service started or deployed just before the run (an App Service without Always On, a
+ * container scaled from zero) answers its first request late, and a gate runs right after a deployment; a
+ * shared staging answers one request in a few hundred late (a pause, a lock). The document states no
+ * response time: an answer after the timeout is judged by the spec checks as any answer, and `http.answered`
+ * records it late (gating with ISWC_STRICT=1), except a target's first answer. A target that never answers is
+ * still found unusable after five timeouts in a row. On this machine a server that answers at all answers in
+ * time (the tests' hanging servers keep their timeouts).
  */
-export const FIRST_ANSWER_FACTOR = 3;
+export const LATE_ANSWER_FACTOR = 3;
 
 export function createHttpClient(options: HttpClientOptions): RunClient {
   const base = parseBaseUrl(options.baseUrl);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const firstAnswerFactor = Math.max(1, options.firstAnswerFactor ?? (isLoopback(base.origin) ? 1 : FIRST_ANSWER_FACTOR));
+  const lateAnswerFactor = Math.max(1, options.lateAnswerFactor ?? (isLoopback(base.origin) ? 1 : LATE_ANSWER_FACTOR));
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const maxRetries = Math.max(0, options.maxRetries ?? DEFAULT_MAX_RETRIES);
   const maxRetryWaitMs = Math.max(0, options.maxRetryWaitMs ?? DEFAULT_MAX_RETRY_WAIT_MS);
@@ -422,8 +425,8 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
     const started = performance.now();
     const controller = new AbortController();
     let timedOut = false;
-    // Until the target has answered once, its first answer may come late: a service waking up after a deployment.
-    const limitMs = counts.answered === 0 ? timeoutMs * firstAnswerFactor : timeoutMs;
+    // An answer may come late (a service waking up after a deployment, a pause): judged, and recorded late.
+    const limitMs = timeoutMs * lateAnswerFactor;
     const timer = setTimeout(() => {
       timedOut = true;
       controller.abort(new Error(`no complete answer within ${limitMs} ms`));
@@ -760,6 +763,7 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
       attempts += 1;
       counts.sent += 1;
       if (attempts > 1) counts.retried += 1;
+      const answeredBefore = counts.answered > 0;
       const result = await attempt(spec.method, target, headers, body);
       // Through a proxy in absolute form, the proxy's own error answer is no answer of the target.
       const fromProxy = result.response && !result.error && proxy?.mode === 'absolute-form' && result.response.status >= 400 ? proxyVerdict(result.response.headers, result.response.body) : undefined;
@@ -771,6 +775,8 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
         if (explained) result.error = { code: explained.code, message: scrub(explained.message) };
       }
       const exchange: Exchange = { request, durationMs: Math.round(result.durationMs), attempts, waitedMs: Math.round(waitedMs) };
+      // A target's first answer may come late (a cold start); any later one past the timeout is recorded late.
+      if (result.response && !result.error && answeredBefore && result.durationMs > timeoutMs) exchange.lateAfterMs = timeoutMs;
       if (result.response) exchange.response = result.response;
       if (result.error) exchange.error = result.error;
       if (result.error && UNREACHABLE_CODES.has(result.error.code)) {
