@@ -29,7 +29,7 @@ import { plural } from '../lib/report/verdict.ts';
 import { waiverFiguresText } from '../lib/report/waivers/figures.ts';
 import type { RunHalt } from '../lib/report/outcome.ts';
 import type { ConsumedEntry, ConsumptionAttached, EntryNamer } from '../lib/report/consumed.ts';
-import { mergedConsumption, profileEntryNamer } from '../lib/report/consumed.ts';
+import { consumedByThisRun, mergedConsumption, profileEntryNamer } from '../lib/report/consumed.ts';
 import { notRunExecutions, readLeftOutExecutions } from '../lib/run/plan-file.ts';
 
 /** The attachment's bytes: in memory in a live run; a body or a file when replayed by `merge-reports`. */
@@ -209,16 +209,18 @@ export default class ConformanceReporter implements Reporter {
    */
   private merged(): { ledger: ConsumedEntry[]; reason?: string } | undefined {
     if (this.consumptions.length === 0) return undefined;
-    if (this.mergedConsumption === undefined) {
-      let name: EntryNamer = (kind, entry) => `${kind} ${JSON.stringify(entry)}`;
-      try {
-        name = profileEntryNamer(loadProfile(runConfig().targetFile));
-      } catch {
-        // the run itself reported the profile error: the entries are named by what they hold
-      }
-      this.mergedConsumption = mergedConsumption(this.consumptions, name);
-    }
+    this.mergedConsumption ??= mergedConsumption(this.consumptions, this.entryNamer());
     return this.mergedConsumption;
+  }
+
+  /** Names a disposable entry by its place in the run's profile (`submissions[1]`), or by what it holds. */
+  private entryNamer(): EntryNamer {
+    try {
+      return profileEntryNamer(loadProfile(runConfig().targetFile));
+    } catch {
+      // the run itself reported the profile error: the entries are named by what they hold
+      return (kind, entry) => `${kind} ${JSON.stringify(entry)}`;
+    }
   }
 
   /**
@@ -295,12 +297,16 @@ export default class ConformanceReporter implements Reporter {
             : 'failing checks:',
       );
       for (const f of failing) {
-        lines.push(`  ✗ ${f.checkId} [${f.level}, section ${f.first.sections.join(', ')}] on ${f.operation ?? 'requests outside the document'} ×${f.count} — e.g. ${f.first.caseId}: ${f.first.received ?? ''}`.slice(0, 220));
+        lines.push(line(`  ✗ ${f.checkId} [${f.level}, section ${f.first.sections.join(', ')}] on ${f.operation ?? 'requests outside the document'} ×${f.count} — e.g. ${f.first.caseId}: ${f.first.received ?? ''}`, 220));
         const hint = replayHint(report.executions.filter((e) => e.verdict === 'fail' && e.checkId === f.checkId && (e.operation ?? null) === f.operation), replayTargetOf(report.meta, shownPath(files[0] ?? 'conformance.json')));
         if (hint) lines.push(hint);
       }
       const consumedHint = engineProgress()?.consumedHint;
       if (consumedHint !== undefined) lines.push(`  ? ${consumedHint}`);
+      // A base URL without --target: the default profile names the embedded server's data, which another target lacks.
+      if (!report.meta.embedded && report.meta.replay?.target === undefined && outcome?.status !== 'target-unusable') {
+        lines.push(`  ? no --target: the run used the embedded profile (${DEFAULT_PROFILE}), whose data only the reference server holds (\`iswc-conformance server\`); for a target that holds other data, describe it in a profile and pass --target (docs/target-profile.md), or these refusals may be only that`);
+      }
     }
     const waived = groupByCheck(report.executions.filter((e) => e.verdict === 'waived'), (e) => `${e.checkId}\u0001${e.waiver?.index ?? ''}`);
     if (waived.size > 0) {
@@ -349,7 +355,7 @@ export default class ConformanceReporter implements Reporter {
     if (reasons.length > 0) {
       lines.push('not sent or not judged (cases, by reason):');
       reasons.sort((a, b) => b[1] - a[1]);
-      for (const [reason, count] of reasons.slice(0, 6)) lines.push(`  ${String(count).padStart(4)} × ${reason}`.slice(0, 240));
+      for (const [reason, count] of reasons.slice(0, 6)) lines.push(line(`  ${String(count).padStart(4)} × ${reason}`, 240));
       if (reasons.length > 6) lines.push(`       … and ${reasons.length - 6} other reasons (conformance.json, conformance.html)`);
     }
     if (coverage.notExercised.length > 0 && outcome?.status === 'target-unusable') {
@@ -357,13 +363,17 @@ export default class ConformanceReporter implements Reporter {
       lines.push(`spec checks not exercised: ${coverage.notExercised.length} of ${coverage.specChecks} (the run stopped: see above)`);
     } else if (coverage.notExercised.length > 0) {
       lines.push(`spec checks not exercised (${coverage.notExercised.length} of ${coverage.specChecks}; this is a partial run${requireAll ? '' : ', ISWC_REQUIRE_ALL=1 makes it fail'}):`);
-      for (const n of coverage.notExercised) lines.push(`  - ${n.checkId} [section ${n.sections.join(', ')}]: ${n.reasons.join('; ')}`.slice(0, 300));
+      for (const n of coverage.notExercised) lines.push(line(`  - ${n.checkId} [section ${n.sections.join(', ')}]: ${n.reasons.join('; ')}`, 300));
     }
     lines.push(`verdict: ${report.summary.verdictText}${strict ? ' (strict)' : ''}`);
     const all = Object.values(byLevel).reduce((n, t) => ({ pass: n.pass + t.pass, fail: n.fail + t.fail, skip: n.skip + t.skip, waived: n.waived + t.waived }), { pass: 0, fail: 0, skip: 0, waived: 0 });
     // Skipped executions are counted as the cases not sent (above), never as hundreds of skipped checks.
     const notSent = new Set(report.executions.filter((e) => e.verdict === 'skip').map((e) => `${e.caseId}\u0001${e.format}`)).size;
     lines.push(`checks: ${all.pass} passed, ${all.fail} failed${all.waived ? `, ${all.waived} waived` : ''}${notSent > 0 ? `; ${notSent} case${notSent === 1 ? '' : 's'} not sent or not judged (${all.skip} check executions, by reason above)` : ''}`);
+    // The report's ledger carries what earlier runs consumed too: this run's entries bear its start.
+    const startedAt = runContext()?.startedAt;
+    const consumedNow = report.meta.embedded || startedAt === undefined ? undefined : consumedByThisRun((report.meta.consumed ?? []).filter((c) => c.at === startedAt), shownPath(files[0] ?? 'conformance.json'), this.entryNamer());
+    if (consumedNow !== undefined) lines.push(`consumed: ${consumedNow}`);
     lines.push(`reports: ${files.map((f) => shownPath(f)).join(' · ')}`);
     if (outcome) lines.push(`exit code: ${outcome.exitCode} (${outcome.status === 'data-consumed' && outcome.exitCode === 3 ? "the profile's disposable data is consumed" : EXIT_MEANING[outcome.exitCode]})`);
     return lines;
@@ -378,6 +388,14 @@ function replayHint(failures: readonly CheckExecution[], replay: ReplayTarget): 
   const more = others.length > 3 ? `, … ${others.length - 3} more in the HTML report` : '';
   return `      failure ${first}: ${replayCommand(first, replay)}${others.length > 0 ? `  (other failures: ${others.slice(0, 3).join(', ')}${more})` : ''}`;
 }
+
+/** A console line of at most `max` characters: one cut ends in an ellipsis (the reports hold it whole). */
+function line(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** The profile a run without --target uses, as a user types it. */
+const DEFAULT_PROFILE = 'fixtures/targets/embedded.json';
 
 /** What the exit code of the run says (the words of every --help). */
 const EXIT_MEANING: Record<number, string> = { 0: 'conformant', 1: 'not conformant', 3: 'target unusable', 130: 'interrupted' };

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import { HARNESS_VERSION } from '../report/meta.ts';
+import { nearest } from '../foundation/nearest.ts';
 
 /**
  * The shape every command of `npx iswc-conformance <command>` shares: its options as data (so that the
@@ -199,13 +200,15 @@ export function parseCommandArgs(command: Command, argv: readonly string[]): Com
     parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: (command.positionals?.max ?? 0) > 0 }) as { values: OptionValues; positionals: string[] };
   } catch (e) {
     // node:util's messages name the option; its codes (ERR_PARSE_ARGS_*) are not for users.
-    throw new UsageError(
-      (e as Error).message
-        .replace(/\. To specify a positional argument starting with a '-'.*$/s, '')
-        .replace(/^Unexpected argument/, 'unexpected argument')
-        .replace(/^Unknown option/, 'unknown option')
-        .replace(/^Option '([^']+)' argument missing/, "option '$1' needs a value"),
-    );
+    const message = (e as Error).message
+      .replace(/\. To specify a positional argument starting with a '-'.*$/s, '')
+      .replace(/^Unexpected argument/, 'unexpected argument')
+      .replace(/^Unknown option/, 'unknown option')
+      .replace(/^Option '([^']+)' argument missing/, "option '$1' needs a value");
+    // A misspelt option: the one it most likely meant (the profile's fields say so too).
+    const unknown = /^unknown option '--([^'=]+)/.exec(message)?.[1];
+    const guess = unknown === undefined ? undefined : nearest(unknown, Object.keys(options));
+    throw new UsageError(guess === undefined ? message : `${message} (did you mean --${guess}?)`);
   }
   if (parsed.values.help === true || parsed.values.version === true) return parsed;
   const count = parsed.positionals.length;

@@ -496,16 +496,24 @@ export class RunEngine implements SelectableEngine {
   }
 
   /**
-   * On a reusable profile: what the run changed of its entries and whether it showed each undone, in one
-   * line for the console (undefined when it changed nothing).
+   * What the run changed of its entries to undo it (the restoring merge, on any profile; every destructive
+   * case, on a reusable one) and whether it showed each undone, in one line for the console (undefined when
+   * it changed nothing). Only a reusable profile is said to be left as found.
    */
   restorations(): string | undefined {
     if (this.restored.length === 0) return undefined;
     const notShown = this.restored.filter((r) => !r.proven);
     const entries = new Set(this.restored.map((r) => r.entry)).size;
-    if (notShown.length === 0) return `reusable profile: the run left its entries as it found them: ${this.restored.length} change${this.restored.length === 1 ? '' : 's'} to ${entries} entr${entries === 1 ? 'y' : 'ies'} undone, each shown undone by its undo refused`;
+    const changes = `${this.restored.length} change${this.restored.length === 1 ? '' : 's'}`;
+    // Only a reusable profile is left as found: on any other, the run's other destructive cases consumed entries (its summary names them).
+    const reusable = reusableRun(this.setup.profile, true);
+    if (notShown.length === 0) {
+      return reusable
+        ? `reusable profile: the run left its entries as it found them: ${changes} to ${entries} entr${entries === 1 ? 'y' : 'ies'} undone, each shown undone by its undo refused`
+        : `the restoring merge undid what it changed: ${changes} to ${entries} merges entr${entries === 1 ? 'y' : 'ies'} undone, each shown undone by its undo refused (the profile is not reusable: what the other destructive cases consumed is in the summary)`;
+    }
     return this.redact.text(
-      `✗ reusable profile: ${notShown.length} of ${this.restored.length} change${this.restored.length === 1 ? '' : 's'} not shown undone, so these entries may not be as the profile lists them; check or recreate them before the next run: ${notShown.map((r) => `${r.what} (${r.reason ?? 'not shown'})`).join('; ')}`,
+      `✗ ${reusable ? 'reusable profile: ' : 'the restoring merge: '}${notShown.length} of ${changes} not shown undone, so these entries may not be as the profile lists them; check or recreate them before the next run: ${notShown.map((r) => `${r.what} (${r.reason ?? 'not shown'})`).join('; ')}`,
     );
   }
 

@@ -112,6 +112,17 @@ export function consumedReason(found: readonly ConsumedEntry[], report: string, 
   return `the profile's disposable ${one ? 'entry' : 'entries'} ${parts.join('; ')} ${one ? 'is' : 'are'} consumed, as ${report} records: recreate ${one ? 'it' : 'them'} on the target, or use a reusable profile (docs/target-profile.md)`;
 }
 
+/**
+ * What a destructive run used up, for its summary: said by the run that consumed the entries, not first by
+ * the next one, whose cases on them are then not judged (exit 3). Undefined when it consumed nothing.
+ */
+export function consumedByThisRun(consumed: readonly ConsumedEntry[], report: string, name: EntryNamer): string | undefined {
+  if (consumed.length === 0) return undefined;
+  const one = consumed.length === 1;
+  const names = [...new Set(consumed.map((c) => `${name(c.kind, c.entry)} (${CONSUMING[c.kind]})`))];
+  return `this destructive run consumed ${one ? 'one disposable entry' : `${consumed.length} disposable entries`} of the profile: ${names.join(', ')}, as ${report} records. The next destructive run against this target does not judge ${one ? 'its cases' : 'their cases'} and ends with exit 3 unless ${one ? 'it is' : 'they are'} recreated there (a reference server started apart: start it again), or the profile is reusable (docs/target-profile.md)`;
+}
+
 const answeredOk = (e: CheckExecution): boolean => /^2\d\d\b/.test(e.received ?? '');
 const refused = (e: CheckExecution): boolean => /^4\d\d\b/.test(e.received ?? '');
 

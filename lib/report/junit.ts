@@ -46,12 +46,16 @@ function observationText(e: CheckExecution): string {
   return lines.join('\n');
 }
 
-function testcase(e: CheckExecution, classname: string, replay: ReplayTarget | undefined): string {
+/** Before each failure of a run that found its target unusable: what the console says above them. */
+const SYMPTOM = '(the target was unusable: this failure may be only its symptom; see the run outcome) ';
+
+function testcase(e: CheckExecution, classname: string, replay: ReplayTarget | undefined, unusable: boolean): string {
   const name = `${e.checkId} · ${e.caseId} · ${e.step}`;
   const open = `    <testcase classname="${escapeXmlAttr(classname)}" name="${escapeXmlAttr(name)}" time="${seconds(e.durationMs)}"`;
+  const note = unusable ? SYMPTOM : '';
   switch (e.verdict) {
     case 'fail':
-      return `${open}>\n      <failure message="${escapeXmlAttr(failureMessage(e))}" type="${escapeXmlAttr(`${e.level}:${e.checkId}`)}">${escapeXmlText(failureText(e, replay))}</failure>\n    </testcase>`;
+      return `${open}>\n      <failure message="${escapeXmlAttr(note + failureMessage(e))}" type="${escapeXmlAttr(`${e.level}:${e.checkId}`)}">${escapeXmlText(note + failureText(e, replay))}</failure>\n    </testcase>`;
     case 'waived':
       return `${open}>\n      <skipped message="${escapeXmlAttr(e.waiver ? waivedText(e.waiver) : 'waived')}"/>\n    </testcase>`;
     case 'observed':
@@ -154,7 +158,7 @@ export function renderJunit(report: ConformanceReport): string {
       [
         `  <testsuite name="${escapeXmlAttr(name)}" tests="${list.length}" failures="${t.fail}" errors="0" skipped="${t.waived}" time="${seconds(time)}" timestamp="${escapeXmlAttr(meta.startedAt)}">`,
         propertyXml,
-        ...list.map((e) => testcase(e, name, replay)),
+        ...list.map((e) => testcase(e, name, replay, report.summary.outcome?.status === 'target-unusable')),
         '  </testsuite>',
       ].join('\n'),
     );

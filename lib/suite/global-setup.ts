@@ -23,7 +23,8 @@ import { shardRefusal } from '../run/open-runs.ts';
 import { runDay, runWaivers } from '../report/waivers/run.ts';
 import { isLive, coversText } from '../report/waivers/apply.ts';
 import type { WaiverSet } from '../report/waivers/types.ts';
-import { planSuite, suiteOptionsFrom } from '../run/plan.ts';
+import { PLAN_SLICES, planSuite, suiteOptionsFrom } from '../run/plan.ts';
+import type { SliceInfo } from '../run/budget.ts';
 import { plannedTests, writePlanFile } from '../run/plan-file.ts';
 import type { RunningServer } from '../../server/index.ts';
 
@@ -133,6 +134,7 @@ export default async function globalSetup(playwright: FullConfig): Promise<() =>
   const lines = [
     `iswc-conformance: target ${baseUrl}${server ? ' (embedded reference server)' : ''}, profile "${profile.name}"${formatsLabel(profile) ? ` (${formatsLabel(profile) ?? ''}: no other format is sent)` : ''}`,
     `  destructive ${cfg.destructive ? 'on' : 'off'}, strict ${cfg.strict ? 'on' : 'off'}, ISWC_RUNS=${cfg.runs}, ISWC_SEED=${seed}, rate ${rate === null ? 'unlimited' : `${rate.toFixed(3)}/s`}${shard ? ` (shard ${shard.current}/${shard.total}: its share of ${cfg.rate ?? 'the rate'}${cfg.budget !== undefined ? `, and of the budget of ${cfg.budget}` : ''})` : ''}`,
+    ...budgetLines(cfg.budget, cfg.plan, PLAN_SLICES.get(planned), cfg.strict),
     ...(waivers ? [`  waivers ${shownPath(waivers.file)} (${waivers.waivers.length} entr${waivers.waivers.length === 1 ? 'y' : 'ies'})`, ...expiredWaiverLines(waivers, runDay(startedAt))] : []),
     ...checkDigitNotice(profile, shownPath(cfg.targetFile)),
     ...networkLines(cfg),
@@ -149,4 +151,14 @@ export default async function globalSetup(playwright: FullConfig): Promise<() =>
     rmSync(dir, { recursive: true, force: true });
     await server?.close();
   };
+}
+
+/**
+ * Under a budget: the budget, the slice of its rotation this run takes, and the ranking it walks, so that a
+ * gate's console says which slice ran (the certificate and JUnit name it too).
+ */
+function budgetLines(budget: number | undefined, plan: string, slice: SliceInfo | undefined, strict: boolean): string[] {
+  if (budget === undefined || plan === 'smoke') return [];
+  const of = slice ? `, slice ${slice.index} of ${slice.of} (ISWC_SLICE=${slice.asked}; the next gate: --slice ${slice.asked + 1})` : '';
+  return [`  budget ${budget} requests${of}, ranked for what fails a ${strict ? 'strict ' : ''}run${strict ? '' : ' (spec checks; with --strict, http checks too)'}`];
 }
