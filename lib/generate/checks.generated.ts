@@ -22,7 +22,7 @@ export const CHECK_MANIFEST = {
   "outcome.demerge-one": {"level":"spec","scope":"targeted","sections":["4.4","3"],"params":null},
   "outcome.identity": {"level":"spec","scope":"targeted","sections":["2.5","4.3"],"params":null},
   "outcome.merge": {"level":"spec","scope":"targeted","sections":["3","4.2","4.4"],"params":null},
-  "outcome.run-end-same-id": {"level":"spec","scope":"targeted","sections":["2.2","4.1"],"params":{"type":"object","properties":{"runId":{"type":"string"}},"required":["runId"]}},
+  "outcome.run-end-same-id": {"level":"spec","scope":"targeted","sections":["2.2","4.1"],"params":{"type":"object","properties":{"runId":{"type":"string"},"orRefused":{"type":"boolean"}},"required":["runId"]}},
   "outcome.run-ids-distinct": {"level":"spec","scope":"targeted","sections":["2.2","4.1"],"params":{"type":"object","properties":{"otherRunId":{"type":"string"}},"required":["otherRunId"]}},
   "outcome.sequence": {"level":"spec","scope":"targeted","sections":["3","4.2","4.3","4.4"],"params":{"type":"object","properties":{"status":{"anyOf":[{"type":"integer","minimum":100,"maximum":599},{"const":"refused"}]}},"required":["status"]}},
   "query.refused": {"level":"spec","scope":"targeted","sections":["4.2","4.3","4.4","8"],"params":null},
@@ -105,7 +105,7 @@ export interface CheckParamsById {
   "outcome.demerge-one": Record<never, never>;
   "outcome.identity": Record<never, never>;
   "outcome.merge": Record<never, never>;
-  "outcome.run-end-same-id": { runId: string };
+  "outcome.run-end-same-id": { runId: string; orRefused?: boolean };
   "outcome.run-ids-distinct": { otherRunId: string };
   "outcome.sequence": { status: number | "refused" };
   "query.refused": Record<never, never>;

@@ -7,6 +7,11 @@ import { defineCheck } from '../types.ts';
 interface SameIdParams extends Because {
   /** The runId the server answered to the start of the run this notification ends. */
   runId: string;
+  /**
+   * The notification may be refused (the run ended again, or named with another agency: whether it is taken is
+   * not shown): a refusal (4xx) passes, as the expectation is "refused, or answered that run's runId".
+   */
+  orRefused?: boolean;
 }
 
 /**
@@ -29,13 +34,15 @@ export default defineCheck<SameIdParams>({
   level: 'spec',
   sections: ['2.2', '4.1'],
   reading: 'Outcomes',
-  description: 'The end of a run the server started is answered that run\'s runId (the same GUID in any spelling: case, braces, hyphens), not another one.',
+  description: 'The end of a run the server started is answered that run\'s runId (the same GUID in any spelling: case, braces, hyphens), not another one; so is the same end sent again or naming another agency, unless it is refused.',
   scope: 'targeted',
-  params: { type: 'object', properties: { runId: { type: 'string' } }, required: ['runId'] },
+  params: { type: 'object', properties: { runId: { type: 'string' }, orRefused: { type: 'boolean' } }, required: ['runId'] },
   judge({ exchange, params }) {
-    const expected = `the runId ${JSON.stringify(params.runId)}, because ${params.because}`;
+    const expected = `${params.orRefused === true ? 'a refusal, or ' : ''}the runId ${JSON.stringify(params.runId)}, because ${params.because}`;
     // A start answered an empty runId, so the notification carrying it started a run rather than ending one.
     if (params.runId === '') return { verdict: 'skip', expected, received: 'the start answered an empty runId: this notification ends no run' };
+    const status = exchange.response?.status;
+    if (params.orRefused === true && status !== undefined && status >= 400 && status < 500) return pass(expected, `${status}: refused`);
     const runId = runIdOf(exchange);
     // No runId to compare (not a 200, or no identifier): status.success and response.schema say why.
     if (runId === undefined) return { verdict: 'skip', expected, received: `no runId to compare: ${describeAnswer(exchange)}` };
