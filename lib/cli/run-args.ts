@@ -37,7 +37,7 @@ export const SELECTION_OPTIONS: Record<string, OptionSpec> = {
     type: 'string',
     value: 'N',
     description:
-      'Send at most N requests, resends after 429, 503 and maintenance included (a cap): cases are taken in the committed ranking (the most faults of the catalogue caught per request first, then every spec check once), generated inputs get what is left; a case starts only when it fits in what is left (ISWC_BUDGET). What the first answers show steers the rest: a case they show can tell nothing on this target (a format it does not serve, a preferred ISWC it looks up first) is left out with the reason, and the cases next in the ranking run in its place; never one that would exercise a spec check not yet exercised. Each shard of a sharded run takes its share.',
+      'Send at most N requests, resends after 429, 503 and maintenance included (a cap): cases are taken in the committed ranking (the most faults of the catalogue caught per request first, then every spec check once; without --strict only the faults a spec check catches count, since an http check fails no such run), generated inputs get what is left; a case starts only when it fits in what is left (ISWC_BUDGET). What the first answers show steers the rest: a case they show can tell nothing on this target (a format it does not serve, a preferred ISWC it looks up first) is left out with the reason, and the cases next in the ranking run in its place; never one that would exercise a spec check not yet exercised. Each shard of a sharded run takes its share.',
   },
   slice: {
     type: 'string',
