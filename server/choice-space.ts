@@ -257,6 +257,13 @@ export const FAULT_EXCLUSIONS: readonly FaultExclusion[] = [
     kind: 'unreachable',
     reason: 'the key acts for the profile\'s source databases only, and every submission of the embedded profile has the agency\'s own (128): a delete naming another sourceDb is refused (403) before the submission is looked up (with a profile of two source databases, outcome.identity names the other, within the key\'s scope)',
   },
+  // Found by the sweep (a third fresh reading): the end of a run naming another agency is refused for that agency first.
+  {
+    fault: 'run-end-other-agency-new-id',
+    behind: ['foreign-agency-refused'],
+    kind: 'unreachable',
+    reason: 'the key acts for its own agency only, so the end of a run naming another agency is refused (401 or 403) before the run is looked up: no 200 comes to carry the new runId',
+  },
   ...behindEach('length-in-bytes', ['foreign-agency-first'], 'indistinguishable', 'the short agencyCode with a letter outside ASCII that the fault lets through names another agency, which the key does not act for and which is refused (401 or 403) before its length: as right an answer as 400 (which of two refusals comes first is not shown)'),
   // Found by the sweep (issue 38's shape family): a body of one item whose item the fault drops is an empty merge,
   // which the choice refuses, as right an answer as the refusal of the item.

@@ -934,7 +934,7 @@ export const PLAN_DATA: PlanData = {
     },
   },
   measuredWith: {
-    harness: "4e4102d4df4426744d1bd98c",
+    harness: "a811e9abedd6af6c16521fc8",
     cases: {
       "delete.auth.none@none": "dd4205c33e3a7794",
       "delete.auth.wrong@none": "d7c62832bdb32c93",
