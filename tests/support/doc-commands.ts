@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fromRoot } from '../../lib/foundation/paths.ts';
@@ -54,15 +53,38 @@ export function sectionOf(markdown: string, heading: string): string {
   return lines.slice(start).join('\n');
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * A port no other test takes before the docs' command binds it. A port the kernel hands out for port 0 is
+ * in its ephemeral range, where any other test's server started on port 0 may take it between this check
+ * and the bind (EADDRINUSE, seen in CI). So the port comes from below that range and below the closed
+ * ports of server/hostile/servers.ts (20000 to 32000): from 10000 to 17999, a slice of its own for each
+ * Playwright worker, checked free, and never handed out twice by a process.
+ */
+const handedOut = new Set<number>();
+const LOW = 10_000;
+const HIGH = 18_000;
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+export async function freePort(): Promise<number> {
+  const worker = Number(process.env.TEST_PARALLEL_INDEX ?? process.env.TEST_WORKER_INDEX ?? 0) % 8;
+  const slice = Math.floor((HIGH - LOW) / 8);
+  const start = LOW + worker * slice;
+  for (let tries = 0; tries < 200; tries += 1) {
+    const port = start + Math.floor(Math.random() * slice);
+    if (handedOut.has(port)) continue;
+    if (await bindable(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error(`no free port between ${start} and ${start + slice}`);
 }
 
 /** What a clone has that the docs' commands use. */
