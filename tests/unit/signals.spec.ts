@@ -65,7 +65,7 @@ for (const [launcher, signal] of RUNS) {
     try {
       launched = launch(launcher, 'conformance', ['--base-url', target.url], env(dir, { ISWC_SUBSCRIPTION_KEY: KEY }));
       // Mid-way, as lifecycle.spec.ts signals it: a few dozen requests sent, the first cases judged.
-      await expect.poll(() => target.arrivals.length, { timeout: 120_000, intervals: [200] }).toBeGreaterThanOrEqual(30);
+      await expect.poll(() => target.arrivals.length, { timeout: 120_000, intervals: [200] }).toBeGreaterThanOrEqual(60);
       const signalledAt = Date.now();
       process.kill(launched.pid, signal);
       const result = await launched.done;
