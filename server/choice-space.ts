@@ -257,13 +257,42 @@ export const FAULT_EXCLUSIONS: readonly FaultExclusion[] = [
     kind: 'unreachable',
     reason: 'the key acts for the profile\'s source databases only, and every submission of the embedded profile has the agency\'s own (128): a delete naming another sourceDb is refused (403) before the submission is looked up (with a profile of two source databases, outcome.identity names the other, within the key\'s scope)',
   },
-  // Found by the sweep (a third fresh reading): the end of a run naming another agency is refused for that agency first.
+  // Found by the sweeps (a third fresh reading; seed 6262): the end of a run naming another agency is refused for
+  // that agency first, whichever way the key acts for its own agency only.
+  ...(['foreign-agency-refused', 'foreign-agency-403', 'foreign-agency-first'] as const).map(
+    (own): FaultExclusion => ({
+      fault: 'run-end-other-agency-new-id',
+      behind: [own],
+      kind: 'unreachable',
+      reason: 'the key acts for its own agency only, so the end of a run naming another agency is refused (401 or 403) before the run is looked up: no 200 comes to carry the new runId',
+    }),
+  ),
+  // Found by the sweep (seed 6262): a run ended once cannot be ended again (400), so the fault's 200 never comes.
+  ...(['run-reend-new-run-id', 'run-end-other-agency-new-id'] as const).map(
+    (fault): FaultExclusion => ({
+      fault,
+      behind: ['run-end-once'],
+      kind: 'unreachable',
+      reason: 'a run can be ended once: the part end-again sends its ends, again and naming another agency, to a run already ended, a bad request (400) answered before any runId, so no 200 comes to carry a new one',
+    }),
+  ),
+  // Found by the sweep (seed 6262): a body without Content-Type is refused 400 before the key is looked at.
   {
-    fault: 'run-end-other-agency-new-id',
-    behind: ['foreign-agency-refused'],
+    fault: 'key-skipped-without-content-type',
+    behind: ['unsupported-media-400', 'no-content-type-refused'],
     kind: 'unreachable',
-    reason: 'the key acts for its own agency only, so the end of a run naming another agency is refused (401 or 403) before the run is looked up: no 200 comes to carry the new runId',
+    reason: 'a body without Content-Type is refused (400) before the key is checked: the request the fault would serve without its key is refused for its media type, a refusal the key proof takes (400, 406 or 415)',
   },
+  // Found by the sweep: a server that looks a run up by its runId and its agency answers the end naming another
+  // agency as a runId never issued (404 or 400) before the fault can answer it a new runId.
+  ...(['unknown-run-404', 'unknown-run-400'] as const).map(
+    (unknown): FaultExclusion => ({
+      fault: 'run-end-other-agency-new-id',
+      behind: ['run-end-agency-checked', unknown],
+      kind: 'unreachable',
+      reason: 'the run is looked up by its runId and the agency it started with: the end naming another agency is answered as a runId never issued (404 or 400), and no 200 comes to carry the new runId',
+    }),
+  ),
   ...behindEach('length-in-bytes', ['foreign-agency-first'], 'indistinguishable', 'the short agencyCode with a letter outside ASCII that the fault lets through names another agency, which the key does not act for and which is refused (401 or 403) before its length: as right an answer as 400 (which of two refusals comes first is not shown)'),
   // Found by the sweep (issue 38's shape family): a body of one item whose item the fault drops is an empty merge,
   // which the choice refuses, as right an answer as the refusal of the item.

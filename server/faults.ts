@@ -92,7 +92,7 @@ const CATALOGUE = [
     level: 'spec',
     section: '2.2, 4.1',
     description: 'Every started run is answered the same runId ("RUN-1").',
-    alter: (r, s) => (answerOf('notifyAgentRun', 200)(r, s) && r.body ? { ...r, body: { ...r.body, text: r.body.text.replace(/"runId":"[^"]*"/, '"runId":"RUN-1"').replace(/<runId>[^<]*<\/runId>/, '<runId>RUN-1</runId>') } } : r),
+    alter: (r, s) => (answerOf('notifyAgentRun', 200)(r, s) && r.body ? { ...r, body: { ...r.body, text: r.body.text.replace(/"runId":"[^"]*"/, '"runId":"RUN-1"').replace(/<runId>(?:<!\[CDATA\[[\s\S]*?\]\]>|[^<]*)<\/runId>/, '<runId>RUN-1</runId>') } } : r),
   },
   { id: 'run-response-no-run-id', level: 'spec', section: '2.2, 4.1', description: 'The 200 of the run notification carries no runId (an empty CsnNotification).' },
   { id: 'xml-wrong-root-response', level: 'spec', section: '2.2', description: 'XML answers of the run notification use root AgentRun instead of CsnNotification.' },

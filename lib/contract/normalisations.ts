@@ -6,7 +6,8 @@ import { hasValidCheckDigit, withCheckDigitRecomputed, withInvalidCheckDigit } f
 /**
  * How a lenient server reads a value before it checks it and looks data up: the plausible normalisations
  * of issue 28 (truncation to a column, trimming, case folding, zero padding, stripping separators, digits of
- * other scripts, an unanchored pattern match, prefix and LIKE matching, and lenient integer parsing). Each is
+ * other scripts, an unanchored pattern match, prefix and LIKE matching, and lenient integer parsing), and a
+ * value read up to a delimiter (issue 38). Each is
  * derived from a field's constraint in `schemas/` (which normalisations apply, to what length), never from a
  * field's name.
  *
@@ -30,7 +31,8 @@ export type NormalisationId =
   | 'trailing-garbage'
   | 'fraction'
   | 'wraparound'
-  | 'check-digit';
+  | 'check-digit'
+  | 'delimiter';
 
 /** One way of reading a value: the value as read, or undefined when this reading does not apply to it. */
 export type Reader = (value: unknown, stored: readonly string[]) => unknown;
@@ -345,7 +347,34 @@ export const NORMALISATIONS: readonly Normalisation[] = [
     readers: () => [{ name: 'check digit recomputed', read: (v) => (isText(v) && /^T[0-9]{10}$/.test(v) && !hasValidCheckDigit(v) ? withCheckDigitRecomputed(v) : undefined) }],
     candidates: (held) => (/^T[0-9]{10}$/.test(String(held)) ? [{ label: 'with a check digit that does not hold', value: withInvalidCheckDigit(String(held)) }] : []),
   },
+  {
+    // A value cut at a delimiter names what comes before it: the held value, followed by more, read as the held
+    // value. An integer read so is a number read up to its first non-digit (trailing-garbage above).
+    id: 'delimiter',
+    does: () => 'read up to its first delimiter (a comma or semicolon of a list, a NUL ending a C string) before it is checked and looked up',
+    appliesTo: limitedString,
+    readers: () => DELIMITERS.map(([name, delimiter]) => ({ name: `up to ${name}`, read: (v: unknown) => upTo(v, delimiter) })),
+    candidates: (held) => DELIMITERS.map(([name, delimiter]) => ({ label: `followed by ${name} and more`, value: `${held}${delimiter}X` })),
+  },
 ];
+
+/**
+ * Delimiters a reader stops at: a comma or a semicolon of a list split and its first item taken
+ * (`value.Split(',')[0]`, a binder of comma-separated arrays), a NUL ending a C string (a native
+ * library, a driver that passes text as char*). The first is the one the reference server plays.
+ */
+const DELIMITERS: ReadonlyArray<readonly [string, string]> = [
+  ['a comma', ','],
+  ['a semicolon', ';'],
+  ['a NUL', '\u0000'],
+];
+
+/** The text before the first `delimiter`, when there is one and text before it. */
+function upTo(value: unknown, delimiter: string): string | undefined {
+  if (!isText(value)) return undefined;
+  const at = value.indexOf(delimiter);
+  return at > 0 ? value.slice(0, at) : undefined;
+}
 
 /** The normalisations that apply to a field of this constraint, in the order of NORMALISATIONS. */
 export function normalisationsFor(c: FieldConstraint): Normalisation[] {
@@ -382,6 +411,8 @@ export interface Neighbour {
   valid: boolean;
   /** Each normalisation and variant that reads it as the held value. */
   lands: Array<{ normalisation: NormalisationId; variant: string }>;
+  /** The normalisation it was built for (a value followed by a comma is also cut by a reader that truncates). */
+  builtFor: NormalisationId;
 }
 
 /** The same value, as a normalised value compares to the held one (a number to its digits). */
@@ -404,7 +435,7 @@ export function neighboursOf(held: string | number, c: FieldConstraint, stored: 
       seen.add(key);
       const lands = applicable.flatMap((m) => m.readers(c).filter((r) => same(r.read(cand.value, stored), held)).map((r) => ({ normalisation: m.id, variant: r.name })));
       if (lands.length === 0) continue;
-      out.push({ label: cand.label, value: cand.value, valid: withinConstraint(c, cand.value), lands });
+      out.push({ label: cand.label, value: cand.value, valid: withinConstraint(c, cand.value), lands, builtFor: n.id });
     }
   }
   return out;

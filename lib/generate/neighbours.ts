@@ -33,10 +33,16 @@ const DOES: Record<NormalisationId, string> = {
   fraction: 'truncates its fraction',
   wraparound: 'reads it modulo 2^32',
   'check-digit': 'recomputes its check digit',
+  delimiter: 'reads it up to a delimiter',
 };
 
-/** The reading a neighbour is sent for (the first it lands under): its part, so that a budget takes a field's readings one at a time. */
+/**
+ * The reading a neighbour is sent for: the one it was built for when it lands under it (a value followed by a
+ * comma is also cut by a reader that truncates, but is sent for the delimiter), else the first it lands under.
+ * Its part, so that a budget takes a field's readings one at a time.
+ */
 export function readingOf(n: Neighbour): NormalisationId {
+  if (n.lands.some((l) => l.normalisation === n.builtFor)) return n.builtFor;
   const first = n.lands[0];
   if (!first) throw new Error(`neighbour ${n.label} lands under no reading`);
   return first.normalisation;

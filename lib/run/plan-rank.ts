@@ -408,14 +408,19 @@ export function rankPlan(runnable: readonly PlannedCase[], catches: Readonly<Rec
         return p ? classesOf(p, e.parts, caughtWith(caught, partCatches[e.key], e.parts).filter((f) => e.runs === undefined || (caught[f] ?? Infinity) <= e.runs)) : [];
       }),
     );
-  for (const [n, stage] of BREADTH_STAGES.entries()) {
-    cover(classes.map((item) => ({ ...item, atoms: item.atoms.filter(stage) })), chosen, shownSoFar(), n < KEY_STAGES ? 'key' : 'breadth', out, BREADTH_CASE_CAP);
-  }
-  // The valid spellings close breadth: each class once, by the request spelled every way at once (the part
+  // The valid spellings join the last stage: each class once, by the request spelled every way at once (the part
   // `all-at-once`, after the plain request it is compared with), which a server refusing any one spelling
-  // refuses; never by one spelling alone, which proves one member of its class.
-  const spelledAtOnce = itemsBy(classesOf).filter((item) => item.p.def.tags.includes('@spelling') && item.parts?.length === 1 && item.parts[0] === ALL_AT_ONCE_PART);
-  cover(spelledAtOnce.map((item) => ({ ...item, atoms: item.atoms.filter((c) => c.startsWith('spelling/')) })), chosen, shownSoFar(), 'breadth', out, BREADTH_CASE_CAP);
+  // refuses; never by one spelling alone, which proves one member of its class. In the same cover as the
+  // lenient readings and the request shapes, by classes per request: a reading whose part costs three requests
+  // (a value read up to a comma, a semicolon or a NUL) no longer pushes three classes of spellings, two
+  // requests each, out of a gate of 60.
+  const spelledAtOnce = itemsBy(classesOf)
+    .filter((item) => item.p.def.tags.includes('@spelling') && item.parts?.length === 1 && item.parts[0] === ALL_AT_ONCE_PART)
+    .map((item) => ({ ...item, atoms: item.atoms.filter((c) => c.startsWith('spelling/')) }));
+  for (const [n, stage] of BREADTH_STAGES.entries()) {
+    const last = n === BREADTH_STAGES.length - 1;
+    cover([...classes.map((item) => ({ ...item, atoms: item.atoms.filter(stage) })), ...(last ? spelledAtOnce : [])], chosen, shownSoFar(), n < KEY_STAGES ? 'key' : 'breadth', out, BREADTH_CASE_CAP);
+  }
 
   // 1. what a request shows per request: faults caught, classes of fault shown, spec checks exercised (what breadth shows counts as shown).
   // After breadth, by faults per request alone (the smoke plan's measure): what the classes generalise, breadth

@@ -48,7 +48,7 @@ test('each neighbour is sent in a part of its reading; the core holds only what 
   // spell the same number: readings, lib/contract/integer-readings.ts, not neighbours).
   for (const c of counterFields) {
     const mine = (counters?.shape.parts ?? []).filter((part) => part.id.startsWith(`${c.field}.`));
-    expect(mine.map((part) => part.id.slice(c.field.length + 1))).toEqual(['strip-separators', 'trailing-garbage', 'wraparound']);
+    expect(mine.map((part) => part.id.slice(c.field.length + 1))).toEqual(['strip-separators', 'fraction', 'wraparound']);
     expect(mine.every((part) => part.requests === 1)).toBe(true);
   }
   // The seven counters share one start and one end: 35 requests as seven cases, 23 as one.
@@ -115,10 +115,9 @@ test('what only the core shows after the parts counts for the whole case, never 
     const parts = new Set(failing.map((e) => outcome.partOf.get(e) ?? (outcome.afterParts.has(e) ? AFTER_PARTS : '')));
     expect(parts.has(AFTER_PARTS)).toBe(true);
     expect(parts.has('')).toBe(false);
-    // The trailing space lands under a cut too (21 characters): it is sent in the part of the first reading it
-    // lands under, and the delete it is taken for removes the entry, so the leading space (the part of
-    // trimming) meets nothing later. Credited to the part that showed it, never to the core.
-    expect(attributedPart(del.shape.parts ?? [], parts)).toBe('truncate');
+    // The trailing space lands under a cut too (21 characters), but is sent in the part of the reading it was
+    // built for, trimming, with the leading space. Credited to the part that showed it, never to the core.
+    expect(attributedPart(del.shape.parts ?? [], parts)).toBe('trim');
   } finally {
     await client.close();
     await server.close();

@@ -38,11 +38,11 @@ test('the length a pattern fixes, and the limit a value is cut to, come from the
 
 test('which readings apply is derived from the constraint: case folding only where the pattern names a letter, integers read leniently only where the type is one', () => {
   const ids = (c: FieldConstraint) => normalisationsFor(c).map((n) => n.id);
-  expect(ids(byComponent('Iswc'))).toEqual(['truncate', 'trim', 'fold', 'strip-separators', 'non-ascii-digits', 'extract', 'prefix', 'like', 'check-digit']);
-  expect(ids(byComponent('AgencyWorkCode'))).toEqual(['truncate', 'trim', 'strip-separators', 'prefix', 'like']);
+  expect(ids(byComponent('Iswc'))).toEqual(['truncate', 'trim', 'fold', 'strip-separators', 'non-ascii-digits', 'extract', 'prefix', 'like', 'check-digit', 'delimiter']);
+  expect(ids(byComponent('AgencyWorkCode'))).toEqual(['truncate', 'trim', 'strip-separators', 'prefix', 'like', 'delimiter']);
   // The run notification looks nothing up by its agency code: no prefix or LIKE matching there.
-  expect(ids(fieldConstraints().find((c) => c.id === 'notifyAgentRun.body.agencyCode') as FieldConstraint)).toEqual(['truncate', 'trim', 'zero-pad', 'strip-separators']);
-  expect(ids(fieldConstraints().find((c) => c.id === 'deleteSubmission.query.agency') as FieldConstraint)).toEqual(['truncate', 'trim', 'zero-pad', 'strip-separators', 'prefix', 'like']);
+  expect(ids(fieldConstraints().find((c) => c.id === 'notifyAgentRun.body.agencyCode') as FieldConstraint)).toEqual(['truncate', 'trim', 'zero-pad', 'strip-separators', 'delimiter']);
+  expect(ids(fieldConstraints().find((c) => c.id === 'deleteSubmission.query.agency') as FieldConstraint)).toEqual(['truncate', 'trim', 'zero-pad', 'strip-separators', 'prefix', 'like', 'delimiter']);
   // Underscores and digits of other scripts spell the same number (Python's int(), Java's parseInt): readings, not faults.
   expect(ids(byComponent('Int32'))).toEqual(['strip-separators', 'trailing-garbage', 'fraction', 'wraparound']);
 });
@@ -163,4 +163,18 @@ test('an ISWC whose check digit does not hold is a near neighbour of an ISWC the
   for (const own of ['T3100000010', 'T3100000019']) expect(hasValidCheckDigit(withInvalidCheckDigit(own)), own).toBe(false);
   // A held ISWC whose own check digit does not hold has none: a server recomputing the digit lands elsewhere.
   expect(neighboursToSend(iswc, 'T3100000016', { valid: true }).filter((x) => x.lands.some((l) => l.normalisation === 'check-digit'))).toEqual([]);
+});
+
+test('a value read up to a delimiter: the held value followed by a comma, a semicolon or a NUL and more, each variant covered; never an integer', () => {
+  const workcode = byComponent('AgencyWorkCode');
+  const sent = coveringNeighbours(neighboursOf('IM00900100', workcode), () => true).filter((n) => n.builtFor === 'delimiter');
+  expect(sent.map((n) => n.value)).toEqual(['IM00900100,X', 'IM00900100;X', 'IM00900100\u0000X']);
+  for (const n of sent) expect(n.valid, n.label).toBe(true);
+  // At the limit of its field a delimiter and more break the limit: invalid, refused for it.
+  expect(neighboursOf('128', byComponent('AgencyCode')).filter((n) => n.builtFor === 'delimiter').every((n) => !n.valid)).toBe(true);
+  expect(normalise('delimiter', 'IM00900100,X', workcode)).toBe('IM00900100');
+  // Nothing before the delimiter, or none at all: not read so.
+  expect(normalise('delimiter', ',IM00900100', workcode)).toBe(',IM00900100');
+  expect(normalise('delimiter', 'IM00900100', workcode)).toBe('IM00900100');
+  expect(normalisationsFor(byComponent('Int32')).map((n) => n.id)).not.toContain('delimiter');
 });

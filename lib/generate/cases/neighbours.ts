@@ -1,5 +1,6 @@
 import { runIdOf } from '../../contract/answer.ts';
 import type { Format } from '../../contract/codec/index.ts';
+import { xmlRepresentable } from '../../contract/codec/xml.ts';
 import type { FieldConstraint } from '../../contract/constraints.ts';
 import type { Neighbour } from '../../contract/normalisations.ts';
 import { lengthLimitOf, neighboursOf, normalisationsFor } from '../../contract/normalisations.ts';
@@ -7,7 +8,7 @@ import { fieldConstraints, isLimited } from '../../contract/constraints.ts';
 import type { OperationId } from '../../contract/operations.ts';
 import { operation } from '../../contract/operations.ts';
 import type { AgencyWorkRef, DemergeEntry, DisposableKind, MergeEntry, SubmissionEntry, TargetProfile } from '../../contract/profile/types.ts';
-import type { CaseContext, CaseDef, CasePart, Expectation } from '../case.ts';
+import type { CaseContext, CaseDef, CasePart, Expectation, Step } from '../case.ts';
 import { expectCheck } from '../expectations.ts';
 import { neighbourBecause, neighbourFields, neighboursToSend, readingDoes, readingOf, restsOnEdgeWhitespace } from '../neighbours.ts';
 import type { AtLimitValue, Need } from '../needs.ts';
@@ -68,38 +69,69 @@ function refusalOf(c: FieldConstraint, n: Neighbour, because: string): Expectati
   return expectCheck('limit.rejected', { because, sections: [...c.sections], ...item });
 }
 
-/** The id of a part: the reading, after the field for a case of several fields. */
-const partId = (prefix: string, reading: string): string => `${prefix}${reading}`;
-
 /**
- * The parts of a neighbour case for a field: one per reading some neighbour of the held values is sent for,
- * in the order of the readings (lib/contract/normalisations.ts). `prefix` names the field in a case of several.
+ * The id of a part: the reading, after the field for a case of several fields; a reading's second and later
+ * neighbours (another variant: a leading space after a trailing one, a semicolon or a NUL after a comma) are
+ * parts of their own, `<reading>.2`, `<reading>.3`, so that a budget proves a reading with one request.
  */
-function readingParts(c: FieldConstraint, helds: ReadonlyArray<string | number>, valid: boolean, prefix = ''): CasePart[] {
-  const readings = new Set<string>();
-  for (const held of helds) for (const n of neighboursToSend(c, held, { valid })) readings.add(readingOf(n));
-  return normalisationsFor(c)
-    .filter((x) => readings.has(x.id))
-    .map((x) => ({ id: partId(prefix, x.id), title: `${c.field}: its neighbour that a server that ${readingDoes(x.id)} reads as data that exists, refused`, shows: `${c.operation}.${c.location}.${c.field}/${x.id}` }));
+const partId = (prefix: string, reading: string, index = 1): string => `${prefix}${reading}${index > 1 ? `.${index}` : ''}`;
+
+/** Each neighbour of a list with the part it is sent in: its reading, and its place among that reading's neighbours. */
+function withParts(list: readonly Neighbour[], prefix: string): Array<{ n: Neighbour; part: string }> {
+  const seen = new Map<string, number>();
+  return list.map((n) => {
+    const reading = readingOf(n);
+    const index = (seen.get(reading) ?? 0) + 1;
+    seen.set(reading, index);
+    return { n, part: partId(prefix, reading, index) };
+  });
 }
 
 /**
- * Sends each neighbour in the part of its reading, the parts in the order declared; a neighbour of a reading
- * no part declares (the entry allocated is not one the parts were read from) goes first, in the core.
+ * The parts of a neighbour case for a field: one per reading and neighbour of that reading some held value
+ * is sent, in the order of the readings (lib/contract/normalisations.ts). `prefix` names the field in a case
+ * of several.
+ */
+function readingParts(c: FieldConstraint, helds: ReadonlyArray<string | number>, valid: boolean, prefix = '', validFirst = false): CasePart[] {
+  const most = new Map<string, Neighbour[]>();
+  for (const held of helds) {
+    const byReading = new Map<string, Neighbour[]>();
+    for (const n of neighboursToSend(c, held, { valid })) byReading.set(readingOf(n), [...(byReading.get(readingOf(n)) ?? []), n]);
+    for (const [reading, list] of byReading) if (list.length > (most.get(reading)?.length ?? 0)) most.set(reading, list);
+  }
+  const parts = normalisationsFor(c).flatMap((x) =>
+    (most.get(x.id) ?? []).map((n, i) => ({
+      valid: n.valid,
+      part: {
+        id: partId(prefix, x.id, i + 1),
+        title: `${c.field}: its neighbour ${n.label}, which a server that ${readingDoes(x.id)} reads as data that exists, refused`,
+        shows: `${c.operation}.${c.location}.${c.field}/${x.id}${i > 0 ? `.${i + 1}` : ''}`,
+      },
+    })),
+  );
+  // Sent first, the parts of neighbours within the limits each show at once what they merged (mergeCase):
+  // before any other part, what they show is theirs alone.
+  return (validFirst ? [...parts.filter((p) => p.valid), ...parts.filter((p) => !p.valid)] : parts).map((p) => p.part);
+}
+
+/**
+ * Sends each neighbour in its part, the parts in the order declared; a neighbour of a part no part declares
+ * (the entry allocated is not one the parts were read from) goes first, in the core.
  */
 async function sendByReading(ctx: CaseContext, parts: readonly CasePart[], list: readonly Neighbour[], send: (n: Neighbour) => Promise<void>, prefix = ''): Promise<void> {
   const mine = parts.filter((p) => p.id.startsWith(prefix));
   const declared = new Set(mine.map((p) => p.id));
-  for (const n of list) if (!declared.has(partId(prefix, readingOf(n)))) await send(n);
+  const placed = withParts(list, prefix);
+  for (const { n, part } of placed) if (!declared.has(part)) await send(n);
   for (const part of mine) {
     await ctx.part(part.id, async () => {
-      for (const n of list) if (partId(prefix, readingOf(n)) === part.id) await send(n);
+      for (const { n, part: id } of placed) if (id === part.id) await send(n);
     });
   }
 }
 
-/** The neighbours a case sends in a format: in XML, none that rests on edge whitespace (binders may trim text). */
-const inFormat = (list: readonly Neighbour[], format: string): Neighbour[] => list.filter((n) => format !== 'xml' || !restsOnEdgeWhitespace(n.value));
+/** The neighbours a case sends in a format: in XML, none that rests on edge whitespace (binders may trim text) and none XML cannot carry (a NUL). */
+const inFormat = (list: readonly Neighbour[], format: string): Neighbour[] => list.filter((n) => format !== 'xml' || (xmlRepresentable(n.value) && !restsOnEdgeWhitespace(n.value)));
 
 /** The run notification's agencyCode: starts of runs whose agency code is a neighbour of the profile's. */
 function runAgencyCase(c: FieldConstraint, profile: TargetProfile): CaseDef | undefined {
@@ -210,7 +242,7 @@ function mergeCase(c: FieldConstraint, profile: TargetProfile): CaseDef {
     return iswcs ? entry.iswcs?.[0] : work ? (work as unknown as Record<string, string>)[name] : undefined;
   };
   // Read from every merge entry of the profile: the case is given one of them.
-  const parts = readingParts(c, profile.merges.flatMap((e) => heldOf(e) ?? []), true);
+  const parts = readingParts(c, profile.merges.flatMap((e) => heldOf(e) ?? []), true, '', true);
   return {
     id: caseId(c),
     title: `${titleOf(c, iswcs ? "a merge entry's ISWC" : `a merge entry's agency work`)}; the entry then merges @destructive`,
@@ -236,20 +268,11 @@ function mergeCase(c: FieldConstraint, profile: TargetProfile): CaseDef {
         // whose check digit does not hold names no ISWC that exists: refused as any ISWC not found (4.2).
         const judged = !n.valid || iswcs;
         await ctx.send({ label: `merge ${iswcs ? 'an ISWC' : `an agency work with ${name}`} ${n.label}`, operation: MERGE, request: bodyRequest(MERGE, 'json', body, query), expect: judged ? [refusalOf(c, n, neighbourBecause(c, n, held, what))] : [] });
+        // What such a merge merged shows at once, in its own part: a part taken alone is a complete proof, and a
+        // lenient server's merge of the held work is undone by the demerge that shows it.
+        if (!judged && work) await ctx.send(demergeUnnamed(work, entry.preferredIswc, `the merge just sent named ${name} ${JSON.stringify(n.value)} (${n.label}), another work`));
       });
-      if (work && !iswcs) {
-        await ctx.send({
-          label: `demerge ${work.agencyCode}/${work.agencyWorkCode}, which no merge named`,
-          operation: DEMERGE,
-          request: queryRequest(DEMERGE, queryFor(DEMERGE, { preferredIswc: entry.preferredIswc, agency: work.agencyCode, workcode: work.agencyWorkCode })),
-          expect: [
-            expectCheck('status.refused', {
-              because: `${work.agencyCode}/${work.agencyWorkCode} was never merged into ${entry.preferredIswc}: the merges just sent named neighbours of its ${name}, each refused or another work (sections 4.2, 4.4)`,
-              sections: ['4.2', '4.4'],
-            }),
-          ],
-        });
-      }
+      if (work && !iswcs) await ctx.send(demergeUnnamed(work, entry.preferredIswc, `the merges just sent named neighbours of its ${name}, each refused or another work`));
       await ctx.send({
         label: 'merge the entry',
         operation: MERGE,
@@ -257,6 +280,16 @@ function mergeCase(c: FieldConstraint, profile: TargetProfile): CaseDef {
         expect: [expectCheck('status.success', { because: `the target profile lists this merge into ${entry.preferredIswc} as accepted; the neighbours of its data sent before were refused (section 4.2)` })],
       });
     },
+  };
+}
+
+/** The demerge of a merge entry's work that no merge named: refused (4.4), or a merge of a neighbour merged it. */
+function demergeUnnamed(work: AgencyWorkRef, preferredIswc: string, why: string): Step {
+  return {
+    label: `demerge ${work.agencyCode}/${work.agencyWorkCode}, which no merge named`,
+    operation: DEMERGE,
+    request: queryRequest(DEMERGE, queryFor(DEMERGE, { preferredIswc, agency: work.agencyCode, workcode: work.agencyWorkCode })),
+    expect: [expectCheck('status.refused', { because: `${work.agencyCode}/${work.agencyWorkCode} was never merged into ${preferredIswc}: ${why} (sections 4.2, 4.4)`, sections: ['4.2', '4.4'] })],
   };
 }
 

@@ -11,6 +11,28 @@ import { readBack, readBackPart } from './read-back.ts';
 const DELETE = 'deleteSubmission';
 const DEMERGE = 'demergeIswcMetadata';
 
+/** The values a delete names otherwise, each a part of delete.identity but the first: its id, and what is named otherwise. */
+const DELETE_OTHERS = [
+  ['other-sourceDb', 'sourceDb'],
+  ['other-agency', 'agency'],
+  ['other-workcode', 'work code'],
+  ['other-preferred', 'preferred ISWC'],
+  ['sourceDb-past-32-bits', 'sourceDb past 32 bits'],
+] as const;
+
+/** The value of DELETE_OTHERS the core of delete.identity names otherwise (see its parts). */
+const CORE_OTHER = 'other-sourceDb';
+
+/** The values a demerge names otherwise, each a part of demerge.identity. */
+const DEMERGE_OTHERS = [
+  ['other-agency', 'agency'],
+  ['other-workcode', 'work code'],
+  ['other-preferred', 'preferred ISWC'],
+] as const;
+
+/** The key on the request's other shapes (no Content-Type, Accept of the other format, a parameter twice): a part of its own. */
+const KEY_SHAPES_PART = { id: 'key-shapes', title: 'the key refused on each other shape of the request (no Content-Type, an Accept of the other format, a query parameter given twice), the entry still there' } as const;
+
 function submissionQuery(profile: TargetProfile, s: SubmissionEntry, sourceDb = s.sourceDb) {
   return queryFor(DELETE, { preferredIswc: s.preferredIswc, agency: s.agency, workcode: s.workcode, sourceDb, reasonCode: profile.reasonCode });
 }
@@ -116,32 +138,43 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
       formats: ['none'],
       tags: ['@destructive'],
       claims: [{ kind: 'submissions', count: 1 }],
+      // Each value named otherwise is a part of its own, and so are the key's shapes (issue 37): a budget proves
+      // the delete's identity by one value, and its key by one part, each refused on the submission still there.
+      // The other sourceDb stays in the core: production ignores sourceDb (fixtures/waivers/production-as-built.yaml),
+      // and a waiver of this case is exercised whenever the case is sent, whichever parts a budget takes.
+      parts: [...DELETE_OTHERS.filter(([id]) => id !== CORE_OTHER).map(([id, what]) => ({ id, title: `a delete naming another ${what} refused, the submission still there` })), KEY_SHAPES_PART],
       async run(ctx) {
         const s = ctx.entries.submissions?.[0] as SubmissionEntry | undefined;
         if (!s) throw new Error('no submission entry allocated');
         // Section 2.5: the submission is identified by all four values; naming any other one finds nothing.
-        const others: Array<[string, Partial<SubmissionEntry>]> = [
-          ['sourceDb', { sourceDb: otherSourceDb(profile, s) }],
-          ['agency', { agency: otherAgency(s.agency) }],
-          ['work code', { workcode: otherWorkCode(s.workcode) }],
-          ['preferred ISWC', { preferredIswc: otherExisting(profile, s.preferredIswc) }],
+        const changes: Record<(typeof DELETE_OTHERS)[number][0], Partial<SubmissionEntry>> = {
+          'other-sourceDb': { sourceDb: otherSourceDb(profile, s) },
+          'other-agency': { agency: otherAgency(s.agency) },
+          'other-workcode': { workcode: otherWorkCode(s.workcode) },
+          'other-preferred': { preferredIswc: otherExisting(profile, s.preferredIswc) },
           // Past int32 (4.3, 8) and equal to it modulo 2^32: a server that wraps the number finds the submission.
-          ['sourceDb past 32 bits', { sourceDb: s.sourceDb + 2 ** 32 }],
-        ];
-        for (const [what, change] of others) {
-          const named = { ...s, ...change };
-          await ctx.send({
-            label: `delete naming another ${what}`,
-            operation: DELETE,
-            request: queryRequest(DELETE, submissionQuery(profile, named)),
-            expect: [
-              expectCheck('status.refused', { because: `no submission has this ${what}; the profile's is ${JSON.stringify(s)} (sections 2.5, 4.3)`, sections: ['2.5', '4.3'] }),
-              expectCheck('observed.refusal', { because: `a delete naming another ${what}: which error status refuses it` }),
-            ],
-          });
+          'sourceDb-past-32-bits': { sourceDb: s.sourceDb + 2 ** 32 },
+        };
+        for (const [id, what] of DELETE_OTHERS) {
+          const named = { ...s, ...changes[id] };
+          const send = async (): Promise<void> => {
+            await ctx.send({
+              label: `delete naming another ${what}`,
+              operation: DELETE,
+              request: queryRequest(DELETE, submissionQuery(profile, named)),
+              expect: [
+                expectCheck('status.refused', { because: `no submission has this ${what}; the profile's is ${JSON.stringify(s)} (sections 2.5, 4.3)`, sections: ['2.5', '4.3'] }),
+                expectCheck('observed.refusal', { because: `a delete naming another ${what}: which error status refuses it` }),
+              ],
+            });
+          };
+          if (id === CORE_OTHER) await send();
+          else await ctx.part(id, send);
         }
         // The key on the request's other shapes (issue 38), on the submission still there: a success shows the key skipped.
-        await keyOnShapes(ctx, DELETE, queryRequest(DELETE, submissionQuery(profile, s)), 'delete the submission', 'this delete succeeds (sections 5.1, 4.3)');
+        await ctx.part(KEY_SHAPES_PART.id, async () => {
+          await keyOnShapes(ctx, DELETE, queryRequest(DELETE, submissionQuery(profile, s)), 'delete the submission', 'this delete succeeds (sections 5.1, 4.3)');
+        });
         await ctx.send({
           label: 'delete naming the submission rightly',
           operation: DELETE,
@@ -219,30 +252,35 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
       // a demerge of one then removes both ("one set of metadata").
       claims: [{ kind: 'demerges', count: 2 }],
       needs: [{ apart: 'demerges', index: 1, from: 0, checks: ['outcome.demerge-one'] }],
+      parts: [...DEMERGE_OTHERS.map(([id, what]) => ({ id, title: `a demerge naming another ${what} refused, the metadata still merged` })), KEY_SHAPES_PART],
       async run(ctx) {
         const [d, elsewhere] = (ctx.entries.demerges ?? []) as Array<DemergeEntry | undefined>;
         if (!d || !elsewhere) throw new Error('no demerge entries allocated');
         const q = (e: DemergeEntry) => queryFor(DEMERGE, { preferredIswc: e.preferredIswc, agency: e.agency, workcode: e.workcode });
-        const others: Array<[string, Partial<DemergeEntry>]> = [
-          ['agency', { agency: otherAgency(d.agency) }],
-          ['work code', { workcode: otherWorkCode(d.workcode) }],
+        const changes: Record<(typeof DEMERGE_OTHERS)[number][0], Partial<DemergeEntry>> = {
+          'other-agency': { agency: otherAgency(d.agency) },
+          'other-workcode': { workcode: otherWorkCode(d.workcode) },
           // A preferred ISWC with metadata of its own when the profile has one (the other entry's): a server
           // that finds "some" metadata there, not this one, shows it.
-          ['preferred ISWC', { preferredIswc: elsewhere.preferredIswc !== d.preferredIswc ? elsewhere.preferredIswc : otherExisting(profile, d.preferredIswc) }],
-        ];
-        for (const [what, change] of others) {
-          await ctx.send({
-            label: `demerge naming another ${what}`,
-            operation: DEMERGE,
-            request: queryRequest(DEMERGE, q({ ...d, ...change })),
-            expect: [
-              expectCheck('status.refused', { because: `this metadata is merged under another ${what}: ${JSON.stringify(d)} (section 4.4)`, sections: ['4.4'] }),
-              expectCheck('observed.refusal', { because: `a demerge naming another ${what}: which error status refuses it` }),
-            ],
+          'other-preferred': { preferredIswc: elsewhere.preferredIswc !== d.preferredIswc ? elsewhere.preferredIswc : otherExisting(profile, d.preferredIswc) },
+        };
+        for (const [id, what] of DEMERGE_OTHERS) {
+          await ctx.part(id, async () => {
+            await ctx.send({
+              label: `demerge naming another ${what}`,
+              operation: DEMERGE,
+              request: queryRequest(DEMERGE, q({ ...d, ...changes[id] })),
+              expect: [
+                expectCheck('status.refused', { because: `this metadata is merged under another ${what}: ${JSON.stringify(d)} (section 4.4)`, sections: ['4.4'] }),
+                expectCheck('observed.refusal', { because: `a demerge naming another ${what}: which error status refuses it` }),
+              ],
+            });
           });
         }
         // The key on the request's other shapes (issue 38), on the metadata still merged: a success shows the key skipped.
-        await keyOnShapes(ctx, DEMERGE, queryRequest(DEMERGE, q(d)), 'demerge the metadata', 'this demerge succeeds (sections 5.1, 4.4)');
+        await ctx.part(KEY_SHAPES_PART.id, async () => {
+          await keyOnShapes(ctx, DEMERGE, queryRequest(DEMERGE, q(d)), 'demerge the metadata', 'this demerge succeeds (sections 5.1, 4.4)');
+        });
         await ctx.send({
           label: 'demerge naming the metadata rightly',
           operation: DEMERGE,
