@@ -24,6 +24,7 @@ import { utcDay } from '../lib/report/waivers/apply.ts';
 import { runWaivers } from '../lib/report/waivers/run.ts';
 import { endedEarly, interruptedBy, interruptionReason } from '../lib/foundation/interrupt.ts';
 import { engineProgress } from '../lib/engine/progress.ts';
+import { INTERRUPTED_PREFIX } from '../lib/engine/deferred-failures.ts';
 import { firstHalt } from '../lib/report/outcome.ts';
 import { plural } from '../lib/report/verdict.ts';
 import { waiverFiguresText } from '../lib/report/waivers/figures.ts';
@@ -69,7 +70,7 @@ export default class ConformanceReporter implements Reporter {
   private stats = { requests: 0, retries: 0, waitedMs: 0 };
   /** The last figures each run's tests attached (cumulative), by run: what a merge of shards adds up. */
   private runFigures = new Map<string, RunFigures>();
-  private tests = { passed: 0, failed: 0, skipped: 0 };
+  private tests = { passed: 0, failed: 0, interrupted: 0, skipped: 0 };
   private started = new Date();
   /** The days the tests judged waiver expiry against (one, unless a merge mixes runs). */
   private waiverDates = new Set<string>();
@@ -118,6 +119,8 @@ export default class ConformanceReporter implements Reporter {
         if (reason) this.skipReasons.set(`[${project}] ${reason}`, (this.skipReasons.get(`[${project}] ${reason}`) ?? 0) + 1);
       }
     }
+    // A test a signal cut short failed nothing: counted apart, as the headline says (interrupted, exit 130).
+    else if (result.status === 'interrupted' || result.errors.some((e) => e.message?.startsWith(INTERRUPTED_PREFIX) === true)) this.tests.interrupted += 1;
     else if (test.outcome() !== 'flaky') this.tests.failed += 1;
     for (const attachment of result.attachments) {
       if (attachment.name !== EXECUTIONS_ATTACHMENT) continue;
@@ -175,7 +178,7 @@ export default class ConformanceReporter implements Reporter {
         status = 'failed';
       }
     }
-    out.push(`tests: ${this.tests.passed} passed, ${this.tests.failed} failed, ${this.tests.skipped} skipped`);
+    out.push(`tests: ${this.tests.passed} passed, ${this.tests.failed} failed, ${this.tests.interrupted > 0 ? `${this.tests.interrupted} interrupted, ` : ''}${this.tests.skipped} skipped`);
     for (const [reason, count] of this.skipReasons) out.push(`  skipped ×${count}: ${reason}`);
     process.stdout.write(`${redactorFromEnv().text(out.join('\n'))}\n`);
     return Promise.resolve(status ? { status } : undefined);

@@ -30,9 +30,12 @@ export class TargetUnusableError extends Error {
   }
 }
 
+/** How the error of a test the run's interruption cut short begins (the reporters count such a test apart). */
+export const INTERRUPTED_PREFIX = 'Interrupted: ';
+
 /** The error of a test the run's interruption cut short: JUnit writes it as an <error type="Interrupted">. */
 export function interruptedError(): TestError {
-  const message = 'Interrupted: the run was interrupted (SIGINT, SIGTERM or SIGHUP) before this test could end; the reports say what was done';
+  const message = `${INTERRUPTED_PREFIX}the run was interrupted (SIGINT, SIGTERM or SIGHUP) before this test could end; the reports say what was done`;
   return { message, stack: message };
 }
 
