@@ -1,7 +1,7 @@
 import type { FieldConstraint } from '../lib/contract/constraints.ts';
 import { fieldConstraints, isLimited, namesOnlySubmitter } from '../lib/contract/constraints.ts';
 import type { NormalisationId } from '../lib/contract/normalisations.ts';
-import { normalisationsFor, normalise } from '../lib/contract/normalisations.ts';
+import { faultyNormalisationsFor, normalise } from '../lib/contract/normalisations.ts';
 import type { OperationId } from '../lib/contract/operations.ts';
 import { operation, operations } from '../lib/contract/operations.ts';
 import { resourceSchema } from '../lib/contract/constraints.ts';
@@ -63,8 +63,9 @@ export function familyFields(): FieldConstraint[] {
 }
 
 function fieldFaults(): LenientFault[] {
+  // A reading of the same value where the field's limit is not stated is no fault (faultyNormalisationsFor).
   return familyFields().flatMap((c) =>
-    normalisationsFor(c).map(
+    faultyNormalisationsFor(c).map(
       (n): LenientFault => ({
         id: `lenient.${OPERATION_SHORT[c.operation]}.${fieldSlug(c.field)}.${n.id}`,
         level: 'spec',

@@ -27,6 +27,8 @@ export interface FieldConstraint {
   maximum?: number;
   /** Sections of the document that state the field and its limit. */
   sections: string[];
+  /** False for a query parameter whose limit the document does not state (QueryParameter.limitStated). */
+  limitStated?: false;
 }
 
 /** Does the field carry a limit stated by the document (length, pattern or range)? */
@@ -125,7 +127,7 @@ export function fieldConstraints(): FieldConstraint[] {
     for (const param of op.params) {
       const raw: SchemaNode = param.component ? { $ref: `#/components/schemas/${param.component}` } : param.schema;
       const c = leaf({ id: `${op.id}.query.${param.name}`, operation: op.id, location: 'query', field: param.name, name: param.name }, raw, [op.section]);
-      if (c) out.push(c);
+      if (c) out.push(param.limitStated ? c : { ...c, limitStated: false });
     }
   }
   cache = out;

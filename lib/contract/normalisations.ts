@@ -376,6 +376,25 @@ function upTo(value: unknown, delimiter: string): string | undefined {
   return at > 0 ? value.slice(0, at) : undefined;
 }
 
+/**
+ * Readings that take a value for one the target holds as the same value, where no limit of the field is
+ * stated: a database comparing text with its trailing spaces ignored (SQL Server's padding, production's
+ * collation), a server trimming what it reads, an integer reading of a code of digits ("0128" as 128). Past a
+ * limit the document states they read characters that were not sent (faults); where it states none, the value
+ * names the same data (a reading, never gated): the query agency and workcode of delete and demerge.
+ */
+const SAME_VALUE_WITHOUT_LIMIT: ReadonlySet<NormalisationId> = new Set(['trim', 'zero-pad']);
+
+/** Does a reading name the same data where the field's limit is not stated (then it is no fault there)? */
+export function sameValueReading(c: Pick<FieldConstraint, 'limitStated'>, id: NormalisationId): boolean {
+  return c.limitStated === false && SAME_VALUE_WITHOUT_LIMIT.has(id);
+}
+
+/** The normalisations that are faults on a field of this constraint: those that apply, less the readings of the same value. */
+export function faultyNormalisationsFor(c: FieldConstraint): Normalisation[] {
+  return normalisationsFor(c).filter((n) => !sameValueReading(c, n.id));
+}
+
 /** The normalisations that apply to a field of this constraint, in the order of NORMALISATIONS. */
 export function normalisationsFor(c: FieldConstraint): Normalisation[] {
   return NORMALISATIONS.filter((n) => n.appliesTo(c));

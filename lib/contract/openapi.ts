@@ -27,6 +27,8 @@ export interface ParameterObject {
   in: 'query' | 'header' | 'path' | 'cookie';
   description?: string;
   schema: SchemaNode;
+  /** The document states no limit for this parameter (its schema names the component of the field it names). */
+  'x-limit-not-stated'?: boolean;
 }
 
 export interface MediaTypeObject {

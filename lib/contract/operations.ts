@@ -13,6 +13,12 @@ export interface QueryParameter {
   schema: SchemaNode;
   /** Component the schema comes from (AgencyCode, Int32, ...), when it is a reference. */
   component?: string;
+  /**
+   * False where the document states no limit for this parameter (`x-limit-not-stated`), though its schema
+   * gives the component of the field it names: a value a database compares as equal to one within the limits
+   * (trailing spaces), or an integer reading takes for the same, names the same data.
+   */
+  limitStated: boolean;
 }
 
 export interface RequestBodySpec {
@@ -51,6 +57,7 @@ function toParameter(raw: ParameterObject): QueryParameter {
     description: param.description ?? '',
     schema: deref(param.schema),
     ...(param.schema.$ref ? { component: componentName(param.schema.$ref) } : {}),
+    limitStated: param['x-limit-not-stated'] !== true,
   };
 }
 

@@ -1,7 +1,7 @@
 import type { FieldConstraint } from '../contract/constraints.ts';
 import { fieldConstraints, isLimited, namesData, namesOnlySubmitter } from '../contract/constraints.ts';
 import type { Neighbour, NormalisationId } from '../contract/normalisations.ts';
-import { coveringNeighbours, lengthLimitOf, neighboursOf } from '../contract/normalisations.ts';
+import { coveringNeighbours, lengthLimitOf, neighboursOf, sameValueReading } from '../contract/normalisations.ts';
 
 /**
  * Near neighbours of data the target holds (issue 28, principle 6): for a field with a stated limit or
@@ -56,7 +56,10 @@ export function readingDoes(id: NormalisationId): string {
 /** The neighbours of `held` a case sends for the field: the fewest that land under every reading, those the case can judge. */
 export function neighboursToSend(c: FieldConstraint, held: string | number, options: { valid: boolean }): Neighbour[] {
   // A value within the constraint names other data (a prefix, a LIKE pattern): judged only where the field names data.
-  return coveringNeighbours(neighboursOf(held, c), (n) => !n.valid || (options.valid && namesData(c)));
+  // A neighbour some reading of the same value lands on (a trailing space where no limit is stated) is never sent:
+  // a server comparing as its database does acts on it rightly.
+  const usable = (n: Neighbour): boolean => (!n.valid || (options.valid && namesData(c))) && !n.lands.some((l) => sameValueReading(c, l.normalisation));
+  return coveringNeighbours(neighboursOf(held, c), usable);
 }
 
 /** The rule a field states, in words. */

@@ -9,7 +9,7 @@ import { expect, _baseTest as test } from '@playwright/test';
 import fc from 'fast-check';
 import type { FieldConstraint } from '../../lib/contract/constraints.ts';
 import { fieldConstraints } from '../../lib/contract/constraints.ts';
-import { coveringNeighbours, fixedLengthOf, likeMatches, lengthLimitOf, neighboursOf, normalisationsFor, normalise, withinConstraint } from '../../lib/contract/normalisations.ts';
+import { coveringNeighbours, faultyNormalisationsFor, fixedLengthOf, likeMatches, lengthLimitOf, neighboursOf, normalisationsFor, normalise, sameValueReading, withinConstraint } from '../../lib/contract/normalisations.ts';
 import { integerNamedBy, sameNumberSpellings } from '../../lib/contract/integer-readings.ts';
 import { hasValidCheckDigit, withInvalidCheckDigit } from '../../lib/contract/iswc.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
@@ -70,7 +70,8 @@ test('the five readings the issue names: an ISWC one digit too long cut to 11, a
   expect(normalise('truncate', 'T31000001170', byComponent('Iswc'))).toBe('T3100000117');
   const workcode = fieldConstraints().find((c) => c.id === 'deleteSubmission.query.workcode') as FieldConstraint;
   const sent = neighboursToSend(workcode, HELD.AgencyWorkCode, { valid: true });
-  expect(sent.some((n) => Array.from(String(n.value)).length === 21 && normalise('truncate', n.value, workcode) === HELD.AgencyWorkCode)).toBe(true);
+  // Past 20 characters and cut to the held value (one character more, or the value and a delimiter and more).
+  expect(sent.some((n) => Array.from(String(n.value)).length > 20 && normalise('truncate', n.value, workcode) === HELD.AgencyWorkCode)).toBe(true);
 });
 
 test('every neighbour sent breaks its constraint or, where the field names data, names other data; each lands on the held value; together they land under every variant of every reading', () => {
@@ -86,9 +87,12 @@ test('every neighbour sent breaks its constraint or, where the field names data,
       expect(n.lands.length, `${c.id} ${JSON.stringify(n.value)}`).toBeGreaterThan(0);
     }
     // Every reading that applies has a neighbour; every variant a neighbour lands under is covered by those sent.
+    // A neighbour a reading of the same value lands on (a trailing space where no limit is stated) is never sent.
     const landed = new Set(sent.flatMap((n) => n.lands.map((l) => `${l.normalisation}/${l.variant}`)));
-    for (const n of all.filter((x) => !x.valid || c.operation !== 'notifyAgentRun')) for (const l of n.lands) expect(landed.has(`${l.normalisation}/${l.variant}`), `${c.id}: ${l.normalisation}/${l.variant}`).toBe(true);
-    for (const n of normalisationsFor(c)) expect(sent.some((x) => x.lands.some((l) => l.normalisation === n.id)), `${c.id}: no neighbour for ${n.id}`).toBe(true);
+    const sendable = all.filter((x) => (!x.valid || c.operation !== 'notifyAgentRun') && !x.lands.some((l) => sameValueReading(c, l.normalisation)));
+    for (const n of sendable) for (const l of n.lands) expect(landed.has(`${l.normalisation}/${l.variant}`), `${c.id}: ${l.normalisation}/${l.variant}`).toBe(true);
+    for (const n of faultyNormalisationsFor(c)) expect(sent.some((x) => x.lands.some((l) => l.normalisation === n.id)), `${c.id}: no neighbour for ${n.id}`).toBe(true);
+    for (const n of sent) expect(n.lands.some((l) => sameValueReading(c, l.normalisation)), `${c.id} ${JSON.stringify(n.value)}`).toBe(false);
     expect(coveringNeighbours(all, () => false)).toEqual([]);
   }
 });
@@ -138,7 +142,7 @@ test('the lenient families are derived from the schemas: one fault per field and
   const fields = familyFields();
   expect(fields.map((c) => c.id)).toEqual(neighbourFields().map((c) => c.id));
   expect(fields.some((c) => c.id === 'mergeIswcMetadata.query.agency')).toBe(false);
-  const perField = fields.reduce((n, c) => n + normalisationsFor(c).length, 0);
+  const perField = fields.reduce((n, c) => n + faultyNormalisationsFor(c).length, 0);
   expect(LENIENT_FAULTS.length).toBe(perField + 2 * 3 + 4);
   const ids = new Set(FAULTS.map((f) => f.id));
   for (const f of LENIENT_FAULTS) expect(ids.has(f.id), f.id).toBe(true);
@@ -177,4 +181,22 @@ test('a value read up to a delimiter: the held value followed by a comma, a semi
   expect(normalise('delimiter', ',IM00900100', workcode)).toBe(',IM00900100');
   expect(normalise('delimiter', 'IM00900100', workcode)).toBe('IM00900100');
   expect(normalisationsFor(byComponent('Int32')).map((n) => n.id)).not.toContain('delimiter');
+});
+
+test('where the document states no limit (the query agency and workcode of delete and demerge), no neighbour a database or a trim takes for the same value is sent, and no fault of the catalogue reads so', () => {
+  const unstated = neighbourFields().filter((c) => c.limitStated === false);
+  expect(unstated.map((c) => c.id).sort()).toEqual(['deleteSubmission.query.agency', 'deleteSubmission.query.workcode', 'demergeIswcMetadata.query.agency', 'demergeIswcMetadata.query.workcode']);
+  for (const c of unstated) {
+    for (const held of c.component === 'AgencyCode' ? ['128', '021'] : ['IM00900100', 'IM0090010012345678AB']) {
+      const sent = neighboursToSend(c, held, { valid: true });
+      expect(sent.length, `${c.id} ${held}`).toBeGreaterThan(0);
+      for (const n of sent) expect(n.lands.some((l) => l.normalisation === 'trim' || l.normalisation === 'zero-pad'), `${c.id} ${JSON.stringify(n.value)}`).toBe(false);
+      // A cut still shows on a value at its length: one character more, not a trailing space.
+      if (held.length === lengthLimitOf(c)) expect(sent.some((n) => n.lands.some((l) => l.normalisation === 'truncate'))).toBe(true);
+    }
+  }
+  // The body fields keep their trimmed neighbours: section 8 states their limits.
+  const body = neighbourFields().find((c) => c.id === 'mergeIswcMetadata.body.agencyWorks[].agencyCode');
+  expect(body && neighboursToSend(body, '128', { valid: true }).some((n) => n.lands.some((l) => l.normalisation === 'trim'))).toBe(true);
+  expect(LENIENT_FAULTS.map((f) => f.id).filter((id) => /^lenient\.(delete|demerge)\.(agency|workcode)\.(trim|zero-pad)$/.test(id))).toEqual([]);
 });
