@@ -196,9 +196,9 @@ export interface operations {
             query: {
                 /** @description The preferred ISWC. The document states no pattern for this parameter. */
                 preferredIswc: string;
-                /** @description Agency of the ISWC submission to delete. */
+                /** @description Agency of the ISWC submission to delete. Section 8 states the limit of agencyCode for the run notification and the merge request only. */
                 agency: components["schemas"]["AgencyCode"];
-                /** @description Agency internal work code of the work as previously submitted. */
+                /** @description Agency internal work code of the work as previously submitted. Section 8 states the limit of the field agencyWorkCode, not of this parameter. */
                 workcode: components["schemas"]["AgencyWorkCode"];
             };
             header?: never;
@@ -235,9 +235,9 @@ export interface operations {
             query: {
                 /** @description The preferred ISWC. The document states no pattern for this parameter. */
                 preferredIswc: string;
-                /** @description Agency of the submission to delete. */
+                /** @description Agency of the submission to delete. Section 8 states the limit of agencyCode for the run notification and the merge request only. */
                 agency: components["schemas"]["AgencyCode"];
-                /** @description Agency internal work code of the work as previously submitted. */
+                /** @description Agency internal work code of the work as previously submitted. Section 8 states the limit of the field agencyWorkCode, not of this parameter. */
                 workcode: components["schemas"]["AgencyWorkCode"];
                 /** @description Source database of the submission to delete. */
                 sourceDb: components["schemas"]["Int32"];
