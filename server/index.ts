@@ -195,7 +195,10 @@ async function route(ctx: Context, routes: Routes, req: IncomingMessage): Promis
     const requestShapeServed =
       (ctx.faults.has('key-skipped-without-content-type') && op.body !== null && req.headers['content-type'] === undefined) ||
       (ctx.faults.has('key-skipped-accept-xml') && /xml/i.test(req.headers.accept ?? '')) ||
-      (ctx.faults.has('key-skipped-param-twice') && repeatsAParameter(query));
+      (ctx.faults.has('key-skipped-param-twice') && repeatsAParameter(query)) ||
+      (ctx.faults.has('key-skipped-content-type-params') && op.body !== null && (req.headers['content-type'] ?? '').includes(';')) ||
+      (ctx.faults.has('key-skipped-extra-param') && [...new URLSearchParams(query).keys()].some((name) => !op.params.some((p) => p.name === name))) ||
+      (ctx.faults.has('key-skipped-percent-encoded') && /%[0-9A-Fa-f]{2}/.test(query));
     if (!endServed && !iswcsOnlyServed && !shapeServed && !agencylessServed && !requestShapeServed) {
       // Review fault `auth-after-action`: the operation runs (and changes data) before the key is looked at.
       if (ctx.faults.has('auth-after-action') && op.id === 'deleteSubmission') handleDelete(ctx, op, query);

@@ -44,6 +44,9 @@ const CLASS_OF: Readonly<Record<string, string>> = {
   'key-skipped-without-content-type': 'shape/key',
   'key-skipped-accept-xml': 'shape/key',
   'key-skipped-param-twice': 'shape/key',
+  'key-skipped-content-type-params': 'shape/key',
+  'key-skipped-extra-param': 'shape/key',
+  'key-skipped-percent-encoded': 'shape/key',
   'auth-xml-unchecked': 'key/xml',
   // A valid body of each format accepted.
   'xml-request-unsupported': 'acceptance/xml',

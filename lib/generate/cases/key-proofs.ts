@@ -99,29 +99,49 @@ export async function sendNearMisses(ctx: CaseContext, opId: OperationId, reques
  * a query read once). The part that sends them: without the key, the request that succeeds with it,
  * reshaped; each is refused (400, 406 or 415 as well: a server may refuse the shape first).
  */
-export const KEY_REQUEST_SHAPES_PART: CasePart = { id: 'key-request-shapes', title: 'without the key, the same request without Content-Type, asking for the other format, or with a query parameter given twice: refused', shows: 'shape/key' };
+export const KEY_REQUEST_SHAPES_PART: CasePart = { id: 'key-request-shapes', title: 'without the key, the same request without Content-Type or with a charset parameter to it, asking for the other format, with a query parameter given twice, percent-encoded, or one more the document does not name: refused', shows: 'shape/key' };
 
-/** The shapes a request can take that a key check may miss, each without the key: what keyOnShapes sends. */
-export function keyShapes(request: RequestSpec): Array<{ label: string; shape: string; request: RequestSpec }> {
+/** The query parameter no operation documents that a key shape adds (a filter keyed on the parameters it knows may miss it). */
+export const UNDOCUMENTED_PARAMETER = 'conformance-probe';
+
+/** A query value with every byte percent-encoded (`128` as `%31%32%38`): the same value to every reader. */
+function percentEncodedAll(value: string): string {
+  return Array.from(new TextEncoder().encode(value), (b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+}
+
+/**
+ * The shapes a request can take that a key check may miss, each without the key: what keyOnShapes sends.
+ * `more`: also the shapes of a fresh reading of 2026-12-01 (a charset parameter, a value percent-encoded, an
+ * undocumented parameter); the merge's success case leaves them to the other operations, since with them it no
+ * longer fits a gate of 60, whose rotation must take it whole.
+ */
+export function keyShapes(request: RequestSpec, more = true): Array<{ label: string; shape: string; request: RequestSpec }> {
   const headers = request.headers ?? {};
   const contentType = Object.entries(headers).find(([name]) => name.toLowerCase() === 'content-type');
   const xml = contentType !== undefined && /xml/i.test(contentType[1]);
   const out: Array<{ label: string; shape: string; request: RequestSpec }> = [];
   if (request.body !== undefined && contentType !== undefined) {
     out.push({ label: 'without the key and without Content-Type', shape: 'a body without Content-Type', request: { ...request, auth: 'none', headers: Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'content-type')) } });
+    // A media type with a parameter (RFC 9110 §8.3.1) names the same media type: a filter comparing the header whole misses it.
+    if (more && !contentType[1].includes(';')) out.push({ label: `without the key, with Content-Type ${contentType[1]}; charset=utf-8`, shape: 'a Content-Type with a charset parameter', request: { ...request, auth: 'none', headers: { ...headers, [contentType[0]]: `${contentType[1]}; charset=utf-8` } } });
   }
   const other = xml ? 'application/json' : 'application/xml';
   out.push({ label: `without the key, asking for ${other}`, shape: `an Accept of ${other}`, request: { ...request, auth: 'none', headers: { ...headers, Accept: other } } });
   const [first, ...rest] = request.query ?? [];
   if (first !== undefined && request.rawQuery === undefined) {
     out.push({ label: `without the key, ${first[0]} given twice`, shape: `the query parameter ${first[0]} given twice`, request: { ...request, auth: 'none', query: [first, first, ...rest] } });
+    const rawQuery = [`${encodeURIComponent(first[0])}=${percentEncodedAll(first[1])}`, ...rest.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`)].join('&');
+    if (more) out.push({ label: `without the key, the value of ${first[0]} percent-encoded`, shape: `the query value of ${first[0]} percent-encoded`, request: { ...request, auth: 'none', rawQuery } });
+  }
+  if (more && request.rawQuery === undefined) {
+    out.push({ label: `without the key, with the query parameter ${UNDOCUMENTED_PARAMETER} the document does not name`, shape: 'an undocumented query parameter', request: { ...request, auth: 'none', query: [...(request.query ?? []), [UNDOCUMENTED_PARAMETER, '1']] } });
   }
   return out;
 }
 
 /** Sends the request in each shape of keyShapes without the key; `check` is auth.required (data that may not exist) or auth.key-checked (a request about to succeed). */
-export async function keyOnShapes(ctx: CaseContext, opId: OperationId, request: RequestSpec, label: string, succeeds: string, check: 'auth.required' | 'auth.key-checked' = 'auth.key-checked'): Promise<void> {
-  for (const s of keyShapes(request)) {
+export async function keyOnShapes(ctx: CaseContext, opId: OperationId, request: RequestSpec, label: string, succeeds: string, check: 'auth.required' | 'auth.key-checked' = 'auth.key-checked', more = true): Promise<void> {
+  for (const s of keyShapes(request, more)) {
     await ctx.send({
       label: `${label} ${s.label}`,
       operation: opId,

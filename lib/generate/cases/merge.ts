@@ -222,7 +222,7 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
             await keyProofs(ctx, OP, bodyRequest(OP, format, body, query), `merge ${shapeWords(shape)}`, 'this merge of the profile\'s items is accepted (sections 5.1, 4.2)', ['none']);
           }
           // And on the request's other shapes (no Content-Type, an Accept of the other format): a success shows the key skipped.
-          await keyOnShapes(ctx, OP, bodyRequest(OP, format, proven.body, query), `merge ${proven.label}`, 'this merge is accepted (sections 5.1, 4.2)');
+          await keyOnShapes(ctx, OP, bodyRequest(OP, format, proven.body, query), `merge ${proven.label}`, 'this merge is accepted (sections 5.1, 4.2)', 'auth.key-checked', false);
         });
         for (const part of parts) {
           // The key proven on a merge of ISWCs only too (issue 38): a server that checks the key against the
