@@ -112,8 +112,9 @@ test('a key the target refuses on every request exits 3, naming ISWC_SUBSCRIPTIO
       expect(result.out).not.toContain('exiting at once');
       expect(result.out).toContain(`✗ INTERRUPTED: interrupted by ${signal}`);
       expect(result.out).toContain('exit code: 130 (interrupted)');
-      // The test the signal cut short is counted as interrupted, not as failed.
-      expect(result.out).toMatch(/\ntests: \d+ passed, 0 failed, [1-9]\d* interrupted, \d+ skipped\n/);
+      // The test the signal cut short is counted as interrupted, never as failed (when its end reaches the
+      // reporter before the runner stops; otherwise it is not counted at all).
+      expect(result.out).toMatch(/\ntests: \d+ passed, 0 failed, (?:\d+ interrupted, )?\d+ skipped\n/);
       const report = readReport(path.join(dir, 'conformance.json'));
       expect(report.summary.outcome).toMatchObject({ status: 'interrupted', reason: `interrupted by ${signal}`, exitCode: 130 });
       expect(report.summary.verdict).toBe('interrupted');
