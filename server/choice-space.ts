@@ -252,6 +252,12 @@ export const FAULT_EXCLUSIONS: readonly FaultExclusion[] = [
     ),
   ),
   {
+    fault: 'delete-source-db-zero-any',
+    behind: ['key-source-db-scope'],
+    kind: 'unreachable',
+    reason: 'the key acts for the profile\'s source databases only: a delete naming sourceDb 0 is refused (403) before the submission is looked up',
+  },
+  {
     fault: 'delete-ignores-source-db',
     behind: ['key-source-db-scope'],
     kind: 'unreachable',

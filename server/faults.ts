@@ -108,6 +108,7 @@ const CATALOGUE = [
   // Effects that lapse after their 204 (issue 38, read back): seen only by a request sent after the repeat.
   { id: 'delete-lapses', level: 'spec', section: '3', description: 'A deleted submission comes back once a repeat of the delete has been refused (a delete kept for one read only): the repeat right after the 204 is refused, and a later one deletes it again (204).' },
   { id: 'demerge-lapses', level: 'spec', section: '3', description: 'Demerged metadata is merged again once a repeat of the demerge has been refused: the repeat right after the 204 is refused, and a later one demerges it again (204).' },
+  { id: 'delete-source-db-zero-any', level: 'spec', section: '2.5, 4.3', description: 'Submission delete reads sourceDb 0 as any source database: a delete naming sourceDb 0 removes the submission of whatever source database.' },
   { id: 'delete-ignores-source-db', level: 'spec', section: '2.5, 4.3', description: 'Submission delete matches on preferred ISWC, agency and work code only: a delete naming another sourceDb removes the submission.' },
   { id: 'delete-ignores-agency', level: 'spec', section: '2.5, 4.3', description: 'Submission delete ignores the agency: a delete naming another agency removes the submission.' },
   { id: 'demerge-ignores-agency', level: 'spec', section: '4.4', description: 'Demerge ignores the agency: a demerge naming another agency removes the metadata.' },

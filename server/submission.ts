@@ -89,7 +89,9 @@ function deleteReply(ctx: Context, op: Operation, rawQuery: string): Reply {
     }
   }
   // Fault `delete-ignores-source-db`: the stored submission's own sourceDb stands in for the one asked.
-  const effectiveSourceDb = f.has('delete-ignores-source-db') ? (ctx.state.findSubmission({ preferredIswc: preferred.value, agency: agency.value, workcode: workcode.value })?.sourceDb ?? sourceDb.value) : sourceDb.value;
+  // Fault `delete-source-db-zero-any`: sourceDb 0 read as a wildcard, any source database.
+  const anySource = f.has('delete-ignores-source-db') || (f.has('delete-source-db-zero-any') && sourceDb.value === 0);
+  const effectiveSourceDb = anySource ? (ctx.state.findSubmission({ preferredIswc: preferred.value, agency: agency.value, workcode: workcode.value })?.sourceDb ?? sourceDb.value) : sourceDb.value;
   // Fault `delete-ignores-agency`: the stored submission's own agency stands in for the one asked.
   const effectiveAgency = f.has('delete-ignores-agency') ? (ctx.state.findSubmission({ preferredIswc: preferred.value, workcode: workcode.value, sourceDb: effectiveSourceDb })?.agency ?? agency.value) : agency.value;
   if (!ctx.state.hasSubmission(preferred.value, effectiveAgency, workcode.value, effectiveSourceDb)) {

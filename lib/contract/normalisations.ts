@@ -142,6 +142,14 @@ export function likeMatches(pattern: string, value: string): boolean {
   return new RegExp(`^${re}$`, 'su').test(value);
 }
 
+/** A glob: * any run of characters, ? one character, every other character itself. */
+export function globMatches(pattern: string, value: string): boolean {
+  const re = chars(pattern)
+    .map((ch) => (ch === '*' ? '.*' : ch === '?' ? '.' : ch.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&')))
+    .join('');
+  return new RegExp(`^${re}$`, 'su').test(value);
+}
+
 const cut = (s: string, n: number): string => chars(s).slice(0, n).join('');
 const lastChar = (s: string): string => chars(s).slice(-1).join('');
 const withoutLast = (s: string): string => chars(s).slice(0, -1).join('');
@@ -305,8 +313,18 @@ export const NORMALISATIONS: readonly Normalisation[] = [
     id: 'like',
     does: () => 'used as a LIKE pattern (% and _ as wildcards) when it looks data up',
     appliesTo: (c) => limitedString(c) && namesData(c),
-    readers: () => [{ name: 'SQL LIKE', read: (v, stored) => (isText(v) && /[%_]/.test(v) ? stored.find((s) => s !== v && likeMatches(v, s)) : undefined) }],
-    candidates: (held) => (chars(String(held)).length >= 2 && !/[%_]/.test(String(held)) ? [{ label: 'with a wildcard for its last character', value: `${withoutLast(String(held))}_` }] : []),
+    readers: () => [
+      { name: 'SQL LIKE', read: (v, stored) => (isText(v) && /[%_]/.test(v) ? stored.find((s) => s !== v && likeMatches(v, s)) : undefined) },
+      // A glob (* any run, ? one character): a search box's wildcards passed on to the lookup (a fresh reading of 2026-12-01).
+      { name: 'glob', read: (v, stored) => (isText(v) && /[*?]/.test(v) ? stored.find((s) => s !== v && globMatches(v, s)) : undefined) },
+    ],
+    candidates: (held) =>
+      chars(String(held)).length >= 2 && !/[%_*?]/.test(String(held))
+        ? [
+            { label: 'with a wildcard for its last character', value: `${withoutLast(String(held))}_` },
+            { label: 'with a glob wildcard for its last character', value: `${withoutLast(String(held))}*` },
+          ]
+        : [],
   },
   {
     id: 'trailing-garbage',

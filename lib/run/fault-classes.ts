@@ -69,6 +69,7 @@ const CLASS_OF: Readonly<Record<string, string>> = {
   'delete-ignores-preferred': 'outcome/deleteSubmission/match',
   'delete-ignores-workcode': 'outcome/deleteSubmission/match',
   'delete-ignores-source-db': 'outcome/deleteSubmission/match',
+  'delete-source-db-zero-any': 'outcome/deleteSubmission/match',
   'delete-ignores-agency': 'outcome/deleteSubmission/match',
   'delete-unknown-preferred-by-work': 'outcome/deleteSubmission/match',
   'demerge-no-effect': 'outcome/demergeIswcMetadata',

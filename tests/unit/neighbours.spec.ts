@@ -9,7 +9,7 @@ import { expect, _baseTest as test } from '@playwright/test';
 import fc from 'fast-check';
 import type { FieldConstraint } from '../../lib/contract/constraints.ts';
 import { fieldConstraints } from '../../lib/contract/constraints.ts';
-import { coveringNeighbours, faultyNormalisationsFor, fixedLengthOf, likeMatches, lengthLimitOf, neighboursOf, normalisationsFor, normalise, sameValueReading, withinConstraint } from '../../lib/contract/normalisations.ts';
+import { coveringNeighbours, faultyNormalisationsFor, fixedLengthOf, globMatches, likeMatches, lengthLimitOf, neighboursOf, normalisationsFor, normalise, sameValueReading, withinConstraint } from '../../lib/contract/normalisations.ts';
 import { integerNamedBy, sameNumberSpellings } from '../../lib/contract/integer-readings.ts';
 import { hasValidCheckDigit, withInvalidCheckDigit } from '../../lib/contract/iswc.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
@@ -199,4 +199,13 @@ test('where the document states no limit (the query agency and workcode of delet
   const body = neighbourFields().find((c) => c.id === 'mergeIswcMetadata.body.agencyWorks[].agencyCode');
   expect(body && neighboursToSend(body, '128', { valid: true }).some((n) => n.lands.some((l) => l.normalisation === 'trim'))).toBe(true);
   expect(LENIENT_FAULTS.map((f) => f.id).filter((id) => /^lenient\.(delete|demerge)\.(agency|workcode)\.(trim|zero-pad)$/.test(id))).toEqual([]);
+});
+
+test('a LIKE reading has a glob variant: * for any run and ? for one character, each a neighbour sent', () => {
+  expect(globMatches('IM009*', 'IM00900100')).toBe(true);
+  expect(globMatches('12?', '128')).toBe(true);
+  expect(globMatches('A.B*', 'AXB1')).toBe(false);
+  const workcode = fieldConstraints().find((c) => c.id === 'deleteSubmission.query.workcode') as FieldConstraint;
+  const sent = neighboursToSend(workcode, 'IM0090010012345678AB', { valid: true });
+  expect(sent.find((n) => n.lands.some((l) => l.normalisation === 'like' && l.variant === 'glob'))?.value).toBe('IM0090010012345678A*');
 });

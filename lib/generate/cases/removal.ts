@@ -18,6 +18,8 @@ const DELETE_OTHERS = [
   ['other-workcode', 'work code'],
   ['other-preferred', 'preferred ISWC'],
   ['sourceDb-past-32-bits', 'sourceDb past 32 bits'],
+  // 0 names no source database: a server reading it as any (a wildcard, a default) finds the submission.
+  ['sourceDb-zero', 'sourceDb, 0'],
 ] as const;
 
 /** The value of DELETE_OTHERS the core of delete.identity names otherwise (see its parts). */
@@ -154,6 +156,7 @@ export function removalCases(profile: TargetProfile): CaseDef[] {
           'other-preferred': { preferredIswc: otherExisting(profile, s.preferredIswc) },
           // Past int32 (4.3, 8) and equal to it modulo 2^32: a server that wraps the number finds the submission.
           'sourceDb-past-32-bits': { sourceDb: s.sourceDb + 2 ** 32 },
+          'sourceDb-zero': { sourceDb: s.sourceDb === 0 ? otherSourceDb(profile, s) : 0 },
         };
         for (const [id, what] of DELETE_OTHERS) {
           const named = { ...s, ...changes[id] };
