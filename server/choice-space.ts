@@ -265,22 +265,10 @@ export const FAULT_EXCLUSIONS: readonly FaultExclusion[] = [
   },
   // Found by the sweeps (a third fresh reading; seed 6262): the end of a run naming another agency is refused for
   // that agency first, whichever way the key acts for its own agency only.
-  ...(['foreign-agency-refused', 'foreign-agency-403', 'foreign-agency-first'] as const).map(
-    (own): FaultExclusion => ({
-      fault: 'run-end-other-agency-new-id',
-      behind: [own],
-      kind: 'unreachable',
-      reason: 'the key acts for its own agency only, so the end of a run naming another agency is refused (401 or 403) before the run is looked up: no 200 comes to carry the new runId',
-    }),
-  ),
+  ...behindEach('run-end-other-agency-new-id', [...KEY_OWN_AGENCY, 'foreign-agency-first'], 'unreachable', 'the key acts for its own agency only, so the end of a run naming another agency is refused (401 or 403) before the run is looked up: no 200 comes to carry the new runId'),
   // Found by the sweep (seed 6262): a run ended once cannot be ended again (400), so the fault's 200 never comes.
-  ...(['run-reend-new-run-id', 'run-end-other-agency-new-id'] as const).map(
-    (fault): FaultExclusion => ({
-      fault,
-      behind: ['run-end-once'],
-      kind: 'unreachable',
-      reason: 'a run can be ended once: the part end-again sends its ends, again and naming another agency, to a run already ended, a bad request (400) answered before any runId, so no 200 comes to carry a new one',
-    }),
+  ...(['run-reend-new-run-id', 'run-end-other-agency-new-id'] as const).flatMap((fault) =>
+    behindEach(fault, ['run-end-once'], 'unreachable', 'a run can be ended once: the part end-again sends its ends, again and naming another agency, to a run already ended, a bad request (400) answered before any runId, so no 200 comes to carry a new one'),
   ),
   // A query parameter the document does not name is a bad request (400) before the key is looked at.
   { fault: 'key-skipped-extra-param', behind: ['query-unknown-refused'], kind: 'unreachable', reason: 'a query parameter the operation does not document is refused (400) before the key is checked: the request the fault would serve without its key is refused for it, a refusal the key proof takes' },
