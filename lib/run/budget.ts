@@ -219,13 +219,14 @@ export function choose(planned: PlannedCase[], options: ChooseOptions): Choice {
     }
   } else {
     const mode = options.destructive ? 'destructive' : 'safe';
-    const keyClassesOf = (e: RankedEntry): string[] => {
-      const p = byKey.get(e.key);
+    const faultsOf = (e: RankedEntry): string[] => {
       const caught = data.catches[mode][e.key] ?? {};
-      const faults = Object.keys(caught).filter((f) => (e.runs === undefined || (caught[f] ?? Infinity) <= e.runs) && caughtInSelection(data.partCatches?.[mode][e.key]?.[f], e.parts));
-      return classesShown(faults, p?.def.operation).filter((c) => c.startsWith('key/'));
+      return Object.keys(caught).filter((f) => (e.runs === undefined || (caught[f] ?? Infinity) <= e.runs) && caughtInSelection(data.partCatches?.[mode][e.key]?.[f], e.parts));
     };
-    const rotation = rotate(ranked.entries, byKey, sel, keyClassesOf);
+    const keyClassesOf = (e: RankedEntry): string[] => classesShown(faultsOf(e), byKey.get(e.key)?.def.operation).filter((c) => c.startsWith('key/'));
+    // The faults an entry shows that fail a run of this strictness.
+    const gatingFaultsOf = (e: RankedEntry): string[] => faultsOf(e).filter((f) => options.strict === true || data.faults[f] === 'spec');
+    const rotation = rotate(ranked.entries, byKey, sel, keyClassesOf, gatingFaultsOf);
     const asked = Math.max(0, Math.floor(options.slice ?? 0));
     const index = asked % rotation.slices.length;
     const taken = rotation.slices[index];
@@ -276,12 +277,13 @@ const FIXED_SHARE = 0.5;
 /**
  * The rotation of a budget (issue 37). Every slice sends the same fixed part: the key stage of breadth
  * (phase 'key'), then the entries of breadth that fit within FIXED_SHARE of the budget. What that leaves
- * out, the rest of the ranking in order, is packed first-fit into slices of what is left of the budget: an
- * entry goes to the first slice it fits in (with what that slice took of its case), so slice 0 is the
- * ranking walked as a single budgeted run walks it, and every entry that fits a budget at all is in exactly
- * one slice. Deterministic: the same ranking, budget and profile give the same slices.
+ * out, the rest of the ranking in order (those that show a fault no entry before them shows first:
+ * freshFirst), is packed first-fit into slices of what is left of the budget: an entry goes to the first
+ * slice it fits in (with what that slice took of its case), so slice 0 is the ranking walked as a single
+ * budgeted run walks it, and every entry that fits a budget at all is in exactly one slice. Deterministic:
+ * the same ranking, budget and profile give the same slices.
  */
-function rotate(entries: readonly RankedEntry[], byKey: ReadonlyMap<string, PlannedCase>, fixed: Selection, keyClassesOf: (e: RankedEntry) => readonly string[]): { slices: Selection[]; fixed: number } {
+function rotate(entries: readonly RankedEntry[], byKey: ReadonlyMap<string, PlannedCase>, fixed: Selection, keyClassesOf: (e: RankedEntry) => readonly string[], faultsOf: (e: RankedEntry) => readonly string[]): { slices: Selection[]; fixed: number } {
   let at = 0;
   const keyEntries: RankedEntry[] = [];
   for (; at < entries.length && entries[at]?.phase === 'key'; at += 1) {
@@ -328,7 +330,25 @@ function rotate(entries: readonly RankedEntry[], byKey: ReadonlyMap<string, Plan
     if (!trial.take(p, e.runs, e.parts) || trial.spent > share) break;
     fixed.take(p, e.runs, e.parts);
   }
-  return { slices: pack(entries.slice(at), byKey, fixed, alone), fixed: fixed.spent };
+  return { slices: pack(freshFirst(entries.slice(0, at), entries.slice(at), faultsOf), byKey, fixed, alone), fixed: fixed.spent };
+}
+
+/**
+ * The entries a rotation packs, those that show a fault no entry before them shows first (in ranking order),
+ * then the others: packed first-fit in ranking order, an entry that only repeats what earlier slices show
+ * took room in an early slice that a later entry showing something new then lacked (k gates sent less than
+ * the first k×B requests of the ranking would show).
+ */
+function freshFirst(before: readonly RankedEntry[], entries: readonly RankedEntry[], faultsOf: (e: RankedEntry) => readonly string[]): RankedEntry[] {
+  const seen = new Set(before.flatMap(faultsOf));
+  const fresh: RankedEntry[] = [];
+  const repeats: RankedEntry[] = [];
+  for (const e of entries) {
+    const adds = faultsOf(e).filter((f) => !seen.has(f));
+    for (const f of adds) seen.add(f);
+    (adds.length > 0 ? fresh : repeats).push(e);
+  }
+  return [...fresh, ...repeats];
 }
 
 /**
