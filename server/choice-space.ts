@@ -177,6 +177,9 @@ export const FAULT_EXCLUSIONS: readonly FaultExclusion[] = [
     kind: 'unreachable',
     reason: 'the check digit of every ISWC of the body is checked, and no item off the pattern has one: the items after the third that the fault leaves unchecked are refused (400) all the same',
   },
+  ...behindEach('run-string-counters-unranged', ['newtonsoft-json', 'integer-python-int'], 'unreachable', 'a counter written as a string of digits is bound as a number, its int32 range checked, before the fault\'s late converter could see a string'),
+  ...behindEach('run-string-counters-unranged', ['run-start-counters-zero', 'counter-plausibility-cap', 'run-counters-successful-sum', 'run-counters-sent-by-kind'], 'indistinguishable', 'the count the fault converts (2,147,483,648 updated records in a run that starts) is refused by the choice\'s own rule (a start counts nothing, a plausible count, counters that add up) whatever it reads as'),
+  ...behindEach('xml-answer-utf16-declared', ['xml-answer-utf16', 'answer-json-always'], 'unreachable', 'no XML answer is written as UTF-8 (the choice answers UTF-16 with its byte order mark and charset, or answers JSON only), so no declaration can misname its bytes'),
   { fault: 'duplicate-items-500', behind: ['merge-duplicates-400'], kind: 'unreachable', reason: 'a merge repeating an ISWC is refused (400) as a business rule before the fault could crash on it' },
   // Items of the merge body that break their limits, behind a server that looks items up: not found.
   ...(['merge-items-in-order', 'merge-items-looked-up-first', 'merge-unknown-works-404', 'merge-items-lookup-400'] as const).flatMap((choice) =>

@@ -19,7 +19,7 @@ import { deref } from '../lib/contract/openapi.ts';
  *   first item, only the last, or the first two (the others are dropped before they are checked, looked up
  *   or merged);
  * - `lenient.key.<how>`: the subscription key compared loosely (a longer one cut to its length, a prefix of
- *   it, all but its last character, its separators stripped).
+ *   it, all but its last character, its separators stripped, its tail).
  *
  * Every one breaks a limit or a pattern the document states, a list it carries, or the key (sections 2, 4,
  * 5, 8): a value outside its constraint names nothing the document lets a server act on. Legitimate readings
@@ -35,7 +35,7 @@ export const PARTIAL_KINDS = ['first-only', 'last-only', 'first-2'] as const;
 export type PartialKind = (typeof PARTIAL_KINDS)[number];
 
 /** How a server compares the key loosely (normalisations that apply to a secret compared whole). */
-export const KEY_LENIENCIES = ['truncate', 'prefix', 'last-char', 'strip-separators'] as const;
+export const KEY_LENIENCIES = ['truncate', 'prefix', 'last-char', 'strip-separators', 'suffix'] as const;
 export type KeyLeniency = (typeof KEY_LENIENCIES)[number];
 
 export type LenientFaultId = `lenient.${string}` | `partial.${string}`;
@@ -119,6 +119,7 @@ const KEY_TEXT: Record<KeyLeniency, string> = {
   prefix: 'a key the right one starts with is accepted (StartsWith)',
   'last-char': 'the key is compared on all but its last character: one that differs in its last character is accepted',
   'strip-separators': 'the key is compared with its separators (hyphens, spaces) removed: the key with a hyphen inside is accepted',
+  suffix: 'the key is compared on its tail (EndsWith, or a scheme such as "Bearer " tolerated): one with a character before the key is accepted',
 };
 
 function keyFaults(): LenientFault[] {
@@ -224,6 +225,8 @@ export function keyPassesLoosely(families: ActiveFamilies, given: string, key: s
         return codePoints(given).length === codePoints(key).length && codePoints(given).slice(0, -1).join('') === codePoints(key).slice(0, -1).join('');
       case 'strip-separators':
         return strip(given) === strip(key);
+      case 'suffix':
+        return codePoints(given).length > codePoints(key).length && codePoints(given).slice(-codePoints(key).length).join('') === key;
     }
     return false;
   });

@@ -309,6 +309,9 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
   const missing = (iswc: string, i: number): boolean => !f.has('merge-unknown-body-iswc-accepted') && !unchecked(iswc, i) && !ctx.state.iswcExists(iswc);
   const refuseMissing = (): Reply => (ctx.choices.has('refuse-as-400') ? errorReply(ctx, 400, { code: 'NOT_FOUND', message: 'an ISWC to merge does not exist', where: 'handleMerge' }) : notFound());
   const merged = f.has('merge-ignores-agency-works') ? [] : works;
+  // Fault `merge-iswcs-clears-works`: a merge of ISWCs alone rebuilds the preferred ISWC's group, and the agency
+  // works merged into it before are dropped.
+  if (effect && f.has('merge-iswcs-clears-works') && iswcs.length > 0 && works.length === 0 && !iswcs.some((iswc, i) => missing(iswc, i))) ctx.state.demergeAll(preferred.value);
   if (ctx.choices.has('merge-commits-per-item')) {
     // Choice `merge-commits-per-item`: once the body is bound and validated whole, each item is looked up
     // and merged at once, ISWCs then agency works, without a transaction: an ISWC the server does not have

@@ -4,6 +4,8 @@ import { encodeJson, encodeXml } from '../lib/contract/codec/index.ts';
 import type { Format } from '../lib/contract/codec/index.ts';
 import type { Operation } from '../lib/contract/operations.ts';
 import { resourceSchema } from '../lib/contract/constraints.ts';
+import type { ResourceName } from '../lib/contract/json-schema.ts';
+import { deref } from '../lib/contract/openapi.ts';
 import type { Context } from './context.ts';
 import type { Reply } from './wire.ts';
 import { header, negotiate, text } from './wire.ts';
@@ -23,6 +25,26 @@ const XML_CHARS = /^[\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]*$/u;
 interface AgentRunBody {
   runId?: string;
   [field: string]: unknown;
+}
+
+/**
+ * Fault `run-string-counters-unranged`: the integer fields of a body written as strings of digits, as the
+ * validation sees them (0) and as a converter without a range check reads them after it.
+ */
+function lateIntegers(resource: ResourceName, value: unknown): { validated: Record<string, unknown>; converted: Record<string, number> } | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const properties = resourceSchema(resource).properties ?? {};
+  const converted: Record<string, number> = {};
+  const validated: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const [field, raw] of Object.entries(validated)) {
+    const schema = properties[field];
+    const type = schema !== undefined ? deref(schema).type : undefined;
+    if (type === 'integer' && typeof raw === 'string' && /^[0-9]+$/.test(raw)) {
+      converted[field] = Number(raw);
+      validated[field] = 0;
+    }
+  }
+  return { validated, converted };
 }
 
 /** Does an agent run body end a run (it carries a runId, as text)? */
@@ -68,7 +90,11 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
   if (!body.ok && f.has('run-unread-400-text') && body.kind === 'too-large') return { ...text(400, 'Request body too large'), close: true };
   if (!body.ok) return mediaFailure(ctx, body, () => badRequest(body.error));
 
-  const value = f.has('fraction-truncated') ? ctx.limits.truncateFractions(op.id, body.value) : body.value;
+  const decoded = f.has('fraction-truncated') ? ctx.limits.truncateFractions(op.id, body.value) : body.value;
+  // Fault `run-string-counters-unranged`: integers written as JSON strings of digits are converted after the
+  // validation (which sees 0), by a converter with no range check: "2147483648" is taken.
+  const late = f.has('run-string-counters-unranged') && body.format === 'json' ? lateIntegers(spec.resource, decoded) : undefined;
+  const value = late?.validated ?? decoded;
   if (c.has('foreign-agency-first') && value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const code = (value as { agencyCode?: unknown }).agencyCode;
     if (code !== undefined && code !== ctx.keyAgency) return text(401, op.texts[401] ?? 'Not Authorized');
@@ -92,7 +118,7 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
   const foreign = refuseForeignAgency(ctx, op, (value as { agencyCode?: unknown }).agencyCode ?? ctx.keyAgency);
   if (foreign) return foreign;
 
-  const run = value as AgentRunBody;
+  const run = { ...(value as AgentRunBody), ...late?.converted };
   if (c.has('run-counters-consistent')) {
     const n = (k: string): number | undefined => { const v = run[k]; return typeof v === 'number' ? v : undefined; };
     const [rej, bus, tech, sent, ok] = ['overallRejected', 'businessRejectionCount', 'technicalRejectionCount', 'overallSent', 'successfulCount'].map(n);

@@ -103,6 +103,10 @@ export function writeReply(res: ServerResponse, reply: Reply, faults: ActiveFaul
     const declared = reply.body.text.replace(/^\uFEFF/, '').replace(/^<\?xml[^>]*\?>/, '');
     payload = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(`<?xml version="1.0" encoding="utf-16"?>${declared}`, 'utf16le')]);
   }
+  // Fault `xml-answer-utf16-declared`: the XML written through a StringWriter (its declaration says utf-16)
+  // and sent as UTF-8 bytes, with no byte order mark and no charset to override the declaration.
+  const misdeclared = reply.body.kind === 'xml' && !utf16 && faults.has('xml-answer-utf16-declared');
+  if (misdeclared) payload = Buffer.from(`<?xml version="1.0" encoding="utf-16"?>${reply.body.text.replace(/^\uFEFF/, '').replace(/^<\?xml[^>]*\?>/, '')}`, 'utf8');
   if (!faults.has('missing-content-type')) {
     const kind = isJson && faults.has('json-content-type-mislabelled') ? 'xml' : reply.body.kind;
     headers['Content-Type'] = kind === 'json' && choices?.has('json-text-json') ? 'text/json; charset=utf-8' : utf16 && kind === 'xml' ? 'application/xml; charset=utf-16' : CONTENT_TYPE[kind];
@@ -112,6 +116,7 @@ export function writeReply(res: ServerResponse, reply: Reply, faults: ActiveFaul
     if (choices?.has('xml-text-xml') && kind === 'xml' && !utf16) headers['Content-Type'] = reply.status >= 400 ? 'application/problem+xml; charset=utf-8' : 'text/xml; charset=utf-8';
     if (choices?.has('content-type-upper')) headers['Content-Type'] = String(headers['Content-Type']).replace(/[a-z]+(?=\/|\+|;|=|$)/gi, (w) => w.charAt(0).toUpperCase() + w.slice(1)).replace(/=utf-8/i, '=UTF-8');
     if (choices?.has('content-type-no-charset') && !utf16) headers['Content-Type'] = String(headers['Content-Type']).replace(/;\s*charset=[^;]*/i, '');
+    if (misdeclared && kind === 'xml') headers['Content-Type'] = 'application/xml';
   }
   if (choices?.has('gzip-unasked') && acceptsGzip(res.req.headers['accept-encoding'])) {
     payload = gzipSync(payload);

@@ -68,6 +68,23 @@ export function decodeAnswer(exchange: Exchange, resource: ResourceName): { ok: 
 }
 
 /**
+ * Why an XML answer cannot be read as it declares itself, or undefined: a declaration naming UTF-16 or UTF-32
+ * over bytes that are not (no byte order mark of one, no charset in Content-Type to override the declaration:
+ * RFC 7303 §3.2) is a fatal error to every XML processor (XML 1.0 §4.3.3); .NET's XmlReader and libxml2
+ * refuse it. The harness decodes such bytes as UTF-8 and reads on; this says what a client would meet.
+ */
+export function xmlDeclarationMismatch(exchange: Exchange): string | undefined {
+  const response = exchange.response;
+  if (!response || bodyFormat(exchange) !== 'xml') return undefined;
+  const contentType = Object.entries(response.headers).find(([name]) => name.toLowerCase() === 'content-type')?.[1] ?? '';
+  if (/;\s*charset\s*=/i.test(contentType)) return undefined;
+  if (response.encoding !== undefined && !response.encoding.startsWith('utf-8')) return undefined;
+  const declared = /^\s*<\?xml[^>]*?\sencoding\s*=\s*["']([^"']+)["']/i.exec(response.body ?? '')?.[1];
+  if (declared === undefined || !/^(utf-?16|utf-?32|ucs-?2|ucs-?4|iso-10646-ucs-[24])/i.test(declared)) return undefined;
+  return `XML declaring encoding="${declared}" sent as ${response.encoding ?? 'UTF-8'} without a UTF-16 or UTF-32 byte order mark, and no charset in Content-Type to override the declaration: a fatal error to an XML processor (XML 1.0 §4.3.3)`;
+}
+
+/**
  * Section 2.2 names the answer's fields, not whether XML carries them as elements or attributes: a field
  * the root holds as an attribute (<CsnNotification runId="…"/>) is read like an element.
  */

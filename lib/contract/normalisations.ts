@@ -31,6 +31,8 @@ export type NormalisationId =
   | 'trailing-garbage'
   | 'fraction'
   | 'wraparound'
+  | 'narrow'
+  | 'sign-dropped'
   | 'check-digit'
   | 'delimiter';
 
@@ -183,6 +185,9 @@ function stripSeparators(value: unknown, seps: readonly string[], c: FieldConstr
   return isInteger(c) ? integerFrom(stripped) : stripped;
 }
 
+/** An integer written with a fraction, as text ("128.4"). */
+const FRACTION_TEXT = /^\s*[+-]?[0-9]+\.[0-9]+\s*$/;
+
 /** A lenient integer as text: digits only after the reading, else unread. */
 const integerFrom = (text: string): number | undefined => (/^[+-]?[0-9]+$/.test(text) ? Number(text) : undefined);
 
@@ -334,11 +339,16 @@ export const NORMALISATIONS: readonly Normalisation[] = [
     candidates: (held) => [{ label: 'followed by letters', value: `${held}abc` }],
   },
   {
+    // Truncated (a decimal cast to an integer) or rounded (.NET's Convert.ToInt32(double)): a fraction under a
+    // half lands on the held number under both (a fresh reading of 2026-12-01: "127.6" rounded is 128).
     id: 'fraction',
-    does: () => 'read as a decimal number and truncated: text "128.5" is 128',
+    does: () => 'read as a decimal number and truncated: text "128.4" is 128',
     appliesTo: isInteger,
-    readers: () => [{ name: 'truncated', read: (v) => (isText(v) && /^\s*[+-]?[0-9]+\.[0-9]+\s*$/.test(v) ? Math.trunc(Number(v)) : undefined) }],
-    candidates: (held) => [{ label: 'with a fraction', value: `${held}.5` }],
+    readers: () => [
+      { name: 'truncated', read: (v) => (isText(v) && FRACTION_TEXT.test(v) ? Math.trunc(Number(v)) : undefined) },
+      { name: 'rounded', read: (v) => (isText(v) && FRACTION_TEXT.test(v) ? Math.round(Number(v)) : undefined) },
+    ],
+    candidates: (held) => [{ label: 'with a fraction', value: `${held}.4` }],
   },
   {
     id: 'wraparound',
@@ -354,6 +364,32 @@ export const NORMALISATIONS: readonly Normalisation[] = [
       },
     ],
     candidates: (held) => (typeof held === 'number' || /^[+-]?[0-9]+$/.test(String(held)) ? [{ label: 'plus 2^32', value: Number(held) + INT32 }] : []),
+  },
+  {
+    // A value range-checked as int32, then kept in a narrower column (an unchecked cast to SMALLINT): a valid
+    // int32 that names another source database is read as the held one (a fresh reading of 2026-12-01).
+    id: 'narrow',
+    does: () => 'range-checked as a 32-bit integer, then kept in 16 bits (an unchecked cast to SMALLINT): 65536 + 128 is 128',
+    appliesTo: (c) => isInteger(c) && namesData(c),
+    readers: () => [
+      {
+        name: 'cast to 16 bits',
+        read: (v) => {
+          const n = typeof v === 'number' ? v : isText(v) ? integerFrom(v.trim()) : undefined;
+          return n !== undefined && wrap32(n) === n && (n << 16) >> 16 !== n ? (n << 16) >> 16 : undefined;
+        },
+      },
+    ],
+    candidates: (held) => (/^[0-9]+$/.test(String(held)) && Number(held) + 2 ** 16 < 2 ** 31 ? [{ label: 'plus 2^16', value: Number(held) + 2 ** 16 }] : []),
+  },
+  {
+    // Digits captured after an optional sign (`[0-9]+` matched, the sign left out): -128 is another valid int32,
+    // read as 128 (a fresh reading of 2026-12-01).
+    id: 'sign-dropped',
+    does: () => 'read without its sign (the digits after it captured): -128 is 128',
+    appliesTo: (c) => isInteger(c) && namesData(c),
+    readers: () => [{ name: 'digits after the sign', read: (v) => (isText(v) && /^\s*[+-][0-9]+\s*$/.test(v) && Number(v.trim().slice(1)) !== Number(v) ? Number(v.trim().slice(1)) : undefined) }],
+    candidates: (held) => (/^[0-9]+$/.test(String(held)) && Number(held) > 0 ? [{ label: 'with a minus sign', value: `-${held}` }] : []),
   },
   {
     // An ISWC's last digit is a check digit (ISO 15707; the document states the pattern only): a server that

@@ -30,10 +30,12 @@ export function keyWithCaseChanged(key: string): string | undefined {
 /**
  * Near misses of the key (issue 28), each a wrong key a server comparing loosely takes: one character more
  * (cut to the key's length), its last character left out (a prefix), its last character changed (all but
- * the last compared), a hyphen inside (separators stripped). Each is made from the key, so each is a secret
+ * the last compared), a hyphen inside (separators stripped), two hyphens before it (its tail compared, an
+ * `EndsWith` or a scheme such as "Bearer " tolerated; separators stripped too: two, so that text writing the
+ * key after a hyphen, `field-<key>`, is still redacted as the key). Each is made from the key, so each is a secret
  * with a placeholder of its own, and a curl line builds it from $ISWC_SUBSCRIPTION_KEY.
  */
-export const KEY_NEAR_MISSES = ['key-longer', 'key-shorter', 'key-last-char', 'key-separator'] as const;
+export const KEY_NEAR_MISSES = ['key-longer', 'key-shorter', 'key-last-char', 'key-separator', 'key-prefixed'] as const;
 export type KeyNearMiss = (typeof KEY_NEAR_MISSES)[number];
 
 export const KEY_NEAR_MISS_PLACEHOLDER: Record<KeyNearMiss, string> = {
@@ -41,6 +43,7 @@ export const KEY_NEAR_MISS_PLACEHOLDER: Record<KeyNearMiss, string> = {
   'key-shorter': `${KEY_PLACEHOLDER} (its last character left out)`,
   'key-last-char': `${KEY_PLACEHOLDER} (its last character changed)`,
   'key-separator': `${KEY_PLACEHOLDER} (a hyphen inserted in the middle)`,
+  'key-prefixed': `${KEY_PLACEHOLDER} (two hyphens put before it)`,
 };
 
 /** A near miss of the key; undefined where the key is too short to have one (a single character has no prefix). */
@@ -60,6 +63,8 @@ export function keyNearMiss(key: string, kind: KeyNearMiss): string | undefined 
       const middle = Math.floor(chars.length / 2);
       return `${chars.slice(0, middle).join('')}-${chars.slice(middle).join('')}`;
     }
+    case 'key-prefixed':
+      return `--${key}`;
   }
   return undefined;
 }

@@ -30,8 +30,10 @@ const DOES: Record<NormalisationId, string> = {
   prefix: 'matches it as the start of a stored value',
   like: 'matches it as a LIKE pattern',
   'trailing-garbage': 'reads it up to its first non-digit',
-  fraction: 'truncates its fraction',
+  fraction: 'truncates or rounds its fraction',
   wraparound: 'reads it modulo 2^32',
+  narrow: 'keeps it in 16 bits',
+  'sign-dropped': 'drops its sign',
   'check-digit': 'recomputes its check digit',
   delimiter: 'reads it up to a delimiter',
 };

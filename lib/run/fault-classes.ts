@@ -35,6 +35,7 @@ const CLASS_OF: Readonly<Record<string, string>> = {
   'lenient.key.prefix': 'key/loose/notifyAgentRun',
   'lenient.key.last-char': 'key/loose/notifyAgentRun',
   'lenient.key.strip-separators': 'key/loose/notifyAgentRun',
+  'lenient.key.suffix': 'key/loose/notifyAgentRun',
   'auth-after-action': 'key/after-action/*',
   'merge-auth-after-action': 'key/after-action/mergeIswcMetadata',
   // The key on one shape of a body only (issue 38): a merge of ISWCs alone served without it.
@@ -65,6 +66,8 @@ const CLASS_OF: Readonly<Record<string, string>> = {
   // XML's own path: a format is a shape of request, and a fault of one format a class of its own.
   'merge-xml-works-ignored': 'outcome/mergeIswcMetadata/xml',
   'merge-works-ignore-agency': 'outcome/mergeIswcMetadata/match',
+  // A merge of ISWCs that drops the works merged before: what a merge adds, kept (a fresh reading of 2026-12-01).
+  'merge-iswcs-clears-works': 'outcome/mergeIswcMetadata',
   'delete-no-effect': 'outcome/deleteSubmission',
   'delete-ignores-preferred': 'outcome/deleteSubmission/match',
   'delete-ignores-workcode': 'outcome/deleteSubmission/match',
@@ -117,6 +120,7 @@ const CLASS_OF: Readonly<Record<string, string>> = {
   'query-int32-wraparound': 'limit/refused/int32',
   'fraction-truncated': 'limit/refused/int32',
   'run-end-unvalidated': 'limit/refused/run-end',
+  'run-string-counters-unranged': 'limit/refused/int32',
   'work-code-tight': 'limit/accepted/text',
   'work-code-long-refused': 'limit/accepted/text',
   'int32-tight': 'limit/accepted/int32',
@@ -138,6 +142,7 @@ const CLASS_OF: Readonly<Record<string, string>> = {
   'preferred-iswc-cut': 'lenient/truncate',
   'preferred-check-digit-ignored': 'lenient/check-digit',
   'xml-wrong-root-response': 'answer/xml',
+  'xml-answer-utf16-declared': 'answer/xml',
   // The documented statuses.
   'run-400-as-422': 'status/bad-request',
   'merge-400-as-422': 'status/bad-request',

@@ -9,14 +9,14 @@ import { expect, _baseTest as test } from '@playwright/test';
 import fc from 'fast-check';
 import type { FieldConstraint } from '../../lib/contract/constraints.ts';
 import { fieldConstraints } from '../../lib/contract/constraints.ts';
-import { coveringNeighbours, faultyNormalisationsFor, fixedLengthOf, globMatches, likeMatches, lengthLimitOf, neighboursOf, normalisationsFor, normalise, sameValueReading, withinConstraint } from '../../lib/contract/normalisations.ts';
+import { coveringNeighbours, faultyNormalisationsFor, normalisation, fixedLengthOf, globMatches, likeMatches, lengthLimitOf, neighboursOf, normalisationsFor, normalise, sameValueReading, withinConstraint } from '../../lib/contract/normalisations.ts';
 import { integerNamedBy, sameNumberSpellings } from '../../lib/contract/integer-readings.ts';
 import { hasValidCheckDigit, withInvalidCheckDigit } from '../../lib/contract/iswc.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { fromRoot } from '../../lib/foundation/paths.ts';
 import { neighbourFields, neighboursToSend } from '../../lib/generate/neighbours.ts';
 import { allCases } from '../../lib/generate/suite.ts';
-import { familyFields, LENIENT_FAULTS } from '../../server/lenient.ts';
+import { familyFields, KEY_LENIENCIES, LENIENT_FAULTS } from '../../server/lenient.ts';
 import { FAULTS } from '../../server/faults.ts';
 
 const byComponent = (component: string): FieldConstraint => {
@@ -45,6 +45,22 @@ test('which readings apply is derived from the constraint: case folding only whe
   expect(ids(fieldConstraints().find((c) => c.id === 'deleteSubmission.query.agency') as FieldConstraint)).toEqual(['truncate', 'trim', 'zero-pad', 'strip-separators', 'prefix', 'like', 'delimiter']);
   // Underscores and digits of other scripts spell the same number (Python's int(), Java's parseInt): readings, not faults.
   expect(ids(byComponent('Int32'))).toEqual(['strip-separators', 'trailing-garbage', 'fraction', 'wraparound']);
+});
+
+test("an integer that names data (the delete's sourceDb) has neighbours within int32 too: another number in 16 bits, without its sign, and a fraction rounded or truncated (a fresh reading of 2026-12-01)", () => {
+  const sourceDb = fieldConstraints().find((c) => c.id === 'deleteSubmission.query.sourceDb') as FieldConstraint;
+  expect(normalisationsFor(sourceDb).map((n) => n.id)).toEqual(['strip-separators', 'trailing-garbage', 'fraction', 'wraparound', 'narrow', 'sign-dropped']);
+  // Counters name no data: a valid int32 there is a count, no neighbour.
+  expect(normalisationsFor(byComponent('Int32')).map((n) => n.id)).not.toContain('narrow');
+  const sent = neighboursToSend(sourceDb, 128, { valid: true });
+  const lands = (value: string | number): string[] => (sent.find((n) => n.value === value)?.lands ?? []).map((l) => `${l.normalisation}/${l.variant}`);
+  expect(lands(65_664)).toEqual(['narrow/cast to 16 bits']);
+  expect(lands('-128')).toEqual(['sign-dropped/digits after the sign']);
+  // "128.4" is 128 to a reader that truncates and to one that rounds (.NET's Convert.ToInt32(double)).
+  expect(lands('128.4')).toEqual(expect.arrayContaining(['fraction/truncated', 'fraction/rounded']));
+  expect(normalisation('fraction').readers(sourceDb).map((r) => r.read('127.6', []))).toEqual([127, 128]);
+  // Where a value within int32 names nothing the case can judge, those neighbours are not sent.
+  expect(neighboursToSend(sourceDb, 128, { valid: false }).map((n) => n.value)).not.toContain(65_664);
 });
 
 test('a spelling some platform reads as the number its digits denote is a reading: never a neighbour, and a coercion where it is sent', () => {
@@ -138,12 +154,12 @@ test('a value not at its limit has no neighbour a cut lands on: the case needs d
   expect(delWorkcode?.needs).toEqual([{ atLimit: 'submissions', index: 0, value: 'workcode', length: 20 }]);
 });
 
-test('the lenient families are derived from the schemas: one fault per field and reading, three per list, four for the key, each in the catalogue', () => {
+test('the lenient families are derived from the schemas: one fault per field and reading, three per list, one per loose comparison of the key, each in the catalogue', () => {
   const fields = familyFields();
   expect(fields.map((c) => c.id)).toEqual(neighbourFields().map((c) => c.id));
   expect(fields.some((c) => c.id === 'mergeIswcMetadata.query.agency')).toBe(false);
   const perField = fields.reduce((n, c) => n + faultyNormalisationsFor(c).length, 0);
-  expect(LENIENT_FAULTS.length).toBe(perField + 2 * 3 + 4);
+  expect(LENIENT_FAULTS.length).toBe(perField + 2 * 3 + KEY_LENIENCIES.length);
   const ids = new Set(FAULTS.map((f) => f.id));
   for (const f of LENIENT_FAULTS) expect(ids.has(f.id), f.id).toBe(true);
   expect(LENIENT_FAULTS.map((f) => f.id)).toContain('partial.merge.agencyWorks.first-only');

@@ -32,7 +32,7 @@ const NAMED_KEY_FAULTS = {
   // changes the data (a refusal of data that does not exist may be its 404, not the key's 401).
   safe: ['auth-missing-run', 'auth-missing-run-end', 'auth-wrong-key-accepted', 'empty-key-accepted', 'key-case-insensitive'],
 } as const;
-const NEAR_MISS = ['lenient.key.truncate', 'lenient.key.prefix', 'lenient.key.last-char', 'lenient.key.strip-separators'];
+const NEAR_MISS = ['lenient.key.truncate', 'lenient.key.prefix', 'lenient.key.last-char', 'lenient.key.strip-separators', 'lenient.key.suffix'];
 /** Every key fault some case of the mode caught in the measurement (lib/run/fault-classes.ts: class key/…). */
 const keyFaultsOf = (mode: 'destructive' | 'safe'): string[] => [...new Set(Object.values(PLAN_DATA.catches[mode]).flatMap((c) => Object.keys(c)))].filter((f) => faultClass(f).startsWith('key/')).sort();
 

@@ -1,4 +1,4 @@
-import { decodeAnswer, describeAnswer, sentRunIdOf } from '../../contract/answer.ts';
+import { decodeAnswer, describeAnswer, sentRunIdOf, xmlDeclarationMismatch } from '../../contract/answer.ts';
 import { resourceSchema } from '../../contract/constraints.ts';
 import { operation } from '../../contract/operations.ts';
 import { validateResource } from '../../contract/validators.ts';
@@ -14,7 +14,7 @@ export default defineCheck({
   level: 'spec',
   sections: ['2.2', '4.1'],
   reading: 'Statuses and bodies',
-  description: 'The 200 of the run notification carries an agent run identifier (CsnNotification) in JSON or XML, valid against its schema: a runId, a string (section 2.2 states no more of it), which identifies a run when the notification ends one (not empty).',
+  description: 'The 200 of the run notification carries an agent run identifier (CsnNotification) in JSON or XML, valid against its schema and readable as it declares itself (an XML declaration naming UTF-16 over UTF-8 bytes is no XML to a client): a runId, a string (section 2.2 states no more of it), which identifies a run when the notification ends one (not empty).',
   scope: 'every-exchange',
   judge({ operation: opId, exchange }) {
     const response = exchange.response;
@@ -28,6 +28,9 @@ export default defineCheck({
     const decoded = decodeAnswer(exchange, resource);
     if (!decoded.ok) return fail(expected, decoded.format ? `${decoded.format.toUpperCase()} that does not decode: ${decoded.error}` : `${decoded.error}: ${describeAnswer(exchange)}`);
     const format = decoded.format;
+    // Read by a lenient decoder, but not by a client's XML processor: the bytes are not what the declaration says.
+    const mismatch = format === 'xml' ? xmlDeclarationMismatch(exchange) : undefined;
+    if (mismatch) return fail(expected, mismatch);
     const violations = validateResource(resource, decoded.value);
     if (violations.length > 0) {
       return fail(expected, `${format.toUpperCase()} ${JSON.stringify(decoded.value)}: ${violations.map((v) => `${v.path} ${v.message}`).join('; ')}`);

@@ -32,15 +32,18 @@ export async function keyProofs(ctx: CaseContext, opId: OperationId, request: Re
  * to any server (one that takes any key takes it as well as a random one), so it proves what a random wrong
  * key proved, and also one loose comparison of the key (cut, prefix, all but the last character, separators
  * stripped; issue 37). The run notification's own wrong-key case sends the first near miss
- * (RUN_WRONG_KEY); the operations that change data send the other three, one each, so that
- * a budget proving the key on every operation shows every loose comparison once at no request more. The end
- * of a run, proven where no data changes (non-destructive), sends the second.
+ * (RUN_WRONG_KEY); the operations that change data send three others, one each, and the end of a run the
+ * fifth, so that a budget proving the key on every operation shows every loose comparison once at no request
+ * more. The demerge's, two hyphens before the key, is taken by a server comparing the key's tail and by one
+ * stripping its separators: the merge case, which proves the key on the merge and the demerge, then needs no
+ * other near miss beside it. Where no data changes (non-destructive), the wrong-key case's parts send the
+ * others.
  */
 export const WRONG_KEY_NEAR_MISS: Record<OperationId, KeyNearMiss> = {
-  notifyAgentRun: 'key-shorter',
+  notifyAgentRun: 'key-separator',
   mergeIswcMetadata: 'key-shorter',
   deleteSubmission: 'key-last-char',
-  demergeIswcMetadata: 'key-separator',
+  demergeIswcMetadata: 'key-prefixed',
 };
 
 /** What each near miss of the key is, in words. */
@@ -49,6 +52,7 @@ export const NEAR_MISS_TEXT: Record<KeyNearMiss, string> = {
   'key-shorter': 'its last character left out',
   'key-last-char': 'its last character changed',
   'key-separator': 'a hyphen inserted in the middle',
+  'key-prefixed': 'two hyphens put before it',
 };
 
 /**
@@ -77,8 +81,9 @@ export function nearMissParts(): CasePart[] {
 /**
  * Near misses of the key (issue 28), each in its part (nearMissParts): `request`, one only the key refuses
  * (valid, naming data that exists: a 404 could hide the key otherwise), sent with its last character left
- * out, its last changed, a hyphen inside (the wrong-key case sent it with one character more); a server that
- * compares the key loosely (as a prefix, all but its last character, without separators) takes one of them.
+ * out, its last changed, a hyphen inside, two hyphens before it (the wrong-key case sent it with one
+ * character more); a server that compares the key loosely (as a prefix, all but its last character, without
+ * separators, by its tail) takes one of them.
  */
 export async function sendNearMisses(ctx: CaseContext, opId: OperationId, request: RequestSpec): Promise<void> {
   for (const miss of OTHER_NEAR_MISSES) {

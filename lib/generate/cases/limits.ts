@@ -432,6 +432,9 @@ export function limitCases(profile: TargetProfile): CaseDef[] {
       if (c.type === 'integer' && !spelled.has(c.operation)) {
         spelled.add(c.operation);
         for (const s of sameNumberSpellings(Number(example))) out.push(typeCase(c, profile, s.label, s.value, 'coercion'));
+        // Past int32, as text: a server that converts numeric strings must range-check what it converts, and one
+        // that refuses them refuses this one too: a 400 under every reading (a fresh reading of 2026-12-01).
+        out.push(typeCase(c, profile, 'past-int32-as-string', String(2 ** 31), 'rejected'));
       }
     } else if (c.type === 'integer') {
       for (const w of [{ label: 'word', value: 'abc' }, { label: 'fraction', value: '1.5' }]) out.push(queryTypeCase(c, profile, w.label, w.value));

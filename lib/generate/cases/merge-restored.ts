@@ -11,11 +11,12 @@ import { emptyMerge, queryFor } from '../templates.ts';
  * The restoring merge (issue 31): the agency works of a merges entry, each merged by a request of its own
  * (undone by a demerge under every reading of 4.4), registered for restoration before a request names it.
  * The core merges the first work and demerges it (three requests and its restoration); the rest are parts:
- * the key refused first; the other works merged too; a broken work refused beside the merged one; the last
- * work still demergeable after the first's demerge; and, on a profile that is not reusable, the key refused
- * on a merge of the entry's first ISWC alone, which then succeeds (issue 38: a server that checks the key against
- * the agency of each agency work serves it with no key; a merge of ISWCs cannot be undone, 4.4 names works,
- * so a reusable profile never sends it). The run then sends each registered work's demerge until refused:
+ * the key refused first; the other works merged too; a broken work refused beside the merged one; on a
+ * profile that is not reusable, the key refused on a merge of the entry's first ISWC alone, which then
+ * succeeds (issue 38: a server that checks the key against the agency of each agency work serves it with no
+ * key; a merge of ISWCs cannot be undone, 4.4 names works, so a reusable profile never sends it), before the
+ * first work is demerged (a merge of ISWCs that drops the works merged before fails that demerge); the last
+ * work still demergeable after the first's demerge. The run then sends each registered work's demerge until refused:
  * the entry is shown as found. On a reusable profile (`"reusable": true`) it is what lets a destructive gate
  * judge merges, demerges and refused items on entries that are never recreated; on any other profile it
  * consumes a merges entry like the other merge cases. A budget that proves the key on the merge takes the
@@ -38,6 +39,7 @@ export function restoringMergeCase(profile: TargetProfile): CaseDef {
       { id: 'item', title: 'a broken agency work refused beside the merged one' },
       { id: 'demerge-one', title: 'a demerge removes one set: the other work still demerges', after: ['other-works'] },
       { id: 'key-iswcs', title: 'the key refused on a merge of the entry\'s first ISWC alone, which then succeeds (a profile that is not reusable)' },
+      { id: 'iswcs-kept', title: 'the first work demerged right after that merge of ISWCs: a merge adds, the work is still merged', after: ['key-iswcs'] },
       { id: 'mixed-items', title: 'its first ISWC and first agency work in one body with one item of one list it cannot take, refused (a profile that is not reusable)', after: ['key-iswcs'] },
     ],
     async run(ctx) {
@@ -86,25 +88,25 @@ export function restoringMergeCase(profile: TargetProfile): CaseDef {
           expect: [expectCheck('status.item-refused', { because: 'agencyWorkCode is at most 20 characters (section 2.4); the rest of the merge is merged already (section 4.2)' })],
         });
       });
-      await ctx.send({ label: `demerge ${first.agencyWorkCode}`, operation: DEMERGE, request: demergeOf(first), expect: [expectCheck('outcome.merge', { because: `the merge just made ${first.agencyWorkCode} part of ${entry.preferredIswc} (section 3)` })] });
-      if (last && !sameIswcShown(profile, first, last)) {
-        await ctx.part('demerge-one', async () => {
-          await ctx.send({
-            label: `demerge ${last.agencyWorkCode}`,
-            operation: DEMERGE,
-            request: demergeOf(last),
-            expect: [expectCheck('outcome.demerge-one', { because: `${last.agencyWorkCode}, merged by a request of its own, is still merged after the demerge of ${first.agencyWorkCode} (section 4.4)` })],
-          });
-        });
-      }
+      const demergeFirst = (because: string) => ctx.send({ label: `demerge ${first.agencyWorkCode}`, operation: DEMERGE, request: demergeOf(first), expect: [expectCheck('outcome.merge', { because })] });
+      const mergedOnItsOwn = `the merge of ${first.agencyWorkCode} on its own made it part of ${entry.preferredIswc} (section 3)`;
+      // Set in the part that demerges the first work itself (a part's steps run only when the plan took it).
+      const firstWork = { demerged: false };
       // Its first ISWC alone (issue 38): a merge of one ISWC, the shape the other merge cases leave to the key
-      // and refusals, accepted; its ISWCs together go in merge.success-then-demerge.
+      // and refusals, accepted; its ISWCs together go in merge.success-then-demerge. Sent after the works are
+      // merged, and the first work demerged right after it: a merge adds, so the work is still there (a server
+      // whose merge of ISWCs rebuilds the group and drops its works fails that demerge; a fresh reading of
+      // 2026-12-01). That demerge is the core's, sent in its own part (`iswcs-kept`) when a plan takes it.
       const iswcs = (entry.iswcs ?? []).slice(0, 1);
       if (!profile.reusable && iswcs.length > 0) {
         await ctx.part('key-iswcs', async () => {
           const iswcsAlone = bodyRequest(OP, format, { ...emptyMerge(), iswcs }, query);
           await keyProofs(ctx, OP, iswcsAlone, 'merge its first ISWC alone', 'this merge of one ISWC is accepted (sections 5.1, 4.2)', ['none']);
           await ctx.send({ label: 'merge its first ISWC alone', operation: OP, request: iswcsAlone, expect: [expectCheck('status.success', { because: `the profile lists ${iswcs.join(', ')} as merged into ${entry.preferredIswc}, and a merge may name one ISWC alone (sections 4.2, 2.3)` })] });
+        });
+        await ctx.part('iswcs-kept', async () => {
+          await demergeFirst(`${mergedOnItsOwn}; the merge of ${iswcs.join(', ')} after it adds to the preferred ISWC and removes nothing (sections 3, 4.2)`);
+          firstWork.demerged = true;
         });
         // Mixed bodies (issue 38): its first ISWC, merged just before, and its first work (registered for
         // restoration) in one request, with one item of one list it cannot take; a server that reads one list
@@ -118,6 +120,17 @@ export function restoringMergeCase(profile: TargetProfile): CaseDef {
               expect: [expectCheck('status.item-refused', { because: `${broken.because}; the other items are the profile's, ISWCs and an agency work in one body (sections 4.2, 2.3)`, sections: [...broken.sections] })],
             });
           }
+        });
+      }
+      if (!firstWork.demerged) await demergeFirst(mergedOnItsOwn);
+      if (last && !sameIswcShown(profile, first, last)) {
+        await ctx.part('demerge-one', async () => {
+          await ctx.send({
+            label: `demerge ${last.agencyWorkCode}`,
+            operation: DEMERGE,
+            request: demergeOf(last),
+            expect: [expectCheck('outcome.demerge-one', { because: `${last.agencyWorkCode}, merged by a request of its own, is still merged after the demerge of ${first.agencyWorkCode} (section 4.4)` })],
+          });
         });
       }
     },

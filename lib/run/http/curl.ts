@@ -62,7 +62,8 @@ const KEY_ENV = KEY_PLACEHOLDER.slice(1); // ISWC_SUBSCRIPTION_KEY
 /**
  * The key, and every twin of it a case sends on purpose, as a POSIX shell expression inside double quotes,
  * made from the variable so that no key is ever written: the case-changed key, and the near misses of
- * lib/foundation/redact.ts (one character more, the last left out, the last changed, a hyphen inside).
+ * lib/foundation/redact.ts (one character more, the last left out, the last changed, a hyphen inside, two
+ * hyphens before it).
  */
 const KEY_EXPRESSION: Record<'env' | 'env-case-changed' | `env-${KeyNearMiss}`, string> = {
   env: `$${KEY_ENV}`,
@@ -71,6 +72,7 @@ const KEY_EXPRESSION: Record<'env' | 'env-case-changed' | `env-${KeyNearMiss}`, 
   'env-key-shorter': `\${${KEY_ENV}%?}`,
   'env-key-last-char': `$(k=$${KEY_ENV}; case $k in *0) printf %s1 "\${k%?}" ;; *) printf %s0 "\${k%?}" ;; esac)`,
   'env-key-separator': `$(k=$${KEY_ENV}; n=$((\${#k} / 2)); printf %s-%s "$(printf %s "$k" | cut -c1-$n)" "$(printf %s "$k" | cut -c$((n + 1))-)")`,
+  'env-key-prefixed': `--$${KEY_ENV}`,
 };
 
 function headerArg(name: string, value: string | { variable: string }): string {
