@@ -120,7 +120,10 @@ function itemsInOrder(ctx: Context, op: Operation, resource: RequestBodySpec['re
     }
     if (commit && effect && typeof iswc === 'string' && !ctx.faults.has('merge-iswcs-not-merged')) ctx.state.merge(preferred, [iswc], [], set);
   }
-  for (const work of Array.isArray(body.agencyWorks) ? (body.agencyWorks as unknown[]) : []) {
+  // Fault `merge-iswcs-clears-works`, in a loop that commits each item: a merge of ISWCs alone drops the works merged before.
+  const works = Array.isArray(body.agencyWorks) ? (body.agencyWorks as unknown[]) : [];
+  if (commit && effect && ctx.faults.has('merge-iswcs-clears-works') && Array.isArray(body.iswcs) && body.iswcs.length > 0 && works.length === 0) ctx.state.demergeAll(preferred);
+  for (const work of works) {
     const v = ctx.limits.checkBody(op.id, resource, { agencyWorks: [work] })[0];
     if (v) return bad('BAD_BODY', `${v.field} ${v.message}`);
     const w = work as AgencyWorkRef;

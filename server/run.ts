@@ -88,6 +88,8 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
   // Fault `run-unread-400-text`: what the server does not read gets a 400 in words of its own.
   if (!body.ok && f.has('run-unread-400-text') && body.kind === 'unsupported-media') return text(400, 'Unsupported media type');
   if (!body.ok && f.has('run-unread-400-text') && body.kind === 'too-large') return { ...text(400, 'Request body too large'), close: true };
+  // Fault `run-empty-body-400-no-text`: an empty body is refused by the framework before the handler, with no content.
+  if (!body.ok && f.has('run-empty-body-400-no-text') && body.error === 'empty body') return { status: 400 };
   if (!body.ok) return mediaFailure(ctx, body, () => badRequest(body.error));
 
   const decoded = f.has('fraction-truncated') ? ctx.limits.truncateFractions(op.id, body.value) : body.value;

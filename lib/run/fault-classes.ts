@@ -131,6 +131,7 @@ const CLASS_OF: Readonly<Record<string, string>> = {
   'accept-json-400-text': 'text/bad-request',
   'run-unread-400-text': 'text/bad-request',
   'unknown-run-400-text': 'text/bad-request',
+  'run-empty-body-400-no-text': 'text/bad-request',
   'run-not-authorized-text': 'text/not-authorized',
   'gateway-401-json': 'text/not-authorized',
   // The answers' shapes.

@@ -219,10 +219,13 @@ export function runCases(profile: TargetProfile): CaseDef[] {
             ? [
                 { label: 'truncated JSON', body: valid.slice(0, Math.floor(valid.length / 2)) },
                 { label: 'not JSON at all', body: `agencyCode=${profile.agency}&newRecordCount=1` },
+                // Empty: no document of either format (a framework may refuse it before the handler; its 400 still says "Bad Request").
+                { label: 'empty', body: '' },
               ]
             : [
                 { label: 'unclosed element', body: valid.replace(/<\/AgentRun>$/, '') },
                 { label: 'mismatched end tag', body: valid.replace('</agencyCode>', '</agentVersion>') },
+                { label: 'empty', body: '' },
               ];
         for (const { label, body } of bodies) {
           await ctx.send({
