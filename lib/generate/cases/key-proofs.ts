@@ -135,8 +135,10 @@ export function keyShapes(request: RequestSpec, more = true): Array<{ label: str
   const [first, ...rest] = request.query ?? [];
   if (first !== undefined && request.rawQuery === undefined) {
     out.push({ label: `without the key, ${first[0]} given twice`, shape: `the query parameter ${first[0]} given twice`, request: { ...request, auth: 'none', query: [first, first, ...rest] } });
-    const rawQuery = [`${encodeURIComponent(first[0])}=${percentEncodedAll(first[1])}`, ...rest.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`)].join('&');
-    if (more) out.push({ label: `without the key, the value of ${first[0]} percent-encoded`, shape: `the query value of ${first[0]} percent-encoded`, request: { ...request, auth: 'none', rawQuery } });
+    // Every value, not the first only: a filter that looks for one parameter in the raw query (`agency=128`, to check
+    // the key acts for it) skips the key when that one is encoded, whichever it is (a fresh reading of 2026-12-01).
+    const rawQuery = [first, ...rest].map(([name, value]) => `${encodeURIComponent(name)}=${percentEncodedAll(value)}`).join('&');
+    if (more) out.push({ label: 'without the key, every query value percent-encoded', shape: 'the query values percent-encoded', request: { ...request, auth: 'none', rawQuery } });
   }
   if (more && request.rawQuery === undefined) {
     out.push({ label: `without the key, with the query parameter ${UNDOCUMENTED_PARAMETER} the document does not name`, shape: 'an undocumented query parameter', request: { ...request, auth: 'none', query: [...(request.query ?? []), [UNDOCUMENTED_PARAMETER, '1']] } });
