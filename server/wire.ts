@@ -58,6 +58,11 @@ const REASON: Record<number, string> = { 204: 'No Content' };
 /** Choice `early-hints`: the Link sent in the 103 and repeated on the final answer (RFC 8297). */
 const EARLY_LINK = '</iswc.css>; rel=preload; as=style';
 
+/** XML text with its declaration (and a byte order mark) replaced by one that says utf-16. */
+function declaredUtf16(xml: string): string {
+  return `<?xml version="1.0" encoding="utf-16"?>${xml.replace(/^\uFEFF/, '').replace(/^<\?xml[^>]*\?>/, '')}`;
+}
+
 /** Writes a Reply. `json-content-type-mislabelled` and `missing-content-type` act here, on every answer. */
 export function writeReply(res: ServerResponse, reply: Reply, faults: ActiveFaults, choices?: ChoiceSet): void {
   if (reply.bodyOn204 !== undefined && res.socket) {
@@ -100,13 +105,12 @@ export function writeReply(res: ServerResponse, reply: Reply, faults: ActiveFaul
   // Choice `xml-answer-utf16`: XML in UTF-16LE with a byte order mark, as XML 1.0 requires every processor to read.
   const utf16 = reply.body.kind === 'xml' && choices?.has('xml-answer-utf16') === true;
   if (utf16) {
-    const declared = reply.body.text.replace(/^\uFEFF/, '').replace(/^<\?xml[^>]*\?>/, '');
-    payload = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(`<?xml version="1.0" encoding="utf-16"?>${declared}`, 'utf16le')]);
+    payload = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(declaredUtf16(reply.body.text), 'utf16le')]);
   }
   // Fault `xml-answer-utf16-declared`: the XML written through a StringWriter (its declaration says utf-16)
   // and sent as UTF-8 bytes, with no byte order mark and no charset to override the declaration.
   const misdeclared = reply.body.kind === 'xml' && !utf16 && faults.has('xml-answer-utf16-declared');
-  if (misdeclared) payload = Buffer.from(`<?xml version="1.0" encoding="utf-16"?>${reply.body.text.replace(/^\uFEFF/, '').replace(/^<\?xml[^>]*\?>/, '')}`, 'utf8');
+  if (misdeclared) payload = Buffer.from(declaredUtf16(reply.body.text), 'utf8');
   if (!faults.has('missing-content-type')) {
     const kind = isJson && faults.has('json-content-type-mislabelled') ? 'xml' : reply.body.kind;
     headers['Content-Type'] = kind === 'json' && choices?.has('json-text-json') ? 'text/json; charset=utf-8' : utf16 && kind === 'xml' ? 'application/xml; charset=utf-16' : CONTENT_TYPE[kind];

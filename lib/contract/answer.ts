@@ -76,8 +76,7 @@ export function decodeAnswer(exchange: Exchange, resource: ResourceName): { ok: 
 export function xmlDeclarationMismatch(exchange: Exchange): string | undefined {
   const response = exchange.response;
   if (!response || bodyFormat(exchange) !== 'xml') return undefined;
-  const contentType = Object.entries(response.headers).find(([name]) => name.toLowerCase() === 'content-type')?.[1] ?? '';
-  if (/;\s*charset\s*=/i.test(contentType)) return undefined;
+  if (/;\s*charset\s*=/i.test(contentTypeOf(exchange) ?? '')) return undefined;
   if (response.encoding !== undefined && !response.encoding.startsWith('utf-8')) return undefined;
   const declared = /^\s*<\?xml[^>]*?\sencoding\s*=\s*["']([^"']+)["']/i.exec(response.body ?? '')?.[1];
   if (declared === undefined || !/^(utf-?16|utf-?32|ucs-?2|ucs-?4|iso-10646-ucs-[24])/i.test(declared)) return undefined;

@@ -191,6 +191,9 @@ const FRACTION_TEXT = /^\s*[+-]?[0-9]+\.[0-9]+\s*$/;
 /** A lenient integer as text: digits only after the reading, else unread. */
 const integerFrom = (text: string): number | undefined => (/^[+-]?[0-9]+$/.test(text) ? Number(text) : undefined);
 
+/** An integer as a reader of integers sees it: a number, or text of digits around which spaces are dropped. */
+const integerRead = (v: unknown): number | undefined => (typeof v === 'number' ? v : isText(v) ? integerFrom(v.trim()) : undefined);
+
 export const NORMALISATIONS: readonly Normalisation[] = [
   {
     id: 'truncate',
@@ -358,7 +361,7 @@ export const NORMALISATIONS: readonly Normalisation[] = [
       {
         name: 'cast to 32 bits',
         read: (v) => {
-          const n = typeof v === 'number' ? v : isText(v) ? integerFrom(v.trim()) : undefined;
+          const n = integerRead(v);
           return n !== undefined && Number.isSafeInteger(n) && wrap32(n) !== n ? wrap32(n) : undefined;
         },
       },
@@ -375,7 +378,7 @@ export const NORMALISATIONS: readonly Normalisation[] = [
       {
         name: 'cast to 16 bits',
         read: (v) => {
-          const n = typeof v === 'number' ? v : isText(v) ? integerFrom(v.trim()) : undefined;
+          const n = integerRead(v);
           return n !== undefined && wrap32(n) === n && (n << 16) >> 16 !== n ? (n << 16) >> 16 : undefined;
         },
       },
