@@ -134,6 +134,19 @@ for (const status of [502, 503, 504]) {
   });
 }
 
+test('maintenance for good, the requests in flight all on one path (different bodies): the run stops, "target unavailable", nothing judged', async () => {
+  const server = cleanup.add(
+    await httpServer((_req, res) => {
+      res.writeHead(503);
+      res.end();
+    }),
+  );
+  const c = client(server.url, { unavailableBackoffMs: 20, unavailableRetries: 3 });
+  const answers = await Promise.all(['{"a":1}', '{"a":2}', '{"a":3}'].map((body) => c.send({ method: 'POST', path: '/agent/run', body })));
+  expect(answers.every((a) => a.error?.code === 'UNRESPONSIVE' || a.error?.code === 'NOT_SENT')).toBe(true);
+  expect(c.unusable()).toMatch(/^the target is unavailable: every request was answered 503/);
+});
+
 test('a 503 that answers one kind of request while the target answers the others is that request\'s own: judged as it came, the run goes on', async () => {
   const server = cleanup.add(
     await httpServer((req, res) => {

@@ -8,20 +8,29 @@
  *
  * The evidence is the run's own traffic: a request that keeps getting such an answer while another
  * request of the run is answered otherwise is request-specific, and its answer is judged at once. The
- * target is unavailable when, since its last other answer, requests of two kinds or more got them. Until
+ * target is unavailable when, since its last other answer, two different requests or more got them. Until
  * one of the two is known, the request is retried with back-off; when its retries are spent without the
- * target answering anything else, the run stops on "target unavailable" if two kinds or more were
+ * target answering anything else, the run stops on "target unavailable" if two requests or more were
  * affected, and the answer is judged otherwise (one request, alone in flight, says nothing of the rest).
  */
+
+import { createHash } from 'node:crypto';
 
 /** 502, 503 without Retry-After, 504: what a target in maintenance, or a gateway without its backend, answers. */
 export function isUnavailableAnswer(status: number, retryAfter: string | undefined): boolean {
   return status === 502 || status === 504 || (status === 503 && retryAfter === undefined);
 }
 
-/** A request's kind, for telling one kind of request that fails from a target that does: method and path. */
-export function requestKind(method: string, path: string): string {
-  return `${method.toUpperCase()} ${path}`;
+/**
+ * A request's kind, for telling one request that fails from a target that does: method, path, query and body.
+ * Two different requests answered so, and nothing else since, show the target away, whether they go to one
+ * path or two: a run whose first requests in flight were all run notifications (the key's proofs, in parallel)
+ * judged their maintenance 503s as findings when kinds were paths.
+ */
+export function requestKind(method: string, path: string, query = '', body: string | Uint8Array | undefined = undefined): string {
+  // A digest: a body may be megabytes (an oversized one), and a kind is a key kept while the spell lasts.
+  const digest = body === undefined ? '' : createHash('sha256').update(body).digest('base64');
+  return `${method.toUpperCase()} ${path}?${query} ${digest}`;
 }
 
 /** Resends of a request answered 502, 503 (no Retry-After) or 504, and the first back-off (doubled each time). */
@@ -61,7 +70,7 @@ export class Availability {
     return this.lastAnsweredAt > since;
   }
 
-  /** Requests of two kinds or more got such answers, and nothing else since: the target as a whole is away. */
+  /** Two different requests or more got such answers, and nothing else since: the target as a whole is away. */
   unavailableToAll(): boolean {
     return this.unavailable.size >= 2;
   }

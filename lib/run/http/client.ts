@@ -729,7 +729,7 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
     const headers: Record<string, string> = {};
     for (const [name, value] of list) headers[name] = value;
     if (keyValue !== undefined) headers[keyHeaderOf(spec)] = keyValue;
-    const kind = requestKind(spec.method, spec.path);
+    const kind = requestKind(spec.method, spec.path, spec.rawQuery ?? new URLSearchParams(spec.query?.map(([n, v]) => [n, v])).toString(), spec.body);
 
     let attempts = 0;
     let waitedMs = 0;
