@@ -328,8 +328,8 @@ export class RunEngine implements SelectableEngine {
       const keys = byTitle.get(`${t.project}\u0001${t.title}`);
       return keys ? [keys] : [];
     });
-    // Steering: the first test of each format that shows whether the target serves it runs first.
-    this.ahead = this.steering ? probesFirst(selected, (keys) => keys.flatMap((k) => this.byKey.get(k) ?? [])) : selected;
+    // Steering: the first test of each format that shows whether the target serves it runs first; in every run, the first test on each path early.
+    this.ahead = probesFirst(selected, (keys) => keys.flatMap((k) => this.byKey.get(k) ?? []), this.steering !== undefined);
     this.planned = this.requestsOf(this.ahead.flat());
     this.shareBudget();
     this.pump();

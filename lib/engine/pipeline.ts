@@ -112,8 +112,8 @@ export async function runSuiteWithOutcome(options: InProcessOptions): Promise<In
       inFlight -= estimate;
     }
   };
-  // Steering: the first case of each format that shows whether the target serves it runs first.
-  const order = steering ? probesFirst(planned, (p) => [p]) : planned;
+  // Steering: the first case of each format that shows whether the target serves it runs first; in every run, the first case on each path early.
+  const order = probesFirst(planned, (p) => [p], steering !== undefined);
   try {
     const byOrder = await inParallel(order, options.concurrency ?? 8, runOne);
     // The run's last steps: what the cases read back of what their first steps changed (CaseContext.atRunEnd).

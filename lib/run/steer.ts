@@ -4,6 +4,7 @@ import type { CaseFormat, Step } from '../generate/case.ts';
 import { CHECK_MANIFEST } from '../generate/checks.generated.ts';
 import type { CheckId } from '../generate/checks.generated.ts';
 import type { PlannedCase } from './planned.ts';
+import { operation } from '../contract/operations.ts';
 import { habitCell, queryValue } from './tells.ts';
 import { checksTaken } from './parts.ts';
 
@@ -168,15 +169,27 @@ export class Steering {
 }
 
 /**
- * The order to run tests in ahead of Playwright when the plan steers: for each body format, the first test
- * with a chosen case that demands a valid body be accepted goes first, so that whether the target serves
- * the format is known before the budget is spent on it. The rest keep their order.
+ * The order to run tests in ahead of Playwright. When the plan steers (`formats`), for each body format the
+ * first test with a chosen case that demands a valid body be accepted goes first, so that whether the target
+ * serves the format is known before the budget is spent on it. Then, in every run, the first test on each path
+ * those leave out, so that the first answers come from every path (a wrong base path is told from 404s on two
+ * paths, one a run start: lib/contract/routes.ts; a plan that begins with the run notification's cases sent a
+ * dozen of them first, a minute at 10 a minute). The rest keep their order.
  */
-export function probesFirst<T>(tests: readonly T[], casesOf: (test: T) => readonly PlannedCase[]): T[] {
+export function probesFirst<T>(tests: readonly T[], casesOf: (test: T) => readonly PlannedCase[], formats = true): T[] {
   const first: T[] = [];
-  for (const format of ['json', 'xml'] as const) {
+  for (const format of formats ? (['json', 'xml'] as const) : []) {
     const probe = tests.find((t) => !first.includes(t) && casesOf(t).some((p) => p.format === format && p.skipReason === undefined && p.shape.checks.includes('status.success')));
     if (probe !== undefined) first.push(probe);
+  }
+  const pathsOf = (t: T): string[] => casesOf(t).flatMap((p) => (p.skipReason === undefined && p.def.operation ? [operation(p.def.operation).path] : []));
+  const covered = new Set(first.flatMap(pathsOf));
+  for (const t of tests) {
+    if (first.includes(t)) continue;
+    const paths = pathsOf(t);
+    if (!paths.some((path) => !covered.has(path))) continue;
+    first.push(t);
+    for (const path of paths) covered.add(path);
   }
   return [...first, ...tests.filter((t) => !first.includes(t))];
 }

@@ -17,6 +17,7 @@ import { validAgentRun, queryFor } from '../../lib/generate/templates.ts';
 import { runSuiteWithOutcome } from '../../lib/engine/pipeline.ts';
 import { planSuite } from '../../lib/run/plan.ts';
 import { probesFirst, TargetLearner, tellsNothing } from '../../lib/run/steer.ts';
+import { operation } from '../../lib/contract/operations.ts';
 import { EMBEDDED_KEY, startReferenceServer } from '../../server/index.ts';
 
 const profile = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
@@ -77,6 +78,9 @@ test('a case is steered away only when every spec check it exercises was exercis
   const ordered = probesFirst(planned, (p) => [p]);
   expect(ordered.slice(0, 2).map((p) => p.format)).toEqual(['json', 'xml']);
   expect(ordered.slice(0, 2).every((p) => p.shape.checks.includes('status.success'))).toBe(true);
+  // Then the first case on each other path: the first answers come from every path (a wrong base path shows on two).
+  const paths = ordered.slice(0, 4).map((p) => (p.def.operation ? operation(p.def.operation).path : ''));
+  expect(new Set(paths)).toEqual(new Set(['/agent/run', '/iswc/merge', '/submission']));
 });
 
 test('against a target that reads no XML, a budget of 60 spends what XML cases would have sent on JSON cases next in the ranking, within the budget', async () => {
