@@ -121,7 +121,9 @@ async function route(ctx: Context, routes: Routes, req: IncomingMessage): Promis
   const target = splitTarget(req.url ?? '/');
   const query = target.query;
   // Choice `paths-case-insensitive`: ASP.NET Core routing matches without case and takes a trailing slash.
-  const path = ctx.choices.has('paths-case-insensitive') ? normalisePath(routes, target.path) : target.path;
+  // Faults `key-skipped-trailing-slash` and `key-skipped-path-case` route as it does, and their key filter compares the path as written.
+  const routedLoosely = ctx.choices.has('paths-case-insensitive') || ctx.faults.has('key-skipped-trailing-slash') || ctx.faults.has('key-skipped-path-case');
+  const path = routedLoosely ? normalisePath(routes, target.path) : target.path;
   // Choice `rate-limit-429`: a gateway throttles every 300th request (Retry-After: 1).
   if (ctx.choices.has('rate-limit-429') && ++ctx.requestCount % 300 === 0) {
     return json(429, { statusCode: 429, message: 'Rate limit is exceeded. Try again in 1 seconds.' }, { 'Retry-After': '1' });
@@ -198,7 +200,10 @@ async function route(ctx: Context, routes: Routes, req: IncomingMessage): Promis
       (ctx.faults.has('key-skipped-param-twice') && repeatsAParameter(query)) ||
       (ctx.faults.has('key-skipped-content-type-params') && op.body !== null && (req.headers['content-type'] ?? '').includes(';')) ||
       (ctx.faults.has('key-skipped-extra-param') && [...new URLSearchParams(query).keys()].some((name) => !op.params.some((p) => p.name === name))) ||
-      (ctx.faults.has('key-skipped-percent-encoded') && /%[0-9A-Fa-f]{2}/.test(query));
+      (ctx.faults.has('key-skipped-percent-encoded') && /%[0-9A-Fa-f]{2}/.test(query)) ||
+      (ctx.faults.has('key-skipped-accept-json') && /json/i.test(req.headers.accept ?? '')) ||
+      (ctx.faults.has('key-skipped-trailing-slash') && target.path !== path && target.path.endsWith('/')) ||
+      (ctx.faults.has('key-skipped-path-case') && target.path !== path && target.path.replace(/\/+$/, '') !== path);
     if (!endServed && !iswcsOnlyServed && !shapeServed && !agencylessServed && !requestShapeServed) {
       // Review fault `auth-after-action`: the operation runs (and changes data) before the key is looked at.
       if (ctx.faults.has('auth-after-action') && op.id === 'deleteSubmission') handleDelete(ctx, op, query);

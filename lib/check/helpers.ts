@@ -1,4 +1,4 @@
-import { bodyShape, carriesText, contentTypeOf, describeAnswer, statusOf } from '../contract/answer.ts';
+import { bodyShape, carriesText, contentTypeOf, describeAnswer, runIdOf, statusOf } from '../contract/answer.ts';
 import type { OperationId } from '../contract/operations.ts';
 import { operation } from '../contract/operations.ts';
 import type { Because } from '../generate/expectations.ts';
@@ -44,6 +44,22 @@ export function shapeKeyRefusal(opId: OperationId | null, shape: string): { stat
   const base = keyRefusal(opId);
   const statuses = [...new Set([...base.statuses, 400, 406, 415])];
   return { statuses, label: `${statuses.join(', ')} (section 5: the key is missing whatever the shape of the request; ${shape} may be refused for itself first, 400, 406 or 415; which one is recorded, never a success)` };
+}
+
+/**
+ * A request without the key on another spelling of an operation's path (a trailing slash, capitals), which a
+ * router may take for the operation's path or not route at all: only the operation's own success (its success
+ * status; on the run notification, a run's runId) shows it served without the key. Any other answer passes: a
+ * refusal, or the path not routed (a server answering every unknown path 200 is http.unknown-path's fault, not
+ * the key's).
+ */
+export function otherPathJudge<P extends Because>(input: JudgeInput<P>, shape: string): Judgement {
+  const op = input.operation ? operation(input.operation) : null;
+  const expected = `no success of the operation (section 5: the key is missing, however the path is spelled; ${shape} may be refused or not routed, 403, 404 or 405) because ${input.params.because}`;
+  const status = statusOf(input.exchange);
+  if (status === null) return fail(expected, describeAnswer(input.exchange));
+  const served = op !== null && status === op.successStatus && (op.id !== 'notifyAgentRun' || runIdOf(input.exchange) !== undefined);
+  return { verdict: served ? 'fail' : 'pass', expected, received: describeAnswer(input.exchange) };
 }
 
 /**

@@ -12,8 +12,8 @@ export const CHECK_MANIFEST = {
   "http.no-5xx": {"level":"http","scope":"every-exchange","sections":["RFC 9110 §15.6"],"params":null},
   "http.no-internals": {"level":"http","scope":"every-exchange","sections":["RFC 9110 §17"],"params":null},
   "observed.error-body": {"level":"observed","scope":"every-exchange","sections":["7"],"params":null},
-  "auth.key-checked": {"level":"spec","scope":"targeted","sections":["5","4.1","4.2","4.3","4.4"],"params":{"type":"object","properties":{"noEffect":{"type":"boolean"},"emptyKey":{"type":"boolean"},"shape":{"type":"string"}},"required":[]}},
-  "auth.required": {"level":"spec","scope":"targeted","sections":["5","4.1"],"params":{"type":"object","properties":{"emptyKey":{"type":"boolean"},"noAgency":{"type":"boolean"},"shape":{"type":"string"}},"required":[]}},
+  "auth.key-checked": {"level":"spec","scope":"targeted","sections":["5","4.1","4.2","4.3","4.4"],"params":{"type":"object","properties":{"noEffect":{"type":"boolean"},"emptyKey":{"type":"boolean"},"shape":{"type":"string"},"otherPath":{"type":"boolean"}},"required":[]}},
+  "auth.required": {"level":"spec","scope":"targeted","sections":["5","4.1"],"params":{"type":"object","properties":{"emptyKey":{"type":"boolean"},"noAgency":{"type":"boolean"},"shape":{"type":"string"},"otherPath":{"type":"boolean"}},"required":[]}},
   "body.malformed": {"level":"spec","scope":"targeted","sections":["2.1","2.3","7"],"params":null},
   "limit.accepted": {"level":"spec","scope":"targeted","sections":["8"],"params":{"type":"object","properties":{"nominalStatus":{"type":["integer","null"],"minimum":100,"maximum":599},"success":{"type":"integer","minimum":200,"maximum":299}},"required":["nominalStatus"]}},
   "limit.rejected": {"level":"spec","scope":"targeted","sections":["8"],"params":{"type":"object","properties":{"notFoundFits":{"type":"boolean"}},"required":[]}},
@@ -95,8 +95,8 @@ export type TargetedCheckId =
 
 /** The parameters each targeted check takes beyond because, sections and facts. */
 export interface CheckParamsById {
-  "auth.key-checked": { noEffect?: boolean; emptyKey?: boolean; shape?: string };
-  "auth.required": { emptyKey?: boolean; noAgency?: boolean; shape?: string };
+  "auth.key-checked": { noEffect?: boolean; emptyKey?: boolean; shape?: string; otherPath?: boolean };
+  "auth.required": { emptyKey?: boolean; noAgency?: boolean; shape?: string; otherPath?: boolean };
   "body.malformed": Record<never, never>;
   "limit.accepted": { nominalStatus: number | null; success?: number };
   "limit.rejected": { notFoundFits?: boolean };

@@ -1,6 +1,6 @@
 import type { PlanData, RankedEntry, RankedPlan } from './plan-rank.ts';
 import { caughtInSelection, coverage, entryRequests, specChecksOf } from './plan-rank.ts';
-import { classesShown } from './fault-classes.ts';
+import { classesShown, faultClass } from './fault-classes.ts';
 import { PLAN_DATA } from './plans.generated.ts';
 import { requestsOf } from './dry-run.ts';
 import type { PlannedCase } from './planned.ts';
@@ -223,7 +223,13 @@ export function choose(planned: PlannedCase[], options: ChooseOptions): Choice {
       const caught = data.catches[mode][e.key] ?? {};
       return Object.keys(caught).filter((f) => (e.runs === undefined || (caught[f] ?? Infinity) <= e.runs) && caughtInSelection(data.partCatches?.[mode][e.key]?.[f], e.parts));
     };
-    const keyClassesOf = (e: RankedEntry): string[] => classesShown(faultsOf(e), byKey.get(e.key)?.def.operation).filter((c) => c.startsWith('key/'));
+    // The key's classes an entry shows, and each key fault of the catalogue it catches (as the ranking's key stage
+    // counts them, lib/run/plan-rank.ts): a slice built on an entry that shows a class by one member keeps the key
+    // entries that catch its other members (the key skipped on an Accept of XML shows the class, not the one of JSON).
+    const keyClassesOf = (e: RankedEntry): string[] => {
+      const faults = faultsOf(e);
+      return [...classesShown(faults, byKey.get(e.key)?.def.operation).filter((c) => c.startsWith('key/')), ...faults.filter((f) => faultClass(f).startsWith('key/')).map((f) => `member:${f}`)];
+    };
     // The faults an entry shows that fail a run of this strictness.
     const gatingFaultsOf = (e: RankedEntry): string[] => faultsOf(e).filter((f) => options.strict === true || data.faults[f] === 'spec');
     const rotation = rotate(ranked.entries, byKey, sel, keyClassesOf, gatingFaultsOf);

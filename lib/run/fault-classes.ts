@@ -43,11 +43,17 @@ const CLASS_OF: Readonly<Record<string, string>> = {
   // A shape of the run's body (no agency named) that skips the key: the key role on one shape (issue 38), as the merge's.
   'run-key-agency-only': 'shape/key',
   'key-skipped-without-content-type': 'shape/key',
-  'key-skipped-accept-xml': 'shape/key',
   'key-skipped-param-twice': 'shape/key',
-  'key-skipped-content-type-params': 'shape/key',
   'key-skipped-extra-param': 'shape/key',
-  'key-skipped-percent-encoded': 'shape/key',
+  'key-skipped-trailing-slash': 'shape/key',
+  'key-skipped-path-case': 'shape/key',
+  // The key skipped on a spelling every reader takes alike (a charset parameter, an Accept of the format sent,
+  // a value percent-encoded): the key missing on an operation, proven by the key proofs every budget sends
+  // (the key in another letter case goes spelled so, lib/generate/cases/key-proofs.ts), not a shape of its own.
+  'key-skipped-accept-xml': 'key/spelling/*',
+  'key-skipped-accept-json': 'key/spelling/*',
+  'key-skipped-content-type-params': 'key/spelling/*',
+  'key-skipped-percent-encoded': 'key/spelling/*',
   'auth-xml-unchecked': 'key/xml',
   // A valid body of each format accepted.
   'xml-request-unsupported': 'acceptance/xml',

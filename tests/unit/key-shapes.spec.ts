@@ -1,12 +1,13 @@
 /**
  * The key on every shape of a request (issue 38): keyShapes derives, from a request that succeeds with the
- * key, the same request without it in each shape a key filter may miss. Each is the same request to every
- * reader; the percent-encoded shape encodes every query value (a filter that looks for one parameter in the
- * raw query, whichever it is, skips the key when that one is encoded: a fresh reading of 2026-12-01).
+ * key, the same request without it in each shape a key filter may miss that a server may also refuse for
+ * itself, one at a time. The spellings every reader takes alike go at once (spelledAtOnce, with the key in
+ * another letter case): every query value encoded (a filter that looks for one parameter in the raw query,
+ * whichever it is, skips the key when that one is encoded: a fresh reading of 2026-12-01).
  */
 import { expect, _baseTest as test } from '@playwright/test';
 import type { RequestSpec } from '../../lib/contract/exchange.ts';
-import { keyShapes, UNDOCUMENTED_PARAMETER } from '../../lib/generate/cases/key-proofs.ts';
+import { keyShapes, spelledAtOnce, UNDOCUMENTED_PARAMETER } from '../../lib/generate/cases/key-proofs.ts';
 
 const DELETE: RequestSpec = {
   method: 'DELETE',
@@ -22,20 +23,35 @@ const DELETE: RequestSpec = {
 
 const RUN: RequestSpec = { method: 'POST', path: '/agent/run', query: [], headers: { 'Content-Type': 'application/json' }, body: '{"agencyCode":"128"}', auth: 'key' };
 
-test('every shape of a query request goes without the key; the encoded one encodes every value and decodes to the same query', () => {
+test('every shape of a query request goes without the key, one at a time: the paths a router may take besides', () => {
   const shapes = keyShapes(DELETE);
   expect(shapes.every((s) => s.request.auth === 'none')).toBe(true);
-  expect(shapes.map((s) => s.shape)).toEqual(['an Accept of application/xml', 'the query parameter preferredIswc given twice', 'the query values percent-encoded', 'an undocumented query parameter']);
-  const encoded = shapes.find((s) => s.shape === 'the query values percent-encoded')?.request.rawQuery ?? '';
-  expect(encoded).toBe('preferredIswc=%54%33%33%30%30%30%30%30%30%30%30&agency=%31%32%38&workcode=%49%4D%30%30%39%30%30%31%30%30');
-  expect([...new URLSearchParams(encoded)]).toEqual(DELETE.query);
+  expect(shapes.map((s) => s.shape)).toEqual(['an Accept of application/xml', 'the query parameter preferredIswc given twice', 'an undocumented query parameter', 'the path with a trailing slash', 'the path in capitals']);
   expect(shapes.find((s) => s.shape === 'an undocumented query parameter')?.request.query).toEqual([...(DELETE.query ?? []), [UNDOCUMENTED_PARAMETER, '1']]);
+  expect(shapes.filter((s) => s.otherPath).map((s) => s.request.path)).toEqual(['/submission/', '/SUBMISSION']);
+  // Each shape changes one thing: the query of the path shapes is the request's.
+  expect(shapes.filter((s) => s.otherPath).every((s) => s.request.query === DELETE.query)).toBe(true);
 });
 
-test('a request with a body: without Content-Type and with a charset parameter to it; the merge success case keeps the first three shapes only', () => {
+test('a request with a body: without Content-Type first; the merge success case keeps the first shapes only', () => {
   const shapes = keyShapes(RUN);
-  expect(shapes.map((s) => s.shape)).toEqual(['a body without Content-Type', 'a Content-Type with a charset parameter', 'an Accept of application/xml', 'an undocumented query parameter']);
+  expect(shapes.map((s) => s.shape)).toEqual(['a body without Content-Type', 'an Accept of application/xml', 'an undocumented query parameter', 'the path with a trailing slash', 'the path in capitals']);
   expect(shapes[0]?.request.headers).toEqual({});
-  expect(shapes[1]?.request.headers).toEqual({ 'Content-Type': 'application/json; charset=utf-8' });
   expect(keyShapes(DELETE, false).map((s) => s.shape)).toEqual(['an Accept of application/xml', 'the query parameter preferredIswc given twice']);
+});
+
+test('spelled every other valid way at once: a charset parameter, an Accept of its format first and the other after it, every query value encoded, and the same request to every reader', () => {
+  const query = spelledAtOnce({ ...DELETE, auth: 'key-case' });
+  expect(query.auth).toBe('key-case');
+  expect(query.headers).toEqual({ Accept: 'application/json, application/xml;q=0.5' });
+  expect(query.rawQuery).toBe('preferredIswc=%54%33%33%30%30%30%30%30%30%30%30&agency=%31%32%38&workcode=%49%4D%30%30%39%30%30%31%30%30');
+  expect([...new URLSearchParams(query.rawQuery)]).toEqual(DELETE.query);
+  const body = spelledAtOnce(RUN);
+  expect(body.headers).toEqual({ 'Content-Type': 'application/json; charset=utf-8', Accept: 'application/json, application/xml;q=0.5' });
+  expect(body.rawQuery).toBeUndefined();
+  expect(body.body).toBe(RUN.body);
+  const xml = spelledAtOnce({ ...RUN, headers: { 'content-type': 'application/xml', accept: 'application/xml' } });
+  // A header given already is kept as given: its Accept, a Content-Type with its parameter added once.
+  expect(xml.headers).toEqual({ 'content-type': 'application/xml; charset=utf-8', accept: 'application/xml' });
+  expect(spelledAtOnce({ ...RUN, headers: { 'Content-Type': 'application/xml' } }).headers?.Accept).toBe('application/xml, application/json;q=0.5');
 });

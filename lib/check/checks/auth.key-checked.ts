@@ -1,5 +1,5 @@
 import type { Because } from '../../generate/expectations.ts';
-import { keyRefusal, refusal, shapeKeyRefusal, statusJudge } from '../helpers.ts';
+import { keyRefusal, otherPathJudge, refusal, shapeKeyRefusal, statusJudge } from '../helpers.ts';
 import { defineCheck } from '../types.ts';
 
 interface KeyCheckedParams extends Because {
@@ -12,6 +12,8 @@ interface KeyCheckedParams extends Because {
   emptyKey?: boolean;
   /** The request's shape, in words ("a query parameter given twice"): 400, 406 or 415 refuse it as well (shapeKeyRefusal). */
   shape?: string;
+  /** The shape is another spelling of the path (a trailing slash, capitals): only the operation's success fails (otherPathJudge). */
+  otherPath?: boolean;
 }
 
 /**
@@ -30,9 +32,12 @@ export default defineCheck<KeyCheckedParams>({
   sections: ['5', '4.1', '4.2', '4.3', '4.4'],
   reading: 'Authentication',
   description:
-    'A request on a disposable entry sent without the key, with an empty one, with a wrong one (a near miss of the key, a different one on each operation that changes data) or with the key in another letter case, just before the same request succeeds with the key, is refused: 401 on the run notification (an empty key 401 or 400); elsewhere a documented error status, 401 or 403 (the answer is not shown for these operations), never a success; sent without the key in another shape (no Content-Type, a query parameter given twice, an Accept of the other format), 400, 406 or 415 refuse it as well. After a merge refused for its key, a demerge of what it names is refused: the refused merge merged nothing.',
+    'A request on a disposable entry sent without the key, with an empty one, with a wrong one (a near miss of the key, a different one on each operation that changes data) or with the key in another letter case (that one spelled every other way every reader takes alike at once: a charset parameter to its Content-Type, an Accept of its format, every query value percent-encoded), just before the same request succeeds with the key, is refused: 401 on the run notification (an empty key 401 or 400); elsewhere a documented error status, 401 or 403 (the answer is not shown for these operations), never a success; sent without the key in another shape (no Content-Type, a query parameter given twice or one the document does not name, an Accept of the other format), 400, 406 or 415 refuse it as well, and on its path with a trailing slash or in capitals any answer but the operation\'s success (a path not routed is no key skipped). After a merge refused for its key, a demerge of what it names is refused: the refused merge merged nothing.',
   scope: 'targeted',
-  params: { type: 'object', properties: { noEffect: { type: 'boolean' }, emptyKey: { type: 'boolean' }, shape: { type: 'string' } }, required: [] },
+  params: { type: 'object', properties: { noEffect: { type: 'boolean' }, emptyKey: { type: 'boolean' }, shape: { type: 'string' }, otherPath: { type: 'boolean' } }, required: [] },
   // The work a no-effect demerge names may be another agency's: 401 or 403 may refuse it (5.3).
-  judge: statusJudge(({ operation: opId, params }) => (params.noEffect === true ? refusal(opId) : params.shape !== undefined ? shapeKeyRefusal(opId, params.shape) : keyRefusal(opId, params.emptyKey === true ? 'an empty key' : undefined)), true),
+  judge: (input) =>
+    input.params.otherPath === true
+      ? otherPathJudge(input, input.params.shape ?? 'another spelling of the path')
+      : statusJudge<KeyCheckedParams>(({ operation: opId, params }) => (params.noEffect === true ? refusal(opId) : params.shape !== undefined ? shapeKeyRefusal(opId, params.shape) : keyRefusal(opId, params.emptyKey === true ? 'an empty key' : undefined)), true)(input),
 });

@@ -1,5 +1,5 @@
 import type { Because } from '../../generate/expectations.ts';
-import { keyRefusal, shapeKeyRefusal, statusJudge } from '../helpers.ts';
+import { keyRefusal, otherPathJudge, shapeKeyRefusal, statusJudge } from '../helpers.ts';
 import { defineCheck } from '../types.ts';
 
 interface KeyRequiredParams extends Because {
@@ -9,6 +9,8 @@ interface KeyRequiredParams extends Because {
   noAgency?: boolean;
   /** The request's shape, in words ("a body without Content-Type"): 400, 406 or 415 refuse it as well (shapeKeyRefusal). */
   shape?: string;
+  /** The shape is another spelling of the path (a trailing slash, capitals): only the operation's success fails (otherPathJudge). */
+  otherPath?: boolean;
 }
 
 /**
@@ -23,8 +25,11 @@ export default defineCheck<KeyRequiredParams>({
   level: 'spec',
   sections: ['5', '4.1'],
   reading: 'Authentication',
-  description: 'A request without the key or with a wrong key (on the run notification also with an empty one) is refused: 401 on the run notification (an empty key, or a body without agencyCode, 401 or 400: a missing key or a bad request); on the others any documented error status, 401 or 403 (the answer is not shown for them). Sent in another shape (no Content-Type, an Accept of the other format), 400, 406 or 415 refuse it as well. An empty key on merge, delete and demerge is proven where it shows, on disposable entries (auth.key-checked).',
+  description: 'A request without the key or with a wrong key (on the run notification also with an empty one) is refused: 401 on the run notification (an empty key, or a body without agencyCode, 401 or 400: a missing key or a bad request); on the others any documented error status, 401 or 403 (the answer is not shown for them). Sent in another shape (no Content-Type, an Accept of the other format, a query parameter the document does not name), 400, 406 or 415 refuse it as well, and on its path with a trailing slash or in capitals any answer but the operation\'s success (a path not routed is no key skipped). An empty key on merge, delete and demerge is proven where it shows, on disposable entries (auth.key-checked).',
   scope: 'targeted',
-  params: { type: 'object', properties: { emptyKey: { type: 'boolean' }, noAgency: { type: 'boolean' }, shape: { type: 'string' } }, required: [] },
-  judge: statusJudge(({ operation: opId, params }) => params.shape !== undefined ? shapeKeyRefusal(opId, params.shape) : keyRefusal(opId, params.emptyKey === true ? 'an empty key' : params.noAgency === true ? 'a body without agencyCode' : undefined)),
+  params: { type: 'object', properties: { emptyKey: { type: 'boolean' }, noAgency: { type: 'boolean' }, shape: { type: 'string' }, otherPath: { type: 'boolean' } }, required: [] },
+  judge: (input) =>
+    input.params.otherPath === true
+      ? otherPathJudge(input, input.params.shape ?? 'another spelling of the path')
+      : statusJudge<KeyRequiredParams>(({ operation: opId, params }) => params.shape !== undefined ? shapeKeyRefusal(opId, params.shape) : keyRefusal(opId, params.emptyKey === true ? 'an empty key' : params.noAgency === true ? 'a body without agencyCode' : undefined))(input),
 });

@@ -9,19 +9,23 @@ import { KEY_PROOF_LABEL, KEY_PROOF_STATE, KEY_PROOFS } from '../templates.ts';
  * The request that is about to succeed, sent first without the key, with an empty one, with a wrong one and
  * with the key in another letter case: each is refused (a 404 for data that does not exist cannot hide the
  * key here, since the data exists; section 5). `succeeds` says what the same request does with the key. The
- * wrong key is the operation's near miss of the key (WRONG_KEY_NEAR_MISS): wrong under every reading.
+ * wrong key is the operation's near miss of the key (WRONG_KEY_NEAR_MISS): wrong under every reading. The
+ * key in another letter case is sent in the request's other valid spellings at once (spelledAtOnce), so that
+ * every budget that proves the key on an operation also proves it on the spellings every reader takes alike.
  * `proofs` sends some of them only (a case that gives the others a part of their own).
  */
 export async function keyProofs(ctx: CaseContext, opId: OperationId, request: RequestSpec, label: string, succeeds: string, proofs: ReadonlyArray<(typeof KEY_PROOFS)[number]> = KEY_PROOFS): Promise<void> {
   const miss = WRONG_KEY_NEAR_MISS[opId];
   for (const proof of proofs) {
     const auth: AuthMode = proof === 'wrong' ? miss : proof;
-    const how = proof === 'wrong' ? `${KEY_PROOF_LABEL.wrong} (the key with ${NEAR_MISS_TEXT[miss]})` : KEY_PROOF_LABEL[proof];
-    const state = proof === 'wrong' ? `${KEY_PROOF_STATE.wrong} (the key with ${NEAR_MISS_TEXT[miss]})` : KEY_PROOF_STATE[proof];
+    const how = proof === 'wrong' ? `${KEY_PROOF_LABEL.wrong} (the key with ${NEAR_MISS_TEXT[miss]})` : proof === 'key-case' ? `${KEY_PROOF_LABEL[proof]}, ${SPELLED_AT_ONCE_SHORT}` : KEY_PROOF_LABEL[proof];
+    const state = proof === 'wrong' ? `${KEY_PROOF_STATE.wrong} (the key with ${NEAR_MISS_TEXT[miss]})` : proof === 'key-case' ? `${KEY_PROOF_STATE[proof]}, in a request ${SPELLED_AT_ONCE_WORDS}` : KEY_PROOF_STATE[proof];
     await ctx.send({
       label: `${label} ${how}`,
       operation: opId,
-      request: { ...request, auth },
+      // The key in another letter case goes in the request's other valid spellings at once (spelledAtOnce):
+      // a server that refuses it for its key refuses it so too, one that skips the key on any of them serves it.
+      request: proof === 'key-case' ? spelledAtOnce({ ...request, auth }) : { ...request, auth },
       expect: [expectCheck('auth.key-checked', { because: `the subscription key is ${state}; with it ${succeeds}`, ...(proof === 'empty' ? { emptyKey: true } : {}) })],
     });
   }
@@ -100,11 +104,13 @@ export async function sendNearMisses(ctx: CaseContext, opId: OperationId, reques
 
 /**
  * The key on every shape of a request (issue 38): a server may reach its key check only on some of them, and
- * serve the rest without a key (a filter keyed on the Content-Type, on the format an Accept asks for, or on
- * a query read once). The part that sends them: without the key, the request that succeeds with it,
- * reshaped; each is refused (400, 406 or 415 as well: a server may refuse the shape first).
+ * serve the rest without a key (a filter keyed on the Content-Type, on the format an Accept asks for, on a
+ * query read once, on the path as written). The part that sends them: without the key, the request that
+ * succeeds with it, reshaped; each is refused (400, 406 or 415 as well: a server may refuse the shape first;
+ * 403 or 404 for a path it does not route). The spellings every reader takes alike go at once with the key
+ * in another letter case (keyProofs, spelledAtOnce), where a budget proving the key sends them.
  */
-export const KEY_REQUEST_SHAPES_PART: CasePart = { id: 'key-request-shapes', title: 'without the key, the same request without Content-Type or with a charset parameter to it, asking for the other format, with a query parameter given twice, percent-encoded, or one more the document does not name: refused', shows: 'shape/key' };
+export const KEY_REQUEST_SHAPES_PART: CasePart = { id: 'key-request-shapes', title: 'without the key, the same request without Content-Type, asking for the other format, with a query parameter given twice or one more the document does not name, on its path with a trailing slash or in capitals: refused', shows: 'shape/key' };
 
 /** The query parameter no operation documents that a key shape adds (a filter keyed on the parameters it knows may miss it). */
 export const UNDOCUMENTED_PARAMETER = 'conformance-probe';
@@ -114,34 +120,61 @@ function percentEncodedAll(value: string): string {
   return Array.from(new TextEncoder().encode(value), (b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
 }
 
+/** What spelledAtOnce changes, in words: after "a request", and as a label. */
+export const SPELLED_AT_ONCE_WORDS = 'spelled in every other way every reader takes alike at once (a charset parameter to its Content-Type, an Accept naming the format it is sent in and the other after it, every query value percent-encoded)';
+/** The same, short, for a label. */
+export const SPELLED_AT_ONCE_SHORT = 'spelled every other valid way at once';
+
+/**
+ * The request spelled in every other way every reader takes alike, at once (issue 37): a charset parameter to
+ * its Content-Type (RFC 9110 §8.3.1: the same media type), an Accept naming the format it is sent in (a
+ * request without a body: JSON) and the other after it at a lower weight (RFC 9110 §12.5.1: a server answers in
+ * the first, or the other if it serves that one only), every query value percent-encoded (`128` as `%31%32%38`:
+ * the same value).
+ * A server answers it as it answers the request; a key filter that compares the Content-Type whole, is keyed
+ * on an Accept, or reads the raw query skips the key on it. No shape a server may refuse for itself is among
+ * them (no Content-Type, the other format, a parameter twice or unknown): with one of them, a refusal of the
+ * shape would hide the key's (those are keyShapes', one at a time).
+ */
+export function spelledAtOnce(request: RequestSpec): RequestSpec {
+  const headers: Record<string, string> = { ...(request.headers ?? {}) };
+  const contentType = Object.keys(headers).find((name) => name.toLowerCase() === 'content-type');
+  const media = contentType === undefined ? undefined : headers[contentType];
+  if (request.body !== undefined && contentType !== undefined && media !== undefined && !media.includes(';')) headers[contentType] = `${media}; charset=utf-8`;
+  if (!Object.keys(headers).some((name) => name.toLowerCase() === 'accept')) headers.Accept = media !== undefined && /xml/i.test(media) ? 'application/xml, application/json;q=0.5' : 'application/json, application/xml;q=0.5';
+  const query = request.query ?? [];
+  if (request.rawQuery !== undefined || query.length === 0) return { ...request, headers };
+  return { ...request, headers, rawQuery: query.map(([name, value]) => `${encodeURIComponent(name)}=${percentEncodedAll(value)}`).join('&') };
+}
+
 /**
  * The shapes a request can take that a key check may miss, each without the key: what keyOnShapes sends.
- * `more`: also the shapes of a fresh reading of 2026-12-01 (a charset parameter, a value percent-encoded, an
- * undocumented parameter); the merge's success case leaves them to the other operations, since with them it no
- * longer fits a gate of 60, whose rotation must take it whole.
+ * `more`: also an undocumented query parameter (a fresh reading of 2026-12-01); the merge's success case
+ * leaves it to the other operations, since with it the case no longer fits a gate of 60, whose rotation must
+ * take it whole.
  */
-export function keyShapes(request: RequestSpec, more = true): Array<{ label: string; shape: string; request: RequestSpec }> {
+export function keyShapes(request: RequestSpec, more = true): Array<{ label: string; shape: string; request: RequestSpec; otherPath?: true }> {
   const headers = request.headers ?? {};
   const contentType = Object.entries(headers).find(([name]) => name.toLowerCase() === 'content-type');
   const xml = contentType !== undefined && /xml/i.test(contentType[1]);
-  const out: Array<{ label: string; shape: string; request: RequestSpec }> = [];
+  const out: Array<{ label: string; shape: string; request: RequestSpec; otherPath?: true }> = [];
   if (request.body !== undefined && contentType !== undefined) {
     out.push({ label: 'without the key and without Content-Type', shape: 'a body without Content-Type', request: { ...request, auth: 'none', headers: Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'content-type')) } });
-    // A media type with a parameter (RFC 9110 §8.3.1) names the same media type: a filter comparing the header whole misses it.
-    if (more && !contentType[1].includes(';')) out.push({ label: `without the key, with Content-Type ${contentType[1]}; charset=utf-8`, shape: 'a Content-Type with a charset parameter', request: { ...request, auth: 'none', headers: { ...headers, [contentType[0]]: `${contentType[1]}; charset=utf-8` } } });
   }
   const other = xml ? 'application/json' : 'application/xml';
   out.push({ label: `without the key, asking for ${other}`, shape: `an Accept of ${other}`, request: { ...request, auth: 'none', headers: { ...headers, Accept: other } } });
   const [first, ...rest] = request.query ?? [];
   if (first !== undefined && request.rawQuery === undefined) {
     out.push({ label: `without the key, ${first[0]} given twice`, shape: `the query parameter ${first[0]} given twice`, request: { ...request, auth: 'none', query: [first, first, ...rest] } });
-    // Every value, not the first only: a filter that looks for one parameter in the raw query (`agency=128`, to check
-    // the key acts for it) skips the key when that one is encoded, whichever it is (a fresh reading of 2026-12-01).
-    const rawQuery = [first, ...rest].map(([name, value]) => `${encodeURIComponent(name)}=${percentEncodedAll(value)}`).join('&');
-    if (more) out.push({ label: 'without the key, every query value percent-encoded', shape: 'the query values percent-encoded', request: { ...request, auth: 'none', rawQuery } });
   }
   if (more && request.rawQuery === undefined) {
     out.push({ label: `without the key, with the query parameter ${UNDOCUMENTED_PARAMETER} the document does not name`, shape: 'an undocumented query parameter', request: { ...request, auth: 'none', query: [...(request.query ?? []), [UNDOCUMENTED_PARAMETER, '1']] } });
+  }
+  // The path as a router may take it and a filter comparing it as written may not (ASP.NET Core routing takes a
+  // trailing slash and any letter case): served, it must be refused for the key; not routed, 403 or 404.
+  if (more && request.path.length > 1 && !request.path.endsWith('/')) {
+    out.push({ label: `without the key, on ${request.path}/`, shape: 'the path with a trailing slash', request: { ...request, auth: 'none', path: `${request.path}/` }, otherPath: true });
+    out.push({ label: `without the key, on ${request.path.toUpperCase()}`, shape: 'the path in capitals', request: { ...request, auth: 'none', path: request.path.toUpperCase() }, otherPath: true });
   }
   return out;
 }
@@ -153,7 +186,9 @@ export async function keyOnShapes(ctx: CaseContext, opId: OperationId, request: 
       label: `${label} ${s.label}`,
       operation: opId,
       request: s.request,
-      expect: [expectCheck(check, { shape: s.shape, because: `the subscription key is missing, in ${s.shape} (section 5.1); with it ${succeeds}` })],
+      // Another path than the document's: which status a server that does not route it answers is not the document's (a 404).
+      ...(s.otherPath ? { probe: 'outside-document' as const } : {}),
+      expect: [expectCheck(check, { shape: s.shape, ...(s.otherPath ? { otherPath: true } : {}), because: `the subscription key is missing, in ${s.shape} (section 5.1); with it ${succeeds}` })],
     });
   }
 }
