@@ -261,6 +261,12 @@ export const FAULT_EXCLUSIONS: readonly FaultExclusion[] = [
     reason: 'the key acts for the profile\'s source databases only: a delete naming sourceDb 0 is refused (403) before the submission is looked up',
   },
   {
+    fault: 'delete-source-db-zero-any',
+    behind: ['source-db-known'],
+    kind: 'unreachable',
+    reason: 'a source database the server does not know is a bad request, and 0 is none it knows: a delete naming sourceDb 0 is refused (400) before the submission is looked up',
+  },
+  {
     fault: 'delete-ignores-source-db',
     behind: ['key-source-db-scope'],
     kind: 'unreachable',

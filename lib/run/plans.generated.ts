@@ -938,7 +938,7 @@ export const PLAN_DATA: PlanData = {
     },
   },
   measuredWith: {
-    harness: "ef72895b42a9f36546106c32",
+    harness: "2ef2b73548c3afead7fa072c",
     cases: {
       "delete.auth.none@none": "dd4205c33e3a7794",
       "delete.auth.wrong@none": "d7c62832bdb32c93",
