@@ -87,6 +87,7 @@ const CATALOGUE = [
   { id: 'auth-wrong-key-accepted', level: 'spec', section: '5', description: 'Any non-empty key is accepted on every operation (a missing key is still 401).' },
   // Bodies, formats, content types.
   { id: 'run-response-schema', level: 'spec', section: '2.2', description: 'The 200 body breaks CsnNotification: JSON runId is a number; XML repeats the runId element.' },
+  { id: 'run-ids-per-format', level: 'spec', section: '2.2, 4.1', description: 'Each body format numbers its runs in a sequence of its own (RUN-1, RUN-2, …): the first JSON start and the first XML start are answered the same runId.' },
   {
     id: 'run-ids-repeat',
     level: 'spec',

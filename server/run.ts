@@ -152,8 +152,10 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
     runId = ctx.state.startRun(run, run.runId, agency);
   } else if (run.runId === undefined || (run.runId === '' && !c.has('run-id-empty-echo'))) {
     if (anotherOpen()) return badRequest('another run of this agency is open');
-    // Choice `run-id-braced-upper`: .NET Guid.ToString("B").ToUpperInvariant().
-    runId = ctx.state.startRun(run, c.has('run-id-braced-upper') ? `{${randomUUID().toUpperCase()}}` : undefined, agency);
+    // Choice `run-id-braced-upper`: .NET Guid.ToString("B").ToUpperInvariant(). Fault `run-ids-per-format`: each
+    // body format numbers its runs in a sequence of its own, so the first JSON start and the first XML start are both RUN-1.
+    const numbered = f.has('run-ids-per-format') ? `RUN-${ctx.state.nextInSequence(`runs/${body.format}`)}` : undefined;
+    runId = ctx.state.startRun(run, numbered ?? (c.has('run-id-braced-upper') ? `{${randomUUID().toUpperCase()}}` : undefined), agency);
   } else {
     runId = run.runId;
     if (f.has('run-end-refused') && ctx.state.run(runId)?.started) return badRequest('this run cannot be ended');

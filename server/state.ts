@@ -54,6 +54,8 @@ export class ServerState {
   readonly #runs = new Map<string, RunRecord>();
   /** Runs started and not ended, with the agency each acts for (choice `one-open-run`). */
   readonly #openRuns = new Map<string, string>();
+  /** Sequences the server numbers (nextInSequence). */
+  readonly #sequences = new Map<string, number>();
   /** For the fault `run-response-schema`: runIds answered as numbers. */
   #nextRunNumber = 12345;
 
@@ -318,6 +320,13 @@ export class ServerState {
   /** Brings back a deleted submission (fault `delete-lapses`). */
   restoreSubmission(preferredIswc: string, agency: string, workcode: string, sourceDb: number): void {
     this.#submissions.add(submissionKey(preferredIswc, agency, workcode, sourceDb));
+  }
+
+  /** The next number of a sequence the server keeps (1, 2, …): fault `run-ids-per-format` numbers runs per body format. */
+  nextInSequence(name: string): number {
+    const next = (this.#sequences.get(name) ?? 0) + 1;
+    this.#sequences.set(name, next);
+    return next;
   }
 
   /** A run notification without runId starts a run: a new GUID is allocated. */

@@ -63,6 +63,11 @@ export interface CaseInput {
    * measurement, a replay). Absent: inline.
    */
   runEnd?: 'defer' | 'inline';
+  /**
+   * Whose run starts the ledger of runIds compares a start with (lib/run/run-id-ledger.ts): the whole run's
+   * (default), or the case's own, for the plans' measurement, which credits each case with what it catches alone.
+   */
+  runIdScope?: 'run' | 'case';
 }
 
 /**

@@ -7,6 +7,9 @@ import type { CheckExecution, Judge } from './execution.ts';
 import { bodyRequest } from '../generate/requests.ts';
 import { validAgentRun } from '../generate/templates.ts';
 import { OpenRuns, runGateOf } from './open-runs.ts';
+import { RunIdLedger, runIdLedgerOf } from './run-id-ledger.ts';
+import { runIdOf } from '../contract/answer.ts';
+import { expectCheck } from '../generate/expectations.ts';
 import { withRunId } from './run-ids.ts';
 import { shapedRequest } from './xml-arrays.ts';
 import { leftOutChecks } from './plan-file.ts';
@@ -76,6 +79,10 @@ export class CaseRun implements CaseContext {
   private readonly agentRuns: OpenRuns;
   /** What each exchange sent, as shaped for the target (its replay line must show the same runId). */
   private readonly sent = new WeakMap<Exchange, RequestSpec>();
+  /** The runIds the run's starts were answered, shared by every case sent through the same client (lib/run/run-id-ledger.ts). */
+  private readonly runIds: RunIdLedger;
+  /** A start answered a runId another start of the run was answered first: the runId, and that start. */
+  private readonly repeatedRunId = new WeakMap<Exchange, { runId: string; earlier: string }>();
 
   constructor(
     private readonly def: CaseDef,
@@ -97,6 +104,7 @@ export class CaseRun implements CaseContext {
     this.reusable = input.reusable ?? false;
     this.runEnd = input.runEnd ?? 'inline';
     this.agentRuns = new OpenRuns(this.profile, this.profile.openRuns === 'one' ? runGateOf(client) : undefined);
+    this.runIds = input.runIdScope === 'case' ? new RunIdLedger() : runIdLedgerOf(client);
   }
 
   private get bodyFormat(): 'json' | 'xml' {
@@ -113,6 +121,12 @@ export class CaseRun implements CaseContext {
     const exchange = await this.sendCounted(request);
     this.agentRuns.after(run, exchange);
     this.sent.set(exchange, request);
+    // A start the server names (its body carries no runId): with client-named runs the answer is the runId sent.
+    if (run?.mayStart === true && run.carried === undefined && exchange.response?.status === 200) {
+      const answered = runIdOf(exchange);
+      const earlier = answered === undefined || answered === '' ? undefined : this.runIds.note(answered, `${this.def.id} (${this.format}), "${step.label}"`);
+      if (answered !== undefined && earlier !== undefined) this.repeatedRunId.set(exchange, { runId: answered, earlier });
+    }
     return exchange;
   }
 
@@ -233,7 +247,13 @@ export class CaseRun implements CaseContext {
     this.observe?.(step, this.format, exchange);
     let curl: string | undefined;
     const planned = new Set<string>(plannedChecksOf(step));
-    for (const j of this.judge(step, exchange, this.bodyFormat)) {
+    // A start answered the runId of another start of the run (the run-wide ledger): judged as a case judges its
+    // own two starts, on this answer (not planned: no plan can know it comes).
+    const repeated = this.repeatedRunId.get(exchange);
+    const judged: Step = repeated
+      ? { ...step, expect: [...step.expect, expectCheck('outcome.run-ids-distinct', { otherRunId: repeated.runId, because: `another run start of this run, ${repeated.earlier}, was answered it already: the answer to a run start identifies the run it started (sections 2.2, 4.1)` })] }
+      : step;
+    for (const j of this.judge(judged, exchange, this.bodyFormat)) {
       const keep = j.verdict !== 'pass';
       if (keep) curl ??= this.curlFor(step, exchange);
       const execution: CheckExecution = {

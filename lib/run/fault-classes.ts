@@ -87,6 +87,8 @@ const CLASS_OF: Readonly<Record<string, string>> = {
   'demerge-ignores-agency': 'outcome/demergeIswcMetadata/match',
   'after-merge-demerge-any': 'outcome/demergeIswcMetadata/match',
   'run-ids-repeat': 'outcome/notifyAgentRun',
+  // Two starts of one run, in different formats, answered one runId: seen by the run-wide ledger of runIds (lib/run/run-id-ledger.ts).
+  'run-ids-per-format': 'outcome/notifyAgentRun',
   // The end of a run answered another run's runId: a class of its own beside two runs given one runId.
   'run-end-new-run-id': 'outcome/notifyAgentRun/end',
   'run-reend-new-run-id': 'outcome/notifyAgentRun/end',

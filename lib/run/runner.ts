@@ -36,6 +36,11 @@ export interface RunSettings {
   reusable?: boolean;
   /** Read-back steps (CaseContext.atRunEnd) kept for the run's end, or sent at once (default). */
   runEnd?: 'defer' | 'inline';
+  /**
+   * Whose run starts the ledger of runIds compares a start with (lib/run/run-id-ledger.ts): the whole run's
+   * (default), or the case's own, for the plans' measurement, which credits each case with what it catches alone.
+   */
+  runIdScope?: 'run' | 'case';
 }
 
 /** Runs one planned case and returns its check executions (a skipped case records the reason for each of its checks). */

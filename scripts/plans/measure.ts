@@ -83,7 +83,7 @@ export async function measure(base: TargetProfile, target: Target, seed: number,
   try {
     const all = (await measuredPlan(profile, target.destructive)).filter((p) => options.only?.(p.key) ?? true);
     const planned = target.operation === undefined ? all : all.filter((p) => p.shape.cells.some((cell) => cell.startsWith(`${target.operation}/`)));
-    const outcomes = await inParallel(planned, 4, (p) => runPlannedCase(p, client, profile, { seed, runs: MEASURED_RUNS, strict: target.strict, reusable: reusableRun(profile, target.destructive) }, judge));
+    const outcomes = await inParallel(planned, 4, (p) => runPlannedCase(p, client, profile, { seed, runs: MEASURED_RUNS, strict: target.strict, reusable: reusableRun(profile, target.destructive), runIdScope: 'case' }, judge));
     const out = new Map<string, CaseResult>();
     planned.forEach((p, i) => {
       const outcome = outcomes[i];

@@ -14,7 +14,7 @@ export default defineCheck<DistinctParams>({
   level: 'spec',
   sections: ['2.2', '4.1'],
   reading: 'Outcomes',
-  description: 'Two agent runs started one after the other from the same body (the first ended before the second starts) are answered two different runIds.',
+  description: 'Two agent runs started one after the other from the same body (the first ended before the second starts) are answered two different runIds; so are any two starts of one conformance run, in whatever case or format (a start answered a runId another start was answered first fails here: lib/run/run-id-ledger.ts).',
   scope: 'targeted',
   params: { type: 'object', properties: { otherRunId: { type: 'string' } }, required: ['otherRunId'] },
   judge({ exchange, params }) {
