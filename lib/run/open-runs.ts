@@ -4,6 +4,7 @@ import type { OperationId } from '../contract/operations.ts';
 import type { TargetProfile } from '../contract/profile/types.ts';
 import type { CarriedRunId } from './run-ids.ts';
 import { carriedRunId } from './run-ids.ts';
+import { perClient } from './per-client.ts';
 
 /**
  * Agent runs the harness starts, so it ends every one (polite on a shared staging: a run left open is a
@@ -39,17 +40,8 @@ export function shardRefusal(profile: Pick<TargetProfile, 'openRuns'>, shard: { 
   return `${flag} ${shard.current}/${shard.total}: the target profile says openRuns "one" (one agent run of the agency open at a time), and the harness takes turns only within one run, across its workers: shards are runs of their own, so two could each have a run open and the target would refuse a start. Run unsharded (--workers spreads the cases over workers that take turns)`;
 }
 
-const gates = new WeakMap<object, RunGate>();
-
 /** The gate of one target: every case sent through the same HTTP client shares it. */
-export function runGateOf(client: object): RunGate {
-  let gate = gates.get(client);
-  if (!gate) {
-    gate = new RunGate();
-    gates.set(client, gate);
-  }
-  return gate;
-}
+export const runGateOf = perClient(() => new RunGate());
 
 const RUN: OperationId = 'notifyAgentRun';
 

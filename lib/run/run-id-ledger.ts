@@ -1,3 +1,5 @@
+import { perClient } from './per-client.ts';
+
 /**
  * The runIds a run's starts were answered, over the whole run (issue 38): a runId identifies the run it was
  * answered for (2.2, 4.1), so no two starts of one run are answered the same. A case proves it of the runs it
@@ -21,14 +23,5 @@ export class RunIdLedger {
   }
 }
 
-const ledgers = new WeakMap<object, RunIdLedger>();
-
 /** The ledger of one target: every case sent through the same HTTP client shares it. */
-export function runIdLedgerOf(client: object): RunIdLedger {
-  let ledger = ledgers.get(client);
-  if (!ledger) {
-    ledger = new RunIdLedger();
-    ledgers.set(client, ledger);
-  }
-  return ledger;
-}
+export const runIdLedgerOf = perClient(() => new RunIdLedger());
