@@ -54,4 +54,8 @@ test('spelled every other valid way at once: a charset parameter, an Accept of i
   // A header given already is kept as given: its Accept, a Content-Type with its parameter added once.
   expect(xml.headers).toEqual({ 'content-type': 'application/xml; charset=utf-8', accept: 'application/xml' });
   expect(spelledAtOnce({ ...RUN, headers: { 'Content-Type': 'application/xml' } }).headers?.Accept).toBe('application/xml, application/json;q=0.5');
+  // On the demerge, one query parameter the document does not name as well, encoded like the others.
+  const more = spelledAtOnce(DELETE, true);
+  expect([...new URLSearchParams(more.rawQuery)]).toEqual([...(DELETE.query ?? []), [UNDOCUMENTED_PARAMETER, '1']]);
+  expect(more.rawQuery?.endsWith(`&${UNDOCUMENTED_PARAMETER}=%31`)).toBe(true);
 });

@@ -19,13 +19,13 @@ export async function keyProofs(ctx: CaseContext, opId: OperationId, request: Re
   for (const proof of proofs) {
     const auth: AuthMode = proof === 'wrong' ? miss : proof;
     const how = proof === 'wrong' ? `${KEY_PROOF_LABEL.wrong} (the key with ${NEAR_MISS_TEXT[miss]})` : proof === 'key-case' ? `${KEY_PROOF_LABEL[proof]}, ${SPELLED_AT_ONCE_SHORT}` : KEY_PROOF_LABEL[proof];
-    const state = proof === 'wrong' ? `${KEY_PROOF_STATE.wrong} (the key with ${NEAR_MISS_TEXT[miss]})` : proof === 'key-case' ? `${KEY_PROOF_STATE[proof]}, in a request ${SPELLED_AT_ONCE_WORDS}` : KEY_PROOF_STATE[proof];
+    const state = proof === 'wrong' ? `${KEY_PROOF_STATE.wrong} (the key with ${NEAR_MISS_TEXT[miss]})` : proof === 'key-case' ? `${KEY_PROOF_STATE[proof]}, in a request ${SPELLED_AT_ONCE_WORDS}${opId === UNDOCUMENTED_ON ? `, with the query parameter ${UNDOCUMENTED_PARAMETER} the document does not name` : ''}` : KEY_PROOF_STATE[proof];
     await ctx.send({
       label: `${label} ${how}`,
       operation: opId,
       // The key in another letter case goes in the request's other valid spellings at once (spelledAtOnce):
       // a server that refuses it for its key refuses it so too, one that skips the key on any of them serves it.
-      request: proof === 'key-case' ? spelledAtOnce({ ...request, auth }) : { ...request, auth },
+      request: proof === 'key-case' ? spelledAtOnce({ ...request, auth }, opId === UNDOCUMENTED_ON) : { ...request, auth },
       expect: [expectCheck('auth.key-checked', { because: `the subscription key is ${state}; with it ${succeeds}`, ...(proof === 'empty' ? { emptyKey: true } : {}) })],
     });
   }
@@ -115,6 +115,15 @@ export const KEY_REQUEST_SHAPES_PART: CasePart = { id: 'key-request-shapes', tit
 /** The query parameter no operation documents that a key shape adds (a filter keyed on the parameters it knows may miss it). */
 export const UNDOCUMENTED_PARAMETER = 'conformance-probe';
 
+/**
+ * The operation whose key in another letter case also carries UNDOCUMENTED_PARAMETER (spelledAtOnce): a filter
+ * keyed on the parameters it knows serves it without a key, and every destructive budget proves the key on the
+ * demerge. A server may refuse a parameter it does not know (400) before it looks at the key: the demerge's
+ * refusal of a wrong key may be 400 anyway (5.3), so no server is failed for it, and the key in another letter
+ * case on the other operations, without it, still shows a key compared without case on a server that refuses it.
+ */
+const UNDOCUMENTED_ON: OperationId = 'demergeIswcMetadata';
+
 /** A query value with every byte percent-encoded (`128` as `%31%32%38`): the same value to every reader. */
 function percentEncodedAll(value: string): string {
   return Array.from(new TextEncoder().encode(value), (b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
@@ -134,15 +143,16 @@ export const SPELLED_AT_ONCE_SHORT = 'spelled every other valid way at once';
  * A server answers it as it answers the request; a key filter that compares the Content-Type whole, is keyed
  * on an Accept, or reads the raw query skips the key on it. No shape a server may refuse for itself is among
  * them (no Content-Type, the other format, a parameter twice or unknown): with one of them, a refusal of the
- * shape would hide the key's (those are keyShapes', one at a time).
+ * shape would hide the key's (those are keyShapes', one at a time). `undocumented`: one query parameter the
+ * document does not name as well, where the key's refusal may be a 400 anyway (UNDOCUMENTED_ON).
  */
-export function spelledAtOnce(request: RequestSpec): RequestSpec {
+export function spelledAtOnce(request: RequestSpec, undocumented = false): RequestSpec {
   const headers: Record<string, string> = { ...(request.headers ?? {}) };
   const contentType = Object.keys(headers).find((name) => name.toLowerCase() === 'content-type');
   const media = contentType === undefined ? undefined : headers[contentType];
   if (request.body !== undefined && contentType !== undefined && media !== undefined && !media.includes(';')) headers[contentType] = `${media}; charset=utf-8`;
   if (!Object.keys(headers).some((name) => name.toLowerCase() === 'accept')) headers.Accept = media !== undefined && /xml/i.test(media) ? 'application/xml, application/json;q=0.5' : 'application/json, application/xml;q=0.5';
-  const query = request.query ?? [];
+  const query = [...(request.query ?? []), ...(undocumented ? [[UNDOCUMENTED_PARAMETER, '1'] as const] : [])];
   if (request.rawQuery !== undefined || query.length === 0) return { ...request, headers };
   return { ...request, headers, rawQuery: query.map(([name, value]) => `${encodeURIComponent(name)}=${percentEncodedAll(value)}`).join('&') };
 }
