@@ -157,17 +157,26 @@ export function spelledAtOnce(request: RequestSpec, undocumented = false): Reque
   return { ...request, headers, rawQuery: query.map(([name, value]) => `${encodeURIComponent(name)}=${percentEncodedAll(value)}`).join('&') };
 }
 
+/** One shape of keyShapes: the request without the key, what changed, in words, and whether it is another spelling of the path. */
+export interface KeyShape {
+  label: string;
+  shape: string;
+  request: RequestSpec;
+  otherPath?: true;
+}
+
 /**
  * The shapes a request can take that a key check may miss, each without the key: what keyOnShapes sends.
- * `more`: also an undocumented query parameter (a fresh reading of 2026-12-01); the merge's success case
+ * `more`: also an undocumented query parameter and the path with a trailing slash and in capitals (a fresh
+ * reading of 2026-12-01); the merge's success case
  * leaves it to the other operations, since with it the case no longer fits a gate of 60, whose rotation must
  * take it whole.
  */
-export function keyShapes(request: RequestSpec, more = true): Array<{ label: string; shape: string; request: RequestSpec; otherPath?: true }> {
+export function keyShapes(request: RequestSpec, more = true): KeyShape[] {
   const headers = request.headers ?? {};
   const contentType = Object.entries(headers).find(([name]) => name.toLowerCase() === 'content-type');
   const xml = contentType !== undefined && /xml/i.test(contentType[1]);
-  const out: Array<{ label: string; shape: string; request: RequestSpec; otherPath?: true }> = [];
+  const out: KeyShape[] = [];
   if (request.body !== undefined && contentType !== undefined) {
     out.push({ label: 'without the key and without Content-Type', shape: 'a body without Content-Type', request: { ...request, auth: 'none', headers: Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'content-type')) } });
   }

@@ -15,6 +15,7 @@
  */
 
 import { createHash } from 'node:crypto';
+import type { RequestSpec } from '../../contract/exchange.ts';
 
 /** 502, 503 without Retry-After, 504: what a target in maintenance, or a gateway without its backend, answers. */
 export function isUnavailableAnswer(status: number, retryAfter: string | undefined): boolean {
@@ -27,10 +28,11 @@ export function isUnavailableAnswer(status: number, retryAfter: string | undefin
  * path or two: a run whose first requests in flight were all run notifications (the key's proofs, in parallel)
  * judged their maintenance 503s as findings when kinds were paths.
  */
-export function requestKind(method: string, path: string, query = '', body: string | Uint8Array | undefined = undefined): string {
+export function requestKind(spec: Pick<RequestSpec, 'method' | 'path' | 'query' | 'rawQuery' | 'body'>): string {
+  const query = spec.rawQuery ?? new URLSearchParams(spec.query?.map(([name, value]) => [name, value])).toString();
   // A digest: a body may be megabytes (an oversized one), and a kind is a key kept while the spell lasts.
-  const digest = body === undefined ? '' : createHash('sha256').update(body).digest('base64');
-  return `${method.toUpperCase()} ${path}?${query} ${digest}`;
+  const digest = spec.body === undefined ? '' : createHash('sha256').update(spec.body).digest('base64');
+  return `${spec.method.toUpperCase()} ${spec.path}?${query} ${digest}`;
 }
 
 /** Resends of a request answered 502, 503 (no Retry-After) or 504, and the first back-off (doubled each time). */

@@ -729,7 +729,8 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
     const headers: Record<string, string> = {};
     for (const [name, value] of list) headers[name] = value;
     if (keyValue !== undefined) headers[keyHeaderOf(spec)] = keyValue;
-    const kind = requestKind(spec.method, spec.path, spec.rawQuery ?? new URLSearchParams(spec.query?.map(([n, v]) => [n, v])).toString(), spec.body);
+    // Worked out only when the target answers as if away (a digest of the body): never on the way of a request that is answered.
+    let kind: string | undefined;
 
     let attempts = 0;
     let waitedMs = 0;
@@ -812,6 +813,7 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
       if (options.throttling !== false && isUnavailableAnswer(response.status, retryAfterHeader)) {
         const now = performance.now();
         firstUnavailableAt ??= now;
+        kind ??= requestKind(spec);
         availability.unavailableTo(kind, now);
         // The target answers other requests: this answer is this request's own, judged as it came.
         if (availability.answeredSince(firstUnavailableAt)) return exchange;
