@@ -372,7 +372,9 @@ function pack(entries: readonly RankedEntry[], byKey: ReadonlyMap<string, Planne
     if (!p || !fixed.adds(p, e.runs, e.parts)) continue;
     const had = placed.has(e.key) ? placed.get(e.key) : new Set<string>();
     if (had === undefined && !p.shape.generated) continue;
-    const fresh = e.parts === undefined ? undefined : e.parts.filter((id) => !had?.has(id));
+    // A whole case some of whose parts a slice took already: the others (with its core), not those again.
+    const named = e.parts ?? (had !== undefined && had.size > 0 ? p.shape.parts?.map((part) => part.id) : undefined);
+    const fresh = named === undefined ? undefined : named.filter((id) => !had?.has(id));
     if (fresh !== undefined && fresh.length === 0 && !p.shape.generated) continue;
     const take: Take = [p, e.runs, fresh];
     // What this entry adds (its fresh parts), not the whole selection it names: a slice built on what the
