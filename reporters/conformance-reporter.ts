@@ -23,7 +23,7 @@ import { formatsLabel } from '../lib/contract/profile/types.ts';
 import { utcDay } from '../lib/report/waivers/apply.ts';
 import { runWaivers } from '../lib/report/waivers/run.ts';
 import { endedEarly, interruptedBy, interruptionReason } from '../lib/foundation/interrupt.ts';
-import { engineProgress } from '../lib/engine/progress.ts';
+import { engineProgress, engineUncollected } from '../lib/engine/progress.ts';
 import { INTERRUPTED_PREFIX } from '../lib/engine/deferred-failures.ts';
 import { firstHalt } from '../lib/report/outcome.ts';
 import { plural } from '../lib/report/verdict.ts';
@@ -126,20 +126,24 @@ export default class ConformanceReporter implements Reporter {
       if (attachment.name !== EXECUTIONS_ATTACHMENT) continue;
       const text = attachmentText(attachment);
       if (text === undefined) continue;
-      const payload = JSON.parse(text) as ExecutionsAttachment;
-      this.pending.delete(`${test.parent.project()?.name ?? ''}\u0001${test.title}`);
-      this.executions.push(...payload.executions);
-      this.stats.requests += payload.stats.requests;
-      this.stats.retries += payload.stats.retries;
-      this.stats.waitedMs += payload.stats.waitedMs;
-      if (payload.waiverDate) this.waiverDates.add(payload.waiverDate);
-      if (payload.halt) this.halts.push(payload.halt);
-      if (payload.consumption) this.consumptions.push(payload.consumption);
-      if (payload.figures) {
-        const { run, ...figures } = payload.figures;
-        const seen = this.runFigures.get(run);
-        if (!seen || figures.sent >= seen.sent) this.runFigures.set(run, figures);
-      }
+      this.handIn(`${test.parent.project()?.name ?? ''}\u0001${test.title}`, JSON.parse(text) as ExecutionsAttachment);
+    }
+  }
+
+  /** What one test of the conformance suite showed: its executions, figures and halt. */
+  private handIn(test: string, payload: ExecutionsAttachment): void {
+    this.pending.delete(test);
+    this.executions.push(...payload.executions);
+    this.stats.requests += payload.stats.requests;
+    this.stats.retries += payload.stats.retries;
+    this.stats.waitedMs += payload.stats.waitedMs;
+    if (payload.waiverDate) this.waiverDates.add(payload.waiverDate);
+    if (payload.halt) this.halts.push(payload.halt);
+    if (payload.consumption) this.consumptions.push(payload.consumption);
+    if (payload.figures) {
+      const { run, ...figures } = payload.figures;
+      const seen = this.runFigures.get(run);
+      if (!seen || figures.sent >= seen.sent) this.runFigures.set(run, figures);
     }
   }
 
@@ -159,6 +163,8 @@ export default class ConformanceReporter implements Reporter {
     const out: string[] = [];
     let status: FullResult['status'] | undefined;
     const halt = this.halt(result);
+    // Tests the engine ran ahead and judged before a stop, which Playwright did not get to end: what they showed.
+    if (halt) for (const v of engineUncollected()) if (this.pending.has(`${v.project}\u0001${v.title}`)) this.handIn(`${v.project}\u0001${v.title}`, JSON.parse(v.attachmentBody) as ExecutionsAttachment);
     // Tests a stop kept from running (or cut short): their cases are listed, not sent, with the run's reason.
     const notRun = halt && this.planCopy !== undefined && this.pending.size > 0 ? this.notRun([...this.pending.values()], halt.reason) : [];
     const executions = [...this.executions, ...(this.leftOut ?? []), ...notRun];

@@ -34,12 +34,12 @@ import type { CaseRun } from '../run/case-run.ts';
 import type { RunSettings } from '../run/runner.ts';
 import type { RunFigures } from '../report/model.ts';
 import { randomUUID } from 'node:crypto';
-import { PROGRESS_SLOT } from './progress.ts';
+import { PROGRESS_SLOT, UNCOLLECTED_SLOT } from './progress.ts';
 import type { RestoreOutcome } from '../run/restore.ts';
 import { probesFirst, Steering } from '../run/steer.ts';
 import type { CaseFormat, Step } from '../generate/case.ts';
 import type { Exchange } from '../contract/exchange.ts';
-import type { EngineProgress } from './progress.ts';
+import type { EngineProgress, UncollectedVerdict } from './progress.ts';
 
 /** Cases in flight at once over the whole run (each case keeps its own steps in order). */
 const CONCURRENCY = 4;
@@ -121,6 +121,12 @@ export class RunEngine implements SelectableEngine {
   private readonly cases = new Semaphore(CONCURRENCY);
   /** Tests started (ahead, or because a test asked) and not yet collected, by their keys. */
   private readonly started = new Map<string, Promise<GroupVerdict>>();
+  /**
+   * The verdict of every test run, kept for the run's end: on a stop, the reporter writes those of the tests
+   * Playwright did not get to end, run ahead or collected just before the signal (their requests were sent
+   * and judged; lib/engine/progress.ts). The reporter holds as much of them already.
+   */
+  private readonly uncollected = new Map<string, GroupVerdict>();
   /** Selected tests not started yet, in the order Playwright runs them. */
   private ahead: string[][] = [];
   /** Requests the selected tests are estimated to send. */
@@ -190,6 +196,7 @@ export class RunEngine implements SelectableEngine {
       this.deadline.unref();
     }
     (globalThis as Record<symbol, unknown>)[PROGRESS_SLOT] = () => this.progress();
+    (globalThis as Record<symbol, unknown>)[UNCOLLECTED_SLOT] = () => this.uncollectedVerdicts();
   }
 
   /** Requests the given cases are estimated to send. */
@@ -380,11 +387,21 @@ export class RunEngine implements SelectableEngine {
     }
   }
 
+  /** The tests run and judged, with their verdicts (the reporter takes those of tests that did not end). */
+  private uncollectedVerdicts(): UncollectedVerdict[] {
+    return this.setup.tests.flatMap((t) => {
+      const verdict = this.uncollected.get(t.keys.join('\n'));
+      return verdict ? [{ project: t.project, title: t.title, attachmentBody: verdict.attachmentBody }] : [];
+    });
+  }
+
   /** Runs the cases of one test and says what the test reports. */
   private async execute(keys: readonly string[]): Promise<GroupVerdict> {
     this.executing += 1;
     try {
-      return await this.executeCases(keys);
+      const verdict = await this.executeCases(keys);
+      this.uncollected.set(keys.join('\n'), verdict);
+      return verdict;
     } finally {
       this.executing -= 1;
       this.checkRunEnd();

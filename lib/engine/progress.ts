@@ -151,6 +151,26 @@ export class ProgressPrinter {
   }
 }
 
+/** Where the engine leaves the verdicts of tests it ran ahead and no test collected (engineUncollected). */
+export const UNCOLLECTED_SLOT = Symbol.for('iswc-conformance.run-uncollected');
+
+/** A test the engine ran ahead and judged, whose verdict no test collected: its executions attachment. */
+export interface UncollectedVerdict {
+  project: string;
+  title: string;
+  attachmentBody: string;
+}
+
+/**
+ * The verdicts of tests the run's engine ran ahead of Playwright and judged, which no test collected: a run
+ * stopped (a signal, its time limit) before Playwright got to end them has sent their requests all the same,
+ * and the report must hold what they showed, not "not sent". Empty with no engine in this process.
+ */
+export function engineUncollected(): UncollectedVerdict[] {
+  const read = (globalThis as Record<symbol, unknown>)[UNCOLLECTED_SLOT] as (() => UncollectedVerdict[]) | undefined;
+  return read?.() ?? [];
+}
+
 /** The progress the run's engine left in this process (reporters run in the engine's process). */
 export function engineProgress(): EngineProgress | undefined {
   const read = (globalThis as Record<symbol, unknown>)[PROGRESS_SLOT] as (() => EngineProgress) | undefined;
