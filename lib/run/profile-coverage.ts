@@ -11,6 +11,7 @@ import { ampleEntriesFor, ampleProfile, withAddition } from './ample.ts';
 import { estimatedRequests } from './budget.ts';
 import type { CaseShape } from './dry-run.ts';
 import { shapeOf } from './dry-run.ts';
+import { checksTaken } from './parts.ts';
 import type { AllocatedCase, SuiteOptions } from './plan.ts';
 import { allocateSuite, planSuite } from './plan.ts';
 import type { PlannedCase } from './planned.ts';
@@ -61,11 +62,11 @@ async function fullShape(p: Pick<PlannedCase, 'def' | 'format'>, profile: Target
   return shapeOf(p.def, p.format, ampleProfile(profile, p.def.needs ?? []), ampleEntriesFor(p.def, profile.agency));
 }
 
-/** Spec checks a planned case exercises: its shape, less the checks it runs without. */
-function exercisedBy(p: Pick<PlannedCase, 'skipReason' | 'checkSkips'>, shape: CaseShape): CheckId[] {
+/** Spec checks a planned case exercises: those of the parts it takes and its core, less the checks it runs without. */
+function exercisedBy(p: Pick<PlannedCase, 'skipReason' | 'checkSkips' | 'parts'>, shape: CaseShape): CheckId[] {
   if (p.skipReason !== undefined) return [];
   const without = new Set((p.checkSkips ?? []).flatMap((s) => s.checks));
-  return shape.checks.filter((c) => isSpec(c) && !without.has(c));
+  return checksTaken(shape, p.parts).filter((c) => isSpec(c) && !without.has(c));
 }
 
 /**
