@@ -224,7 +224,7 @@ export const FAULT_EXCLUSIONS: readonly FaultExclusion[] = [
   ...behindEach('demerge-ignores-agency', KEY_OWN_AGENCY, 'unreachable', 'the key acts for its own agency only: a demerge naming another agency is refused before the work is looked up, and every work it can demerge is its own agency\'s'),
   // Found by the sweep (seed 1127): faults only a request naming a preferred ISWC that does not exist can show,
   // behind a server that answers every such request 404 before it reads anything else.
-  ...(['delete-unknown-preferred-by-work', 'merge-works-only-unknown-preferred'] as const).map(
+  ...(['delete-unknown-preferred-by-work', 'merge-works-only-unknown-preferred', 'merge-several-unknown-preferred-400', 'merge-empty-unknown-preferred-204'] as const).map(
     (fault): FaultExclusion => ({
       fault,
       behind: ['preferred-looked-up-first'],
@@ -232,6 +232,18 @@ export const FAULT_EXCLUSIONS: readonly FaultExclusion[] = [
       reason: 'the preferred ISWC is looked up before anything else of the request is read, and one that does not exist is 404: the request naming an unknown preferred ISWC that the fault would answer otherwise never reaches it',
     }),
   ),
+  {
+    fault: 'merge-empty-unknown-preferred-204',
+    behind: ['empty-merge-400'],
+    kind: 'unreachable',
+    reason: 'a merge naming neither ISWCs nor agency works is refused (400) before its preferred ISWC is looked up: the empty merge the fault answers 204 never reaches it',
+  },
+  {
+    fault: 'merge-json-list-absent-noop',
+    behind: ['merge-json-lists-required'],
+    kind: 'unreachable',
+    reason: 'a JSON merge body without one of its lists is refused (400) before anything is merged: the body the fault merges nothing of never reaches it',
+  },
   ...(['unknown-run-200-empty', 'unknown-run-400-text'] as const).map(
     (fault): FaultExclusion => ({
       fault,

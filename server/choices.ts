@@ -199,6 +199,8 @@ const CATALOGUE = [
   { id: 'stated-text-status-code-pages', section: '4.1, 7', description: 'A 400 of the run notification is text/plain "Status Code: 400; Bad Request": ASP.NET Core\'s UseStatusCodePages default, the status and its reason phrase.' },
   // excludes: stated-text-colon-detail, bad-request-detail, stated-text-status-message, stated-text-status-code-pages; needs profile: -
   { id: 'stated-text-json-detail', section: '4.1, 7', description: 'A 400 of the run notification is a JSON string, "Bad Request: " followed by the reason: ASP.NET Core\'s BadRequest("…") answered to a client that takes JSON.' },
+  // excludes: -; needs profile: -
+  { id: 'merge-json-lists-required', section: '2.3, 4.2', description: 'A JSON merge body must carry both lists, an empty one as []: a body without "iswcs" or "agencyWorks" is a validation problem (400), as a binder with [Required] on both answers (XML bodies, whose empty lists are absent, are taken).' },
   { id: 'run-id-empty-echo', section: '2.1, 2.2', description: 'A runId in the body names the run the notification ends, an empty one included, and the answer carries it as given: "runId": "" is answered {"runId": ""} (2.2 types the answer\'s runId a string and states no more).' },
 ] as const satisfies readonly Choice[];
 
@@ -360,7 +362,7 @@ export const CHOICE_SETS = {
   // and updated as the kinds of the records sent, an empty key a malformed request.
   'fresh-reading-2': ['stated-text-status-code-pages', 'run-counters-sent-by-kind', 'empty-key-400', 'submission-update-patch'],
   // The same reading: the stated text in a JSON string with a detail, as BadRequest("…") answers a client taking JSON.
-  'fresh-reading-2-json': ['stated-text-json-detail', 'run-counters-sent-by-kind', 'run-counters-consistent', 'run-counters-successful-sum'],
+  'fresh-reading-2-json': ['stated-text-json-detail', 'run-counters-sent-by-kind', 'run-counters-consistent', 'run-counters-successful-sum', 'merge-json-lists-required'],
   // Issue 38: a Java service (Integer.parseInt for query integers) with the same business rules.
   'java-readings': ['integer-java-parseint', 'run-counters-successful-sum', 'merge-after-demerge-refused', 'xml-answer-doctype'],
 } as const satisfies Record<string, readonly ChoiceId[]>;

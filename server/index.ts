@@ -149,6 +149,8 @@ async function route(ctx: Context, routes: Routes, req: IncomingMessage): Promis
       return text(406, 'Not Acceptable');
     }
   }
+  // Fault `accept-any-406`: an Accept of */* alone taken for one that names no format served.
+  if (op?.id === 'notifyAgentRun' && ctx.faults.has('accept-any-406') && /\*\/\*/.test(req.headers.accept ?? '') && !/json|xml/i.test(req.headers.accept ?? '')) return text(406, 'Not Acceptable');
   // The spelling family's query faults (server/spelling-faults.ts): a query read by its letters or its order.
   const misspelt = op && op.params.length > 0 ? querySpellingRefused((id) => ctx.faults.has(id), op, query) : undefined;
   if (misspelt !== undefined) return json(400, { code: 'BAD_PARAMETER', message: misspelt });
@@ -202,6 +204,8 @@ async function route(ctx: Context, routes: Routes, req: IncomingMessage): Promis
       (ctx.faults.has('key-skipped-extra-param') && [...new URLSearchParams(query).keys()].some((name) => !op.params.some((p) => p.name === name))) ||
       (ctx.faults.has('key-skipped-percent-encoded') && /%[0-9A-Fa-f]{2}/.test(query)) ||
       (ctx.faults.has('key-skipped-accept-json') && /json/i.test(req.headers.accept ?? '')) ||
+      (ctx.faults.has('key-skipped-accept-any') && /\*\/\*/.test(req.headers.accept ?? '')) ||
+      (ctx.faults.has('key-skipped-text-xml') && op.body !== null && /^\s*text\/xml/i.test(req.headers['content-type'] ?? '')) ||
       (ctx.faults.has('key-skipped-trailing-slash') && target.path !== path && target.path.endsWith('/')) ||
       (ctx.faults.has('key-skipped-path-case') && target.path !== path && target.path.replace(/\/+$/, '') !== path);
     if (!endServed && !iswcsOnlyServed && !shapeServed && !agencylessServed && !requestShapeServed) {

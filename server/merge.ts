@@ -206,13 +206,20 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
   const body = await decodeRequestBody(ctx, req, spec);
   // The shape family (server/shape-faults.ts): a role left undone on one shape of body, read as it came.
   const skipped = (role: ShapeRole): boolean => f.shaped && body.ok && shapeRoleSkipped((id) => f.has(id), op.id, role, body.value);
-  const effect = !f.has('merge-no-effect') && !skipped('outcome');
+  // Fault `merge-json-list-absent-noop`: a JSON body without its "iswcs" member merges nothing.
+  const listAbsent = body.ok && body.format === 'json' && body.value !== null && typeof body.value === 'object' && !Array.isArray(body.value) && !('iswcs' in body.value);
+  const effect = !f.has('merge-no-effect') && !skipped('outcome') && !(f.has('merge-json-list-absent-noop') && listAbsent);
   const query = new Query(ctx, op, rawQuery);
   // Choice `preferred-looked-up-first`: nothing else is read of a request whose preferred ISWC does not exist.
   if (lookedUpFirst404(ctx, query, body)) return notFound();
   // Choice `binding-problem-json`: a body that does not bind is ASP.NET Core's validation problem, before any rule of the query.
   const binding = ctx.choices.has('binding-problem-json');
   if (!body.ok) return mediaFailure(ctx, body, () => (binding ? validationProblem('', body.error) : bad('BAD_BODY', body.error)));
+  // Choice `merge-json-lists-required`: both lists are [Required] on the JSON binder: a body without one is a validation problem.
+  if (ctx.choices.has('merge-json-lists-required') && body.format === 'json' && body.value !== null && typeof body.value === 'object' && !Array.isArray(body.value)) {
+    const missing = ['iswcs', 'agencyWorks'].find((name) => !(name in (body.value as object)));
+    if (missing !== undefined) return validationProblem(missing, `The ${missing} field is required.`);
+  }
   const unbound = binding ? mergeBindingError(body.value) : undefined;
   if (unbound) return validationProblem(unbound.field, unbound.message);
 
@@ -298,6 +305,10 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
   let iswcs = merge.iswcs ?? [];
   if (f.has('duplicate-items-500') && new Set(iswcs).size < iswcs.length) return text(500, 'Internal Server Error');
   const works = merge.agencyWorks ?? [];
+  // Fault `merge-empty-unknown-preferred-204`: nothing to merge, nothing looked up.
+  if (f.has('merge-empty-unknown-preferred-204') && iswcs.length === 0 && works.length === 0) return empty(op.successStatus);
+  // Fault `merge-several-unknown-preferred-400`: a merge of several items needs an existing preferred ISWC, or it is a bad request.
+  if (f.has('merge-several-unknown-preferred-400') && !ctx.state.iswcExists(preferred.value) && iswcs.length + works.length > 1) return bad('BAD_BODY', 'a merge of several items needs an existing preferred ISWC');
   if (!ctx.state.iswcExists(preferred.value) && !(f.has('merge-works-only-unknown-preferred') && iswcs.length === 0 && works.length > 0)) return notFound();
   // Choice `merge-eligibility`: the query agency must hold a submission on what is merged (PV_10, 150).
   if (ctx.choices.has('merge-eligibility') && !ctx.state.holdsAny(agency.value, [preferred.value, ...iswcs], works)) return bad('BAD_PARAMETER', `agency ${agency.value} holds no submission on the works to merge`, '150');

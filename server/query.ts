@@ -74,9 +74,12 @@ export class Query {
       const bound = collated ? collate(lenient) : lenient;
       // Fault `preferred-iswc-cut`: a parameter of 11 characters (CHAR(11)) keeps the first 11 of a longer
       // value where it is bound, so every later step (a lookup first included) reads the cut value.
-      const cut = name === Q.preferredIswc && ctx.faults.has('preferred-iswc-cut') ? Array.from(bound).slice(0, 11).join('') : bound;
+      // Faults `merge-preferred-iswc-cut` and `merge-preferred-check-digit-ignored`: the same, on the merge only.
+      const onMerge = op.id === 'mergeIswcMetadata';
+      const cut = name === Q.preferredIswc && (ctx.faults.has('preferred-iswc-cut') || (onMerge && ctx.faults.has('merge-preferred-iswc-cut'))) ? Array.from(bound).slice(0, 11).join('') : bound;
       // Fault `preferred-check-digit-ignored`: the check digit recomputed, so a digit that does not hold names the ISWC of the nine digits.
-      const value = name === Q.preferredIswc && ctx.faults.has('preferred-check-digit-ignored') && /^T[0-9]{10}$/.test(cut) && !hasValidCheckDigit(cut) ? withCheckDigitRecomputed(cut) : cut;
+      const recomputed = ctx.faults.has('preferred-check-digit-ignored') || (onMerge && ctx.faults.has('merge-preferred-check-digit-ignored'));
+      const value = name === Q.preferredIswc && recomputed && /^T[0-9]{10}$/.test(cut) && !hasValidCheckDigit(cut) ? withCheckDigitRecomputed(cut) : cut;
       const list = this.#values.get(name);
       if (list) list.push(value);
       else this.#values.set(name, [value]);

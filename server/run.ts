@@ -78,7 +78,10 @@ export async function handleRun(ctx: Context, req: IncomingMessage, op: Operatio
   if (!spec || documentedBad === undefined || !responseResource) throw new Error(`${op.id}: the contract lacks its body, 400 text or 200 resource`);
 
   const badRequest = (message = 'the body is not a valid agent run'): Reply =>
-    // Review fault `accept-json-400-text` (with Accept: application/json) and fault `run-400-validation-problem`
+    // Fault `accept-xml-400-text` (with Accept: application/xml): ASP.NET Core's XML validation problem details come instead.
+    f.has('accept-xml-400-text') && /application\/xml/i.test(header(req, 'accept') ?? '')
+      ? { status: 400, body: { kind: 'xml', text: '<?xml version="1.0" encoding="utf-8"?><problem xmlns="urn:ietf:rfc:7807"><title>One or more validation errors occurred.</title><status>400</status></problem>' } }
+      : // Review fault `accept-json-400-text` (with Accept: application/json) and fault `run-400-validation-problem`
     // (always): ASP.NET Core's validation problem+json comes instead.
     f.has('run-400-validation-problem') || (f.has('accept-json-400-text') && /application\/json/i.test(header(req, 'accept') ?? ''))
       ? { status: 400, body: { kind: 'problem', text: JSON.stringify({ type: 'https://tools.ietf.org/html/rfc9110#section-15.5.1', title: 'One or more validation errors occurred.', status: 400, errors: { '': [message] } }) } }

@@ -47,6 +47,8 @@ const CLASS_OF: Readonly<Record<string, string>> = {
   'key-skipped-extra-param': 'shape/key',
   'key-skipped-trailing-slash': 'shape/key',
   'key-skipped-path-case': 'shape/key',
+  'key-skipped-text-xml': 'shape/key',
+  'key-skipped-accept-any': 'shape/key',
   // The key skipped on a spelling every reader takes alike (a charset parameter, an Accept of the format sent,
   // a value percent-encoded): the key missing on an operation, proven by the key proofs every budget sends
   // (the key in another letter case goes spelled so, lib/generate/cases/key-proofs.ts), not a shape of its own.
@@ -63,11 +65,14 @@ const CLASS_OF: Readonly<Record<string, string>> = {
   'content-type-params-refused': 'acceptance/json',
   // Each operation's success.
   'run-success-201': 'success/notifyAgentRun',
+  // A valid run refused for an Accept every server must take.
+  'accept-any-406': 'success/notifyAgentRun',
   'merge-success-200': 'success/mergeIswcMetadata',
   'no-body-204-violated': 'success/mergeIswcMetadata',
   'run-end-refused': 'success/run-end',
   // Each operation's outcome: what it changed, and that it changed what was named.
   'merge-no-effect': 'outcome/mergeIswcMetadata',
+  'merge-json-list-absent-noop': 'outcome/mergeIswcMetadata',
   'merge-ignores-agency-works': 'outcome/mergeIswcMetadata',
   // XML's own path: a format is a shape of request, and a fault of one format a class of its own.
   'merge-xml-works-ignored': 'outcome/mergeIswcMetadata/xml',
@@ -101,6 +106,8 @@ const CLASS_OF: Readonly<Record<string, string>> = {
   'merge-unknown-body-iswc-accepted': 'lookup/mergeIswcMetadata',
   'merge-drops-unknown-iswcs': 'lookup/mergeIswcMetadata',
   'merge-404-as-400': 'lookup/mergeIswcMetadata',
+  'merge-several-unknown-preferred-400': 'lookup/mergeIswcMetadata',
+  'merge-empty-unknown-preferred-204': 'lookup/mergeIswcMetadata',
   'demerge-404-as-410': 'lookup/demergeIswcMetadata',
   'unknown-run-200-empty': 'lookup/notifyAgentRun',
   // An item of a list refused, the whole list read.
@@ -137,6 +144,7 @@ const CLASS_OF: Readonly<Record<string, string>> = {
   'run-bad-request-text': 'text/bad-request',
   'run-400-validation-problem': 'text/bad-request',
   'accept-json-400-text': 'text/bad-request',
+  'accept-xml-400-text': 'text/bad-request',
   'run-unread-400-text': 'text/bad-request',
   'unknown-run-400-text': 'text/bad-request',
   'run-empty-body-400-no-text': 'text/bad-request',
@@ -149,7 +157,9 @@ const CLASS_OF: Readonly<Record<string, string>> = {
   'run-end-empty-run-id': 'answer/json',
   // A query ISWC cut to its pattern's length (issue 38): the truncation reading, outside the families' names.
   'preferred-iswc-cut': 'lenient/truncate',
+  'merge-preferred-iswc-cut': 'lenient/truncate',
   'preferred-check-digit-ignored': 'lenient/check-digit',
+  'merge-preferred-check-digit-ignored': 'lenient/check-digit',
   'xml-wrong-root-response': 'answer/xml',
   'xml-answer-utf16-declared': 'answer/xml',
   // The documented statuses.

@@ -7,7 +7,7 @@
  */
 import { expect, _baseTest as test } from '@playwright/test';
 import type { RequestSpec } from '../../lib/contract/exchange.ts';
-import { keyShapes, spelledAtOnce, UNDOCUMENTED_PARAMETER } from '../../lib/generate/cases/key-proofs.ts';
+import { keyShapes, spelledAtOnce, TEXT_XML_SHAPE, UNDOCUMENTED_PARAMETER } from '../../lib/generate/cases/key-proofs.ts';
 
 const DELETE: RequestSpec = {
   method: 'DELETE',
@@ -26,7 +26,7 @@ const RUN: RequestSpec = { method: 'POST', path: '/agent/run', query: [], header
 test('every shape of a query request goes without the key, one at a time: the paths a router may take besides', () => {
   const shapes = keyShapes(DELETE);
   expect(shapes.every((s) => s.request.auth === 'none')).toBe(true);
-  expect(shapes.map((s) => s.shape)).toEqual(['an Accept of application/xml', 'the query parameter preferredIswc given twice', 'an undocumented query parameter', 'the path with a trailing slash', 'the path in capitals']);
+  expect(shapes.map((s) => s.shape)).toEqual(['an Accept of application/xml', 'the query parameter preferredIswc given twice', 'an Accept of */*', 'an undocumented query parameter', 'the path with a trailing slash', 'the path in capitals']);
   expect(shapes.find((s) => s.shape === 'an undocumented query parameter')?.request.query).toEqual([...(DELETE.query ?? []), [UNDOCUMENTED_PARAMETER, '1']]);
   expect(shapes.filter((s) => s.otherPath).map((s) => s.request.path)).toEqual(['/submission/', '/SUBMISSION']);
   // Each shape changes one thing: the query of the path shapes is the request's.
@@ -35,8 +35,14 @@ test('every shape of a query request goes without the key, one at a time: the pa
 
 test('a request with a body: without Content-Type first; the merge success case keeps the first shapes only', () => {
   const shapes = keyShapes(RUN);
-  expect(shapes.map((s) => s.shape)).toEqual(['a body without Content-Type', 'an Accept of application/xml', 'an undocumented query parameter', 'the path with a trailing slash', 'the path in capitals']);
+  expect(shapes.map((s) => s.shape)).toEqual(['a body without Content-Type', 'an Accept of application/xml', 'an Accept of */*', 'an undocumented query parameter', 'the path with a trailing slash', 'the path in capitals']);
   expect(shapes[0]?.request.headers).toEqual({});
+  // An XML body has one shape more: its registered alias text/xml as its label (RFC 7303), the body unchanged.
+  const xmlRun: RequestSpec = { ...RUN, headers: { 'Content-Type': 'application/xml' }, body: '<AgentRun><agencyCode>128</agencyCode></AgentRun>' };
+  const xmlShapes = keyShapes(xmlRun);
+  expect(xmlShapes.map((s) => s.shape)).toEqual(['a body without Content-Type', 'an Accept of application/json', TEXT_XML_SHAPE, 'an Accept of */*', 'an undocumented query parameter', 'the path with a trailing slash', 'the path in capitals']);
+  expect(xmlShapes.find((s) => s.shape === TEXT_XML_SHAPE)?.request).toEqual({ ...xmlRun, auth: 'none', headers: { 'Content-Type': 'text/xml' } });
+  expect(keyShapes(xmlRun, false).map((s) => s.shape)).not.toContain(TEXT_XML_SHAPE);
   expect(keyShapes(DELETE, false).map((s) => s.shape)).toEqual(['an Accept of application/xml', 'the query parameter preferredIswc given twice']);
 });
 

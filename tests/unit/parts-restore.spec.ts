@@ -40,18 +40,19 @@ test('a case with parts: the dry run counts each part apart from the core, and a
   const def = restoringMergeCase(reusable);
   const shape = await shapeOf(def, 'json', reusable, { merges: [reusable.merges[0]] });
   const parts = shape.parts ?? [];
-  expect(parts.map((p) => p.id)).toEqual(['key', 'other-works', 'item', 'demerge-one']);
-  // Four key proofs and the demerge that shows they merged nothing; the other works merged, each with its
-  // restoration counted at its most; one broken merge; one demerge.
+  expect(parts.map((p) => p.id)).toEqual(['key', 'preferred-neighbours', 'other-works', 'item', 'demerge-one']);
+  // Four key proofs and the demerge that shows they merged nothing; the first work merged into two near
+  // neighbours of the preferred ISWC; the other works merged, each with its restoration counted at its most;
+  // one broken merge; one demerge.
   expect(works).toBeGreaterThanOrEqual(2);
-  expect(parts.map((p) => p.requests)).toEqual([5, (works - 1) * (1 + UNDO_LIMIT), 1, 1]);
+  expect(parts.map((p) => p.requests)).toEqual([5, 2, (works - 1) * (1 + UNDO_LIMIT), 1, 1]);
   // The core: a merge of the first work, its demerge, and its restoration counted at its most (issue 37: a
   // budget proves the key on the merge with the core and the key, 9 requests).
   expect(shape.fixedRequests - parts.reduce((n, p) => n + p.requests, 0)).toBe(1 + 1 + UNDO_LIMIT);
   expect(parts.find((p) => p.id === 'key')?.checks).toContain('auth.key-checked');
   expect(checksLeftOut(shape, [])).toEqual(expect.arrayContaining(['auth.key-checked', 'status.item-refused', 'outcome.demerge-one']));
   expect(checksLeftOut(shape, ['item'])).not.toContain('status.item-refused');
-  expect(selections(shape)).toEqual([[], ['key'], ['other-works'], ['item'], ['other-works', 'demerge-one'], ['key', 'other-works', 'item', 'demerge-one']]);
+  expect(selections(shape)).toEqual([[], ['key'], ['preferred-neighbours'], ['other-works'], ['item'], ['other-works', 'demerge-one'], ['key', 'preferred-neighbours', 'other-works', 'item', 'demerge-one']]);
   // The last work is demerged after the first only when the part that merged it was taken.
   expect(closure(shape, ['demerge-one'])).toEqual(['other-works', 'demerge-one']);
 });

@@ -594,6 +594,8 @@ const CHOICE_PROBES: ChoiceProbe[] = [
   { choice: 'run-answer-extra-fields', calls: [validRun()], observe: (a) => a.text.includes('"status"'), reference: false, chosen: true },
   { choice: 'xml-answer-cdata', calls: [xmlRun(`<agencyCode>${profile.agency}</agencyCode>`)], observe: (a) => a.text.includes('<![CDATA['), reference: false, chosen: true },
   { choice: 'merge-extra-fields-refused', calls: [mergeBody({ iswcs: [profile.iswcs[1]], note: 'x' })], reference: 204, chosen: 400 },
+  // A JSON body without one of its lists (here agencyWorks): read as empty by the reference, refused as invalid.
+  { choice: 'merge-json-lists-required', calls: [mergeBody({ iswcs: [profile.iswcs[1]] })], reference: 204, chosen: 400 },
   { choice: 'rate-limit-429', calls: Array.from({ length: 300 }, () => validRun()), observe: (a) => `${a.status} ${a.headers.get('retry-after')}`, reference: '200 null', chosen: '429 1' },
   { choice: 'keep-alive-short', calls: [validRun()], observe: (a) => a.headers.get('keep-alive'), reference: 'timeout=10', chosen: 'timeout=0' },
   { choice: 'run-end-once', calls: [validRun({ runId: 'ended-once' }), validRun({ runId: 'ended-once' })], reference: 200, chosen: 400 },

@@ -226,7 +226,8 @@ test('a failure of an embedded run replays against a fresh embedded server', asy
 });
 
 test('a target that always throttles: the replay waits out Retry-After, says so and exits 3 (the wait keeps the process alive)', async () => {
-  const report = await inProcessReport({ filter: (p) => p.key === 'merge.unknown-iswc@json' });
+  // A case of one request: a replay sends a fixed case's steps in order.
+  const report = await inProcessReport({ filter: (p) => p.key === 'scenario.merge.unknown-iswc-in-the-body@json' });
   const planted = JSON.parse(JSON.stringify(report)) as ConformanceReport;
   const passing = planted.executions.find((e) => e.verdict === 'pass' && e.checkId === 'status.refused');
   if (!passing) throw new Error('fixture: no passing status.refused');
@@ -249,7 +250,8 @@ test('a target that always throttles: the replay waits out Retry-After, says so 
 });
 
 test("a report's base URL alone never receives the key: the caller names the target, and the request goes as a run sends it", async () => {
-  const report = await inProcessReport({ filter: (p) => p.key === 'merge.unknown-iswc@json' });
+  // A case of one request: a replay sends a fixed case's steps in order.
+  const report = await inProcessReport({ filter: (p) => p.key === 'scenario.merge.unknown-iswc-in-the-body@json' });
   const planted = JSON.parse(JSON.stringify(report)) as ConformanceReport;
   const passing = planted.executions.find((e) => e.verdict === 'pass' && e.checkId === 'status.refused');
   if (!passing) throw new Error('fixture: no passing status.refused');

@@ -1,4 +1,5 @@
 import type { OperationId } from '../../contract/operations.ts';
+import { percentEncodedAll } from '../../contract/codec/spellings.ts';
 import { KEY_NEAR_MISSES } from '../../contract/exchange.ts';
 import type { AuthMode, KeyNearMiss, RequestSpec } from '../../contract/exchange.ts';
 import type { CaseContext, CasePart } from '../case.ts';
@@ -110,7 +111,17 @@ export async function sendNearMisses(ctx: CaseContext, opId: OperationId, reques
  * 403 or 404 for a path it does not route). The spellings every reader takes alike go at once with the key
  * in another letter case (keyProofs, spelledAtOnce), where a budget proving the key sends them.
  */
-export const KEY_REQUEST_SHAPES_PART: CasePart = { id: 'key-request-shapes', title: 'without the key, the same request without Content-Type, asking for the other format, with a query parameter given twice or one more the document does not name, on its path with a trailing slash or in capitals: refused', shows: 'shape/key' };
+export const KEY_REQUEST_SHAPES_PART: CasePart = { id: 'key-request-shapes', title: 'without the key, the same request without Content-Type, asking for the other format or for */*, with a query parameter given twice or one more the document does not name, on its path with a trailing slash or in capitals: refused', shows: 'shape/key' };
+
+/** The shape of keyShapes that only an XML body has: its registered alias as its label. */
+export const TEXT_XML_SHAPE = 'a body labelled text/xml';
+
+/**
+ * The XML body's own shape, apart from the shapes every format shares (KEY_REQUEST_SHAPES_PART, which the
+ * JSON run sends as well): one request that a budget takes on its own, where the XML run's whole part would
+ * cost it the shared shapes again.
+ */
+export const KEY_TEXT_XML_PART: CasePart = { id: 'key-text-xml', title: 'without the key, an XML body labelled text/xml (its registered alias): refused' };
 
 /** The query parameter no operation documents that a key shape adds (a filter keyed on the parameters it knows may miss it). */
 export const UNDOCUMENTED_PARAMETER = 'conformance-probe';
@@ -123,11 +134,6 @@ export const UNDOCUMENTED_PARAMETER = 'conformance-probe';
  * case on the other operations, without it, still shows a key compared without case on a server that refuses it.
  */
 const UNDOCUMENTED_ON: OperationId = 'demergeIswcMetadata';
-
-/** A query value with every byte percent-encoded (`128` as `%31%32%38`): the same value to every reader. */
-function percentEncodedAll(value: string): string {
-  return Array.from(new TextEncoder().encode(value), (b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
-}
 
 /** What spelledAtOnce changes, in words: after "a request", and as a label. */
 export const SPELLED_AT_ONCE_WORDS = 'spelled in every other way every reader takes alike at once (a charset parameter to its Content-Type, an Accept naming the format it is sent in and the other after it, every query value percent-encoded)';
@@ -186,6 +192,13 @@ export function keyShapes(request: RequestSpec, more = true): KeyShape[] {
   if (first !== undefined && request.rawQuery === undefined) {
     out.push({ label: `without the key, ${first[0]} given twice`, shape: `the query parameter ${first[0]} given twice`, request: { ...request, auth: 'none', query: [first, first, ...rest] } });
   }
+  // Registered aliases a handler reads alike and a filter keyed on one media type may not (a sixth fresh
+  // reading, 2026-12-01): an XML body labelled text/xml (RFC 7303 §9.2), and an Accept of */* (curl's
+  // default). A server may refuse text/xml (415) or answer */* in either format: the key's refusal is all that is judged.
+  if (more && xml && request.body !== undefined && contentType !== undefined) {
+    out.push({ label: 'without the key, its body labelled text/xml', shape: TEXT_XML_SHAPE, request: { ...request, auth: 'none', headers: { ...headers, [contentType[0]]: 'text/xml' } } });
+  }
+  if (more) out.push({ label: 'without the key, with Accept */*', shape: 'an Accept of */*', request: { ...request, auth: 'none', headers: { ...headers, Accept: '*/*' } } });
   if (more && request.rawQuery === undefined) {
     out.push({ label: `without the key, with the query parameter ${UNDOCUMENTED_PARAMETER} the document does not name`, shape: 'an undocumented query parameter', request: { ...request, auth: 'none', query: [...(request.query ?? []), [UNDOCUMENTED_PARAMETER, '1']] } });
   }
@@ -198,9 +211,12 @@ export function keyShapes(request: RequestSpec, more = true): KeyShape[] {
   return out;
 }
 
-/** Sends the request in each shape of keyShapes without the key; `check` is auth.required (data that may not exist) or auth.key-checked (a request about to succeed). */
-export async function keyOnShapes(ctx: CaseContext, opId: OperationId, request: RequestSpec, label: string, succeeds: string, check: 'auth.required' | 'auth.key-checked' = 'auth.key-checked', more = true): Promise<void> {
-  for (const s of keyShapes(request, more)) {
+/**
+ * Sends the request in each shape of keyShapes without the key; `check` is auth.required (data that may not
+ * exist) or auth.key-checked (a request about to succeed); `which`, when given, keeps the shapes it names.
+ */
+export async function keyOnShapes(ctx: CaseContext, opId: OperationId, request: RequestSpec, label: string, succeeds: string, check: 'auth.required' | 'auth.key-checked' = 'auth.key-checked', more = true, which: (shape: KeyShape) => boolean = () => true): Promise<void> {
+  for (const s of keyShapes(request, more).filter(which)) {
     await ctx.send({
       label: `${label} ${s.label}`,
       operation: opId,

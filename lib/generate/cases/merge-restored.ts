@@ -2,7 +2,10 @@ import type { Format } from '../../contract/codec/index.ts';
 import type { AgencyWorkRef, MergeEntry, TargetProfile } from '../../contract/profile/types.ts';
 import type { CaseDef, Step } from '../case.ts';
 import { keyProofs } from './key-proofs.ts';
-import { mixedRefusals, sameIswcShown } from './merge.ts';
+import { mixedRefusals, sameIswcShown, succeeded } from './merge.ts';
+import { preferredIswcNeighbours } from './neighbours.ts';
+import { fieldConstraints } from '../../contract/constraints.ts';
+import { neighbourBecause } from '../neighbours.ts';
 import { expectCheck } from '../expectations.ts';
 import { bodyRequest, queryRequest } from '../requests.ts';
 import { emptyMerge, queryFor } from '../templates.ts';
@@ -11,7 +14,8 @@ import { emptyMerge, queryFor } from '../templates.ts';
  * The restoring merge (issue 31): the agency works of a merges entry, each merged by a request of its own
  * (undone by a demerge under every reading of 4.4), registered for restoration before a request names it.
  * The core merges the first work and demerges it (three requests and its restoration); the rest are parts:
- * the key refused first; the other works merged too; a broken work refused beside the merged one; on a
+ * the key refused first; the first work merged into near neighbours of the preferred ISWC (one digit too
+ * long, a check digit that does not hold), refused; the other works merged too; a broken work refused beside the merged one; on a
  * profile that is not reusable, the key refused on a merge of the entry's first ISWC alone, which then
  * succeeds (issue 38: a server that checks the key against the agency of each agency work serves it with no
  * key; a merge of ISWCs cannot be undone, 4.4 names works, so a reusable profile never sends it), before the
@@ -35,7 +39,8 @@ export function restoringMergeCase(profile: TargetProfile): CaseDef {
     needs: [{ entry: 'merges', index: 0, list: 'agencyWorks', atLeast: 1 }],
     parts: [
       { id: 'key', title: 'the key refused on the merge that then succeeds, and shown to have merged nothing' },
-      { id: 'other-works', title: 'the entry\'s other agency works merged too, each by a request of its own' },
+      { id: 'preferred-neighbours', title: 'its first work merged into the preferred ISWC one digit too long, and with a check digit that does not hold: refused' },
+      { id: 'other-works', title: 'the entry\'s other agency works merged too, each by a request of its own (in JSON the last one\'s body without "iswcs")' },
       { id: 'item', title: 'a broken agency work refused beside the merged one' },
       { id: 'demerge-one', title: 'a demerge removes one set: the other work still demerges', after: ['other-works'] },
       { id: 'key-iswcs', title: 'the key refused on a merge of the entry\'s first ISWC alone, which then succeeds (a profile that is not reusable)' },
@@ -73,11 +78,40 @@ export function restoringMergeCase(profile: TargetProfile): CaseDef {
           expect: [expectCheck('auth.key-checked', { noEffect: true, because: `the merges of ${first.agencyWorkCode} just refused for their key must have merged nothing (sections 5.1, 3)` })],
         });
       });
+      // The merge's query preferredIswc, near neighbours of the entry's (a sixth fresh reading, 2026-12-01): a
+      // server that keeps 11 characters of it, or recomputes its check digit, on the merge only, merges the
+      // first work into the entry's preferred ISWC (registered above: the run demerges it whatever happened).
+      const preferredParam = fieldConstraints().find((c) => c.operation === OP && c.location === 'query' && c.name === 'preferredIswc');
+      const neighbours = preferredParam ? preferredIswcNeighbours(preferredParam, entry.preferredIswc) : undefined;
+      if (neighbours && neighbours.sent.length > 0) {
+        await ctx.part('preferred-neighbours', async () => {
+          for (const n of neighbours.sent) {
+            await ctx.send({
+              label: `merge ${first.agencyWorkCode} into preferredIswc ${n.label}`,
+              operation: OP,
+              request: bodyRequest(OP, format, { ...emptyMerge(), agencyWorks: [first] }, { query: queryFor(OP, { preferredIswc: n.value, agency: profile.agency }) }),
+              expect: [expectCheck('query.refused', { because: neighbourBecause(neighbours.asIswc, n, entry.preferredIswc, `the merges entry's preferred ISWC ${entry.preferredIswc}, into which it would merge ${first.agencyCode}/${first.agencyWorkCode}`), sections: [...neighbours.asIswc.sections] })],
+            });
+          }
+        });
+      }
       await mergeOnItsOwn(first);
+      // In JSON the last work's body leaves the ISWCs out (a sixth fresh reading, 2026-12-01): every other JSON
+      // merge sends the list it does not use as `[]`, so a server that merges nothing of a body without it, and
+      // answers 204, passed. Refusing such a body is a reading (docs/readings.md, "A list of a merge body present
+      // and empty"), so its merge is not judged; a 204 to it must have merged the work (the demerge-one part).
+      const lastMerged = { shown: true };
       if (others.length > 0) {
         await ctx.part('other-works', async () => {
           for (const w of others) register(w);
-          for (const w of others) await mergeOnItsOwn(w);
+          for (const w of others) {
+            if (w !== last || format !== 'json') {
+              await mergeOnItsOwn(w);
+              continue;
+            }
+            const merged = await ctx.send({ label: `merge ${w.agencyWorkCode} on its own, its JSON body without "iswcs"`, operation: OP, request: bodyRequest(OP, format, { agencyWorks: [w] }, query), expect: [] });
+            lastMerged.shown = succeeded(merged);
+          }
         });
       }
       await ctx.part('item', async () => {
@@ -129,7 +163,7 @@ export function restoringMergeCase(profile: TargetProfile): CaseDef {
             label: `demerge ${last.agencyWorkCode}`,
             operation: DEMERGE,
             request: demergeOf(last),
-            expect: [expectCheck('outcome.demerge-one', { because: `${last.agencyWorkCode}, merged by a request of its own, is still merged after the demerge of ${first.agencyWorkCode} (section 4.4)` })],
+            expect: lastMerged.shown ? [expectCheck('outcome.demerge-one', { because: `${last.agencyWorkCode}, merged by a request of its own${format === 'json' ? ' (its body without "iswcs", answered 2xx)' : ''}, is still merged after the demerge of ${first.agencyWorkCode} (section 4.4)` })] : [],
           });
         });
       }

@@ -393,7 +393,7 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
     },
     {
       id: 'merge.unknown-preferred',
-      title: `POST ${op().path} into an unknown preferred ISWC, with ISWCs or with agency works only: 404 @smoke`,
+      title: `POST ${op().path} into an unknown preferred ISWC, with one ISWC or with agency works only (several where the profile has them): 404 @smoke`,
       operation: OP,
       formats: BOTH,
       tags: ['@smoke'],
@@ -404,20 +404,25 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
           request: bodyRequest(OP, asFormat(ctx.format), { ...emptyMerge(), iswcs: [profile.iswcs[1] ?? existingIswc(profile)] }, { query: mergeQuery(unknownIswc(profile), profile.agency) }),
           expect: [expectCheck('status.not-found', { because: `${unknownIswc(profile)} does not exist in the target (profile unknownIswcs; section ${section})` })],
         });
-        // Agency works only (no ISWC to look up first): the unknown preferred ISWC is still not found.
+        // Agency works only (no ISWC to look up first), two of them where the profile has two works of one
+        // agency: the unknown preferred ISWC is still not found, whether the merge names one item or several
+        // (a server that answers a merge of several items into it 400 shows it here; one ISWC alone, above).
         const work = profile.submissions[0];
         if (!work) return;
+        const second = profile.submissions.find((s) => s.agency === work.agency && s.workcode !== work.workcode);
+        const works = [work, ...(second ? [second] : [])];
+        const named = works.map((w) => `${w.agency}/${w.workcode}`).join(' and ');
         await ctx.send({
-          label: 'unknown preferred ISWC, agency works only',
+          label: `unknown preferred ISWC, agency works only (${works.length === 1 ? 'one' : 'two'})`,
           operation: OP,
-          request: bodyRequest(OP, asFormat(ctx.format), { ...emptyMerge(), agencyWorks: [{ agencyCode: work.agency, agencyWorkCode: work.workcode }] }, { query: mergeQuery(unknownIswc(profile), profile.agency) }),
-          expect: [expectCheck('status.not-found', { because: `${unknownIswc(profile)} does not exist in the target; the body names only the agency work ${work.agency}/${work.workcode} (section ${section})` })],
+          request: bodyRequest(OP, asFormat(ctx.format), { ...emptyMerge(), agencyWorks: works.map((w) => ({ agencyCode: w.agency, agencyWorkCode: w.workcode })) }, { query: mergeQuery(unknownIswc(profile), profile.agency) }),
+          expect: [expectCheck('status.not-found', { because: `${unknownIswc(profile)} does not exist in the target; the body names only the agency work${works.length === 1 ? '' : 's'} ${named} (section ${section})` })],
         });
       },
     },
     {
       id: 'merge.unknown-iswc',
-      title: `POST ${op().path} of an unknown ISWC: refused (400 or 404)`,
+      title: `POST ${op().path} of an unknown ISWC, and of nothing into an unknown preferred ISWC: refused (400 or 404)`,
       operation: OP,
       formats: BOTH,
       tags: [],
@@ -432,6 +437,15 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
             expectCheck('status.refused', { because: `${unknownIswc(profile, 1)} does not exist in the target (section ${section})` }),
             expectCheck('observed.refusal', { because: 'merge of an ISWC that does not exist: which error status refuses it' }),
           ],
+        });
+        // A merge that names nothing, into a preferred ISWC that does not exist: a server may refuse an empty
+        // merge (400) or look the ISWC up first (404), but its 204 says "the ISWC designated as preferred" (4.2)
+        // of an ISWC that does not exist (docs/readings.md, "An empty merge").
+        await ctx.send({
+          label: 'empty merge into an unknown preferred ISWC',
+          operation: OP,
+          request: bodyRequest(OP, asFormat(ctx.format), emptyMerge(), { query: mergeQuery(unknownIswc(profile), profile.agency) }),
+          expect: [expectCheck('status.refused', { because: `the merge names nothing and ${unknownIswc(profile)} does not exist in the target: it cannot be designated as preferred (section ${section})` })],
         });
       },
     },
@@ -551,7 +565,7 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
 }
 
 /** Did the target answer a 2xx (a request it took)? */
-function succeeded(exchange: Exchange): boolean {
+export function succeeded(exchange: Exchange): boolean {
   const status = statusOf(exchange);
   return status !== null && status >= 200 && status < 300;
 }

@@ -358,6 +358,23 @@ function removalCase(c: FieldConstraint, profile: TargetProfile): CaseDef {
  * digit once more (a case, width or space variant may compare equal in a database's collation). Then the entry
  * is named rightly (204).
  */
+/**
+ * The query preferredIswc `c` read as an ISWC (the pattern and sections of the body's ISWC), with the length
+ * its pattern fixes, and the neighbours of `value` every reading refuses there: one digit past that length
+ * (only a digit: a space, a case or a width variant may compare equal in a collation, a reading, not a fault)
+ * and the ISWC with a check digit that does not hold (ISO 15707: it names no ISWC, and a server that
+ * recomputes the check digit acts on the entry's, fault `preferred-check-digit-ignored`).
+ */
+export function preferredIswcNeighbours(c: FieldConstraint, value: string): { asIswc: FieldConstraint; limit: number; sent: Neighbour[] } | undefined {
+  const iswc = neighbourFields().find((x) => x.component === 'Iswc');
+  const limit = iswc ? lengthLimitOf(iswc) : undefined;
+  if (!iswc || limit === undefined) return undefined;
+  const asIswc: FieldConstraint = { ...c, pattern: iswc.pattern, ...(iswc.component !== undefined ? { component: iswc.component } : {}), sections: [...new Set([...c.sections, ...iswc.sections])] };
+  const pastTheLength = (x: { value: string | number }) => /^[0-9]+$/.test(String(x.value).slice(limit));
+  const sent = neighboursOf(value, asIswc).filter((x) => (x.lands.some((l) => l.normalisation === 'truncate') && !x.valid && pastTheLength(x)) || x.lands.some((l) => l.normalisation === 'check-digit'));
+  return { asIswc, limit, sent };
+}
+
 function preferredCutCase(c: FieldConstraint): CaseDef | undefined {
   const iswc = neighbourFields().find((x) => x.component === 'Iswc');
   const limit = iswc ? lengthLimitOf(iswc) : undefined;
@@ -365,7 +382,6 @@ function preferredCutCase(c: FieldConstraint): CaseDef | undefined {
   const opId = c.operation as typeof DELETE | typeof DEMERGE;
   const kind: DisposableKind = opId === DELETE ? 'submissions' : 'demerges';
   const op = operation(opId);
-  const asIswc: FieldConstraint = { ...c, pattern: iswc.pattern, ...(iswc.component !== undefined ? { component: iswc.component } : {}), sections: [...new Set([...c.sections, ...iswc.sections])] };
   return {
     id: caseId(c),
     title: `${titleOf(c, `a ${opId === DELETE ? 'submission' : 'demerge entry'}'s preferred ISWC, one character past the ${limit} its pattern fixes, and with a check digit that does not hold`)}; the entry is then ${opId === DELETE ? 'deleted' : 'demerged'} (204) @destructive`,
@@ -378,11 +394,9 @@ function preferredCutCase(c: FieldConstraint): CaseDef | undefined {
       if (!entry) throw new Error(`no ${kind} entry allocated`);
       const values: Record<string, string | number | undefined> = { ...entry, reasonCode: ctx.profile.reasonCode };
       const named = `${opId === DELETE ? 'the submission' : 'the metadata'} ${JSON.stringify(entry)}, which it then ${opId === DELETE ? 'deletes' : 'demerges'}`;
-      // Only a digit past the length: a space, a case or a width variant may compare equal in a collation (a reading, not a fault).
-      const pastTheLength = (x: { value: string | number }) => /^[0-9]+$/.test(String(x.value).slice(limit));
-      // And the ISWC with a check digit that does not hold (ISO 15707): it names no ISWC, and a server that recomputes
-      // the check digit acts on the entry's (fault `preferred-check-digit-ignored`).
-      const sent = neighboursOf(entry.preferredIswc, asIswc).filter((x) => (x.lands.some((l) => l.normalisation === 'truncate') && !x.valid && pastTheLength(x)) || x.lands.some((l) => l.normalisation === 'check-digit'));
+      const neighbours = preferredIswcNeighbours(c, entry.preferredIswc);
+      if (!neighbours) throw new Error('schemas/openapi.yaml: the ISWC has no length its pattern fixes');
+      const { asIswc, sent } = neighbours;
       for (const n of sent) {
         await ctx.send({
           label: `${opId === DELETE ? 'delete' : 'demerge'} naming preferredIswc ${n.label}`,

@@ -5,11 +5,11 @@ import { constraintsOf } from '../../contract/constraints.ts';
 import { operation } from '../../contract/operations.ts';
 import type { TargetProfile } from '../../contract/profile/types.ts';
 import { servesFormat } from '../../contract/profile/types.ts';
-import type { CaseDef } from '../case.ts';
+import type { CaseDef, CasePart } from '../case.ts';
 import { expectCheck } from '../expectations.ts';
 import { bodyRequest, rawBodyRequest } from '../requests.ts';
 import { otherAgency, validAgentRun } from '../templates.ts';
-import { KEY_REQUEST_SHAPES_PART, keyOnShapes, keyProofs, nearMissParts, NEAR_MISS_TEXT, RUN_WRONG_KEY, sendNearMisses, SPELLED_AT_ONCE_SHORT, spelledAtOnce, wrongKeyCaseText } from './key-proofs.ts';
+import { KEY_REQUEST_SHAPES_PART, KEY_TEXT_XML_PART, keyOnShapes, keyProofs, nearMissParts, NEAR_MISS_TEXT, RUN_WRONG_KEY, sendNearMisses, SPELLED_AT_ONCE_SHORT, spelledAtOnce, TEXT_XML_SHAPE, wrongKeyCaseText } from './key-proofs.ts';
 
 const OP = 'notifyAgentRun';
 const op = () => operation(OP);
@@ -21,6 +21,18 @@ function asFormat(format: string): Format {
 
 /** The part of the keyless case that sends a body naming no agency (issue 38, a shape of the run notification's body). */
 const NO_AGENCY_PART = { id: 'without-agency', title: 'without the key, a body naming no agency: refused as well (a server checking the key against the agency a body names serves it)' } as const;
+
+/** The parts of run.accept, in the order it sends them; its core is empty. */
+const ACCEPT_PARTS = [
+  { id: 'accept-formats', title: 'a valid run with no Accept, with Accept JSON and with Accept XML: which representation answers (observed)' },
+  { id: 'accept-any', title: 'a valid run with Accept */*: the run opened' },
+  { id: 'bad-request-own-format', title: 'a counter past its range asking for the format it is sent in: 400 "Bad Request"' },
+] as const satisfies readonly CasePart[];
+
+/** XML as an indenting writer produces it: whitespace between elements, never inside a text value. */
+function indentXml(xml: string): string {
+  return `${xml.replace(/></g, '>\n  <')}\n`;
+}
 
 export function runCases(profile: TargetProfile): CaseDef[] {
   const section = op().section;
@@ -154,7 +166,7 @@ export function runCases(profile: TargetProfile): CaseDef[] {
         operation: OP,
         formats: BOTH,
         tags: ['@smoke', '@auth'],
-        ...(auth === 'wrong' ? { parts: nearMissParts() } : { parts: [NO_AGENCY_PART, KEY_REQUEST_SHAPES_PART] }),
+        ...(auth === 'wrong' ? { parts: nearMissParts() } : { parts: [NO_AGENCY_PART, KEY_REQUEST_SHAPES_PART, KEY_TEXT_XML_PART] }),
         async run(ctx) {
           // The wrong key is a near miss of the key: wrong to any server, and taken by one that cuts a longer key to its length.
           await ctx.send({
@@ -187,7 +199,10 @@ export function runCases(profile: TargetProfile): CaseDef[] {
             });
           });
           // Its other shapes (issue 38): a key check reached only by bodies labelled JSON, or by answers in JSON, serves the rest.
-          await ctx.part(KEY_REQUEST_SHAPES_PART.id, () => keyOnShapes(ctx, OP, bodyRequest(OP, asFormat(ctx.format), validAgentRun(profile)), 'run notification', 'the run is opened (sections 5.1, 4.1)', 'auth.required'));
+          const valid = bodyRequest(OP, asFormat(ctx.format), validAgentRun(profile));
+          await ctx.part(KEY_REQUEST_SHAPES_PART.id, () => keyOnShapes(ctx, OP, valid, 'run notification', 'the run is opened (sections 5.1, 4.1)', 'auth.required', true, (s) => s.shape !== TEXT_XML_SHAPE));
+          // An XML body's own shape, a part of its own (a JSON body has none: its case has no such part).
+          if (ctx.format === 'xml') await ctx.part(KEY_TEXT_XML_PART.id, () => keyOnShapes(ctx, OP, valid, 'run notification', 'the run is opened (sections 5.1, 4.1)', 'auth.required', true, (s) => s.shape === TEXT_XML_SHAPE));
         },
       }),
     ),
@@ -308,40 +323,56 @@ export function runCases(profile: TargetProfile): CaseDef[] {
     },
     {
       id: 'run.accept',
-      title: `POST ${op().path} with each Accept header (observed: which representation answers); a bad request asking for JSON is still "Bad Request"`,
+      title: `POST ${op().path} with each Accept header (observed: which representation answers); Accept */* opens the run; a bad request asking for its own format is still "Bad Request"`,
       operation: OP,
       formats: BOTH,
       tags: ['@observed'],
+      // Each part a budget may take alone: what it gates (a */* refused, a 400 without its text) costs a
+      // request, not the observed requests of every Accept beside it.
+      parts: ACCEPT_PARTS,
       async run(ctx) {
         const format = asFormat(ctx.format);
         // A target that serves no XML (profile formats) is not asked for it.
-        for (const accept of [undefined, MEDIA_TYPE.json, ...(servesFormat(profile, 'xml') ? [MEDIA_TYPE.xml] : [])]) {
+        await ctx.part(ACCEPT_PARTS[0].id, async () => {
+          for (const accept of [undefined, MEDIA_TYPE.json, ...(servesFormat(profile, 'xml') ? [MEDIA_TYPE.xml] : [])]) {
+            await ctx.send({
+              label: `Accept ${accept ?? 'absent'}`,
+              operation: OP,
+              request: bodyRequest(OP, format, validAgentRun(profile), accept ? { headers: { Accept: accept } } : {}),
+              expect: [expectCheck('observed.response-format', { because: `${format.toUpperCase()} request, Accept ${accept ?? 'absent'}` })],
+              extraStatuses: accept ? [406] : [],
+            });
+          }
+        });
+        // Accept */* (curl's default, RFC 9110 §12.5.1) accepts any representation: no server may refuse it
+        // with 406, and the run is opened as without an Accept.
+        await ctx.part(ACCEPT_PARTS[1].id, async () => {
           await ctx.send({
-            label: `Accept ${accept ?? 'absent'}`,
+            label: 'Accept */*',
             operation: OP,
-            request: bodyRequest(OP, format, validAgentRun(profile), accept ? { headers: { Accept: accept } } : {}),
-            expect: [expectCheck('observed.response-format', { because: `${format.toUpperCase()} request, Accept ${accept ?? 'absent'}` })],
-            extraStatuses: accept ? [406] : [],
+            request: bodyRequest(OP, format, validAgentRun(profile), { headers: { Accept: '*/*' } }),
+            expect: [
+              expectCheck('status.success', { because: `a valid agent run in ${format.toUpperCase()} with Accept */*, which accepts any representation (section 4.1; RFC 9110 §12.5.1)` }),
+              expectCheck('observed.response-format', { because: `${format.toUpperCase()} request, Accept */*` }),
+            ],
           });
-        }
-        if (format !== 'json') return;
-        // A bad request that asks for JSON still carries "Bad Request" (4.1), whatever its JSON shape. A
-        // counter past its range: a server that authorizes the agency before it validates the body (another
-        // agency's code gets 401 or 403 first) refuses it with 400 all the same.
+        });
+        // A bad request that asks for the format it is sent in still carries "Bad Request" (4.1), whatever the
+        // shape of its JSON or XML (a framework's validation problem details in either). A counter past its
+        // range: a server that authorizes the agency before it validates the body (another agency's code gets
+        // 401 or 403 first) refuses it with 400 all the same.
         const counter = constraintsOf(OP).find((c) => c.location === 'body' && c.type === 'integer' && c.maximum !== undefined && !c.field.includes('.'));
-        if (!counter || counter.maximum === undefined) throw new Error(`schemas/openapi.yaml: ${OP} has no bounded integer field`);
-        await ctx.send({
-          label: `${counter.field} past its range, Accept application/json`,
-          operation: OP,
-          request: bodyRequest(OP, format, { ...validAgentRun(profile), [counter.field]: counter.maximum + 1 }, { headers: { Accept: MEDIA_TYPE.json } }),
-          expect: [expectCheck('limit.rejected', { because: `${counter.field} is ${counter.maximum + 1}, past the int32 maximum ${counter.maximum} (sections 2.1, 8)`, sections: [...counter.sections] })],
+        const maximum = counter?.maximum;
+        if (!counter || maximum === undefined) throw new Error(`schemas/openapi.yaml: ${OP} has no bounded integer field`);
+        await ctx.part(ACCEPT_PARTS[2].id, async () => {
+          await ctx.send({
+            label: `${counter.field} past its range, Accept ${MEDIA_TYPE[format]}`,
+            operation: OP,
+            request: bodyRequest(OP, format, { ...validAgentRun(profile), [counter.field]: maximum + 1 }, { headers: { Accept: MEDIA_TYPE[format] } }),
+            expect: [expectCheck('limit.rejected', { because: `${counter.field} is ${maximum + 1}, past the int32 maximum ${maximum} (sections 2.1, 8)`, sections: [...counter.sections] })],
+          });
         });
       },
     },
   ];
-}
-
-/** XML as an indenting writer produces it: whitespace between elements, never inside a text value. */
-function indentXml(xml: string): string {
-  return `${xml.replace(/></g, '>\n  <')}\n`;
 }
