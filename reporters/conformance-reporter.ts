@@ -23,7 +23,7 @@ import { formatsLabel } from '../lib/contract/profile/types.ts';
 import { utcDay } from '../lib/report/waivers/apply.ts';
 import { runWaivers } from '../lib/report/waivers/run.ts';
 import { endedEarly, interruptedBy, interruptionReason } from '../lib/foundation/interrupt.ts';
-import { engineProgress, engineUncollected } from '../lib/engine/progress.ts';
+import { engineProgress, engineVerdicts } from '../lib/engine/progress.ts';
 import { INTERRUPTED_PREFIX } from '../lib/engine/deferred-failures.ts';
 import { firstHalt } from '../lib/report/outcome.ts';
 import { plural } from '../lib/report/verdict.ts';
@@ -164,7 +164,7 @@ export default class ConformanceReporter implements Reporter {
     let status: FullResult['status'] | undefined;
     const halt = this.halt(result);
     // Tests the engine ran ahead and judged before a stop, which Playwright did not get to end: what they showed.
-    if (halt) for (const v of engineUncollected()) if (this.pending.has(`${v.project}\u0001${v.title}`)) this.handIn(`${v.project}\u0001${v.title}`, JSON.parse(v.attachmentBody) as ExecutionsAttachment);
+    if (halt) for (const v of engineVerdicts()) if (this.pending.has(`${v.project}\u0001${v.title}`)) this.handIn(`${v.project}\u0001${v.title}`, JSON.parse(v.attachmentBody) as ExecutionsAttachment);
     // Tests a stop kept from running (or cut short): their cases are listed, not sent, with the run's reason.
     const notRun = halt && this.planCopy !== undefined && this.pending.size > 0 ? this.notRun([...this.pending.values()], halt.reason) : [];
     const executions = [...this.executions, ...(this.leftOut ?? []), ...notRun];

@@ -206,8 +206,10 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
   const body = await decodeRequestBody(ctx, req, spec);
   // The shape family (server/shape-faults.ts): a role left undone on one shape of body, read as it came.
   const skipped = (role: ShapeRole): boolean => f.shaped && body.ok && shapeRoleSkipped((id) => f.has(id), op.id, role, body.value);
+  // The members a JSON body's object carries (undefined for XML, or a body that is no object).
+  const jsonMembers = body.ok && body.format === 'json' && body.value !== null && typeof body.value === 'object' && !Array.isArray(body.value) ? Object.keys(body.value) : undefined;
   // Fault `merge-json-list-absent-noop`: a JSON body without its "iswcs" member merges nothing.
-  const listAbsent = body.ok && body.format === 'json' && body.value !== null && typeof body.value === 'object' && !Array.isArray(body.value) && !('iswcs' in body.value);
+  const listAbsent = jsonMembers !== undefined && !jsonMembers.includes('iswcs');
   const effect = !f.has('merge-no-effect') && !skipped('outcome') && !(f.has('merge-json-list-absent-noop') && listAbsent);
   const query = new Query(ctx, op, rawQuery);
   // Choice `preferred-looked-up-first`: nothing else is read of a request whose preferred ISWC does not exist.
@@ -216,10 +218,8 @@ export async function handleMerge(ctx: Context, req: IncomingMessage, op: Operat
   const binding = ctx.choices.has('binding-problem-json');
   if (!body.ok) return mediaFailure(ctx, body, () => (binding ? validationProblem('', body.error) : bad('BAD_BODY', body.error)));
   // Choice `merge-json-lists-required`: both lists are [Required] on the JSON binder: a body without one is a validation problem.
-  if (ctx.choices.has('merge-json-lists-required') && body.format === 'json' && body.value !== null && typeof body.value === 'object' && !Array.isArray(body.value)) {
-    const missing = ['iswcs', 'agencyWorks'].find((name) => !(name in (body.value as object)));
-    if (missing !== undefined) return validationProblem(missing, `The ${missing} field is required.`);
-  }
+  const listMissing = ctx.choices.has('merge-json-lists-required') ? ['iswcs', 'agencyWorks'].find((name) => jsonMembers !== undefined && !jsonMembers.includes(name)) : undefined;
+  if (listMissing !== undefined) return validationProblem(listMissing, `The ${listMissing} field is required.`);
   const unbound = binding ? mergeBindingError(body.value) : undefined;
   if (unbound) return validationProblem(unbound.field, unbound.message);
 

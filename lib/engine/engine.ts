@@ -34,12 +34,12 @@ import type { CaseRun } from '../run/case-run.ts';
 import type { RunSettings } from '../run/runner.ts';
 import type { RunFigures } from '../report/model.ts';
 import { randomUUID } from 'node:crypto';
-import { PROGRESS_SLOT, UNCOLLECTED_SLOT } from './progress.ts';
+import { PROGRESS_SLOT, VERDICTS_SLOT } from './progress.ts';
 import type { RestoreOutcome } from '../run/restore.ts';
 import { probesFirst, Steering } from '../run/steer.ts';
 import type { CaseFormat, Step } from '../generate/case.ts';
 import type { Exchange } from '../contract/exchange.ts';
-import type { EngineProgress, UncollectedVerdict } from './progress.ts';
+import type { EngineProgress, JudgedVerdict } from './progress.ts';
 
 /** Cases in flight at once over the whole run (each case keeps its own steps in order). */
 const CONCURRENCY = 4;
@@ -126,7 +126,7 @@ export class RunEngine implements SelectableEngine {
    * Playwright did not get to end, run ahead or collected just before the signal (their requests were sent
    * and judged; lib/engine/progress.ts). The reporter holds as much of them already.
    */
-  private readonly uncollected = new Map<string, GroupVerdict>();
+  private readonly verdicts = new Map<string, GroupVerdict>();
   /** Selected tests not started yet, in the order Playwright runs them. */
   private ahead: string[][] = [];
   /** Requests the selected tests are estimated to send. */
@@ -196,7 +196,7 @@ export class RunEngine implements SelectableEngine {
       this.deadline.unref();
     }
     (globalThis as Record<symbol, unknown>)[PROGRESS_SLOT] = () => this.progress();
-    (globalThis as Record<symbol, unknown>)[UNCOLLECTED_SLOT] = () => this.uncollectedVerdicts();
+    (globalThis as Record<symbol, unknown>)[VERDICTS_SLOT] = () => this.judgedVerdicts();
   }
 
   /** Requests the given cases are estimated to send. */
@@ -388,9 +388,9 @@ export class RunEngine implements SelectableEngine {
   }
 
   /** The tests run and judged, with their verdicts (the reporter takes those of tests that did not end). */
-  private uncollectedVerdicts(): UncollectedVerdict[] {
+  private judgedVerdicts(): JudgedVerdict[] {
     return this.setup.tests.flatMap((t) => {
-      const verdict = this.uncollected.get(t.keys.join('\n'));
+      const verdict = this.verdicts.get(t.keys.join('\n'));
       return verdict ? [{ project: t.project, title: t.title, attachmentBody: verdict.attachmentBody }] : [];
     });
   }
@@ -400,7 +400,7 @@ export class RunEngine implements SelectableEngine {
     this.executing += 1;
     try {
       const verdict = await this.executeCases(keys);
-      this.uncollected.set(keys.join('\n'), verdict);
+      this.verdicts.set(keys.join('\n'), verdict);
       return verdict;
     } finally {
       this.executing -= 1;

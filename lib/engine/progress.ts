@@ -151,23 +151,23 @@ export class ProgressPrinter {
   }
 }
 
-/** Where the engine leaves the verdicts of tests it ran ahead and no test collected (engineUncollected). */
-export const UNCOLLECTED_SLOT = Symbol.for('iswc-conformance.run-uncollected');
+/** Where the engine leaves the verdict of every test it ran (engineVerdicts). */
+export const VERDICTS_SLOT = Symbol.for('iswc-conformance.run-verdicts');
 
-/** A test the engine ran ahead and judged, whose verdict no test collected: its executions attachment. */
-export interface UncollectedVerdict {
+/** A test the engine ran and judged: its executions attachment. */
+export interface JudgedVerdict {
   project: string;
   title: string;
   attachmentBody: string;
 }
 
 /**
- * The verdicts of tests the run's engine ran ahead of Playwright and judged, which no test collected: a run
- * stopped (a signal, its time limit) before Playwright got to end them has sent their requests all the same,
- * and the report must hold what they showed, not "not sent". Empty with no engine in this process.
+ * The verdicts of the tests the run's engine ran and judged, whether or not a test collected them. A run
+ * stopped (a signal, its time limit) before Playwright got to end a test the engine ran ahead has sent its
+ * requests all the same: the reporter writes what they showed, not "not sent". Empty with no engine here.
  */
-export function engineUncollected(): UncollectedVerdict[] {
-  const read = (globalThis as Record<symbol, unknown>)[UNCOLLECTED_SLOT] as (() => UncollectedVerdict[]) | undefined;
+export function engineVerdicts(): JudgedVerdict[] {
+  const read = (globalThis as Record<symbol, unknown>)[VERDICTS_SLOT] as (() => JudgedVerdict[]) | undefined;
   return read?.() ?? [];
 }
 

@@ -351,14 +351,6 @@ function removalCase(c: FieldConstraint, profile: TargetProfile): CaseDef {
 }
 
 /**
- * The query preferredIswc of a delete or demerge, one character past the length "T followed by 10 digits"
- * fixes (2.3): no ISWC has 12 characters, so the value names nothing, and a server whose parameter keeps 11
- * (CHAR(11)) acts on the entry's. The document states no pattern for the parameter (a malformed one may be
- * looked up and not found), so the only neighbour sent is the one every reading refuses: the ISWC with its last
- * digit once more (a case, width or space variant may compare equal in a database's collation). Then the entry
- * is named rightly (204).
- */
-/**
  * The query preferredIswc `c` read as an ISWC (the pattern and sections of the body's ISWC), with the length
  * its pattern fixes, and the neighbours of `value` every reading refuses there: one digit past that length
  * (only a digit: a space, a case or a width variant may compare equal in a collation, a reading, not a fault)
@@ -375,6 +367,14 @@ export function preferredIswcNeighbours(c: FieldConstraint, value: string): { as
   return { asIswc, limit, sent };
 }
 
+/**
+ * The query preferredIswc of a delete or demerge, one character past the length "T followed by 10 digits"
+ * fixes (2.3): no ISWC has 12 characters, so the value names nothing, and a server whose parameter keeps 11
+ * (CHAR(11)) acts on the entry's. The document states no pattern for the parameter (a malformed one may be
+ * looked up and not found), so the only neighbour sent is the one every reading refuses: the ISWC with its last
+ * digit once more (a case, width or space variant may compare equal in a database's collation). Then the entry
+ * is named rightly (204).
+ */
 function preferredCutCase(c: FieldConstraint): CaseDef | undefined {
   const iswc = neighbourFields().find((x) => x.component === 'Iswc');
   const limit = iswc ? lengthLimitOf(iswc) : undefined;
