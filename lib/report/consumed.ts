@@ -120,7 +120,7 @@ export function consumedByThisRun(consumed: readonly ConsumedEntry[], report: st
   if (consumed.length === 0) return undefined;
   const one = consumed.length === 1;
   const names = [...new Set(consumed.map((c) => `${name(c.kind, c.entry)} (${CONSUMING[c.kind]})`))];
-  return `this destructive run consumed ${one ? 'one disposable entry' : `${consumed.length} disposable entries`} of the profile: ${names.join(', ')}, as ${report} records. The next destructive run against this target does not judge ${one ? 'its cases' : 'their cases'} and ends with exit 3 unless ${one ? 'it is' : 'they are'} recreated there (a reference server started apart: start it again), or the profile is reusable (docs/target-profile.md)`;
+  return `this destructive run consumed ${one ? 'one disposable entry' : `${consumed.length} disposable entries`} of the profile: ${names.join(', ')}, as ${report} records. The next destructive run against this target does not judge what the target then refuses on ${one ? 'it' : 'them'} (such a run ends with exit 3) unless ${one ? 'it is' : 'they are'} recreated there (a reference server started apart: start it again), or the profile is reusable (docs/target-profile.md)`;
 }
 
 const answeredOk = (e: CheckExecution): boolean => /^2\d\d\b/.test(e.received ?? '');
