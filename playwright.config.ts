@@ -15,6 +15,11 @@ const workers = /^[1-9][0-9]*$/.test(workersText) ? Number(workersText) : testWo
 
 /** The tests that run the docs' commands as a reader would (tests/support/doc-commands.ts). */
 const JOURNEYS = /\/(readme|guides|compat-guide|client-guide|printed-commands|certify-printed)\.spec\.ts$/;
+/**
+ * The tests that start the tool's real runs as processes (tests/support/tier.ts): with the journeys, the
+ * second tier, `npm run test:e2e`; `npm test` runs the rest (CONTRIBUTING.md, "Two tiers").
+ */
+const E2E = /@e2e\b/;
 
 /**
  * Projects: `json` and `xml` run the conformance suite in each body format against ISWC_BASE_URL (or the
@@ -55,10 +60,12 @@ export default defineConfig({
     // Next, since several of its tests wait in real time (a late answer, a client retrying for ever) and
     // wait best beside work for the processor; listed last, they were the run's idle tail.
     { name: 'client', testDir: 'examples/agency-client' },
-    { name: 'browser', testDir: 'tests/browser' },
+    { name: 'browser', testDir: 'tests/browser', grepInvert: E2E },
     { name: 'selfcheck', testDir: 'tests/selfcheck' },
-    { name: 'unit', testDir: 'tests/unit', testIgnore: JOURNEYS, snapshotPathTemplate: '{testDir}/{testFileName}-snapshots/{arg}{ext}' },
+    { name: 'unit', testDir: 'tests/unit', testIgnore: JOURNEYS, grepInvert: E2E, snapshotPathTemplate: '{testDir}/{testFileName}-snapshots/{arg}{ext}' },
     { name: 'json', testDir: 'lib/suite', testMatch: 'json.spec.ts' },
     { name: 'xml', testDir: 'lib/suite', testMatch: 'xml.spec.ts' },
+    // The tests of unit and browser tagged @e2e: each starts the tool's real runs as processes (npm run test:e2e).
+    { name: 'e2e', testDir: 'tests', testMatch: /\/(unit|browser)\/[^/]+\.spec\.ts$/, testIgnore: JOURNEYS, grep: E2E, snapshotPathTemplate: '{testDir}/unit/{testFileName}-snapshots/{arg}{ext}' },
   ],
 });

@@ -1,8 +1,8 @@
 /**
  * npm run test:changed [-- REF]: the quick pass of a working loop. Runs the tests of the files changed since
  * REF (default HEAD: what is not committed yet) and the tests that import a changed file, through
- * Playwright's --only-changed; the self-check and the browser are left to npm test unless a changed file
- * is theirs. npm test stays the whole suite.
+ * Playwright's --only-changed, in both tiers; the self-check and the browser are left to npm test unless a
+ * changed file is theirs. npm test and npm run test:e2e stay the whole suite.
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';

@@ -1,5 +1,6 @@
 /**
- * npm run test:cpu [-- --log FILE] [--top N]: where the CPU of an `npm test` goes, by test file: in the
+ * npm run test:cpu [-- --log FILE] [--top N] [--script test:e2e]: where the CPU of an `npm test` (or of the
+ * second tier, `npm run test:e2e`) goes, by test file: in the
  * test's own worker, and in the processes its tests start (commands, servers, npm, nested Playwright
  * runs). On two cores the suite is bound by CPU, not by waits: this says what to cut.
  *
@@ -14,13 +15,13 @@ import type { CpuLine } from './cpu/summary.ts';
 import { renderSummary, summarize } from './cpu/summary.ts';
 
 const args = scriptArgs(
-  `Usage: npm run test:cpu [-- --log FILE] [--top N]
+  `Usage: npm run test:cpu [-- --log FILE] [--top N] [--script test:e2e]
 
-Runs npm test with a hook in every Node process (scripts/cpu-hook.mjs) that logs its CPU to
+Runs npm test (or the npm script --script names: test:e2e, the second tier) with a hook in every Node process (scripts/cpu-hook.mjs) that logs its CPU to
 test-reports/cpu.jsonl, tagged with the test file that started it, then prints the CPU by file, most
 first: in the file's own worker and in the processes its tests started. --log FILE prints the table of a
 log already written (no run). Exit status: npm test's, or 2 when the log cannot be read.`,
-  { log: { type: 'string' }, top: { type: 'string', default: '30' } },
+  { log: { type: 'string' }, top: { type: 'string', default: '30' }, script: { type: 'string', default: 'test' } },
 );
 
 let status = 0;
@@ -29,7 +30,7 @@ if (log === undefined) {
   log = fromRoot('test-reports', 'cpu.jsonl');
   rmSync(log, { force: true });
   const options = [process.env.NODE_OPTIONS ?? '', `--import ${fromRoot('scripts', 'cpu-hook.mjs')}`].join(' ').trim();
-  const run = spawnSync('npm', ['test'], { cwd: fromRoot(), stdio: 'inherit', env: { ...process.env, NODE_OPTIONS: options, CPU_HOOK_LOG: log } });
+  const run = spawnSync('npm', ['run', args.script], { cwd: fromRoot(), stdio: 'inherit', env: { ...process.env, NODE_OPTIONS: options, CPU_HOOK_LOG: log } });
   status = run.status ?? 1;
 }
 if (!existsSync(log)) {

@@ -25,7 +25,7 @@ if (!m || index < 1 || index > total) {
   process.exit(2);
 }
 
-/** Every test file npm test runs, as Playwright lists them. */
+/** Every test file of both tiers (npm test and npm run test:e2e), as Playwright lists them. */
 function testFiles(): string[] {
   const cli = createRequire(import.meta.url).resolve('@playwright/test/cli');
   const listed = execFileSync(process.execPath, [cli, 'test', '--list', '--reporter=json'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, ISWC_BASE_URL: '', ISWC_TARGET: '' } });

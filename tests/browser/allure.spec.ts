@@ -14,7 +14,7 @@ test.describe.configure({ timeout: 300_000 });
  * `npm run report:allure` writes one file that opens from disk, in Debian's Chromium, offline: it shows the
  * run (no endless spinner) and requests nothing, no analytics script included.
  */
-test('the Allure report opens from disk, offline, shows the run and requests nothing outside itself', async () => {
+test('the Allure report opens from disk, offline, shows the run and requests nothing outside itself', { tag: '@e2e' }, async () => {
   const missing = noChromium('the Allure report is not opened in a browser in this run');
   test.skip(missing !== undefined, missing ?? '');
   const dir = mkdtempSync(path.join(tmpdir(), 'iswc-allure-'));

@@ -1,7 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process';
 import type { CliIo } from '../../lib/cli/command.ts';
+import { EXIT } from '../../lib/cli/command.ts';
 import { main } from '../../lib/cli/main.ts';
 import { fromRoot, repoRoot } from '../../lib/foundation/paths.ts';
+import { requireE2e, startsARun } from './tier.ts';
 
 export interface CliResult {
   code: number;
@@ -13,6 +15,7 @@ export interface CliResult {
 
 /** `npx iswc-conformance ARGS` as a user runs it: a process of its own, through bin/iswc-conformance.mjs. */
 export function runCli(args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): CliResult {
+  if (startsARun(args)) requireE2e(`a conformance run (iswc-conformance ${args.join(' ')})`);
   const run = spawnSync(process.execPath, [fromRoot('bin', 'iswc-conformance.mjs'), ...args], {
     cwd: options.cwd ?? repoRoot,
     env: options.env ?? process.env,
@@ -29,7 +32,10 @@ export function runCli(args: readonly string[], options: { env?: NodeJS.ProcessE
  * The same as runCli without blocking this process: for a command that talks to servers the test runs
  * in this process (a proxy, a TLS front). Killed after `timeoutMs`.
  */
-export function runCliAsync(args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+export function runCliAsync(args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number; refusedBeforeRun?: boolean } = {}): Promise<CliResult> {
+  // A user's mistake is refused (exit 2) before any run starts: such a test stays in the quick tier,
+  // and the claim is checked below.
+  if (startsARun(args) && options.refusedBeforeRun !== true) requireE2e(`a conformance run (iswc-conformance ${args.join(' ')})`);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [fromRoot('bin', 'iswc-conformance.mjs'), ...args], { cwd: options.cwd ?? repoRoot, env: options.env ?? process.env, stdio: 'pipe' });
     let stdout = '';
@@ -40,6 +46,10 @@ export function runCliAsync(args: readonly string[], options: { env?: NodeJS.Pro
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
+      if (options.refusedBeforeRun === true && code !== EXIT.USAGE) {
+        reject(new Error(`iswc-conformance ${args.join(' ')} was to be refused before any run (exit ${EXIT.USAGE}), and exited ${code ?? 'by a signal'}:\n${stdout}${stderr}`));
+        return;
+      }
       resolve({ code: code ?? 128, stdout, stderr, out: `${stdout}${stderr}` });
     });
   });
@@ -76,6 +86,7 @@ export interface RunningCli {
 
 /** `npx iswc-conformance ARGS` as a process of its own that the test can watch and signal. */
 export function startCli(args: readonly string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number; group?: boolean } = {}): RunningCli {
+  if (startsARun(args)) requireE2e(`a conformance run (iswc-conformance ${args.join(' ')})`);
   const child = spawn(process.execPath, [fromRoot('bin', 'iswc-conformance.mjs'), ...args], {
     cwd: options.cwd ?? repoRoot,
     env: options.env ?? process.env,

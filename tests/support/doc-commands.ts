@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fromRoot } from '../../lib/foundation/paths.ts';
 import type { FencedBlock } from './markdown.ts';
 import { fencedBlocks } from './markdown.ts';
+import { requireE2e } from './tier.ts';
 
 /**
  * Runs the shell blocks of a Markdown file (a guide, a section of the README) as a reader would, so that
@@ -163,6 +164,7 @@ export function newcomerEnv(cache: string): NodeJS.ProcessEnv {
 
 /** Runs the runnable blocks of `markdown` (see above); resolves when the script has ended and its background blocks are stopped. */
 export async function runDocBlocks(markdown: string, options: { timeoutMs: number; label: string; inspect?: (dir: string) => void; realNpx?: boolean }): Promise<DocRun> {
+  requireE2e(`the commands of ${options.label}`);
   const blocks = runnableBlocks(markdown);
   if (blocks.length === 0) throw new Error(`${options.label}: no sh block to run`);
   const ports = new Map<string, number>();

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { repoRoot } from '../../lib/foundation/paths.ts';
+import { requireE2e } from './tier.ts';
 
 /**
  * The tool as people start it: `npm run SCRIPT -- ARGS` and `npx iswc-conformance ARGS` in the
@@ -26,6 +27,7 @@ export interface Launched {
 
 /** `npm run <script> -- ARGS` or `npx iswc-conformance <command> ARGS` (the script names the command). */
 export function launch(launcher: Launcher, script: 'conformance' | 'server' | 'sandbox', args: readonly string[], env: NodeJS.ProcessEnv, timeoutMs = 300_000): Launched {
+  requireE2e(`the tool through ${launcher} (${script})`);
   const marker = randomUUID();
   const command = script === 'conformance' ? 'run' : script;
   const argv = launcher === 'npm' ? ['run', '--silent', script, '--', ...args] : ['iswc-conformance', command, ...args];

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { repoRoot } from '../../lib/foundation/paths.ts';
+import { requireE2e } from './tier.ts';
 import { REQUEST_TIMEOUT_MS } from './timeouts.ts';
 
 /**
@@ -45,6 +46,7 @@ const PLAYWRIGHT_CLI = path.join(repoRoot, 'node_modules', '@playwright', 'test'
 
 /** Runs `npx playwright <args>` in the repository; `inherit` shows its output live instead of capturing it. */
 export function runPlaywright(args: readonly string[], env: NodeJS.ProcessEnv, options: { inherit?: boolean; timeoutMs?: number } = {}): Promise<ChildRun> {
+  requireE2e(`a Playwright run (playwright ${args[0] ?? ''})`);
   return new Promise((resolve, reject) => {
     // One worker, as the run command has: a nested run of the conformance projects gains nothing from more
     // (its tests only hand cases to the run's one engine), and each costs about 2 s of CPU to start.

@@ -30,7 +30,7 @@ function tempDir(): string {
   return d;
 }
 
-test('--budget 60 against a gateway that throttles every third request: at most 60 requests reach it, and every output gives the same figures', async () => {
+test('--budget 60 against a gateway that throttles every third request: at most 60 requests reach it, and every output gives the same figures', { tag: '@e2e' }, async () => {
   const gateway = await startGateway({
     key: KEY,
     answer: (n) => (n % 3 === 0 ? { status: 429, headers: { 'retry-after': '1' }, body: '{"statusCode":429,"message":"Rate limit is exceeded. Try again in 1 seconds."}' } : undefined),
@@ -75,7 +75,7 @@ test('--budget 60 against a gateway that throttles every third request: at most 
   }
 });
 
-test('a sharded run keeps to the whole budget and the whole rate: each shard takes its share', async () => {
+test('a sharded run keeps to the whole budget and the whole rate: each shard takes its share', { tag: '@e2e' }, async () => {
   const gateway = await startGateway({
     key: KEY,
     answer: (n) => (n % 3 === 0 ? { status: 429, headers: { 'retry-after': '1' }, body: '{"statusCode":429}' } : undefined),

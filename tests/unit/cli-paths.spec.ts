@@ -21,7 +21,7 @@ test('shownPath: relative under the caller\'s directory, absolute elsewhere', ()
   expect(shownPath('/work/x', '/work/x')).toBe('.');
 });
 
-test('a run from another directory reads and writes its relative paths there, and prints them as the caller gave them', async () => {
+test('a run from another directory reads and writes its relative paths there, and prints them as the caller gave them', { tag: '@e2e' }, async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'iswc-cwd-'));
   const profileFile = fromRoot('fixtures', 'targets', 'embedded.json');
   const target = await startReferenceServer({ profile: loadProfile(profileFile), key: 'paths-key-0001', faults: ['run-bad-request-text'] });

@@ -150,7 +150,7 @@ for (const [label, argv, env, message] of refused) {
   });
 }
 
-test('a sharded run is refused with a profile that lets one agent run be open at a time (exit 2), by the command and by a Playwright run alike', async () => {
+test('a sharded run is refused with a profile that lets one agent run be open at a time (exit 2), by the command and by a Playwright run alike', { tag: '@e2e' }, async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'iswc-shard-one-run-'));
   try {
     const one = path.join(dir, 'one-run.json');
@@ -278,7 +278,7 @@ test('user mistakes end in exit 2 with one plain line, never a stack trace, an i
     const results = await Promise.all(
       mistakes.map(([, argv, env], i) => {
         const options = { cwd: dir, env: childEnv({ ISWC_BASE_URL: undefined, ISWC_TARGET: undefined, ISWC_REPORT_DIR: dir, ISWC_RATE: undefined, ISWC_WORKERS: undefined, ...env }) };
-        return spawned.has(i) ? runCliAsync(argv, { ...options, timeoutMs: 60_000 }) : cliInProcess(argv, options);
+        return spawned.has(i) ? runCliAsync(argv, { ...options, timeoutMs: 60_000, refusedBeforeRun: true }) : cliInProcess(argv, options);
       }),
     );
     mistakes.forEach(([label, , , message], i) => {
@@ -292,7 +292,7 @@ test('user mistakes end in exit 2 with one plain line, never a stack trace, an i
   }
 });
 
-test('playwright.config.ts loads whatever ISWC_WORKERS holds (the global setup refuses a bad one plainly)', () => {
+test('playwright.config.ts loads whatever ISWC_WORKERS holds (the global setup refuses a bad one plainly)', { tag: '@e2e' }, () => {
   for (const workers of ['0', 'abc']) {
     const run = spawnSync(process.execPath, [createRequire(import.meta.url).resolve('@playwright/test/cli'), 'test', '--list', '--project=unit', 'tests/unit/pacer.spec.ts'], {
       cwd: fromRoot(),

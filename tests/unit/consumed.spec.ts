@@ -142,7 +142,7 @@ test('the outcome: exit 3 when the consumed entries are all that kept the run fr
   expect(runOutcome({ kind: 'data-consumed', reason: 'r' }, true)).toEqual({ status: 'data-consumed', reason: 'r', exitCode: 1 });
 });
 
-test('the real command, twice against a stand-in: the second destructive run exits 3 naming the entry, and profile check --against says so beforehand', async () => {
+test('the real command, twice against a stand-in: the second destructive run exits 3 naming the entry, and profile check --against says so beforehand', { tag: '@e2e' }, async () => {
   test.setTimeout(240_000);
   const KEY = 'consumed-key-5b1f0e';
   const target = 'fixtures/targets/staging-example.json';
@@ -188,7 +188,7 @@ test('the real command, twice against a stand-in: the second destructive run exi
   }
 });
 
-test('a sharded destructive gate: the merge of its shards records what they consumed, and the next sharded gate, each shard given that report, ends data-consumed', async () => {
+test('a sharded destructive gate: the merge of its shards records what they consumed, and the next sharded gate, each shard given that report, ends data-consumed', { tag: '@e2e' }, async () => {
   test.setTimeout(240_000);
   const KEY = 'consumed-shards-key-9a2c41';
   const target = 'fixtures/targets/staging-example.json';

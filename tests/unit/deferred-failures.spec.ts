@@ -61,7 +61,7 @@ async function nestedRun(reporters: string): Promise<{ code: number; out: string
   }
 }
 
-test('with the deferred-failures reporter first, failing tests are failed for every reporter, the run exits 1, and one worker runs them all', async () => {
+test('with the deferred-failures reporter first, failing tests are failed for every reporter, the run exits 1, and one worker runs them all', { tag: '@e2e' }, async () => {
   const run = await nestedRun('./lib/engine/deferred-failures.ts,json,junit,list');
   expect(run.code, run.out).toBe(1);
   const failed = run.tests.filter((t) => t.result.status === 'failed');
@@ -75,7 +75,7 @@ test('with the deferred-failures reporter first, failing tests are failed for ev
   expect(run.out).toMatch(/3 failed/);
 });
 
-test('without it, the same tests fail in their worker, and Playwright replaces the worker after each', async () => {
+test('without it, the same tests fail in their worker, and Playwright replaces the worker after each', { tag: '@e2e' }, async () => {
   const run = await nestedRun('json,junit');
   expect(run.code, run.out).toBe(1);
   expect(run.tests.filter((t) => t.result.status === 'failed')).toHaveLength(3);

@@ -24,7 +24,9 @@ test('the keys the guides write, and every report directory, are ignored by git'
 
 test('npm test writes its reports apart from a user\'s reports/: test-reports/ (so does any Playwright run the command line did not start), which a run of the command line never uses by default', () => {
   const scripts = (JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-  expect(scripts.test).toMatch(/(^| )ISWC_REPORT_DIR=test-reports exec playwright test$/);
+  expect(scripts.test).toMatch(/(^| )ISWC_REPORT_DIR=test-reports exec playwright test( --project=\w+)+$/);
+  // The second tier writes apart from the first: the two may run one after the other (CI) or side by side.
+  expect(scripts['test:e2e']).toMatch(/(^| )ISWC_REPORT_DIR=test-reports\/e2e exec playwright test( --project=\w+)+$/);
   // The command line always gives its run a report directory of its own (default ./reports).
   expect(scripts.conformance).toBe('exec node bin/iswc-conformance.mjs run');
   expect(ignored('test-reports/allure-results/x.json')).toBe(true);

@@ -40,7 +40,7 @@ function tempDir(): string {
 
 // The real command for every kind of unusable target (unusable-target.spec.ts proves each kind's reason
 // through the run's pipeline in process): in seconds at the remote rate, 10 requests a minute.
-test('a closed port exits 3 within 60 s at 10 requests a minute: "target unusable" is the headline, three attempts, no check fails, no test passed, both JUnit files carry an error', async () => {
+test('a closed port exits 3 within 60 s at 10 requests a minute: "target unusable" is the headline, three attempts, no check fails, no test passed, both JUnit files carry an error', { tag: '@e2e' }, async () => {
   const dir = tempDir();
   const port = await closedPort();
   const started = Date.now();
@@ -72,7 +72,7 @@ test('a closed port exits 3 within 60 s at 10 requests a minute: "target unusabl
   expect(result.out + readFileSync(path.join(dir, 'conformance.json'), 'utf8')).not.toContain(KEY);
 });
 
-test('a key the target refuses on every request exits 3, naming ISWC_SUBSCRIPTION_KEY and the agency; the key appears nowhere', async () => {
+test('a key the target refuses on every request exits 3, naming ISWC_SUBSCRIPTION_KEY and the agency; the key appears nowhere', { tag: '@e2e' }, async () => {
   const dir = tempDir();
   const server = await startReferenceServer({ profile: loadProfile(fromRoot('fixtures', 'targets', 'embedded.json')), key: 'the-target-s-own-key' });
   try {
@@ -95,7 +95,7 @@ test('a key the target refuses on every request exits 3, naming ISWC_SUBSCRIPTIO
 // command forwards) is signals.spec.ts's, through npm and npx as CI systems and supervisors start it.
 {
   const signal = 'SIGINT';
-  test(`${signal} to the whole group mid-run stops sending at once, writes every report marked interrupted and exits 130`, async () => {
+  test(`${signal} to the whole group mid-run stops sending at once, writes every report marked interrupted and exits 130`, { tag: '@e2e' }, async () => {
     const dir = tempDir();
     const target = await startSlowTarget({ key: KEY, delayMs: 150 });
     try {
@@ -133,7 +133,7 @@ test('a key the target refuses on every request exits 3, naming ISWC_SUBSCRIPTIO
   });
 }
 
-test('a second signal exits at once with 130', async () => {
+test('a second signal exits at once with 130', { tag: '@e2e' }, async () => {
   const dir = tempDir();
   const target = await startSlowTarget({ key: KEY, delayMs: 150 });
   try {
@@ -152,7 +152,7 @@ test('a second signal exits at once with 130', async () => {
   }
 });
 
-test('plain `npx playwright test` with a base URL and no key is refused plainly, exit 2, before anything starts', async () => {
+test('plain `npx playwright test` with a base URL and no key is refused plainly, exit 2, before anything starts', { tag: '@e2e' }, async () => {
   const dir = tempDir();
   const port = await closedPort();
   const run = await runPlaywright(['test', '--project=json', '--reporter=list'], env(dir, { ISWC_BASE_URL: `http://127.0.0.1:${port}`, ISWC_SUBSCRIPTION_KEY: undefined }), { timeoutMs: 120_000 });

@@ -34,7 +34,7 @@ function tempDir(): string {
 
 const WINDOW_MS = 3_000;
 
-test('503 without Retry-After for a while, then a conforming server: the run waits it out (--maintenance-wait) and passes', async () => {
+test('503 without Retry-After for a while, then a conforming server: the run waits it out (--maintenance-wait) and passes', { tag: '@e2e' }, async () => {
   let since: number | undefined;
   const gateway = await startGateway({
     key: KEY,
@@ -62,7 +62,7 @@ test('503 without Retry-After for a while, then a conforming server: the run wai
   }
 });
 
-test('503 without Retry-After for good: exit 3, "target unavailable" after ISWC_MAINTENANCE_WAIT, never a spec failure', async () => {
+test('503 without Retry-After for good: exit 3, "target unavailable" after ISWC_MAINTENANCE_WAIT, never a spec failure', { tag: '@e2e' }, async () => {
   const gateway = await startGateway({ key: KEY, answer: () => MAINTENANCE });
   const dir = tempDir();
   try {

@@ -52,7 +52,7 @@ function reportDir(): string {
   return dir;
 }
 
-test('https:// through a proxy that demands credentials, the CA in NODE_EXTRA_CA_CERTS: green, the proxy saw only tunnels, no secret anywhere', async () => {
+test('https:// through a proxy that demands credentials, the CA in NODE_EXTRA_CA_CERTS: green, the proxy saw only tunnels, no secret anywhere', { tag: '@e2e' }, async () => {
   test.skip(!hasOpenssl(), 'openssl is not installed: no test CA can be made');
   const pki = makeTestPki();
   cleanup.defer(() => pki.remove());
@@ -78,7 +78,7 @@ test('https:// through a proxy that demands credentials, the CA in NODE_EXTRA_CA
   expect(leaks([['console', run.out], ...filesUnder(dir).map((f): [string, string] => [path.relative(dir, f), readFileSync(f, 'latin1')])])).toEqual([]);
 });
 
-test('the same target without NODE_EXTRA_CA_CERTS fails clearly: TLS, with the hint, never a crash', async () => {
+test('the same target without NODE_EXTRA_CA_CERTS fails clearly: TLS, with the hint, never a crash', { tag: '@e2e' }, async () => {
   test.skip(!hasOpenssl(), 'openssl is not installed: no test CA can be made');
   const pki = makeTestPki();
   cleanup.defer(() => pki.remove());
@@ -106,7 +106,7 @@ test('the same target without NODE_EXTRA_CA_CERTS fails clearly: TLS, with the h
   expect(off.stderr).toContain('NODE_TLS_REJECT_UNAUTHORIZED=0 turns certificate verification off');
 });
 
-test('http:// through HTTP_PROXY: every request passes the proxy in absolute form; NO_PROXY sends the run direct', async () => {
+test('http:// through HTTP_PROXY: every request passes the proxy in absolute form; NO_PROXY sends the run direct', { tag: '@e2e' }, async () => {
   const server = await referenceServer();
   const proxy = cleanup.add(await forwardProxy());
   const dir = reportDir();
@@ -129,7 +129,7 @@ test('http:// through HTTP_PROXY: every request passes the proxy in absolute for
   expect(second.meta.network).toEqual({ proxy: null, bypass, extraHeaders: [] });
 });
 
-test('a proxy that cannot be reached: exit 3, "target unusable", and no check fails (nothing reached the target)', async () => {
+test('a proxy that cannot be reached: exit 3, "target unusable", and no check fails (nothing reached the target)', { tag: '@e2e' }, async () => {
   const dir = reportDir();
   const port = await closedPort();
   const run = await runCliAsync(['run', '--base-url', 'http://api.example.invalid', '--budget', '20', '--seed', '1', '--rate', '0'], {

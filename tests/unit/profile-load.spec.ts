@@ -96,7 +96,7 @@ test('a bad profile on the command line: the message, exit 2, no stack trace (ru
   }
 });
 
-test('a bad profile through plain Playwright (ISWC_TARGET): its global setup prints the message without a stack', async () => {
+test('a bad profile through plain Playwright (ISWC_TARGET): its global setup prints the message without a stack', { tag: '@e2e' }, async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'iswc-profile-'));
   try {
     const file = path.join(dir, 'bad.json');

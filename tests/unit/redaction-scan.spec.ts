@@ -33,7 +33,7 @@ function filesUnder(dir: string): string[] {
  * conformance reporter: JSON, JUnit per check, HTML; Allure results), issues the certificate and a diff,
  * then scans every file written and the console output for both.
  */
-test('a planted subscription key and header value appear in no file and no console line', async () => {
+test('a planted subscription key and header value appear in no file and no console line', { tag: '@e2e' }, async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'iswc-redaction-'));
   // base64 alphabet with + / =, so that the URL-encoded and base64 forms differ from the raw one.
   const key = `pk+${randomBytes(18).toString('base64')}/Zz=`;

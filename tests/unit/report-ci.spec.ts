@@ -5,8 +5,6 @@ import path from 'node:path';
 import { expect, _baseTest as test } from '@playwright/test';
 import { XMLParser } from 'fast-xml-parser';
 import { readReport } from '../../lib/report/validate.ts';
-import { allureAttachments, allureDataOf, allureMessages } from '../../reporters/allure-playwright.ts';
-import type { AllureData } from '../../lib/report/attachment.ts';
 import { outsideReferences } from '../../lib/cli/commands/allure.ts';
 import { runAgainstFaultyServer } from '../support/faulty-run.ts';
 import { childEnv, runPlaywright } from '../support/run-playwright.ts';
@@ -17,7 +15,8 @@ import type { ChildRun } from '../support/run-playwright.ts';
 
 /**
  * The files CI tools read, from a real run: the conformance projects against a reference server with three
- * faults, a few cases of each outcome (gating failures, non-gating http failures, passes).
+ * faults, a few cases of each outcome (gating failures, non-gating http failures, passes). Every test reads
+ * that run, so every test is of npm run test:e2e (the Allure messages themselves: allure-messages.spec.ts).
  */
 test.describe.configure({ mode: 'serial', timeout: 300_000 });
 
@@ -87,7 +86,7 @@ function expectGatingFailuresCounted(file: string): void {
   expect(failed.map((c) => c.failure?.message).every((m) => /^\d+ check\(s\) failed:$/.test(m ?? '')), file).toBe(true);
 }
 
-test('JUnit: gating failures are <failure> in every JUnit file the run writes, never <error>', () => {
+test('JUnit: gating failures are <failure> in every JUnit file the run writes, never <error>', { tag: '@e2e' }, () => {
   expect(run.code, run.stdout + run.stderr).toBe(1);
   const report = readReport(path.join(dir, 'conformance.json'));
   expect(report.summary.gatingFailures).toBeGreaterThan(0);
@@ -105,7 +104,7 @@ test('JUnit: gating failures are <failure> in every JUnit file the run writes, n
   for (const name of gatingNames) expect(failedNames.has(name), name).toBe(true);
 });
 
-test('the console prints each failing check with the replay command of a failure, and that command replays it', async () => {
+test('the console prints each failing check with the replay command of a failure, and that command replays it', { tag: '@e2e' }, async () => {
   const report = readReport(path.join(dir, 'conformance.json'));
   const failing = report.executions.filter((e) => e.verdict === 'fail');
   const out = run.stdout + run.stderr;
@@ -129,7 +128,7 @@ test('the console prints each failing check with the replay command of a failure
   }
 });
 
-test('JUnit: a sharded run merged with merge-reports (docs/ci) writes the gating failures as <failure> too', async () => {
+test('JUnit: a sharded run merged with merge-reports (docs/ci) writes the gating failures as <failure> too', { tag: '@e2e' }, async () => {
   const shard = mkdtempSync(path.join(tmpdir(), 'iswc-ci-blob-'));
   try {
     const blobs = path.join(shard, 'blob');
@@ -145,7 +144,7 @@ test('JUnit: a sharded run merged with merge-reports (docs/ci) writes the gating
   }
 });
 
-test('Allure results: a step per exchange failed when a check failed on it, each attachment once, titles that tell JSON from XML, the seed used', () => {
+test('Allure results: a step per exchange failed when a check failed on it, each attachment once, titles that tell JSON from XML, the seed used', { tag: '@e2e' }, () => {
   const results = allureResults();
   expect(results.length).toBe(6);
   // Titles: the format in each; no two tests share one; the suites are format, then operation.
@@ -184,54 +183,7 @@ test('Allure results: a step per exchange failed when a check failed on it, each
   expect(environment).not.toMatch(/random/);
 });
 
-test('allureMessages: the title with its format, the labels, and a step per exchange in order, failed with its checks as the message when one failed', () => {
-  const data: AllureData = {
-    format: 'XML',
-    epic: 'merge',
-    features: ['status.not-found', 'http.no-5xx'],
-    severity: 'critical',
-    tag: 'XML',
-    sections: ['§4.2'],
-    steps: [
-      { name: 'POST /iswc/merge → 404 (merge)', request: '{"method":"POST"}', response: '{"status":404}', durationMs: 12.4 },
-      { name: 'POST /iswc/merge → 204 (again): status.not-found failed', request: '{}', response: '{"status":204}', failure: 'status.not-found [spec, §4.2]: expected 404; received 204', durationMs: 5 },
-    ],
-  };
-  const messages = allureMessages('merge [merge.unknown-preferred]', data, 1_000);
-  expect(messages[0]).toEqual({
-    type: 'metadata',
-    data: {
-      displayName: 'merge [merge.unknown-preferred] · XML',
-      labels: [
-        { name: 'parentSuite', value: 'XML' },
-        { name: 'suite', value: 'merge' },
-        { name: 'epic', value: 'merge' },
-        { name: 'feature', value: 'status.not-found' },
-        { name: 'feature', value: 'http.no-5xx' },
-        { name: 'severity', value: 'critical' },
-        { name: 'tag', value: 'XML' },
-        { name: 'section', value: '§4.2' },
-      ],
-    },
-  });
-  expect(messages.slice(1).map((m) => m.type)).toEqual(['step_start', 'attachment_content', 'attachment_content', 'step_stop', 'step_start', 'attachment_content', 'attachment_content', 'step_stop']);
-  expect(messages[1]).toEqual({ type: 'step_start', data: { name: 'POST /iswc/merge → 404 (merge)', start: 1_000 } });
-  expect(messages[2]).toEqual({ type: 'attachment_content', data: { name: 'request', content: '{"method":"POST"}', encoding: 'utf8', contentType: 'application/json' } });
-  expect(messages[4]).toEqual({ type: 'step_stop', data: { stop: 1_012, status: 'passed' } });
-  expect(messages[5]).toEqual({ type: 'step_start', data: { name: 'POST /iswc/merge → 204 (again): status.not-found failed', start: 1_012 } });
-  expect(messages[8]).toEqual({ type: 'step_stop', data: { stop: 1_017, status: 'failed', statusDetails: { message: 'status.not-found [spec, §4.2]: expected 404; received 204' } } });
-  // Any other test hands in no Allure data.
-  expect(allureDataOf([{ name: 'trace', contentType: 'application/zip', path: '/nowhere' }])).toBeUndefined();
-  expect(allureDataOf([{ name: 'iswc-check-executions', contentType: 'application/json', body: Buffer.from(JSON.stringify({ executions: [], stats: { requests: 0, retries: 0, waitedMs: 0 }, allure: data })) }])).toEqual(data);
-});
-
-test('allureAttachments: a file attached twice is kept once; bodies are never merged', () => {
-  const file = { name: 'error-context', contentType: 'text/markdown', path: '/tmp/x/error-context.md' };
-  const body = { name: 'request', contentType: 'application/json', body: Buffer.from('{}') };
-  expect(allureAttachments([file, { ...file }, body, { ...body }, { name: 'iswc-check-executions', contentType: 'application/json', body: Buffer.from('[]') }])).toEqual([file, body, body]);
-});
-
-test('npm run report:allure honours ISWC_REPORT_DIR, exits 0 and writes one file that refers to nothing outside itself', () => {
+test('npm run report:allure honours ISWC_REPORT_DIR, exits 0 and writes one file that refers to nothing outside itself', { tag: '@e2e' }, () => {
   const result = runCli(['allure'], { env: { ...process.env, ISWC_REPORT_DIR: dir } });
   expect(result.code, result.out).toBe(0);
   const out = result.stdout;

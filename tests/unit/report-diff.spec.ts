@@ -223,7 +223,7 @@ test('run --same-inputs-as takes the seed, runs, plan and budget of a run, after
   }
 });
 
-test('run --same-inputs-as: two real runs diff with no noise; without it the diff says the inputs differ', async () => {
+test('run --same-inputs-as: two real runs diff with no noise; without it the diff says the inputs differ', { tag: '@e2e' }, async () => {
   // Three real runs, two at once: about 20 s on two idle cores, so room for a slower or busier machine.
   test.setTimeout(240_000);
   const dir = mkdtempSync(path.join(tmpdir(), 'iswc-same-run-'));

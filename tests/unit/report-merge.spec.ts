@@ -18,7 +18,7 @@ function verdicts(report: ConformanceReport): string[] {
  * Sharded runs (`--shard i/n --reporter=blob`) merged with `npx playwright merge-reports` feed the same
  * reporter (it reads the attachments, which blob reports keep) and give the verdicts of an unsharded run.
  */
-test('merge-reports of two blob shards yields the verdicts of an unsharded run', async () => {
+test('merge-reports of two blob shards yields the verdicts of an unsharded run', { tag: '@e2e' }, async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'iswc-merge-'));
   try {
     // The smoke plan (every spec check once, fixed and generated cases; about 2,000 check executions in 37

@@ -58,7 +58,7 @@ const RUNS: ReadonlyArray<readonly [Launcher, NodeJS.Signals]> = [
 ];
 
 for (const [launcher, signal] of RUNS) {
-  test(`run: ${signal} to ${launcher} alone stops sending within a second, the reports say interrupted, exit 130, nothing left`, async () => {
+  test(`run: ${signal} to ${launcher} alone stops sending within a second, the reports say interrupted, exit 130, nothing left`, { tag: '@e2e' }, async () => {
     const dir = tempDir();
     const target = await startSlowTarget({ key: KEY, delayMs: 150 });
     let launched: Launched | undefined;
@@ -106,7 +106,7 @@ for (const [launcher, signal] of RUNS) {
   });
 }
 
-test('run: the command process killed outright (SIGKILL): the run it started stops sending and ends too', async () => {
+test('run: the command process killed outright (SIGKILL): the run it started stops sending and ends too', { tag: '@e2e' }, async () => {
   const dir = tempDir();
   const target = await startSlowTarget({ key: KEY, delayMs: 150 });
   const marker = randomUUID();
@@ -131,7 +131,7 @@ test('run: the command process killed outright (SIGKILL): the run it started sto
 
 for (const launcher of ['npm', 'npx'] as const) {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    test(`server: ${signal} to ${launcher} alone closes it (exit 130), frees the port, nothing left`, async () => {
+    test(`server: ${signal} to ${launcher} alone closes it (exit 130), frees the port, nothing left`, { tag: '@e2e' }, async () => {
       const launched = launch(launcher, 'server', ['--port', '0'], env(tempDir()));
       try {
         const port = Number((await waitForOutput(launched, /listening http:\/\/127\.0\.0\.1:(\d+)/))[1]);
@@ -145,7 +145,7 @@ for (const launcher of ['npm', 'npx'] as const) {
       }
     });
 
-    test(`sandbox: ${signal} to ${launcher} alone ends the session with its reports (exit 130), frees the port, nothing left`, async () => {
+    test(`sandbox: ${signal} to ${launcher} alone ends the session with its reports (exit 130), frees the port, nothing left`, { tag: '@e2e' }, async () => {
       const dir = tempDir();
       const launched = launch(launcher, 'sandbox', ['--port', '0', '--report-dir', dir], env(dir, { ISWC_SANDBOX_KEY: KEY }));
       try {

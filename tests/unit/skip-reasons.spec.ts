@@ -8,7 +8,7 @@ import path from 'node:path';
 import { expect, _baseTest as test } from '@playwright/test';
 import { childEnv, runPlaywright } from '../support/run-playwright.ts';
 
-test('without Chromium the browser checks are skipped, and the run\'s last lines say why', async () => {
+test('without Chromium the browser checks are skipped, and the run\'s last lines say why', { tag: '@e2e' }, async () => {
   test.setTimeout(180_000);
   const dir = mkdtempSync(path.join(tmpdir(), 'iswc-skip-reasons-'));
   try {

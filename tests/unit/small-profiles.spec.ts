@@ -71,7 +71,7 @@ async function serverApart(target: string): Promise<{ url: string; stop: () => P
   return { url, stop };
 }
 
-test('the README example through the real command, against a server started apart with it: exit 0, partial, each check not exercised with what it needs', async () => {
+test('the README example through the real command, against a server started apart with it: exit 0, partial, each check not exercised with what it needs', { tag: '@e2e' }, async () => {
   test.setTimeout(300_000);
   const target = 'fixtures/targets/readme-example.json';
   const server = await serverApart(target);

@@ -136,7 +136,7 @@ function expectOneFigure(gate: Gate, out: GateOutputs): void {
 const PRODUCTION_ENTRIES = { runLimit: 0, runType: 1, runStatus: 2, runText: 3, runKey: 4, deleteRefused: 5, deleteIdentity: 6, mergeNotFound: 7 } as const;
 
 for (const destructive of [false, true]) {
-  test(`the production gate with the narrowed waivers (${destructive ? 'destructive' : 'non-destructive'}): every output gives one figure for waivers, each used or not exercised`, async () => {
+  test(`the production gate with the narrowed waivers (${destructive ? 'destructive' : 'non-destructive'}): every output gives one figure for waivers, each used or not exercised`, { tag: '@e2e' }, async () => {
     const gate: Gate = { name: destructive ? 'production-destructive' : 'production', profile: PRODUCTION_PROFILE, waivers: PRODUCTION_WAIVERS, model: 'production-as-built', destructive };
     const out = await runGate(gate);
     expectOneFigure(gate, out);
@@ -153,7 +153,7 @@ for (const destructive of [false, true]) {
   });
 }
 
-test('the README\'s CI gate against a stand-in for staging: the waiver production needs is unused there, and every output says so alike', async () => {
+test('the README\'s CI gate against a stand-in for staging: the waiver production needs is unused there, and every output says so alike', { tag: '@e2e' }, async () => {
   const gate: Gate = { name: 'staging', profile: STAGING_PROFILE, waivers: STAGING_WAIVERS, destructive: false };
   const out = await runGate(gate);
   expectOneFigure(gate, out);

@@ -47,7 +47,7 @@ async function runAgainstDeviation(name: string, extra: Record<string, string>, 
   }
 }
 
-test('live waivers: the failures of the deviation are waived in the tests and in every report; the run passes', async () => {
+test('live waivers: the failures of the deviation are waived in the tests and in every report; the run passes', { tag: '@e2e' }, async () => {
   const run = await runAgainstDeviation('live', { ISWC_WAIVERS: EXAMPLE }, DEVIATION_CASES);
   const out = run.stdout + run.stderr;
   expect(run.code, out).toBe(0);
@@ -70,7 +70,7 @@ test('live waivers: the failures of the deviation are waived in the tests and in
   expect(playwrightJunit).toContain('waived (known deviations, not gating)');
 });
 
-test('expired waivers: the same failures gate again and the waivers are reported expired', async () => {
+test('expired waivers: the same failures gate again and the waivers are reported expired', { tag: '@e2e' }, async () => {
   const expired = path.join(dir, 'expired.yaml');
   writeFileSync(expired, readFileSync(EXAMPLE, 'utf8').replaceAll('until: 2027-06-30', 'until: 2026-01-31'));
   const run = await runAgainstDeviation('expired', { ISWC_WAIVERS: expired }, DEVIATION_CASES);
@@ -90,7 +90,7 @@ test('expired waivers: the same failures gate again and the waivers are reported
   expect(report.summary.gatingFailures).toBeGreaterThan(0);
 });
 
-test('ISWC_REQUIRE_ALL=1: a partial run fails, naming the spec checks it did not exercise', async () => {
+test('ISWC_REQUIRE_ALL=1: a partial run fails, naming the spec checks it did not exercise', { tag: '@e2e' }, async () => {
   const run = await runAgainstDeviation('require-all', { ISWC_WAIVERS: EXAMPLE, ISWC_REQUIRE_ALL: '1' }, UNKNOWN_ISWC_CASE);
   const out = run.stdout + run.stderr;
   expect(run.code, out).toBe(1);
@@ -102,7 +102,7 @@ test('ISWC_REQUIRE_ALL=1: a partial run fails, naming the spec checks it did not
   expect(report.summary.gatingFailures).toBe(0);
 });
 
-test('a malformed waivers file stops the run in the global setup and the CLI, before any request', async () => {
+test('a malformed waivers file stops the run in the global setup and the CLI, before any request', { tag: '@e2e' }, async () => {
   const bad = path.join(dir, 'bad.yaml');
   writeFileSync(bad, '- check: status.not-found\n  operation: mergeIswcMetadata\n  statuses: [400]\n  reason: production answers 400\n  until: 2027-02-30\n');
   const reports = path.join(dir, 'malformed');

@@ -94,7 +94,7 @@ for (const c of CASES) {
   });
 }
 
-test('the real command: exit 3 in seconds at 10 requests a minute, naming the likely cause', async () => {
+test('the real command: exit 3 in seconds at 10 requests a minute, naming the likely cause', { tag: '@e2e' }, async () => {
   const [c] = CASES;
   if (!c) throw new Error('no case');
   const baseUrl = await c.baseUrl();
