@@ -249,7 +249,7 @@ export const ENVIRONMENT: readonly EnvironmentSetting[] = [
     names: ['ISWC_CHROMIUM'],
     meaning: "The Chromium the browser tests and npm run bench:report open the HTML reports in (Debian's chromium package; never a browser download).",
     default: '/usr/bin/chromium',
-    readBy: 'npm test (project browser), npm run bench:report',
+    readBy: 'npm test (project browser), npm run test:e2e (the Allure report), npm run bench:report',
   },
   {
     names: ['ISWC_UPDATE_SCREENSHOT'],
