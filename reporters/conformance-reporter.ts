@@ -45,6 +45,18 @@ function attachmentText(attachment: TestResult['attachments'][number]): string |
  * "every spec check exercised" can stand beside skipped executions. Every level says its skipped
  * executions, so that they add up to the figure of the summary's last line.
  */
+/**
+ * A run of the harness's own quick tier (projects unit or browser) that found no test, as `npm test --
+ * tests/unit/signals.spec.ts` does: the file's tests are tagged @e2e, which those projects leave out. Says
+ * where they are, beside Playwright's "No tests found"; nothing for any other run.
+ */
+export function tierHint(argv: readonly string[], testsFound: number): string | undefined {
+  if (testsFound > 0) return undefined;
+  const projects = argv.flatMap((a, i) => (a.startsWith('--project=') ? [a.slice('--project='.length)] : a === '--project' && argv[i + 1] !== undefined ? [argv[i + 1] ?? ''] : []));
+  if (!projects.some((p) => p === 'unit' || p === 'browser') || projects.includes('e2e')) return undefined;
+  return 'no test found in the projects run: a test tagged @e2e, and the docs run as written, are in the second tier, npm run test:e2e (CONTRIBUTING.md, "Two tiers")';
+}
+
 export function levelLines(byLevel: ConformanceReport['summary']['byLevel'], strict: boolean): string[] {
   return (['spec', 'http', 'observed'] as const).map((level) => {
     const t = byLevel[level];
@@ -89,6 +101,8 @@ export default class ConformanceReporter implements Reporter {
   private pending = new Map<string, { project: string; title: string }>();
   /** The run's plan file (a live run) as it was at the start: the global teardown removes the file before the end. */
   private planCopy: string | undefined;
+  /** Tests the run selected, of every project. */
+  private testsFound = 0;
 
   printsToStdio(): boolean {
     return true;
@@ -96,6 +110,7 @@ export default class ConformanceReporter implements Reporter {
 
   onBegin(_config: FullConfig, suite: Suite): void {
     this.started = new Date();
+    this.testsFound = suite.allTests().length;
     const conformance = suite.allTests().filter((t) => ['json', 'xml'].includes(t.parent.project()?.name ?? ''));
     this.conformanceTests = conformance.length;
     for (const t of conformance) this.pending.set(`${t.parent.project()?.name ?? ''}\u0001${t.title}`, { project: t.parent.project()?.name ?? '', title: t.title });
@@ -186,6 +201,8 @@ export default class ConformanceReporter implements Reporter {
     }
     out.push(`tests: ${this.tests.passed} passed, ${this.tests.failed} failed, ${this.tests.interrupted > 0 ? `${this.tests.interrupted} interrupted, ` : ''}${this.tests.skipped} skipped`);
     for (const [reason, count] of this.skipReasons) out.push(`  skipped ×${count}: ${reason}`);
+    const hint = tierHint(process.argv, this.testsFound);
+    if (hint !== undefined) out.push(hint);
     process.stdout.write(`${redactorFromEnv().text(out.join('\n'))}\n`);
     return Promise.resolve(status ? { status } : undefined);
   }

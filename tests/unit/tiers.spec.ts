@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { expect, _baseTest as test } from '@playwright/test';
 import { fromRoot } from '../../lib/foundation/paths.ts';
 import config from '../../playwright.config.ts';
+import { tierHint } from '../../reporters/conformance-reporter.ts';
 import { E2E_TAG, requireE2e, startsARun } from '../support/tier.ts';
 
 /** The two tiers (CONTRIBUTING.md, "Two tiers"): npm test and npm run test:e2e, which CI runs one after the other. */
@@ -42,4 +43,15 @@ test('which command lines start a run: run, certify of no file, and the default 
   for (const args of [[], ['--help'], ['--version'], ['run', '--help'], ['run', '--plan'], ['plan'], ['profile', 'check', 'p.json'], ['certify', '--target', 'p.json', '--report', 'c.json'], ['certify', '--client', 'x.json'], ['server', '--port', '0'], ['sandbox'], ['replay', 'abcdef12']]) {
     expect(startsARun(args), args.join(' ')).toBe(false);
   }
+});
+
+test('npm test given a file of the second tier finds no test, and the run says where its tests are; no other run says so', () => {
+  const quick = ['node', 'cli.js', 'test', '--project=client', '--project=unit', '--project=json', 'tests/unit/signals.spec.ts'];
+  expect(tierHint(quick, 0)).toBe('no test found in the projects run: a test tagged @e2e, and the docs run as written, are in the second tier, npm run test:e2e (CONTRIBUTING.md, "Two tiers")');
+  expect(tierHint(['node', 'cli.js', 'test', '--project', 'browser'], 0)).toBeDefined();
+  expect(tierHint(quick, 3)).toBeUndefined();
+  // The run command (json and xml), the second tier, and both tiers at once: nothing to say.
+  expect(tierHint(['node', 'cli.js', 'test', '--project=json', '--project=xml', '--grep', 'nothing'], 0)).toBeUndefined();
+  expect(tierHint(['node', 'cli.js', 'test', '--project=journeys', '--project=e2e'], 0)).toBeUndefined();
+  expect(tierHint(['node', 'cli.js', 'test', 'tests/unit/nothing.spec.ts'], 0)).toBeUndefined();
 });
