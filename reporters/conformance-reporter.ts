@@ -41,11 +41,6 @@ function attachmentText(attachment: TestResult['attachments'][number]): string |
 }
 
 /**
- * The summary's line per level, in check executions (one check on one answer), never checks or cases:
- * "every spec check exercised" can stand beside skipped executions. Every level says its skipped
- * executions, so that they add up to the figure of the summary's last line.
- */
-/**
  * A run of the harness's own quick tier (projects unit or browser) that found no test, as `npm test --
  * tests/unit/signals.spec.ts` does: the file's tests are tagged @e2e, which those projects leave out. Says
  * where they are, beside Playwright's "No tests found"; nothing for any other run.
@@ -57,6 +52,11 @@ export function tierHint(argv: readonly string[], testsFound: number): string | 
   return 'no test found in the projects run: a test tagged @e2e, and the docs run as written, are in the second tier, npm run test:e2e (CONTRIBUTING.md, "Two tiers")';
 }
 
+/**
+ * The summary's line per level, in check executions (one check on one answer), never checks or cases:
+ * "every spec check exercised" can stand beside skipped executions. Every level says its skipped
+ * executions, so that they add up to the figure of the summary's last line.
+ */
 export function levelLines(byLevel: ConformanceReport['summary']['byLevel'], strict: boolean): string[] {
   return (['spec', 'http', 'observed'] as const).map((level) => {
     const t = byLevel[level];
@@ -110,8 +110,9 @@ export default class ConformanceReporter implements Reporter {
 
   onBegin(_config: FullConfig, suite: Suite): void {
     this.started = new Date();
-    this.testsFound = suite.allTests().length;
-    const conformance = suite.allTests().filter((t) => ['json', 'xml'].includes(t.parent.project()?.name ?? ''));
+    const tests = suite.allTests();
+    this.testsFound = tests.length;
+    const conformance = tests.filter((t) => ['json', 'xml'].includes(t.parent.project()?.name ?? ''));
     this.conformanceTests = conformance.length;
     for (const t of conformance) this.pending.set(`${t.parent.project()?.name ?? ''}\u0001${t.title}`, { project: t.parent.project()?.name ?? '', title: t.title });
     // A live run: the plan file of the global setup (removed at its teardown, before onEnd).
