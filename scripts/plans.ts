@@ -17,6 +17,7 @@ import { loadProfile } from '../lib/contract/profile/load.ts';
 import { fromRoot, repoRoot } from '../lib/foundation/paths.ts';
 import { planSuite } from '../lib/run/plan.ts';
 import type { PlannedCase } from '../lib/run/planned.ts';
+import { closure } from '../lib/run/parts.ts';
 import { gatingCatches, planFingerprint, rankPlan } from '../lib/run/plan-rank.ts';
 import type { Catches, PartCatches, PlanData, PlanMode, RankedPlan } from '../lib/run/plan-rank.ts';
 import { CHOICE_SETS, FAULTS } from '../server/index.ts';
@@ -24,7 +25,7 @@ import { lenientFault } from '../server/lenient.ts';
 import type { ChoiceSetName } from '../server/index.ts';
 import type { FalseAlarm } from './plans/false-alarms.ts';
 import { choicesBehind, falseAlarmMessage } from './plans/false-alarms.ts';
-import { attributedPart, MEASURED_RUNS, measure, measuredPlan } from './plans/measure.ts';
+import { attributedPart, attributionToVerify, MEASURED_RUNS, measure, measuredPlan } from './plans/measure.ts';
 import type { CaseResult, Target } from './plans/measure.ts';
 import type { Delta, MeasuredWith } from './plans/incremental.ts';
 import { measurementDelta, measurementFingerprint, mergeCatches, mergeFalseAlarms } from './plans/incremental.ts';
@@ -160,8 +161,11 @@ export function committedFingerprint(): string | undefined {
   }
 }
 
-/** A measurement: one target, one seed, every case or `only` these (a measurement of what changed). */
-type Job = { target: Target; seed: number; label: string; only?: string[] };
+/**
+ * A measurement: one target, one seed, every case or `only` these (a measurement of what changed); with
+ * `selections`, those cases run those of their parts only (a catch verified, attributionToVerify).
+ */
+type Job = { target: Target; seed: number; label: string; only?: string[]; selections?: Record<string, string[]> };
 
 /** Every case against every fault and choice set; with a delta, only the changed cases, and the new faults against every case. */
 export function jobsOf(inputs: Pick<PlanInputs, 'faults' | 'choiceSets'>, delta?: Delta): Job[] {
@@ -189,7 +193,7 @@ async function runJobs(jobs: readonly Job[], emit: (job: Job, result: Map<string
   const profile = loadProfile(TARGET_FILE);
   for (const job of jobs) {
     const only = job.only ? new Set(job.only) : undefined;
-    emit(job, await measure(profile, job.target, job.seed, only ? { only: (key) => only.has(key) } : {}));
+    emit(job, await measure(profile, job.target, job.seed, { ...(only ? { only: (key) => only.has(key) } : {}), ...(job.selections ? { selections: job.selections } : {}) }));
   }
 }
 
@@ -222,6 +226,46 @@ async function runJobsInChildren(jobs: readonly Job[], parallel: number, onResul
   );
 }
 
+/** The mode and fault a job measures, as the measurement keys what it found. */
+function slotOf(job: Job): string {
+  return `${job.target.destructive ? 'destructive' : 'safe'}\u0001${job.target.fault ?? ''}`;
+}
+
+/** A catch to verify: in a mode, against a fault, a case run with one part alone ('' its core alone). */
+interface ToVerify {
+  slot: string;
+  key: string;
+  part: string;
+}
+
+/**
+ * Runs that verify catches (attributionToVerify): per mode, fault and seed, rounds in which each case runs one
+ * of the selections it has to verify (the part with what it comes after, or its core alone).
+ */
+function verifyJobs(pending: readonly ToVerify[], byKey: ReadonlyMap<string, PlannedCase>, faults: PlanInputs['faults']): Job[] {
+  const bySlot = new Map<string, Map<string, string[]>>();
+  for (const { slot, key, part } of pending) {
+    const perKey = bySlot.get(slot) ?? new Map<string, string[]>();
+    bySlot.set(slot, perKey);
+    perKey.set(key, [...(perKey.get(key) ?? []), part]);
+  }
+  const jobs: Job[] = [];
+  for (const [slot, perKey] of bySlot) {
+    const [mode, fault] = slot.split('\u0001') as [PlanMode, string];
+    const rounds = Math.max(...[...perKey.values()].map((parts) => parts.length));
+    for (let round = 0; round < rounds; round += 1) {
+      const selections: Record<string, string[]> = {};
+      for (const [key, parts] of perKey) {
+        const part = parts[round];
+        const shape = byKey.get(key)?.shape;
+        if (part !== undefined && shape) selections[key] = part === '' ? [] : closure(shape, [part]);
+      }
+      for (const seed of PLAN_SEEDS) jobs.push({ target: { destructive: mode === 'destructive', fault, strict: faults[fault] === 'http' }, seed, label: `verify, fault ${fault}`, only: Object.keys(selections), selections });
+    }
+  }
+  return jobs;
+}
+
 /** Measures every case against every fault and choice set; throws when a case fails against a legitimate choice set. */
 export async function measureCatches(inputs: PlanInputs, options: { jobs: number; log: (line: string) => void; delta?: Delta }): Promise<Measured> {
   const jobs = jobsOf(inputs, options.delta);
@@ -247,7 +291,7 @@ export async function measureCatches(inputs: PlanInputs, options: { jobs: number
       }
       return;
     }
-    const slot = `${job.target.destructive ? 'destructive' : 'safe'}\u0001${job.target.fault ?? ''}`;
+    const slot = slotOf(job);
     const perKey = found.get(slot) ?? new Map<string, number[]>();
     found.set(slot, perKey);
     for (const [key, r] of result) {
@@ -277,15 +321,47 @@ export async function measureCatches(inputs: PlanInputs, options: { jobs: number
   }
   const catches: ModeCatches = { destructive: {}, safe: {} };
   const partCatches: ModePartCatches = { destructive: {}, safe: {} };
+  // A catch of a case with parts: the first part to fail is credited; each other part that failed, and the core
+  // when only its steps after the parts failed, are run alone against the fault, and credited when they catch
+  // it so at every seed (attributionToVerify).
+  const sure = new Map<string, { slot: string; key: string; parts: string[] }>();
+  const pending: ToVerify[] = [];
   for (const [slot, perKey] of found) {
     const [mode, fault] = slot.split('\u0001') as [PlanMode, string];
     for (const [key, runs] of perKey) {
       if (runs.length < PLAN_SEEDS.length) continue; // caught at some seeds only: not counted on
       catches[mode][key] = { ...catches[mode][key], [fault]: Math.max(...runs) };
       const parts = foundParts.get(slot)?.get(key);
-      const part = parts ? attributedPart(byKey.get(key)?.shape.parts ?? [], parts) : undefined;
-      if (part !== undefined) partCatches[mode][key] = { ...partCatches[mode][key], [fault]: part };
+      if (!parts) continue;
+      const { sure: first, verify } = attributionToVerify([...parts]);
+      sure.set(`${slot}\u0001${key}`, { slot, key, parts: first === undefined ? [] : [first] });
+      for (const part of verify) pending.push({ slot, key, part });
     }
+  }
+  const jobsToVerify = verifyJobs(pending, byKey, inputs.faults);
+  if (jobsToVerify.length > 0) {
+    options.log(`  verifying ${pending.length} catch(es) of parts that may rest on other parts: ${jobsToVerify.length} runs`);
+    const caughtAlone = new Map<string, number>();
+    const onVerified = (job: Job, result: Map<string, CaseResult>): void => {
+      for (const [key, r] of result) {
+        if (!r.caught) continue;
+        const selection = job.selections?.[key] ?? [];
+        const at = `${slotOf(job)}\u0001${key}\u0001${selection.join(',')}`;
+        caughtAlone.set(at, (caughtAlone.get(at) ?? 0) + 1);
+      }
+    };
+    if (options.jobs > 1) await runJobsInChildren(jobsToVerify, options.jobs, onVerified);
+    else await runJobs(jobsToVerify, onVerified);
+    for (const { slot, key, part } of pending) {
+      const shape = byKey.get(key)?.shape;
+      const selection = !shape || part === '' ? [] : closure(shape, [part]);
+      if ((caughtAlone.get(`${slot}\u0001${key}\u0001${selection.join(',')}`) ?? 0) >= PLAN_SEEDS.length) sure.get(`${slot}\u0001${key}`)?.parts.push(part);
+    }
+  }
+  for (const { slot, key, parts } of sure.values()) {
+    const [mode, fault] = slot.split('\u0001') as [PlanMode, string];
+    const part = attributedPart(byKey.get(key)?.shape.parts ?? [], new Set(parts));
+    if (part !== undefined) partCatches[mode][key] = { ...partCatches[mode][key], [fault]: part };
   }
   for (const [set, keys] of Object.entries(knownRed)) options.log(`  ${set} is red in the self-check (SETS_RED_IN_SELFCHECK): ${new Set(keys).size} case(s) fail against it, recorded in the data`);
   return { catches, partCatches, falseAlarms: knownRed };

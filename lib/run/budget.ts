@@ -1,10 +1,10 @@
 import type { PlanData, RankedEntry, RankedPlan } from './plan-rank.ts';
 import { caughtInSelection, coverage, entryRequests, specChecksOf } from './plan-rank.ts';
-import { classesShown, faultClass } from './fault-classes.ts';
+import { classesShown, faultClass, keyOperations } from './fault-classes.ts';
 import { PLAN_DATA } from './plans.generated.ts';
 import { requestsOf } from './dry-run.ts';
 import type { PlannedCase } from './planned.ts';
-import { closure, isWhole } from './parts.ts';
+import { cellsTaken, closure, isWhole } from './parts.ts';
 
 /**
  * Request budgets. A remote target publishes 10 requests per minute, so a run must get the most out of
@@ -228,7 +228,8 @@ export function choose(planned: PlannedCase[], options: ChooseOptions): Choice {
     // entries that catch its other members (the key skipped on an Accept of XML shows the class, not the one of JSON).
     const keyClassesOf = (e: RankedEntry): string[] => {
       const faults = faultsOf(e);
-      return [...classesShown(faults, byKey.get(e.key)?.def.operation).filter((c) => c.startsWith('key/')), ...faults.filter((f) => faultClass(f).startsWith('key/')).map((f) => `member:${f}`)];
+      const p = byKey.get(e.key);
+      return [...classesShown(faults, p?.def.operation, p ? keyOperations(cellsTaken(p.shape, e.parts)) : undefined).filter((c) => c.startsWith('key/')), ...faults.filter((f) => faultClass(f).startsWith('key/')).map((f) => `member:${f}`)];
     };
     // The faults an entry shows that fail a run of this strictness.
     const gatingFaultsOf = (e: RankedEntry): string[] => faultsOf(e).filter((f) => options.strict === true || data.faults[f] === 'spec');
@@ -298,9 +299,9 @@ function rotate(entries: readonly RankedEntry[], byKey: ReadonlyMap<string, Plan
     if (p && fixed.take(p, e.runs, e.parts)) keyEntries.push(e);
   }
   /**
-   * A slice for an entry too big for what the fixed part leaves (merge.success-then-demerge, 30 requests,
-   * at 60): it proves the key itself on the operations it shows it on, so its slice keeps only the key
-   * entries proving what it does not.
+   * A slice for an entry too big for what the fixed part leaves (a case whole, at a small budget): it proves
+   * the key itself on the operations it shows it on, so its slice keeps only the key entries proving what it
+   * does not.
    */
   // Both asked again and again by the packing (once per slice tried): worked out once per entry.
   const classes = new Map<RankedEntry, readonly string[]>();
@@ -360,14 +361,18 @@ function freshFirst(before: readonly RankedEntry[], entries: readonly RankedEntr
 /**
  * First-fit packing of ranked entries into slices built on the fixed part (see rotate). An entry too big for
  * what the fixed part leaves goes, with the entries of the first slice that still fit beside it, to a slice
- * whose fixed part it proves itself (`alone`).
+ * whose fixed part it proves itself (`alone`). Beyond slice 0, the later entries of a case with parts follow
+ * its first into the slice it went to while they fit, so that its core is sent once there.
  */
 function pack(entries: readonly RankedEntry[], byKey: ReadonlyMap<string, PlannedCase>, fixed: Selection, alone: (e: RankedEntry) => Selection): Selection[] {
   type Take = [PlannedCase, number | undefined, string[] | undefined];
   const slices: Array<{ sel: Selection; takes: Take[] }> = [];
   /** Parts of a case some slice took already (a later entry adds only the others): undefined, whole. */
   const placed = new Map<string, Set<string> | undefined>();
-  for (const e of entries) {
+  const queue: Array<RankedEntry | undefined> = [...entries];
+  for (let at = 0; at < queue.length; at += 1) {
+    const e = queue[at];
+    if (e === undefined) continue;
     const p = byKey.get(e.key);
     if (!p || !fixed.adds(p, e.runs, e.parts)) continue;
     const had = placed.has(e.key) ? placed.get(e.key) : new Set<string>();
@@ -408,6 +413,21 @@ function pack(entries: readonly RankedEntry[], byKey: ReadonlyMap<string, Planne
     }
     home.takes.push(take);
     placed.set(e.key, e.parts === undefined ? undefined : new Set([...(had ?? []), ...(e.parts ?? [])]));
+    // The case's later entries that fit beside it go in now: a case taken part by part pays its core in
+    // every slice that takes a part of it (slice 0 excepted: it is the ranking walked as one run walks it).
+    if (home !== slices[0] && (p.shape.parts ?? []).length > 0) {
+      for (let later = at + 1; later < queue.length; later += 1) {
+        const next = queue[later];
+        if (next?.key !== e.key) continue;
+        const sofar = placed.get(e.key);
+        const more = next.parts?.filter((id) => !sofar?.has(id));
+        if (sofar === undefined || more === undefined || more.length === 0) continue;
+        if (!home.sel.take(p, next.runs, more)) continue;
+        home.takes.push([p, next.runs, more]);
+        placed.set(e.key, new Set([...sofar, ...more]));
+        queue[later] = undefined;
+      }
+    }
   }
   return slices.length === 0 ? [fixed.copy()] : slices.map((s) => s.sel);
 }

@@ -57,6 +57,12 @@ export interface CaseShape {
    * order; the core is what is left (`fixedRequests` less every part's requests).
    */
   parts?: PartShape[];
+  /**
+   * Of a case with parts, the checks and cells its core's own steps judge (a check both the core and a part
+   * judge is the core's too: leaving the part out leaves it exercised).
+   */
+  coreChecks?: CheckId[];
+  coreCells?: string[];
   /** What the steering of a budget reads of it (lib/run/steer.ts). */
   tells?: CaseTells;
   /**
@@ -98,6 +104,8 @@ interface Sends {
   cells: Set<string>;
   /** Per part: what its steps sent and judged. */
   parts: Map<string, { requests: number; probes: number; checks: Set<CheckId>; cells: Set<string> }>;
+  /** What the steps outside every part judged. */
+  core: { checks: Set<CheckId>; cells: Set<string> };
   /** Every step it sent or recorded (what the steering reads, lib/run/steer.ts). */
   steps: Array<{ step: Step; format: CaseFormat }>;
 }
@@ -108,6 +116,7 @@ async function sendsAt(def: CaseDef, format: CaseFormat, profile: TargetProfile,
   const checks = new Set<CheckId>();
   const cells = new Set<string>();
   const parts: Sends['parts'] = new Map();
+  const core: Sends['core'] = { checks: new Set(), cells: new Set() };
   const steps: Sends['steps'] = [];
   let current: string | undefined;
   const inPart = () => (current === undefined ? undefined : parts.get(current));
@@ -136,14 +145,14 @@ async function sendsAt(def: CaseDef, format: CaseFormat, profile: TargetProfile,
     steps.push({ step, format });
     // Probes of open points and requests outside the document are not judged by the every-answer spec checks.
     const judged = plannedChecksOf(step);
-    const part = inPart();
+    const part = inPart() ?? core;
     for (const id of judged) {
       checks.add(id);
-      part?.checks.add(id);
+      part.checks.add(id);
       if (CHECK_MANIFEST[id].level === 'observed') continue;
       const cell = `${step.operation ?? 'http'}/${id}/${cellFormat}`;
       cells.add(cell);
-      part?.cells.add(cell);
+      part.cells.add(cell);
     }
   };
   const counted = (probe: boolean): void => {
@@ -200,7 +209,7 @@ async function sendsAt(def: CaseDef, format: CaseFormat, profile: TargetProfile,
   };
   await def.run(ctx);
   await agentRuns.finish(endCounted);
-  return { requests, probes, checks, cells, parts, steps };
+  return { requests, probes, checks, cells, parts, core, steps };
 }
 
 /** The digest of a case's dry run (CaseShape.digest): its declaration's data, then every step it sent or recorded. */
@@ -246,11 +255,17 @@ export async function shapeOf(def: CaseDef, format: CaseFormat, profile: TargetP
     if (fewest) shape.fewestSamples = fewest;
     for (const c of high.checks) low.checks.add(c);
     for (const c of high.cells) low.cells.add(c);
+    for (const c of high.core.checks) low.core.checks.add(c);
+    for (const c of high.core.cells) low.core.cells.add(c);
   }
   shape.checks = [...low.checks];
   shape.cells = [...low.cells].sort();
   const parts = partShapes(def, low);
-  if (parts) shape.parts = parts;
+  if (parts) {
+    shape.parts = parts;
+    shape.coreChecks = [...low.core.checks];
+    shape.coreCells = [...low.core.cells].sort();
+  }
   shape.tells = caseTells(low.steps, profile.unknownIswcs);
   shape.digest = stepsDigest(def, digestSteps);
   cache.set(key, shape);

@@ -217,13 +217,19 @@ export function faultClass(fault: string, operation?: OperationId | null): strin
 /**
  * The classes a case of `operation` shows by catching `faults`. A fault of every operation (`*`) counts on
  * each operation the case shows the key on: the merge that is demerged after, with its key proofs on both,
- * shows an empty key accepted on both.
+ * shows an empty key accepted on both. `keyJudgedOn`, where known, names the operations whose key the
+ * selection's own steps judge (keyOperations of its cells): a part that proves the key on the demerge of a
+ * merge case then shows a wrong key accepted on the demerge, not on the merge whose case it belongs to.
  */
-export function classesShown(faults: readonly string[], operation?: OperationId | null): string[] {
-  const ops = new Set<string>([operation ?? 'any']);
-  for (const f of faults) {
-    const op = keyClassOperation(CLASS_OF[f] ?? '');
-    if (op !== undefined && op !== '*') ops.add(op);
+export function classesShown(faults: readonly string[], operation?: OperationId | null, keyJudgedOn?: readonly string[]): string[] {
+  const ops = new Set<string>();
+  if (keyJudgedOn !== undefined && keyJudgedOn.length > 0) for (const op of keyJudgedOn) ops.add(op);
+  else {
+    ops.add(operation ?? 'any');
+    for (const f of faults) {
+      const op = keyClassOperation(CLASS_OF[f] ?? '');
+      if (op !== undefined && op !== '*') ops.add(op);
+    }
   }
   const out = new Set<string>();
   for (const f of faults) {
@@ -232,6 +238,14 @@ export function classesShown(faults: readonly string[], operation?: OperationId 
     else out.add(faultClass(f, operation));
   }
   return [...out];
+}
+
+/** The checks that judge the key: a step judged by one proves the key of its operation. */
+const KEY_CHECKS: ReadonlySet<string> = new Set(['auth.key-checked', 'auth.required']);
+
+/** The operations whose key a selection's steps judge, from its cells (`operation/check/format`). */
+export function keyOperations(cells: readonly string[]): string[] {
+  return [...new Set(cells.filter((c) => KEY_CHECKS.has(c.split('/')[1] ?? '')).map((c) => c.split('/')[0] ?? ''))].sort();
 }
 
 /** The role of a class (its first segment; a fault of its own class: its role is unknown, 'status'). */

@@ -17,6 +17,9 @@ interface CaseShape {
   parts?: PartShape[];
   checks: CheckId[];
   cells: string[];
+  /** What the core's own steps judge (absent in a shape kept before it was recorded: a check a part also judges is then taken for the part's). */
+  coreChecks?: CheckId[];
+  coreCells?: string[];
 }
 
 /**
@@ -59,26 +62,28 @@ export function leftOutParts(shape: Pick<CaseShape, 'parts'>, taken: readonly st
 }
 
 /** Checks only the left-out parts exercise (the core and the taken parts exercise the rest). */
-export function checksLeftOut(shape: Pick<CaseShape, 'parts' | 'checks'>, taken: readonly string[] | undefined): CheckId[] {
+export function checksLeftOut(shape: Pick<CaseShape, 'parts' | 'checks' | 'coreChecks'>, taken: readonly string[] | undefined): CheckId[] {
   const out = leftOutParts(shape, taken);
   if (out.length === 0) return [];
   const partChecks = new Set((shape.parts ?? []).flatMap((p) => p.checks));
-  const kept = new Set([...shape.checks.filter((c) => !partChecks.has(c)), ...(shape.parts ?? []).filter((p) => taken?.includes(p.id)).flatMap((p) => p.checks)]);
+  const core = shape.coreChecks ?? shape.checks.filter((c) => !partChecks.has(c));
+  const kept = new Set([...core, ...(shape.parts ?? []).filter((p) => taken?.includes(p.id)).flatMap((p) => p.checks)]);
   return [...new Set(out.flatMap((p) => p.checks))].filter((c) => !kept.has(c));
 }
 
 /** Checks a selection exercises: the core's and the taken parts'. */
-export function checksTaken(shape: Pick<CaseShape, 'parts' | 'checks'>, taken: readonly string[] | undefined): CheckId[] {
+export function checksTaken(shape: Pick<CaseShape, 'parts' | 'checks' | 'coreChecks'>, taken: readonly string[] | undefined): CheckId[] {
   const out = new Set(checksLeftOut(shape, taken));
   return shape.checks.filter((c) => !out.has(c));
 }
 
 /** Cells (operation × check × format) a selection judges. */
-export function cellsTaken(shape: Pick<CaseShape, 'parts' | 'cells'>, taken: readonly string[] | undefined): string[] {
+export function cellsTaken(shape: Pick<CaseShape, 'parts' | 'cells' | 'coreCells'>, taken: readonly string[] | undefined): string[] {
   const out = leftOutParts(shape, taken);
   if (out.length === 0) return shape.cells;
   const partCells = new Set((shape.parts ?? []).flatMap((p) => p.cells));
-  const kept = new Set([...shape.cells.filter((c) => !partCells.has(c)), ...(shape.parts ?? []).filter((p) => taken?.includes(p.id)).flatMap((p) => p.cells)]);
+  const core = shape.coreCells ?? shape.cells.filter((c) => !partCells.has(c));
+  const kept = new Set([...core, ...(shape.parts ?? []).filter((p) => taken?.includes(p.id)).flatMap((p) => p.cells)]);
   return shape.cells.filter((c) => kept.has(c));
 }
 

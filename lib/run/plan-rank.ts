@@ -6,7 +6,7 @@ import type { CheckId } from '../generate/checks.generated.ts';
 import { requestsOf } from './dry-run.ts';
 import { cellsTaken, checksTaken, closure, isWhole, leftOutRequests, selections } from './parts.ts';
 import type { PlannedCase } from './planned.ts';
-import { classesShown as faultClassesShown, faultClass } from './fault-classes.ts';
+import { classesShown as faultClassesShown, faultClass, keyOperations } from './fault-classes.ts';
 
 /**
  * Plans chosen by what they catch. `npm run generate` measures, once and ahead of any run, which faults
@@ -393,7 +393,7 @@ export function rankPlan(runnable: readonly PlannedCase[], catches: Readonly<Rec
   // on each operation that changes data (lib/generate/cases/key-proofs.ts), and the end of a run refused
   // without the key is the three-request core of run.start-and-end.
   const classesOf = (p: PlannedCase, parts: readonly string[] | undefined, faults: readonly string[]): string[] => [
-    ...acceptanceShown(p, parts, faultClassesShown(faults, p.def.operation)),
+    ...acceptanceShown(p, parts, faultClassesShown(faults, p.def.operation, keyOperations(cellsTaken(p.shape, parts)))),
     ...faults.filter((f) => (!f.startsWith('lenient.') || f.startsWith('lenient.key.')) && faultClass(f).startsWith('key/')).map((f) => `member:${f}`),
   ];
   // A spelling case (issue 38) proves nothing of breadth's classes that the cases written for them do not: its plain

@@ -63,6 +63,12 @@ export interface MeasureOptions {
   only?: (key: string) => boolean;
   /** The judge of the run (tests give one that adds a check of their own). */
   judge?: Judge;
+  /**
+   * Of cases with parts, the parts each runs (a selection, closed under `after`; [] the core alone), in place
+   * of the whole case: what the measurement asks again of a catch that may rest on what other parts sent
+   * (attributionToVerify).
+   */
+  selections?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** The planned suite of a profile in a mode, every generated case at MEASURED_RUNS without shrinking. */
@@ -82,6 +88,10 @@ export async function measure(base: TargetProfile, target: Target, seed: number,
   const judge = options.judge ?? createJudge({ strict: target.strict, agency: profile.agency, sourceDbs: keySourceDbs(profile) });
   try {
     const all = (await measuredPlan(profile, target.destructive)).filter((p) => options.only?.(p.key) ?? true);
+    for (const p of all) {
+      const selection = options.selections?.[p.key];
+      if (selection !== undefined) p.parts = [...selection];
+    }
     const planned = target.operation === undefined ? all : all.filter((p) => p.shape.cells.some((cell) => cell.startsWith(`${target.operation}/`)));
     const outcomes = await inParallel(planned, 4, (p) => runPlannedCase(p, client, profile, { seed, runs: MEASURED_RUNS, strict: target.strict, reusable: reusableRun(profile, target.destructive), runIdScope: 'case' }, judge));
     const out = new Map<string, CaseResult>();
@@ -108,10 +118,26 @@ export async function measure(base: TargetProfile, target: Target, seed: number,
  * What of a case with parts caught a fault: the core ('') when a step of it sent before any part failed;
  * else the parts whose own steps failed (any one of them taken catches it; the cheapest first, one as a
  * string); undefined when only steps of the core sent after parts failed (they may rest on what those parts
- * sent: the fault needs the whole case).
+ * sent: the fault needs the whole case). The parts given are those the measurement holds to catch it alone
+ * (attributionToVerify: the first to fail, and each other one run alone).
  */
 export function attributedPart(shapes: ReadonlyArray<{ id: string; requests: number }>, parts: ReadonlySet<string>): string | string[] | undefined {
   if (parts.has('')) return '';
   const own = [...parts].filter((id) => id !== AFTER_PARTS).sort((a, b) => (shapes.find((s) => s.id === a)?.requests ?? 0) - (shapes.find((s) => s.id === b)?.requests ?? 0) || a.localeCompare(b));
   return own.length === 0 ? undefined : own.length === 1 ? own[0] : own;
+}
+
+/**
+ * Of the parts whose steps failed in a run of the whole case, in the order they failed ('' the core before any
+ * part, AFTER_PARTS the core after one): what is sure to catch the fault alone, and what must be run alone to
+ * know. The first part to fail showed it with what it sent (the parts before it failed nothing); a part that
+ * failed after it may rest on what that part did (a keyless merge taken by a filter keyed on the request's
+ * shape leaves merged the work whose demerge the next part demands refused), and so may the core's steps
+ * after the parts. `verify` lists those: a part id, or '' for the core alone.
+ */
+export function attributionToVerify(ordered: readonly string[]): { sure?: string; verify: string[] } {
+  if (ordered.includes('')) return { sure: '', verify: [] };
+  const own = ordered.filter((id) => id !== AFTER_PARTS);
+  const [first, ...rest] = own;
+  return first === undefined ? { verify: [''] } : { sure: first, verify: rest };
 }

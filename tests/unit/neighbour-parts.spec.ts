@@ -16,7 +16,7 @@ import type { PlannedCase } from '../../lib/run/planned.ts';
 import { caughtInSelection } from '../../lib/run/plan-rank.ts';
 import { neighbourCoverage } from '../../lib/run/profile-coverage.ts';
 import { runPlannedCase } from '../../lib/run/runner.ts';
-import { AFTER_PARTS, attributedPart } from '../../scripts/plans/measure.ts';
+import { AFTER_PARTS, attributedPart, attributionToVerify } from '../../scripts/plans/measure.ts';
 import { EMBEDDED_KEY, startReferenceServer } from '../../server/index.ts';
 
 const embedded = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
@@ -101,6 +101,11 @@ test('what only the core shows after the parts counts for the whole case, never 
   expect(caughtInSelection(undefined, ['a'])).toBe(false);
   expect(caughtInSelection(undefined, undefined)).toBe(true);
   expect(attributedPart([{ id: 'a', requests: 2 }], new Set([AFTER_PARTS]))).toBeUndefined();
+  // What the measurement runs again alone before it credits: the first part to fail is sure; a part that failed
+  // after it may rest on what it sent, and so may the core's steps after the parts.
+  expect(attributionToVerify(['', 'a', AFTER_PARTS])).toEqual({ sure: '', verify: [] });
+  expect(attributionToVerify(['b', AFTER_PARTS, 'a'])).toEqual({ sure: 'b', verify: ['a'] });
+  expect(attributionToVerify([AFTER_PARTS])).toEqual({ verify: [''] });
 
   // A server that matches the work code of a delete as a prefix: the neighbour without its last character is
   // taken (its part fails), and the entry named rightly afterwards is gone (the core fails, after the parts):
@@ -124,4 +129,28 @@ test('what only the core shows after the parts counts for the whole case, never 
     await client.close();
     await server.close();
   }
+});
+
+test('a part that fails only on what an earlier part sent is not credited with the fault: the merge\'s key-works after key-shapes', async () => {
+  // A key filter that reads the query once serves a merge whose preferredIswc is given twice without the key
+  // (part key-shapes, which fails): the entry's works are then merged, and the demerge that part key-works
+  // demands refused (nothing merged yet) succeeds, so key-works fails too, on what key-shapes sent. Run alone,
+  // key-works sends no such merge and catches nothing: the measurement credits key-shapes only.
+  const planned = (await planSuite(embedded, { destructive: true, runs: 1 })).find((p) => p.key === 'merge.success-then-demerge@json') as PlannedCase;
+  const failingParts = async (parts: string[] | undefined): Promise<string[]> => {
+    const server = await startReferenceServer({ profile: embedded, key: EMBEDDED_KEY, faults: ['key-skipped-param-twice'] });
+    const client = createHttpClient({ baseUrl: server.url, key: EMBEDDED_KEY, timeoutMs: 10_000 });
+    try {
+      const outcome = await runPlannedCase({ ...planned, ...(parts ? { parts } : {}) }, client, embedded, { seed: 1, runs: 1, strict: false }, createJudge({ strict: false, agency: embedded.agency, sourceDbs: keySourceDbs(embedded) }));
+      return [...new Set(outcome.executions.filter((e) => e.verdict === 'fail').map((e) => outcome.partOf.get(e) ?? (outcome.afterParts.has(e) ? AFTER_PARTS : '')))];
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  };
+  const whole = await failingParts(undefined);
+  expect(whole.slice(0, 2)).toEqual(['key-shapes', 'key-works']);
+  expect(attributionToVerify(whole)).toEqual({ sure: 'key-shapes', verify: whole.slice(1).filter((id) => id !== AFTER_PARTS) });
+  expect(await failingParts(['key-works'])).toEqual([]);
+  expect(await failingParts(['key-shapes'])).toEqual(['key-shapes']);
 });

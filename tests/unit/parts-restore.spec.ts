@@ -30,6 +30,7 @@ import { UNDO_LIMIT } from '../../lib/run/restore.ts';
 import { runPlannedCase } from '../../lib/run/runner.ts';
 import { EMBEDDED_KEY, startReferenceServer } from '../../server/index.ts';
 import { restoringMergeCase } from '../../lib/generate/cases/merge-restored.ts';
+import { mergeCases } from '../../lib/generate/cases/merge.ts';
 
 const embedded = loadProfile(fromRoot('fixtures', 'targets', 'embedded.json'));
 const reusable: TargetProfile = { ...embedded, reusable: true };
@@ -220,4 +221,17 @@ test('profile check on a reusable profile says the destructive run consumes no e
   expect(text).toMatch(/destructive \(--destructive\), no entry consumed\s+22 of 25/);
   expect(text).toMatch(/outcome\.delete\s+only a run that consumes entries shows it: the profile is reusable/);
   expect(text).not.toMatch(/All of them at once/);
+});
+
+test('a check the core judges stays exercised when a part that judges it too is left out: the merge\'s repeated demerge and its read-back', async () => {
+  const def = mergeCases(embedded).find((d) => d.id === 'merge.success-then-demerge');
+  if (!def) throw new Error('no merge.success-then-demerge');
+  const shape = await shapeOf(def, 'json', embedded);
+  // The core repeats a demerge (outcome.demerge), and so does the part read-back, at the run's end.
+  expect(shape.coreChecks).toContain('outcome.demerge');
+  expect(shape.parts?.find((p) => p.id === 'read-back')?.checks).toContain('outcome.demerge');
+  expect(checksLeftOut(shape, [])).not.toContain('outcome.demerge');
+  expect(checksLeftOut(shape, [])).toContain('outcome.demerge-one');
+  // A shape kept before the core's checks were recorded reads as before: the check is taken for the part's.
+  expect(checksLeftOut({ ...shape, coreChecks: undefined }, [])).toContain('outcome.demerge');
 });

@@ -98,6 +98,8 @@ export function sameIswcShown(profile: Pick<TargetProfile, 'submissions'>, a: Ag
 }
 
 interface RefusedItem {
+  /** The list whose item it cannot take. */
+  list: ItemKind;
   label: string;
   body: Record<string, unknown>;
   because: string;
@@ -119,17 +121,17 @@ function withRefusedItem(profile: TargetProfile, body: Record<string, unknown>, 
     for (const b of [...rejected.filter((x) => !x.label.startsWith('pattern-')), ...misses.slice(0, 1)]) {
       const item = /^(\w+)\[\](?:\.(\w+))?$/.exec(c.field);
       const [array, name] = [item?.[1] ?? c.field, item?.[2]];
-      if (array === 'iswcs' && kinds.includes('iswcs')) out.push({ label: `an ISWC ${b.label}`, body: { ...body, iswcs: [b.value, ...iswcs] }, because: b.because, sections: c.sections });
+      if (array === 'iswcs' && kinds.includes('iswcs')) out.push({ list: 'iswcs', label: `an ISWC ${b.label}`, body: { ...body, iswcs: [b.value, ...iswcs] }, because: b.because, sections: c.sections });
       else if (array === 'agencyWorks' && name !== undefined && kinds.includes('agencyWorks')) {
-        out.push({ label: `an agency work with ${name} ${b.label}`, body: { ...body, agencyWorks: [{ ...validWork(profile), [name]: b.value }, ...works] }, because: b.because, sections: c.sections });
+        out.push({ list: 'agencyWorks', label: `an agency work with ${name} ${b.label}`, body: { ...body, agencyWorks: [{ ...validWork(profile), [name]: b.value }, ...works] }, because: b.because, sections: c.sections });
       }
     }
   }
   const unknown = unknownIswc(profile, 1);
   if (kinds.includes('iswcs')) {
-    out.push({ label: 'an ISWC that does not exist', body: { ...body, iswcs: [unknown, ...iswcs] }, because: `${unknown} does not exist in the target (profile unknownIswcs)`, sections: ['4.2'] });
+    out.push({ list: 'iswcs', label: 'an ISWC that does not exist', body: { ...body, iswcs: [unknown, ...iswcs] }, because: `${unknown} does not exist in the target (profile unknownIswcs)`, sections: ['4.2'] });
     // Last too: a server that reads only the first items of a list takes the request without it (issue 28).
-    if (iswcs.length > 0) out.push({ label: 'an ISWC that does not exist after its ISWCs', body: { ...body, iswcs: [...iswcs, unknown] }, because: `${unknown} does not exist in the target (profile unknownIswcs), named after ${iswcs.length} ISWC${iswcs.length === 1 ? '' : 's'} that do`, sections: ['2.3', '4.2'] });
+    if (iswcs.length > 0) out.push({ list: 'iswcs', label: 'an ISWC that does not exist after its ISWCs', body: { ...body, iswcs: [...iswcs, unknown] }, because: `${unknown} does not exist in the target (profile unknownIswcs), named after ${iswcs.length} ISWC${iswcs.length === 1 ? '' : 's'} that do`, sections: ['2.3', '4.2'] });
   }
   return out;
 }
@@ -187,11 +189,19 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
       formats: BOTH,
       tags: ['@smoke', '@destructive'],
       claims: [{ kind: 'merges', count: 1 }],
+      // Each proof beyond the merge that succeeds and the demerge that shows it is a part (issue 37: no case
+      // takes more than a fair share of a small budget): the core is four requests.
       parts: [
-        { id: 'key-iswcs', title: 'the key refused on the merge of its ISWCs alone, which then succeeds' },
-        { id: 'mixed-items', title: 'its ISWCs and agency works in one body with one item of one list it cannot take, refused' },
         { id: 'key-shapes', title: 'the key refused on each other shape of its body (one ISWC alone, one agency work alone, ISWCs and agency works together) and of the request (no Content-Type, an Accept of the other format), before anything is merged' },
+        { id: 'key-iswcs', title: 'the key refused on the merge of its ISWCs alone, which then succeeds' },
+        { id: 'key-works', title: 'the key refused on the merge of its agency works, which then merged nothing: the demerge of its first work is refused' },
         { id: 'works-agency', title: 'its first agency work named with another agency\'s code, before it is merged: the profile\'s work is not merged by it' },
+        { id: 'refused-iswcs', title: 'merged again with one ISWC it cannot take (off its pattern, unknown first, unknown after its ISWCs), refused' },
+        { id: 'refused-works', title: 'merged again with one agency work it cannot take (each of its fields past a limit), refused' },
+        { id: 'mixed-items', title: 'its ISWCs and agency works in one body with one item of one list it cannot take, refused' },
+        { id: 'key-demerge', title: 'the demerge of its first work refused without the key, with an empty, a wrong or a case-changed key, before it succeeds' },
+        { id: 'every-work', title: 'every other agency work of its merge request demerged, the request sent again before each: every item was merged' },
+        { id: 'demerge-one', title: 'its first and last agency works merged each by a request of its own: demerging the first leaves the last merged', after: ['every-work'] },
         { id: READ_BACK, title: 'its agency work merged once more on its own, then demerged among the run\'s last requests (still merged) and the demerge repeated (refused): the merge and the demerge hold' },
       ],
       readsBack: true,
@@ -232,8 +242,9 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
             await ctx.part('key-iswcs', () => keyProofs(ctx, OP, bodyRequest(OP, format, part.body, query), part.label, 'this merge of ISWCs only is accepted (sections 5.1, 4.2)'));
           }
           if (part === proven) {
-            await keyProofs(ctx, OP, bodyRequest(OP, format, part.body, query), part.label, 'this merge is accepted (sections 5.1, 4.2)');
-            if (work) {
+            await ctx.part('key-works', async () => {
+              await keyProofs(ctx, OP, bodyRequest(OP, format, part.body, query), part.label, 'this merge is accepted (sections 5.1, 4.2)');
+              if (!work) return;
               await ctx.send({
                 label: `demerge ${work.agencyWorkCode} before it is merged`,
                 operation: DEMERGE,
@@ -245,8 +256,8 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
                   }),
                 ],
               });
-              await ctx.part('works-agency', () => worksOfAnotherAgency(ctx, format, entry.preferredIswc, query, work));
-            }
+            });
+            if (work) await ctx.part('works-agency', () => worksOfAnotherAgency(ctx, format, entry.preferredIswc, query, work));
           }
           await ctx.send({
             label: part.label,
@@ -257,15 +268,20 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
         }
         // Each part again with one item it cannot take, now that the entry is merged: refused (4.2), and
         // whatever such a request keeps of what it named, merging it again changes nothing.
-        for (const part of parts) {
-          for (const broken of withRefusedItem(profile, part.body, part.refused)) {
-            await ctx.send({
-              label: `${part.label} again with ${broken.label}`,
-              operation: OP,
-              request: bodyRequest(OP, format, broken.body, query),
-              expect: [expectCheck('status.item-refused', { because: `${broken.because}; the rest of the merge is the profile's, merged just before (section ${section})`, sections: [...broken.sections] })],
-            });
-          }
+        const refusals = parts.flatMap((part) => withRefusedItem(profile, part.body, part.refused).map((broken) => ({ part, broken })));
+        for (const [id, list] of [['refused-iswcs', 'iswcs'], ['refused-works', 'agencyWorks']] as const) {
+          const ofList = refusals.filter(({ broken }) => broken.list === list);
+          if (ofList.length === 0) continue;
+          await ctx.part(id, async () => {
+            for (const { part, broken } of ofList) {
+              await ctx.send({
+                label: `${part.label} again with ${broken.label}`,
+                operation: OP,
+                request: bodyRequest(OP, format, broken.body, query),
+                expect: [expectCheck('status.item-refused', { because: `${broken.because}; the rest of the merge is the profile's, merged just before (section ${section})`, sections: [...broken.sections] })],
+              });
+            }
+          });
         }
         // Mixed bodies (issue 38): the entry's ISWCs and agency works in one request, with one item of one list
         // it cannot take; a server that reads one list only while the other is present takes it.
@@ -285,7 +301,7 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
         // The demerge that is about to succeed, first without the key, with an empty, a wrong and a
         // case-changed one: the key proven on demerge with a merge entry alone (a profile whose only demerges
         // entry is named, never consumed, shows it nowhere else; section 5).
-        await keyProofs(ctx, DEMERGE, demergeOf(work), 'demerge the merged work', 'this demerge of the work just merged succeeds (sections 5.1, 4.4)');
+        await ctx.part('key-demerge', () => keyProofs(ctx, DEMERGE, demergeOf(work), 'demerge the merged work', 'this demerge of the work just merged succeeds (sections 5.1, 4.4)'));
         const carried = `the merge of ${works.map((w) => w.agencyWorkCode).join(', ')} in one request into ${entry.preferredIswc}`;
         await ctx.send({
           label: 'demerge its first agency work',
@@ -301,57 +317,66 @@ export function mergeCases(profile: TargetProfile): CaseDef[] {
         // A server may also refuse to merge again a work just demerged from the same preferred ISWC (a business
         // rule, like the refusal to merge a work twice): when the request sent again is refused, the demerge
         // before it may have taken the work with it (one merge request's set), and what it left is not known.
+        // The work the repeat demerges again: the last one demerged (the first, when the budget took neither
+        // part that demerges the others).
+        let repeated = work;
+        const last = others[others.length - 1];
         let lastRemerged = true;
-        for (const [i, other] of others.entries()) {
-          const again = await ctx.send({ label: `merge its agency works again, before demerging the work at position ${i + 2}`, operation: OP, request: bodyRequest(OP, format, worksPart.body, query), expect: [] });
-          const merged = succeeded(again);
-          if (i === others.length - 1) lastRemerged = merged;
-          await ctx.send({
-            label: `demerge its agency work at position ${i + 2} of ${works.length}`,
-            operation: DEMERGE,
-            request: demergeOf(other),
-            expect: merged
-              ? [expectCheck('outcome.merge', { because: `${carried}, sent again just before, made ${other.agencyCode}/${other.agencyWorkCode}, item ${i + 2} of ${works.length}, part of it: every item of a merge is merged (sections 2.3, 3)` })]
-              : [],
-          });
-        }
+        await ctx.part('every-work', async () => {
+          for (const [i, other] of others.entries()) {
+            const again = await ctx.send({ label: `merge its agency works again, before demerging the work at position ${i + 2}`, operation: OP, request: bodyRequest(OP, format, worksPart.body, query), expect: [] });
+            const merged = succeeded(again);
+            if (i === others.length - 1) lastRemerged = merged;
+            await ctx.send({
+              label: `demerge its agency work at position ${i + 2} of ${works.length}`,
+              operation: DEMERGE,
+              request: demergeOf(other),
+              expect: merged
+                ? [expectCheck('outcome.merge', { because: `${carried}, sent again just before, made ${other.agencyCode}/${other.agencyWorkCode}, item ${i + 2} of ${works.length}, part of it: every item of a merge is merged (sections 2.3, 3)` })]
+                : [],
+            });
+          }
+          if (last) repeated = last;
+        });
         // Two agency works or more: the last and the first, each merged by a request of its own, so that
         // demerging the first leaves the last merged whether "one set of metadata" (4.4) means one work or one
         // merge request; and when the profile shows them works of one ISWC, a server that demerges a merged
         // ISWC with all its works removes both, so the last is not demanded then. The first may still be
         // merged (a merge refused for a work merged already may have kept it): its own merge and demerge are
-        // not judged, only what they leave.
-        const last = others[others.length - 1];
+        // not judged, only what they leave. After every-work: the last was demerged just before, so its
+        // merge on its own is a merge of a work not merged.
         if (last && !sameIswcShown(profile, work, last)) {
-          await ctx.send({ label: 'merge its first agency work on its own', operation: OP, request: bodyRequest(OP, format, mergeBody({ preferredIswc: entry.preferredIswc, agencyWorks: [work] }), query), expect: [] });
-          // Where the server refused to merge the works again after a demerge, it may refuse this merge for the
-          // same rule: then the demerges below show nothing, and are not judged.
-          const lastMerge = await ctx.send({
-            label: 'merge its last agency work on its own',
-            operation: OP,
-            request: bodyRequest(OP, format, mergeBody({ preferredIswc: entry.preferredIswc, agencyWorks: [last] }), query),
-            expect: lastRemerged ? [expectCheck('status.success', { because: `${last.agencyCode}/${last.agencyWorkCode}, demerged just before, merged by a request of its own (section ${section})` })] : [],
-          });
-          await ctx.send({ label: 'demerge its first agency work again', operation: DEMERGE, request: demergeOf(work), expect: [] });
-          await ctx.send({
-            label: 'demerge its last agency work',
-            operation: DEMERGE,
-            request: demergeOf(last),
-            expect: succeeded(lastMerge)
-              ? [expectCheck('outcome.demerge-one', { because: `the demerge before it removed the metadata of ${work.agencyWorkCode}; ${last.agencyWorkCode}, a work of another ISWC merged by a request of its own, is still merged (section 4.4)` })]
-              : [],
+          await ctx.part('demerge-one', async () => {
+            await ctx.send({ label: 'merge its first agency work on its own', operation: OP, request: bodyRequest(OP, format, mergeBody({ preferredIswc: entry.preferredIswc, agencyWorks: [work] }), query), expect: [] });
+            // Where the server refused to merge the works again after a demerge, it may refuse this merge for the
+            // same rule: then the demerges below show nothing, and are not judged.
+            const lastMerge = await ctx.send({
+              label: 'merge its last agency work on its own',
+              operation: OP,
+              request: bodyRequest(OP, format, mergeBody({ preferredIswc: entry.preferredIswc, agencyWorks: [last] }), query),
+              expect: lastRemerged ? [expectCheck('status.success', { because: `${last.agencyCode}/${last.agencyWorkCode}, demerged just before, merged by a request of its own (section ${section})` })] : [],
+            });
+            await ctx.send({ label: 'demerge its first agency work again', operation: DEMERGE, request: demergeOf(work), expect: [] });
+            await ctx.send({
+              label: 'demerge its last agency work',
+              operation: DEMERGE,
+              request: demergeOf(last),
+              expect: succeeded(lastMerge)
+                ? [expectCheck('outcome.demerge-one', { because: `the demerge before it removed the metadata of ${work.agencyWorkCode}; ${last.agencyWorkCode}, a work of another ISWC merged by a request of its own, is still merged (section 4.4)` })]
+                : [],
+            });
           });
         }
         await ctx.send({
           label: 'repeat the demerge',
           operation: DEMERGE,
-          request: demergeOf(last ?? work),
+          request: demergeOf(repeated),
           expect: [expectCheck('outcome.demerge', { because: 'the demerge just removed this metadata (section 3)' }), expectCheck('observed.refusal', { because: 'a repeated demerge: which error status refuses it' })],
         });
         // Read back (issue 38): the work merged once more on its own now, demerged among the run's last
         // requests (it must still be merged), then that demerge repeated (it must hold). A server may refuse
         // to merge again a work it demerged (choice merge-after-demerge-refused): then only the repeat is judged.
-        const held = last ?? work;
+        const held = repeated;
         await ctx.part(READ_BACK, async () => {
           const merged = await ctx.send({ label: 'merge its agency work on its own once more, to read back at the run\'s end', operation: OP, request: bodyRequest(OP, format, mergeBody({ preferredIswc: entry.preferredIswc, agencyWorks: [held] }), query), expect: [] });
           await ctx.atRunEnd(async () => {
