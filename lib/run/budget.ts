@@ -1,5 +1,5 @@
 import type { PlanData, RankedEntry, RankedPlan } from './plan-rank.ts';
-import { caughtInSelection, coverage, entryRequests, specChecksOf } from './plan-rank.ts';
+import { caughtInSelection, coverage, coverageTaken, entryRequests, specChecksOf, specChecksTaken } from './plan-rank.ts';
 import { classesShown, faultClass, keyOperations } from './fault-classes.ts';
 import { PLAN_DATA } from './plans.generated.ts';
 import { requestsOf } from './dry-run.ts';
@@ -148,6 +148,36 @@ class Selection {
     return true;
   }
 
+  /**
+   * Greedy by atoms not yet covered per request, among the parts not taken of cases taken in part: each part
+   * (with what it comes after) added to what is taken of its case.
+   */
+  coverParts(candidates: readonly PlannedCase[], atomsOf: (p: PlannedCase, parts: readonly string[]) => string[], covered: Set<string>): void {
+    for (;;) {
+      let best: { p: PlannedCase; parts: string[]; atoms: string[] } | undefined;
+      let bestScore = 0;
+      for (const p of candidates) {
+        const had = this.parts.get(p.key);
+        if (!this.chosen.has(p.key) || had === undefined) continue;
+        for (const part of p.shape.parts ?? []) {
+          if (had.includes(part.id)) continue;
+          const parts = closure(p.shape, [...had, part.id]);
+          const extra = entryRequests(p, this.runs.get(p.key), isWhole(p.shape, parts) ? undefined : parts) - this.cost(p);
+          if (this.spent + extra > this.limit) continue;
+          const atoms = atomsOf(p, parts);
+          const score = atoms.filter((a) => !covered.has(a)).length / Math.max(1, extra);
+          if (score > bestScore) {
+            best = { p, parts, atoms };
+            bestScore = score;
+          }
+        }
+      }
+      if (!best) return;
+      this.take(best.p, this.runs.get(best.p.key), best.parts);
+      for (const a of best.atoms) covered.add(a);
+    }
+  }
+
   /** Greedy by atoms not yet covered per request, among cases not taken. */
   cover(candidates: readonly PlannedCase[], atomsOf: (p: PlannedCase) => string[], covered: Set<string>): void {
     for (;;) {
@@ -243,8 +273,14 @@ export function choose(planned: PlannedCase[], options: ChooseOptions): Choice {
     slice = { index, of: rotation.slices.length, asked, fixedRequests: rotation.fixed, rotatingRequests: sel.limit - rotation.fixed };
   }
   // Cases the ranking does not know: every spec check once, then (with a budget) distinct coverage.
-  const taken = (): PlannedCase[] => runnable.filter((p) => sel.chosen.has(p.key));
-  sel.cover(runnable, specChecksOf, new Set(taken().flatMap(specChecksOf)));
+  // What is taken of a case is its selection's (a case taken in part exercises the checks of its core and of those parts).
+  const takenChecks = (): string[] => runnable.filter((p) => sel.chosen.has(p.key)).flatMap((p) => specChecksTaken(p, sel.parts.get(p.key)));
+  const takenCoverage = (): string[] => runnable.filter((p) => sel.chosen.has(p.key)).flatMap((p) => coverageTaken(p, sel.parts.get(p.key)));
+  const checksCovered = new Set(takenChecks());
+  sel.cover(runnable, specChecksOf, checksCovered);
+  // A spec check only a part left out exercises: that part of a case taken in part (another profile's data
+  // leaves the check to it where the ranking's profile had another case show it).
+  sel.coverParts(runnable, (p, parts) => specChecksTaken(p, parts), checksCovered);
   if (options.plan === 'smoke') return { chosen: sel.chosen, runs: sel.runs, parts: sel.parts, standby: [] };
   // What comes next in the ranking, a budget's worth: what the steering may run instead of cases that tell nothing.
   const next = new Selection(sel.limit, options.runs);
@@ -261,7 +297,7 @@ export function choose(planned: PlannedCase[], options: ChooseOptions): Choice {
     else standby[at] = taken;
   }
   const fixed = runnable.filter((p) => !isGenerated(p));
-  sel.cover(fixed, coverage, new Set(taken().flatMap(coverage)));
+  sel.cover(fixed, coverage, new Set(takenCoverage()));
   for (const p of fixed) sel.take(p, undefined);
   // What is left goes to generated inputs not yet taken, in equal shares.
   const generated = runnable.filter((p) => isGenerated(p) && !sel.chosen.has(p.key));
