@@ -206,6 +206,7 @@ async function route(ctx: Context, routes: Routes, req: IncomingMessage): Promis
       (ctx.faults.has('key-skipped-accept-json') && /json/i.test(req.headers.accept ?? '')) ||
       (ctx.faults.has('key-skipped-accept-any') && /\*\/\*/.test(req.headers.accept ?? '')) ||
       (ctx.faults.has('key-skipped-text-xml') && op.body !== null && /^\s*text\/xml/i.test(req.headers['content-type'] ?? '')) ||
+      (ctx.faults.has('key-skipped-text-json') && op.body !== null && /^\s*text\/json/i.test(req.headers['content-type'] ?? '')) ||
       (ctx.faults.has('key-skipped-trailing-slash') && target.path !== path && target.path.endsWith('/')) ||
       (ctx.faults.has('key-skipped-path-case') && target.path !== path && target.path.replace(/\/+$/, '') !== path);
     if (!endServed && !iswcsOnlyServed && !shapeServed && !agencylessServed && !requestShapeServed) {

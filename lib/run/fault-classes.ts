@@ -48,6 +48,7 @@ const CLASS_OF: Readonly<Record<string, string>> = {
   'key-skipped-trailing-slash': 'shape/key',
   'key-skipped-path-case': 'shape/key',
   'key-skipped-text-xml': 'shape/key',
+  'key-skipped-text-json': 'shape/key',
   'key-skipped-accept-any': 'shape/key',
   // The key skipped on a spelling every reader takes alike (a charset parameter, an Accept of the format sent,
   // a value percent-encoded): the key missing on an operation, proven by the key proofs every budget sends

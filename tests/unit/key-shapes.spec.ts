@@ -7,7 +7,7 @@
  */
 import { expect, _baseTest as test } from '@playwright/test';
 import type { RequestSpec } from '../../lib/contract/exchange.ts';
-import { keyShapes, spelledAtOnce, TEXT_XML_SHAPE, UNDOCUMENTED_PARAMETER } from '../../lib/generate/cases/key-proofs.ts';
+import { keyShapes, spelledAtOnce, TEXT_JSON_SHAPE, TEXT_XML_SHAPE, UNDOCUMENTED_PARAMETER } from '../../lib/generate/cases/key-proofs.ts';
 
 const DELETE: RequestSpec = {
   method: 'DELETE',
@@ -35,14 +35,17 @@ test('every shape of a query request goes without the key, one at a time: the pa
 
 test('a request with a body: without Content-Type first; the merge success case keeps the first shapes only', () => {
   const shapes = keyShapes(RUN);
-  expect(shapes.map((s) => s.shape)).toEqual(['a body without Content-Type', 'an Accept of application/xml', 'an Accept of */*', 'an undocumented query parameter', 'the path with a trailing slash', 'the path in capitals']);
+  expect(shapes.map((s) => s.shape)).toEqual(['a body without Content-Type', 'an Accept of application/xml', TEXT_JSON_SHAPE, 'an Accept of */*', 'an undocumented query parameter', 'the path with a trailing slash', 'the path in capitals']);
   expect(shapes[0]?.request.headers).toEqual({});
+  // A JSON body is labelled text/json, which ASP.NET Core's JSON input reads by default, the body unchanged.
+  expect(shapes.find((s) => s.shape === TEXT_JSON_SHAPE)?.request).toEqual({ ...RUN, auth: 'none', headers: { ...RUN.headers, 'Content-Type': 'text/json' } });
   // An XML body has one shape more: its registered alias text/xml as its label (RFC 7303), the body unchanged.
   const xmlRun: RequestSpec = { ...RUN, headers: { 'Content-Type': 'application/xml' }, body: '<AgentRun><agencyCode>128</agencyCode></AgentRun>' };
   const xmlShapes = keyShapes(xmlRun);
   expect(xmlShapes.map((s) => s.shape)).toEqual(['a body without Content-Type', 'an Accept of application/json', TEXT_XML_SHAPE, 'an Accept of */*', 'an undocumented query parameter', 'the path with a trailing slash', 'the path in capitals']);
   expect(xmlShapes.find((s) => s.shape === TEXT_XML_SHAPE)?.request).toEqual({ ...xmlRun, auth: 'none', headers: { 'Content-Type': 'text/xml' } });
   expect(keyShapes(xmlRun, false).map((s) => s.shape)).not.toContain(TEXT_XML_SHAPE);
+  expect(keyShapes(RUN, false).map((s) => s.shape)).not.toContain(TEXT_JSON_SHAPE);
   expect(keyShapes(DELETE, false).map((s) => s.shape)).toEqual(['an Accept of application/xml', 'the query parameter preferredIswc given twice']);
 });
 

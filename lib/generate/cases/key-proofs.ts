@@ -116,12 +116,21 @@ export const KEY_REQUEST_SHAPES_PART: CasePart = { id: 'key-request-shapes', tit
 /** The shape of keyShapes that only an XML body has: its registered alias as its label. */
 export const TEXT_XML_SHAPE = 'a body labelled text/xml';
 
+/** The shape of keyShapes that only a JSON body has: text/json as its label, which ASP.NET Core's JSON input reads by default. */
+export const TEXT_JSON_SHAPE = 'a body labelled text/json';
+
+/** The shapes of keyShapes that belong to one body format: each a part of its own (KEY_TEXT_XML_PART, KEY_TEXT_JSON_PART). */
+export const FORMAT_SHAPES: readonly string[] = [TEXT_XML_SHAPE, TEXT_JSON_SHAPE];
+
 /**
  * The XML body's own shape, apart from the shapes every format shares (KEY_REQUEST_SHAPES_PART, which the
  * JSON run sends as well): one request that a budget takes on its own, where the XML run's whole part would
  * cost it the shared shapes again.
  */
 export const KEY_TEXT_XML_PART: CasePart = { id: 'key-text-xml', title: 'without the key, an XML body labelled text/xml (its registered alias): refused' };
+
+/** The JSON body's own shape, a part of its own as the XML body's is. */
+export const KEY_TEXT_JSON_PART: CasePart = { id: 'key-text-json', title: 'without the key, a JSON body labelled text/json (which ASP.NET Core reads as JSON): refused' };
 
 /** The query parameter no operation documents that a key shape adds (a filter keyed on the parameters it knows may miss it). */
 export const UNDOCUMENTED_PARAMETER = 'conformance-probe';
@@ -192,11 +201,13 @@ export function keyShapes(request: RequestSpec, more = true): KeyShape[] {
   if (first !== undefined && request.rawQuery === undefined) {
     out.push({ label: `without the key, ${first[0]} given twice`, shape: `the query parameter ${first[0]} given twice`, request: { ...request, auth: 'none', query: [first, first, ...rest] } });
   }
-  // Registered aliases a handler reads alike and a filter keyed on one media type may not (a sixth fresh
-  // reading, 2026-12-01): an XML body labelled text/xml (RFC 7303 §9.2), and an Accept of */* (curl's
-  // default). A server may refuse text/xml (415) or answer */* in either format: the key's refusal is all that is judged.
-  if (more && xml && request.body !== undefined && contentType !== undefined) {
-    out.push({ label: 'without the key, its body labelled text/xml', shape: TEXT_XML_SHAPE, request: { ...request, auth: 'none', headers: { ...headers, [contentType[0]]: 'text/xml' } } });
+  // Aliases a handler reads alike and a filter keyed on one media type may not (a sixth fresh reading,
+  // 2026-12-01): an XML body labelled text/xml (RFC 7303 §9.2), a JSON body labelled text/json (not registered,
+  // but ASP.NET Core's JSON input reads it by default), and an Accept of */* (curl's default). A server may
+  // refuse either label (415) or answer */* in either format: the key's refusal is all that is judged.
+  if (more && request.body !== undefined && contentType !== undefined) {
+    const alias = xml ? { media: 'text/xml', shape: TEXT_XML_SHAPE } : { media: 'text/json', shape: TEXT_JSON_SHAPE };
+    out.push({ label: `without the key, its body labelled ${alias.media}`, shape: alias.shape, request: { ...request, auth: 'none', headers: { ...headers, [contentType[0]]: alias.media } } });
   }
   if (more) out.push({ label: 'without the key, with Accept */*', shape: 'an Accept of */*', request: { ...request, auth: 'none', headers: { ...headers, Accept: '*/*' } } });
   if (more && request.rawQuery === undefined) {

@@ -9,7 +9,7 @@ import type { CaseDef, CasePart } from '../case.ts';
 import { expectCheck } from '../expectations.ts';
 import { bodyRequest, rawBodyRequest } from '../requests.ts';
 import { otherAgency, validAgentRun } from '../templates.ts';
-import { KEY_REQUEST_SHAPES_PART, KEY_TEXT_XML_PART, keyOnShapes, keyProofs, nearMissParts, NEAR_MISS_TEXT, RUN_WRONG_KEY, sendNearMisses, SPELLED_AT_ONCE_SHORT, spelledAtOnce, TEXT_XML_SHAPE, wrongKeyCaseText } from './key-proofs.ts';
+import { FORMAT_SHAPES, KEY_REQUEST_SHAPES_PART, KEY_TEXT_JSON_PART, KEY_TEXT_XML_PART, keyOnShapes, keyProofs, nearMissParts, NEAR_MISS_TEXT, RUN_WRONG_KEY, sendNearMisses, SPELLED_AT_ONCE_SHORT, spelledAtOnce, TEXT_JSON_SHAPE, TEXT_XML_SHAPE, wrongKeyCaseText } from './key-proofs.ts';
 
 const OP = 'notifyAgentRun';
 const op = () => operation(OP);
@@ -166,7 +166,7 @@ export function runCases(profile: TargetProfile): CaseDef[] {
         operation: OP,
         formats: BOTH,
         tags: ['@smoke', '@auth'],
-        ...(auth === 'wrong' ? { parts: nearMissParts() } : { parts: [NO_AGENCY_PART, KEY_REQUEST_SHAPES_PART, KEY_TEXT_XML_PART] }),
+        ...(auth === 'wrong' ? { parts: nearMissParts() } : { parts: [NO_AGENCY_PART, KEY_REQUEST_SHAPES_PART, KEY_TEXT_XML_PART, KEY_TEXT_JSON_PART] }),
         async run(ctx) {
           // The wrong key is a near miss of the key: wrong to any server, and taken by one that cuts a longer key to its length.
           await ctx.send({
@@ -200,9 +200,10 @@ export function runCases(profile: TargetProfile): CaseDef[] {
           });
           // Its other shapes (issue 38): a key check reached only by bodies labelled JSON, or by answers in JSON, serves the rest.
           const valid = bodyRequest(OP, asFormat(ctx.format), validAgentRun(profile));
-          await ctx.part(KEY_REQUEST_SHAPES_PART.id, () => keyOnShapes(ctx, OP, valid, 'run notification', 'the run is opened (sections 5.1, 4.1)', 'auth.required', true, (s) => s.shape !== TEXT_XML_SHAPE));
-          // An XML body's own shape, a part of its own (a JSON body has none: its case has no such part).
-          if (ctx.format === 'xml') await ctx.part(KEY_TEXT_XML_PART.id, () => keyOnShapes(ctx, OP, valid, 'run notification', 'the run is opened (sections 5.1, 4.1)', 'auth.required', true, (s) => s.shape === TEXT_XML_SHAPE));
+          await ctx.part(KEY_REQUEST_SHAPES_PART.id, () => keyOnShapes(ctx, OP, valid, 'run notification', 'the run is opened (sections 5.1, 4.1)', 'auth.required', true, (s) => !FORMAT_SHAPES.includes(s.shape)));
+          // The body's own shape in its format (text/xml, text/json), a part of its own.
+          const [own, shape] = ctx.format === 'xml' ? [KEY_TEXT_XML_PART, TEXT_XML_SHAPE] : [KEY_TEXT_JSON_PART, TEXT_JSON_SHAPE];
+          await ctx.part(own.id, () => keyOnShapes(ctx, OP, valid, 'run notification', 'the run is opened (sections 5.1, 4.1)', 'auth.required', true, (s) => s.shape === shape));
         },
       }),
     ),
