@@ -231,34 +231,34 @@ function slotOf(job: Job): string {
   return `${job.target.destructive ? 'destructive' : 'safe'}\u0001${job.target.fault ?? ''}`;
 }
 
-/** A catch to verify: in a mode, against a fault, a case run with one part alone ('' its core alone). */
+/** A catch to verify: in a mode, against a fault, a case run with one part alone ('' its core alone), as that selection of its parts. */
 interface ToVerify {
   slot: string;
   key: string;
   part: string;
+  selection: string[];
 }
 
 /**
  * Runs that verify catches (attributionToVerify): per mode, fault and seed, rounds in which each case runs one
  * of the selections it has to verify (the part with what it comes after, or its core alone).
  */
-function verifyJobs(pending: readonly ToVerify[], byKey: ReadonlyMap<string, PlannedCase>, faults: PlanInputs['faults']): Job[] {
-  const bySlot = new Map<string, Map<string, string[]>>();
-  for (const { slot, key, part } of pending) {
-    const perKey = bySlot.get(slot) ?? new Map<string, string[]>();
+function verifyJobs(pending: readonly ToVerify[], faults: PlanInputs['faults']): Job[] {
+  const bySlot = new Map<string, Map<string, string[][]>>();
+  for (const { slot, key, selection } of pending) {
+    const perKey = bySlot.get(slot) ?? new Map<string, string[][]>();
     bySlot.set(slot, perKey);
-    perKey.set(key, [...(perKey.get(key) ?? []), part]);
+    perKey.set(key, [...(perKey.get(key) ?? []), selection]);
   }
   const jobs: Job[] = [];
   for (const [slot, perKey] of bySlot) {
     const [mode, fault] = slot.split('\u0001') as [PlanMode, string];
-    const rounds = Math.max(...[...perKey.values()].map((parts) => parts.length));
+    const rounds = Math.max(...[...perKey.values()].map((sels) => sels.length));
     for (let round = 0; round < rounds; round += 1) {
       const selections: Record<string, string[]> = {};
-      for (const [key, parts] of perKey) {
-        const part = parts[round];
-        const shape = byKey.get(key)?.shape;
-        if (part !== undefined && shape) selections[key] = part === '' ? [] : closure(shape, [part]);
+      for (const [key, sels] of perKey) {
+        const selection = sels[round];
+        if (selection !== undefined) selections[key] = selection;
       }
       for (const seed of PLAN_SEEDS) jobs.push({ target: { destructive: mode === 'destructive', fault, strict: faults[fault] === 'http' }, seed, label: `verify, fault ${fault}`, only: Object.keys(selections), selections });
     }
@@ -335,10 +335,11 @@ export async function measureCatches(inputs: PlanInputs, options: { jobs: number
       if (!parts) continue;
       const { sure: first, verify } = attributionToVerify([...parts]);
       sure.set(`${slot}\u0001${key}`, { slot, key, parts: first === undefined ? [] : [first] });
-      for (const part of verify) pending.push({ slot, key, part });
+      const shape = byKey.get(key)?.shape;
+      for (const part of verify) pending.push({ slot, key, part, selection: !shape || part === '' ? [] : closure(shape, [part]) });
     }
   }
-  const jobsToVerify = verifyJobs(pending, byKey, inputs.faults);
+  const jobsToVerify = verifyJobs(pending, inputs.faults);
   if (jobsToVerify.length > 0) {
     options.log(`  verifying ${pending.length} catch(es) of parts that may rest on other parts: ${jobsToVerify.length} runs`);
     const caughtAlone = new Map<string, number>();
@@ -352,9 +353,7 @@ export async function measureCatches(inputs: PlanInputs, options: { jobs: number
     };
     if (options.jobs > 1) await runJobsInChildren(jobsToVerify, options.jobs, onVerified);
     else await runJobs(jobsToVerify, onVerified);
-    for (const { slot, key, part } of pending) {
-      const shape = byKey.get(key)?.shape;
-      const selection = !shape || part === '' ? [] : closure(shape, [part]);
+    for (const { slot, key, part, selection } of pending) {
       if ((caughtAlone.get(`${slot}\u0001${key}\u0001${selection.join(',')}`) ?? 0) >= PLAN_SEEDS.length) sure.get(`${slot}\u0001${key}`)?.parts.push(part);
     }
   }

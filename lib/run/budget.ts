@@ -1,10 +1,10 @@
 import type { PlanData, RankedEntry, RankedPlan } from './plan-rank.ts';
-import { caughtInSelection, coverage, coverageTaken, entryRequests, specChecksOf, specChecksTaken } from './plan-rank.ts';
-import { classesShown, faultClass, keyOperations } from './fault-classes.ts';
+import { caughtInSelection, coverage, coverageTaken, entryRequests, keyJudgedOn, specChecksOf, specChecksTaken } from './plan-rank.ts';
+import { classesShown, faultClass } from './fault-classes.ts';
 import { PLAN_DATA } from './plans.generated.ts';
 import { requestsOf } from './dry-run.ts';
 import type { PlannedCase } from './planned.ts';
-import { cellsTaken, closure, isWhole } from './parts.ts';
+import { closure, isWhole } from './parts.ts';
 
 /**
  * Request budgets. A remote target publishes 10 requests per minute, so a run must get the most out of
@@ -259,7 +259,7 @@ export function choose(planned: PlannedCase[], options: ChooseOptions): Choice {
     const keyClassesOf = (e: RankedEntry): string[] => {
       const faults = faultsOf(e);
       const p = byKey.get(e.key);
-      return [...classesShown(faults, p?.def.operation, p ? keyOperations(cellsTaken(p.shape, e.parts)) : undefined).filter((c) => c.startsWith('key/')), ...faults.filter((f) => faultClass(f).startsWith('key/')).map((f) => `member:${f}`)];
+      return [...classesShown(faults, p?.def.operation, p ? keyJudgedOn(p, e.parts) : undefined).filter((c) => c.startsWith('key/')), ...faults.filter((f) => faultClass(f).startsWith('key/')).map((f) => `member:${f}`)];
     };
     // The faults an entry shows that fail a run of this strictness.
     const gatingFaultsOf = (e: RankedEntry): string[] => faultsOf(e).filter((f) => options.strict === true || data.faults[f] === 'spec');

@@ -139,6 +139,11 @@ export function specChecksTaken(p: PlannedCase, parts: readonly string[] | undef
   return checksTaken(p.shape, parts).filter((id) => SPEC.has(id));
 }
 
+/** The operations whose key a selection of a case judges (the operations a key fault of every operation counts on). */
+export function keyJudgedOn(p: PlannedCase, parts: readonly string[] | undefined): string[] {
+  return keyOperations(cellsTaken(p.shape, parts));
+}
+
 /** Component of each constrained field (Int32, AgencyCode, Iswc, …), by constraint id. */
 let components: Map<string, string> | undefined;
 function componentOf(id: string): string | undefined {
@@ -393,7 +398,7 @@ export function rankPlan(runnable: readonly PlannedCase[], catches: Readonly<Rec
   // on each operation that changes data (lib/generate/cases/key-proofs.ts), and the end of a run refused
   // without the key is the three-request core of run.start-and-end.
   const classesOf = (p: PlannedCase, parts: readonly string[] | undefined, faults: readonly string[]): string[] => [
-    ...acceptanceShown(p, parts, faultClassesShown(faults, p.def.operation, keyOperations(cellsTaken(p.shape, parts)))),
+    ...acceptanceShown(p, parts, faultClassesShown(faults, p.def.operation, keyJudgedOn(p, parts))),
     ...faults.filter((f) => (!f.startsWith('lenient.') || f.startsWith('lenient.key.')) && faultClass(f).startsWith('key/')).map((f) => `member:${f}`),
   ];
   // A spelling case (issue 38) proves nothing of breadth's classes that the cases written for them do not: its plain
