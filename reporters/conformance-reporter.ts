@@ -294,7 +294,13 @@ export default class ConformanceReporter implements Reporter {
       startedAt: started,
       finishedAt: new Date(Math.max(Date.now(), started.getTime() + result.duration)),
       ...(waivers ? { waivers: { set: waivers, date: waiverDate } } : {}),
-      plan: { name: config.plan, budget: config.budget ?? null, ...(config.budget !== undefined && config.plan !== 'smoke' ? { slice: config.slice ?? 0 } : {}) },
+      plan: {
+        name: config.plan,
+        budget: config.budget ?? null,
+        ...(config.budget !== undefined && config.plan !== 'smoke' ? { slice: config.slice ?? 0 } : {}),
+        // What the cases this run sent whole tried of the catalogue: only the run's own engine knows (not a merge of shards).
+        ...(live?.tried ? { tried: live.tried.faults, catalogue: live.tried.catalogue } : {}),
+      },
       network: runNetwork(config.network, config.headers),
       ...(halt ? { halt } : {}),
       ...(consumed ? { consumed } : {}),

@@ -2,7 +2,7 @@ import type { Command } from './command.ts';
 
 /**
  * The commands by name, in the order `--help` lists them, each loaded only when it runs: a command line
- * pays for the modules of its own command, not the eleven others (about a second of CPU each time).
+ * pays for the modules of its own command, not the twelve others (about a second of CPU each time).
  * `run` is the default command.
  */
 const LOADERS = {
@@ -14,6 +14,7 @@ const LOADERS = {
   verify: async () => (await import('./commands/verify.ts')).verifyCommand,
   diff: async () => (await import('./commands/diff.ts')).diffCommand,
   baseline: async () => (await import('./commands/baseline.ts')).baselineCommand,
+  ledger: async () => (await import('./commands/ledger.ts')).ledgerCommand,
   compat: async () => (await import('./commands/compat.ts')).compatCommand,
   server: async () => (await import('./commands/server.ts')).serverCommand,
   sandbox: async () => (await import('./commands/sandbox.ts')).sandboxCommand,

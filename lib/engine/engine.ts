@@ -24,6 +24,8 @@ import { targetClientOptions } from '../run/http/target-client.ts';
 import type { Gate } from '../run/http/pacer.ts';
 import type { PlannedTest } from '../run/plan-file.ts';
 import type { PlannedCase } from '../run/planned.ts';
+import { catalogueFingerprint, triedFaults } from '../run/tried.ts';
+import type { RanCase } from '../run/tried.ts';
 import { inParallel, runPlannedCase } from '../run/runner.ts';
 import type { CaseOutcome } from '../run/runner.ts';
 import type { GroupVerdict } from './protocol.ts';
@@ -159,6 +161,9 @@ export class RunEngine implements SelectableEngine {
     this.openRunEndNow = resolve;
   });
 
+  /** The cases that ran, as they ran (lib/run/tried.ts). */
+  private readonly ran: RanCase[] = [];
+
   constructor(private readonly setup: EngineSetup) {
     this.byKey = new Map(setup.planned.map((p) => [p.key, p]));
     this.planned = this.requestsOf(setup.tests.flatMap((t) => t.keys));
@@ -284,12 +289,19 @@ export class RunEngine implements SelectableEngine {
       ...(maxDurationMs !== undefined ? { deadlineAtMs: this.startedAtMs + maxDurationMs } : {}),
       ...(halt ? { halt } : {}),
       consumed: this.consumption.ledger(),
+      tried: { faults: triedFaults(this.ran, this.setup.cfg.destructive ? 'destructive' : 'safe'), catalogue: catalogueFingerprint() },
       ...(consumedReason !== undefined ? { consumedReason } : {}),
       ...(consumedHint !== undefined ? { consumedHint } : {}),
     };
   }
 
   /** Runs one case, within the request budget when the run has one (lib/run/budget-gate.ts). */
+  /** A case that ran (not steered away, admitted by the budget), with its exchanges: what the run tried (lib/run/tried.ts). */
+  private noteRan(p: PlannedCase, outcome: CaseOutcome): CaseOutcome {
+    if (p.skipReason === undefined && outcome.skipReason === undefined) this.ran.push({ planned: p, exchanges: outcome.exchanges });
+    return outcome;
+  }
+
   private async runCase(planned: PlannedCase, settings: RunSettings): Promise<CaseOutcome> {
     const { profile } = this.setup;
     const steered = this.steering?.decide(planned);
@@ -302,7 +314,7 @@ export class RunEngine implements SelectableEngine {
     const p = steered?.planned ?? planned;
     if (planned.skipReason !== undefined && p.skipReason === undefined) this.planned += estimate(p);
     const observe = this.steering ? (step: Step, format: CaseFormat, exchange: Exchange) => this.steering?.learner.observe(step, format, exchange) : undefined;
-    if (!this.budget || p.skipReason !== undefined) return runPlannedCase(p, this.client, profile, settings, this.judge, undefined, observe);
+    if (!this.budget || p.skipReason !== undefined) return this.noteRan(p, await runPlannedCase(p, this.client, profile, settings, this.judge, undefined, observe));
     let run: CaseRun | undefined;
     const admission = await this.budget.admit(estimatedRequests(p, p.runs ?? settings.runs), () => (run ? run.stats.requests + run.stats.retries : 0));
     if (!admission.admitted) {
@@ -322,7 +334,7 @@ export class RunEngine implements SelectableEngine {
         observe,
       );
       this.steering?.ran(outcome.executions);
-      return outcome;
+      return this.noteRan(p, outcome);
     } finally {
       admission.done();
     }

@@ -34,6 +34,8 @@ export interface EngineProgress extends RunFigures {
   consumedReason?: string;
   /** Refusals of entries the run consumes that no earlier report explains: what to check (lib/report/consumed.ts, hint). */
   consumedHint?: string;
+  /** The faults of the catalogue the cases run so far tried, and the measurement that says so (lib/run/tried.ts). */
+  tried?: { faults: string[]; catalogue: string };
 }
 
 /** Between two lines in a log without a terminal. */

@@ -86,7 +86,8 @@ export function runBinding(meta: RunMeta): RunBinding {
     waiversDigest: meta.waiversDigest ?? null,
     seed: meta.seed,
     runs: meta.runs,
-    plan: meta.plan ?? null,
+    // What selected the run's cases, not what they tried (meta.plan.tried, for the ledger).
+    plan: meta.plan ? { name: meta.plan.name, budget: meta.plan.budget, ...(meta.plan.slice !== undefined ? { slice: meta.plan.slice } : {}) } : null,
     strict: meta.strict,
   };
 }

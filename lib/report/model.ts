@@ -83,6 +83,14 @@ export interface RunPlan {
   budget: number | null;
   /** ISWC_SLICE: the slice of the budget's rotation the run took (as asked; absent: 0, or no budget). */
   slice?: number;
+  /**
+   * The faults of the reference server's catalogue the run tried: those the committed measurement says the
+   * cases it ran whole catch (lib/run/tried.ts); what `ledger` adds up across gates. Absent where the run did
+   * not record it (a merge of shards, reports built in-process, earlier harness versions).
+   */
+  tried?: string[];
+  /** The fingerprint of the measurement `tried` refers to (lib/run/plans.generated.ts), present with it. */
+  catalogue?: string;
 }
 
 export type Tally = Record<Verdict, number>;

@@ -56,6 +56,11 @@ test('docs/guides/ci-gate.md: profile check, a stand-in, the plan, a non-destruc
   expect(out).toContain('unused waivers in fixtures/waivers/production-deviations.yaml');
   expect(out).toContain('exit code: 0');
   expect(out).toContain('conformance-junit.xml');
+  // The ledger of the rotating gate (issue 37): the slice it took, what it tried, what is still to come.
+  expect(out).toMatch(/profile "staging-example", destructive, budget 60: 1 run recorded what it tried/);
+  expect(out).toContain('slices run: 3; the next gate: --slice 4');
+  expect(out).toMatch(/tried: \d+ of the \d+ faults of the catalogue a destructive run can show/);
+  expect(out).toMatch(/not yet tried: \d+/);
   expect(out).not.toContain('my-test-key');
   // The rehearsal (issue 29): a profile production accepts, the gate green on the model with the narrowed
   // waivers, destructive and not, one figure for waivers (issue 30), none called unused, a certificate.
