@@ -1,4 +1,5 @@
 import type { Exchange } from '../contract/exchange.ts';
+import type { Catalogue } from '../report/ledger.ts';
 import { noAnswerToJudge } from './case-run.ts';
 import { caughtByPlanned } from './plan-catches.ts';
 import type { PlanMode } from './plan-rank.ts';
@@ -26,4 +27,15 @@ export function triedFaults(ran: readonly RanCase[], mode: PlanMode): string[] {
 /** The measurement a list of tried faults refers to: its fingerprint (lib/run/plans.generated.ts). */
 export function catalogueFingerprint(): string {
   return PLAN_DATA.fingerprint;
+}
+
+/** What this harness's committed measurement says each mode can show, with each fault's level. */
+export function harnessCatalogue(): Catalogue {
+  const of = (mode: 'destructive' | 'safe'): Map<string, 'spec' | 'http'> =>
+    new Map(
+      [...new Set(Object.values(PLAN_DATA.catches[mode]).flatMap((c) => Object.keys(c)))]
+        .sort()
+        .map((f) => [f, PLAN_DATA.faults[f] === 'http' ? ('http' as const) : ('spec' as const)]),
+    );
+  return { fingerprint: PLAN_DATA.fingerprint, faults: { destructive: of('destructive'), safe: of('safe') } };
 }

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, _baseTest as test } from '@playwright/test';
-import { harnessCatalogue, sinceOption } from '../../lib/cli/commands/ledger.ts';
+import { sinceOption } from '../../lib/cli/commands/ledger.ts';
 import type { Exchange } from '../../lib/contract/exchange.ts';
 import { loadProfile } from '../../lib/contract/profile/load.ts';
 import { fromRoot } from '../../lib/foundation/paths.ts';
@@ -12,7 +12,7 @@ import type { ConformanceReport } from '../../lib/report/model.ts';
 import { reportViolations } from '../../lib/report/validate.ts';
 import { caughtByPlanned } from '../../lib/run/plan-catches.ts';
 import { planSuite } from '../../lib/run/plan.ts';
-import { triedFaults } from '../../lib/run/tried.ts';
+import { harnessCatalogue, triedFaults } from '../../lib/run/tried.ts';
 import { inProcessReport } from '../../lib/selfcheck/in-process-report.ts';
 import { cliInProcess } from '../support/cli.ts';
 
@@ -129,6 +129,8 @@ test('ledger over gates\' reports: the text, JSON, an unreadable report skipped 
     const plan = await cliInProcess([...printed, '--quiet']);
     expect(plan.code, plan.out).toBe(0);
     expect(plan.stdout).toMatch(/slice 2 of \d+ \(ISWC_SLICE=2\)/);
+    // plan says what the slice tries, as the gate's report will record it.
+    expect(plan.stdout).toMatch(/\n {2}this slice tries \d+ of the \d+ faults of the catalogue a destructive run can show \(\d+ of the \d+ that fail a run without --strict\); the ledger of the gates' reports adds up what they tried \(npx iswc-conformance ledger --help\)\n/);
     expect(result.stdout).toContain(`tried: ${all.length - 1} of the ${all.length} faults of the catalogue a destructive run can show`);
     expect(result.stdout).toContain(`not yet tried: 1`);
     expect(result.stdout).toContain(String(all.at(-1)));

@@ -2,9 +2,9 @@ import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { shownPath } from '../../foundation/paths.ts';
 import { buildLedger, renderLedger } from '../../report/ledger.ts';
-import type { Catalogue, LedgerRun } from '../../report/ledger.ts';
+import type { LedgerRun } from '../../report/ledger.ts';
 import { readReport } from '../../report/validate.ts';
-import { PLAN_DATA } from '../../run/plans.generated.ts';
+import { harnessCatalogue } from '../../run/tried.ts';
 import type { Command } from '../command.ts';
 import { EXIT, exitMeaning, reportDirOf, stringOption, UsageError } from '../command.ts';
 import { environmentOf } from '../environment.ts';
@@ -29,17 +29,6 @@ function reportFiles(start: string): string[] {
   };
   walk(start, 0);
   return out;
-}
-
-/** What this harness's committed measurement says each mode can show, with each fault's level. */
-export function harnessCatalogue(): Catalogue {
-  const of = (mode: 'destructive' | 'safe'): Map<string, 'spec' | 'http'> =>
-    new Map(
-      [...new Set(Object.values(PLAN_DATA.catches[mode]).flatMap((c) => Object.keys(c)))]
-        .sort()
-        .map((f) => [f, PLAN_DATA.faults[f] === 'http' ? ('http' as const) : ('spec' as const)]),
-    );
-  return { fingerprint: PLAN_DATA.fingerprint, faults: { destructive: of('destructive'), safe: of('safe') } };
 }
 
 /** --since: a day (YYYY-MM-DD, from its start, UTC) or a time (ISO 8601), as the ISO time reports record. */

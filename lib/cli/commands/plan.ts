@@ -9,7 +9,9 @@ import type { TargetProfile } from '../../contract/profile/types.ts';
 import { estimatedRequests } from '../../run/budget.ts';
 import { fewestRequestsOf } from '../../run/dry-run.ts';
 import { humanDuration, longRunNotice } from '../../run/estimate.ts';
+import { caughtByPlanned } from '../../run/plan-catches.ts';
 import { PLAN_SLICES, planSuite, suiteOptionsFrom } from '../../run/plan.ts';
+import { harnessCatalogue } from '../../run/tried.ts';
 import type { PlannedCase } from '../../run/plan.ts';
 import type { Command } from '../command.ts';
 import { EXIT, exitMeaning, UsageError } from '../command.ts';
@@ -94,6 +96,7 @@ export async function renderPlan(config: Readonly<RunConfig>, profile: TargetPro
       '',
       `slice ${slice.index} of ${slice.of} (ISWC_SLICE=${slice.asked}${slice.asked !== slice.index ? `, modulo ${slice.of}` : ''}): every slice sends the same ${slice.fixedRequests} requests (the key on every operation, and the breadth that fits half the budget); ${slice.rotatingRequests} rotate`,
       `  slices 0 to ${slice.of - 1} together send every case of the ranking that fits this budget; the next gate: --slice ${slice.asked + 1} (docs/guides/ci-gate.md, "Rotating gates")`,
+      triedLine(planned, config.destructive),
     );
   }
   lines.push('', `spec checks: ${specIds.length - uncovered.length} of ${specIds.length} exercised${uncovered.length > 0 ? `; not exercised: ${uncovered.join(', ')}` : ''}`);
@@ -178,4 +181,13 @@ export async function planText(env: NodeJS.ProcessEnv, options: { quiet?: boolea
     throw e;
   }
   return renderPlan(config, profile, options);
+}
+
+/** What a slice tries of the catalogue, as its report will record it (meta.plan.tried), and where the gates' sum is read. */
+function triedLine(planned: readonly PlannedCase[], destructive: boolean): string {
+  const mode = destructive ? 'destructive' : 'safe';
+  const showable = harnessCatalogue().faults[mode];
+  const tried = [...caughtByPlanned(planned, mode)].filter((f) => showable.has(f));
+  const spec = [...showable.values()].filter((l) => l === 'spec').length;
+  return `  this slice tries ${tried.length} of the ${showable.size} faults of the catalogue a ${destructive ? 'destructive' : 'non-destructive'} run can show (${tried.filter((f) => showable.get(f) === 'spec').length} of the ${spec} that fail a run without --strict); the ledger of the gates' reports adds up what they tried (npx iswc-conformance ledger --help)`;
 }
