@@ -1,4 +1,7 @@
+import type { Catalogue } from '../run/tried.ts';
 import type { ConformanceReport } from './model.ts';
+
+export type { Catalogue };
 
 /**
  * The ledger of gates (issue 37): which faults of the reference server's catalogue the runs of one kind
@@ -6,13 +9,6 @@ import type { ConformanceReport } from './model.ts';
  * yet. It reads what each run recorded (meta.plan.tried: lib/run/tried.ts), so gates of different harness
  * versions add up by fault; it never plans anything again.
  */
-
-/** What a kind of run can show, from the committed measurement of the harness reading the ledger. */
-export interface Catalogue {
-  fingerprint: string;
-  /** Faults a run of each mode can show, with their level (a run without --strict fails only on spec-level ones). */
-  faults: Readonly<Record<'destructive' | 'safe', ReadonlyMap<string, 'spec' | 'http'>>>;
-}
 
 export interface LedgerRun {
   file: string;

@@ -1,10 +1,16 @@
 import type { Exchange } from '../contract/exchange.ts';
-import type { Catalogue } from '../report/ledger.ts';
 import { noAnswerToJudge } from './case-run.ts';
 import { caughtByPlanned } from './plan-catches.ts';
 import type { PlanMode } from './plan-rank.ts';
 import type { PlannedCase } from './planned.ts';
 import { PLAN_DATA } from './plans.generated.ts';
+
+/** What a kind of run can show, from the committed measurement of the harness reading the ledger. */
+export interface Catalogue {
+  fingerprint: string;
+  /** Faults a run of each mode can show, with their level (a run without --strict fails only on spec-level ones). */
+  faults: Readonly<Record<'destructive' | 'safe', ReadonlyMap<string, 'spec' | 'http'>>>;
+}
 
 /** A case as it ran: as planned (its runs and parts), and every exchange it sent, read-backs included. */
 export interface RanCase {
