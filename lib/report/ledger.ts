@@ -121,6 +121,11 @@ export function sliceRanges(slices: readonly number[]): string {
 export function renderLedger(groups: readonly LedgerGroup[], catalogue: Catalogue, shown: (file: string) => string): string[] {
   const lines: string[] = [];
   for (const g of groups) {
+    if (g.runs.length === 0) {
+      // Nothing to add up: no figures, only why.
+      lines.push(`${g.label}: no run recorded what it tried`, `  not counted: ${g.unrecorded.length} run${g.unrecorded.length === 1 ? ' that records' : 's that record'} nothing tried (a merge of shards, or a report of a harness before the ledger): ${someOf(g.unrecorded.map(shown), 4)}`, '');
+      continue;
+    }
     lines.push(`${g.label}: ${g.runs.length} run${g.runs.length === 1 ? '' : 's'} recorded what ${g.runs.length === 1 ? 'it' : 'they'} tried${g.runs.length > 0 ? `, ${g.runs[0]?.startedAt ?? ''} to ${g.runs.at(-1)?.startedAt ?? ''}` : ''}`);
     if (g.slices.length > 0) {
       const next = (g.slices.at(-1) ?? -1) + 1;
@@ -132,7 +137,7 @@ export function renderLedger(groups: readonly LedgerGroup[], catalogue: Catalogu
     if (g.gone.length > 0) lines.push(`  tried, and no longer in this harness's catalogue (renamed or removed since): ${someOf(g.gone, 6)}`);
     const others = g.catalogues.filter((c) => c !== catalogue.fingerprint);
     if (others.length > 0) lines.push(`  ${others.length === g.catalogues.length ? 'every run' : 'some runs'} walked another ranking than this harness's (measurement ${someOf(others, 3)}, here ${catalogue.fingerprint}): their slices are not this harness's; what they tried still counts by fault`);
-    if (g.unrecorded.length > 0) lines.push(`  not counted: ${g.unrecorded.length} run${g.unrecorded.length === 1 ? ' that records' : 's that record'} nothing tried (a merge of shards, or an earlier harness version): ${someOf(g.unrecorded.map(shown), 4)}`);
+    if (g.unrecorded.length > 0) lines.push(`  not counted: ${g.unrecorded.length} run${g.unrecorded.length === 1 ? ' that records' : 's that record'} nothing tried (a merge of shards, or a report of a harness before the ledger): ${someOf(g.unrecorded.map(shown), 4)}`);
     lines.push('');
   }
   return lines;

@@ -80,8 +80,11 @@ test('the ledger adds up what the gates of one kind tried, says what is not yet 
   expect(text).toContain('  not yet tried: 1: c');
   expect(text).toContain('no longer in this harness\'s catalogue (renamed or removed since): gone-fault');
   expect(text).toContain('some runs walked another ranking than this harness\'s (measurement fp-old, here fp-now)');
-  expect(text).toContain('  not counted: 1 run that records nothing tried (a merge of shards, or an earlier harness version): g3/conformance.json');
+  expect(text).toContain('  not counted: 1 run that records nothing tried (a merge of shards, or a report of a harness before the ledger): g3/conformance.json');
   expect(text).toContain('  not yet tried: none');
+  // A kind of run none of whose reports records anything: no figures, only why.
+  const bare = renderLedger(buildLedger([runs[2]], catalogue), catalogue, (f) => f);
+  expect(bare).toEqual(['profile "staging", destructive, budget 60: no run recorded what it tried', '  not counted: 1 run that records nothing tried (a merge of shards, or a report of a harness before the ledger): g3/conformance.json', '']);
   // Since a day: the earlier gates drop out.
   const since = buildLedger(runs, catalogue, '2026-12-01T08:30:00.000Z');
   expect(since[0]).toMatchObject({ slices: [1], tried: ['b', 'd'], notYet: ['a', 'c'] });
