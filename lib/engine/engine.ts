@@ -280,6 +280,8 @@ export class RunEngine implements SelectableEngine {
     const { maxDurationMs } = this.setup;
     const consumedReason = this.consumption.reason();
     const consumedHint = this.consumption.hint(this.setup.cfg.reportDir);
+    const { ran } = this;
+    const mode = this.setup.cfg.destructive ? 'destructive' : 'safe';
     return {
       ...this.figures(),
       failures: this.failures,
@@ -289,7 +291,10 @@ export class RunEngine implements SelectableEngine {
       ...(maxDurationMs !== undefined ? { deadlineAtMs: this.startedAtMs + maxDurationMs } : {}),
       ...(halt ? { halt } : {}),
       consumed: this.consumption.ledger(),
-      tried: { faults: triedFaults(this.ran, this.setup.cfg.destructive ? 'destructive' : 'safe'), catalogue: catalogueFingerprint() },
+      // Worked out when read (the report, at the run's end), not on every tick of the progress line that polls this.
+      get tried() {
+        return { faults: triedFaults(ran, mode), catalogue: catalogueFingerprint() };
+      },
       ...(consumedReason !== undefined ? { consumedReason } : {}),
       ...(consumedHint !== undefined ? { consumedHint } : {}),
     };
