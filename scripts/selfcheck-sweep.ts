@@ -217,9 +217,10 @@ function report(results: readonly CombinationResult[], findings: readonly Findin
   log('');
   log(`Seed ${info.seed}: ${results.length} combinations, ${falseAlarms.length} false alarm${falseAlarms.length === 1 ? '' : 's'}; ${trials.length} fault trials (${perFault.size} faults, each tried ${tried.length ? Math.min(...tried) : 0} to ${tried.length ? Math.max(...tried) : 0} times), ${misses.length} missed${known.length > 0 ? `; ${known.length} of the findings known (marked in their regression set)` : ''}.`);
   const mean = (list: readonly number[]): string => (list.length === 0 ? '-' : `${(list.reduce((a, b) => a + b, 0) / list.length / 1000).toFixed(2)} s`);
-  const smoke = trials.filter((t) => t.bySmoke);
-  const full = trials.filter((t) => !t.bySmoke);
-  log(`Faults caught by the smoke plan alone: ${smoke.length}/${trials.length}. Mean run: clean ${mean(results.map((r) => r.clean.ms))}, fault ${mean(smoke.map((t) => t.ms))} (smoke plan), ${mean(full.map((t) => t.ms))} (smoke, then the whole suite).`);
+  const byProof = trials.filter((t) => t.by === 'proof');
+  const smoke = trials.filter((t) => t.by === 'smoke');
+  const full = trials.filter((t) => t.by === 'full');
+  log(`Faults caught by their proof alone: ${byProof.length}/${trials.length}, by the smoke plan: ${smoke.length}. Mean run: clean ${mean(results.map((r) => r.clean.ms))}, fault ${mean(byProof.map((t) => t.ms))} (proof), ${mean(smoke.map((t) => t.ms))} (proof, then the smoke plan), ${mean(full.map((t) => t.ms))} (then the whole suite).`);
   log(`Time: ${(info.sweptMs / 1000).toFixed(0)} s sweeping, ${(info.totalMs / 1000).toFixed(0)} s in all (${(info.sweptMs / 1000 / Math.max(results.length, 1)).toFixed(1)} s per combination, wall clock).`);
   if (findings.length > 0) log(`Replay: ${info.replay}`);
 }

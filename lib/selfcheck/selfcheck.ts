@@ -2,6 +2,7 @@ import { allChecks } from '../check/registry.ts';
 import type { CheckExecution } from '../run/execution.ts';
 import type { TargetProfile } from '../contract/profile/types.ts';
 import { gating } from '../check/gating.ts';
+import { caseKeyOf } from './fault-proofs.ts';
 import { runSuiteInProcess } from '../engine/pipeline.ts';
 import { DEFAULT_TIMEOUT_MS } from '../run/http/client.ts';
 import type { PlanName } from '../run/budget.ts';
@@ -29,6 +30,8 @@ export interface FaultResult {
   /** Checks whose gating failures caught the fault (spec; http too for http-level faults, i.e. strict mode). */
   caughtBy: string[];
   failures: number;
+  /** Each catching check → the cases (PlannedCase keys, in the order they failed) where it caught the fault. */
+  caughtIn: Record<string, string[]>;
   /** A failure to show in the table. */
   example?: CheckExecution;
 }
@@ -88,19 +91,26 @@ export async function selfCheck(
       await server.close();
     }
   };
+  const plannedKey = caseKeyOf(options.profile);
   const clean = options.skipClean === true ? [] : await runAgainst(null, true);
   const results: FaultResult[] = [];
   for (const fault of faults) {
     const executions = await runAgainst(fault.id, fault.level === 'http');
     const caught = executions.filter((e) => e.verdict === 'fail' && gating(e.level, fault.level === 'http'));
     const first = caught.find((e) => e.level === fault.level) ?? caught[0];
-    results.push({ fault, caughtBy: [...new Set(caught.map((e) => e.checkId))].sort(), failures: caught.length, ...(first ? { example: first } : {}) });
+    const caughtIn: Record<string, string[]> = {};
+    for (const e of caught) {
+      const cases = (caughtIn[e.checkId] ??= []);
+      const key = plannedKey(e);
+      if (!cases.includes(key)) cases.push(key);
+    }
+    results.push({ fault, caughtBy: Object.keys(caughtIn).sort(), caughtIn, failures: caught.length, ...(first ? { example: first } : {}) });
   }
   return { clean, results };
 }
 
 /** Checks (spec and http) that no fault of the catalogue made fail: each one is a check that cannot fail. */
-export function unprovenChecks(results: readonly FaultResult[]): string[] {
+export function unprovenChecks(results: readonly Pick<FaultResult, 'caughtBy'>[]): string[] {
   const proven = new Set(results.flatMap((r) => r.caughtBy));
   return allChecks()
     .filter((c) => c.level !== 'observed' && !proven.has(c.id))

@@ -24,6 +24,12 @@ export interface ChoiceRegression {
   resolution?: string;
   /** Why it still fails: the set is out of the gate until this is done. */
   known?: string;
+  /**
+   * The fewest cases that catch the fault behind these choices, where the fault's own proof
+   * (tests/expectations/fault-proofs.json) does not: written by `npm run expectations:update`, tried
+   * before the smoke plan and the whole suite.
+   */
+  proof?: string[];
 }
 
 export const REGRESSIONS_FILE = fromRoot('tests', 'expectations', 'choice-regressions.json');

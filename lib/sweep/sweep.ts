@@ -7,6 +7,7 @@ import { dealFaults, drawCombinations, inCatalogueOrder } from './combinations.t
 import { explainingRegression } from './regressions.ts';
 import type { ChoiceRegression } from './regressions.ts';
 import { shrinkList } from './shrink.ts';
+import { readProofs } from '../selfcheck/fault-proofs.ts';
 import { failureKey, trial } from './trial.ts';
 import type { GatingFailure, TrialOptions, TrialResult } from './trial.ts';
 
@@ -19,8 +20,8 @@ export interface FaultTrial {
   dropped: Array<{ choice: ChoiceId; exclusion: FaultExclusion }>;
   /** Checks whose gating failures (not failing on the clean server of the combination) caught the fault. */
   caughtBy: string[];
-  /** The smoke plan caught it (else the full suite ran). */
-  bySmoke: boolean;
+  /** What caught it: the fault's proof alone, the smoke plan, or the whole suite (which also ran when nothing did). */
+  by: TrialStage;
   ms: number;
 }
 
@@ -40,18 +41,30 @@ const faultById = (id: string): Fault => {
   return fault;
 };
 
+/** The runs a fault's trial goes through, cheapest first, until one catches it. */
+export type TrialStage = 'proof' | 'smoke' | 'full';
+
 /**
- * A fault behind some choices: the smoke plan first (it catches every fault of the catalogue on the
- * reference choices, at a tenth of the cost), the whole suite when the smoke plan does not catch it. What
- * the clean server already fails does not count as catching it.
+ * A fault behind some choices: its proof first (the fewest cases that catch it on the reference choices,
+ * tests/expectations/fault-proofs.json, or the cases given), then the smoke plan (it catches every fault of
+ * the catalogue on the reference choices, at a tenth of the cost), the whole suite when neither catches it.
+ * What the clean server already fails does not count as catching it.
  */
-export async function faultTrial(choices: readonly ChoiceId[], fault: Fault, options: TrialOptions, cleanFailures: ReadonlySet<string> = new Set()): Promise<{ caughtBy: string[]; bySmoke: boolean; ms: number }> {
+export async function faultTrial(choices: readonly ChoiceId[], fault: Fault, options: TrialOptions, cleanFailures: ReadonlySet<string> = new Set(), proof: readonly string[] | null | undefined = readProofs()[fault.id]): Promise<{ caughtBy: string[]; by: TrialStage; ms: number }> {
   const caughtIn = (r: TrialResult): string[] => [...new Set(r.failures.filter((f) => !cleanFailures.has(failureKey(f))).map((f) => f.checkId))].sort();
-  const smoke = await trial(choices, fault, { ...options, plan: 'smoke' });
-  const bySmoke = caughtIn(smoke);
-  if (bySmoke.length > 0) return { caughtBy: bySmoke, bySmoke: true, ms: smoke.ms };
-  const full = await trial(choices, fault, { ...options, plan: 'full' });
-  return { caughtBy: caughtIn(full), bySmoke: false, ms: smoke.ms + full.ms };
+  let ms = 0;
+  const stages: Array<[TrialStage, TrialOptions]> = [
+    ...(proof && proof.length > 0 ? [['proof', { ...options, plan: 'full', cases: new Set(proof) }] as [TrialStage, TrialOptions]] : []),
+    ['smoke', { ...options, plan: 'smoke' }],
+    ['full', { ...options, plan: 'full' }],
+  ];
+  for (const [by, stageOptions] of stages) {
+    const run = await trial(choices, fault, stageOptions);
+    ms += run.ms;
+    const caughtBy = caughtIn(run);
+    if (caughtBy.length > 0 || by === 'full') return { caughtBy, by, ms };
+  }
+  throw new Error('unreachable: the whole suite ends every trial');
 }
 
 /** Runs one combination: the clean server (strict, whole suite), then each fault behind the choices that do not hide it. */

@@ -8,12 +8,15 @@ import type { ChoiceId } from '../../server/choices.ts';
 import { profileForChoices } from '../../server/choice-space.ts';
 import type { Fault } from '../../server/faults.ts';
 import { startReferenceServer } from '../../server/index.ts';
+import { caseKeyOf } from '../selfcheck/fault-proofs.ts';
 
 /** A failure that fails a run, as the sweep compares them: the check, the case and the step. */
 export interface GatingFailure {
   checkId: string;
   level: string;
   caseId: string;
+  /** The planned case it failed in (PlannedCase key: the case and its format). */
+  key: string;
   step: string;
   received?: string;
 }
@@ -39,6 +42,8 @@ export interface TrialOptions {
   plan?: PlanName;
   /** fast-check seed of the properties (the run's seed). */
   seed?: number;
+  /** Only these cases of the plan (PlannedCase keys): a fault's proof. */
+  cases?: ReadonlySet<string>;
 }
 
 /** The wait for each answer of a clean server in a sweep (TrialOptions.cleanTimeoutMs). */
@@ -56,6 +61,7 @@ export async function trial(choices: readonly ChoiceId[], fault: Pick<Fault, 'id
   const profile = profileForChoices(options.profile, choices);
   const strict = fault === null || fault.level === 'http';
   const started = Date.now();
+  const keyOf = caseKeyOf(profile);
   const server = await startReferenceServer({ profile, key: options.key, choices, faults: fault ? [fault.id] : [] });
   try {
     const run = await runSuiteWithOutcome({
@@ -66,9 +72,10 @@ export async function trial(choices: readonly ChoiceId[], fault: Pick<Fault, 'id
       settings: { strict, ...(options.seed !== undefined ? { seed: options.seed } : {}) },
       timeoutMs: fault === null ? (options.cleanTimeoutMs ?? options.timeoutMs) : options.timeoutMs,
       ...(options.plan ? { plan: options.plan } : {}),
+      ...(options.cases ? { filter: (p: { key: string }) => options.cases?.has(p.key) === true } : {}),
     });
     return {
-      failures: run.executions.filter((e) => e.verdict === 'fail' && gating(e.level, strict)).map(gatingFailure),
+      failures: run.executions.filter((e) => e.verdict === 'fail' && gating(e.level, strict)).map((e) => gatingFailure(e, keyOf(e))),
       ...(run.halt ? { halt: run.halt } : {}),
       ms: Date.now() - started,
     };
@@ -77,6 +84,6 @@ export async function trial(choices: readonly ChoiceId[], fault: Pick<Fault, 'id
   }
 }
 
-function gatingFailure(e: CheckExecution): GatingFailure {
-  return { checkId: e.checkId, level: e.level, caseId: e.caseId, step: e.step, ...(e.received !== undefined ? { received: e.received.slice(0, 300) } : {}) };
+function gatingFailure(e: CheckExecution, key: string): GatingFailure {
+  return { checkId: e.checkId, level: e.level, caseId: e.caseId, key, step: e.step, ...(e.received !== undefined ? { received: e.received.slice(0, 300) } : {}) };
 }

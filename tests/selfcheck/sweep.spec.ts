@@ -36,7 +36,7 @@ for (const r of readRegressions()) {
     if (r.fault !== undefined) {
       const fault = FAULTS.find((f) => f.id === r.fault);
       if (!fault) throw new Error(`regression set ${r.name}: unknown fault ${r.fault}`);
-      const caught = await faultTrial(choicesAroundFault(fault.id, r.choices).kept, fault, options);
+      const caught = await faultTrial(choicesAroundFault(fault.id, r.choices).kept, fault, options, new Set(), r.proof);
       failing = caught.caughtBy.length === 0;
       what = `${r.fault} is caught by no check behind ${r.choices.join(' ')}`;
     } else {
