@@ -8,7 +8,7 @@ import { executionKey, failureId, replayCommand } from '../../lib/report/identit
 import { renderJunit } from '../../lib/report/junit.ts';
 import type { ConformanceReport } from '../../lib/report/model.ts';
 import { reportViolations } from '../../lib/report/validate.ts';
-import { inProcessReport } from '../../lib/selfcheck/in-process-report.ts';
+import { sharedReport } from '../support/shared-report.ts';
 
 let report: ConformanceReport;
 
@@ -17,7 +17,7 @@ let report: ConformanceReport;
 test.describe.configure({ mode: 'default' });
 
 test.beforeAll(async () => {
-  report = await inProcessReport({ faults: ['run-bad-request-text', 'merge-404-as-400'] });
+  report = await sharedReport({ faults: ['run-bad-request-text', 'merge-404-as-400'] });
 });
 
 test('every failure has a short id from its execution key, unique in the run; nothing else has one', () => {

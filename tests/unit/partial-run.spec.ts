@@ -4,7 +4,7 @@ import { allChecks } from '../../lib/check/registry.ts';
 import type { CheckExecution } from '../../lib/run/execution.ts';
 import { buildCertificate, renderCertificateHtml } from '../../lib/report/certificate.ts';
 import { renderHtml } from '../../lib/report/html.ts';
-import { inProcessReport } from '../../lib/selfcheck/in-process-report.ts';
+import { sharedReport } from '../support/shared-report.ts';
 import { renderJunit } from '../../lib/report/junit.ts';
 import type { ConformanceReport } from '../../lib/report/model.ts';
 import { reportViolations } from '../../lib/report/validate.ts';
@@ -22,7 +22,7 @@ let full: ConformanceReport;
 let partial: ConformanceReport;
 
 test.beforeAll(async () => {
-  [full, partial] = await Promise.all([inProcessReport(), inProcessReport({ destructive: false })]);
+  [full, partial] = await Promise.all([sharedReport(), sharedReport({ destructive: false })]);
 });
 
 function execution(checkId: string, verdict: CheckExecution['verdict'], skipReason?: string): CheckExecution {

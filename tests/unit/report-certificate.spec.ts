@@ -7,7 +7,7 @@ import { expect, _baseTest as test } from '@playwright/test';
 import type { Certificate } from '../../lib/report/certificate.ts';
 import { UNSIGNED_INTEGRITY, buildCertificate, certificateDigest, documentSections, renderCertificateHtml, signCertificate, verifyCertificate } from '../../lib/report/certificate.ts';
 import { publicKeyFromPem } from '../../lib/report/signature.ts';
-import { inProcessReport } from '../../lib/selfcheck/in-process-report.ts';
+import { sharedReport } from '../support/shared-report.ts';
 import type { ConformanceReport } from '../../lib/report/model.ts';
 
 
@@ -31,7 +31,7 @@ let faulty: ConformanceReport;
 test.describe.configure({ mode: 'default' });
 
 test.beforeAll(async () => {
-  [clean, faulty] = await Promise.all([inProcessReport(), inProcessReport({ faults: ['run-bad-request-text', 'merge-404-as-400'] })]);
+  [clean, faulty] = await Promise.all([sharedReport(), sharedReport({ faults: ['run-bad-request-text', 'merge-404-as-400'] })]);
 });
 
 test('a clean run certifies every tested section; every failure is listed with its section', () => {
@@ -223,7 +223,7 @@ test('the certificate carries the run identifiers the target issued', () => {
 });
 
 test('a failure that does not gate (http, not strict) leaves the certificate conformant, and verify agrees; a gating flag that contradicts its level is caught', async () => {
-  const report = await inProcessReport({ faults: ['405-without-allow'] });
+  const report = await sharedReport({ faults: ['405-without-allow'] });
   expect(report.meta.strict).toBe(false);
   const cert = buildCertificate({ report });
   const http = cert.failures.filter((f) => f.level === 'http');
@@ -242,7 +242,7 @@ test('a failure that does not gate (http, not strict) leaves the certificate con
 });
 
 test('the command line: certify a run whose only failures do not gate, and verify it (exit 0 both)', async () => {
-  const report = await inProcessReport({ faults: ['405-without-allow'] });
+  const report = await sharedReport({ faults: ['405-without-allow'] });
   const dir = mkdtempSync(path.join(tmpdir(), 'iswc-cert-'));
   try {
     const reportFile = path.join(dir, 'conformance.json');
