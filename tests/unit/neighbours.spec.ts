@@ -5,7 +5,9 @@
  * catalogue (server/lenient.ts): every such fault takes a neighbour the harness sends, where the clean server
  * refuses it.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { expect, _baseTest as test } from '@playwright/test';
+import { propertyHolds } from '../support/property.ts';
 import fc from 'fast-check';
 import type { FieldConstraint } from '../../lib/contract/constraints.ts';
 import { fieldConstraints } from '../../lib/contract/constraints.ts';
@@ -136,11 +138,12 @@ test('any value a profile may hold in a text field: its neighbours are made, and
     fc.property(fc.constantFrom(...fields), value, (c, held) => {
       fc.pre(withinConstraint(c, held));
       const sent = neighboursToSend(c, held, { valid: true });
-      for (const n of sent) {
-        expect(n.value, `${c.id} ${JSON.stringify(held)}`).not.toEqual(held);
-        expect(n.lands.length, `${c.id} ${JSON.stringify(held)} → ${JSON.stringify(n.value)}`).toBeGreaterThan(0);
-        expect(n.valid).toBe(withinConstraint(c, n.value));
-      }
+      const wrong = sent.flatMap((n) => [
+        ...(isDeepStrictEqual(n.value, held) ? [`${JSON.stringify(n.value)} is the value held`] : []),
+        ...(n.lands.length === 0 ? [`${JSON.stringify(n.value)} lands on nothing`] : []),
+        ...(n.valid !== withinConstraint(c, n.value) ? [`${JSON.stringify(n.value)} said ${n.valid ? 'valid' : 'invalid'}`] : []),
+      ]);
+      propertyHolds(wrong, `${c.id}, held ${JSON.stringify(held)}`);
     }),
     { numRuns: 60, seed: 20261130 },
   );

@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
  * (The one exception is a rejecting `beforeSend` hook, e.g. an unreachable rate pacer: that is a harness
  * failure and propagates, so that requests are never sent unpaced.)
  */
-import { Pool, ProxyAgent } from 'undici';
+import { errors, Pool, ProxyAgent } from 'undici';
 import type { Dispatcher } from 'undici';
 import { checkExtraHeaders, headerPlaceholder, headerVariable } from '../../config/headers.ts';
 import { credentialsOf } from '../../config/proxy.ts';
@@ -889,7 +889,23 @@ export function createHttpClient(options: HttpClientOptions): RunClient {
       if (closed) return;
       closed = true;
       releaseWaits();
-      await dispatcher.destroy();
+      await dispatcher.destroy(closingError());
     },
   };
+}
+
+/**
+ * The error undici hands to what a closing client still holds (sockets, requests in flight), as it would
+ * make it itself, but without a stack: Node reads the stack of the error a socket is destroyed with, and
+ * under a test runner's source-map support that reading cost milliseconds per client closed (13 % of a test
+ * that replays traffic against a hundred servers) for an error no one sees.
+ */
+function closingError(): Error {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new errors.ClientDestroyedError();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
 }
