@@ -6,7 +6,7 @@
  */
 import { scriptArgs } from './args.ts';
 import { expectationDiff, expectationsOf, readExpectations, writeExpectations } from '../lib/selfcheck/fault-expectations.ts';
-import { selfCheck } from '../lib/selfcheck/selfcheck.ts';
+import { SELFCHECK_TIMEOUT_MS, selfCheck } from '../lib/selfcheck/selfcheck.ts';
 import type { FaultResult } from '../lib/selfcheck/selfcheck.ts';
 import { acrossFormats, allCatching, PROOFS_FILE, proofCover, readProofs, writeProofs } from '../lib/selfcheck/fault-proofs.ts';
 import { allCases } from '../lib/generate/suite.ts';
@@ -17,7 +17,6 @@ import { fromRoot } from '../lib/foundation/paths.ts';
 import { existsSync } from 'node:fs';
 import { EMBEDDED_KEY, FAULTS, startReferenceServer } from '../server/index.ts';
 import { choicesAroundFault, isBlind } from '../server/choice-space.ts';
-import { SELFCHECK_TIMEOUT_MS } from '../lib/selfcheck/selfcheck.ts';
 import { faultTrial } from '../lib/sweep/sweep.ts';
 import { trial } from '../lib/sweep/trial.ts';
 import type { TrialOptions } from '../lib/sweep/trial.ts';
@@ -35,8 +34,9 @@ alone before it is written (npm test runs each fault with its proof), and the pr
 of tests/expectations/choice-regressions.json whose fault that proof does not catch behind its choices.
 
 --proofs  rewrites the proofs only, from runs of each fault with the cases the committed
-          measurement says catch it (a minute, not the whole plans' ten), checked against the pinned
-          checks; faults.json is left as it is. For a change that renames or moves cases, not catches.`,
+          measurement says catch it (its whole plan where those do not show the pinned checks), in
+          about three minutes; faults.json is left as it is. For a change that renames or moves cases,
+          not what they catch.`,
   { proofs: { type: 'boolean', default: false } },
 );
 const file = fromRoot('tests', 'expectations', 'faults.json');
