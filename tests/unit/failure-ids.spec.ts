@@ -17,6 +17,8 @@ let report: ConformanceReport;
 test.describe.configure({ mode: 'default' });
 
 test.beforeAll(async () => {
+  // Whole runs, made here or by another file's worker while this one waits: a loaded machine takes minutes.
+  test.setTimeout(240_000);
   report = await sharedReport({ faults: ['run-bad-request-text', 'merge-404-as-400'] });
 });
 

@@ -22,6 +22,8 @@ let full: ConformanceReport;
 let partial: ConformanceReport;
 
 test.beforeAll(async () => {
+  // Whole runs, made here or by another file's worker while this one waits: a loaded machine takes minutes.
+  test.setTimeout(240_000);
   [full, partial] = await Promise.all([sharedReport(), sharedReport({ destructive: false })]);
 });
 
