@@ -8,8 +8,7 @@ import { scriptArgs } from './args.ts';
 import { expectationDiff, expectationsOf, readExpectations, writeExpectations } from '../lib/selfcheck/fault-expectations.ts';
 import { SELFCHECK_TIMEOUT_MS, selfCheck } from '../lib/selfcheck/selfcheck.ts';
 import type { FaultResult } from '../lib/selfcheck/selfcheck.ts';
-import { acrossFormats, allCatching, PROOFS_FILE, proofCover, readProofs, writeProofs } from '../lib/selfcheck/fault-proofs.ts';
-import { allCases } from '../lib/generate/suite.ts';
+import { acrossFormats, allCatching, caseFormats, PROOFS_FILE, proofCover, readProofs, writeProofs } from '../lib/selfcheck/fault-proofs.ts';
 import type { FaultProofs } from '../lib/selfcheck/fault-proofs.ts';
 import { measuredCatchers } from '../lib/selfcheck/targeted.ts';
 import { loadProfile } from '../lib/contract/profile/load.ts';
@@ -60,8 +59,8 @@ const sameChecks = (a: readonly string[], b: readonly string[]) => a.length === 
 /** The proof of each fault: the cover of its catching checks, the cover in every body format, else every case that caught it (in every format), else null (its whole plan), each run alone. */
 async function proofsOf(results: readonly FaultResult[]): Promise<FaultProofs> {
   const proofs: FaultProofs = {};
-  const formats = new Map(allCases(profile).map((d) => [d.id, d.formats as readonly string[]]));
-  const formatsOf = (id: string) => formats.get(id) ?? [];
+  const formats = caseFormats(profile);
+  const formatsOf = (id: string) => formats(id) ?? [];
   for (const r of results) {
     if (r.caughtBy.length === 0) {
       proofs[r.fault.id] = [];

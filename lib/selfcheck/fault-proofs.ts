@@ -32,8 +32,7 @@ export function writeProofs(proofs: FaultProofs, file = PROOFS_FILE): void {
  * least one case; a check with none (it cannot be covered) is left out, and the proof's own run says so.
  */
 export function proofCover(caughtIn: Readonly<Record<string, readonly string[]>>): string[] {
-  const order: string[] = [];
-  for (const cases of Object.values(caughtIn)) for (const c of cases) if (!order.includes(c)) order.push(c);
+  const order = allCatching(caughtIn);
   const uncovered = new Set(Object.keys(caughtIn).filter((check) => (caughtIn[check]?.length ?? 0) > 0));
   const chosen: string[] = [];
   while (uncovered.size > 0) {
@@ -76,9 +75,15 @@ export function acrossFormats(keys: readonly string[], formatsOf: (caseId: strin
  * answers in JSON, so its executions say json and its key says none.
  */
 export function caseKeyOf(profile: TargetProfile): (e: { caseId: string; format: string }) => string {
-  const formatsOf = new Map(allCases(profile).map((d) => [d.id, d.formats as readonly string[]]));
+  const formatsOf = caseFormats(profile);
   return (e) => {
-    const formats = formatsOf.get(e.caseId);
+    const formats = formatsOf(e.caseId);
     return `${e.caseId}@${formats !== undefined && !formats.includes(e.format) && formats.includes('none') ? 'none' : e.format}`;
   };
+}
+
+/** The body formats each case of the profile is planned in (acrossFormats, caseKeyOf). */
+export function caseFormats(profile: TargetProfile): (caseId: string) => readonly string[] | undefined {
+  const formats = new Map(allCases(profile).map((d) => [d.id, d.formats as readonly string[]]));
+  return (caseId) => formats.get(caseId);
 }
