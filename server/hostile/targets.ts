@@ -31,7 +31,7 @@ export interface HostileKind {
   start(): Promise<HostileTarget>;
 }
 
-/** A gzip body of about 100 KiB that would inflate to 100 MiB: made when a target first sends it (half a second of CPU, which every process importing this module paid). */
+/** A gzip body of about 100 KiB that would inflate to 100 MiB: made when such a target first starts (half a second of CPU, which every process importing this module paid). */
 let gzipBombMemo: Buffer | undefined;
 function gzipBomb(): Buffer {
   gzipBombMemo ??= gzipSync(Buffer.alloc(100 * 1024 * 1024), { level: 9 });
@@ -143,9 +143,10 @@ export const HOSTILE_KINDS: readonly HostileKind[] = [
     description: 'answers a 100 KiB gzip body that would inflate to 100 MiB, although the harness asks for identity',
     symptom: 'a body in a content coding not asked for',
     start: async () => {
+      const bomb = gzipBomb();
       const server = await httpServer((_req, res) => {
-        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(gzipBomb().length) });
-        res.end(gzipBomb());
+        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(bomb.length) });
+        res.end(bomb);
       });
       return Object.assign(server, { hits: () => server.seen.length });
     },
